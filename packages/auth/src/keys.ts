@@ -1,0 +1,82 @@
+import { Router } from 'express';
+import { compileBody, errors } from '@app/http-errors';
+import type { AuthConfig } from './config.js';
+import { DEFAULT_SESSION_TTL_SECONDS, cookieName } from './config.js';
+import { authenticate, requireSession } from './middleware.js';
+import * as repo from './repository.js';
+import type { AnyDb, KeyRecord } from './repository.js';
+import { hashSecret, newSecret } from './tokens.js';
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+/** A new key as returned once, at creation: the secret is never retrievable again. */
+export interface CreatedKey extends KeyRecord {
+  key: string;
+}
+
+function checkScopes(cfg: AuthConfig, scopes: readonly string[]): string[] {
+  const unknown = scopes.filter((s) => !cfg.scopes.includes(s));
+  if (unknown.length > 0) {
+    throw errors.validation(unknown.map((s) => ({ path: '/scopes', message: `unknown scope ${s}; known: ${cfg.scopes.join(', ')}` })));
+  }
+  return [...new Set(scopes)];
+}
+
+/** Creates an API key for an account: 32 random bytes, stored as SHA-256, scoped. */
+export async function createApiKey(
+  db: AnyDb,
+  cfg: AuthConfig,
+  input: { accountId: string; scopes?: readonly string[] | undefined; name?: string | null | undefined },
+): Promise<CreatedKey> {
+  const scopes = checkScopes(cfg, input.scopes ?? cfg.scopes);
+  const key = newSecret(cfg.service);
+  const record = await repo.insertKey(db, {
+    accountId: input.accountId,
+    name: input.name ?? null,
+    prefix: key.slice(0, cfg.service.length + 7),
+    hash: hashSecret(key),
+    scopes,
+  });
+  return { ...record, key };
+}
+
+/** Creates a browser session; returns the token for the `<service>_sid` cookie. */
+export async function createSession(db: AnyDb, cfg: AuthConfig, accountId: string): Promise<{ token: string; cookie: string }> {
+  const token = newSecret('sid');
+  await repo.insertSession(db, accountId, hashSecret(token), cfg.sessionTtlSeconds ?? DEFAULT_SESSION_TTL_SECONDS);
+  return { token, cookie: `${cookieName(cfg)}=${token}` };
+}
+
+const createKeyBody = compileBody<{ name?: string; scopes?: string[] }>({
+  type: 'object',
+  additionalProperties: false,
+  properties: {
+    name: { type: 'string', minLength: 1, maxLength: 100 },
+    scopes: { type: 'array', minItems: 1, maxItems: 20, items: { type: 'string', minLength: 1, maxLength: 50 } },
+  },
+});
+
+/**
+ * The session-only key management routes, mounted at the service's keys path:
+ * `GET /` lists the account's keys, `POST /` creates one (201, secret shown once),
+ * `DELETE /:id` revokes one. An API key calling any of them gets 403.
+ */
+export function keysRouter(db: AnyDb, cfg: AuthConfig): Router {
+  const router = Router();
+  router.use(authenticate(cfg), requireSession());
+  router.get('/', async (req, res) => {
+    res.json({ items: await repo.listKeys(db, req.caller!.accountId) });
+  });
+  router.post('/', async (req, res) => {
+    const body = createKeyBody.parse(req.body ?? {});
+    const created = await createApiKey(db, cfg, { accountId: req.caller!.accountId, scopes: body.scopes, name: body.name });
+    res.status(201).json(created);
+  });
+  router.delete('/:id', async (req, res) => {
+    const id = req.params.id!;
+    const revoked = UUID.test(id) ? await repo.revokeKey(db, id, req.caller!.accountId) : undefined;
+    if (!revoked) throw errors.notFound('API key not found');
+    res.json({ id: revoked.id, revoked: true });
+  });
+  return router;
+}

@@ -1,0 +1,127 @@
+import type { RequestHandler, Request } from 'express';
+import { IANAZone } from 'luxon';
+import { errors } from '@app/http-errors';
+import { cookieName, type AuthConfig } from './config.js';
+import { findKeyByHash, findSessionByHash, type AnyDb } from './repository.js';
+import { hashSecret, readCookie } from './tokens.js';
+
+/** Who is calling: resolved once per request by {@link identify}. */
+export interface Caller {
+  accountId: string;
+  kind: 'key' | 'session';
+  /** The key's or session's id. */
+  credentialId: string;
+  /** A key's scopes; a session holds every scope of the service. */
+  scopes: ReadonlySet<string>;
+  /** The account's time zone (IANA). */
+  timezone: string;
+}
+
+declare global {
+  // eslint-disable-next-line @typescript-eslint/no-namespace
+  namespace Express {
+    interface Request {
+      caller?: Caller;
+      /** Why credentials that were sent did not identify anyone. */
+      authFailure?: string;
+    }
+  }
+}
+
+const BEARER = /^Bearer[ ]+([A-Za-z0-9._~+/=-]{1,512})[ ]*$/i;
+
+/**
+ * Resolves the caller from `Authorization: Bearer <key>` or, without that header, the service's
+ * session cookie. Rejects nothing: rate limiting runs next (keyed by the account when there is
+ * one), then {@link authenticate} answers 401/403.
+ */
+export function identify(db: AnyDb, cfg: AuthConfig): RequestHandler {
+  const allScopes = new Set(cfg.scopes);
+  const sessionCookie = cookieName(cfg);
+  return async (req, _res, next) => {
+    const header = req.get('authorization');
+    if (header !== undefined) {
+      const match = BEARER.exec(header);
+      if (!match) {
+        req.authFailure = 'Authorization header must be "Bearer <API key>"';
+        return next();
+      }
+      const row = await findKeyByHash(db, hashSecret(match[1]!));
+      if (!row) {
+        req.authFailure = 'API key is invalid or revoked';
+        return next();
+      }
+      req.caller = { accountId: row.accountId, kind: 'key', credentialId: row.credentialId, scopes: new Set(row.scopes ?? []), timezone: row.timezone };
+      return next();
+    }
+    const token = readCookie(req.headers.cookie, sessionCookie);
+    if (token !== undefined) {
+      const row = await findSessionByHash(db, hashSecret(token));
+      if (!row) {
+        req.authFailure = 'Session is invalid or expired';
+        return next();
+      }
+      req.caller = { accountId: row.accountId, kind: 'session', credentialId: row.credentialId, scopes: allScopes, timezone: row.timezone };
+    }
+    next();
+  };
+}
+
+/**
+ * 401 without a caller; 403 for a browser session whose `Origin` is not one of the service's
+ * allowed origins (API keys may be used from any origin; no `Origin` means same-origin).
+ */
+export function authenticate(cfg: AuthConfig): RequestHandler {
+  const allowed = new Set(cfg.allowedOrigins);
+  return (req, _res, next) => {
+    const caller = req.caller;
+    if (!caller) return next(errors.unauthorized(req.authFailure));
+    if (caller.kind === 'session') {
+      const origin = req.get('origin');
+      if (origin !== undefined && !allowed.has(origin)) {
+        return next(errors.forbidden('cross_origin', 'Cross-origin requests must use an API key'));
+      }
+    }
+    next();
+  };
+}
+
+/** 403 unless the caller holds `scope` (sessions hold every scope). */
+export function requireScope(scope: string): RequestHandler {
+  return (req, _res, next) => {
+    if (!req.caller?.scopes.has(scope)) {
+      return next(errors.forbidden('insufficient_scope', `This request needs the scope ${scope}`));
+    }
+    next();
+  };
+}
+
+/** 403 for API keys: the route is for browser sessions only. */
+export function requireSession(): RequestHandler {
+  return (req, _res, next) => {
+    if (req.caller?.kind !== 'session') {
+      return next(errors.forbidden('session_required', 'This request needs a browser session; API keys cannot use it'));
+    }
+    next();
+  };
+}
+
+/** True when `name` is an IANA time zone luxon knows. */
+export function isValidTimezone(name: string): boolean {
+  return IANAZone.isValidZone(name);
+}
+
+/**
+ * The caller's time zone: `X-Timezone` when sent (an unknown name is 400 `invalid_timezone`),
+ * else the account's.
+ */
+export function callerTimezone(req: Request): string {
+  const header = req.get('x-timezone');
+  if (header !== undefined) {
+    if (!isValidTimezone(header)) {
+      throw errors.badRequest('invalid_timezone', 'X-Timezone must be an IANA time zone name', [{ path: 'X-Timezone', message: 'unknown time zone' }]);
+    }
+    return header;
+  }
+  return req.caller?.timezone ?? 'UTC';
+}

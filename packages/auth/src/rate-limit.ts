@@ -1,0 +1,56 @@
+import type { RequestHandler } from 'express';
+import { rateLimit, ipKeyGenerator, type Options } from 'express-rate-limit';
+import { RedisStore } from 'rate-limit-redis';
+import type { Redis } from 'ioredis';
+import { errors } from '@app/http-errors';
+
+export interface RateLimitOptions {
+  /** Names the counter; part of the Redis key. */
+  name: string;
+  /** Requests allowed per window. */
+  limit: number;
+  windowMs: number;
+  /** Shared store; without it counters live in this process only. */
+  redis: Redis | null;
+  /** The service's Redis key prefix, e.g. `tasks:`. */
+  prefix: string;
+  /** Only requests this returns true for are counted (e.g. reads vs writes). */
+  applies?: (method: string) => boolean;
+}
+
+/**
+ * A fixed-window limiter keyed by the caller's account, or by client address before
+ * authentication. Answers 429 through the service's error handler (its envelope) with
+ * `Retry-After`, and sets the standard `RateLimit-*` headers. Fails open if Redis is down:
+ * losing rate limiting briefly beats refusing all traffic.
+ */
+export function createRateLimit(opts: RateLimitOptions): RequestHandler {
+  const options: Partial<Options> = {
+    windowMs: opts.windowMs,
+    limit: opts.limit,
+    standardHeaders: 'draft-6',
+    legacyHeaders: false,
+    passOnStoreError: true,
+    keyGenerator: (req) => (req.caller ? `a:${req.caller.accountId}` : `ip:${ipKeyGenerator(req.ip ?? '')}`),
+    handler: (req, res, next) => {
+      const reset = (req as { rateLimit?: { resetTime?: Date } }).rateLimit?.resetTime?.getTime();
+      const seconds = reset ? (reset - Date.now()) / 1000 : opts.windowMs / 1000;
+      next(errors.tooManyRequests(seconds));
+    },
+  };
+  if (opts.applies) {
+    const applies = opts.applies;
+    options.skip = (req) => !applies(req.method);
+  }
+  if (opts.redis) {
+    const redis = opts.redis;
+    options.store = new RedisStore({
+      prefix: `${opts.prefix}rl:${opts.name}:`,
+      sendCommand: (command: string, ...args: string[]) => redis.call(command, ...args) as never,
+    });
+  }
+  return rateLimit(options);
+}
+
+/** GET, HEAD and OPTIONS read; everything else writes. */
+export const isRead = (method: string): boolean => method === 'GET' || method === 'HEAD' || method === 'OPTIONS';

@@ -1,0 +1,20 @@
+/**
+ * Shared jest preset: TypeScript through swc (no type-check at test time; `typecheck` does that),
+ * tests under test/, the devstack global setup that provides real Postgres and Redis.
+ */
+const path = require('node:path');
+
+module.exports = function preset(dir, extra = {}) {
+  return {
+    rootDir: dir,
+    testEnvironment: 'node',
+    testMatch: ['<rootDir>/test/**/*.test.ts'],
+    transform: { '^.+\\.ts$': [require.resolve('@swc/jest'), { jsc: { target: 'es2022', parser: { syntax: 'typescript' } }, module: { type: 'commonjs' } }] },
+    moduleNameMapper: { '^(\\.{1,2}/.*)\\.js$': '$1' },
+    globalSetup: path.join(__dirname, 'dist', 'jest-global-setup.js'),
+    globalTeardown: path.join(__dirname, 'dist', 'jest-global-teardown.js'),
+    testTimeout: 30000,
+    maxWorkers: 2,
+    ...extra,
+  };
+};

@@ -1,0 +1,5 @@
+export { freePort, waitForPort } from './ports.js';
+export { startEmbeddedPostgres, createDatabase, dropDatabase, type RunningPostgres } from './postgres.js';
+export { startRedis, findExecutable, stopChild, spawnService, type RunningRedis } from './processes.js';
+export { startNginx, renderGateway, repoRoot, type GatewayVars, type RunningNginx } from './nginx.js';
+export { ensureTestInfra, type TestInfra } from './infra.js';

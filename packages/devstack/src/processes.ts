@@ -1,0 +1,58 @@
+import { spawn, spawnSync, type ChildProcess, type SpawnOptions } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { freePort, waitForPort } from './ports.js';
+
+/** True when `cmd` is an executable on PATH (or at one of the usual sbin places). */
+export function findExecutable(cmd: string): string | undefined {
+  const found = spawnSync('sh', ['-c', `command -v ${cmd} || ls /usr/sbin/${cmd} /usr/local/sbin/${cmd} 2>/dev/null | head -1`], { encoding: 'utf8' });
+  const path = found.stdout.trim().split('\n')[0];
+  return path ? path : undefined;
+}
+
+/** Stops a child: SIGTERM, then SIGKILL after `graceMs`. */
+export function stopChild(child: ChildProcess, graceMs = 5000): Promise<void> {
+  if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve();
+  return new Promise((resolve) => {
+    const timer = setTimeout(() => child.kill('SIGKILL'), graceMs);
+    child.once('exit', () => {
+      clearTimeout(timer);
+      resolve();
+    });
+    child.kill('SIGTERM');
+  });
+}
+
+export interface RunningRedis {
+  url: string;
+  stop(): Promise<void>;
+}
+
+/** Starts a throwaway `redis-server` (no persistence) on a free loopback port. */
+export async function startRedis(): Promise<RunningRedis> {
+  const bin = findExecutable('redis-server');
+  if (!bin) throw new Error('redis-server is not on PATH: install it (apt-get install -y redis-server) or set REDIS_URL');
+  const port = await freePort();
+  const dir = mkdtempSync(join(tmpdir(), 'redis-'));
+  const child = spawn(bin, ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--dir', dir], { stdio: 'ignore' });
+  await waitForPort(port);
+  return {
+    url: `redis://127.0.0.1:${port}`,
+    stop: async () => {
+      await stopChild(child);
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
+
+/** Spawns a long-running child, its output prefixed line by line. */
+export function spawnService(name: string, command: string, args: string[], options: SpawnOptions): ChildProcess {
+  const child = spawn(command, args, { ...options, stdio: ['ignore', 'pipe', 'pipe'] });
+  const prefix = (chunk: Buffer, out: NodeJS.WriteStream) => {
+    for (const line of chunk.toString('utf8').split('\n')) if (line) out.write(`[${name}] ${line}\n`);
+  };
+  child.stdout?.on('data', (c: Buffer) => prefix(c, process.stdout));
+  child.stderr?.on('data', (c: Buffer) => prefix(c, process.stderr));
+  return child;
+}

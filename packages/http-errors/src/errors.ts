@@ -1,0 +1,66 @@
+/** One detail of a validation failure: where in the input, and what is wrong there. */
+export interface ErrorDetail {
+  path: string;
+  message: string;
+}
+
+/**
+ * The one error type the services throw. `status` and `code` are stable; `message` is safe to
+ * show a client; `extra` carries additional top-level members of the error object (for example
+ * meetings' `current` record on a revision conflict).
+ */
+export class AppError extends Error {
+  readonly status: number;
+  readonly code: string;
+  readonly details?: ErrorDetail[];
+  readonly extra?: Record<string, unknown>;
+  readonly headers?: Record<string, string>;
+
+  constructor(
+    status: number,
+    code: string,
+    message: string,
+    options: { details?: ErrorDetail[]; extra?: Record<string, unknown>; headers?: Record<string, string> } = {},
+  ) {
+    super(message);
+    this.name = 'AppError';
+    this.status = status;
+    this.code = code;
+    if (options.details) this.details = options.details;
+    if (options.extra) this.extra = options.extra;
+    if (options.headers) this.headers = options.headers;
+  }
+}
+
+/** Factories for the errors every service uses; services add their own codes with `new AppError`. */
+export const errors = {
+  validation(details: ErrorDetail[], message = 'Request validation failed'): AppError {
+    return new AppError(400, 'validation_failed', message, { details });
+  },
+  badRequest(code: string, message: string, details?: ErrorDetail[]): AppError {
+    return new AppError(400, code, message, details ? { details } : {});
+  },
+  unauthorized(message = 'Authentication required: send a valid API key or session'): AppError {
+    return new AppError(401, 'unauthorized', message);
+  },
+  forbidden(code: string, message: string): AppError {
+    return new AppError(403, code, message);
+  },
+  notFound(message = 'Not found'): AppError {
+    return new AppError(404, 'not_found', message);
+  },
+  conflict(code: string, message: string, extra?: Record<string, unknown>): AppError {
+    return new AppError(409, code, message, extra ? { extra } : {});
+  },
+  preconditionFailed(message = 'The resource has changed since the version named in If-Match'): AppError {
+    return new AppError(412, 'precondition_failed', message);
+  },
+  unprocessable(code: string, message: string, details?: ErrorDetail[]): AppError {
+    return new AppError(422, code, message, details ? { details } : {});
+  },
+  tooManyRequests(retryAfterSeconds: number): AppError {
+    return new AppError(429, 'rate_limited', 'Too many requests; retry later', {
+      headers: { 'Retry-After': String(Math.max(1, Math.ceil(retryAfterSeconds))) },
+    });
+  },
+};

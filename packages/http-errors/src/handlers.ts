@@ -1,0 +1,78 @@
+import type { ErrorRequestHandler, RequestHandler } from 'express';
+import { AppError } from './errors.js';
+import { errorBody, type EnvelopeStyle } from './envelope.js';
+
+/** The slice of a pino logger the error handler uses. */
+export interface ErrorLogger {
+  error(obj: object, msg?: string): void;
+}
+
+type BodyParserError = Error & { type?: string; status?: number; expose?: boolean };
+
+/** Errors from body-parser, by their `type`: what the client did wrong. */
+const BODY_ERRORS: Record<string, AppError> = {
+  'entity.parse.failed': new AppError(400, 'invalid_json', 'Request body is not valid JSON'),
+  'entity.too.large': new AppError(413, 'payload_too_large', 'Request body is too large'),
+  'encoding.unsupported': new AppError(415, 'unsupported_encoding', 'Unsupported content encoding'),
+  'charset.unsupported': new AppError(415, 'unsupported_charset', 'Unsupported charset; send UTF-8'),
+  'request.aborted': new AppError(400, 'request_aborted', 'Request body was not received completely'),
+  'request.size.invalid': new AppError(400, 'invalid_body', 'Request body size does not match Content-Length'),
+};
+
+/**
+ * Known PostgreSQL error codes that a request can provoke. Anything else from the database is a
+ * server fault and becomes a generic 500.
+ */
+const PG_ERRORS: Record<string, AppError> = {
+  '23505': new AppError(409, 'already_exists', 'A record with these values already exists'),
+  '23503': new AppError(409, 'reference_conflict', 'A referenced record does not exist'),
+  '22P02': new AppError(400, 'invalid_input', 'A value has an invalid format'),
+  '22001': new AppError(400, 'invalid_input', 'A value is too long'),
+  '22003': new AppError(400, 'invalid_input', 'A number is out of range'),
+  '22007': new AppError(400, 'invalid_input', 'A date or time has an invalid format'),
+  '22008': new AppError(400, 'invalid_input', 'A date or time is out of range'),
+  '40001': new AppError(409, 'concurrent_update', 'A concurrent request changed the same data; retry'),
+  '40P01': new AppError(409, 'concurrent_update', 'A concurrent request changed the same data; retry'),
+  '57014': new AppError(503, 'query_timeout', 'The request took too long; retry later'),
+};
+
+function toAppError(err: unknown): AppError | undefined {
+  if (err instanceof AppError) return err;
+  if (!err || typeof err !== 'object') return undefined;
+  const e = err as BodyParserError & { code?: unknown };
+  if (typeof e.type === 'string' && BODY_ERRORS[e.type]) return BODY_ERRORS[e.type];
+  if (typeof e.code === 'string' && /^[0-9A-Z]{5}$/.test(e.code) && PG_ERRORS[e.code]) return PG_ERRORS[e.code];
+  // Other client errors raised by Express or its parsers (a malformed URI escape, ...).
+  if (typeof e.status === 'number' && e.status >= 400 && e.status < 500 && e.expose !== false) {
+    return new AppError(e.status, e.status === 400 ? 'bad_request' : 'client_error', 'The request is malformed');
+  }
+  return undefined;
+}
+
+/**
+ * The one place errors become responses: an AppError (or a known parser/database error) gets its
+ * status and the service's envelope; anything else is logged in full and answered with a
+ * generic 500 that leaks nothing.
+ */
+export function errorHandler(options: { style: EnvelopeStyle; logger: ErrorLogger }): ErrorRequestHandler {
+  const { style, logger } = options;
+  const internal = new AppError(500, 'internal_error', 'Internal server error');
+  // Express needs the 4-argument signature to treat this as an error handler.
+  return (err, req, res, next) => {
+    if (res.headersSent) return next(err);
+    let appError = toAppError(err);
+    if (!appError) {
+      logger.error({ err, requestId: req.id }, 'unhandled error');
+      appError = internal;
+    }
+    if (appError.headers) res.set(appError.headers);
+    res.status(appError.status).json(errorBody(style, appError, req.id ?? ''));
+  };
+}
+
+/** Unknown routes: a 404 in the service's envelope. */
+export function notFoundHandler(): RequestHandler {
+  return (req, _res, next) => {
+    next(new AppError(404, 'route_not_found', `No route for ${req.method} ${req.path}`));
+  };
+}

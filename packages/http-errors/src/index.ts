@@ -1,0 +1,5 @@
+export { AppError, errors, type ErrorDetail } from './errors.js';
+export { errorBody, type EnvelopeStyle } from './envelope.js';
+export { errorHandler, notFoundHandler, type ErrorLogger } from './handlers.js';
+export { requestId } from './request-id.js';
+export { compileBody, compileQuery, addSchema, toDetails, type Validator } from './validation.js';

@@ -1,0 +1,67 @@
+import Ajv, { type ErrorObject, type Options, type ValidateFunction } from 'ajv';
+import addFormats from 'ajv-formats';
+import { errors, type ErrorDetail } from './errors.js';
+
+/**
+ * The ajv instance every schema compiles into. Options: all errors at once; types coerced only for
+ * query strings (see {@link compileQuery}); unknown formats are a programming error.
+ */
+function makeAjv(options: Options): Ajv {
+  const ajv = new Ajv({ allErrors: true, strict: true, allowUnionTypes: true, ...options });
+  addFormats(ajv);
+  return ajv;
+}
+
+const bodyAjv = makeAjv({ coerceTypes: false });
+const queryAjv = makeAjv({ coerceTypes: true, useDefaults: true });
+
+/** Turns ajv's errors into `details`: the JSON Pointer of the offending value and a message. */
+export function toDetails(ajvErrors: ErrorObject[] | null | undefined): ErrorDetail[] {
+  return (ajvErrors ?? []).map((e) => {
+    const params = e.params as Record<string, unknown>;
+    let path = e.instancePath;
+    if (e.keyword === 'required') path += `/${String(params.missingProperty)}`;
+    if (e.keyword === 'additionalProperties') path += `/${String(params.additionalProperty)}`;
+    let message = e.message ?? 'is invalid';
+    if (e.keyword === 'additionalProperties') message = 'is not an allowed property';
+    if (e.keyword === 'enum') message = `must be one of: ${(params.allowedValues as unknown[]).join(', ')}`;
+    return { path: path || '/', message };
+  });
+}
+
+/** A schema compiled once; `parse` returns the typed value or throws a 400 `validation_failed`. */
+export interface Validator<T> {
+  readonly validate: ValidateFunction;
+  parse(input: unknown): T;
+}
+
+function wrap<T>(validate: ValidateFunction): Validator<T> {
+  return {
+    validate,
+    parse(input: unknown): T {
+      if (validate(input)) return input as T;
+      throw errors.validation(toDetails(validate.errors));
+    },
+  };
+}
+
+/** Compiles a JSON-body schema (no type coercion). Call at module load, never per request. */
+export function compileBody<T>(schema: object): Validator<T> {
+  return wrap<T>(bodyAjv.compile(schema));
+}
+
+/**
+ * Compiles a query-string schema: strings are coerced to the schema's types and defaults are
+ * filled in. `parse` copies the input first, since Express re-parses `req.query` on each access.
+ */
+export function compileQuery<T>(schema: object): Validator<T> {
+  const validate = queryAjv.compile(schema);
+  const inner = wrap<T>(validate);
+  return { validate, parse: (input) => inner.parse({ ...(input as object) }) };
+}
+
+/** Registers a shared schema (referenced with `$ref`) in both ajv instances. */
+export function addSchema(schema: object & { $id: string }): void {
+  bodyAjv.addSchema(schema);
+  queryAjv.addSchema(schema);
+}

@@ -1,0 +1,100 @@
+#!/usr/bin/env node
+// The operator entry behind `npm start`, `npm test`, `npm run admin` and `npm run bench`.
+// Plain Node with no dependencies: it installs the workspace (pnpm, pinned, fetched through npx
+// because corepack may be unavailable), builds it with turbo, then hands over to devstack.
+import { spawnSync } from 'node:child_process';
+import { existsSync, readFileSync, statSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const root = join(dirname(fileURLToPath(import.meta.url)), '..');
+const pnpmVersion = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')).packageManager.split('@')[1];
+const [command, ...args] = process.argv.slice(2);
+const quiet = command === 'admin';
+// turbo looks for pnpm on PATH; the pinned one lives in node_modules/.bin.
+const env = {
+  ...process.env,
+  PATH: `${join(root, 'node_modules', '.bin')}:${process.env.PATH ?? ''}`,
+  TURBO_TELEMETRY_DISABLED: '1',
+  DO_NOT_TRACK: '1',
+};
+
+function run(cmd, cmdArgs, options = {}) {
+  const result = spawnSync(cmd, cmdArgs, { cwd: root, stdio: quiet ? ['ignore', 'ignore', 'inherit'] : 'inherit', env, ...options });
+  if (result.error) throw result.error;
+  return result.status ?? 1;
+}
+
+function must(status, what) {
+  if (status !== 0) {
+    process.stderr.write(`${what} failed (exit ${status})\n`);
+    process.exit(status);
+  }
+}
+
+/** Installs the workspace when node_modules is missing or older than the lockfile. */
+function ensureInstalled() {
+  const marker = join(root, 'node_modules', '.modules.yaml');
+  const lock = join(root, 'pnpm-lock.yaml');
+  if (existsSync(marker) && existsSync(lock) && statSync(marker).mtimeMs >= statSync(lock).mtimeMs) return;
+  const local = join(root, 'node_modules', '.bin', 'pnpm');
+  const frozen = existsSync(lock) ? ['--frozen-lockfile'] : [];
+  const status = existsSync(local)
+    ? run(local, ['install', ...frozen, '--reporter=append-only', '--loglevel=info'])
+    : run('npx', ['--yes', `pnpm@${pnpmVersion}`, 'install', ...frozen, '--reporter=append-only', '--loglevel=info']);
+  must(status, 'dependency install');
+}
+
+function turbo(task, extra = []) {
+  return run(join(root, 'node_modules', '.bin', 'turbo'), ['run', task, '--output-logs=errors-only', ...extra]);
+}
+
+function ensureBuilt() {
+  must(turbo('build'), 'build');
+}
+
+function devstack(script, scriptArgs, options) {
+  return run(process.execPath, [join(root, 'packages', 'devstack', 'dist', script), ...scriptArgs], options);
+}
+
+switch (command) {
+  case 'start':
+    ensureInstalled();
+    ensureBuilt();
+    process.exit(devstack('start.js', args));
+    break;
+  case 'test':
+    ensureInstalled();
+    ensureBuilt();
+    process.exit(devstack('run-tests.js', args));
+    break;
+  case 'admin': {
+    const service = args[0];
+    if (!['tasks', 'meetings', 'clipboard'].includes(service ?? '')) {
+      process.stderr.write('usage: npm run admin -- <tasks|meetings|clipboard> <create-account|create-key|revoke-key|create-session> [--flags]\n');
+      process.exit(2);
+    }
+    if (!existsSync(join(root, 'apps', service, 'dist', 'admin.js'))) {
+      ensureInstalled();
+      ensureBuilt();
+    }
+    process.exit(devstack('admin.js', args, { stdio: 'inherit' }));
+    break;
+  }
+  case 'bench':
+    ensureInstalled();
+    ensureBuilt();
+    process.exit(devstack('bench.js', args));
+    break;
+  case 'build':
+    ensureInstalled();
+    ensureBuilt();
+    break;
+  case 'turbo':
+    ensureInstalled();
+    process.exit(turbo(args[0] ?? 'build', args.slice(1)));
+    break;
+  default:
+    process.stderr.write('usage: node scripts/cli.mjs <start|test|admin|bench|build|turbo TASK>\n');
+    process.exit(2);
+}
