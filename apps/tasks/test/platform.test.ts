@@ -1,159 +1,22 @@
-import { ALLOWED_ORIGIN, startTestApp, type TestApp } from './helpers/harness.js';
+import { platformSuite } from '@app/devstack';
+import { ALLOWED_ORIGIN, startTestApp } from './helpers/harness.js';
 
-let t: TestApp;
-beforeAll(async () => {
-  t = await startTestApp({ RATE_LIMIT_PER_MINUTE: '1000' });
-});
-afterAll(() => t.close());
-
-function expectEnvelope(body: any, code: string) {
-  expect(body).toEqual({ error: expect.objectContaining({ code, message: expect.any(String), requestId: expect.any(String) }) });
-}
-
-describe('health, readiness and metrics', () => {
-  it('answers /healthz while the process is up', async () => {
-    const res = await t.http().get('/healthz').expect(200);
-    expect(res.body).toEqual({ status: 'ok' });
-  });
-
-  it('reports Postgres and Redis reachable on /readyz', async () => {
-    const res = await t.http().get('/readyz').expect(200);
-    expect(res.body).toEqual({ status: 'ready', checks: { postgres: 'ok', redis: 'ok' } });
-  });
-
-  it('exposes a request-duration histogram by route template on /metrics', async () => {
-    await t.http().get('/healthz');
-    const res = await t.http().get('/metrics').expect(200);
-    expect(res.headers['content-type']).toMatch(/text\/plain/);
-    expect(res.text).toMatch(/http_request_duration_seconds_bucket\{.*route="\/healthz".*status="200"/);
-  });
-});
-
-describe('errors and request ids', () => {
-  it('answers 401 in the rich envelope with the X-Request-Id of the response', async () => {
-    const res = await t.http().get('/api/v1/tasks').expect(401);
-    expectEnvelope(res.body, 'unauthorized');
-    expect(res.body.error.requestId).toBe(res.headers['x-request-id']);
-  });
-
-  it('keeps a well-formed incoming X-Request-Id and replaces a malformed one', async () => {
-    const kept = await t.http().get('/api/v1/tasks').set('X-Request-Id', 'abc-123');
-    expect(kept.headers['x-request-id']).toBe('abc-123');
-    expect(kept.body.error.requestId).toBe('abc-123');
-    const replaced = await t.http().get('/api/v1/tasks').set('X-Request-Id', 'bad id with spaces');
-    expect(replaced.headers['x-request-id']).toMatch(/^[0-9a-f-]{36}$/);
-  });
-
-  it('answers an unknown route with a JSON 404', async () => {
-    const c = await t.caller();
-    const res = await t.http().get('/api/v1/no-such-thing').set('Authorization', c.auth).expect(404);
-    expectEnvelope(res.body, 'route_not_found');
-    const outside = await t.http().get('/nowhere').expect(404);
-    expectEnvelope(outside.body, 'route_not_found');
-  });
-
-  it('answers invalid JSON with 400 invalid_json, never a 500 or HTML', async () => {
-    const c = await t.caller();
-    const res = await t.http().post('/api/v1/tasks').set('Authorization', c.auth).set('Content-Type', 'application/json').send('{"title": ');
-    expect(res.status).toBe(400);
-    expect(res.headers['content-type']).toMatch(/application\/json/);
-    expectEnvelope(res.body, 'invalid_json');
-  });
-
-  it('answers a body over the limit with 413', async () => {
-    const c = await t.caller();
-    const res = await t.http().post('/api/v1/tasks').set('Authorization', c.auth).send({ title: 'x', notes: 'n'.repeat(300 * 1024) });
-    expect(res.status).toBe(413);
-    expectEnvelope(res.body, 'payload_too_large');
-  });
-});
-
-describe('authentication', () => {
-  it('rejects a missing, malformed, unknown or revoked key with 401', async () => {
-    const account = await t.admin('create-account', '--email', 'revoked@example.test');
-    const key = await t.admin('create-key', '--account', account.accountId);
-    await t.http().get('/api/v1/tasks').set('Authorization', `Bearer ${key.key}`).expect((r) => expect(r.status).not.toBe(401));
-    await t.admin('revoke-key', '--id', key.id);
-    for (const header of [`Bearer ${key.key}`, 'Bearer tasks_unknown', 'Basic abc', 'Bearer']) {
-      const res = await t.http().get('/api/v1/tasks').set('Authorization', header);
-      expect(res.status).toBe(401);
-      expectEnvelope(res.body, 'unauthorized');
-    }
-  });
-
-  it('accepts a browser session cookie, and refuses it from a foreign Origin with 403', async () => {
-    const account = await t.admin('create-account', '--email', 'browser@example.test');
-    const { cookie } = await t.admin('create-session', '--account', account.accountId);
-    expect(cookie).toMatch(/^tasks_sid=/);
-    await t.http().get('/api/v1/keys').set('Cookie', cookie).expect(200);
-    await t.http().get('/api/v1/keys').set('Cookie', cookie).set('Origin', ALLOWED_ORIGIN).expect(200);
-    const res = await t.http().get('/api/v1/keys').set('Cookie', cookie).set('Origin', 'https://evil.example').expect(403);
-    expectEnvelope(res.body, 'cross_origin');
-  });
-
-  it('lets an API key call from any Origin', async () => {
-    const c = await t.caller();
-    const res = await t.http().get('/api/v1/no-such-thing').set('Authorization', c.auth).set('Origin', 'https://elsewhere.example');
-    expect(res.status).toBe(404);
-    expect(res.headers['access-control-allow-origin']).toBe('*');
-    expect(res.headers['access-control-allow-credentials']).toBeUndefined();
-  });
-
-  it('answers CORS preflights, allowing credentials only to allowed origins', async () => {
-    const allowed = await t.http().options('/api/v1/tasks').set('Origin', ALLOWED_ORIGIN).set('Access-Control-Request-Method', 'POST').expect(204);
-    expect(allowed.headers['access-control-allow-origin']).toBe(ALLOWED_ORIGIN);
-    expect(allowed.headers['access-control-allow-credentials']).toBe('true');
-    expect(allowed.headers['access-control-allow-headers']).toMatch(/Idempotency-Key/);
-    const other = await t.http().options('/api/v1/tasks').set('Origin', 'https://other.example').set('Access-Control-Request-Method', 'GET').expect(204);
-    expect(other.headers['access-control-allow-origin']).toBe('*');
-  });
-});
-
-describe('session-only key management (/api/v1/keys)', () => {
-  it('creates a key once, lists it without the secret, and revokes it', async () => {
-    const account = await t.admin('create-account', '--email', 'keys@example.test');
-    const { cookie } = await t.admin('create-session', '--account', account.accountId);
-    const created = await t.http().post('/api/v1/keys').set('Cookie', cookie).send({ name: 'ci', scopes: ['tasks:read'] }).expect(201);
-    expect(created.body).toEqual(expect.objectContaining({ id: expect.any(String), key: expect.stringMatching(/^tasks_/), scopes: ['tasks:read'], name: 'ci' }));
-    const list = await t.http().get('/api/v1/keys').set('Cookie', cookie).expect(200);
-    expect(list.body.items).toHaveLength(1);
-    expect(JSON.stringify(list.body)).not.toContain(created.body.key);
-    await t.http().delete(`/api/v1/keys/${created.body.id}`).set('Cookie', cookie).expect(200, { id: created.body.id, revoked: true });
-    await t.http().get('/api/v1/tasks').set('Authorization', `Bearer ${created.body.key}`).expect(401);
-  });
-
-  it('refuses an unknown scope with 400 and another account\'s key id with 404', async () => {
-    const account = await t.admin('create-account', '--email', 'keys2@example.test');
-    const { cookie } = await t.admin('create-session', '--account', account.accountId);
-    const bad = await t.http().post('/api/v1/keys').set('Cookie', cookie).send({ scopes: ['meetings:read'] }).expect(400);
-    expectEnvelope(bad.body, 'validation_failed');
-    const other = await t.caller();
-    const otherKeys = await t.db.selectFrom('api_keys').select('id').where('account_id', '=', other.accountId).execute();
-    await t.http().delete(`/api/v1/keys/${otherKeys[0]!.id}`).set('Cookie', cookie).expect(404);
-  });
-
-  it('refuses API keys on every keys route with 403', async () => {
-    const c = await t.caller();
-    for (const [method, path] of [['get', '/api/v1/keys'], ['post', '/api/v1/keys'], ['delete', '/api/v1/keys/00000000-0000-0000-0000-000000000000']] as const) {
-      const res = await t.http()[method](path).set('Authorization', c.auth).send({});
-      expect(res.status).toBe(403);
-      expectEnvelope(res.body, 'session_required');
-    }
-  });
-});
-
-describe('admin commands', () => {
-  it('create-account gives an account and a personal workspace; a duplicate email fails', async () => {
-    const created = await t.admin('create-account', '--email', 'Admin@Example.test', '--timezone', 'Europe/Berlin');
-    expect(created).toEqual({ accountId: expect.any(String), workspaceId: expect.any(String) });
-    await expect(t.admin('create-account', '--email', 'admin@example.test')).rejects.toThrow(/already exists/);
-    await expect(t.admin('create-account', '--email', 'x@example.test', '--timezone', 'Mars/Base')).rejects.toThrow(/time zone/);
-  });
-
-  it('create-key defaults to every scope and refuses an unknown one', async () => {
-    const { accountId } = await t.admin('create-account', '--email', 'scopes@example.test');
-    expect((await t.admin('create-key', '--account', accountId)).scopes).toEqual(['tasks:read', 'tasks:write']);
-    await expect(t.admin('create-key', '--account', accountId, '--scopes', 'clipboard:read')).rejects.toThrow(/unknown scope/);
-    await expect(t.admin('create-key', '--account', '00000000-0000-0000-0000-000000000000')).rejects.toThrow(/no account/);
-  });
+platformSuite({
+  service: 'tasks',
+  protectedPath: '/api/v1/tasks',
+  unknownPath: '/api/v1/no-such-thing',
+  postPath: '/api/v1/tasks',
+  keysPath: '/api/v1/keys',
+  envelope: 'rich',
+  scopes: ['tasks:read', 'tasks:write'],
+  bodyLimitBytes: 262144,
+  allowedOrigin: ALLOWED_ORIGIN,
+  async start() {
+    const t = await startTestApp();
+    return {
+      ...t,
+      accountKeyIds: async (accountId: string) =>
+        (await t.db.selectFrom('api_keys').select('id').where('account_id', '=', accountId).execute()).map((r) => r.id),
+    };
+  },
 });

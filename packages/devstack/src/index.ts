@@ -3,3 +3,4 @@ export { startEmbeddedPostgres, createDatabase, dropDatabase, type RunningPostgr
 export { startRedis, findExecutable, stopChild, spawnService, type RunningRedis } from './processes.js';
 export { startNginx, renderGateway, repoRoot, type GatewayVars, type RunningNginx } from './nginx.js';
 export { ensureTestInfra, type TestInfra } from './infra.js';
+export { platformSuite, type PlatformTarget } from './platform-suite.js';

@@ -1,0 +1,7 @@
+import type { Migration } from 'kysely';
+import { authMigration } from '@app/auth';
+
+/** Every migration of the clipboard schema, by name; names sort in the order they apply. */
+export const migrations: Record<string, Migration> = {
+  '2026_11_22_0900_auth': authMigration,
+};

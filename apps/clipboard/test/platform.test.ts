@@ -1,0 +1,22 @@
+import { platformSuite } from '@app/devstack';
+import { ALLOWED_ORIGIN, startTestApp } from './helpers/harness.js';
+
+platformSuite({
+  service: 'clipboard',
+  protectedPath: '/api/clipboard',
+  unknownPath: '/api/clipboard-nothing',
+  postPath: '/api/clipboard',
+  keysPath: '/api/settings/keys',
+  envelope: 'simple',
+  scopes: ['clipboard:read', 'clipboard:write', 'snippets:read', 'snippets:write', 'settings:read', 'settings:write'],
+  bodyLimitBytes: 1048576,
+  allowedOrigin: ALLOWED_ORIGIN,
+  async start() {
+    const t = await startTestApp();
+    return {
+      ...t,
+      accountKeyIds: async (accountId: string) =>
+        (await t.db.selectFrom('api_keys').select('id').where('account_id', '=', accountId).execute()).map((r) => r.id),
+    };
+  },
+});

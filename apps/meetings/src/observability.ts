@@ -1,0 +1,80 @@
+import type { Express, Request, RequestHandler } from 'express';
+import type { Kysely } from 'kysely';
+import { sql } from 'kysely';
+import type { Redis } from 'ioredis';
+import pino, { type Logger } from 'pino';
+import { Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+
+/** JSON logs; nothing in them may carry a key, a cookie or user content. */
+export function createLogger(service: string, level: string): Logger {
+  return pino({ level, base: { service }, timestamp: pino.stdTimeFunctions.isoTime });
+}
+
+/** The route template a request matched (never the raw URL: it may carry ids and search text). */
+function routeOf(req: Request): string {
+  return req.route ? `${req.baseUrl}${String(req.route.path)}` : 'unmatched';
+}
+
+export interface Observability {
+  registry: Registry;
+  /** One log line and one histogram sample per request, when the response is finished. */
+  middleware: RequestHandler;
+}
+
+export function createObservability(service: string, logger: Logger): Observability {
+  const registry = new Registry();
+  registry.setDefaultLabels({ service });
+  collectDefaultMetrics({ register: registry });
+  const duration = new Histogram({
+    name: 'http_request_duration_seconds',
+    help: 'HTTP request duration by route template and status',
+    labelNames: ['method', 'route', 'status'],
+    buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5],
+    registers: [registry],
+  });
+  const middleware: RequestHandler = (req, res, next) => {
+    const start = process.hrtime.bigint();
+    res.once('finish', () => {
+      const seconds = Number(process.hrtime.bigint() - start) / 1e9;
+      const route = routeOf(req);
+      duration.observe({ method: req.method, route, status: res.statusCode }, seconds);
+      logger.info({
+        method: req.method,
+        route,
+        status: res.statusCode,
+        ms: Math.round(seconds * 1e4) / 10,
+        requestId: req.id,
+        accountId: req.caller?.accountId,
+      }, 'request');
+    });
+    next();
+  };
+  return { registry, middleware };
+}
+
+/** `/healthz` (process up), `/readyz` (Postgres and Redis answer), `/metrics` (Prometheus text). */
+export function mountHealth(app: Express, deps: { db: Kysely<any>; redis: Redis | null; registry: Registry }): void {
+  app.get('/healthz', (_req, res) => {
+    res.json({ status: 'ok' });
+  });
+  app.get('/readyz', async (_req, res) => {
+    const checks: Record<string, string> = {};
+    const probe = async (name: string, fn: () => Promise<unknown>) => {
+      try {
+        await Promise.race([fn(), new Promise((_, reject) => setTimeout(() => reject(new Error('timeout')), 2000).unref())]);
+        checks[name] = 'ok';
+      } catch {
+        checks[name] = 'unavailable';
+      }
+    };
+    await Promise.all([
+      probe('postgres', () => sql`select 1`.execute(deps.db)),
+      deps.redis ? probe('redis', () => deps.redis!.ping()) : Promise.resolve((checks.redis = 'not configured (single-instance mode)')),
+    ]);
+    const ready = Object.values(checks).every((v) => v !== 'unavailable');
+    res.status(ready ? 200 : 503).json({ status: ready ? 'ready' : 'unavailable', checks });
+  });
+  app.get('/metrics', async (_req, res) => {
+    res.type(deps.registry.contentType).send(await deps.registry.metrics());
+  });
+}

@@ -1,0 +1,22 @@
+import { platformSuite } from '@app/devstack';
+import { ALLOWED_ORIGIN, startTestApp } from './helpers/harness.js';
+
+platformSuite({
+  service: 'meetings',
+  protectedPath: '/api/me',
+  unknownPath: '/api/no-such-thing',
+  postPath: '/api/people',
+  keysPath: '/api/me/keys',
+  envelope: 'rich',
+  scopes: ['meetings:read', 'meetings:write'],
+  bodyLimitBytes: 131072,
+  allowedOrigin: ALLOWED_ORIGIN,
+  async start() {
+    const t = await startTestApp();
+    return {
+      ...t,
+      accountKeyIds: async (accountId: string) =>
+        (await t.db.selectFrom('api_keys').select('id').where('account_id', '=', accountId).execute()).map((r) => r.id),
+    };
+  },
+});

@@ -1,0 +1,195 @@
+import type { Server } from 'node:http';
+import request from 'supertest';
+
+/** What the shared platform suite needs to know about one service under test. */
+export interface PlatformTarget {
+  service: 'tasks' | 'meetings' | 'clipboard';
+  /** An authenticated route of the service, e.g. /api/v1/tasks. */
+  protectedPath: string;
+  /** A path inside the service's API prefix that no route serves. */
+  unknownPath: string;
+  /** A POST route that takes a JSON body. */
+  postPath: string;
+  keysPath: string;
+  envelope: 'rich' | 'simple';
+  scopes: string[];
+  bodyLimitBytes: number;
+  allowedOrigin: string;
+  start(): Promise<{
+    server: Server;
+    admin(...argv: string[]): Promise<Record<string, any>>;
+    caller(scopes?: string[]): Promise<{ accountId: string; auth: string }>;
+    accountKeyIds(accountId: string): Promise<string[]>;
+    close(): Promise<void>;
+  }>;
+}
+
+/**
+ * The platform rules every service shares (DESIGN.md): health, readiness, metrics, request ids,
+ * error envelopes, invalid JSON, body limit, authentication, origins, CORS, session-only key
+ * management and the admin commands. Each app runs it against its own real app.
+ */
+export function platformSuite(target: PlatformTarget): void {
+  let t: Awaited<ReturnType<PlatformTarget['start']>> & { http: () => ReturnType<typeof request> };
+  const ALLOWED_ORIGIN = target.allowedOrigin;
+  const keysPath = target.keysPath;
+  beforeAll(async () => {
+    const started = await target.start();
+    t = { ...started, http: () => request(started.server) };
+  });
+  afterAll(() => t.close());
+
+  function expectEnvelope(body: any, code: string) {
+    if (target.envelope === 'simple') expect(body).toEqual({ error: expect.any(String) });
+    else expect(body).toEqual({ error: expect.objectContaining({ code, message: expect.any(String), requestId: expect.any(String) }) });
+  }
+
+  describe('health, readiness and metrics', () => {
+    it('answers /healthz while the process is up', async () => {
+      const res = await t.http().get('/healthz').expect(200);
+      expect(res.body).toEqual({ status: 'ok' });
+    });
+
+    it('reports Postgres and Redis reachable on /readyz', async () => {
+      const res = await t.http().get('/readyz').expect(200);
+      expect(res.body).toEqual({ status: 'ready', checks: { postgres: 'ok', redis: 'ok' } });
+    });
+
+    it('exposes a request-duration histogram by route template on /metrics', async () => {
+      await t.http().get('/healthz');
+      const res = await t.http().get('/metrics').expect(200);
+      expect(res.headers['content-type']).toMatch(/text\/plain/);
+      expect(res.text).toMatch(/http_request_duration_seconds_bucket\{.*route="\/healthz".*status="200"/);
+    });
+  });
+
+  describe('errors and request ids', () => {
+    it('answers 401 in the rich envelope with the X-Request-Id of the response', async () => {
+      const res = await t.http().get(target.protectedPath).expect(401);
+      expectEnvelope(res.body, 'unauthorized');
+      if (target.envelope === 'rich') expect(res.body.error.requestId).toBe(res.headers['x-request-id']);
+      expect(res.headers['x-request-id']).toBeDefined();
+    });
+
+    it('keeps a well-formed incoming X-Request-Id and replaces a malformed one', async () => {
+      const kept = await t.http().get(target.protectedPath).set('X-Request-Id', 'abc-123');
+      expect(kept.headers['x-request-id']).toBe('abc-123');
+      if (target.envelope === 'rich') expect(kept.body.error.requestId).toBe('abc-123');
+      const replaced = await t.http().get(target.protectedPath).set('X-Request-Id', 'bad id with spaces');
+      expect(replaced.headers['x-request-id']).toMatch(/^[0-9a-f-]{36}$/);
+    });
+
+    it('answers an unknown route with a JSON 404', async () => {
+      const c = await t.caller();
+      const res = await t.http().get(target.unknownPath).set('Authorization', c.auth).expect(404);
+      expectEnvelope(res.body, 'route_not_found');
+      const outside = await t.http().get('/nowhere').expect(404);
+      expectEnvelope(outside.body, 'route_not_found');
+    });
+
+    it('answers invalid JSON with 400 invalid_json, never a 500 or HTML', async () => {
+      const c = await t.caller();
+      const res = await t.http().post(target.postPath).set('Authorization', c.auth).set('Content-Type', 'application/json').send('{"title": ');
+      expect(res.status).toBe(400);
+      expect(res.headers['content-type']).toMatch(/application\/json/);
+      expectEnvelope(res.body, 'invalid_json');
+    });
+
+    it('answers a body over the limit with 413', async () => {
+      const c = await t.caller();
+      const res = await t.http().post(target.postPath).set('Authorization', c.auth).send({ filler: 'n'.repeat(target.bodyLimitBytes + 1024) });
+      expect(res.status).toBe(413);
+      expectEnvelope(res.body, 'payload_too_large');
+    });
+  });
+
+  describe('authentication', () => {
+    it('rejects a missing, malformed, unknown or revoked key with 401', async () => {
+      const account = await t.admin('create-account', '--email', 'revoked@example.test');
+      const key = await t.admin('create-key', '--account', account.accountId);
+      await t.http().get(target.protectedPath).set('Authorization', `Bearer ${key.key}`).expect((r) => expect(r.status).not.toBe(401));
+      await t.admin('revoke-key', '--id', key.id);
+      for (const header of [`Bearer ${key.key}`, `Bearer ${target.service}_unknown`, 'Basic abc', 'Bearer']) {
+        const res = await t.http().get(target.protectedPath).set('Authorization', header);
+        expect(res.status).toBe(401);
+        expectEnvelope(res.body, 'unauthorized');
+      }
+    });
+
+    it('accepts a browser session cookie, and refuses it from a foreign Origin with 403', async () => {
+      const account = await t.admin('create-account', '--email', 'browser@example.test');
+      const { cookie } = await t.admin('create-session', '--account', account.accountId);
+      expect(cookie).toMatch(new RegExp(`^${target.service}_sid=`));
+      await t.http().get(keysPath).set('Cookie', cookie).expect(200);
+      await t.http().get(keysPath).set('Cookie', cookie).set('Origin', ALLOWED_ORIGIN).expect(200);
+      const res = await t.http().get(keysPath).set('Cookie', cookie).set('Origin', 'https://evil.example').expect(403);
+      expectEnvelope(res.body, 'cross_origin');
+    });
+
+    it('lets an API key call from any Origin', async () => {
+      const c = await t.caller();
+      const res = await t.http().get(target.unknownPath).set('Authorization', c.auth).set('Origin', 'https://elsewhere.example');
+      expect(res.status).toBe(404);
+      expect(res.headers['access-control-allow-origin']).toBe('*');
+      expect(res.headers['access-control-allow-credentials']).toBeUndefined();
+    });
+
+    it('answers CORS preflights, allowing credentials only to allowed origins', async () => {
+      const allowed = await t.http().options(target.protectedPath).set('Origin', ALLOWED_ORIGIN).set('Access-Control-Request-Method', 'POST').expect(204);
+      expect(allowed.headers['access-control-allow-origin']).toBe(ALLOWED_ORIGIN);
+      expect(allowed.headers['access-control-allow-credentials']).toBe('true');
+      expect(allowed.headers['access-control-allow-headers']).toMatch(/Idempotency-Key/);
+      const other = await t.http().options(target.protectedPath).set('Origin', 'https://other.example').set('Access-Control-Request-Method', 'GET').expect(204);
+      expect(other.headers['access-control-allow-origin']).toBe('*');
+    });
+  });
+
+  describe(`session-only key management (${keysPath})`, () => {
+    it('creates a key once, lists it without the secret, and revokes it', async () => {
+      const account = await t.admin('create-account', '--email', 'keys@example.test');
+      const { cookie } = await t.admin('create-session', '--account', account.accountId);
+      const created = await t.http().post(keysPath).set('Cookie', cookie).send({ name: 'ci', scopes: [target.scopes[0]] }).expect(201);
+      expect(created.body).toEqual(expect.objectContaining({ id: expect.any(String), key: expect.stringMatching(new RegExp(`^${target.service}_`)), scopes: [target.scopes[0]], name: 'ci' }));
+      const list = await t.http().get(keysPath).set('Cookie', cookie).expect(200);
+      expect(list.body.items).toHaveLength(1);
+      expect(JSON.stringify(list.body)).not.toContain(created.body.key);
+      await t.http().delete(`${keysPath}/${created.body.id}`).set('Cookie', cookie).expect(200, { id: created.body.id, revoked: true });
+      await t.http().get(target.protectedPath).set('Authorization', `Bearer ${created.body.key}`).expect(401);
+    });
+
+    it('refuses an unknown scope with 400 and another account\'s key id with 404', async () => {
+      const account = await t.admin('create-account', '--email', 'keys2@example.test');
+      const { cookie } = await t.admin('create-session', '--account', account.accountId);
+      const bad = await t.http().post(keysPath).set('Cookie', cookie).send({ scopes: ['nobody:read'] }).expect(400);
+      expectEnvelope(bad.body, 'validation_failed');
+      const other = await t.caller();
+      const [otherKey] = await t.accountKeyIds(other.accountId);
+      await t.http().delete(`${keysPath}/${otherKey}`).set('Cookie', cookie).expect(404);
+    });
+
+    it('refuses API keys on every keys route with 403', async () => {
+      const c = await t.caller();
+      for (const [method, path] of [['get', keysPath], ['post', keysPath], ['delete', `${keysPath}/00000000-0000-0000-0000-000000000000`]] as const) {
+        const res = await t.http()[method](path).set('Authorization', c.auth).send({});
+        expect(res.status).toBe(403);
+        expectEnvelope(res.body, 'session_required');
+      }
+    });
+  });
+
+  describe('admin commands', () => {
+    it('create-account gives an account (and on tasks a personal workspace); a duplicate email fails', async () => {
+      const created = await t.admin('create-account', '--email', 'Admin@Example.test', '--timezone', 'Europe/Berlin');
+      expect(created).toEqual(target.service === 'tasks' ? { accountId: expect.any(String), workspaceId: expect.any(String) } : { accountId: expect.any(String) });
+      await expect(t.admin('create-account', '--email', 'admin@example.test')).rejects.toThrow(/already exists/);
+      await expect(t.admin('create-account', '--email', 'x@example.test', '--timezone', 'Mars/Base')).rejects.toThrow(/time zone/);
+    });
+
+    it('create-key defaults to every scope and refuses an unknown one', async () => {
+      const { accountId } = await t.admin('create-account', '--email', 'scopes@example.test');
+      expect((await t.admin('create-key', '--account', accountId)).scopes).toEqual(target.scopes);
+      await expect(t.admin('create-key', '--account', accountId, '--scopes', 'nobody:read')).rejects.toThrow(/unknown scope/);
+      await expect(t.admin('create-key', '--account', '00000000-0000-0000-0000-000000000000')).rejects.toThrow(/no account/);
+    });
+  });
+}
