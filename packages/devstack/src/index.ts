@@ -4,3 +4,5 @@ export { startRedis, findExecutable, stopChild, spawnService, type RunningRedis 
 export { startNginx, renderGateway, repoRoot, type GatewayVars, type RunningNginx } from './nginx.js';
 export { ensureTestInfra, type TestInfra } from './infra.js';
 export { platformSuite, type PlatformTarget } from './platform-suite.js';
+export { createResponseChecker } from './openapi-check.js';
+export { checkedRequest } from './checked-request.js';

@@ -4,13 +4,14 @@ import { Redis } from 'ioredis';
 import type { Kysely } from 'kysely';
 import request from 'supertest';
 import { runAdminCommand } from '@app/auth';
-import { createDatabase, dropDatabase } from '@app/devstack';
+import { checkedRequest, createDatabase, dropDatabase } from '@app/devstack';
 import { authConfig, createApp } from '../../src/app.js';
 import { loadConfig, type Config } from '../../src/config.js';
 import { createDb, createPool, migrateToLatest } from '../../src/db/database.js';
 import { migrations } from '../../src/db/migrations/index.js';
 import type { Database } from '../../src/db/schema.js';
 import { createLogger } from '../../src/observability.js';
+import { openapiDocument } from '../../src/openapi.js';
 
 export const ALLOWED_ORIGIN = 'https://app.example.test';
 
@@ -25,8 +26,10 @@ export interface TestApp {
   db: Kysely<Database>;
   redis: Redis;
   config: Config;
-  /** supertest bound to this app's listening server. */
+  /** supertest bound to this app's server; every response is checked against the OpenAPI document. */
   http: () => ReturnType<typeof request>;
+  /** supertest without the OpenAPI check, for undocumented paths. */
+  raw: () => ReturnType<typeof request>;
   /** Runs an admin command exactly as `npm run admin` does; returns its JSON. */
   admin(...argv: string[]): Promise<Record<string, any>>;
   /** A new account and a key holding `scopes` (default: all). */
@@ -58,13 +61,14 @@ export async function startTestApp(env: Record<string, string> = {}): Promise<Te
     const s = app.listen(0, '127.0.0.1', () => resolve(s));
   });
   const auth = authConfig(config);
-  const admin = (...argv: string[]) => runAdminCommand(db, auth, argv);
+  const admin = (...argv: string[]) => runAdminCommand(db, auth, argv) as Promise<Record<string, any>>;
   return {
     server,
     db,
     redis,
     config,
-    http: () => request(server),
+    http: checkedRequest(server, openapiDocument),
+    raw: () => request(server),
     admin,
     async caller(scopes) {
       const account = await admin('create-account', '--email', `${randomUUID()}@example.test`);
