@@ -1,0 +1,143 @@
+import { startStack, type Service, type Stack } from './stack.js';
+
+let stack: Stack;
+const keys = {} as Record<Service, string>;
+
+beforeAll(async () => {
+  stack = await startStack({
+    // High app limits so only the gateway's own cap answers 429 in these tests.
+    meetings: { RATE_LIMIT_READS_PER_MINUTE: '100000', RATE_LIMIT_WRITES_PER_MINUTE: '100000' },
+    tasks: { RATE_LIMIT_PER_MINUTE: '100000' },
+    // A small budget, to show a forged X-Forwarded-For does not buy a fresh one.
+    clipboard: { RATE_LIMIT_PER_MINUTE: '5' },
+  });
+  for (const svc of ['tasks', 'meetings', 'clipboard'] as const) {
+    const { accountId } = await stack.admin(svc, 'create-account', '--email', `gw-${svc}@example.test`);
+    keys[svc] = (await stack.admin(svc, 'create-key', '--account', accountId)).key;
+  }
+}, 60000);
+afterAll(() => stack?.stop());
+
+const get = (path: string, headers: Record<string, string> = {}) => fetch(`${stack.gateway}${path}`, { headers });
+const bearer = (svc: Service) => ({ Authorization: `Bearer ${keys[svc]}` });
+
+describe('routing by path family', () => {
+  const families: Array<[Service, string]> = [
+    ['tasks', '/api/v1/tasks'],
+    ['meetings', '/api/me'],
+    ['meetings', '/api/notes'],
+    ['meetings', '/api/people'],
+    ['meetings', '/api/series'],
+    ['meetings', '/api/meetings'],
+    ['meetings', '/api/items/reorder'],
+    ['meetings', '/api/actions'],
+    ['meetings', '/api/search?q=x'],
+    ['clipboard', '/api/clipboard'],
+    ['clipboard', '/api/snippets'],
+    ['clipboard', '/api/settings'],
+  ];
+
+  it.each(families)('sends %s paths such as %s to that service, whose key alone is accepted', async (svc, path) => {
+    const own = await get(path, bearer(svc));
+    expect(own.status).not.toBe(401);
+    expect(own.headers.get('content-type')).toMatch(/application\/json/);
+    const other: Service = svc === 'tasks' ? 'meetings' : 'tasks';
+    const foreign = await get(path, bearer(other));
+    expect(foreign.status).toBe(401);
+  });
+
+  it('answers 401 without a key in each service\'s envelope', async () => {
+    const tasks = await get('/api/v1/tasks');
+    expect(tasks.status).toBe(401);
+    expect(await tasks.json()).toEqual({ error: expect.objectContaining({ code: 'unauthorized', message: expect.any(String), requestId: expect.any(String) }) });
+    const meetings = await get('/api/me');
+    expect(meetings.status).toBe(401);
+    expect(await meetings.json()).toEqual({ error: expect.objectContaining({ code: 'unauthorized', requestId: expect.any(String) }) });
+    const clipboard = await get('/api/clipboard');
+    expect(clipboard.status).toBe(401);
+    expect(await clipboard.json()).toEqual({ error: expect.any(String) });
+  });
+
+  it('publishes each service\'s OpenAPI document under /openapi/', async () => {
+    for (const svc of ['tasks', 'meetings', 'clipboard'] as const) {
+      const res = await get(`/openapi/${svc}.json`);
+      expect(res.status).toBe(200);
+      const doc = (await res.json()) as { openapi: string };
+      expect(doc.openapi).toMatch(/^3\.1/);
+    }
+  });
+
+  it('answers an unknown path with a JSON 404, never an HTML page', async () => {
+    for (const path of ['/api/unknown', '/api/v2/tasks', '/', '/healthz', '/metrics', '/api/clipboards']) {
+      const res = await get(path);
+      expect(res.status).toBe(404);
+      expect(res.headers.get('content-type')).toMatch(/application\/json/);
+      expect(await res.json()).toEqual({ error: expect.objectContaining({ code: 'route_not_found', requestId: expect.any(String) }) });
+    }
+  });
+});
+
+describe('request ids and client addresses', () => {
+  it('passes a client X-Request-Id through to the service and back', async () => {
+    const res = await get('/api/v1/tasks', { 'X-Request-Id': 'client-chosen-42' });
+    expect(res.headers.get('x-request-id')).toBe('client-chosen-42');
+    expect(((await res.json()) as any).error.requestId).toBe('client-chosen-42');
+  });
+
+  it('sets an X-Request-Id when the client sends none', async () => {
+    const res = await get('/api/me');
+    const id = res.headers.get('x-request-id');
+    expect(id).toMatch(/^[A-Za-z0-9._:-]{8,}$/);
+    expect(((await res.json()) as any).error.requestId).toBe(id);
+  });
+
+  it('keys address-based limits by the real client address: a forged X-Forwarded-For gains nothing', async () => {
+    // Clipboard allows 5 requests a minute per key (per address before authentication), and
+    // earlier tests may have spent some of this address's budget: once it is spent, every new
+    // forged address is still limited.
+    const statuses: number[] = [];
+    for (let i = 0; i < 10; i++) {
+      const res = await get('/api/clipboard', { 'X-Forwarded-For': `203.0.113.${i}` });
+      statuses.push(res.status);
+    }
+    const first429 = statuses.indexOf(429);
+    expect(first429).toBeGreaterThanOrEqual(0);
+    expect(first429).toBeLessThanOrEqual(5);
+    expect(statuses.slice(0, first429).every((s) => s === 401)).toBe(true);
+    expect(statuses.slice(first429).every((s) => s === 429)).toBe(true);
+  });
+});
+
+describe('the meetings network-level cap', () => {
+  it('answers 429 as JSON with Retry-After past 180 requests a minute from one address', async () => {
+    const results = [];
+    for (let i = 0; i < 200; i++) {
+      const res = await get('/api/me', bearer('meetings'));
+      results.push(res);
+      if (res.status === 429) break;
+    }
+    const limited = results[results.length - 1]!;
+    expect(limited.status).toBe(429);
+    expect(results.length).toBeGreaterThan(150);
+    expect(results.length).toBeLessThanOrEqual(200);
+    expect(Number(limited.headers.get('retry-after'))).toBeGreaterThan(0);
+    expect(limited.headers.get('content-type')).toMatch(/application\/json/);
+    expect(await limited.json()).toEqual({ error: expect.objectContaining({ code: 'rate_limited', requestId: expect.any(String) }) });
+    // Other services are not behind the meetings cap.
+    expect((await get('/api/v1/tasks', bearer('tasks'))).status).not.toBe(429);
+  });
+});
+
+describe('an upstream that is down', () => {
+  it('gives a JSON 502 in the service\'s envelope, not an HTML page', async () => {
+    await stack.stopService('clipboard');
+    const res = await get('/api/clipboard', bearer('clipboard'));
+    expect(res.status).toBe(502);
+    expect(res.headers.get('content-type')).toMatch(/application\/json/);
+    expect(await res.json()).toEqual({ error: expect.any(String) });
+    await stack.stopService('tasks');
+    const tasks = await get('/api/v1/tasks', bearer('tasks'));
+    expect(tasks.status).toBe(502);
+    expect(await tasks.json()).toEqual({ error: expect.objectContaining({ code: 'upstream_unavailable', requestId: expect.any(String) }) });
+  });
+});
