@@ -19,7 +19,9 @@ async function main(): Promise<void> {
     throw err;
   }
   const logger = createLogger('meetings', config.logLevel);
-  const pool = createPool(config.databaseUrl, 'meetings', config.databasePoolSize);
+  const pool = createPool(config.databaseUrl, 'meetings', config.databasePoolSize, (err) =>
+    logger.warn({ err: err.message }, 'idle database connection lost'),
+  );
   const db = createDb<Database>(pool);
   await migrateToLatest(db, 'meetings', migrations);
 

@@ -18,14 +18,18 @@ function getTypeParser(oid: number, format?: 'text' | 'binary') {
 }
 
 /** A pool whose sessions run in UTC with the service's schema first on the search_path. */
-export function createPool(url: string, schema: string, max: number): pg.Pool {
-  return new pg.Pool({
+export function createPool(url: string, schema: string, max: number, onIdleError: (err: Error) => void = () => {}): pg.Pool {
+  const pool = new pg.Pool({
     connectionString: url,
     max,
     options: `-c search_path=${schema},public -c TimeZone=UTC`,
     types: { getTypeParser } as pg.CustomTypesConfig,
     idleTimeoutMillis: 30_000,
   });
+  // An idle connection dropped by the server (restart, failover) must not crash the process;
+  // the pool replaces it on the next checkout and /readyz reports the database meanwhile.
+  pool.on('error', onIdleError);
+  return pool;
 }
 
 export function createDb<DB>(pool: pg.Pool): Kysely<DB> {
