@@ -1,3 +1,5 @@
+import { readFileSync } from 'node:fs';
+import { k8sTemplatePath, renderGatewayConfigMap } from '@app/devstack';
 import { startStack, type Service, type Stack } from './stack.js';
 
 let stack: Stack;
@@ -139,5 +141,11 @@ describe('an upstream that is down', () => {
     const tasks = await get('/api/v1/tasks', bearer('tasks'));
     expect(tasks.status).toBe(502);
     expect(await tasks.json()).toEqual({ error: expect.objectContaining({ code: 'upstream_unavailable', requestId: expect.any(String) }) });
+  });
+});
+
+describe('the one gateway config', () => {
+  it('is carried unchanged into the Kubernetes ConfigMap (regenerate with node packages/devstack/dist/k8s-gateway.js)', () => {
+    expect(readFileSync(k8sTemplatePath, 'utf8')).toBe(renderGatewayConfigMap());
   });
 });

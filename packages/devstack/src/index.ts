@@ -6,3 +6,4 @@ export { ensureTestInfra, type TestInfra } from './infra.js';
 export { platformSuite, type PlatformTarget } from './platform-suite.js';
 export { createResponseChecker } from './openapi-check.js';
 export { checkedRequest } from './checked-request.js';
+export { renderGatewayConfigMap, k8sTemplatePath } from './k8s-gateway.js';

@@ -1,0 +1,32 @@
+import { readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { repoRoot } from './nginx.js';
+
+export const k8sTemplatePath = join(repoRoot, 'infra', 'k8s', 'base', 'gateway-template.yaml');
+
+/**
+ * The gateway template as a Kubernetes ConfigMap. kustomize loads files only from below the
+ * kustomization, so infra/k8s carries this generated copy of infra/nginx/templates/
+ * gateway.conf.template; the gateway tests fail when the two differ.
+ */
+export function renderGatewayConfigMap(): string {
+  const template = readFileSync(join(repoRoot, 'infra', 'nginx', 'templates', 'gateway.conf.template'), 'utf8');
+  const body = template.split('\n').map((line) => (line ? `    ${line}` : '')).join('\n');
+  return [
+    '# Generated from infra/nginx/templates/gateway.conf.template by',
+    '# `node packages/devstack/dist/k8s-gateway.js`; do not edit by hand.',
+    'apiVersion: v1',
+    'kind: ConfigMap',
+    'metadata:',
+    '  name: gateway-template',
+    'data:',
+    '  gateway.conf.template: |',
+    body.replace(/\n+$/, ''),
+    '',
+  ].join('\n');
+}
+
+if (require.main === module) {
+  writeFileSync(k8sTemplatePath, renderGatewayConfigMap());
+  process.stdout.write(`wrote ${k8sTemplatePath}\n`);
+}
