@@ -7,3 +7,4 @@ export { platformSuite, type PlatformTarget } from './platform-suite.js';
 export { createResponseChecker } from './openapi-check.js';
 export { checkedRequest } from './checked-request.js';
 export { renderGatewayConfigMap, k8sTemplatePath } from './k8s-gateway.js';
+export { startProduct, SERVICES, DEFAULT_PORTS, type Service, type RunningProduct, type ProductOptions } from './product.js';

@@ -1,18 +1,10 @@
-import type { ChildProcess } from 'node:child_process';
 import { existsSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import pg from 'pg';
-import { startNginx, repoRoot, type RunningNginx } from './nginx.js';
 import { startEmbeddedPostgres, type RunningPostgres } from './postgres.js';
 import { freePort, waitForPort } from './ports.js';
-import { spawnService, stopChild } from './processes.js';
+import { DEFAULT_PORTS, SERVICES, startProduct, type RunningProduct } from './product.js';
 import { clearRuntime, dataDir, writeRuntime } from './runtime.js';
-
-const SERVICES = [
-  { name: 'tasks', portVar: 'TASKS_PORT', port: 3001 },
-  { name: 'meetings', portVar: 'MEETINGS_PORT', port: 3002 },
-  { name: 'clipboard', portVar: 'CLIPBOARD_PORT', port: 3003 },
-] as const;
 
 function portFrom(name: string, fallback: number): number {
   const raw = process.env[name];
@@ -48,9 +40,8 @@ async function prepareDatabase(url: string): Promise<void> {
   }
 }
 
-const children: ChildProcess[] = [];
 let postgres: RunningPostgres | undefined;
-let nginx: RunningNginx | undefined;
+let product: RunningProduct | undefined;
 let stopping = false;
 
 /** Stops in order: gateway, services (they drain in-flight requests), database. */
@@ -58,8 +49,7 @@ async function stopAll(code: number): Promise<void> {
   if (stopping) return;
   stopping = true;
   process.stdout.write('\nstopping...\n');
-  await nginx?.stop();
-  await Promise.all(children.map((c) => stopChild(c, 12000)));
+  await product?.stop();
   await postgres?.stop().catch(() => {});
   clearRuntime();
   process.exit(code);
@@ -90,35 +80,24 @@ async function main(): Promise<void> {
   writeRuntime({ databaseUrl, pid: process.pid, startedAt: new Date().toISOString() });
 
   const gatewayPort = portFrom('GATEWAY_PORT', 8080);
-  const origins = `http://localhost:${gatewayPort},http://127.0.0.1:${gatewayPort}`;
-  const ports: Record<string, number> = {};
-  for (const svc of SERVICES) {
-    const port = portFrom(svc.portVar, svc.port);
-    ports[svc.name] = port;
-    const child = spawnService(svc.name, process.execPath, [join(repoRoot, 'apps', svc.name, 'dist', 'server.js')], {
-      cwd: repoRoot,
-      env: { ...process.env, DATABASE_URL: databaseUrl, [svc.portVar]: String(port), ALLOWED_ORIGINS: process.env.ALLOWED_ORIGINS ?? origins },
-    });
-    child.once('exit', (code) => {
-      if (!stopping) {
-        process.stderr.write(`${svc.name} exited (code ${code}); stopping everything\n`);
-        void stopAll(1);
-      }
-    });
-    children.push(child);
-  }
-  await Promise.all(SERVICES.map((svc) => waitForPort(ports[svc.name]!, 30000)));
-
-  nginx = await startNginx(join(dataDir, 'nginx'), {
-    GATEWAY_PORT: gatewayPort,
-    TASKS_UPSTREAM: `127.0.0.1:${ports.tasks}`,
-    MEETINGS_UPSTREAM: `127.0.0.1:${ports.meetings}`,
-    CLIPBOARD_UPSTREAM: `127.0.0.1:${ports.clipboard}`,
+  const ports = Object.fromEntries(SERVICES.map((svc) => [svc, portFrom(`${svc.toUpperCase()}_PORT`, DEFAULT_PORTS[svc])]));
+  product = await startProduct({
+    databaseUrl,
+    redisUrl: process.env.REDIS_URL,
+    ports,
+    gatewayPort,
+    nginxDir: join(dataDir, 'nginx'),
+    env: { ALLOWED_ORIGINS: process.env.ALLOWED_ORIGINS ?? `http://localhost:${gatewayPort},http://127.0.0.1:${gatewayPort}` },
+    onExit: (svc, code) => {
+      process.stderr.write(`${svc} exited (code ${code}); stopping everything\n`);
+      void stopAll(1);
+    },
   });
+  const nginx = product.gateway;
   const lines = ['', 'ready:'];
   if (nginx) lines.push(`  gateway    http://localhost:${gatewayPort}  (/api/v1 tasks, /api/me... meetings, /api/clipboard... clipboard)`);
   else lines.push('  nginx is not on PATH: no gateway; the services are served directly (apt-get install nginx-light for the gateway)');
-  for (const svc of SERVICES) lines.push(`  ${svc.name.padEnd(10)} http://localhost:${ports[svc.name]}`);
+  for (const svc of SERVICES) lines.push(`  ${svc.padEnd(10)} http://localhost:${product.ports[svc]}`);
   lines.push(`  database   ${postgres ? 'embedded Postgres, data in .data/pg' : 'DATABASE_URL'}`);
   lines.push('Ctrl-C stops everything.', '');
   process.stdout.write(lines.join('\n'));
