@@ -1,7 +1,449 @@
+import { DUE_AT_PATTERN } from './domain/due-time.js';
+import { RECURRENCE_FORMS } from './domain/recurrence.js';
+import { LIMITS } from './domain/tasks.service.js';
+
+/*
+ * The tasks service's OpenAPI 3.1 document. The request schemas below are the ones the routes
+ * compile with ajv, so validation and documentation cannot disagree; the test harness checks
+ * every response against this document.
+ */
+
+const nullable = (schema: Record<string, unknown>, type: string) => ({ ...schema, type: [type, 'null'] });
+const dateTime = { type: 'string', format: 'date-time', description: 'ISO 8601 instant in UTC with `Z` (microsecond precision when not zero)' };
+
+const taskInputProperties = {
+  title: { type: 'string', minLength: 1, maxLength: 500, pattern: '\\S', description: '1 to 500 characters, not only white space' },
+  notes: nullable({ maxLength: 20000, description: 'at most 20000 characters' }, 'string'),
+  priority: nullable({
+    description: '`high`, `medium` or `low`. Another string is 422 `invalid_priority`; a value that is not a string (or null) is 400.',
+  }, 'string'),
+  dueAt: nullable({
+    pattern: DUE_AT_PATTERN,
+    description:
+      'ISO 8601 date-time with `Z` or `+hh:mm`/`-hh:mm` (seconds and fraction optional), on a real calendar day ' +
+      '(2030-02-30T10:00:00Z is 400 `validation_failed`). Stored and returned in UTC. A time more than 60 seconds in ' +
+      'the past is 422 `due_date_in_past`; on edit only a changed due time is checked, so sending back the current one works.',
+  }, 'string'),
+  tags: {
+    type: 'array',
+    maxItems: 50,
+    items: { type: 'string', minLength: 1, maxLength: 50 },
+    description: 'at most 50 tags of 1 to 50 characters; exact (case-sensitive) strings; duplicates are dropped, keeping the first',
+  },
+  parentId: nullable({
+    format: 'uuid',
+    description:
+      'Makes the task a subtask. Must name a live top-level task of your workspace: missing, deleted or another ' +
+      "workspace's is 404; a subtask is 422 `parent_is_subtask`; the task itself 422 `parent_is_self`; a parent with " +
+      `${LIMITS.subtasksPerParent} subtasks 409 \`subtask_limit_reached\`. On edit, a task with subtasks cannot become a subtask ` +
+      '(422 `task_has_subtasks`), and null makes a subtask top-level at the end of the manual order.',
+  }, 'string'),
+  recurrence: nullable({
+    minLength: 1,
+    maxLength: 50,
+    description: `1 to 50 characters, case-insensitive; text the service cannot read is 400 \`validation_failed\` (path /recurrence). Understood: ${RECURRENCE_FORMS}.`,
+  }, 'string'),
+  location: nullable({ maxLength: 500, description: 'free-text place, at most 500 characters' }, 'string'),
+  assigneeId: nullable({ minLength: 1, description: 'free string of at least 1 character; not checked against any user directory' }, 'string'),
+};
+
+/** POST /api/v1/tasks body. */
+export const createTaskSchema = {
+  type: 'object',
+  additionalProperties: false,
+  required: ['title'],
+  properties: taskInputProperties,
+  description: 'No other properties are accepted (goalId cannot be set: 400).',
+};
+
+/** PATCH /api/v1/tasks/{id} body: the same fields, all optional. */
+export const updateTaskSchema = {
+  type: 'object',
+  additionalProperties: false,
+  properties: taskInputProperties,
+  description: 'Partial edit; no other properties are accepted. An empty object changes nothing (updatedAt stays).',
+};
+
+/** PUT /api/v1/tasks/{id}/position body. */
+export const positionSchema = {
+  type: 'object',
+  additionalProperties: false,
+  required: ['afterId'],
+  properties: { afterId: nullable({ format: 'uuid', description: 'the task to place this one right after; null moves it to the top' }, 'string') },
+};
+
+/** complete / reopen / auto-tag take no body: none, or an empty JSON object. */
+export const emptyBodySchema = { type: 'object', additionalProperties: false, properties: {}, description: 'No body, or `{}`.' };
+
+/** GET /api/v1/tasks query; unknown parameters are ignored. */
+export const listQuerySchema = {
+  type: 'object',
+  properties: {
+    limit: { type: 'integer', minimum: 1, maximum: 200, default: 50, description: '1 to 200 (0, 201, -1 or a non-integer is 400)' },
+    cursor: { type: 'string', minLength: 1, maxLength: 4096, description: 'opaque `nextCursor` of a previous page' },
+    view: { type: 'string', enum: ['today', 'upcoming', 'all', 'completed'], default: 'all', description: 'default all' },
+    tag: { type: 'string', minLength: 1, maxLength: 50, description: 'only tasks carrying exactly this tag' },
+    q: { type: 'string', minLength: 1, maxLength: 500, pattern: '\\S', description: 'full-text search; empty or only white space is 400' },
+  },
+};
+
+const taskProperties = {
+  id: { type: 'string', format: 'uuid' },
+  title: { type: 'string' },
+  notes: { type: ['string', 'null'] },
+  priority: { type: ['string', 'null'], enum: ['high', 'medium', 'low', null] },
+  dueAt: { ...dateTime, type: ['string', 'null'] },
+  completedAt: { ...dateTime, type: ['string', 'null'] },
+  tags: { type: 'array', items: { type: 'string' } },
+  createdAt: dateTime,
+  updatedAt: { ...dateTime, description: 'changes on every write, strictly increasing; its quoted value is the ETag and the If-Match version' },
+  parentId: { type: ['string', 'null'], format: 'uuid' },
+  goalId: { type: ['string', 'null'], description: 'always null: goals cannot be set through this API' },
+  recurrence: { type: ['string', 'null'] },
+  location: { type: ['string', 'null'] },
+  assigneeId: { type: ['string', 'null'] },
+};
+
+const taskSchema = {
+  type: 'object',
+  additionalProperties: false,
+  required: Object.keys(taskProperties),
+  properties: taskProperties,
+};
+
+const taskWithSubtasksSchema = {
+  type: 'object',
+  additionalProperties: false,
+  required: [...Object.keys(taskProperties), 'subtasks', 'progress'],
+  properties: {
+    ...taskProperties,
+    subtasks: { type: 'array', items: { $ref: '#/components/schemas/Task' }, description: 'live subtasks, oldest first (a subtask has none)' },
+    progress: {
+      type: 'object',
+      additionalProperties: false,
+      required: ['completed', 'total', 'allComplete'],
+      properties: {
+        completed: { type: 'integer', minimum: 0 },
+        total: { type: 'integer', minimum: 0 },
+        allComplete: { type: 'boolean', description: 'true when there is at least one subtask and all are completed' },
+      },
+    },
+  },
+};
+
+const errorSchema = {
+  type: 'object',
+  additionalProperties: false,
+  required: ['error'],
+  properties: {
+    error: {
+      type: 'object',
+      additionalProperties: false,
+      required: ['code', 'message', 'requestId'],
+      properties: {
+        code: { type: 'string' },
+        message: { type: 'string' },
+        requestId: { type: 'string' },
+        details: {
+          type: 'array',
+          items: { type: 'object', additionalProperties: false, required: ['path', 'message'], properties: { path: { type: 'string' }, message: { type: 'string' } } },
+        },
+      },
+    },
+  },
+};
+
+const keyProperties = {
+  id: { type: 'string', format: 'uuid' },
+  name: { type: ['string', 'null'] },
+  prefix: { type: 'string' },
+  scopes: { type: 'array', items: { type: 'string', enum: ['tasks:read', 'tasks:write'] } },
+  createdAt: dateTime,
+  revokedAt: { ...dateTime, type: ['string', 'null'] },
+};
+
+const json = (schema: object) => ({ 'application/json': { schema } });
+const ref = (name: string) => ({ $ref: `#/components/schemas/${name}` });
+const etag = { ETag: { description: 'the quoted updatedAt of the task', schema: { type: 'string' } } };
+const ok = (description: string, schema: object, headers?: object) => ({ description, content: json(schema), ...(headers ? { headers } : {}) });
+const err = (description: string) => ({ description, content: json(ref('Error')) });
+
+const common = {
+  '401': err('`unauthorized`: no valid API key or session'),
+  '429': {
+    description: `\`rate_limited\`: more than RATE_LIMIT_PER_MINUTE requests (default 600) per account per minute, shared by all instances through Redis`,
+    headers: { 'Retry-After': { schema: { type: 'integer' } }, RateLimit: { schema: { type: 'string' } }, 'RateLimit-Policy': { schema: { type: 'string' } } },
+    content: json(ref('Error')),
+  },
+  '500': err('`internal_error`: a server fault (logged; nothing leaks)'),
+};
+const forbidden = err('`insufficient_scope` (the key lacks the scope) or `cross_origin` (a session from an origin not in ALLOWED_ORIGINS)');
+const badBody = err('`validation_failed` (details give each JSON pointer), `invalid_json`');
+const tooLarge = err('`payload_too_large`: body over BODY_LIMIT_BYTES (256 KB)');
+const notFound = err('`not_found`: no such task in your workspace (missing, deleted, another workspace\'s, or an id that is not a UUID)');
+const stale = err('`precondition_failed`: If-Match names another version; nothing was written');
+const badTimezone = '`invalid_timezone`: X-Timezone is not an IANA time zone';
+
+const idParam = { name: 'id', in: 'path', required: true, schema: { type: 'string' }, description: 'task id (UUID)' };
+const ifMatchParam = {
+  name: 'If-Match',
+  in: 'header',
+  required: false,
+  schema: { type: 'string' },
+  description:
+    'The quoted updatedAt of the version you last saw (the ETag), `*` for any version, or a comma-separated list of them. ' +
+    'Weak tags (`W/"..."`) never match (If-Match compares strongly): 412. A value that is not `*` or a list of quoted tags is 400.',
+};
+const timezoneParam = {
+  name: 'X-Timezone',
+  in: 'header',
+  required: false,
+  schema: { type: 'string' },
+  description: 'IANA time zone for this request (default: the account\'s). Unknown: 400 `invalid_timezone`. Accepted on every task route.',
+};
+const readScope = [{ apiKey: ['tasks:read'] }, { session: [] }];
+const writeScope = [{ apiKey: ['tasks:write'] }, { session: [] }];
+
+function taskOp(summary: string, description: string, opts: { write: boolean; body?: object; ifMatch?: boolean; extra?: Record<string, object>; item?: object }) {
+  const responses: Record<string, object> = {
+    '200': ok('the task', opts.item ?? { type: 'object', additionalProperties: false, required: ['item'], properties: { item: ref('Task') } }, etag),
+    '400': opts.body ? err(`${badBody.description}; ${badTimezone}`) : err(badTimezone),
+    ...common,
+    '403': forbidden,
+    '404': notFound,
+    ...(opts.ifMatch ? { '412': stale } : {}),
+    ...(opts.body ? { '413': tooLarge } : {}),
+    ...opts.extra,
+  };
+  return {
+    summary,
+    description,
+    security: opts.write ? writeScope : readScope,
+    parameters: [idParam, timezoneParam, ...(opts.ifMatch ? [ifMatchParam] : [])],
+    ...(opts.body ? { requestBody: { required: false, content: json(opts.body) } } : {}),
+    responses,
+  };
+}
+
+const itemResponse = { type: 'object', additionalProperties: false, required: ['item'], properties: { item: ref('Task') } };
+
 /** The tasks service's OpenAPI 3.1 document; request validation compiles the same schemas. */
 export const openapiDocument = {
   openapi: '3.1.0',
-  info: { title: 'Tasks API', version: '1.0.0' },
-  paths: {},
-  components: {},
+  info: {
+    title: 'Tasks API',
+    version: '1.0.0',
+    description: [
+      'Tasks in the caller\'s personal workspace. Decisions where the spec says "not shown":',
+      '- Task ids are UUIDs. A path id that is not a UUID is 404 `not_found`, like a missing task.',
+      '- Authentication: `Authorization: Bearer <API key>` (scopes `tasks:read` for GET, `tasks:write` for everything else) or the `tasks_sid` session cookie (every scope). Keys are managed with a session at /api/v1/keys.',
+      '- Rate limit: RATE_LIMIT_PER_MINUTE (default 600) requests per account per minute (per client address before authentication), fixed window, shared across instances; 429 `rate_limited` with Retry-After and RateLimit headers.',
+      `- Limits: no maximum number of tasks per workspace; at most ${LIMITS.subtasksPerParent} live subtasks per task (409 \`subtask_limit_reached\`); request bodies up to 256 KB; search ranks at most ${LIMITS.searchCandidates} matching tasks (the first found), so a very common word returns a bounded, still ranked and paginated, set - refine the query to see others.`,
+      '- Strings containing the NUL character (\\u0000) are 400 `validation_failed`.',
+      '- ETag: every single-task response carries `ETag: "<updatedAt>"`; If-Match is honoured on PATCH, DELETE, complete and reopen (not on position or auto-tag). Order of checks: 401, 403, 400, 404, 412, then 409/422.',
+      '- Idempotency-Key (create): scoped to the workspace and the calling account; the same key with the same body replays the first 201 (same body, header `Idempotent-Replayed: true`) for 24 hours; with another body 409 `idempotency_key_conflict`; while the first request still runs 409 `idempotency_request_in_progress`. A create that fails (4xx/5xx) keeps nothing, so a corrected retry can reuse the key. Outside 1 to 200 characters: 400.',
+      '- Views: `all` = every live top-level task, open and completed, in manual order, each with its subtasks and progress; `today` = open tasks of any level due before the start of tomorrow in the caller\'s time zone (overdue included); `upcoming` = open tasks due from the start of tomorrow; `completed` = completed tasks of any level. `today`, `upcoming` and `completed` are ordered by createdAt ascending, then id, and return plain Tasks. Tasks without a due time appear only in `all` (and `completed`).',
+      '- Search (`q`): Postgres full-text search in websearch syntax ("quoted phrases", -exclusion, or) with English stemming over title (weighted higher) and notes; any live task (top-level or subtask) as a plain Task, ranked by relevance then id. A query of only stop words matches nothing.',
+      '- Cursors are opaque and bound to their request: a search cursor on a list (or the reverse) is 400 `validation_failed`; a cursor of another view, tag or query, or an altered or malformed one, is 400 `invalid_cursor`.',
+      '- Soft delete also deletes the task\'s subtasks. Deleted tasks are 404 everywhere except complete/reopen (409 `task_deleted`). Restoring is not offered.',
+      '- Complete: `next` is set only when the task has a recurrence. It is a new open task with the same title, notes, priority, tags, location, assignee, recurrence and parent, due at the rule\'s first occurrence strictly after the completed task\'s due time, on the caller\'s wall clock (X-Timezone or the account\'s zone; 09:00 stays 09:00 across DST; monthly on the 31st falls on the month\'s last day). A recurring task without a due time repeats without one. A top-level `next` is placed right after the completed task in the manual order; the completed task\'s live subtasks are copied, open, with due times shifted by the same amount.',
+      '- Position: only top-level tasks move (a subtask: 409 `not_top_level`); `afterId` must name a live top-level task of the workspace (else 404); `afterId` equal to the task itself is 422 `after_self`. A move writes only the moved task; repeating it changes nothing (updatedAt unchanged). New top-level tasks join the end of the order.',
+      '- auto-tag needs `tasks:write`, honours no If-Match, and always answers `{ item, tagged: false }` with the unchanged task.',
+    ].join('\n'),
+  },
+  components: {
+    securitySchemes: {
+      apiKey: { type: 'http', scheme: 'bearer', description: 'API key with scopes tasks:read / tasks:write' },
+      session: { type: 'apiKey', in: 'cookie', name: 'tasks_sid', description: 'browser session (every scope); from a foreign Origin: 403' },
+    },
+    schemas: {
+      Task: taskSchema,
+      TaskWithSubtasks: taskWithSubtasksSchema,
+      TaskInput: createTaskSchema,
+      TaskPatch: updateTaskSchema,
+      Position: positionSchema,
+      Error: errorSchema,
+      Key: { type: 'object', additionalProperties: false, required: Object.keys(keyProperties), properties: keyProperties },
+    },
+  },
+  paths: {
+    '/api/v1/tasks': {
+      get: {
+        summary: 'List tasks by view or tag, or search them',
+        security: readScope,
+        parameters: [
+          ...Object.entries(listQuerySchema.properties).map(([name, schema]) => ({ name, in: 'query', required: false, schema, description: schema.description })),
+          timezoneParam,
+        ],
+        responses: {
+          '200': ok('a page of tasks: TaskWithSubtasks items for view=all, Tasks otherwise; nextCursor null on the last page', {
+            type: 'object',
+            additionalProperties: false,
+            required: ['items', 'nextCursor'],
+            properties: {
+              items: { type: 'array', items: { anyOf: [ref('Task'), ref('TaskWithSubtasks')] } },
+              nextCursor: { type: ['string', 'null'] },
+            },
+          }),
+          '400': err(`\`validation_failed\` (a query parameter; a list cursor on a search or the reverse), \`invalid_cursor\`, ${badTimezone}`),
+          ...common,
+          '403': forbidden,
+        },
+      },
+      post: {
+        summary: 'Create a task',
+        security: writeScope,
+        parameters: [
+          { name: 'Idempotency-Key', in: 'header', required: false, schema: { type: 'string', minLength: 1, maxLength: 200 }, description: 'see the idempotency rules in the API description' },
+          timezoneParam,
+        ],
+        requestBody: { required: true, content: json(ref('TaskInput')) },
+        responses: {
+          '201': ok('the created task (or, with `Idempotent-Replayed: true`, the replayed first result)', itemResponse, {
+            ...etag,
+            'Idempotent-Replayed': { schema: { type: 'string', enum: ['true'] } },
+          }),
+          '400': err(`${badBody.description}; Idempotency-Key length; ${badTimezone}`),
+          ...common,
+          '403': forbidden,
+          '404': err('`not_found`: parentId names no live task of your workspace'),
+          '409': err('`idempotency_key_conflict`, `idempotency_request_in_progress`, `subtask_limit_reached`'),
+          '413': tooLarge,
+          '422': err('`due_date_in_past`, `invalid_priority`, `parent_is_subtask`'),
+        },
+      },
+    },
+    '/api/v1/tasks/{id}': {
+      get: taskOp('Get a task with its subtasks', 'Deleted tasks are 404.', {
+        write: false,
+        item: { type: 'object', additionalProperties: false, required: ['item'], properties: { item: ref('TaskWithSubtasks') } },
+      }),
+      patch: taskOp('Edit a task', 'Partial edit; only the fields sent change.', {
+        write: true,
+        body: ref('TaskPatch'),
+        ifMatch: true,
+        extra: {
+          '404': err('`not_found`: the task, or the parentId sent, names no live task of your workspace'),
+          '409': err('`subtask_limit_reached`'),
+          '422': err('`due_date_in_past`, `invalid_priority`, `parent_is_subtask`, `parent_is_self`, `task_has_subtasks`'),
+        },
+      }),
+      delete: taskOp('Soft-delete a task (and its subtasks)', 'Returns the deleted task.', { write: true, ifMatch: true }),
+    },
+    '/api/v1/tasks/{id}/complete': {
+      post: taskOp('Complete a task', 'See the recurrence rules in the API description.', {
+        write: true,
+        ifMatch: true,
+        body: emptyBodySchema,
+        item: {
+          type: 'object',
+          additionalProperties: false,
+          required: ['item', 'next'],
+          properties: { item: ref('Task'), next: { anyOf: [ref('Task'), { type: 'null' }], description: 'the next occurrence of a recurring task, else null' } },
+        },
+        extra: { '409': err('`task_already_completed`, `task_deleted`') },
+      }),
+    },
+    '/api/v1/tasks/{id}/reopen': {
+      post: taskOp('Reopen a completed task', '', {
+        write: true,
+        ifMatch: true,
+        body: emptyBodySchema,
+        extra: { '409': err('`task_not_completed`, `task_deleted`') },
+      }),
+    },
+    '/api/v1/tasks/{id}/auto-tag': {
+      post: taskOp('Automatic tagging (compatibility no-op)', 'Reads no task text, contacts nothing, changes nothing.', {
+        write: true,
+        body: emptyBodySchema,
+        item: {
+          type: 'object',
+          additionalProperties: false,
+          required: ['item', 'tagged'],
+          properties: { item: ref('Task'), tagged: { const: false } },
+        },
+      }),
+    },
+    '/api/v1/tasks/{id}/position': {
+      put: taskOp('Move a top-level task in the manual order', 'Idempotent; writes only the moved task.', {
+        write: true,
+        body: ref('Position'),
+        extra: {
+          '404': err('`not_found`: the task, or afterId, names no live top-level task of your workspace'),
+          '409': err('`not_top_level`: the task is a subtask'),
+          '422': err('`after_self`: afterId is the task itself'),
+        },
+      }),
+    },
+    '/api/v1/keys': {
+      get: {
+        summary: 'List the account\'s API keys (session only)',
+        security: [{ session: [] }],
+        responses: {
+          '200': ok('keys, newest first, without secrets', { type: 'object', additionalProperties: false, required: ['items'], properties: { items: { type: 'array', items: ref('Key') } } }),
+          ...common,
+          '403': err('`session_required` (an API key) or `cross_origin`'),
+        },
+      },
+      post: {
+        summary: 'Create an API key (session only); the secret is shown once',
+        security: [{ session: [] }],
+        requestBody: {
+          required: false,
+          content: json({
+            type: 'object',
+            additionalProperties: false,
+            properties: {
+              name: { type: 'string', minLength: 1, maxLength: 100 },
+              scopes: { type: 'array', minItems: 1, maxItems: 20, items: { type: 'string' }, description: 'default: every scope' },
+            },
+          }),
+        },
+        responses: {
+          '201': ok('the new key, with its secret', {
+            type: 'object',
+            additionalProperties: false,
+            required: [...Object.keys(keyProperties), 'key'],
+            properties: { ...keyProperties, key: { type: 'string' } },
+          }),
+          '400': badBody,
+          ...common,
+          '403': err('`session_required` (an API key) or `cross_origin`'),
+          '413': tooLarge,
+        },
+      },
+    },
+    '/api/v1/keys/{id}': {
+      delete: {
+        summary: 'Revoke an API key (session only)',
+        security: [{ session: [] }],
+        parameters: [{ name: 'id', in: 'path', required: true, schema: { type: 'string' } }],
+        responses: {
+          '200': ok('revoked', { type: 'object', additionalProperties: false, required: ['id', 'revoked'], properties: { id: { type: 'string' }, revoked: { const: true } } }),
+          ...common,
+          '403': err('`session_required` (an API key) or `cross_origin`'),
+          '404': err('`not_found`: no such key of this account'),
+        },
+      },
+    },
+    '/healthz': {
+      get: { summary: 'Process up', security: [], responses: { '200': ok('up', { type: 'object', required: ['status'], properties: { status: { const: 'ok' } } }) } },
+    },
+    '/readyz': {
+      get: {
+        summary: 'Postgres and Redis reachable',
+        security: [],
+        responses: {
+          '200': ok('ready', { type: 'object', required: ['status', 'checks'], properties: { status: { const: 'ready' }, checks: { type: 'object' } } }),
+          '503': ok('a dependency is unavailable', { type: 'object', required: ['status', 'checks'], properties: { status: { const: 'unavailable' }, checks: { type: 'object' } } }),
+        },
+      },
+    },
+    '/metrics': {
+      get: { summary: 'Prometheus metrics', security: [], responses: { '200': { description: 'Prometheus text format', content: { 'text/plain': { schema: { type: 'string' } } } } } },
+    },
+    '/openapi.json': {
+      get: { summary: 'This document', security: [], responses: { '200': ok('OpenAPI 3.1', { type: 'object' }) } },
+    },
+  },
 } as const;

@@ -11,7 +11,33 @@ export interface WorkspacesTable {
   created_at: CreatedAt;
 }
 
+/** A timestamp the application sets. */
+type Timestamp = ColumnType<string, string | undefined, string>;
+
+export interface TasksTable {
+  id: Generated<string>;
+  workspace_id: string;
+  parent_id: string | null;
+  title: string;
+  notes: string | null;
+  priority: string | null;
+  due_at: string | null;
+  completed_at: string | null;
+  tags: ColumnType<string[], string[] | undefined, string[]>;
+  goal_id: string | null;
+  recurrence: string | null;
+  location: string | null;
+  assignee_id: string | null;
+  /** numeric, as its exact decimal text; null for subtasks. */
+  position: string | null;
+  created_at: CreatedAt;
+  updated_at: Timestamp;
+  deleted_at: string | null;
+  search: ColumnType<never, never, never>;
+}
+
 /** Every table of the tasks schema. */
 export interface Database extends AuthDatabase {
   workspaces: WorkspacesTable;
+  tasks: TasksTable;
 }

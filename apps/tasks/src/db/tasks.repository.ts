@@ -1,0 +1,230 @@
+import { sql, type Kysely, type RawBuilder, type Selectable } from 'kysely';
+import type { Database, TasksTable } from './schema.js';
+
+type Db = Kysely<Database>;
+
+/** The columns a Task is built from (never the tsvector). */
+export const TASK_COLUMNS = [
+  'id', 'title', 'notes', 'priority', 'due_at', 'completed_at', 'tags', 'created_at', 'updated_at',
+  'parent_id', 'goal_id', 'recurrence', 'location', 'assignee_id',
+] as const;
+
+export type TaskRow = Pick<Selectable<TasksTable>, (typeof TASK_COLUMNS)[number]>;
+/** A task with the internal state the rules need. */
+export type TaskState = TaskRow & Pick<Selectable<TasksTable>, 'position' | 'deleted_at' | 'workspace_id'>;
+export type TaskValues = Omit<TaskRow, 'id' | 'created_at' | 'updated_at' | 'completed_at' | 'goal_id'> & { position: string | null };
+
+const qualified = TASK_COLUMNS.map((c) => `t.${c}` as const);
+/** Every write moves updatedAt forward, by at least a microsecond, even within one clock tick. */
+const bumpedUpdatedAt = sql<string>`greatest(clock_timestamp(), updated_at + interval '1 microsecond')`;
+
+/** Runs `fn` in one transaction. */
+export function inTransaction<T>(db: Db, fn: (trx: Db) => Promise<T>): Promise<T> {
+  return db.transaction().execute(fn);
+}
+
+/**
+ * view=all page: top-level, not deleted tasks of the workspace in manual order, after `afterPosition`.
+ * Served by tasks_order_key (and tasks_tags_idx with a tag).
+ */
+export async function listOrderedPage(
+  db: Db,
+  p: { workspaceId: string; tag: string | null; afterPosition: string | null; limit: number },
+): Promise<(TaskRow & { position: string })[]> {
+  let q = db
+    .selectFrom('tasks as t')
+    .select([...qualified, 't.position'])
+    .where('t.workspace_id', '=', p.workspaceId)
+    .where('t.parent_id', 'is', null)
+    .where('t.deleted_at', 'is', null);
+  if (p.tag !== null) q = q.where('t.tags', '@>', sql<string[]>`array[${p.tag}]::text[]`);
+  if (p.afterPosition !== null) q = q.where('t.position', '>', sql<string>`${p.afterPosition}::numeric`);
+  return q.orderBy('t.position').limit(p.limit).execute() as Promise<(TaskRow & { position: string })[]>;
+}
+
+/**
+ * view=today / upcoming / completed page: tasks of any level by createdAt then id, after `after`.
+ * `dueBefore` / `dueFrom` bound open tasks' due time (served by tasks_open_due_idx);
+ * `completed` lists completed tasks instead (tasks_completed_idx).
+ */
+export async function listCreatedPage(
+  db: Db,
+  p: {
+    workspaceId: string;
+    filter: { completed: true } | { dueBefore: string } | { dueFrom: string };
+    tag: string | null;
+    after: { createdAt: string; id: string } | null;
+    limit: number;
+  },
+): Promise<TaskRow[]> {
+  let q = db.selectFrom('tasks as t').select(qualified).where('t.workspace_id', '=', p.workspaceId).where('t.deleted_at', 'is', null);
+  const f = p.filter;
+  if ('completed' in f) q = q.where('t.completed_at', 'is not', null);
+  else {
+    q = q.where('t.completed_at', 'is', null).where('t.due_at', 'is not', null);
+    q = 'dueBefore' in f ? q.where('t.due_at', '<', f.dueBefore) : q.where('t.due_at', '>=', f.dueFrom);
+  }
+  if (p.tag !== null) q = q.where('t.tags', '@>', sql<string[]>`array[${p.tag}]::text[]`);
+  if (p.after) q = q.where(sql<boolean>`(t.created_at, t.id) > (${p.after.createdAt}::timestamptz, ${p.after.id}::uuid)`);
+  return q.orderBy('t.created_at').orderBy('t.id').limit(p.limit).execute();
+}
+
+/**
+ * Search page: not deleted tasks of the workspace whose title or notes match `q`
+ * (websearch syntax, English stemming), by rank desc then id. At most `candidates` matches are
+ * ranked, so a word found in half a workspace stays bounded (tasks_search_idx).
+ */
+export async function searchPage(
+  db: Db,
+  p: { workspaceId: string; q: string; after: { rank: number; id: string } | null; limit: number; candidates: number },
+): Promise<(TaskRow & { rank: number })[]> {
+  const tsq = sql`websearch_to_tsquery('english', ${p.q})`;
+  const after = p.after
+    ? sql`where r.rank < ${p.after.rank}::real or (r.rank = ${p.after.rank}::real and r.id > ${p.after.id}::uuid)`
+    : sql``;
+  const result = await sql<TaskRow & { rank: number }>`
+    select * from (
+      select ${sql.join(TASK_COLUMNS.map((c) => sql.ref(`m.${c}`)))}, ts_rank(m.search, ${tsq}) as rank
+      from (
+        select ${sql.join(TASK_COLUMNS.map((c) => sql.ref(`t.${c}`)))}, t.search
+        from tasks t
+        where t.workspace_id = ${p.workspaceId}::uuid and t.deleted_at is null and t.search @@ ${tsq}
+        limit ${p.candidates}
+      ) m
+    ) r
+    ${after}
+    order by r.rank desc, r.id
+    limit ${p.limit}
+  `.execute(db);
+  return result.rows;
+}
+
+/** The not deleted subtasks of these parents, in one query, by parent then creation. */
+export async function listSubtasks(db: Db, parentIds: readonly string[]): Promise<TaskRow[]> {
+  if (parentIds.length === 0) return [];
+  return db
+    .selectFrom('tasks as t')
+    .select(qualified)
+    .where('t.parent_id', 'in', parentIds)
+    .where('t.deleted_at', 'is', null)
+    .orderBy('t.parent_id')
+    .orderBy('t.created_at')
+    .orderBy('t.id')
+    .execute();
+}
+
+/** One task of the workspace, deleted or not; `lock` takes its row lock for the transaction. */
+export async function findTask(db: Db, workspaceId: string, id: string, lock = false): Promise<TaskState | undefined> {
+  let q = db
+    .selectFrom('tasks as t')
+    .select([...qualified, 't.position', 't.deleted_at', 't.workspace_id'])
+    .where('t.id', '=', id)
+    .where('t.workspace_id', '=', workspaceId);
+  if (lock) q = q.forUpdate();
+  return q.executeTakeFirst();
+}
+
+/** How many not deleted subtasks a parent has. */
+export async function countSubtasks(db: Db, parentId: string): Promise<number> {
+  const row = await db
+    .selectFrom('tasks')
+    .select((eb) => eb.fn.countAll<number>().as('n'))
+    .where('parent_id', '=', parentId)
+    .where('deleted_at', 'is', null)
+    .executeTakeFirstOrThrow();
+  return Number(row.n);
+}
+
+/**
+ * Serializes changes to the workspace's manual order until the transaction ends (NO KEY UPDATE:
+ * inserts referencing the workspace are not blocked by it).
+ */
+export async function lockOrder(db: Db, workspaceId: string): Promise<void> {
+  await db.selectFrom('workspaces').select('id').where('id', '=', workspaceId).forNoKeyUpdate().execute();
+}
+
+/** The first or last position of the workspace's manual order (ignoring `exceptId`); null when empty. */
+export async function edgePosition(db: Db, workspaceId: string, edge: 'first' | 'last', exceptId?: string): Promise<string | null> {
+  let q = db
+    .selectFrom('tasks')
+    .select('position')
+    .where('workspace_id', '=', workspaceId)
+    .where('parent_id', 'is', null)
+    .where('deleted_at', 'is', null);
+  if (exceptId) q = q.where('id', '<>', exceptId);
+  const row = await q.orderBy('position', edge === 'first' ? 'asc' : 'desc').limit(1).executeTakeFirst();
+  return row?.position ?? null;
+}
+
+/** The position right after `position` in the manual order (ignoring `exceptId`); null at the end. */
+export async function positionAfter(db: Db, workspaceId: string, position: string, exceptId: string): Promise<string | null> {
+  const row = await db
+    .selectFrom('tasks')
+    .select('position')
+    .where('workspace_id', '=', workspaceId)
+    .where('parent_id', 'is', null)
+    .where('deleted_at', 'is', null)
+    .where('position', '>', sql<string>`${position}::numeric`)
+    .where('id', '<>', exceptId)
+    .orderBy('position')
+    .limit(1)
+    .executeTakeFirst();
+  return row?.position ?? null;
+}
+
+/**
+ * A position strictly between `before` and `after` (either may be null: the open end), kept as
+ * short as possible: whole numbers at the ends, an exact midpoint in between.
+ */
+export function positionBetween(before: string | null, after: string | null): RawBuilder<string> {
+  if (before === null && after === null) return sql<string>`1::numeric`;
+  if (before === null) return sql<string>`floor(${after}::numeric) - 1`;
+  if (after === null) return sql<string>`floor(${before}::numeric) + 1`;
+  return sql<string>`trim_scale((${before}::numeric + ${after}::numeric) * 0.5)`;
+}
+
+/** Inserts tasks in one statement (rows get increasing createdAt in the given order); returns them in that order. */
+export async function insertTasks(
+  db: Db,
+  workspaceId: string,
+  rows: readonly (Omit<TaskValues, 'position'> & { position: string | null | RawBuilder<string> })[],
+): Promise<TaskRow[]> {
+  if (rows.length === 0) return [];
+  return db
+    .insertInto('tasks')
+    .values(rows.map((r) => ({ ...r, workspace_id: workspaceId, tags: sql`${r.tags}::text[]` })) as never)
+    .returning(TASK_COLUMNS)
+    .execute();
+}
+
+export type TaskChanges = Partial<Omit<TaskValues, 'position'>> & {
+  position?: string | null | RawBuilder<string>;
+  completed_at?: 'now' | null;
+  deleted_at?: 'now';
+};
+
+/** Applies `changes` to one task and moves its updatedAt forward; returns the new row. */
+export async function updateTask(db: Db, workspaceId: string, id: string, changes: TaskChanges): Promise<TaskRow> {
+  const { completed_at, deleted_at, tags, ...rest } = changes;
+  const set: Record<string, unknown> = { ...rest, updated_at: bumpedUpdatedAt };
+  if (tags !== undefined) set.tags = sql`${tags}::text[]`;
+  if (completed_at !== undefined) set.completed_at = completed_at === 'now' ? sql`clock_timestamp()` : null;
+  if (deleted_at !== undefined) set.deleted_at = sql`clock_timestamp()`;
+  return db
+    .updateTable('tasks')
+    .set(set as never)
+    .where('id', '=', id)
+    .where('workspace_id', '=', workspaceId)
+    .returning(TASK_COLUMNS)
+    .executeTakeFirstOrThrow();
+}
+
+/** Soft-deletes the not deleted subtasks of a parent. */
+export async function softDeleteSubtasks(db: Db, parentId: string): Promise<void> {
+  await db
+    .updateTable('tasks')
+    .set({ deleted_at: sql<string>`clock_timestamp()`, updated_at: bumpedUpdatedAt } as never)
+    .where('parent_id', '=', parentId)
+    .where('deleted_at', 'is', null)
+    .execute();
+}

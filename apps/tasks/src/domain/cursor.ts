@@ -1,0 +1,98 @@
+import { createHash } from 'node:crypto';
+import { errors } from '@app/http-errors';
+
+export type View = 'all' | 'today' | 'upcoming' | 'completed';
+
+/** Where a list page ended: the manual position (view=all) or createdAt (other views), plus the id. */
+export interface ListCursor {
+  k: 'list';
+  v: View;
+  t: string | null;
+  /** view=all: the last item's position (exact numeric text). */
+  p?: string;
+  /** other views: the last item's createdAt. */
+  c?: string;
+  i: string;
+}
+
+/** Where a search page ended: the last item's rank (a float4, exact) and id, for this query. */
+export interface SearchCursor {
+  k: 'search';
+  /** A digest of the query text, so a cursor is only valid for the search that made it. */
+  h: string;
+  r: number;
+  i: string;
+}
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
+const ISO = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d{1,6})?Z$/;
+const DECIMAL = /^-?\d{1,20}(\.\d{1,16383})?$/;
+const VIEWS: readonly string[] = ['all', 'today', 'upcoming', 'completed'];
+
+// Not a secret: cursors are no security boundary (every query is filtered by workspace); the
+// checksum only makes an edited or truncated cursor a clear 400 instead of a silently odd page.
+const checksum = (payload: string) => createHash('sha256').update(`tasks-cursor-v1.${payload}`).digest('base64url').slice(0, 16);
+
+/** A digest of search text for {@link SearchCursor.h}. */
+export const queryDigest = (q: string): string => createHash('sha256').update(q).digest('base64url').slice(0, 16);
+
+/** Encodes a cursor as an opaque token. */
+export function encodeCursor(cursor: ListCursor | SearchCursor): string {
+  const payload = Buffer.from(JSON.stringify(cursor)).toString('base64url');
+  return `${payload}.${checksum(payload)}`;
+}
+
+const invalid = () => errors.badRequest('invalid_cursor', 'cursor is malformed or was altered; start again without it', [{ path: 'cursor', message: 'is not a cursor this service issued' }]);
+
+function isListCursor(c: Record<string, unknown>): boolean {
+  const keys = Object.keys(c).sort().join(',');
+  if (typeof c.v !== 'string' || !VIEWS.includes(c.v)) return false;
+  if (!(c.t === null || (typeof c.t === 'string' && c.t.length > 0))) return false;
+  if (typeof c.i !== 'string' || !UUID.test(c.i)) return false;
+  if (c.v === 'all') return keys === 'i,k,p,t,v' && typeof c.p === 'string' && DECIMAL.test(c.p);
+  return keys === 'c,i,k,t,v' && typeof c.c === 'string' && ISO.test(c.c);
+}
+
+function isSearchCursor(c: Record<string, unknown>): boolean {
+  return Object.keys(c).sort().join(',') === 'h,i,k,r'
+    && typeof c.h === 'string' && typeof c.r === 'number' && Number.isFinite(c.r)
+    && typeof c.i === 'string' && UUID.test(c.i);
+}
+
+/** Decodes and strictly checks a token: 400 `invalid_cursor` for anything this service did not issue. */
+export function decodeCursor(token: string): ListCursor | SearchCursor {
+  const [payload, sum, extra] = token.split('.');
+  if (!payload || !sum || extra !== undefined || checksum(payload) !== sum) throw invalid();
+  let value: unknown;
+  try {
+    value = JSON.parse(Buffer.from(payload, 'base64url').toString('utf8'));
+  } catch {
+    throw invalid();
+  }
+  if (!value || typeof value !== 'object' || Array.isArray(value)) throw invalid();
+  const c = value as Record<string, unknown>;
+  if (c.k === 'list' && isListCursor(c)) return c as unknown as ListCursor;
+  if (c.k === 'search' && isSearchCursor(c)) return c as unknown as SearchCursor;
+  throw invalid();
+}
+
+const kindMismatch = (expected: string) =>
+  errors.validation([{ path: 'cursor', message: `is a ${expected === 'list' ? 'search' : 'list'} cursor; this request is a ${expected}` }], 'cursor belongs to a different kind of request');
+
+/** The list cursor for this view and tag; a search cursor is 400 `validation_failed`, another view's or tag's 400 `invalid_cursor`. */
+export function listCursor(token: string, view: View, tag: string | null): ListCursor {
+  const c = decodeCursor(token);
+  if (c.k !== 'list') throw kindMismatch('list');
+  if (c.v !== view || c.t !== tag) {
+    throw errors.badRequest('invalid_cursor', 'cursor belongs to a different view or tag', [{ path: 'cursor', message: `was issued for view=${c.v}${c.t === null ? '' : ` and a tag`}` }]);
+  }
+  return c;
+}
+
+/** The search cursor for this query; a list cursor is 400 `validation_failed`, another query's 400 `invalid_cursor`. */
+export function searchCursor(token: string, q: string): SearchCursor {
+  const c = decodeCursor(token);
+  if (c.k !== 'search') throw kindMismatch('search');
+  if (c.h !== queryDigest(q)) throw errors.badRequest('invalid_cursor', 'cursor belongs to a different search', [{ path: 'cursor', message: 'was issued for another q' }]);
+  return c;
+}

@@ -1,0 +1,429 @@
+import { errors, type ErrorDetail } from '@app/http-errors';
+import type { Kysely } from 'kysely';
+import type { Database } from '../db/schema.js';
+import * as repo from '../db/tasks.repository.js';
+import type { TaskRow, TaskState } from '../db/tasks.repository.js';
+import { encodeCursor, listCursor, queryDigest, searchCursor, type View } from './cursor.js';
+import { dueAtMillis, startOfTomorrow } from './due-time.js';
+import { RECURRENCE_FORMS, nextOccurrence, parseRecurrence } from './recurrence.js';
+
+type Db = Kysely<Database>;
+
+/** A task as the API returns it: always exactly these 14 fields. */
+export interface Task {
+  id: string;
+  title: string;
+  notes: string | null;
+  priority: string | null;
+  dueAt: string | null;
+  completedAt: string | null;
+  tags: string[];
+  createdAt: string;
+  updatedAt: string;
+  parentId: string | null;
+  goalId: string | null;
+  recurrence: string | null;
+  location: string | null;
+  assigneeId: string | null;
+}
+
+export interface TaskWithSubtasks extends Task {
+  subtasks: Task[];
+  progress: { completed: number; total: number; allComplete: boolean };
+}
+
+/** The create/edit fields, after schema validation. */
+export interface TaskInput {
+  title?: string;
+  notes?: string | null;
+  priority?: string | null;
+  dueAt?: string | null;
+  tags?: string[];
+  parentId?: string | null;
+  recurrence?: string | null;
+  location?: string | null;
+  assigneeId?: string | null;
+}
+
+/** Who acts, where: the caller's workspace and time zone (X-Timezone or the account's). */
+export interface Context {
+  workspaceId: string;
+  timezone: string;
+}
+
+/** The If-Match header: any current version (`*`), or the strong versions (updatedAt values) named. */
+export type IfMatch = '*' | readonly string[];
+
+export interface ListQuery {
+  limit: number;
+  view: View;
+  tag?: string;
+  q?: string;
+  cursor?: string;
+}
+
+/** Not shown in the spec; decided here (and documented in the OpenAPI document). */
+export const LIMITS = {
+  subtasksPerParent: 200,
+  searchCandidates: 1000,
+  /** Clock skew allowed for a due time "now" sent by a client. */
+  pastDueGraceMs: 60_000,
+} as const;
+
+const PRIORITIES: readonly string[] = ['high', 'medium', 'low'];
+
+/** The one place a row becomes an API task (column names never reach the API). */
+export function toTask(r: TaskRow): Task {
+  return {
+    id: r.id,
+    title: r.title,
+    notes: r.notes,
+    priority: r.priority,
+    dueAt: r.due_at,
+    completedAt: r.completed_at,
+    tags: r.tags,
+    createdAt: r.created_at,
+    updatedAt: r.updated_at,
+    parentId: r.parent_id,
+    goalId: r.goal_id,
+    recurrence: r.recurrence,
+    location: r.location,
+    assigneeId: r.assignee_id,
+  };
+}
+
+function withSubtasks(task: Task, subtasks: Task[]): TaskWithSubtasks {
+  let completed = 0;
+  for (const s of subtasks) if (s.completedAt !== null) completed += 1;
+  // No subtasks is not "all complete": a progress display has nothing to celebrate.
+  return { ...task, subtasks, progress: { completed, total: subtasks.length, allComplete: subtasks.length > 0 && completed === subtasks.length } };
+}
+
+const notFound = () => errors.notFound('Task not found');
+
+/** 400 for input the schema cannot judge: a due time on no real calendar day, repeat text we cannot read. */
+function checkShape(input: TaskInput): void {
+  const details: ErrorDetail[] = [];
+  if (typeof input.dueAt === 'string' && dueAtMillis(input.dueAt) === undefined) {
+    details.push({ path: '/dueAt', message: 'is not a real calendar date and time' });
+  }
+  if (typeof input.recurrence === 'string' && parseRecurrence(input.recurrence) === undefined) {
+    details.push({ path: '/recurrence', message: `is not a repeat rule this service understands; use one of: ${RECURRENCE_FORMS}` });
+  }
+  if (details.length > 0) throw errors.validation(details);
+}
+
+function checkPriority(priority: string | null | undefined): void {
+  if (typeof priority === 'string' && !PRIORITIES.includes(priority)) {
+    throw errors.unprocessable('invalid_priority', 'priority must be high, medium or low', [{ path: '/priority', message: 'must be one of: high, medium, low' }]);
+  }
+}
+
+function checkNotPast(dueAt: string): void {
+  if (dueAtMillis(dueAt)! < Date.now() - LIMITS.pastDueGraceMs) {
+    throw errors.unprocessable('due_date_in_past', 'dueAt is in the past', [{ path: '/dueAt', message: 'must not be in the past' }]);
+  }
+}
+
+function checkIfMatch(ifMatch: IfMatch | undefined, task: TaskState): void {
+  if (ifMatch === undefined || ifMatch === '*') return;
+  if (!ifMatch.includes(task.updated_at)) throw errors.preconditionFailed();
+}
+
+/** The parent named by parentId, locked (two racing creates cannot both take its last subtask slot); 404 unless live in the workspace. */
+async function loadParent(trx: Db, ctx: Context, parentId: string): Promise<TaskState> {
+  const parent = await repo.findTask(trx, ctx.workspaceId, parentId, true);
+  if (!parent || parent.deleted_at !== null) throw errors.notFound('Parent task not found');
+  return parent;
+}
+
+/** A parent must be another top-level task with room for one more subtask. */
+async function checkParent(trx: Db, parent: TaskState, childId?: string): Promise<void> {
+  if (parent.id === childId) throw errors.unprocessable('parent_is_self', 'A task cannot be its own parent', [{ path: '/parentId', message: 'names the task itself' }]);
+  if (parent.parent_id !== null) {
+    throw errors.unprocessable('parent_is_subtask', 'Subtasks cannot have subtasks: parentId must name a top-level task', [{ path: '/parentId', message: 'names a subtask' }]);
+  }
+  if ((await repo.countSubtasks(trx, parent.id)) >= LIMITS.subtasksPerParent) {
+    throw errors.conflict('subtask_limit_reached', `A task can have at most ${LIMITS.subtasksPerParent} subtasks`);
+  }
+}
+
+function uniqueTags(tags: string[]): string[] {
+  return [...new Set(tags)];
+}
+
+/** Creates a task: a subtask under `parentId`, or a top-level task at the end of the manual order. */
+export async function createTask(db: Db, ctx: Context, input: TaskInput & { title: string }): Promise<Task> {
+  checkShape(input);
+  return repo.inTransaction(db, async (trx) => {
+    const parent = input.parentId ? await loadParent(trx, ctx, input.parentId) : undefined;
+    checkPriority(input.priority);
+    if (input.dueAt) checkNotPast(input.dueAt);
+    let position: ReturnType<typeof repo.positionBetween> | null = null;
+    if (parent) await checkParent(trx, parent);
+    else {
+      await repo.lockOrder(trx, ctx.workspaceId);
+      position = repo.positionBetween(await repo.edgePosition(trx, ctx.workspaceId, 'last'), null);
+    }
+    const [row] = await repo.insertTasks(trx, ctx.workspaceId, [{
+      title: input.title,
+      notes: input.notes ?? null,
+      priority: input.priority ?? null,
+      due_at: input.dueAt ?? null,
+      tags: uniqueTags(input.tags ?? []),
+      parent_id: input.parentId ?? null,
+      recurrence: input.recurrence ?? null,
+      location: input.location ?? null,
+      assignee_id: input.assigneeId ?? null,
+      position,
+    }]);
+    return toTask(row!);
+  });
+}
+
+async function findLive(db: Db, ctx: Context, id: string, lock = false): Promise<TaskState> {
+  const task = await repo.findTask(db, ctx.workspaceId, id, lock);
+  if (!task || task.deleted_at !== null) throw notFound();
+  return task;
+}
+
+/** One not deleted task with its subtasks. */
+export async function getTask(db: Db, ctx: Context, id: string): Promise<TaskWithSubtasks> {
+  const task = await findLive(db, ctx, id);
+  const subtasks = task.parent_id === null ? await repo.listSubtasks(db, [id]) : [];
+  return withSubtasks(toTask(task), subtasks.map(toTask));
+}
+
+/** auto-tag: a compatibility no-op that returns the task unchanged. */
+export async function autoTag(db: Db, ctx: Context, id: string): Promise<Task> {
+  return toTask(await findLive(db, ctx, id));
+}
+
+/** Partial edit. A changed parentId moves the task under a parent or (null) to the end of the manual order. */
+export async function updateTask(db: Db, ctx: Context, id: string, input: TaskInput, ifMatch?: IfMatch): Promise<Task> {
+  checkShape(input);
+  return repo.inTransaction(db, async (trx) => {
+    const task = await findLive(trx, ctx, id, true);
+    const moving = input.parentId !== undefined && input.parentId !== task.parent_id;
+    const parent = moving && input.parentId ? await loadParent(trx, ctx, input.parentId) : undefined;
+    checkIfMatch(ifMatch, task);
+    if (Object.keys(input).length === 0) return toTask(task);
+    checkPriority(input.priority);
+    // Sending back the task's own due time (even if it has passed) is not a change.
+    if (input.dueAt && (task.due_at === null || dueAtMillis(input.dueAt) !== dueAtMillis(task.due_at))) checkNotPast(input.dueAt);
+    const changes: repo.TaskChanges = {};
+    if (input.title !== undefined) changes.title = input.title;
+    if (input.notes !== undefined) changes.notes = input.notes;
+    if (input.priority !== undefined) changes.priority = input.priority;
+    if (input.dueAt !== undefined) changes.due_at = input.dueAt;
+    if (input.tags !== undefined) changes.tags = uniqueTags(input.tags);
+    if (input.recurrence !== undefined) changes.recurrence = input.recurrence;
+    if (input.location !== undefined) changes.location = input.location;
+    if (input.assigneeId !== undefined) changes.assignee_id = input.assigneeId;
+    if (moving) {
+      if (parent) {
+        await checkParent(trx, parent, id);
+        if ((await repo.countSubtasks(trx, id)) > 0) {
+          throw errors.unprocessable('task_has_subtasks', 'A task with subtasks cannot become a subtask', [{ path: '/parentId', message: 'the task has subtasks' }]);
+        }
+        changes.position = null;
+      } else {
+        await repo.lockOrder(trx, ctx.workspaceId);
+        changes.position = repo.positionBetween(await repo.edgePosition(trx, ctx.workspaceId, 'last'), null);
+      }
+      changes.parent_id = input.parentId ?? null;
+    }
+    return toTask(await repo.updateTask(trx, ctx.workspaceId, id, changes));
+  });
+}
+
+/** Soft-deletes a task and, with it, its subtasks; returns the deleted task. */
+export async function deleteTask(db: Db, ctx: Context, id: string, ifMatch?: IfMatch): Promise<Task> {
+  return repo.inTransaction(db, async (trx) => {
+    const task = await findLive(trx, ctx, id, true);
+    checkIfMatch(ifMatch, task);
+    await repo.softDeleteSubtasks(trx, id);
+    return toTask(await repo.updateTask(trx, ctx.workspaceId, id, { deleted_at: 'now' }));
+  });
+}
+
+async function findForStateChange(trx: Db, ctx: Context, id: string, ifMatch?: IfMatch): Promise<TaskState> {
+  const task = await repo.findTask(trx, ctx.workspaceId, id, true);
+  if (!task) throw notFound();
+  checkIfMatch(ifMatch, task);
+  if (task.deleted_at !== null) throw errors.conflict('task_deleted', 'The task is deleted');
+  return task;
+}
+
+/**
+ * Completes an open task. A task with a recurrence also gets its next occurrence (returned as
+ * `next`): the same fields, open, due at the rule's next occurrence after this due time (on the
+ * caller's wall clock), placed right after it in the manual order, with its subtasks copied open.
+ */
+export async function completeTask(db: Db, ctx: Context, id: string, ifMatch?: IfMatch): Promise<{ item: Task; next: Task | null }> {
+  return repo.inTransaction(db, async (trx) => {
+    const task = await findForStateChange(trx, ctx, id, ifMatch);
+    if (task.completed_at !== null) throw errors.conflict('task_already_completed', 'The task is already completed');
+    const item = toTask(await repo.updateTask(trx, ctx.workspaceId, id, { completed_at: 'now' }));
+    const rule = task.recurrence === null ? undefined : parseRecurrence(task.recurrence);
+    if (!rule) return { item, next: null };
+
+    const nextDue = task.due_at === null ? null : nextOccurrence(rule, task.due_at, ctx.timezone);
+    let position: ReturnType<typeof repo.positionBetween> | null = null;
+    if (task.parent_id === null) {
+      await repo.lockOrder(trx, ctx.workspaceId);
+      position = repo.positionBetween(task.position, await repo.positionAfter(trx, ctx.workspaceId, task.position!, id));
+    }
+    const [next] = await repo.insertTasks(trx, ctx.workspaceId, [{
+      title: task.title,
+      notes: task.notes,
+      priority: task.priority,
+      due_at: nextDue,
+      tags: task.tags,
+      parent_id: task.parent_id,
+      recurrence: task.recurrence,
+      location: task.location,
+      assignee_id: task.assignee_id,
+      position,
+    }]);
+    if (task.parent_id === null) {
+      // Subtask due times keep their distance to the parent's.
+      const shift = nextDue === null ? 0 : dueAtMillis(nextDue)! - dueAtMillis(task.due_at!)!;
+      const subtasks = await repo.listSubtasks(trx, [id]);
+      await repo.insertTasks(trx, ctx.workspaceId, subtasks.map((s) => ({
+        title: s.title,
+        notes: s.notes,
+        priority: s.priority,
+        due_at: s.due_at === null || nextDue === null ? null : new Date(dueAtMillis(s.due_at)! + shift).toISOString(),
+        tags: s.tags,
+        parent_id: next!.id,
+        recurrence: s.recurrence,
+        location: s.location,
+        assignee_id: s.assignee_id,
+        position: null,
+      })));
+    }
+    return { item, next: toTask(next!) };
+  });
+}
+
+/** Reopens a completed task. */
+export async function reopenTask(db: Db, ctx: Context, id: string, ifMatch?: IfMatch): Promise<Task> {
+  return repo.inTransaction(db, async (trx) => {
+    const task = await findForStateChange(trx, ctx, id, ifMatch);
+    if (task.completed_at === null) throw errors.conflict('task_not_completed', 'The task is not completed');
+    return toTask(await repo.updateTask(trx, ctx.workspaceId, id, { completed_at: null }));
+  });
+}
+
+/**
+ * Moves a top-level task right after `afterId` (null: to the top). Writes only the moved task,
+ * and nothing at all when it is already there, so repeating a move changes nothing.
+ */
+export async function moveTask(db: Db, ctx: Context, id: string, afterId: string | null): Promise<Task> {
+  return repo.inTransaction(db, async (trx) => {
+    const task = await findLive(trx, ctx, id, true);
+    let after: TaskState | undefined;
+    if (afterId !== null && afterId !== id) {
+      after = await repo.findTask(trx, ctx.workspaceId, afterId);
+      if (!after || after.deleted_at !== null || after.parent_id !== null) throw errors.notFound('afterId does not name a task in the manual order');
+    }
+    if (task.parent_id !== null) throw errors.conflict('not_top_level', 'Subtasks are ordered under their parent and cannot be moved');
+    if (afterId === id) throw errors.unprocessable('after_self', 'A task cannot be placed after itself', [{ path: '/afterId', message: 'names the task being moved' }]);
+    await repo.lockOrder(trx, ctx.workspaceId);
+    const current = task.position!;
+    let before: string | null;
+    let next: string | null;
+    if (after === undefined) {
+      before = null;
+      next = await repo.edgePosition(trx, ctx.workspaceId, 'first', id);
+    } else {
+      before = after.position!;
+      next = await repo.positionAfter(trx, ctx.workspaceId, before, id);
+    }
+    const inPlace = (before === null || isGreater(current, before)) && (next === null || isGreater(next, current));
+    if (inPlace) return toTask(task);
+    return toTask(await repo.updateTask(trx, ctx.workspaceId, id, { position: repo.positionBetween(before, next) }));
+  });
+}
+
+/** Exact comparison of two numeric texts (positions can carry more digits than a double holds). */
+export function isGreater(a: string, b: string): boolean {
+  const [ai, af = ''] = a.split('.');
+  const [bi, bf = ''] = b.split('.');
+  const aNeg = ai!.startsWith('-');
+  const bNeg = bi!.startsWith('-');
+  if (aNeg !== bNeg) return bNeg;
+  const magnitude = compareMagnitude(ai!.replace('-', ''), af, bi!.replace('-', ''), bf);
+  return aNeg ? magnitude < 0 : magnitude > 0;
+}
+
+function compareMagnitude(ai: string, af: string, bi: string, bf: string): number {
+  const intA = ai.replace(/^0+(?=\d)/, '');
+  const intB = bi.replace(/^0+(?=\d)/, '');
+  if (intA.length !== intB.length) return intA.length - intB.length;
+  if (intA !== intB) return intA < intB ? -1 : 1;
+  const len = Math.max(af.length, bf.length);
+  const fa = af.padEnd(len, '0');
+  const fb = bf.padEnd(len, '0');
+  return fa === fb ? 0 : fa < fb ? -1 : 1;
+}
+
+/** A page of tasks: a search when `q` is set (view and tag ignored), else the view, with keyset cursors. */
+export async function listTasks(db: Db, ctx: Context, query: ListQuery): Promise<{ items: (Task | TaskWithSubtasks)[]; nextCursor: string | null }> {
+  const { limit } = query;
+  if (query.q !== undefined) {
+    const after = query.cursor === undefined ? null : searchCursor(query.cursor, query.q);
+    const rows = await repo.searchPage(db, {
+      workspaceId: ctx.workspaceId,
+      q: query.q,
+      after: after && { rank: after.r, id: after.i },
+      limit: limit + 1,
+      candidates: LIMITS.searchCandidates,
+    });
+    const page = rows.slice(0, limit);
+    const last = page[page.length - 1];
+    return {
+      items: page.map(toTask),
+      nextCursor: rows.length > limit && last ? encodeCursor({ k: 'search', h: queryDigest(query.q), r: last.rank, i: last.id }) : null,
+    };
+  }
+
+  const tag = query.tag ?? null;
+  const after = query.cursor === undefined ? null : listCursor(query.cursor, query.view, tag);
+  if (query.view === 'all') {
+    const rows = await repo.listOrderedPage(db, { workspaceId: ctx.workspaceId, tag, afterPosition: after?.p ?? null, limit: limit + 1 });
+    const page = rows.slice(0, limit);
+    const subtasks = await repo.listSubtasks(db, page.map((r) => r.id));
+    const byParent = new Map<string, Task[]>();
+    for (const s of subtasks) {
+      const list = byParent.get(s.parent_id!);
+      if (list) list.push(toTask(s));
+      else byParent.set(s.parent_id!, [toTask(s)]);
+    }
+    const last = page[page.length - 1];
+    return {
+      items: page.map((r) => withSubtasks(toTask(r), byParent.get(r.id) ?? [])),
+      nextCursor: rows.length > limit && last ? encodeCursor({ k: 'list', v: 'all', t: tag, p: last.position, i: last.id }) : null,
+    };
+  }
+
+  const filter = query.view === 'completed'
+    ? { completed: true as const }
+    : query.view === 'today'
+      ? { dueBefore: startOfTomorrow(ctx.timezone) }
+      : { dueFrom: startOfTomorrow(ctx.timezone) };
+  const rows = await repo.listCreatedPage(db, {
+    workspaceId: ctx.workspaceId,
+    filter,
+    tag,
+    after: after && { createdAt: after.c!, id: after.i },
+    limit: limit + 1,
+  });
+  const page = rows.slice(0, limit);
+  const last = page[page.length - 1];
+  return {
+    items: page.map(toTask),
+    nextCursor: rows.length > limit && last ? encodeCursor({ k: 'list', v: query.view, t: tag, c: last.created_at, i: last.id }) : null,
+  };
+}

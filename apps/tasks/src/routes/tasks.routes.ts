@@ -1,0 +1,162 @@
+import { Router, type Request, type Response } from 'express';
+import type { Kysely } from 'kysely';
+import { callerTimezone, requireScope } from '@app/auth';
+import { compileBody, compileQuery, errors, type ErrorDetail } from '@app/http-errors';
+import type { AppDeps } from '../app.js';
+import type { Database } from '../db/schema.js';
+import { findPersonalWorkspace } from '../db/workspaces.repository.js';
+import * as service from '../domain/tasks.service.js';
+import type { Context, IfMatch, ListQuery, Task, TaskInput } from '../domain/tasks.service.js';
+import { idempotencyKey, memoryIdempotencyStore, readIdempotencyKey, redisIdempotencyStore, runIdempotent } from '../idempotency.js';
+import { createTaskSchema, emptyBodySchema, listQuerySchema, positionSchema, updateTaskSchema } from '../openapi.js';
+
+const createBody = compileBody<TaskInput & { title: string }>(createTaskSchema);
+const updateBody = compileBody<TaskInput>(updateTaskSchema);
+const positionBody = compileBody<{ afterId: string | null }>(positionSchema);
+const emptyBody = compileBody<Record<string, never>>(emptyBodySchema);
+const listQuery = compileQuery<ListQuery>(listQuerySchema);
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+/** Postgres cannot store NUL characters: name every string that holds one (400, not a 500). */
+function rejectNul(value: unknown, path = ''): ErrorDetail[] {
+  if (typeof value === 'string') return value.includes('\u0000') ? [{ path: path || '/', message: 'must not contain the NUL character' }] : [];
+  if (Array.isArray(value)) return value.flatMap((v, i) => rejectNul(v, `${path}/${i}`));
+  if (value && typeof value === 'object') return Object.entries(value).flatMap(([k, v]) => rejectNul(v, `${path}/${k}`));
+  return [];
+}
+
+function parse<T>(validator: { parse(input: unknown): T }, input: unknown): T {
+  const value = validator.parse(input);
+  const nul = rejectNul(value);
+  if (nul.length > 0) throw errors.validation(nul);
+  return value;
+}
+
+/** complete / reopen / auto-tag: no body, or `{}`. */
+function noBody(req: Request): void {
+  if (req.body !== undefined) parse(emptyBody, req.body);
+}
+
+/** A path id that is not a UUID names no task: 404, like a missing one. */
+function taskId(req: Request): string {
+  const id = String(req.params.id);
+  if (!UUID.test(id)) throw errors.notFound('Task not found');
+  return id.toLowerCase();
+}
+
+/**
+ * `If-Match`: `*` or a list of entity tags. Weak tags are kept out (If-Match compares strongly,
+ * so they never match: 412); anything that is not an entity-tag list is 400.
+ */
+export function readIfMatch(header: string | undefined): IfMatch | undefined {
+  if (header === undefined) return undefined;
+  if (header.trim() === '*') return '*';
+  const strong: string[] = [];
+  for (const part of header.split(',')) {
+    const tag = /^\s*(W\/)?"([^"]*)"\s*$/.exec(part);
+    if (!tag) throw errors.validation([{ path: 'If-Match', message: 'must be * or a list of quoted entity tags (the ETag of the task)' }]);
+    if (!tag[1]) strong.push(tag[2]!);
+  }
+  return strong;
+}
+
+/** The personal workspace of each account, remembered: it never changes once created. */
+function workspaceResolver(db: Kysely<Database>, maxEntries = 10_000) {
+  const known = new Map<string, string>();
+  return async (accountId: string): Promise<string> => {
+    const cached = known.get(accountId);
+    if (cached) return cached;
+    const id = await findPersonalWorkspace(db, accountId);
+    // Accounts are created with their workspace in one transaction; a missing one is a server fault.
+    if (!id) throw new Error('account has no personal workspace');
+    if (known.size >= maxEntries) known.clear();
+    known.set(accountId, id);
+    return id;
+  };
+}
+
+function sendTask(res: Response, status: number, item: Task, extra: Record<string, unknown> = {}): void {
+  res.set('ETag', `"${item.updatedAt}"`).status(status).json({ item, ...extra });
+}
+
+/** The task routes under /api/v1: thin handlers, validated input -> one service call -> one response. */
+export function tasksRouter(deps: AppDeps): Router {
+  const { db, config } = deps;
+  const store = deps.redis ? redisIdempotencyStore(deps.redis) : memoryIdempotencyStore();
+  const workspaceOf = workspaceResolver(db);
+  const context = async (req: Request): Promise<Context> => ({
+    timezone: callerTimezone(req),
+    workspaceId: await workspaceOf(req.caller!.accountId),
+  });
+  const read = requireScope('tasks:read');
+  const write = requireScope('tasks:write');
+  const router = Router();
+
+  router.get('/tasks', read, async (req, res) => {
+    const query = parse(listQuery, req.query);
+    res.json(await service.listTasks(db, await context(req), query));
+  });
+
+  router.post('/tasks', write, async (req, res) => {
+    const input = parse(createBody, req.body);
+    const clientKey = readIdempotencyKey(req.get('idempotency-key'));
+    const ctx = await context(req);
+    const create = async () => ({ status: 201, body: { item: await service.createTask(db, ctx, input) } });
+    if (clientKey === undefined) {
+      const { body } = await create();
+      return sendTask(res, 201, body.item);
+    }
+    const key = idempotencyKey(config.redisPrefix, ctx.workspaceId, req.caller!.accountId, clientKey);
+    const result = await runIdempotent(store, key, input, create);
+    if (result.replayed) res.set('Idempotent-Replayed', 'true');
+    sendTask(res, result.status, result.body.item);
+  });
+
+  router.get('/tasks/:id', read, async (req, res) => {
+    const ctx = await context(req);
+    sendTask(res, 200, await service.getTask(db, ctx, taskId(req)));
+  });
+
+  router.patch('/tasks/:id', write, async (req, res) => {
+    const input = parse(updateBody, req.body);
+    const ifMatch = readIfMatch(req.get('if-match'));
+    const ctx = await context(req);
+    sendTask(res, 200, await service.updateTask(db, ctx, taskId(req), input, ifMatch));
+  });
+
+  router.delete('/tasks/:id', write, async (req, res) => {
+    const ifMatch = readIfMatch(req.get('if-match'));
+    const ctx = await context(req);
+    sendTask(res, 200, await service.deleteTask(db, ctx, taskId(req), ifMatch));
+  });
+
+  router.post('/tasks/:id/complete', write, async (req, res) => {
+    noBody(req);
+    const ifMatch = readIfMatch(req.get('if-match'));
+    const ctx = await context(req);
+    const { item, next } = await service.completeTask(db, ctx, taskId(req), ifMatch);
+    sendTask(res, 200, item, { next });
+  });
+
+  router.post('/tasks/:id/reopen', write, async (req, res) => {
+    noBody(req);
+    const ifMatch = readIfMatch(req.get('if-match'));
+    const ctx = await context(req);
+    sendTask(res, 200, await service.reopenTask(db, ctx, taskId(req), ifMatch));
+  });
+
+  router.post('/tasks/:id/auto-tag', write, async (req, res) => {
+    noBody(req);
+    const ctx = await context(req);
+    sendTask(res, 200, await service.autoTag(db, ctx, taskId(req)), { tagged: false });
+  });
+
+  router.put('/tasks/:id/position', write, async (req, res) => {
+    const { afterId } = parse(positionBody, req.body);
+    const ctx = await context(req);
+    sendTask(res, 200, await service.moveTask(db, ctx, taskId(req), afterId === null ? null : afterId.toLowerCase()));
+  });
+
+  return router;
+}
