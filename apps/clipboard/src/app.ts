@@ -45,9 +45,9 @@ export function createApp(deps: AppDeps): Express {
   app.use(identify(db, auth));
   app.use(createRateLimit({ name: 'api', limit: config.rateLimitPerMinute, windowMs: 60_000, redis, prefix: config.redisPrefix }));
   // Authentication runs before the body is parsed: a bad body from an unknown caller is a 401.
-  const guarded = [authenticate(auth), express.json({ limit: config.bodyLimitBytes })];
-  app.use('/api/settings/keys', guarded, keysRouter(db, auth));
-  app.use('/api', guarded, apiRoutes(deps));
+  // The /api routes parse their bodies after their scope check (403 before 400).
+  app.use('/api/settings/keys', authenticate(auth), express.json({ limit: config.bodyLimitBytes }), keysRouter(db, auth));
+  app.use('/api', authenticate(auth), apiRoutes(deps));
 
   app.use(notFoundHandler());
   app.use(errorHandler({ style: 'simple', logger }));

@@ -1,8 +1,34 @@
-import { Router } from 'express';
+import express, { Router, type RequestHandler } from 'express';
+import { requireScope } from '@app/auth';
 import type { AppDeps } from '../app.js';
+import { clipboardRoutes } from './clipboard.routes.js';
+import { settingsRoutes } from './settings.routes.js';
+import { snippetsRoutes } from './snippets.routes.js';
+import { syncRoutes } from './sync.routes.js';
+
+/** Route guards: the scope check (403) runs before the body is read, so it precedes any 400. */
+export interface Guards {
+  read(scope: string): RequestHandler;
+  write(scope: string): RequestHandler;
+}
+
+/** `first`, then `second` unless `first` failed. */
+function chain(first: RequestHandler, second: RequestHandler): RequestHandler {
+  return (req, res, next) => first(req, res, (err?: unknown) => (err ? next(err) : second(req, res, next)));
+}
 
 /** Every /api route of the clipboard service (the keys routes are mounted beside it). */
-export function apiRoutes(_deps: AppDeps): Router {
+export function apiRoutes(deps: AppDeps): Router {
+  const json = express.json({ limit: deps.config.bodyLimitBytes });
+  const guards: Guards = {
+    read: (scope) => requireScope(scope),
+    write: (scope) => chain(requireScope(scope), json),
+  };
   const router = Router();
+  // The literal /clipboard/bulk, /pull and /sync routes come before /clipboard/:id.
+  router.use(syncRoutes(deps, guards));
+  router.use(clipboardRoutes(deps, guards));
+  router.use(snippetsRoutes(deps, guards));
+  router.use(settingsRoutes(deps, guards));
   return router;
 }

@@ -1,0 +1,129 @@
+import { sql, type Selectable } from 'kysely';
+import type { ItemsTable } from './schema.js';
+import type { AccountTx, Db } from './state.repository.js';
+
+export type ItemRow = Omit<Selectable<ItemsTable>, 'account_id'>;
+
+const columns = ['id', 'type', 'content', 'source', 'favorite', 'created_at', 'updated_at'] as const;
+// Statement time, not transaction time: items added in one sync batch keep their order.
+const now = sql<string>`clock_timestamp()`;
+
+/**
+ * One page, newest first. The inner scan reads only the list index (ids, times and the favorite
+ * flag), so a deep offset never touches item content; retention hides expired non-favorites.
+ */
+export async function listItems(db: Db, accountId: string, page: { limit: number; offset: number; favorite?: boolean | undefined }): Promise<ItemRow[]> {
+  const favoriteFilter = page.favorite === undefined ? sql`` : sql`and favorite = ${page.favorite}`;
+  const { rows } = await sql<ItemRow>`
+    select i.id, i.type, i.content, i.source, i.favorite, i.created_at, i.updated_at
+    from (
+      select id, created_at from items
+      where account_id = ${accountId} ${favoriteFilter}
+        and (favorite or created_at >= coalesce(
+          (select now() - make_interval(days => retention_days) from account_state where account_id = ${accountId} and retention_days > 0),
+          '-infinity'))
+      order by created_at desc, id desc
+      offset ${page.offset} limit ${page.limit}
+    ) p
+    join items i on i.id = p.id
+    order by p.created_at desc, p.id desc`.execute(db);
+  return rows;
+}
+
+/** The item with exactly this type and content, found through the content-hash index. */
+export async function findSameContent(tx: AccountTx, type: string, content: string): Promise<ItemRow | undefined> {
+  return tx.trx
+    .selectFrom('items')
+    .select(columns)
+    .where('account_id', '=', tx.accountId)
+    .where(sql`md5(content)`, '=', sql`md5(${content})`)
+    .where('content', '=', content)
+    .where('type', '=', type)
+    .executeTakeFirst();
+}
+
+/** Inserts an item; undefined when the id is taken (by any account). */
+export async function insertItem(tx: AccountTx, item: { id: string; type: string; content: string; source: string; favorite?: boolean }): Promise<ItemRow | undefined> {
+  return tx.trx
+    .insertInto('items')
+    .values({ ...item, account_id: tx.accountId, created_at: now, updated_at: now })
+    .onConflict((oc) => oc.column('id').doNothing())
+    .returning(columns)
+    .executeTakeFirst();
+}
+
+/** Moves an item to the top of the history (copied again). */
+export async function bumpItem(tx: AccountTx, id: string, source: string): Promise<ItemRow> {
+  return tx.trx
+    .updateTable('items')
+    .set({ source, created_at: now, updated_at: now })
+    .where('account_id', '=', tx.accountId)
+    .where('id', '=', id)
+    .returning(columns)
+    .executeTakeFirstOrThrow();
+}
+
+/** Sets (or, with 'toggle', flips) the favorite flag; undefined when the item is not this account's. */
+export async function setFavorite(tx: AccountTx, id: string, favorite: boolean | 'toggle'): Promise<ItemRow | undefined> {
+  return tx.trx
+    .updateTable('items')
+    .set({ favorite: favorite === 'toggle' ? sql<boolean>`not favorite` : favorite, updated_at: now })
+    .where('account_id', '=', tx.accountId)
+    .where('id', '=', id)
+    .returning(columns)
+    .executeTakeFirst();
+}
+
+/** Replaces an item's fields (sync upsert of an existing item). */
+export async function updateItem(tx: AccountTx, id: string, fields: { type: string; content: string; source: string; favorite?: boolean }): Promise<ItemRow> {
+  return tx.trx
+    .updateTable('items')
+    .set({ ...fields, updated_at: now })
+    .where('account_id', '=', tx.accountId)
+    .where('id', '=', id)
+    .returning(columns)
+    .executeTakeFirstOrThrow();
+}
+
+/** This account's items among `ids`. */
+export async function findItems(tx: AccountTx, ids: string[]): Promise<ItemRow[]> {
+  if (ids.length === 0) return [];
+  return tx.trx.selectFrom('items').select(columns).where('account_id', '=', tx.accountId).where('id', 'in', ids).execute();
+}
+
+/** Deletes this account's items among `ids`; returns the deleted ids. */
+export async function deleteItems(tx: AccountTx, ids: string[]): Promise<string[]> {
+  if (ids.length === 0) return [];
+  const rows = await tx.trx.deleteFrom('items').where('account_id', '=', tx.accountId).where('id', 'in', ids).returning('id').execute();
+  return rows.map((r) => r.id);
+}
+
+/** Deletes every non-favorite item; returns the deleted ids. */
+export async function deleteNonFavorites(tx: AccountTx): Promise<string[]> {
+  const rows = await tx.trx.deleteFrom('items').where('account_id', '=', tx.accountId).where('favorite', '=', false).returning('id').execute();
+  return rows.map((r) => r.id);
+}
+
+/**
+ * Deletes the oldest non-favorites beyond the history limit and those past the retention period
+ * (both read from the account's state row, which the trigger-kept counter makes O(1));
+ * returns the deleted ids.
+ */
+export async function pruneItems(tx: AccountTx): Promise<string[]> {
+  const { rows } = await sql<{ id: string }>`
+    with st as (
+      select greatest(non_favorites - history_limit, 0) as excess,
+        case when retention_days > 0 then now() - make_interval(days => retention_days) else '-infinity'::timestamptz end as cutoff
+      from account_state where account_id = ${tx.accountId}
+    ),
+    victims as (
+      (select id from items where account_id = ${tx.accountId} and not favorite
+        order by created_at, id limit (select excess from st))
+      union
+      (select id from items where account_id = ${tx.accountId} and not favorite
+        and created_at < (select cutoff from st))
+    )
+    delete from items where account_id = ${tx.accountId} and id in (select id from victims)
+    returning id`.execute(tx.trx);
+  return rows.map((r) => r.id);
+}

@@ -1,0 +1,94 @@
+import { randomUUID } from 'node:crypto';
+import { errors } from '@app/http-errors';
+import * as repo from '../db/items.repository.js';
+import { withAccount, type AccountTx, type Db } from '../db/state.repository.js';
+import { isUuid, toItem, type Item } from './mappers.js';
+
+export interface NewItem {
+  type: string;
+  content: string;
+  source: string;
+}
+
+const URL_LIKE = /^[A-Za-z][A-Za-z0-9+.-]*:\S+$/;
+
+/** Rules of item content beyond the schema; returns the problem, or null. */
+export function itemContentProblem(item: { type: string; content: string }): string | null {
+  if (item.type !== 'url') return null;
+  if (URL_LIKE.test(item.content) && URL.canParse(item.content)) return null;
+  return 'content of a url item must be an absolute URL without spaces (e.g. https://example.com/page)';
+}
+
+const notFound = () => errors.notFound('Clipboard item not found');
+
+/** One page of the history, newest first; `hasMore` without counting the rest. */
+export async function listItems(db: Db, accountId: string, page: { limit: number; offset: number; favorite?: boolean | undefined }): Promise<{ items: Item[]; hasMore: boolean }> {
+  const rows = await repo.listItems(db, accountId, { ...page, limit: page.limit + 1 });
+  const hasMore = rows.length > page.limit;
+  return { items: rows.slice(0, page.limit).map(toItem), hasMore };
+}
+
+/**
+ * Deletes the oldest non-favorites beyond the history limit and those past retention, logging
+ * a tombstone for each. Runs inside the caller's account transaction.
+ */
+export async function pruneHistory(tx: AccountTx): Promise<void> {
+  for (const id of await repo.pruneItems(tx)) tx.record('item', id, 'delete');
+}
+
+/**
+ * Adds an item, or moves the item with the same type and content to the top (`created: false`).
+ * Then enforces the history limit and retention.
+ */
+export async function createItem(db: Db, accountId: string, input: NewItem): Promise<{ item: Item; created: boolean }> {
+  const problem = itemContentProblem(input);
+  if (problem) throw errors.validation([], `Invalid request body: ${problem}`);
+  return withAccount(db, accountId, async (tx) => {
+    const same = await repo.findSameContent(tx, input.type, input.content);
+    const row = same ? await repo.bumpItem(tx, same.id, input.source) : await repo.insertItem(tx, { id: randomUUID(), ...input });
+    // A fresh random UUID cannot be taken; the insert returns its row.
+    tx.record('item', row!.id, 'upsert');
+    await pruneHistory(tx);
+    return { item: toItem(row!), created: !same };
+  });
+}
+
+/** Toggles the favorite flag, or sets it when `favorite` is given. */
+export async function setFavorite(db: Db, accountId: string, id: string, favorite: boolean | undefined): Promise<Item> {
+  if (!isUuid(id)) throw notFound();
+  return withAccount(db, accountId, async (tx) => {
+    const row = await repo.setFavorite(tx, id, favorite ?? 'toggle');
+    if (!row) throw notFound();
+    tx.record('item', row.id, 'upsert');
+    return toItem(row);
+  });
+}
+
+async function deleteLogged(tx: AccountTx, ids: string[]): Promise<number> {
+  const deleted = await repo.deleteItems(tx, ids);
+  for (const d of deleted) tx.record('item', d, 'delete');
+  return deleted.length;
+}
+
+/** Deletes one item (404 when it is not this account's). */
+export async function deleteItem(db: Db, accountId: string, id: string): Promise<{ deleted: number }> {
+  if (!isUuid(id)) throw notFound();
+  const deleted = await withAccount(db, accountId, (tx) => deleteLogged(tx, [id]));
+  if (deleted === 0) throw notFound();
+  return { deleted };
+}
+
+/** Deletes the named items that are this account's; others are skipped without a trace. */
+export async function bulkDelete(db: Db, accountId: string, ids: string[]): Promise<{ deleted: number }> {
+  const unique = [...new Set(ids.map((id) => id.toLowerCase()))];
+  return { deleted: await withAccount(db, accountId, (tx) => deleteLogged(tx, unique)) };
+}
+
+/** Deletes every non-favorite item. */
+export async function deleteNonFavorites(db: Db, accountId: string): Promise<{ deleted: number }> {
+  return withAccount(db, accountId, async (tx) => {
+    const deleted = await repo.deleteNonFavorites(tx);
+    for (const id of deleted) tx.record('item', id, 'delete');
+    return { deleted: deleted.length };
+  });
+}

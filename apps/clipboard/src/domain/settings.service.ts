@@ -1,0 +1,31 @@
+import { findState, updateSettings as writeSettings, withAccount, type AccountTx, type Db } from '../db/state.repository.js';
+import { pruneHistory } from './items.service.js';
+import { toSettings, type Settings } from './mappers.js';
+
+export interface SettingsPatch {
+  historyLimit?: number;
+  retentionDays?: number;
+  captureEnabled?: boolean;
+}
+
+/** The account's settings (defaults before the first change). */
+export async function getSettings(db: Db, accountId: string): Promise<Settings> {
+  return toSettings(await findState(db, accountId));
+}
+
+/** Applies a patch inside an account transaction and prunes what the new limits exclude. */
+export async function applySettings(tx: AccountTx, patch: SettingsPatch): Promise<Settings> {
+  const row = await writeSettings(tx, {
+    ...(patch.historyLimit !== undefined && { history_limit: patch.historyLimit }),
+    ...(patch.retentionDays !== undefined && { retention_days: patch.retentionDays }),
+    ...(patch.captureEnabled !== undefined && { capture_enabled: patch.captureEnabled }),
+  });
+  tx.record('settings', tx.accountId, 'upsert');
+  await pruneHistory(tx);
+  return toSettings(row);
+}
+
+/** Partial update; returns the full settings. */
+export async function updateSettings(db: Db, accountId: string, patch: SettingsPatch): Promise<Settings> {
+  return withAccount(db, accountId, (tx) => applySettings(tx, patch));
+}

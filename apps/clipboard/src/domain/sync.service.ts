@@ -1,0 +1,303 @@
+import { AppError, errors } from '@app/http-errors';
+import * as itemsRepo from '../db/items.repository.js';
+import * as snippetsRepo from '../db/snippets.repository.js';
+import {
+  changesAfter,
+  findReceipts,
+  findState,
+  insertReceipts,
+  latestChanges,
+  withAccount,
+  type AccountTx,
+  type ChangeRow,
+  type Db,
+  type Entity,
+  type Latest,
+  type Receipt,
+  type StateRow,
+} from '../db/state.repository.js';
+import { settingsPatchSchema, snippetInputSchema, syncFavoriteDataSchema, syncItemDataSchema } from '../openapi.js';
+import { partParser } from '../validation.js';
+import { itemContentProblem, pruneHistory, type NewItem } from './items.service.js';
+import { toItem, toSettings, toSnippet, type Item, type Settings, type Snippet } from './mappers.js';
+import { applySettings, type SettingsPatch } from './settings.service.js';
+import { creationProblem, keywordMessage, type SnippetInput } from './snippets.service.js';
+
+export interface Change {
+  seq: number;
+  entity: Entity;
+  id: string;
+  op: 'upsert' | 'delete';
+  data: Item | Snippet | Settings | null;
+}
+
+export interface ChangePage {
+  changes: Change[];
+  cursor: string;
+  hasMore: boolean;
+}
+
+export interface ClientChange {
+  clientChangeId: string;
+  entity: Entity;
+  op: 'upsert' | 'delete' | 'favorite';
+  id?: string;
+  data?: unknown;
+  baseSeq?: number;
+}
+
+type Status = 'applied' | 'conflict' | 'rejected';
+interface Outcome {
+  status: Status;
+  seq: number | null;
+  error: string | null;
+}
+export interface SyncResult extends Omit<Outcome, 'status'> {
+  clientChangeId: string;
+  status: Status | 'duplicate';
+  original?: Status;
+}
+
+const itemData = partParser<NewItem & { favorite?: boolean }>(syncItemDataSchema);
+const favoriteData = partParser<{ favorite: boolean }>(syncFavoriteDataSchema);
+const snippetData = partParser<SnippetInput>(snippetInputSchema);
+const settingsData = partParser<SettingsPatch>(settingsPatchSchema);
+
+const CURSOR = /^v1:(0|[1-9][0-9]{0,14})$/;
+
+/** The opaque cursor for "every change up to and including `seq`". */
+export function encodeCursor(seq: number): string {
+  return Buffer.from(`v1:${seq}`).toString('base64url');
+}
+
+/** The seq a cursor stands for; absent or empty is 0 (the beginning). Anything not issued by {@link encodeCursor} is 400. */
+export function decodeCursor(raw: string | undefined): number {
+  if (raw === undefined || raw === '') return 0;
+  const match = CURSOR.exec(Buffer.from(raw, 'base64url').toString('utf8'));
+  const seq = match ? Number(match[1]) : NaN;
+  if (!match || encodeCursor(seq) !== raw) {
+    throw errors.badRequest('invalid_cursor', 'cursor is malformed: send back a cursor exactly as a pull or sync returned it, or none to start from the beginning');
+  }
+  return seq;
+}
+
+/** 410 for a cursor the log can no longer serve (older than dropped tombstones) or never issued (ahead of it). */
+function checkCursor(state: StateRow | undefined, seq: number): void {
+  if (seq === 0) return;
+  if (seq > (state?.seq ?? 0)) {
+    throw new AppError(410, 'cursor_unknown', 'cursor is ahead of this account\'s change log (not issued for it): discard local state and do a full resync by pulling without a cursor');
+  }
+  if (seq < (state?.min_retained_seq ?? 0)) {
+    throw new AppError(410, 'cursor_expired', 'cursor expired: changes after it are no longer retained; discard local state and do a full resync by pulling without a cursor');
+  }
+}
+
+/** Which entities' changes a caller may read: items always (the route needs clipboard:read or :write). */
+function readable(scopes: ReadonlySet<string>): Entity[] {
+  const entities: Entity[] = ['item'];
+  if (scopes.has('snippets:read')) entities.push('snippet');
+  if (scopes.has('settings:read')) entities.push('settings');
+  return entities;
+}
+
+function toChange(r: ChangeRow): Change {
+  let data: Change['data'] = null;
+  if (r.op === 'upsert') {
+    if (r.entity === 'item' && r.i_type !== null) {
+      data = toItem({ id: r.entity_id, type: r.i_type, content: r.i_content!, source: r.i_source!, favorite: r.i_favorite!, created_at: r.i_created_at!, updated_at: r.i_updated_at! });
+    } else if (r.entity === 'snippet' && r.s_name !== null) {
+      data = toSnippet({ id: r.entity_id, name: r.s_name, content: r.s_content!, keyword: r.s_keyword, created_at: r.s_created_at!, updated_at: r.s_updated_at! });
+    } else if (r.entity === 'settings' && r.st_history_limit !== null) {
+      data = toSettings({ history_limit: r.st_history_limit, retention_days: r.st_retention_days!, capture_enabled: r.st_capture_enabled!, settings_updated_at: r.st_updated_at });
+    }
+  }
+  return { seq: r.seq, entity: r.entity, id: r.entity_id, op: r.op, data };
+}
+
+async function readChanges(db: Db, accountId: string, scopes: ReadonlySet<string>, afterSeq: number, limit: number): Promise<ChangePage> {
+  const rows = await changesAfter(db, accountId, afterSeq, readable(scopes), limit + 1);
+  const hasMore = rows.length > limit;
+  const changes = rows.slice(0, limit).map(toChange);
+  const last = changes.at(-1)?.seq ?? afterSeq;
+  return { changes, cursor: encodeCursor(last), hasMore };
+}
+
+/** The changes after a cursor, in seq order. */
+export async function pull(db: Db, accountId: string, scopes: ReadonlySet<string>, query: { cursor?: string | undefined; limit: number }): Promise<ChangePage> {
+  const afterSeq = decodeCursor(query.cursor);
+  checkCursor(await findState(db, accountId), afterSeq);
+  return readChanges(db, accountId, scopes, afterSeq, query.limit);
+}
+
+const applied = (seq: number | null): Outcome => ({ status: 'applied', seq, error: null });
+const rejected = (error: string): Outcome => ({ status: 'rejected', seq: null, error });
+const conflict = (seq: number, error: string): Outcome => ({ status: 'conflict', seq, error });
+
+/** What one batch works with: entities and their logged versions loaded once, updated as changes apply. */
+class Batch {
+  prune = false;
+  private snippetCount: number | undefined;
+
+  constructor(
+    readonly tx: AccountTx,
+    readonly scopes: ReadonlySet<string>,
+    readonly items: Map<string, itemsRepo.ItemRow>,
+    readonly snippets: Map<string, snippetsRepo.SnippetRow>,
+    /** Versions committed before this batch: what `baseSeq` is compared with. */
+    readonly before: Record<Entity, Map<string, Latest>>,
+  ) {}
+
+  /** The latest version including this batch's own changes (for the deletes-are-final rule). */
+  latest(entity: Entity, id: string): Latest | undefined {
+    return this.tx.pending(entity, id) ?? this.before[entity].get(id);
+  }
+
+  /** The server version a change made on `baseSeq` missed, if any. */
+  missed(entity: Entity, id: string, baseSeq: number | undefined): Latest | undefined {
+    const version = this.before[entity].get(id);
+    return baseSeq !== undefined && version && version.seq > baseSeq ? version : undefined;
+  }
+
+  async countSnippets(delta = 0): Promise<number> {
+    this.snippetCount = (this.snippetCount ?? (await snippetsRepo.countSnippets(this.tx))) + delta;
+    return this.snippetCount;
+  }
+}
+
+async function applyItem(b: Batch, c: ClientChange): Promise<Outcome> {
+  if (c.id === undefined) return rejected('id is required for item changes');
+  const id = c.id.toLowerCase();
+  const current = b.items.get(id);
+  const latest = b.latest('item', id);
+  if (c.op === 'delete') {
+    if (!current) return applied(null);
+    await itemsRepo.deleteItems(b.tx, [id]);
+    b.items.delete(id);
+    return applied(b.tx.record('item', id, 'delete'));
+  }
+  const parser = c.op === 'upsert' ? itemData : favoriteData;
+  const problem = parser.problem(c.data) ?? (c.op === 'upsert' ? itemContentProblem(c.data as NewItem) : null);
+  if (problem) return rejected(problem);
+  if (!current) {
+    if (latest?.op === 'delete') return conflict(latest.seq, 'the item was deleted on the server; deletes are final');
+    if (c.op === 'favorite') return rejected('item not found');
+    const row = await itemsRepo.insertItem(b.tx, { id, ...itemData.parse(c.data) });
+    if (!row) return rejected('id is already in use: make a new UUID for a new item');
+    b.items.set(id, row);
+    b.prune = true;
+    return applied(b.tx.record('item', id, 'upsert'));
+  }
+  const missed = b.missed('item', id, c.baseSeq);
+  if (missed) return conflict(missed.seq, `the item changed on the server (seq ${missed.seq}) after baseSeq; the server version stands`);
+  const row = c.op === 'upsert'
+    ? await itemsRepo.updateItem(b.tx, id, itemData.parse(c.data))
+    : (await itemsRepo.setFavorite(b.tx, id, favoriteData.parse(c.data).favorite))!;
+  b.items.set(id, row);
+  return applied(b.tx.record('item', id, 'upsert'));
+}
+
+async function applySnippet(b: Batch, c: ClientChange): Promise<Outcome> {
+  if (!b.scopes.has('snippets:write')) return rejected('snippet changes need the scope snippets:write');
+  if (c.op === 'favorite') return rejected('op favorite applies to items only');
+  if (c.id === undefined) return rejected('id is required for snippet changes');
+  const id = c.id.toLowerCase();
+  const current = b.snippets.get(id);
+  if (c.op === 'delete') {
+    if (!current) return applied(null);
+    await snippetsRepo.deleteSnippets(b.tx, [id]);
+    b.snippets.delete(id);
+    await b.countSnippets(-1);
+    return applied(b.tx.record('snippet', id, 'delete'));
+  }
+  const problem = snippetData.problem(c.data);
+  if (problem) return rejected(problem);
+  const input = snippetData.parse(c.data);
+  const values = { id, name: input.name, content: input.content, keyword: input.keyword ?? null };
+  if (!current) {
+    const latest = b.latest('snippet', id);
+    if (latest?.op === 'delete') return conflict(latest.seq, 'the snippet was deleted on the server; deletes are final');
+    const refused = await creationProblem(b.tx, values.keyword, await b.countSnippets());
+    if (refused) return rejected(refused);
+    const row = await snippetsRepo.insertSnippet(b.tx, values);
+    if (!row) return rejected('id is already in use: make a new UUID for a new snippet');
+    b.snippets.set(id, row);
+    await b.countSnippets(1);
+    return applied(b.tx.record('snippet', id, 'upsert'));
+  }
+  const missed = b.missed('snippet', id, c.baseSeq);
+  if (missed) return conflict(missed.seq, `the snippet changed on the server (seq ${missed.seq}) after baseSeq; the server version stands`);
+  if (values.keyword && (await snippetsRepo.findByKeyword(b.tx, values.keyword, id))) return rejected(keywordMessage(values.keyword));
+  b.snippets.set(id, await snippetsRepo.updateSnippet(b.tx, values));
+  return applied(b.tx.record('snippet', id, 'upsert'));
+}
+
+async function applySettingsChange(b: Batch, c: ClientChange): Promise<Outcome> {
+  if (!b.scopes.has('settings:write')) return rejected('settings changes need the scope settings:write');
+  if (c.op !== 'upsert') return rejected('settings take only op upsert');
+  const problem = settingsData.problem(c.data);
+  if (problem) return rejected(problem);
+  const missed = b.missed('settings', b.tx.accountId, c.baseSeq);
+  if (missed) return conflict(missed.seq, `the settings changed on the server (seq ${missed.seq}) after baseSeq; the server version stands`);
+  await applySettings(b.tx, settingsData.parse(c.data));
+  return applied(b.tx.pending('settings', b.tx.accountId)!.seq);
+}
+
+const APPLY: Record<Entity, (b: Batch, c: ClientChange) => Promise<Outcome>> = {
+  item: applyItem,
+  snippet: applySnippet,
+  settings: applySettingsChange,
+};
+
+function idsOf(changes: ClientChange[], entity: Entity): string[] {
+  return [...new Set(changes.filter((c) => c.entity === entity && c.id !== undefined).map((c) => c.id!.toLowerCase()))];
+}
+
+/**
+ * Applies a client's batch in one transaction (each clientChangeId at most once, ever), then
+ * answers the per-change outcomes and the changes after the client's cursor.
+ */
+export async function sync(
+  db: Db,
+  accountId: string,
+  scopes: ReadonlySet<string>,
+  body: { cursor?: string; limit: number; changes: ClientChange[] },
+): Promise<ChangePage & { results: SyncResult[] }> {
+  const afterSeq = decodeCursor(body.cursor);
+  const results = await withAccount(db, accountId, async (tx) => {
+    checkCursor(tx.state, afterSeq);
+    const changeIds = [...new Set(body.changes.map((c) => c.clientChangeId.toLowerCase()))];
+    const receipts = await findReceipts(tx, changeIds);
+    const itemIds = idsOf(body.changes, 'item');
+    const snippetIds = idsOf(body.changes, 'snippet');
+    const batch = new Batch(
+      tx,
+      scopes,
+      new Map((await itemsRepo.findItems(tx, itemIds)).map((r) => [r.id, r])),
+      new Map((await snippetsRepo.findSnippets(tx, snippetIds)).map((r) => [r.id, r])),
+      {
+        item: await latestChanges(tx, 'item', itemIds),
+        snippet: await latestChanges(tx, 'snippet', snippetIds),
+        settings: await latestChanges(tx, 'settings', body.changes.some((c) => c.entity === 'settings') ? [accountId] : []),
+      },
+    );
+    const out: SyncResult[] = [];
+    const fresh: Receipt[] = [];
+    for (const c of body.changes) {
+      const key = c.clientChangeId.toLowerCase();
+      const prior = receipts.get(key);
+      if (prior) {
+        out.push({ clientChangeId: c.clientChangeId, status: 'duplicate', original: prior.status as Status, seq: prior.seq, error: prior.error });
+        continue;
+      }
+      const outcome = await APPLY[c.entity](batch, c);
+      const receipt = { client_change_id: key, ...outcome };
+      receipts.set(key, receipt);
+      fresh.push(receipt);
+      out.push({ clientChangeId: c.clientChangeId, ...outcome });
+    }
+    await insertReceipts(tx, fresh);
+    if (batch.prune) await pruneHistory(tx);
+    return out;
+  });
+  return { results, ...(await readChanges(db, accountId, scopes, afterSeq, body.limit)) };
+}

@@ -1,0 +1,37 @@
+import { Router } from 'express';
+import type { AppDeps } from '../app.js';
+import * as items from '../domain/items.service.js';
+import { bulkDeleteSchema, createItemSchema, favoriteBodySchema, listItemsQuerySchema } from '../openapi.js';
+import { bodyParser, queryParser } from '../validation.js';
+import type { Guards } from './index.js';
+
+const listQuery = queryParser<{ limit: number; offset: number; favorite?: boolean }>(listItemsQuerySchema);
+const createBody = bodyParser<items.NewItem>(createItemSchema);
+const favoriteBody = bodyParser<{ favorite?: boolean }>(favoriteBodySchema);
+const bulkBody = bodyParser<{ ids: string[] }>(bulkDeleteSchema);
+
+/** /api/clipboard: the history. */
+export function clipboardRoutes({ db }: AppDeps, g: Guards): Router {
+  const router = Router();
+  router.get('/clipboard', g.read('clipboard:read'), async (req, res) => {
+    res.json(await items.listItems(db, req.caller!.accountId, listQuery.parse(req.query)));
+  });
+  router.post('/clipboard', g.write('clipboard:write'), async (req, res) => {
+    const { item, created } = await items.createItem(db, req.caller!.accountId, createBody.parse(req.body));
+    res.status(created ? 201 : 200).json(item);
+  });
+  router.delete('/clipboard', g.write('clipboard:write'), async (req, res) => {
+    res.json(await items.deleteNonFavorites(db, req.caller!.accountId));
+  });
+  router.delete('/clipboard/bulk', g.write('clipboard:write'), async (req, res) => {
+    res.json(await items.bulkDelete(db, req.caller!.accountId, bulkBody.parse(req.body).ids));
+  });
+  router.delete('/clipboard/:id', g.write('clipboard:write'), async (req, res) => {
+    res.json(await items.deleteItem(db, req.caller!.accountId, req.params.id as string));
+  });
+  router.patch('/clipboard/:id/favorite', g.write('clipboard:write'), async (req, res) => {
+    const { favorite } = favoriteBody.parse(req.body);
+    res.json(await items.setFavorite(db, req.caller!.accountId, req.params.id as string, favorite));
+  });
+  return router;
+}

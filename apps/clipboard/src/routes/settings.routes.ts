@@ -1,0 +1,20 @@
+import { Router } from 'express';
+import type { AppDeps } from '../app.js';
+import * as settings from '../domain/settings.service.js';
+import { settingsPatchSchema } from '../openapi.js';
+import { bodyParser } from '../validation.js';
+import type { Guards } from './index.js';
+
+const patchBody = bodyParser<settings.SettingsPatch>(settingsPatchSchema);
+
+/** /api/settings: read and partially update. */
+export function settingsRoutes({ db }: AppDeps, g: Guards): Router {
+  const router = Router();
+  router.get('/settings', g.read('settings:read'), async (req, res) => {
+    res.json(await settings.getSettings(db, req.caller!.accountId));
+  });
+  router.put('/settings', g.write('settings:write'), async (req, res) => {
+    res.json(await settings.updateSettings(db, req.caller!.accountId, patchBody.parse(req.body)));
+  });
+  return router;
+}

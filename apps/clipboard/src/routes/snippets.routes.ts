@@ -1,0 +1,27 @@
+import { Router } from 'express';
+import type { AppDeps } from '../app.js';
+import * as snippets from '../domain/snippets.service.js';
+import { replaceSnippetsSchema, snippetInputSchema } from '../openapi.js';
+import { bodyParser } from '../validation.js';
+import type { Guards } from './index.js';
+
+const createBody = bodyParser<snippets.SnippetInput>(snippetInputSchema);
+const replaceBody = bodyParser<{ items: (snippets.SnippetInput & { id?: string })[] }>(replaceSnippetsSchema);
+
+/** /api/snippets: at most 200 per account, unpaginated. */
+export function snippetsRoutes({ db }: AppDeps, g: Guards): Router {
+  const router = Router();
+  router.get('/snippets', g.read('snippets:read'), async (req, res) => {
+    res.json(await snippets.listSnippets(db, req.caller!.accountId));
+  });
+  router.post('/snippets', g.write('snippets:write'), async (req, res) => {
+    res.status(201).json(await snippets.createSnippet(db, req.caller!.accountId, createBody.parse(req.body)));
+  });
+  router.put('/snippets', g.write('snippets:write'), async (req, res) => {
+    res.json(await snippets.replaceSnippets(db, req.caller!.accountId, replaceBody.parse(req.body).items));
+  });
+  router.delete('/snippets/:id', g.write('snippets:write'), async (req, res) => {
+    res.json(await snippets.deleteSnippet(db, req.caller!.accountId, req.params.id as string));
+  });
+  return router;
+}
