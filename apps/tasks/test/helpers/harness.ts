@@ -25,6 +25,8 @@ export interface Caller {
 
 export interface TestApp {
   server: Server;
+  /** This app's database (share it with {@link StartOptions.shareWith}). */
+  databaseUrl: string;
   db: Kysely<Database>;
   redis: Redis;
   config: Config;
@@ -39,18 +41,26 @@ export interface TestApp {
   close(): Promise<void>;
 }
 
+export interface StartOptions {
+  /** A second instance of that app: same database and Redis prefix (closing it drops nothing). */
+  shareWith?: TestApp;
+  /** Run the app without Redis (single-instance mode: in-process stores). */
+  withoutRedis?: boolean;
+}
+
 /**
  * The tasks app on its own fresh database (real Postgres, real migrations) and its own Redis
  * prefix, listening on an ephemeral port. `env` overrides configuration (e.g. rate limits).
  */
-export async function startTestApp(env: Record<string, string> = {}): Promise<TestApp> {
+export async function startTestApp(env: Record<string, string> = {}, options: StartOptions = {}): Promise<TestApp> {
   const adminUrl = process.env.TEST_DATABASE_URL!;
+  const shared = options.shareWith;
   const name = `tasks_test_${randomUUID().replace(/-/g, '').slice(0, 12)}`;
-  const url = await createDatabase(adminUrl, name);
+  const url = shared ? shared.databaseUrl : await createDatabase(adminUrl, name);
   const config = loadConfig({
     DATABASE_URL: url,
     REDIS_URL: process.env.TEST_REDIS_URL,
-    REDIS_PREFIX: `${name}:`,
+    REDIS_PREFIX: shared ? shared.config.redisPrefix : `${name}:`,
     ALLOWED_ORIGINS: ALLOWED_ORIGIN,
     LOG_LEVEL: 'silent',
     ...env,
@@ -58,7 +68,7 @@ export async function startTestApp(env: Record<string, string> = {}): Promise<Te
   const db = createDb<Database>(createPool(url, 'tasks', 10));
   await migrateToLatest(db, 'tasks', migrations);
   const redis = new Redis(config.redisUrl!);
-  const app = createApp({ config, db, redis, logger: createLogger('tasks', 'silent') });
+  const app = createApp({ config, db, redis: options.withoutRedis ? null : redis, logger: createLogger('tasks', 'silent') });
   const server = await new Promise<Server>((resolve) => {
     const s = app.listen(0, '127.0.0.1', () => resolve(s));
   });
@@ -66,6 +76,7 @@ export async function startTestApp(env: Record<string, string> = {}): Promise<Te
   const admin = (...argv: string[]) => runAdminCommand(db, auth, argv, adminHooks) as Promise<Record<string, any>>;
   return {
     server,
+    databaseUrl: url,
     db,
     redis,
     config,
@@ -81,7 +92,7 @@ export async function startTestApp(env: Record<string, string> = {}): Promise<Te
       await new Promise((resolve) => server.close(resolve));
       await db.destroy();
       await redis.quit();
-      await dropDatabase(adminUrl, name);
+      if (!shared) await dropDatabase(adminUrl, name);
     },
   };
 }

@@ -1,0 +1,19 @@
+import type { Caller, TestApp } from './harness.js';
+
+/** An instant `days` from now (negative: in the past), ISO with Z. */
+export function daysFromNow(days: number): string {
+  return new Date(Date.now() + days * 86_400_000).toISOString();
+}
+
+/** Creates a task through the API (201 checked) and returns it. */
+export async function createTask(t: TestApp, c: Caller, body: Record<string, unknown> = {}): Promise<Record<string, any>> {
+  const res = await t.http().post('/api/v1/tasks').set('Authorization', c.auth).send({ title: 'A task', ...body });
+  if (res.status !== 201) throw new Error(`create failed: ${res.status} ${JSON.stringify(res.body)}`);
+  return res.body.item;
+}
+
+/** The 14 fields every task carries, in any order. */
+export const TASK_FIELDS = [
+  'id', 'title', 'notes', 'priority', 'dueAt', 'completedAt', 'tags', 'createdAt', 'updatedAt',
+  'parentId', 'goalId', 'recurrence', 'location', 'assigneeId',
+].sort();
