@@ -13,7 +13,8 @@ const MAX_LISTED = 5;
 function describe(details: ErrorDetail[], what: string): string {
   const parts = details.slice(0, MAX_LISTED).map((d) => {
     const where = d.path === '/' ? what : d.path.replace(/^\//, '');
-    return `${where} ${d.message}`;
+    // ajv says "must have required property 'x'" with x already in the path.
+    return d.message.startsWith('must have required property') ? `${where} is required` : `${where} ${d.message}`;
   });
   if (details.length > MAX_LISTED) parts.push(`and ${details.length - MAX_LISTED} more problems`);
   return parts.join('; ');
