@@ -1,5 +1,94 @@
+import type { ColumnType, Generated } from 'kysely';
 import type { AuthDatabase } from '@app/auth';
+
+/** A timestamp the database fills in on insert; written explicitly on update. */
+type Stamp = ColumnType<string, string | undefined, string>;
+
+export interface PeopleTable {
+  id: Generated<string>;
+  account_id: string;
+  name: string;
+  email: string | null;
+  archived_at: string | null;
+  created_at: Stamp;
+  updated_at: Stamp;
+}
+
+export interface SeriesTable {
+  id: Generated<string>;
+  account_id: string;
+  title: string;
+  cadence: string;
+  weekday: number | null;
+  month_day: number | null;
+  start_time: string;
+  duration_minutes: number;
+  timezone: string;
+  start_date: string;
+  participant_ids: string[];
+  archived_at: string | null;
+  created_at: Stamp;
+  updated_at: Stamp;
+}
+
+export interface MeetingsTable {
+  id: Generated<string>;
+  account_id: string;
+  series_id: string;
+  date: string | null;
+  starts_at: string | null;
+  status: string;
+  shared_notes: Generated<string>;
+  private_notes: Generated<string>;
+  revision: Generated<number>;
+  created_at: Stamp;
+  updated_at: Stamp;
+  deleted_at: string | null;
+}
+
+export interface ItemsTable {
+  id: Generated<string>;
+  account_id: string;
+  meeting_id: string;
+  parent_id: string | null;
+  kind: string;
+  text: string;
+  notes: Generated<string>;
+  starred: Generated<boolean>;
+  owner: string | null;
+  due_date: string | null;
+  completed_at: string | null;
+  status: Generated<string>;
+  carry_count: Generated<number>;
+  from_item_id: string | null;
+  from_meeting_id: string | null;
+  carried_at: string | null;
+  position: number;
+  created_at: Stamp;
+  updated_at: Stamp;
+}
+
+export interface NotesTable {
+  id: Generated<string>;
+  account_id: string;
+  date: string;
+  yesterday: string;
+  today: string;
+  impediments: string[];
+  today_priority: string;
+  /** Every text field joined, kept by the repository, so one trigram index serves note search. */
+  search_text: string;
+  revision: number;
+  created_at: Stamp;
+  updated_at: Stamp;
+  deleted_at: string | null;
+}
 
 /** Every table of the meetings schema. */
 export interface Database extends AuthDatabase {
+  people: PeopleTable;
+  series: SeriesTable;
+  meetings: MeetingsTable;
+  items: ItemsTable;
+  notes: NotesTable;
 }

@@ -1,8 +1,17 @@
 import { Router } from 'express';
 import type { AppDeps } from '../app.js';
+import { actionsRoutes } from './actions.routes.js';
+import { itemsRoutes } from './items.routes.js';
+import { meetingsRoutes } from './meetings.routes.js';
+import { meRoutes } from './me.routes.js';
+import { notesRoutes } from './notes.routes.js';
+import { peopleRoutes } from './people.routes.js';
+import { seriesRoutes } from './series.routes.js';
 
 /** Every /api route of the meetings service (the keys routes are mounted beside it). */
-export function apiRoutes(_deps: AppDeps): Router {
+export function apiRoutes(deps: AppDeps): Router {
   const router = Router();
+  const { db } = deps;
+  router.use(meRoutes(db), notesRoutes(db), peopleRoutes(db), seriesRoutes(db), meetingsRoutes(db), itemsRoutes(db), actionsRoutes(db));
   return router;
 }

@@ -1,0 +1,83 @@
+import { sql, type Kysely } from 'kysely';
+import type { Database } from './schema.js';
+
+export interface NoteContent {
+  yesterday: string;
+  today: string;
+  impediments: string[];
+  todayPriority: string;
+}
+
+const searchText = (c: NoteContent) => [c.yesterday, c.today, ...c.impediments, c.todayPriority].join('\n');
+
+/** The note of a date, live or soft-deleted, locked for the rest of the transaction. */
+export async function findNoteForUpdate(trx: Kysely<Database>, accountId: string, date: string) {
+  return trx.selectFrom('notes').selectAll().where('account_id', '=', accountId).where('date', '=', date).forUpdate().executeTakeFirst();
+}
+
+export async function countLiveNotes(db: Kysely<Database>, accountId: string): Promise<number> {
+  const row = await db.selectFrom('notes').select((eb) => eb.fn.countAll<number>().as('n')).where('account_id', '=', accountId).where('deleted_at', 'is', null).executeTakeFirstOrThrow();
+  return Number(row.n);
+}
+
+export async function insertNote(db: Kysely<Database>, accountId: string, date: string, content: NoteContent) {
+  return db
+    .insertInto('notes')
+    .values({
+      account_id: accountId,
+      date,
+      yesterday: content.yesterday,
+      today: content.today,
+      impediments: content.impediments,
+      today_priority: content.todayPriority,
+      search_text: searchText(content),
+      revision: 1,
+    })
+    .returningAll()
+    .executeTakeFirstOrThrow();
+}
+
+/** Replaces a note's content (reviving it if soft-deleted) and bumps its revision. */
+export async function replaceNote(db: Kysely<Database>, id: string, content: NoteContent) {
+  return db
+    .updateTable('notes')
+    .set({
+      yesterday: content.yesterday,
+      today: content.today,
+      impediments: content.impediments,
+      today_priority: content.todayPriority,
+      search_text: searchText(content),
+      revision: sql<number>`revision + 1`,
+      deleted_at: null,
+      updated_at: sql<string>`now()`,
+    })
+    .where('id', '=', id)
+    .returningAll()
+    .executeTakeFirstOrThrow();
+}
+
+/** Soft-deletes a live note; the revision moves on so sync clients see a change. */
+export async function softDeleteNote(db: Kysely<Database>, accountId: string, date: string) {
+  return db
+    .updateTable('notes')
+    .set({ deleted_at: sql<string>`now()`, updated_at: sql<string>`now()`, revision: sql<number>`revision + 1` })
+    .where('account_id', '=', accountId)
+    .where('date', '=', date)
+    .where('deleted_at', 'is', null)
+    .returning('id')
+    .executeTakeFirst();
+}
+
+/** Live notes, newest date first, after the cursor's date. */
+export async function listNotesByDate(db: Kysely<Database>, accountId: string, limit: number, beforeDate?: string) {
+  let query = db.selectFrom('notes').selectAll().where('account_id', '=', accountId).where('deleted_at', 'is', null);
+  if (beforeDate !== undefined) query = query.where('date', '<', beforeDate);
+  return query.orderBy('date', 'desc').limit(limit).execute();
+}
+
+/** Notes (tombstones included) changed after an instant, oldest change first, after the cursor. */
+export async function listNotesChanged(db: Kysely<Database>, accountId: string, since: string, limit: number, after?: [string, string]) {
+  let query = db.selectFrom('notes').selectAll().where('account_id', '=', accountId).where('updated_at', '>', since);
+  if (after) query = query.where(sql<boolean>`(updated_at, date) > (${after[0]}::timestamptz, ${after[1]}::date)`);
+  return query.orderBy('updated_at').orderBy('date').limit(limit).execute();
+}

@@ -1,0 +1,24 @@
+import { errors } from '@app/http-errors';
+
+/** Opaque keyset cursors: the sort key of the last row of a page, base64url JSON. */
+export function encodeCursor(values: (string | number)[]): string {
+  return Buffer.from(JSON.stringify(values)).toString('base64url');
+}
+
+/**
+ * Decodes a cursor made by {@link encodeCursor} with `arity` string values; anything else is a
+ * 400 `invalid_cursor` (never a database error).
+ */
+export function decodeCursor(cursor: string | undefined, arity: number): string[] | undefined {
+  if (cursor === undefined) return undefined;
+  let values: unknown;
+  try {
+    values = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8'));
+  } catch {
+    values = undefined;
+  }
+  if (!Array.isArray(values) || values.length !== arity || !values.every((v) => typeof v === 'string' && v.length > 0 && v.length < 100 && !v.includes('\u0000'))) {
+    throw errors.badRequest('invalid_cursor', 'cursor is not one this API returned', [{ path: 'cursor', message: 'malformed cursor' }]);
+  }
+  return values as string[];
+}

@@ -1,0 +1,101 @@
+import type { Kysely } from 'kysely';
+import { AppError, errors } from '@app/http-errors';
+import type { Database } from '../db/schema.js';
+import * as repo from '../db/items.repository.js';
+import * as meetingsRepo from '../db/meetings.repository.js';
+import { assertWithinLimit } from './limits.js';
+import { toItem } from './views.js';
+
+export interface ItemCreate {
+  kind: string;
+  text: string;
+  notes?: string;
+  starred?: boolean;
+  owner?: string | null;
+  dueDate?: string | null;
+  completedAt?: string | null;
+  parentId?: string;
+}
+
+/** Appends an OPEN item to a meeting (nested one level under `parentId` when given). */
+export async function createItem(db: Kysely<Database>, accountId: string, meetingId: string, input: ItemCreate) {
+  return db.transaction().execute(async (trx) => {
+    // The meeting row lock serializes position assignment and the per-meeting count.
+    const meeting = await meetingsRepo.findMeeting(trx, accountId, meetingId, true);
+    if (!meeting) throw errors.notFound('Meeting not found');
+    if (input.parentId !== undefined) {
+      const parent = await repo.findItem(trx, accountId, input.parentId);
+      if (!parent || parent.meeting_id !== meeting.id) throw new AppError(404, 'parent_not_found', 'parentId names no item of this meeting');
+      if (parent.parent_id !== null) throw errors.conflict('nesting_too_deep', 'Items nest one level deep: parentId must be a top-level item');
+    }
+    assertWithinLimit('items', await repo.countMeetingItems(trx, meeting.id));
+    const parentId = input.parentId ?? null;
+    const [row] = await repo.insertItems(trx, accountId, [{
+      meetingId: meeting.id,
+      parentId,
+      kind: input.kind,
+      text: input.text,
+      notes: input.notes ?? '',
+      starred: input.starred ?? false,
+      owner: input.owner ?? null,
+      dueDate: input.dueDate ?? null,
+      completedAt: input.completedAt ?? null,
+      carryCount: 0,
+      provenance: null,
+      position: await repo.nextPosition(trx, meeting.id, parentId),
+    }]);
+    return toItem(row!);
+  });
+}
+
+export interface ItemPatch {
+  kind?: string;
+  owner?: string | null;
+  dueDate?: string | null;
+  completedAt?: string | null;
+  text?: string;
+  notes?: string;
+  starred?: boolean;
+}
+
+/** Partial update of the listed fields; completedAt null reopens an action. */
+export async function updateItem(db: Kysely<Database>, accountId: string, id: string, input: ItemPatch) {
+  const row = await repo.findItem(db, accountId, id);
+  if (!row) throw errors.notFound('Item not found');
+  const updated = await repo.updateItem(db, id, {
+    ...(input.kind !== undefined ? { kind: input.kind } : {}),
+    ...(input.owner !== undefined ? { owner: input.owner } : {}),
+    ...(input.dueDate !== undefined ? { due_date: input.dueDate } : {}),
+    ...(input.completedAt !== undefined ? { completed_at: input.completedAt } : {}),
+    ...(input.text !== undefined ? { text: input.text } : {}),
+    ...(input.notes !== undefined ? { notes: input.notes } : {}),
+    ...(input.starred !== undefined ? { starred: input.starred } : {}),
+  });
+  return toItem(updated);
+}
+
+/** Deletes an item and its nested items for good. */
+export async function deleteItem(db: Kysely<Database>, accountId: string, id: string): Promise<void> {
+  const row = await repo.findItem(db, accountId, id);
+  if (!row) throw errors.notFound('Item not found');
+  await repo.deleteItem(db, id);
+}
+
+/**
+ * Sets the order of a meeting's top-level items. `itemIds` must be exactly those ids, each once;
+ * otherwise 409 reorder_conflict (the client's view of the meeting is stale).
+ */
+export async function reorderItems(db: Kysely<Database>, accountId: string, meetingId: string, itemIds: string[]) {
+  return db.transaction().execute(async (trx) => {
+    const meeting = await meetingsRepo.findMeeting(trx, accountId, meetingId, true);
+    if (!meeting) throw errors.notFound('Meeting not found');
+    const current = (await repo.listMeetingItems(trx, meeting.id)).filter((i) => i.parent_id === null).map((i) => i.id.toLowerCase());
+    const wanted = itemIds.map((id) => id.toLowerCase());
+    const exact = wanted.length === current.length && new Set(wanted).size === wanted.length && wanted.every((id) => current.includes(id));
+    if (!exact) {
+      throw errors.conflict('reorder_conflict', `itemIds must list each of the meeting's ${current.length} top-level items exactly once`);
+    }
+    const rows = await repo.setTopLevelOrder(trx, meeting.id, wanted);
+    return { meetingId: meeting.id, items: rows.map(toItem) };
+  });
+}

@@ -1,0 +1,78 @@
+import type { Kysely } from 'kysely';
+import { errors } from '@app/http-errors';
+import type { Database } from '../db/schema.js';
+import { lockAccountResource } from '../db/locks.repository.js';
+import * as repo from '../db/notes.repository.js';
+import { decodeCursor, encodeCursor } from './cursor.js';
+import { assertWithinLimit } from './limits.js';
+import { toNote, type Note } from './views.js';
+
+export interface NoteInput {
+  yesterday?: string;
+  today?: string;
+  impediments?: string[];
+  todayPriority?: string;
+  baseRevision?: number;
+}
+
+function revisionConflict(current: Note | null, message: string) {
+  return errors.conflict('revision_conflict', message, { current });
+}
+
+/**
+ * Creates or replaces the note of `date`. A live note changes only with `baseRevision` equal to
+ * its revision; a missing or soft-deleted one is (re)created without it. Returns whether the
+ * note came into existence (201) or was updated (200).
+ */
+export async function putNote(db: Kysely<Database>, accountId: string, date: string, input: NoteInput): Promise<{ note: Note; created: boolean }> {
+  const content = {
+    yesterday: input.yesterday ?? '',
+    today: input.today ?? '',
+    impediments: input.impediments ?? [],
+    todayPriority: input.todayPriority ?? '',
+  };
+  return db.transaction().execute(async (trx) => {
+    // Creates race on the date's unique key and on the account's note count: serialize them.
+    await lockAccountResource(trx, accountId, 'notes');
+    const row = await repo.findNoteForUpdate(trx, accountId, date);
+    if (!row) {
+      if (input.baseRevision !== undefined) throw revisionConflict(null, `There is no note for ${date}; send no baseRevision to create it`);
+      assertWithinLimit('notes', await repo.countLiveNotes(trx, accountId));
+      return { note: toNote(await repo.insertNote(trx, accountId, date, content)), created: true };
+    }
+    if (row.deleted_at !== null) {
+      if (input.baseRevision !== undefined && input.baseRevision !== row.revision) {
+        throw revisionConflict(toNote(row), `The note for ${date} was deleted at revision ${row.revision}`);
+      }
+      assertWithinLimit('notes', await repo.countLiveNotes(trx, accountId));
+      return { note: toNote(await repo.replaceNote(trx, row.id, content)), created: true };
+    }
+    if (input.baseRevision === undefined) throw revisionConflict(toNote(row), `The note for ${date} exists; send baseRevision ${row.revision} to update it`);
+    if (input.baseRevision !== row.revision) throw revisionConflict(toNote(row), `The note for ${date} is at revision ${row.revision}, not ${input.baseRevision}; merge and retry`);
+    return { note: toNote(await repo.replaceNote(trx, row.id, content)), created: false };
+  });
+}
+
+/** Soft-deletes the live note of `date`; 404 when there is none. */
+export async function deleteNote(db: Kysely<Database>, accountId: string, date: string): Promise<void> {
+  if (!(await repo.softDeleteNote(db, accountId, date))) throw errors.notFound(`No note for ${date}`);
+}
+
+/**
+ * One page of notes: live notes newest date first, or with `changedSince` every note changed
+ * after that instant (tombstones included), oldest change first, for sync clients.
+ */
+export async function listNotes(db: Kysely<Database>, accountId: string, q: { limit: number; cursor?: string; changedSince?: string }) {
+  if (q.changedSince !== undefined) {
+    const after = decodeCursor(q.cursor, 2) as [string, string] | undefined;
+    const rows = await repo.listNotesChanged(db, accountId, q.changedSince, q.limit + 1, after);
+    const page = rows.slice(0, q.limit);
+    const last = page[page.length - 1];
+    return { items: page.map(toNote), nextCursor: rows.length > q.limit && last ? encodeCursor([last.updated_at, last.date]) : null };
+  }
+  const before = decodeCursor(q.cursor, 1)?.[0];
+  const rows = await repo.listNotesByDate(db, accountId, q.limit + 1, before);
+  const page = rows.slice(0, q.limit);
+  const last = page[page.length - 1];
+  return { items: page.map(toNote), nextCursor: rows.length > q.limit && last ? encodeCursor([last.date]) : null };
+}

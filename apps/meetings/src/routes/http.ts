@@ -1,0 +1,41 @@
+import type { Request, RequestHandler } from 'express';
+import { requireScope } from '@app/auth';
+import { errors } from '@app/http-errors';
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+/** GET needs meetings:read; every other method meetings:write. */
+export const canRead: RequestHandler = requireScope('meetings:read');
+export const canWrite: RequestHandler = requireScope('meetings:write');
+
+/** The caller's account id (the routes run behind authenticate). */
+export const account = (req: Request): string => req.caller!.accountId;
+
+/** The `:id` path parameter; anything that is not a UUID names no record, so it is a 404. */
+export function pathId(req: Request, what: string): string {
+  const id = String(req.params.id);
+  if (!UUID.test(id)) throw errors.notFound(`${what} not found`);
+  return id;
+}
+
+/** Browser sessions see privateNotes on reads that ask with includePrivate=1; API keys never do. */
+export function readsPrivate(req: Request, includePrivate: string | undefined): boolean {
+  return req.caller!.kind === 'session' && includePrivate === '1';
+}
+
+/** Responses to a session's own writes show its privateNotes; an API key's never do. */
+export function writesPrivate(req: Request): boolean {
+  return req.caller!.kind === 'session';
+}
+
+/**
+ * privateNotes are never written through an API key: sending them is a 403, checked before body
+ * validation as the order of checks wants.
+ */
+export const noPrivateNotesForKeys: RequestHandler = (req, _res, next) => {
+  const body: unknown = req.body;
+  if (req.caller?.kind === 'key' && body !== null && typeof body === 'object' && !Array.isArray(body) && 'privateNotes' in body) {
+    return next(errors.forbidden('private_notes_forbidden', 'privateNotes are available to browser sessions only'));
+  }
+  next();
+};

@@ -1,0 +1,34 @@
+import { Router } from 'express';
+import type { Kysely } from 'kysely';
+import { compileBody, compileQuery, errors } from '@app/http-errors';
+import type { Database } from '../db/schema.js';
+import * as notes from '../domain/notes.service.js';
+import { notePutBody, notesQuery } from '../openapi.js';
+import { account, canRead, canWrite } from './http.js';
+
+const putBody = compileBody<notes.NoteInput>(notePutBody);
+const listQuery = compileQuery<{ limit: number; cursor?: string; changedSince?: string }>(notesQuery);
+const dateParam = compileBody<string>({ type: 'string', format: 'date' });
+
+/** The note's date from the path: a real YYYY-MM-DD date, else 400. */
+function noteDate(raw: unknown): string {
+  if (!dateParam.validate(raw)) throw errors.validation([{ path: 'date', message: 'must be a real date YYYY-MM-DD' }]);
+  return raw as string;
+}
+
+export function notesRoutes(db: Kysely<Database>): Router {
+  const router = Router();
+  router.get('/notes', canRead, async (req, res) => {
+    res.json(await notes.listNotes(db, account(req), listQuery.parse(req.query)));
+  });
+  router.put('/notes/:date', canWrite, async (req, res) => {
+    const date = noteDate(req.params.date);
+    const { note, created } = await notes.putNote(db, account(req), date, putBody.parse(req.body ?? {}));
+    res.status(created ? 201 : 200).json(note);
+  });
+  router.delete('/notes/:date', canWrite, async (req, res) => {
+    await notes.deleteNote(db, account(req), noteDate(req.params.date));
+    res.status(204).end();
+  });
+  return router;
+}
