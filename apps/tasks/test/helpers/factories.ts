@@ -17,3 +17,9 @@ export const TASK_FIELDS = [
   'id', 'title', 'notes', 'priority', 'dueAt', 'completedAt', 'tags', 'createdAt', 'updatedAt',
   'parentId', 'goalId', 'recurrence', 'location', 'assigneeId',
 ].sort();
+
+/** An API timestamp as microseconds since the epoch (ISO strings do not sort: "…00Z" > "…00.1Z"). */
+export function micros(iso: string): bigint {
+  const m = /^(.*?)(?:\.(\d{1,6}))?Z$/.exec(iso)!;
+  return BigInt(Date.parse(`${m[1]}Z`)) * 1000n + BigInt((m[2] ?? '').padEnd(6, '0'));
+}
