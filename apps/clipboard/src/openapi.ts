@@ -159,7 +159,7 @@ export const syncBodySchema = {
           id: { ...uuid, description: 'The item or snippet id (client-made UUID for a new one). Not used for settings.' },
           data: {
             type: ['object', 'null'],
-            description: 'item upsert: {type, content, source, favorite?}; item favorite: {favorite}; snippet upsert: {name, content, keyword?}; settings upsert: a settings patch; delete: none. Checked per change: invalid data rejects only that change.',
+            description: 'item upsert: {type, content, source, favorite?}; item favorite: {favorite}; snippet upsert: {name, content, keyword?}; settings upsert: a settings patch; delete: none. Checked per change: invalid data rejects only that change (a NUL character anywhere in the body is a 400 for the whole batch).',
           },
           baseSeq: { type: 'integer', minimum: 0, description: 'The seq of the entity version this change was made on. If the entity changed on the server after it, the change is a `conflict` and not applied. Absent: last writer wins.' },
         },
