@@ -529,8 +529,8 @@ export const openapiDocument = {
     },
     '/api/notes/{date}': {
       put: op('Create or update the daily note of a date (a date that is not a real YYYY-MM-DD date is 400)', {
-        '200': json(ref('Note'), 'Updated (or revived after a soft delete)'),
-        '201': json(ref('Note'), 'Created'),
+        '200': json(ref('Note'), 'Updated'),
+        '201': json(ref('Note'), 'Created, or recreated after a soft delete'),
       }, {
         '409': conflictWithCurrent(nullable(ref('Note')), 'revision_conflict (baseRevision missing or stale; current is the server note) or note_limit_reached (5,000 live notes)'),
       }, { ...params(noQuery, ['date']), ...body(notePutBody) }),
