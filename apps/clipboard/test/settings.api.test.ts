@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { sql } from 'kysely';
-import { startTestApp, type Caller, type TestApp } from './helpers/harness.js';
+import { startTestApp, type TestApp } from './helpers/harness.js';
 import { HIGH_LIMITS, addItems, countRows, listAll } from './helpers/factories.js';
 
 let t: TestApp;
