@@ -1,0 +1,51 @@
+import { loadConfig } from '../src/config.js';
+import { startTestApp, type TestApp } from './helpers/harness.js';
+
+describe('rate limit', () => {
+  let t: TestApp;
+  let second: TestApp;
+  beforeAll(async () => {
+    t = await startTestApp({ RATE_LIMIT_PER_MINUTE: '3' });
+    second = await startTestApp({ RATE_LIMIT_PER_MINUTE: '3' }, { shareWith: t });
+  });
+  afterAll(async () => {
+    await second.close();
+    await t.close();
+  });
+
+  it('defaults to 600 requests per account per minute', () => {
+    expect(loadConfig({ DATABASE_URL: 'postgres://localhost/x' }).rateLimitPerMinute).toBe(600);
+  });
+
+  it('answers 429 rate_limited in the envelope with Retry-After and RateLimit headers', async () => {
+    const c = await t.caller();
+    for (let i = 0; i < 3; i += 1) {
+      const ok = await t.http().get('/api/v1/tasks').set('Authorization', c.auth).expect(200);
+      expect(ok.headers['ratelimit-limit']).toBe('3');
+      expect(ok.headers['ratelimit-remaining']).toBe(String(2 - i));
+    }
+    const res = await t.http().post('/api/v1/tasks').set('Authorization', c.auth).send({ title: 'one too many' }).expect(429);
+    expect(res.body.error).toMatchObject({ code: 'rate_limited', message: expect.any(String), requestId: res.headers['x-request-id'] });
+    expect(Number(res.headers['retry-after'])).toBeGreaterThanOrEqual(1);
+    expect(Number(res.headers['retry-after'])).toBeLessThanOrEqual(60);
+    expect(res.headers['ratelimit-remaining']).toBe('0');
+    expect(await t.db.selectFrom('tasks').select('id').where('title', '=', 'one too many').execute()).toHaveLength(0);
+  });
+
+  it('shares one budget between two instances on the same Redis', async () => {
+    const c = await t.caller();
+    await t.http().get('/api/v1/tasks').set('Authorization', c.auth).expect(200);
+    await second.http().get('/api/v1/tasks').set('Authorization', c.auth).expect(200);
+    await t.http().get('/api/v1/tasks').set('Authorization', c.auth).expect(200);
+    const res = await second.http().get('/api/v1/tasks').set('Authorization', c.auth).expect(429);
+    expect(res.body.error.code).toBe('rate_limited');
+  });
+
+  it('counts accounts separately', async () => {
+    const a = await t.caller();
+    const b = await t.caller();
+    for (let i = 0; i < 3; i += 1) await t.http().get('/api/v1/tasks').set('Authorization', a.auth).expect(200);
+    await t.http().get('/api/v1/tasks').set('Authorization', a.auth).expect(429);
+    await t.http().get('/api/v1/tasks').set('Authorization', b.auth).expect(200);
+  });
+});
