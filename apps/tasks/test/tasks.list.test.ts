@@ -17,7 +17,7 @@ async function allPages(c: Caller, query: string): Promise<string[]> {
   let cursor: string | null = null;
   do {
     const sep: string = query.includes('?') ? '&' : '?';
-    const res = await list(c, `${query}${cursor ? `${sep}cursor=${encodeURIComponent(cursor)}` : ''}`).expect(200);
+    const res: { body: any } = await list(c, `${query}${cursor ? `${sep}cursor=${encodeURIComponent(cursor)}` : ''}`).expect(200);
     seen.push(...ids(res));
     cursor = res.body.nextCursor;
   } while (cursor);

@@ -166,7 +166,7 @@ describe('POST /api/v1/tasks/{id}/reopen', () => {
     const task = await createTask(t, c);
     const done = await action(task.id, 'complete').expect(200);
     await action(task.id, 'reopen').set('If-Match', `"${task.updatedAt}"`).expect(412);
-    await action(task.id, 'reopen').set('If-Match', done.headers.etag).expect(200);
+    await action(task.id, 'reopen').set('If-Match', done.headers.etag!).expect(200);
   });
 
   it('needs tasks:write (403)', async () => {
