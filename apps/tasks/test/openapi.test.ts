@@ -39,3 +39,23 @@ describe('GET /openapi.json', () => {
     }
   });
 });
+
+describe('documented platform routes', () => {
+  it('answers /healthz, /readyz and /metrics as documented', async () => {
+    await t.http().get('/healthz').expect(200);
+    await t.http().get('/readyz').expect(200);
+    await t.http().get('/metrics').expect(200);
+  });
+
+  it('answers the session-only keys routes as documented', async () => {
+    const c = await t.caller();
+    const { cookie } = await t.admin('create-session', '--account', c.accountId);
+    const created = await t.http().post('/api/v1/keys').set('Cookie', cookie).send({ name: 'cli', scopes: ['tasks:read'] }).expect(201);
+    await t.http().get('/api/v1/keys').set('Cookie', cookie).expect(200);
+    await t.http().post('/api/v1/keys').set('Cookie', cookie).send({ scopes: [] }).expect(400);
+    await t.http().delete(`/api/v1/keys/${created.body.id}`).set('Cookie', cookie).expect(200);
+    await t.http().delete('/api/v1/keys/00000000-0000-4000-8000-000000000000').set('Cookie', cookie).expect(404);
+    await t.http().get('/api/v1/keys').set('Authorization', c.auth).expect(403);
+    await t.http().get('/api/v1/keys').expect(401);
+  });
+});

@@ -23,6 +23,16 @@ describe('PUT /api/v1/tasks/{id}/position', () => {
     expect(await order(c)).toEqual(['a', 'b', 'c']);
   });
 
+  it('gives concurrent creates distinct places at the end', async () => {
+    const c = await t.caller();
+    const results = await Promise.all(Array.from({ length: 8 }, (_, i) =>
+      t.http().post('/api/v1/tasks').set('Authorization', c.auth).send({ title: `n${i}` })));
+    for (const r of results) expect(r.status).toBe(201);
+    const rows = await t.db.selectFrom('tasks').select('position').where('workspace_id', '=', c.workspaceId).execute();
+    expect(new Set(rows.map((r) => r.position)).size).toBe(8);
+    expect((await order(c)).sort()).toEqual(Array.from({ length: 8 }, (_, i) => `n${i}`));
+  });
+
   it('moves a task after another and to the top (afterId null), visible in view=all', async () => {
     const { c, ids } = await setup(['a', 'b', 'c', 'd']);
     const res = await move(c, ids.a!, ids.c).expect(200);
