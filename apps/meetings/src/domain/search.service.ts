@@ -34,11 +34,16 @@ export function likePattern(q: string): string {
   return `%${q.replace(/[\\%_]/g, '\\$&')}%`;
 }
 
+const isLowSurrogate = (text: string, i: number) => i > 0 && i < text.length && (text.charCodeAt(i) & 0xfc00) === 0xdc00;
+
 /** ~40 characters either side of the first match, with an ellipsis wherever text was cut. */
 export function snippet(text: string, q: string): string {
   const at = text.toLowerCase().indexOf(q.toLowerCase());
-  const start = Math.max(0, at < 0 ? 0 : at - CONTEXT);
-  const end = Math.min(text.length, (at < 0 ? 0 : at + q.length) + CONTEXT);
+  let start = Math.max(0, at < 0 ? 0 : at - CONTEXT);
+  let end = Math.min(text.length, (at < 0 ? 0 : at + q.length) + CONTEXT);
+  // Never split an emoji or other astral character in half.
+  if (isLowSurrogate(text, start)) start -= 1;
+  if (isLowSurrogate(text, end)) end += 1;
   return `${start > 0 ? '…' : ''}${text.slice(start, end)}${end < text.length ? '…' : ''}`;
 }
 

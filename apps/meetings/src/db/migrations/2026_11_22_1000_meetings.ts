@@ -61,6 +61,8 @@ export async function up(db: Kysely<any>): Promise<void> {
   // Lists sort by date with the undated parking lots last ('infinity'), so keyset cursors stay simple.
   await sql`create index meetings_account_list_idx on meetings (account_id, (coalesce(date, 'infinity'::date)), id) where deleted_at is null`.execute(db);
   await sql`create index meetings_series_list_idx on meetings (series_id, (coalesce(date, 'infinity'::date)), id) where deleted_at is null`.execute(db);
+  // Materializing asks for the latest date a series ever had, deleted occurrences included.
+  await sql`create index meetings_series_idx on meetings (series_id, date)`.execute(db);
   await sql`create index meetings_shared_notes_trgm on meetings using gin (shared_notes gin_trgm_ops)`.execute(db);
   await sql`create index meetings_private_notes_trgm on meetings using gin (private_notes gin_trgm_ops)`.execute(db);
 

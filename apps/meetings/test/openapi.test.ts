@@ -1,0 +1,42 @@
+import { likePattern, snippet } from '../src/domain/search.service.js';
+import { startApp } from './helpers/factories.js';
+import type { TestApp } from './helpers/harness.js';
+
+let t: TestApp;
+beforeAll(async () => {
+  t = await startApp();
+  // One request through the Redis rate limiter lets its store finish loading its scripts before
+  // close() quits Redis (otherwise the pending load rejects after the suite).
+  await t.http().get('/api/me').set('Authorization', (await t.caller()).auth).expect(200);
+});
+afterAll(() => t.close());
+
+describe('GET /openapi.json', () => {
+  it('documents every path and method of the spec, plus health, metrics and keys', async () => {
+    const res = await t.http().get('/openapi.json').expect(200);
+    const ops = Object.entries(res.body.paths as Record<string, object>).flatMap(([path, methods]) => Object.keys(methods).map((m) => `${m.toUpperCase()} ${path}`));
+    expect(ops.sort()).toEqual([
+      'DELETE /api/items/{id}', 'DELETE /api/me/keys/{id}', 'DELETE /api/meetings/{id}', 'DELETE /api/notes/{date}', 'DELETE /api/people/{id}', 'DELETE /api/series/{id}',
+      'GET /api/actions', 'GET /api/me', 'GET /api/me/keys', 'GET /api/meetings', 'GET /api/meetings/{id}', 'GET /api/notes', 'GET /api/people', 'GET /api/search', 'GET /api/series',
+      'GET /healthz', 'GET /metrics', 'GET /openapi.json', 'GET /readyz',
+      'PATCH /api/items/{id}', 'PATCH /api/meetings/{id}', 'PATCH /api/people/{id}', 'PATCH /api/series/{id}',
+      'POST /api/items/reorder', 'POST /api/items/{id}/carry', 'POST /api/me/keys', 'POST /api/meetings', 'POST /api/meetings/{id}/carry', 'POST /api/meetings/{id}/items', 'POST /api/people', 'POST /api/series',
+      'PUT /api/notes/{date}',
+    ].sort());
+    expect(res.body.openapi).toBe('3.1.0');
+  });
+});
+
+describe('search helpers', () => {
+  it('escapes ILIKE wildcards so they match themselves', () => {
+    expect(likePattern('50%_off\\')).toBe('%50\\%\\_off\\\\%');
+  });
+
+  it('never cuts an astral character in half at either end of a snippet', () => {
+    const text = `${'x'.repeat(10)}😀${'y'.repeat(39)}match${'z'.repeat(39)}😀${'w'.repeat(10)}`;
+    const s = snippet(text, 'match');
+    expect(s.startsWith('…😀')).toBe(true);
+    expect(s.endsWith('😀…')).toBe(true);
+    expect(snippet('short match', 'match')).toBe('short match');
+  });
+});
