@@ -56,6 +56,8 @@ export async function startTestApp(env: Record<string, string> = {}): Promise<Te
   const db = createDb<Database>(createPool(url, 'clipboard', 10));
   await migrateToLatest(db, 'clipboard', migrations);
   const redis = new Redis(config.redisUrl!);
+  // Connected before use: quitting a connection still being opened fails the test file.
+  await redis.ping();
   const app = createApp({ config, db, redis, logger: createLogger('clipboard', 'silent') });
   const server = await new Promise<Server>((resolve) => {
     const s = app.listen(0, '127.0.0.1', () => resolve(s));
