@@ -518,7 +518,7 @@ export const openapiDocument = {
         '200': json(obj({
           accountId: str,
           email: str,
-          timezone: str,
+          timezone: { type: 'string', description: 'The X-Timezone header when sent (an unknown zone is 400 invalid_timezone), else the account\'s time zone' },
           authenticatedBy: { enum: ['key', 'session'] },
           scopes: { type: 'array', items: str, description: 'The key\'s scopes; a session holds every scope' },
         })),

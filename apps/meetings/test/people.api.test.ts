@@ -22,6 +22,13 @@ describe('GET /api/me', () => {
     expect(res.body).toMatchObject({ accountId: c.accountId, authenticatedBy: 'session', scopes: ['meetings:read', 'meetings:write'] });
   });
 
+  it('reports X-Timezone as the zone in effect, and refuses an unknown zone with 400', async () => {
+    const res = await t.http().get('/api/me').set('Authorization', c.auth).set('X-Timezone', 'Asia/Tokyo').expect(200);
+    expect(res.body.timezone).toBe('Asia/Tokyo');
+    const bad = await t.http().get('/api/me').set('Authorization', c.auth).set('X-Timezone', 'Mars/Base').expect(400);
+    expect(bad.body.error.code).toBe('invalid_timezone');
+  });
+
   it('needs meetings:read (403) and a valid key (401)', async () => {
     const writer = await t.caller(['meetings:write']);
     await t.http().get('/api/me').set('Authorization', writer.auth).expect(403);

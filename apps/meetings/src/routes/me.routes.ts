@@ -1,17 +1,22 @@
 import { Router } from 'express';
+import { callerTimezone } from '@app/auth';
 import type { Kysely } from 'kysely';
 import { errors } from '@app/http-errors';
 import type { Database } from '../db/schema.js';
 import { findAccount } from '../db/locks.repository.js';
 import { account, canRead } from './http.js';
 
-/** GET /api/me: the account behind the key or session, and how the caller authenticated. */
+/**
+ * GET /api/me: the account behind the key or session, how the caller authenticated, and the
+ * time zone in effect (X-Timezone when sent, else the account's).
+ */
 export function meRoutes(db: Kysely<Database>): Router {
   const router = Router();
   router.get('/me', canRead, async (req, res) => {
+    const timezone = callerTimezone(req);
     const row = await findAccount(db, account(req));
     if (!row) throw errors.unauthorized();
-    res.json({ accountId: row.id, email: row.email, timezone: row.timezone, authenticatedBy: req.caller!.kind, scopes: [...req.caller!.scopes].sort() });
+    res.json({ accountId: row.id, email: row.email, timezone, authenticatedBy: req.caller!.kind, scopes: [...req.caller!.scopes].sort() });
   });
   return router;
 }
