@@ -2,7 +2,9 @@
 -- One role and one schema per service; each role can touch only its own schema.
 -- Passwords come from the compose file's defaults (override them in any real deployment).
 
+-- Extensions the services' migrations ask for (a service role may not create them).
 CREATE EXTENSION IF NOT EXISTS pg_trgm WITH SCHEMA public;
+CREATE EXTENSION IF NOT EXISTS btree_gin WITH SCHEMA public;
 
 REVOKE CREATE ON SCHEMA public FROM PUBLIC;
 REVOKE ALL ON DATABASE product FROM PUBLIC;

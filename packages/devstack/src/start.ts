@@ -35,6 +35,7 @@ async function prepareDatabase(url: string): Promise<void> {
   await client.connect();
   try {
     await client.query('create extension if not exists pg_trgm with schema public');
+    await client.query('create extension if not exists btree_gin with schema public');
   } finally {
     await client.end();
   }
