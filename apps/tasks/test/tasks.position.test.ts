@@ -33,6 +33,16 @@ describe('PUT /api/v1/tasks/{id}/position', () => {
     expect((await order(c)).sort()).toEqual(Array.from({ length: 8 }, (_, i) => `n${i}`));
   });
 
+  it('appends a new task after one just moved to the end, and after one moved to the top', async () => {
+    const { c, ids } = await setup(['a', 'b', 'c']);
+    await move(c, ids.a!, ids.c).expect(200);
+    await t.http().post('/api/v1/tasks').set('Authorization', c.auth).send({ title: 'd' }).expect(201);
+    expect(await order(c)).toEqual(['b', 'c', 'a', 'd']);
+    await move(c, ids.c!, null).expect(200);
+    await t.http().post('/api/v1/tasks').set('Authorization', c.auth).send({ title: 'e' }).expect(201);
+    expect(await order(c)).toEqual(['c', 'b', 'a', 'd', 'e']);
+  });
+
   it('moves a task after another and to the top (afterId null), visible in view=all', async () => {
     const { c, ids } = await setup(['a', 'b', 'c', 'd']);
     const res = await move(c, ids.a!, ids.c).expect(200);

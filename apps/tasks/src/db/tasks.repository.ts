@@ -143,16 +143,18 @@ export async function lockOrder(db: Db, workspaceId: string): Promise<void> {
   await db.selectFrom('workspaces').select('id').where('id', '=', workspaceId).forNoKeyUpdate().execute();
 }
 
-/** The first or last position of the workspace's manual order (ignoring `exceptId`); null when empty. */
-export async function edgePosition(db: Db, workspaceId: string, edge: 'first' | 'last', exceptId?: string): Promise<string | null> {
-  let q = db
+/** The first position of the workspace's manual order (ignoring `exceptId`); null when empty. */
+export async function firstPosition(db: Db, workspaceId: string, exceptId: string): Promise<string | null> {
+  const row = await db
     .selectFrom('tasks')
     .select('position')
     .where('workspace_id', '=', workspaceId)
     .where('parent_id', 'is', null)
-    .where('deleted_at', 'is', null);
-  if (exceptId) q = q.where('id', '<>', exceptId);
-  const row = await q.orderBy('position', edge === 'first' ? 'asc' : 'desc').limit(1).executeTakeFirst();
+    .where('deleted_at', 'is', null)
+    .where('id', '<>', exceptId)
+    .orderBy('position')
+    .limit(1)
+    .executeTakeFirst();
   return row?.position ?? null;
 }
 
@@ -172,14 +174,17 @@ export async function positionAfter(db: Db, workspaceId: string, position: strin
   return row?.position ?? null;
 }
 
+/** A position after every position in use, in any workspace: appending needs no lock. */
+export const endPosition: RawBuilder<string> = sql<string>`nextval('tasks_position_seq')::numeric`;
+
 /**
  * A position strictly between `before` and `after` (either may be null: the open end), kept as
- * short as possible: whole numbers at the ends, an exact midpoint in between.
+ * short as possible: the end from the sequence, a whole number below the first, an exact
+ * midpoint in between.
  */
 export function positionBetween(before: string | null, after: string | null): RawBuilder<string> {
-  if (before === null && after === null) return sql<string>`1::numeric`;
+  if (after === null) return endPosition;
   if (before === null) return sql<string>`floor(${after}::numeric) - 1`;
-  if (after === null) return sql<string>`floor(${before}::numeric) + 1`;
   return sql<string>`trim_scale((${before}::numeric + ${after}::numeric) * 0.5)`;
 }
 

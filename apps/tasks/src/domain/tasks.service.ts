@@ -161,10 +161,7 @@ export async function createTask(db: Db, ctx: Context, input: TaskInput & { titl
     if (input.dueAt) checkNotPast(input.dueAt);
     let position: ReturnType<typeof repo.positionBetween> | null = null;
     if (parent) await checkParent(trx, parent);
-    else {
-      await repo.lockOrder(trx, ctx.workspaceId);
-      position = repo.positionBetween(await repo.edgePosition(trx, ctx.workspaceId, 'last'), null);
-    }
+    else position = repo.endPosition;
     const [row] = await repo.insertTasks(trx, ctx.workspaceId, [{
       title: input.title,
       notes: input.notes ?? null,
@@ -228,8 +225,7 @@ export async function updateTask(db: Db, ctx: Context, id: string, input: TaskIn
         }
         changes.position = null;
       } else {
-        await repo.lockOrder(trx, ctx.workspaceId);
-        changes.position = repo.positionBetween(await repo.edgePosition(trx, ctx.workspaceId, 'last'), null);
+        changes.position = repo.endPosition;
       }
       changes.parent_id = input.parentId ?? null;
     }
@@ -336,7 +332,7 @@ export async function moveTask(db: Db, ctx: Context, id: string, afterId: string
     let next: string | null;
     if (after === undefined) {
       before = null;
-      next = await repo.edgePosition(trx, ctx.workspaceId, 'first', id);
+      next = await repo.firstPosition(trx, ctx.workspaceId, id);
     } else {
       before = after.position!;
       next = await repo.positionAfter(trx, ctx.workspaceId, before, id);
