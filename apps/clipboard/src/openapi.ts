@@ -114,7 +114,7 @@ export const settingsPatchSchema = {
     historyLimit: {
       type: 'integer',
       minimum: 10,
-      maximum: 10_000,
+      maximum: 100_000,
       description: 'How many non-favorite items are kept (default 1000). Favorites never count and are never pruned. Enforced when an item is added and when the limit is lowered (the oldest non-favorites beyond it are deleted at once).',
     },
     retentionDays: {
