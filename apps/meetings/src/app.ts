@@ -3,7 +3,7 @@ import helmet from 'helmet';
 import type { Kysely } from 'kysely';
 import type { Redis } from 'ioredis';
 import type { Logger } from 'pino';
-import { authenticate, cors, createRateLimit, identify, isRead, keysRouter, type AuthConfig } from '@app/auth';
+import { authenticate, cors, createRateLimit, identify, requireScopeForMethod, isRead, keysRouter, type AuthConfig } from '@app/auth';
 import { errorHandler, notFoundHandler, requestId } from '@app/http-errors';
 import type { Config } from './config.js';
 import type { Database } from './db/schema.js';
@@ -46,10 +46,12 @@ export function createApp(deps: AppDeps): Express {
   // Reads and writes are counted separately, as the spec says.
   app.use(createRateLimit({ name: 'reads', limit: config.rateLimitReadsPerMinute, windowMs: 60_000, redis, prefix: config.redisPrefix, applies: isRead }));
   app.use(createRateLimit({ name: 'writes', limit: config.rateLimitWritesPerMinute, windowMs: 60_000, redis, prefix: config.redisPrefix, applies: (m) => !isRead(m) }));
-  // Authentication runs before the body is parsed: a bad body from an unknown caller is a 401.
-  const guarded = [authenticate(auth), express.json({ limit: config.bodyLimitBytes })];
-  app.use('/api/me/keys', guarded, keysRouter(db, auth));
-  app.use('/api', guarded, apiRoutes(deps));
+  // Authentication and scope run before the body is parsed: a bad body from an unknown caller is
+  // a 401, from a key without the scope a 403.
+  const json = express.json({ limit: config.bodyLimitBytes });
+  app.use('/api/me/keys', authenticate(auth), json, keysRouter(db, auth));
+  // Reads need meetings:read and writes meetings:write; the scope is checked before the body is parsed.
+  app.use('/api', authenticate(auth), requireScopeForMethod('meetings:read', 'meetings:write'), json, apiRoutes(deps));
 
   app.use(notFoundHandler());
   app.use(errorHandler({ style: 'rich', logger }));

@@ -3,7 +3,7 @@ import helmet from 'helmet';
 import type { Kysely } from 'kysely';
 import type { Redis } from 'ioredis';
 import type { Logger } from 'pino';
-import { authenticate, cors, createRateLimit, identify, keysRouter, type AuthConfig } from '@app/auth';
+import { authenticate, cors, createRateLimit, identify, requireScopeForMethod, keysRouter, type AuthConfig } from '@app/auth';
 import { errorHandler, notFoundHandler, requestId } from '@app/http-errors';
 import type { Config } from './config.js';
 import type { Database } from './db/schema.js';
@@ -44,10 +44,12 @@ export function createApp(deps: AppDeps): Express {
   app.use(cors(config.allowedOrigins));
   app.use(identify(db, auth));
   app.use(createRateLimit({ name: 'api', limit: config.rateLimitPerMinute, windowMs: 60_000, redis, prefix: config.redisPrefix }));
-  // Authentication runs before the body is parsed: a bad body from an unknown caller is a 401.
-  const guarded = [authenticate(auth), express.json({ limit: config.bodyLimitBytes })];
-  app.use('/api/v1/keys', guarded, keysRouter(db, auth));
-  app.use('/api/v1', guarded, apiRoutes(deps));
+  // Authentication and scope run before the body is parsed: a bad body from an unknown caller is
+  // a 401, from a key without the scope a 403.
+  const json = express.json({ limit: config.bodyLimitBytes });
+  app.use('/api/v1/keys', authenticate(auth), json, keysRouter(db, auth));
+  // Reads need tasks:read and writes tasks:write; the scope is checked before the body is parsed.
+  app.use('/api/v1', authenticate(auth), requireScopeForMethod('tasks:read', 'tasks:write'), json, apiRoutes(deps));
 
   app.use(notFoundHandler());
   app.use(errorHandler({ style: 'rich', logger }));

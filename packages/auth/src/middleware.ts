@@ -96,6 +96,17 @@ export function requireScope(scope: string): RequestHandler {
   };
 }
 
+/**
+ * 403 unless the caller holds `read` (GET, HEAD) or `write` (any other method). Mounted before
+ * the body parser, so a key without the scope gets its 403 before a malformed body's 400.
+ */
+export function requireScopeForMethod(read: string, write: string): RequestHandler {
+  return (req, res, next) => {
+    const method = req.method;
+    requireScope(method === 'GET' || method === 'HEAD' ? read : write)(req, res, next);
+  };
+}
+
 /** 403 for API keys: the route is for browser sessions only. */
 export function requireSession(): RequestHandler {
   return (req, _res, next) => {

@@ -8,3 +8,4 @@ export { createResponseChecker } from './openapi-check.js';
 export { checkedRequest } from './checked-request.js';
 export { renderGatewayConfigMap, k8sTemplatePath } from './k8s-gateway.js';
 export { startProduct, SERVICES, DEFAULT_PORTS, type Service, type RunningProduct, type ProductOptions } from './product.js';
+export { startTestApp, ALLOWED_ORIGIN, type AppKit, type TestApp, type TestAppOptions } from './test-app.js';

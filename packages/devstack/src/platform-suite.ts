@@ -95,6 +95,13 @@ export function platformSuite(target: PlatformTarget): void {
       expectEnvelope(res.body, 'invalid_json');
     });
 
+    it('checks the scope before the body: a read-only key posting invalid JSON gets 403', async () => {
+      const c = await t.caller([target.scopes[0]!]);
+      const res = await t.http().post(target.postPath).set('Authorization', c.auth).set('Content-Type', 'application/json').send('{"oops": ');
+      expect(res.status).toBe(403);
+      expectEnvelope(res.body, 'insufficient_scope');
+    });
+
     it('answers a body over the limit with 413', async () => {
       const c = await t.caller();
       const res = await t.http().post(target.postPath).set('Authorization', c.auth).send({ filler: 'n'.repeat(target.bodyLimitBytes + 1024) });

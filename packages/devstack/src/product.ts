@@ -61,7 +61,16 @@ export async function startProduct(opts: ProductOptions): Promise<RunningProduct
     });
     children[svc] = child;
   }
-  await Promise.all(SERVICES.map((svc) => waitForPort(ports[svc], 30000)));
+  // A service that exits while starting (bad configuration, migration failure) fails at once.
+  const exited = (svc: Service) =>
+    new Promise<never>((_, reject) => children[svc].once('exit', (code) => reject(new Error(`${svc} exited with code ${code} while starting`))));
+  try {
+    await Promise.race([Promise.all(SERVICES.map((svc) => waitForPort(ports[svc], 30000))), ...SERVICES.map(exited)]);
+  } catch (err) {
+    stopping = true;
+    await Promise.all(SERVICES.map((svc) => stopChild(children[svc])));
+    throw err;
+  }
   let nginx: RunningNginx | undefined;
   try {
     nginx = await startNginx(opts.nginxDir, {

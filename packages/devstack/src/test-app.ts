@@ -1,0 +1,103 @@
+import { randomUUID } from 'node:crypto';
+import type { Server } from 'node:http';
+import type { Express } from 'express';
+import { Redis } from 'ioredis';
+import type { Kysely } from 'kysely';
+import request from 'supertest';
+import { checkedRequest } from './checked-request.js';
+import { createDatabase, dropDatabase } from './postgres.js';
+
+/** What the harness needs from one service: how it configures, migrates, builds and administers. */
+export interface AppKit<DB, C extends { redisUrl?: string | undefined; redisPrefix: string }> {
+  service: 'tasks' | 'meetings' | 'clipboard';
+  loadConfig(env: Record<string, string | undefined>): C;
+  openDb(url: string): Kysely<DB>;
+  migrate(db: Kysely<DB>): Promise<void>;
+  createApp(deps: { config: C; db: Kysely<DB>; redis: Redis | null }): Express;
+  /** The service's admin command (`npm run admin -- <service> ...`), in process. */
+  admin(db: Kysely<DB>, config: C, argv: string[]): Promise<Record<string, unknown>>;
+  openapiDocument: object;
+}
+
+export const ALLOWED_ORIGIN = 'https://app.example.test';
+
+export interface TestApp<DB, C> {
+  server: Server;
+  /** This app's database (share it with {@link TestAppOptions.shareWith}). */
+  databaseUrl: string;
+  db: Kysely<DB>;
+  redis: Redis;
+  config: C;
+  /** supertest bound to this app's server; every response is checked against the OpenAPI document. */
+  http: () => ReturnType<typeof request>;
+  /** supertest without the OpenAPI check, for undocumented paths. */
+  raw: () => ReturnType<typeof request>;
+  /** Runs an admin command exactly as `npm run admin` does; returns its JSON. */
+  admin(...argv: string[]): Promise<Record<string, any>>;
+  /** A new account and a key holding `scopes` (default: all); `auth` is the Authorization value. */
+  caller(scopes?: string[]): Promise<{ accountId: string; auth: string } & Record<string, any>>;
+  close(): Promise<void>;
+}
+
+export interface TestAppOptions<DB, C> {
+  /** A second instance of that app: same database and Redis prefix (closing it drops nothing). */
+  shareWith?: TestApp<DB, C>;
+  /** Run the app without Redis (single-instance mode: in-process stores). */
+  withoutRedis?: boolean;
+}
+
+/**
+ * A service's app on its own fresh database (real Postgres, real migrations) and its own Redis
+ * prefix, listening on an ephemeral port. `env` overrides configuration (e.g. rate limits).
+ */
+export async function startTestApp<DB, C extends { redisUrl?: string | undefined; redisPrefix: string }>(
+  kit: AppKit<DB, C>,
+  env: Record<string, string> = {},
+  options: TestAppOptions<DB, C> = {},
+): Promise<TestApp<DB, C>> {
+  const adminUrl = process.env.TEST_DATABASE_URL!;
+  const shared = options.shareWith;
+  const name = `${kit.service}_test_${randomUUID().replace(/-/g, '').slice(0, 12)}`;
+  const url = shared ? shared.databaseUrl : await createDatabase(adminUrl, name);
+  const config = kit.loadConfig({
+    DATABASE_URL: url,
+    REDIS_URL: process.env.TEST_REDIS_URL,
+    REDIS_PREFIX: shared ? shared.config.redisPrefix : `${name}:`,
+    ALLOWED_ORIGINS: ALLOWED_ORIGIN,
+    LOG_LEVEL: 'silent',
+    ...env,
+  });
+  const db = kit.openDb(url);
+  await kit.migrate(db);
+  const redis = new Redis(config.redisUrl!);
+  // Connected before use: quitting a connection still being opened (the rate limiter loads its
+  // scripts at start) would fail the file after its tests.
+  await redis.ping();
+  const app = kit.createApp({ config, db, redis: options.withoutRedis ? null : redis });
+  const server = await new Promise<Server>((resolve) => {
+    const s = app.listen(0, '127.0.0.1', () => resolve(s));
+  });
+  const admin = (...argv: string[]) => kit.admin(db, config, argv) as Promise<Record<string, any>>;
+  return {
+    server,
+    databaseUrl: url,
+    db,
+    redis,
+    config,
+    http: checkedRequest(server, kit.openapiDocument),
+    raw: () => request(server),
+    admin,
+    async caller(scopes) {
+      const account = await admin('create-account', '--email', `${randomUUID()}@example.test`);
+      const key = await admin('create-key', '--account', account.accountId, ...(scopes ? ['--scopes', scopes.join(',')] : []));
+      const { accountId, ...extra } = account;
+      return { accountId, ...extra, auth: `Bearer ${key.key}` };
+    },
+    async close() {
+      await new Promise((resolve) => server.close(resolve));
+      await db.destroy();
+      await redis.quit();
+      if (!shared) await dropDatabase(adminUrl, name);
+    },
+  };
+}
