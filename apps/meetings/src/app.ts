@@ -35,7 +35,8 @@ export function createApp(deps: AppDeps): Express {
   app.set('trust proxy', config.trustProxy);
 
   const observability = createObservability('meetings', logger);
-  app.use(requestId(), observability.middleware, helmet());
+  // API keys may be used from any origin (CORS allows it), so responses may be read cross-origin.
+  app.use(requestId(), observability.middleware, helmet({ crossOriginResourcePolicy: { policy: 'cross-origin' } }));
   mountHealth(app, { db, redis, registry: observability.registry });
   app.get('/openapi.json', (_req, res) => {
     res.json(openapiDocument);

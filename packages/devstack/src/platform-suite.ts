@@ -139,6 +139,7 @@ export function platformSuite(target: PlatformTarget): void {
       expect(res.status).toBe(404);
       expect(res.headers['access-control-allow-origin']).toBe('*');
       expect(res.headers['access-control-allow-credentials']).toBeUndefined();
+      expect(res.headers['cross-origin-resource-policy']).toBe('cross-origin');
     });
 
     it('answers CORS preflights, allowing credentials only to allowed origins', async () => {
