@@ -123,7 +123,9 @@ export async function pruneItems(tx: AccountTx): Promise<string[]> {
       (select id from items where account_id = ${tx.accountId} and not favorite
         and created_at < (select cutoff from st))
     )
-    delete from items where account_id = ${tx.accountId} and id in (select id from victims)
+    -- = any(array(...)): the victims are usually none or a few, and the planner cannot know the
+    -- limit in advance; a semi-join would plan a scan of every item of the account.
+    delete from items where account_id = ${tx.accountId} and id = any(array(select id from victims))
     returning id`.execute(tx.trx);
   return rows.map((r) => r.id);
 }
