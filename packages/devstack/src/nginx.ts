@@ -13,13 +13,20 @@ export interface GatewayVars {
   TASKS_UPSTREAM: string;
   MEETINGS_UPSTREAM: string;
   CLIPBOARD_UPSTREAM: string;
+  /** The meetings network-level cap; the spec's 180 a minute unless given. */
+  MEETINGS_CAP_RATE?: string;
+  MEETINGS_CAP_BURST?: number;
 }
+
+/** The spec's meetings cap: 180 requests per minute per client address. */
+export const MEETINGS_CAP = { MEETINGS_CAP_RATE: '180r/m', MEETINGS_CAP_BURST: 180 } as const;
 
 /** Renders infra/nginx/templates/gateway.conf.template the way the nginx image's envsubst does. */
 export function renderGateway(vars: GatewayVars): string {
   const template = readFileSync(join(repoRoot, 'infra', 'nginx', 'templates', 'gateway.conf.template'), 'utf8');
+  const all: Record<string, unknown> = { ...MEETINGS_CAP, ...vars };
   return template.replace(/\$\{([A-Z_]+)\}/g, (whole, name: string) => {
-    const value = (vars as unknown as Record<string, unknown>)[name];
+    const value = all[name];
     return value === undefined ? whole : String(value);
   });
 }

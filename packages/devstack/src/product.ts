@@ -1,6 +1,6 @@
 import type { ChildProcess } from 'node:child_process';
 import { join } from 'node:path';
-import { startNginx, repoRoot, type RunningNginx } from './nginx.js';
+import { startNginx, repoRoot, type GatewayVars, type RunningNginx } from './nginx.js';
 import { freePort, waitForPort } from './ports.js';
 import { spawnService, stopChild } from './processes.js';
 
@@ -20,6 +20,8 @@ export interface ProductOptions {
   /** Settings for every service, then per service. */
   env?: Record<string, string>;
   serviceEnv?: Partial<Record<Service, Record<string, string>>>;
+  /** Gateway settings beyond the upstreams (the benchmark lifts the meetings cap). */
+  gatewayVars?: Pick<GatewayVars, 'MEETINGS_CAP_RATE' | 'MEETINGS_CAP_BURST'>;
   /** Called when a service exits on its own (not through stop()). */
   onExit?: (service: Service, code: number | null) => void;
 }
@@ -78,6 +80,7 @@ export async function startProduct(opts: ProductOptions): Promise<RunningProduct
       TASKS_UPSTREAM: `127.0.0.1:${ports.tasks}`,
       MEETINGS_UPSTREAM: `127.0.0.1:${ports.meetings}`,
       CLIPBOARD_UPSTREAM: `127.0.0.1:${ports.clipboard}`,
+      ...opts.gatewayVars,
     });
   } catch (err) {
     stopping = true;
