@@ -84,7 +84,7 @@ switch (command) {
   case 'bench':
     ensureInstalled();
     ensureBuilt();
-    process.exit(devstack('bench.js', args));
+    process.exit(run(process.execPath, [join(root, 'bench', 'dist', 'main.js'), ...args]));
     break;
   case 'build':
     ensureInstalled();

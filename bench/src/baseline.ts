@@ -1,0 +1,66 @@
+import { readFileSync } from 'node:fs';
+import { createServer } from 'node:http';
+import pg from 'pg';
+
+/**
+ * The bare baseline: node:http and a pg pool, nothing else: no framework, validation, auth,
+ * rate limit or logging. Each route replays statements captured from the product (or, for
+ * writes, a bare INSERT/UPDATE), parses the rows into JS objects with pg's default parsers and
+ * answers with plain JSON.stringify.
+ *
+ * Run as its own process: `node baseline.js <routes.json> <port>` with DATABASE_URL set.
+ */
+export interface BaselineRoute {
+  /** The service schema the statements run in (first on the search_path, as in the product). */
+  schema: string;
+  statements: Array<{ sql: string; params: Array<string | null> }>;
+  /** Parameter index -> values used round-robin (e.g. the task a PATCH updates). */
+  rotate?: Record<number, string[]>;
+}
+
+function main(): void {
+  const [file, portText] = process.argv.slice(2);
+  const routes = JSON.parse(readFileSync(file!, 'utf8')) as Record<string, BaselineRoute>;
+  const pools = new Map<string, pg.Pool>();
+  const poolFor = (schema: string) => {
+    let pool = pools.get(schema);
+    if (!pool) {
+      pool = new pg.Pool({ connectionString: process.env.DATABASE_URL, max: Number(process.env.DATABASE_POOL_SIZE ?? 20), options: `-c search_path=${schema},public` });
+      pools.set(schema, pool);
+    }
+    return pool;
+  };
+  const counters = new Map<string, number>();
+
+  const server = createServer(async (req, res) => {
+    const path = (req.url ?? '/').split('?')[0]!;
+    const route = routes[path];
+    if (!route) {
+      res.writeHead(404).end();
+      return;
+    }
+    // Drain the request body (writes send one, as the product's clients do).
+    for await (const _ of req) void _;
+    const n = counters.get(path) ?? 0;
+    counters.set(path, n + 1);
+    try {
+      const results: unknown[][] = [];
+      for (const statement of route.statements) {
+        const params = statement.params.map((p, i) => {
+          const values = route.rotate?.[i];
+          return values ? values[n % values.length]! : p;
+        });
+        results.push((await poolFor(route.schema).query(statement.sql, params)).rows);
+      }
+      const body = JSON.stringify(results.length === 1 ? { items: results[0] } : { results });
+      res.writeHead(200, { 'content-type': 'application/json' }).end(body);
+    } catch (err) {
+      res.writeHead(500, { 'content-type': 'application/json' }).end(JSON.stringify({ error: (err as Error).message }));
+    }
+  });
+  server.keepAliveTimeout = 65_000;
+  server.listen(Number(portText), '127.0.0.1');
+  process.on('SIGTERM', () => server.close(() => void Promise.all([...pools.values()].map((p) => p.end())).then(() => process.exit(0))));
+}
+
+main();

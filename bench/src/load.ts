@@ -1,0 +1,89 @@
+import autocannon from 'autocannon';
+
+export interface LoadRequest {
+  method?: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
+  path: string;
+  headers?: Record<string, string>;
+  body?: string;
+  /**
+   * Builds each request from this connection's context (e.g. a fresh Idempotency-Key, the
+   * ETag the previous response returned); returns path/headers/body overrides.
+   */
+  setup?: (context: Record<string, any>) => { path?: string; headers?: Record<string, string>; body?: string };
+  /** Sees each response body, to keep per-connection state such as the next If-Match. */
+  onResponse?: (status: number, body: string, context: Record<string, any>) => void;
+}
+
+export interface LoadResult {
+  requests: number;
+  reqPerSec: number;
+  p50: number;
+  p95: number;
+  p99: number;
+  /** Non-2xx answers, socket errors and timeouts. */
+  errors: number;
+}
+
+function percentile(sorted: number[], p: number): number {
+  if (sorted.length === 0) return 0;
+  const idx = Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1));
+  return sorted[idx]!;
+}
+
+async function once(baseUrl: string, req: LoadRequest, connections: number, seconds: number, record: boolean): Promise<LoadResult> {
+  const latencies: number[] = [];
+  let finish!: (result: any) => void;
+  let fail!: (err: unknown) => void;
+  const done = new Promise<any>((resolve, reject) => {
+    finish = resolve;
+    fail = reject;
+  });
+  const instance = autocannon({
+    url: baseUrl,
+    connections,
+    duration: seconds,
+    timeout: 10,
+    requests: [
+      {
+        method: req.method ?? 'GET',
+        path: req.path,
+        headers: { 'content-type': 'application/json', ...req.headers },
+        ...(req.body !== undefined ? { body: req.body } : {}),
+        setupRequest: (request: any, context: Record<string, any>) => {
+          if (!req.setup) return request;
+          const extra = req.setup(context);
+          return {
+            ...request,
+            ...(extra.path ? { path: extra.path } : {}),
+            ...(extra.body !== undefined ? { body: extra.body } : {}),
+            headers: { ...request.headers, ...extra.headers },
+          };
+        },
+        ...(req.onResponse
+          ? { onResponse: (status: number, body: string, context: Record<string, any>) => req.onResponse!(status, body, context) }
+          : {}),
+      } as any,
+    ],
+  } as any, (err: unknown, result: unknown) => (err ? fail(err) : finish(result)));
+  if (record) {
+    instance.on('response', (_client: unknown, _status: number, _bytes: number, responseTime: number) => {
+      latencies.push(responseTime);
+    });
+  }
+  const result: any = await done;
+  latencies.sort((a, b) => a - b);
+  return {
+    requests: result.requests.total,
+    reqPerSec: result.requests.average,
+    p50: percentile(latencies, 50),
+    p95: percentile(latencies, 95),
+    p99: percentile(latencies, 99),
+    errors: result.non2xx + result.errors + result.timeouts,
+  };
+}
+
+/** A warm-up run (discarded), then the measured run. Latencies in milliseconds. */
+export async function runLoad(baseUrl: string, req: LoadRequest, opts: { connections: number; warmupSeconds: number; seconds: number }): Promise<LoadResult> {
+  if (opts.warmupSeconds > 0) await once(baseUrl, req, opts.connections, opts.warmupSeconds, false);
+  return once(baseUrl, req, opts.connections, opts.seconds, true);
+}

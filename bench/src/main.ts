@@ -1,0 +1,228 @@
+import { execFile, spawn, spawnSync } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import pg from 'pg';
+import {
+  createDatabase,
+  findExecutable,
+  freePort,
+  repoRoot,
+  startEmbeddedPostgres,
+  startProduct,
+  startRedis,
+  stopChild,
+  waitForPort,
+  type Service,
+} from '@app/devstack';
+import type { BaselineRoute } from './baseline.js';
+import { runLoad, type LoadRequest, type LoadResult } from './load.js';
+import { machine, printTable, writeResults, type Row } from './report.js';
+import { peakRss } from './rss.js';
+import { SqlLog, sequentialScans } from './sql-log.js';
+import { scaleRequests, seedTasksLarge, seedTasksSmall, taskScenarios } from './tasks.bench.js';
+import { meetingScenarios, seedMeetings } from './meetings.bench.js';
+import { clipboardScenarios, seedClipboard } from './clipboard.bench.js';
+import type { BenchContext, Scenario } from './types.js';
+
+const run = promisify(execFile);
+const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 50);
+const WARMUP_SECONDS = Number(process.env.BENCH_WARMUP_SECONDS ?? 3);
+const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
+
+function log(message: string): void {
+  process.stderr.write(`${message}\n`);
+}
+
+/** Sends one request exactly as the load would (same setup/onResponse), for the captures. */
+async function sendOnce(gateway: string, req: LoadRequest, context: Record<string, any>): Promise<number> {
+  const extra = req.setup?.(context) ?? {};
+  const res = await fetch(`${gateway}${extra.path ?? req.path}`, {
+    method: req.method ?? 'GET',
+    headers: { 'content-type': 'application/json', ...req.headers, ...extra.headers },
+    ...((extra.body ?? req.body) !== undefined ? { body: extra.body ?? req.body } : {}),
+  });
+  const body = await res.text();
+  req.onResponse?.(res.status, body, context);
+  return res.status;
+}
+
+async function main(): Promise<number> {
+  const started = Date.now();
+  const work = mkdtempSync(join(tmpdir(), 'bench-'));
+  // Its own temp directory: initdb runs as the postgres user, which cannot enter `work` (0700).
+  const pgDir = mkdtempSync(join(tmpdir(), 'bench-pg-'));
+  const pgPort = await freePort();
+  const adminUrl = `postgres://postgres:postgres@127.0.0.1:${pgPort}/postgres`;
+  const sqlLog = new SqlLog(adminUrl);
+  const cleanups: Array<() => Promise<void>> = [];
+  const cleanup = async () => {
+    for (const fn of cleanups.reverse()) await fn().catch(() => {});
+    rmSync(work, { recursive: true, force: true });
+    rmSync(pgDir, { recursive: true, force: true });
+  };
+  process.on('SIGINT', () => void cleanup().then(() => process.exit(130)));
+
+  try {
+    log('starting Postgres (auto_explain preloaded), Redis, the three services and nginx...');
+    const postgres = await startEmbeddedPostgres({
+      dataDir: pgDir,
+      port: pgPort,
+      persistent: false,
+      settings: { ...SqlLog.settings, shared_buffers: '1GB', work_mem: '16MB', maintenance_work_mem: '512MB', max_wal_size: '8GB', checkpoint_timeout: '30min' },
+      onLog: sqlLog.onLog,
+    });
+    cleanups.push(() => postgres.stop());
+    const databaseUrl = await createDatabase(adminUrl, 'bench');
+    const client = new pg.Client({ connectionString: databaseUrl });
+    await client.connect();
+    cleanups.push(() => client.end());
+    await client.query('create extension if not exists pg_trgm with schema public; create extension if not exists btree_gin with schema public');
+    const redis = await startRedis();
+    cleanups.push(() => redis.stop());
+
+    const limits = '10000000';
+    const product = await startProduct({
+      databaseUrl,
+      redisUrl: redis.url,
+      nginxDir: join(work, 'nginx'),
+      env: {
+        HOST: '127.0.0.1',
+        // Request logs would go to this terminal; the services still build every log line's
+        // fields, pino drops them at the level check.
+        LOG_LEVEL: 'warn',
+        RATE_LIMIT_PER_MINUTE: limits,
+        RATE_LIMIT_READS_PER_MINUTE: limits,
+        RATE_LIMIT_WRITES_PER_MINUTE: limits,
+        DATABASE_POOL_SIZE: '20',
+      },
+      // The meetings network-level cap (180 a minute per address) would answer most of the load.
+      gatewayVars: { MEETINGS_CAP_RATE: '1000000r/s', MEETINGS_CAP_BURST: 1000000 },
+    });
+    cleanups.push(() => product.stop());
+    if (!product.gateway) throw new Error('nginx is not installed (apt-get install -y nginx-light): the bench measures through the gateway');
+    const gateway = product.gateway;
+
+    const ctx: BenchContext = {
+      client,
+      gateway,
+      async admin(service: Service, ...argv: string[]) {
+        const { stdout } = await run(process.execPath, [join(repoRoot, 'apps', service, 'dist', 'admin.js'), ...argv], { env: { ...process.env, DATABASE_URL: databaseUrl } });
+        return JSON.parse(stdout) as Record<string, any>;
+      },
+      async getJson(path, headers) {
+        const res = await fetch(`${gateway}${path}`, { headers });
+        if (!res.ok) throw new Error(`GET ${path} answered ${res.status}: ${await res.text()}`);
+        return res.json();
+      },
+    };
+
+    // Scale check, part 1: 10,000 tasks.
+    const tasks = await seedTasksSmall(ctx);
+    const scaleReq = scaleRequests(tasks);
+    const scaleOpts = { connections: 4, warmupSeconds: 2, seconds: 5 };
+    log('scale check at 10k tasks...');
+    const small = { list: await runLoad(gateway, scaleReq.list, scaleOpts), search: await runLoad(gateway, scaleReq.search, scaleOpts) };
+
+    await seedTasksLarge(ctx, tasks);
+    log('scale check at 1M tasks...');
+    const large = { list: await runLoad(gateway, scaleReq.list, scaleOpts), search: await runLoad(gateway, scaleReq.search, scaleOpts) };
+
+    const meetings = await seedMeetings(ctx);
+    const clipboard = await seedClipboard(ctx);
+    await client.query('vacuum analyze');
+
+    const scenarios: Scenario[] = [
+      ...(await taskScenarios(ctx, tasks)),
+      ...(await meetingScenarios(ctx, meetings)),
+      ...(await clipboardScenarios(ctx, clipboard)),
+    ];
+
+    // One request of each scenario with statement logging and auto_explain on: the baseline
+    // replays those statements, and every plan is printed and checked for sequential scans.
+    log('capturing the SQL and EXPLAIN ANALYZE of each scenario...');
+    const routes: Record<string, BaselineRoute> = {};
+    const explained: Array<{ scenario: string; plans: string[]; seqScans: string[] }> = [];
+    for (const [i, s] of scenarios.entries()) {
+      let status = 0;
+      const captured = await sqlLog.capture(async () => {
+        status = await sendOnce(gateway, s.request, {});
+      });
+      if (status >= 400) throw new Error(`${s.name}: the product answered ${status} to the capture request`);
+      const schema = s.service;
+      routes[`/s${i}`] = 'route' in s.baseline ? s.baseline.route : { schema, statements: captured.statements };
+      const seqScans = [...new Set(captured.plans.flatMap(sequentialScans))];
+      explained.push({ scenario: s.name, plans: captured.plans, seqScans });
+    }
+
+    const routesFile = join(work, 'baseline-routes.json');
+    writeFileSync(routesFile, JSON.stringify(routes));
+    const baselinePort = await freePort();
+    const baseline = spawn(process.execPath, [join(__dirname, 'baseline.js'), routesFile, String(baselinePort)], {
+      env: { ...process.env, DATABASE_URL: databaseUrl, DATABASE_POOL_SIZE: '20' },
+      stdio: ['ignore', 'inherit', 'inherit'],
+    });
+    cleanups.push(() => stopChild(baseline));
+    await waitForPort(baselinePort);
+    const baselineUrl = `http://127.0.0.1:${baselinePort}`;
+
+    const rows: Row[] = [];
+    const loadOpts = { connections: CONNECTIONS, warmupSeconds: WARMUP_SECONDS, seconds: SECONDS };
+    for (const [i, s] of scenarios.entries()) {
+      log(`load: ${s.name}`);
+      const { result: productResult, peakMb } = await peakRss(product.children[s.service].pid, () => runLoad(gateway, s.request, loadOpts));
+      const route = routes[`/s${i}`]!;
+      const baselineReq: LoadRequest = { method: s.request.method ?? 'GET', path: `/s${i}`, ...(s.request.body ? { body: s.request.body } : {}) };
+      const baselineResult: LoadResult = await runLoad(baselineUrl, baselineReq, loadOpts);
+      void route;
+      rows.push({ scenario: s.name, product: productResult, baseline: baselineResult, rssMb: peakMb });
+    }
+
+    const table = printTable(rows);
+    const scale = {
+      listP95Ms: { at10k: small.list.p95, at1M: large.list.p95, ratio: large.list.p95 / Math.max(small.list.p95, 0.001) },
+      rareSearchP95Ms: { at10k: small.search.p95, at1M: large.search.p95, ratio: large.search.p95 / Math.max(small.search.p95, 0.001) },
+    };
+    const seqScanFailures = explained.filter((e) => e.seqScans.length > 0);
+
+    process.stdout.write('\nEXPLAIN (ANALYZE, BUFFERS) of every statement each scenario ran (captured with auto_explain):\n');
+    for (const e of explained) {
+      process.stdout.write(`\n=== ${e.scenario}\n${e.plans.join('\n\n')}\n`);
+    }
+    process.stdout.write(`\n${table}\n\n`);
+    process.stdout.write(`scale check (p95 through the gateway, 4 connections): list ${scale.listP95Ms.at10k.toFixed(1)} ms at 10k -> ${scale.listP95Ms.at1M.toFixed(1)} ms at 1M (${scale.listP95Ms.ratio.toFixed(2)}x); rare-word search ${scale.rareSearchP95Ms.at10k.toFixed(1)} ms -> ${scale.rareSearchP95Ms.at1M.toFixed(1)} ms (${scale.rareSearchP95Ms.ratio.toFixed(2)}x)\n`);
+    if (seqScanFailures.length > 0) {
+      process.stdout.write(`\nFAIL: sequential scans of big tables: ${seqScanFailures.map((e) => `${e.scenario} (${e.seqScans.join(', ')})`).join('; ')}\n`);
+    } else {
+      process.stdout.write('\nno hot query scans a big table sequentially\n');
+    }
+
+    const pgVersion = (await client.query<{ v: string }>('select version() as v')).rows[0]!.v;
+    const nginxBin = findExecutable('nginx');
+    const nginxVersion = nginxBin ? spawnSync(nginxBin, ['-v'], { encoding: 'utf8' }).stderr.trim() : 'none';
+    const file = join(repoRoot, 'bench', 'results.json');
+    writeResults(file, {
+      date: new Date().toISOString(),
+      durationSeconds: Math.round((Date.now() - started) / 1000),
+      settings: { connections: CONNECTIONS, warmupSeconds: WARMUP_SECONDS, seconds: SECONDS },
+      machine: machine(),
+      versions: { node: process.version, postgres: pgVersion, nginx: nginxVersion },
+      scenarios: rows,
+      scale,
+      explain: explained.map((e) => ({ scenario: e.scenario, seqScans: e.seqScans, plans: e.plans })),
+    });
+    process.stdout.write(`results written to ${file} (${Math.round((Date.now() - started) / 1000)} s in all)\n`);
+    return seqScanFailures.length > 0 ? 1 : 0;
+  } finally {
+    await cleanup();
+  }
+}
+
+main().then(
+  (code) => process.exit(code),
+  (err: unknown) => {
+    process.stderr.write(`bench failed: ${err instanceof Error ? err.stack : String(err)}\n`);
+    process.exit(1);
+  },
+);

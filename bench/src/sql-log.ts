@@ -1,0 +1,121 @@
+import pg from 'pg';
+
+/** One statement a request ran, with its parameters as Postgres logged them (text). */
+export interface LoggedStatement {
+  sql: string;
+  params: Array<string | null>;
+}
+
+export interface Capture {
+  statements: LoggedStatement[];
+  /** EXPLAIN (ANALYZE, BUFFERS) of each statement, as auto_explain logged it. */
+  plans: string[];
+}
+
+/**
+ * Reads what the product really sends to Postgres. The server runs with auto_explain preloaded
+ * but silent; while capturing, every statement is logged with its parameters and its analyzed
+ * plan. The bare baseline replays the captured statements, and the plans are checked for
+ * sequential scans, so no query has to be copied out of the services by hand.
+ */
+export class SqlLog {
+  private buffer = '';
+  private capturing = false;
+
+  /** Settings for startEmbeddedPostgres. */
+  // Only what needs a restart goes on the command line: command-line settings outrank
+  // ALTER SYSTEM, and capture() switches the logging on and off with ALTER SYSTEM.
+  static readonly settings = { shared_preload_libraries: 'auto_explain', log_line_prefix: '' };
+
+  private static readonly captureSettings = {
+    'auto_explain.log_analyze': 'on',
+    'auto_explain.log_buffers': 'on',
+    'auto_explain.log_nested_statements': 'on',
+    log_parameter_max_length: '-1',
+  };
+
+  constructor(private readonly adminUrl: string) {}
+
+  /** The Postgres log sink. */
+  readonly onLog = (message: string): void => {
+    if (this.capturing) this.buffer += message;
+  };
+
+  private async set(on: boolean): Promise<void> {
+    const client = new pg.Client({ connectionString: this.adminUrl });
+    await client.connect();
+    try {
+      for (const [name, value] of Object.entries(SqlLog.captureSettings)) await client.query(`alter system set ${name} = '${value}'`);
+      await client.query(`alter system set auto_explain.log_min_duration = ${on ? 0 : -1}`);
+      await client.query(`alter system set log_min_duration_statement = ${on ? 0 : -1}`);
+      await client.query('select pg_reload_conf()');
+    } finally {
+      await client.end();
+    }
+    // Backends pick the new settings up before their next statement; give the reload a moment.
+    await new Promise((r) => setTimeout(r, 300));
+  }
+
+  /** What the database ran while `work` ran (run one request at a time). */
+  async capture(work: () => Promise<void>): Promise<Capture> {
+    await this.set(true);
+    this.buffer = '';
+    this.capturing = true;
+    try {
+      await work();
+      await new Promise((r) => setTimeout(r, 400));
+    } finally {
+      this.capturing = false;
+      await this.set(false);
+    }
+    return parseLog(this.buffer.replace(/\[STDERR\] /g, ''));
+  }
+}
+
+const ENTRY = /^(?:\S+ )*(?:LOG|DETAIL):\s+/m;
+
+/** Splits a Postgres log into entries (a LOG line with its DETAIL and continuation lines). */
+function entries(log: string): string[] {
+  const out: string[] = [];
+  for (const chunk of log.split(/(?=^(?:\S+ )*LOG:\s)/m)) if (ENTRY.test(chunk)) out.push(chunk.trim());
+  return out;
+}
+
+function parseParams(detail: string | undefined): Array<string | null> {
+  if (!detail) return [];
+  const params: Array<string | null> = [];
+  for (const m of detail.matchAll(/\$(\d+) = (NULL|'((?:[^']|'')*)')/g)) {
+    params[Number(m[1]) - 1] = m[2] === 'NULL' ? null : m[3]!.replace(/''/g, "'");
+  }
+  return params;
+}
+
+export function parseLog(log: string): Capture {
+  const statements: LoggedStatement[] = [];
+  const plans: string[] = [];
+  for (const entry of entries(log)) {
+    const body = entry.replace(/^(?:\S+ )*LOG:\s+/, '');
+    if (/^duration: [\d.]+ ms\s+plan:/.test(body)) {
+      plans.push(body);
+      continue;
+    }
+    const m = /^duration: [\d.]+ ms\s+(?:execute [^:]*|statement): ([\s\S]*?)(?:\n(?:\S+ )*DETAIL:\s+parameters: ([\s\S]*))?$/i.exec(body);
+    if (!m) continue;
+    const sql = m[1]!.trim();
+    if (/^(begin|commit|rollback|select pg_reload_conf|alter system)/i.test(sql) || /^duration:/.test(sql)) continue;
+    statements.push({ sql, params: parseParams(m[2]) });
+  }
+  return { statements, plans };
+}
+
+/** Tables big enough that a sequential scan of one is a missing index. */
+export const BIG_TABLES = ['tasks', 'meetings', 'items', 'daily_notes', 'notes', 'clipboard_items', 'items', 'changes', 'snippets'];
+
+/** The big tables a plan scans sequentially. */
+export function sequentialScans(plan: string): string[] {
+  const found = new Set<string>();
+  for (const match of plan.matchAll(/Seq Scan on (?:\w+\.)?(\w+)/g)) {
+    if (BIG_TABLES.includes(match[1]!)) found.add(match[1]!);
+  }
+  return [...found];
+}

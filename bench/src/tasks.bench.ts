@@ -1,0 +1,116 @@
+import { randomUUID } from 'node:crypto';
+import { COMMON_WORD, RARE_WORD } from './words.js';
+import { seedTaskAccounts, seedTasks } from './seed/tasks.js';
+import type { BenchContext, Scenario } from './types.js';
+
+const TASK_COLUMNS = 'id, title, notes, priority, due_at, completed_at, tags, created_at, updated_at, parent_id, goal_id, recurrence, location, assignee_id';
+
+export interface TasksFixture {
+  workspaces: string[];
+  auth: Record<string, string>;
+  accountId: string;
+}
+
+/** Accounts, the first 10,000 tasks and a key for workspace 0. */
+export async function seedTasksSmall(ctx: BenchContext): Promise<TasksFixture> {
+  const accounts = await seedTaskAccounts(ctx.client);
+  const workspaces = accounts.map((a) => a.workspaceId);
+  await seedTasks(ctx.client, workspaces, 0, 10_000, 'tasks (first 10k)');
+  await ctx.client.query('analyze tasks.tasks');
+  const key = await ctx.admin('tasks', 'create-key', '--account', accounts[0]!.accountId, '--name', 'bench');
+  return { workspaces, auth: { authorization: `Bearer ${key.key}` }, accountId: accounts[0]!.accountId };
+}
+
+/** The full data set: 1,000,000 tasks (BENCH_TASKS overrides, for a quick trial run). */
+export const TOTAL_TASKS = Number(process.env.BENCH_TASKS ?? 1_000_000);
+
+/** The rest, up to TOTAL_TASKS. */
+export async function seedTasksLarge(ctx: BenchContext, fixture: TasksFixture): Promise<void> {
+  await seedTasks(ctx.client, fixture.workspaces, 10_000, TOTAL_TASKS, `tasks (to ${TOTAL_TASKS.toLocaleString('en-US')})`);
+  process.stderr.write('vacuum analyze tasks...\n');
+  await ctx.client.query('vacuum analyze tasks.tasks');
+}
+
+/** The scale check's two queries: a first list page and a rare-word search. */
+export function scaleRequests(f: TasksFixture) {
+  return {
+    list: { path: '/api/v1/tasks?view=all&limit=50', headers: f.auth },
+    search: { path: `/api/v1/tasks?q=${RARE_WORD}&limit=50`, headers: f.auth },
+  };
+}
+
+/** The tasks scenarios of the issue, on the seeded data. */
+export async function taskScenarios(ctx: BenchContext, f: TasksFixture): Promise<Scenario[]> {
+  // A deep page: follow nextCursor 200 pages down the manual order.
+  let cursor: string | null = null;
+  for (let i = 0; i < 200; i++) {
+    const page: { nextCursor: string | null } = await ctx.getJson(`/api/v1/tasks?view=all&limit=50${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`, f.auth);
+    if (!page.nextCursor) break;
+    cursor = page.nextCursor;
+  }
+  // Tasks for PATCH: each request takes a task no other request in flight holds (autocannon
+  // clears its per-connection context after every response), so If-Match races only with itself.
+  const first = await ctx.getJson('/api/v1/tasks?view=all&limit=200', f.auth);
+  const free: Array<{ id: string; updatedAt: string }> = first.items.map((t: any) => ({ id: t.id, updatedAt: t.updatedAt }));
+  const targetIds = free.map((t) => t.id);
+
+  return [
+    { name: 'tasks list view=all (page 1)', service: 'tasks', request: { path: '/api/v1/tasks?view=all&limit=50', headers: f.auth }, baseline: { replay: true } },
+    {
+      name: 'tasks list view=all (page 200)',
+      service: 'tasks',
+      request: { path: `/api/v1/tasks?view=all&limit=50&cursor=${encodeURIComponent(cursor ?? '')}`, headers: f.auth },
+      baseline: { replay: true },
+    },
+    { name: 'tasks list view=today', service: 'tasks', request: { path: '/api/v1/tasks?view=today&limit=50', headers: { ...f.auth, 'x-timezone': 'Europe/Berlin' } }, baseline: { replay: true } },
+    { name: `tasks search rare (${RARE_WORD})`, service: 'tasks', request: { path: `/api/v1/tasks?q=${RARE_WORD}&limit=50`, headers: f.auth }, baseline: { replay: true } },
+    { name: `tasks search common (${COMMON_WORD})`, service: 'tasks', request: { path: `/api/v1/tasks?q=${COMMON_WORD}&limit=50`, headers: f.auth }, baseline: { replay: true } },
+    {
+      name: 'tasks create (Idempotency-Key)',
+      service: 'tasks',
+      request: {
+        method: 'POST',
+        path: '/api/v1/tasks',
+        headers: f.auth,
+        body: JSON.stringify({ title: 'Prepare the quarterly review', notes: 'Collect numbers from finance and sales', priority: 'medium', tags: ['work'] }),
+        setup: () => ({ headers: { 'idempotency-key': randomUUID() } }),
+      },
+      baseline: {
+        route: {
+          schema: 'tasks',
+          statements: [{
+            sql: `insert into tasks (workspace_id, title, notes, priority, tags, position) values ($1, $2, $3, $4, $5, 1e12 + random() * 1e12) returning ${TASK_COLUMNS}`,
+            params: [f.workspaces[0]!, 'Prepare the quarterly review', 'Collect numbers from finance and sales', 'medium', '{work}'],
+          }],
+        },
+      },
+    },
+    {
+      name: 'tasks patch (If-Match)',
+      service: 'tasks',
+      request: {
+        method: 'PATCH',
+        path: '/api/v1/tasks/x',
+        headers: f.auth,
+        setup: (c) => {
+          c.target = free.shift()!;
+          return { path: `/api/v1/tasks/${c.target.id}`, headers: { 'if-match': `"${c.target.updatedAt}"` }, body: JSON.stringify({ title: `Renamed ${Date.now()}` }) };
+        },
+        onResponse: (status, body, c) => {
+          if (status === 200) c.target.updatedAt = JSON.parse(body).item.updatedAt;
+          free.push(c.target);
+        },
+      },
+      baseline: {
+        route: {
+          schema: 'tasks',
+          statements: [{
+            sql: `update tasks set title = $1, updated_at = greatest(clock_timestamp(), updated_at + interval '1 microsecond') where id = $2 and workspace_id = $3 and deleted_at is null returning ${TASK_COLUMNS}`,
+            params: ['Renamed', '', f.workspaces[0]!],
+          }],
+          rotate: { 1: targetIds },
+        },
+      },
+    },
+  ];
+}

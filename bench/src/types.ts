@@ -1,0 +1,26 @@
+import type pg from 'pg';
+import type { Service } from '@app/devstack';
+import type { BaselineRoute } from './baseline.js';
+import type { LoadRequest } from './load.js';
+
+/** One measured load: the product through the gateway, and its baseline route. */
+export interface Scenario {
+  name: string;
+  service: Service;
+  request: LoadRequest;
+  /**
+   * The baseline: `replay` runs the statements the product ran for one such request (captured
+   * from the database log); a write gives its bare statement instead.
+   */
+  baseline: { replay: true } | { route: BaselineRoute };
+}
+
+export interface BenchContext {
+  /** A superuser connection to the bench database. */
+  client: pg.ClientBase;
+  gateway: string;
+  /** The service's own admin command (create-key etc.). */
+  admin(service: Service, ...argv: string[]): Promise<Record<string, any>>;
+  /** GET through the gateway, parsed. */
+  getJson(path: string, headers: Record<string, string>): Promise<any>;
+}
