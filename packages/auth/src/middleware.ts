@@ -101,10 +101,9 @@ export function requireScope(scope: string): RequestHandler {
  * the body parser, so a key without the scope gets its 403 before a malformed body's 400.
  */
 export function requireScopeForMethod(read: string, write: string): RequestHandler {
-  return (req, res, next) => {
-    const method = req.method;
-    requireScope(method === 'GET' || method === 'HEAD' ? read : write)(req, res, next);
-  };
+  const reads = requireScope(read);
+  const writes = requireScope(write);
+  return (req, res, next) => (req.method === 'GET' || req.method === 'HEAD' ? reads : writes)(req, res, next);
 }
 
 /** 403 for API keys: the route is for browser sessions only. */

@@ -32,7 +32,7 @@ export function createRateLimit(opts: RateLimitOptions): RequestHandler {
     legacyHeaders: false,
     passOnStoreError: true,
     keyGenerator: (req) => (req.caller ? `a:${req.caller.accountId}` : `ip:${ipKeyGenerator(req.ip ?? '')}`),
-    handler: (req, res, next) => {
+    handler: (req, _res, next) => {
       const reset = (req as { rateLimit?: { resetTime?: Date } }).rateLimit?.resetTime?.getTime();
       const seconds = reset ? (reset - Date.now()) / 1000 : opts.windowMs / 1000;
       next(errors.tooManyRequests(seconds));

@@ -1,5 +1,4 @@
-import type { Kysely } from 'kysely';
-import { sql } from 'kysely';
+import { CompiledQuery, sql, type Kysely } from 'kysely';
 import type { AuthDatabase } from './tables.js';
 
 /** Any service database: it holds the auth tables among its own. */
@@ -13,29 +12,25 @@ export interface IdentityRow {
   credentialId: string;
 }
 
+// Every request runs one of these two lookups: they are written out once instead of being
+// rebuilt by the query builder each time.
+const FIND_KEY = `select k.id as "credentialId", k.account_id as "accountId", k.scopes, a.timezone
+  from api_keys k join accounts a on a.id = k.account_id
+  where k.key_hash = $1 and k.revoked_at is null`;
+const FIND_SESSION = `select s.id as "credentialId", s.account_id as "accountId", null as scopes, a.timezone
+  from sessions s join accounts a on a.id = s.account_id
+  where s.token_hash = $1 and s.revoked_at is null and s.expires_at > now()`;
+
 /** The live (not revoked) key with this hash, with its account. */
 export async function findKeyByHash(db: AnyDb, hash: Buffer): Promise<IdentityRow | undefined> {
-  const row = await auth(db)
-    .selectFrom('api_keys as k')
-    .innerJoin('accounts as a', 'a.id', 'k.account_id')
-    .select(['k.id as credentialId', 'k.account_id as accountId', 'k.scopes', 'a.timezone'])
-    .where('k.key_hash', '=', hash)
-    .where('k.revoked_at', 'is', null)
-    .executeTakeFirst();
-  return row;
+  const { rows } = await db.executeQuery<IdentityRow>(CompiledQuery.raw(FIND_KEY, [hash]));
+  return rows[0];
 }
 
 /** The live, unexpired session with this hash, with its account. */
 export async function findSessionByHash(db: AnyDb, hash: Buffer): Promise<IdentityRow | undefined> {
-  const row = await auth(db)
-    .selectFrom('sessions as s')
-    .innerJoin('accounts as a', 'a.id', 's.account_id')
-    .select(['s.id as credentialId', 's.account_id as accountId', 'a.timezone'])
-    .where('s.token_hash', '=', hash)
-    .where('s.revoked_at', 'is', null)
-    .where('s.expires_at', '>', sql<string>`now()`)
-    .executeTakeFirst();
-  return row ? { ...row, scopes: null } : undefined;
+  const { rows } = await db.executeQuery<IdentityRow>(CompiledQuery.raw(FIND_SESSION, [hash]));
+  return rows[0];
 }
 
 export async function insertAccount(db: AnyDb, email: string, timezone: string): Promise<{ id: string }> {

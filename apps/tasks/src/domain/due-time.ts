@@ -17,3 +17,18 @@ export function dueAtMillis(text: string): number | undefined {
 export function startOfTomorrow(zone: string, now: DateTime = DateTime.now()): string {
   return now.setZone(zone).startOf('day').plus({ days: 1 }).toUTC().toISO()!;
 }
+
+/**
+ * {@link startOfTomorrow} for the current time, remembered per zone until that instant passes:
+ * zone arithmetic is a measurable share of a list request, and the answer changes once a day.
+ */
+export function currentStartOfTomorrow(zone: string, nowMillis: number = Date.now()): string {
+  const hit = tomorrowByZone.get(zone);
+  if (hit && nowMillis < hit.millis && nowMillis >= hit.computedAt) return hit.iso;
+  const iso = startOfTomorrow(zone, DateTime.fromMillis(nowMillis));
+  if (tomorrowByZone.size >= 1000) tomorrowByZone.clear();
+  tomorrowByZone.set(zone, { iso, millis: Date.parse(iso), computedAt: nowMillis });
+  return iso;
+}
+
+const tomorrowByZone = new Map<string, { iso: string; millis: number; computedAt: number }>();

@@ -4,7 +4,7 @@ import type { Database } from '../db/schema.js';
 import * as repo from '../db/tasks.repository.js';
 import type { TaskRow, TaskState } from '../db/tasks.repository.js';
 import { encodeCursor, listCursor, queryDigest, searchCursor, type View } from './cursor.js';
-import { dueAtMillis, startOfTomorrow } from './due-time.js';
+import { currentStartOfTomorrow, dueAtMillis } from './due-time.js';
 import { RECURRENCE_FORMS, nextOccurrence, parseRecurrence } from './recurrence.js';
 
 type Db = Kysely<Database>;
@@ -407,8 +407,8 @@ export async function listTasks(db: Db, ctx: Context, query: ListQuery): Promise
   const filter = query.view === 'completed'
     ? { completed: true as const }
     : query.view === 'today'
-      ? { dueBefore: startOfTomorrow(ctx.timezone) }
-      : { dueFrom: startOfTomorrow(ctx.timezone) };
+      ? { dueBefore: currentStartOfTomorrow(ctx.timezone) }
+      : { dueFrom: currentStartOfTomorrow(ctx.timezone) };
   const rows = await repo.listCreatedPage(db, {
     workspaceId: ctx.workspaceId,
     filter,
