@@ -1,5 +1,5 @@
 import { errors, type ErrorDetail } from '@app/http-errors';
-import type { Kysely } from 'kysely';
+import type { Kysely, RawBuilder } from 'kysely';
 import type { Database } from '../db/schema.js';
 import * as repo from '../db/tasks.repository.js';
 import type { TaskRow, TaskState } from '../db/tasks.repository.js';
@@ -152,29 +152,42 @@ function uniqueTags(tags: string[]): string[] {
   return [...new Set(tags)];
 }
 
+function checkBusinessRules(input: TaskInput): void {
+  checkPriority(input.priority);
+  if (input.dueAt) checkNotPast(input.dueAt);
+}
+
+async function insertTask(db: Db, ctx: Context, input: TaskInput & { title: string }, position: RawBuilder<string> | null): Promise<Task> {
+  const [row] = await repo.insertTasks(db, ctx.workspaceId, [{
+    title: input.title,
+    notes: input.notes ?? null,
+    priority: input.priority ?? null,
+    due_at: input.dueAt ?? null,
+    tags: uniqueTags(input.tags ?? []),
+    parent_id: input.parentId ?? null,
+    recurrence: input.recurrence ?? null,
+    location: input.location ?? null,
+    assignee_id: input.assigneeId ?? null,
+    position,
+  }]);
+  return toTask(row!);
+}
+
 /** Creates a task: a subtask under `parentId`, or a top-level task at the end of the manual order. */
 export async function createTask(db: Db, ctx: Context, input: TaskInput & { title: string }): Promise<Task> {
   checkShape(input);
+  if (!input.parentId) {
+    checkBusinessRules(input);
+    // One INSERT: the place at the end of the order comes from a sequence, so a top-level task
+    // needs no transaction and no lock.
+    return insertTask(db, ctx, input, repo.endPosition);
+  }
+  const parentId = input.parentId;
   return repo.inTransaction(db, async (trx) => {
-    const parent = input.parentId ? await loadParent(trx, ctx, input.parentId) : undefined;
-    checkPriority(input.priority);
-    if (input.dueAt) checkNotPast(input.dueAt);
-    let position: ReturnType<typeof repo.positionBetween> | null = null;
-    if (parent) await checkParent(trx, parent);
-    else position = repo.endPosition;
-    const [row] = await repo.insertTasks(trx, ctx.workspaceId, [{
-      title: input.title,
-      notes: input.notes ?? null,
-      priority: input.priority ?? null,
-      due_at: input.dueAt ?? null,
-      tags: uniqueTags(input.tags ?? []),
-      parent_id: input.parentId ?? null,
-      recurrence: input.recurrence ?? null,
-      location: input.location ?? null,
-      assignee_id: input.assigneeId ?? null,
-      position,
-    }]);
-    return toTask(row!);
+    const parent = await loadParent(trx, ctx, parentId);
+    checkBusinessRules(input);
+    await checkParent(trx, parent);
+    return insertTask(trx, ctx, input, null);
   });
 }
 
