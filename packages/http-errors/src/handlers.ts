@@ -50,6 +50,17 @@ function toAppError(err: unknown): AppError | undefined {
 }
 
 /**
+ * What of an unexpected error may be logged: its kind, code, message and stack. Database errors
+ * also carry `detail`, `where` and the like, which can quote the row's values (user content),
+ * so those stay out of the log.
+ */
+function loggable(err: unknown): Record<string, unknown> {
+  if (!(err instanceof Error)) return { message: String(err) };
+  const { code } = err as { code?: unknown };
+  return { type: err.name, message: err.message, ...(typeof code === 'string' ? { code } : {}), stack: err.stack };
+}
+
+/**
  * The one place errors become responses: an AppError (or a known parser/database error) gets its
  * status and the service's envelope; anything else is logged in full and answered with a
  * generic 500 that leaks nothing.
@@ -62,7 +73,7 @@ export function errorHandler(options: { style: EnvelopeStyle; logger: ErrorLogge
     if (res.headersSent) return next(err);
     let appError = toAppError(err);
     if (!appError) {
-      logger.error({ err, requestId: req.id }, 'unhandled error');
+      logger.error({ err: loggable(err), requestId: req.id }, 'unhandled error');
       appError = internal;
     }
     if (appError.headers) res.set(appError.headers);
