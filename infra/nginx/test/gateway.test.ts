@@ -79,6 +79,18 @@ describe('routing by path family', () => {
   });
 });
 
+describe('requests nginx refuses itself', () => {
+  it('answers a malformed URI with a JSON 400 and a too-long one with a JSON 414', async () => {
+    const malformed = await get('/api/v1/tasks/%E0%A4%A');
+    expect(malformed.status).toBe(400);
+    expect(malformed.headers.get('content-type')).toMatch(/application\/json/);
+    expect(await malformed.json()).toEqual({ error: expect.objectContaining({ code: 'bad_request', requestId: expect.any(String) }) });
+    const long = await get(`/api/v1/tasks?q=${'a'.repeat(20000)}`);
+    expect(long.status).toBe(414);
+    expect(await long.json()).toEqual({ error: expect.objectContaining({ code: 'uri_too_long' }) });
+  });
+});
+
 describe('request ids and client addresses', () => {
   it('passes a client X-Request-Id through to the service and back', async () => {
     const res = await get('/api/v1/tasks', { 'X-Request-Id': 'client-chosen-42' });
