@@ -166,6 +166,7 @@ describe('GET /api/clipboard', () => {
     ['offset=100001', /offset must be <= 100000/],
     ['offset=2.5', /offset must be integer/],
     ['offset=x', /offset must be integer/],
+    ['offset=1e400', /offset must be a finite number/],
     ['favorite=yes', /favorite must be boolean/],
   ])('refuses %s with 400', async (query, message) => {
     const res = await t.http().get(`/api/clipboard?${query}`).set('Authorization', c.auth).expect(400);

@@ -132,7 +132,7 @@ describe('GET /api/v1/tasks (pagination and parameters)', () => {
     expect(await allPages(bulk, '?limit=200')).toHaveLength(205);
   });
 
-  it.each(['limit=0', 'limit=201', 'limit=-1', 'limit=abc', 'limit=1.5', 'limit=', 'view=someday', 'view=ALL', 'tag=', `tag=${'t'.repeat(51)}`, 'view=all&view=today'])(
+  it.each(['limit=0', 'limit=201', 'limit=-1', 'limit=abc', 'limit=1.5', 'limit=1e400', 'limit=', 'view=someday', 'view=ALL', 'tag=', `tag=${'t'.repeat(51)}`, 'view=all&view=today'])(
     'answers 400 validation_failed for %s',
     async (query) => {
       const res = await list(c, `?${query}`).expect(400);

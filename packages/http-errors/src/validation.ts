@@ -55,7 +55,19 @@ export function compileBody<T>(schema: object): Validator<T> {
  * filled in. `parse` copies the input first, since Express re-parses `req.query` on each access.
  */
 export function compileQuery<T>(schema: object): Validator<T> {
-  const validate = queryAjv.compile(schema);
+  const ajvValidate = queryAjv.compile(schema);
+  // ajv coerces "1e400" to Infinity and lets it pass as an integer under any maximum.
+  const validate = ((data: Record<string, unknown>) => {
+    if (!ajvValidate(data)) {
+      validate.errors = ajvValidate.errors;
+      return false;
+    }
+    const infinite = Object.keys(data).filter((k) => typeof data[k] === 'number' && !Number.isFinite(data[k]));
+    validate.errors = infinite.length === 0 ? null : infinite.map((k) => ({
+      instancePath: `/${k}`, schemaPath: '#', keyword: 'finite', params: {}, message: 'must be a finite number',
+    }));
+    return infinite.length === 0;
+  }) as ValidateFunction;
   const inner = wrap<T>(validate);
   return { validate, parse: (input) => inner.parse({ ...(input as object) }) };
 }
