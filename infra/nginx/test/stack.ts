@@ -1,4 +1,4 @@
-import { execFile } from 'node:child_process';
+import { execFile, type ChildProcess } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -11,6 +11,11 @@ export type { Service };
 
 export interface Stack {
   gateway: string;
+  /** The services' own addresses, bypassing the gateway. */
+  ports: Record<Service, number>;
+  databaseUrl: string;
+  /** A service's process, e.g. to signal it. */
+  process(service: Service): ChildProcess;
   /** `npm run admin -- <service> ...` as operators run it (the app's own admin entry). */
   admin(service: Service, ...argv: string[]): Promise<Record<string, any>>;
   /** Stops one service, as if it had crashed. */
@@ -42,6 +47,9 @@ export async function startStack(env: Partial<Record<Service, Record<string, str
   }
   return {
     gateway: product.gateway,
+    ports: product.ports,
+    databaseUrl,
+    process: (service) => product.children[service],
     async admin(service, ...argv) {
       const { stdout } = await run(process.execPath, [join(repoRoot, 'apps', service, 'dist', 'admin.js'), ...argv], {
         env: { ...process.env, DATABASE_URL: databaseUrl },
