@@ -1,4 +1,7 @@
+import { spawn } from 'node:child_process';
 import { connect } from 'node:net';
+import { join } from 'node:path';
+import { repoRoot } from '@app/devstack';
 import pg from 'pg';
 import { startStack, type Stack } from './stack.js';
 
@@ -45,5 +48,29 @@ describe('graceful shutdown on SIGTERM', () => {
     expect(res.status).toBe(200);
     expect(((await res.json()) as { item: { title: string } }).item.title).toBe('during shutdown');
     expect(await exited).toBe(0);
+  });
+});
+
+describe('configuration validated at start', () => {
+  const run = (service: string, env: Record<string, string>) =>
+    new Promise<{ code: number | null; stderr: string }>((resolve) => {
+      const child = spawn(process.execPath, [join(repoRoot, 'apps', service, 'dist', 'server.js')], { env: { PATH: process.env.PATH!, ...env } });
+      let stderr = '';
+      child.stderr.on('data', (c: Buffer) => (stderr += c.toString()));
+      child.once('exit', (code) => resolve({ code, stderr }));
+    });
+
+  it.each([
+    ['tasks', { DATABASE_URL: 'postgres://x@127.0.0.1:1/x', TASKS_PORT: 'abc' }, 'TASKS_PORT'],
+    ['meetings', { DATABASE_URL: 'postgres://x@127.0.0.1:1/x', RATE_LIMIT_READS_PER_MINUTE: '0' }, 'RATE_LIMIT_READS_PER_MINUTE'],
+    ['clipboard', { DATABASE_URL: 'mysql://x@127.0.0.1:1/x' }, 'DATABASE_URL'],
+    ['tasks', {}, 'DATABASE_URL'],
+    ['meetings', { DATABASE_URL: 'postgres://x@127.0.0.1:1/x', ALLOWED_ORIGINS: 'not a url' }, 'ALLOWED_ORIGINS'],
+  ])('%s stops with one line naming the bad variable (%j)', async (service, env, variable) => {
+    const { code, stderr } = await run(service, env);
+    expect(code).not.toBe(0);
+    const lines = stderr.trim().split('\n');
+    expect(lines).toHaveLength(1);
+    expect(lines[0]).toContain(variable);
   });
 });
