@@ -11,8 +11,8 @@ platformSuite({
   scopes: ['clipboard:read', 'clipboard:write', 'snippets:read', 'snippets:write', 'settings:read', 'settings:write'],
   bodyLimitBytes: 1048576,
   allowedOrigin: ALLOWED_ORIGIN,
-  async start() {
-    const t = await startTestApp();
+  async start(logSink) {
+    const t = await startTestApp({}, { logSink });
     return {
       ...t,
       accountKeyIds: async (accountId: string) =>

@@ -1,4 +1,4 @@
-import type { Express, Request, RequestHandler } from 'express';
+import type { Express, RequestHandler } from 'express';
 import type { Kysely } from 'kysely';
 import { sql } from 'kysely';
 import type { Redis } from 'ioredis';
@@ -6,13 +6,9 @@ import pino, { type Logger } from 'pino';
 import { Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 
 /** JSON logs; nothing in them may carry a key, a cookie or user content. */
-export function createLogger(service: string, level: string): Logger {
-  return pino({ level, base: { service }, timestamp: pino.stdTimeFunctions.isoTime });
-}
-
-/** The route template a request matched (never the raw URL: it may carry ids and search text). */
-function routeOf(req: Request): string {
-  return req.route ? `${req.baseUrl}${String(req.route.path)}` : 'unmatched';
+export function createLogger(service: string, level: string, destination?: pino.DestinationStream): Logger {
+  const options = { level, base: { service }, timestamp: pino.stdTimeFunctions.isoTime };
+  return destination ? pino(options, destination) : pino(options);
 }
 
 export interface Observability {
@@ -34,9 +30,21 @@ export function createObservability(service: string, logger: Logger): Observabil
   });
   const middleware: RequestHandler = (req, res, next) => {
     const start = process.hrtime.bigint();
+    // The route template is taken when Express matches a route, inside its router: later (in
+    // the error handler, or at 'finish') the base URL of nested routers is already restored.
+    let route = 'unmatched';
+    let matched: unknown;
+    Object.defineProperty(req, 'route', {
+      configurable: true,
+      enumerable: true,
+      get: () => matched,
+      set: (value: { path?: unknown } | undefined) => {
+        matched = value;
+        if (value) route = `${req.baseUrl}${String(value.path)}`;
+      },
+    });
     res.once('finish', () => {
       const seconds = Number(process.hrtime.bigint() - start) / 1e9;
-      const route = routeOf(req);
       duration.observe({ method: req.method, route, status: res.statusCode }, seconds);
       logger.info({
         method: req.method,

@@ -11,8 +11,8 @@ platformSuite({
   scopes: ['meetings:read', 'meetings:write'],
   bodyLimitBytes: 131072,
   allowedOrigin: ALLOWED_ORIGIN,
-  async start() {
-    const t = await startTestApp();
+  async start(logSink) {
+    const t = await startTestApp({}, { logSink });
     return {
       ...t,
       accountKeyIds: async (accountId: string) =>

@@ -11,8 +11,8 @@ platformSuite({
   scopes: ['tasks:read', 'tasks:write'],
   bodyLimitBytes: 262144,
   allowedOrigin: ALLOWED_ORIGIN,
-  async start() {
-    const t = await startTestApp();
+  async start(logSink) {
+    const t = await startTestApp({}, { logSink });
     return {
       ...t,
       accountKeyIds: async (accountId: string) =>

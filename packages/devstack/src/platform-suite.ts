@@ -15,7 +15,8 @@ export interface PlatformTarget {
   scopes: string[];
   bodyLimitBytes: number;
   allowedOrigin: string;
-  start(): Promise<{
+  /** Starts the app; with `logSink`, its log lines go there. */
+  start(logSink?: (line: string) => void): Promise<{
     server: Server;
     admin(...argv: string[]): Promise<Record<string, any>>;
     caller(scopes?: string[]): Promise<{ accountId: string; auth: string }>;
@@ -31,10 +32,11 @@ export interface PlatformTarget {
  */
 export function platformSuite(target: PlatformTarget): void {
   let t: Awaited<ReturnType<PlatformTarget['start']>> & { http: () => ReturnType<typeof request> };
+  const logLines: string[] = [];
   const ALLOWED_ORIGIN = target.allowedOrigin;
   const keysPath = target.keysPath;
   beforeAll(async () => {
-    const started = await target.start();
+    const started = await target.start((line) => logLines.push(line));
     t = { ...started, http: () => request(started.server) };
   });
   afterAll(() => t.close());
@@ -198,6 +200,29 @@ export function platformSuite(target: PlatformTarget): void {
       expect((await t.admin('create-key', '--account', accountId)).scopes).toEqual(target.scopes);
       await expect(t.admin('create-key', '--account', accountId, '--scopes', 'nobody:read')).rejects.toThrow(/unknown scope/);
       await expect(t.admin('create-key', '--account', '00000000-0000-0000-0000-000000000000')).rejects.toThrow(/no account/);
+    });
+  });
+
+  describe('request logs', () => {
+    it('writes one line per request with the route template, status, time, request id and account, and never a secret or content', async () => {
+      const account = await t.admin('create-account', '--email', 'logs@example.test');
+      const { key } = await t.admin('create-key', '--account', account.accountId);
+      const { cookie } = await t.admin('create-session', '--account', account.accountId);
+      const marker = 'private-content-7f3a9c';
+      logLines.length = 0;
+      const withKey = await t.http().post(target.postPath).set('Authorization', `Bearer ${key}`).send({ title: marker, content: marker, name: marker });
+      const withCookie = await t.http().get(`${target.protectedPath}?q=${marker}`).set('Cookie', cookie);
+      await new Promise((r) => setTimeout(r, 50));
+      const entries = logLines.flatMap((l) => l.trim().split('\n')).map((l) => JSON.parse(l) as Record<string, unknown>);
+      const requests = entries.filter((e) => e.msg === 'request');
+      expect(requests).toHaveLength(2);
+      expect(requests[0]).toEqual(expect.objectContaining({
+        method: 'POST', route: target.postPath, status: withKey.status, requestId: withKey.headers['x-request-id'], accountId: account.accountId, ms: expect.any(Number),
+      }));
+      expect(requests[1]).toEqual(expect.objectContaining({ method: 'GET', route: target.protectedPath, status: withCookie.status, requestId: withCookie.headers['x-request-id'] }));
+      expect(String(requests[1]!.route)).not.toContain(marker);
+      const all = logLines.join('\n');
+      for (const secret of [key, cookie.split('=')[1]!, marker]) expect(all).not.toContain(secret);
     });
   });
 }

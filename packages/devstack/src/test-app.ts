@@ -13,7 +13,8 @@ export interface AppKit<DB, C extends { redisUrl?: string | undefined; redisPref
   loadConfig(env: Record<string, string | undefined>): C;
   openDb(url: string): Kysely<DB>;
   migrate(db: Kysely<DB>): Promise<void>;
-  createApp(deps: { config: C; db: Kysely<DB>; redis: Redis | null }): Express;
+  /** `logSink` receives the app's log lines (JSON) when given; otherwise the app logs nothing. */
+  createApp(deps: { config: C; db: Kysely<DB>; redis: Redis | null; logSink?: ((line: string) => void) | undefined }): Express;
   /** The service's admin command (`npm run admin -- <service> ...`), in process. */
   admin(db: Kysely<DB>, config: C, argv: string[]): Promise<Record<string, unknown>>;
   openapiDocument: object;
@@ -44,6 +45,8 @@ export interface TestAppOptions<DB, C> {
   shareWith?: TestApp<DB, C>;
   /** Run the app without Redis (single-instance mode: in-process stores). */
   withoutRedis?: boolean;
+  /** Receives the app's log lines, to check what is (and is not) logged. */
+  logSink?: ((line: string) => void) | undefined;
 }
 
 /**
@@ -73,7 +76,7 @@ export async function startTestApp<DB, C extends { redisUrl?: string | undefined
   // Connected before use: quitting a connection still being opened (the rate limiter loads its
   // scripts at start) would fail the file after its tests.
   await redis.ping();
-  const app = kit.createApp({ config, db, redis: options.withoutRedis ? null : redis });
+  const app = kit.createApp({ config, db, redis: options.withoutRedis ? null : redis, logSink: options.logSink });
   const server = await new Promise<Server>((resolve) => {
     const s = app.listen(0, '127.0.0.1', () => resolve(s));
   });

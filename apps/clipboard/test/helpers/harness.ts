@@ -25,7 +25,8 @@ const kit: AppKit<Database, Config> = {
   loadConfig,
   openDb: (url) => createDb<Database>(createPool(url, 'clipboard', 10)),
   migrate: (db) => migrateToLatest(db, 'clipboard', migrations),
-  createApp: (deps) => createApp({ ...deps, logger: createLogger('clipboard', 'silent') }),
+  createApp: ({ logSink, ...deps }) =>
+    createApp({ ...deps, logger: logSink ? createLogger('clipboard', 'info', { write: logSink }) : createLogger('clipboard', 'silent') }),
   admin: (db, config, argv) => runAdminCommand(db, authConfig(config), argv),
   openapiDocument,
 };

@@ -25,7 +25,8 @@ const kit: AppKit<Database, Config> = {
   loadConfig,
   openDb: (url) => createDb<Database>(createPool(url, 'meetings', 10)),
   migrate: (db) => migrateToLatest(db, 'meetings', migrations),
-  createApp: (deps) => createApp({ ...deps, logger: createLogger('meetings', 'silent') }),
+  createApp: ({ logSink, ...deps }) =>
+    createApp({ ...deps, logger: logSink ? createLogger('meetings', 'info', { write: logSink }) : createLogger('meetings', 'silent') }),
   admin: (db, config, argv) => runAdminCommand(db, authConfig(config), argv),
   openapiDocument,
 };

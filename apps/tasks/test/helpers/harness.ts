@@ -27,7 +27,8 @@ const kit: AppKit<Database, Config> = {
   loadConfig,
   openDb: (url) => createDb<Database>(createPool(url, 'tasks', 10)),
   migrate: (db) => migrateToLatest(db, 'tasks', migrations),
-  createApp: (deps) => createApp({ ...deps, logger: createLogger('tasks', 'silent') }),
+  createApp: ({ logSink, ...deps }) =>
+    createApp({ ...deps, logger: logSink ? createLogger('tasks', 'info', { write: logSink }) : createLogger('tasks', 'silent') }),
   admin: (db, config, argv) => runAdminCommand(db, authConfig(config), argv, adminHooks),
   openapiDocument,
 };
