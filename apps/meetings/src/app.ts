@@ -3,11 +3,10 @@ import helmet from 'helmet';
 import type { Kysely } from 'kysely';
 import type { Redis } from 'ioredis';
 import type { Logger } from 'pino';
-import { authenticate, cors, createRateLimit, identify, requireScopeForMethod, isRead, keysRouter, type AuthConfig } from '@app/auth';
+import { authenticate, cors, createObservability, createRateLimit, identify, mountHealth, requireScopeForMethod, isRead, keysRouter, type AuthConfig } from '@app/auth';
 import { errorHandler, notFoundHandler, requestId } from '@app/http-errors';
 import type { Config } from './config.js';
 import type { Database } from './db/schema.js';
-import { createObservability, mountHealth } from './observability.js';
 import { openapiDocument } from './openapi.js';
 import { apiRoutes } from './routes/index.js';
 

@@ -1,26 +1,7 @@
-import { AdminError, runAdminCommand } from '@app/auth';
-import { authConfig } from './app.js';
-import { createDb, createPool, migrateToLatest } from './db/database.js';
-import { migrations } from './db/migrations/index.js';
+import { runAdmin } from '@app/auth';
 import { adminHooks } from './accounts.js';
+import { authConfig } from './app.js';
+import { migrations } from './db/migrations/index.js';
 
 /** `npm run admin -- tasks <command> [--flags]`: prints one JSON object, or an error and exits 1. */
-async function main(): Promise<void> {
-  const url = process.env.DATABASE_URL;
-  if (!url) throw new AdminError('DATABASE_URL is not set and no running instance was found');
-  const pool = createPool(url, 'tasks', 2);
-  const db = createDb<any>(pool);
-  try {
-    await migrateToLatest(db, 'tasks', migrations);
-    const result = await runAdminCommand(db, authConfig({ allowedOrigins: [] }), process.argv.slice(2), adminHooks);
-    process.stdout.write(`${JSON.stringify(result)}\n`);
-  } finally {
-    await db.destroy();
-  }
-}
-
-main().catch((err: unknown) => {
-  const message = err instanceof AdminError ? err.message : `failed: ${err instanceof Error ? err.message : String(err)}`;
-  process.stderr.write(`admin tasks: ${message}\n`);
-  process.exit(1);
-});
+runAdmin('tasks', authConfig({ allowedOrigins: [] }), migrations, adminHooks);

@@ -1,11 +1,9 @@
-import { runAdminCommand } from '@app/auth';
+import { createDb, createLogger, createPool, migrateToLatest, runAdminCommand } from '@app/auth';
 import { startTestApp as start, type AppKit, type TestApp as GenericTestApp, type TestAppOptions } from '@app/devstack';
 import { authConfig, createApp } from '../../src/app.js';
 import { loadConfig, type Config } from '../../src/config.js';
-import { createDb, createPool, migrateToLatest } from '../../src/db/database.js';
 import { migrations } from '../../src/db/migrations/index.js';
 import type { Database } from '../../src/db/schema.js';
-import { createLogger } from '../../src/observability.js';
 import { openapiDocument } from '../../src/openapi.js';
 
 export { ALLOWED_ORIGIN } from '@app/devstack';

@@ -1,0 +1,110 @@
+import type { Server } from 'node:http';
+import type { Express } from 'express';
+import { Redis } from 'ioredis';
+import type { Kysely, Migration } from 'kysely';
+import type { Logger } from 'pino';
+import { ConfigError, type ServiceEnv } from '@app/http-errors';
+import { AdminError, runAdminCommand, type AdminHooks } from './admin.js';
+import type { AuthConfig } from './config.js';
+import { createDb, createPool, migrateToLatest } from './database.js';
+import { createLogger } from './observability.js';
+
+/** What a service is made of, for {@link startService} and {@link runAdmin}. */
+export interface ServiceSpec<C extends ServiceEnv, DB> {
+  /** `tasks`, `meetings` or `clipboard`: its schema, log name and Redis prefix. */
+  name: string;
+  loadConfig(env: NodeJS.ProcessEnv): C;
+  migrations: Record<string, Migration>;
+  createApp(deps: { config: C; db: Kysely<DB>; redis: Redis | null; logger: Logger }): Express;
+  /** Logged when REDIS_URL is unset: what is then kept in this process only. */
+  inProcessState: string;
+}
+
+function fail(prefix: string, err: unknown): never {
+  process.stderr.write(`${prefix}: ${err instanceof Error ? err.message : String(err)}\n`);
+  process.exit(1);
+}
+
+/**
+ * The service process: configuration (a bad value stops it with one line), database and schema
+ * migrations, Redis (or in-process stores), the app on its port, and an ordered shutdown on
+ * SIGTERM/SIGINT: stop accepting, drain in-flight requests (closing what remains after
+ * SHUTDOWN_TIMEOUT_MS), close the pools, exit 0.
+ */
+export async function startService<C extends ServiceEnv, DB>(spec: ServiceSpec<C, DB>): Promise<void> {
+  let config: C;
+  try {
+    config = spec.loadConfig(process.env);
+  } catch (err) {
+    if (err instanceof ConfigError) fail(`${spec.name}: configuration error`, err);
+    throw err;
+  }
+  const logger = createLogger(spec.name, config.logLevel);
+  const pool = createPool(config.databaseUrl, spec.name, config.databasePoolSize, (err) =>
+    logger.warn({ err: err.message }, 'idle database connection lost'),
+  );
+  const db = createDb<DB>(pool);
+  await migrateToLatest(db, spec.name, spec.migrations);
+
+  let redis: Redis | null = null;
+  if (config.redisUrl) {
+    redis = new Redis(config.redisUrl, { maxRetriesPerRequest: 2, enableOfflineQueue: true, lazyConnect: false });
+    redis.on('error', (err) => logger.warn({ err: err.message }, 'redis error'));
+  } else {
+    logger.warn(`REDIS_URL is not set: ${spec.inProcessState} are kept in this process (single-instance mode)`);
+  }
+
+  const app = spec.createApp({ config, db, redis, logger });
+  const server: Server = app.listen(config.port, config.host, () => {
+    logger.info({ port: config.port }, `${spec.name} listening`);
+  });
+  // Longer than the gateway's upstream keepalive (60 s), so nginx never reuses a closed socket.
+  server.keepAliveTimeout = 65_000;
+  server.headersTimeout = 66_000;
+
+  let stopping = false;
+  const shutdown = (signal: string) => {
+    if (stopping) return;
+    stopping = true;
+    logger.info({ signal }, 'shutting down: draining in-flight requests');
+    const force = setTimeout(() => {
+      logger.error('shutdown deadline passed; closing remaining connections');
+      server.closeAllConnections();
+    }, config.shutdownTimeoutMs);
+    force.unref();
+    server.close(async () => {
+      await db.destroy().catch(() => {});
+      await redis?.quit().catch(() => {});
+      logger.info('stopped');
+      process.exit(0);
+    });
+    server.closeIdleConnections();
+  };
+  process.on('SIGTERM', () => shutdown('SIGTERM'));
+  process.on('SIGINT', () => shutdown('SIGINT'));
+}
+
+/** Runs {@link startService}; a failure to start is one line on stderr and exit 1. */
+export function main<C extends ServiceEnv, DB>(spec: ServiceSpec<C, DB>): void {
+  startService(spec).catch((err: unknown) => fail(`${spec.name}: failed to start`, err));
+}
+
+/**
+ * `npm run admin -- <service> <command> [--flags]` against DATABASE_URL (migrated first):
+ * prints one JSON object, or one line on stderr and exits 1.
+ */
+export function runAdmin(name: string, auth: AuthConfig, migrations: Record<string, Migration>, hooks: AdminHooks = {}): void {
+  const run = async () => {
+    const url = process.env.DATABASE_URL;
+    if (!url) throw new AdminError('DATABASE_URL is not set and no running instance was found');
+    const db = createDb<any>(createPool(url, name, 2));
+    try {
+      await migrateToLatest(db, name, migrations);
+      const result = await runAdminCommand(db, auth, process.argv.slice(2), hooks);
+      process.stdout.write(`${JSON.stringify(result)}\n`);
+    } finally {
+      await db.destroy();
+    }
+  };
+  run().catch((err: unknown) => fail(`admin ${name}`, err instanceof AdminError ? err : new Error(`failed: ${err instanceof Error ? err.message : String(err)}`)));
+}

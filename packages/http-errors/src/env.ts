@@ -1,0 +1,88 @@
+/** A configuration problem: the process prints this one line and exits. */
+export class ConfigError extends Error {}
+
+type Env = NodeJS.ProcessEnv;
+
+/** An integer variable within [min, max]; `fallback` when unset or empty. */
+export function envInt(env: Env, name: string, fallback: number, min: number, max: number): number {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return fallback;
+  const n = Number(raw);
+  if (!Number.isInteger(n) || n < min || n > max) throw new ConfigError(`${name} must be an integer from ${min} to ${max}, got "${raw}"`);
+  return n;
+}
+
+/** A URL variable with one of `protocols`; undefined when unset and not `required`. */
+export function envUrl(env: Env, name: string, protocols: string[], required: boolean): string | undefined {
+  const raw = env[name];
+  if (raw === undefined || raw === '') {
+    if (required) throw new ConfigError(`${name} is required (for example ${protocols[0]}//host:port/...)`);
+    return undefined;
+  }
+  let parsed: URL;
+  try {
+    parsed = new URL(raw);
+  } catch {
+    throw new ConfigError(`${name} is not a valid URL`);
+  }
+  if (!protocols.includes(parsed.protocol)) throw new ConfigError(`${name} must use ${protocols.join(' or ')}`);
+  return raw;
+}
+
+/** One of `values`; `fallback` when unset or empty. */
+export function envOneOf<T extends string>(env: Env, name: string, values: readonly T[], fallback: T): T {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return fallback;
+  if (!values.includes(raw as T)) throw new ConfigError(`${name} must be one of ${values.join(', ')}, got "${raw}"`);
+  return raw as T;
+}
+
+/** A comma-separated list of origins (scheme://host[:port], nothing more). */
+export function envOrigins(env: Env, name: string): string[] {
+  const list = (env[name] ?? '').split(',').map((s) => s.trim()).filter(Boolean);
+  for (const origin of list) {
+    let parsed: URL | undefined;
+    try {
+      parsed = new URL(origin);
+    } catch {
+      parsed = undefined;
+    }
+    if (!parsed || parsed.origin !== origin) throw new ConfigError(`${name} must list origins like https://app.example.com, got "${origin}"`);
+  }
+  return list;
+}
+
+/** `TRUST_PROXY`: a hop count, true/false, or Express's address and subnet names (default loopback). */
+function trustProxy(env: Env): boolean | number | string {
+  const raw = (env.TRUST_PROXY ?? 'loopback').trim();
+  if (raw === 'true') return true;
+  if (raw === 'false') return false;
+  if (/^\d+$/.test(raw)) return Number(raw);
+  if (!/^[\w.:/, -]+$/.test(raw)) throw new ConfigError(`TRUST_PROXY must be a hop count, true/false, or addresses/subnets, got "${raw}"`);
+  return raw;
+}
+
+const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
+
+/**
+ * The settings every service reads the same way: `<SERVICE>_PORT` (or `PORT`), `HOST`,
+ * `DATABASE_URL`, `DATABASE_POOL_SIZE`, `REDIS_URL`, `REDIS_PREFIX`, `ALLOWED_ORIGINS`,
+ * `TRUST_PROXY`, `BODY_LIMIT_BYTES`, `LOG_LEVEL`, `SHUTDOWN_TIMEOUT_MS`.
+ */
+export function serviceEnv(env: Env, service: { name: string; port: number; bodyLimitBytes: number }) {
+  return {
+    port: envInt(env, `${service.name.toUpperCase()}_PORT`, envInt(env, 'PORT', service.port, 0, 65535), 0, 65535),
+    host: env.HOST || '0.0.0.0',
+    databaseUrl: envUrl(env, 'DATABASE_URL', ['postgres:', 'postgresql:'], true)!,
+    databasePoolSize: envInt(env, 'DATABASE_POOL_SIZE', 10, 1, 200),
+    redisUrl: envUrl(env, 'REDIS_URL', ['redis:', 'rediss:'], false),
+    redisPrefix: env.REDIS_PREFIX || `${service.name}:`,
+    allowedOrigins: envOrigins(env, 'ALLOWED_ORIGINS'),
+    trustProxy: trustProxy(env),
+    bodyLimitBytes: envInt(env, 'BODY_LIMIT_BYTES', service.bodyLimitBytes, 1024, 50 * 1024 * 1024),
+    logLevel: envOneOf(env, 'LOG_LEVEL', LOG_LEVELS, 'info'),
+    shutdownTimeoutMs: envInt(env, 'SHUTDOWN_TIMEOUT_MS', 10_000, 0, 600_000),
+  };
+}
+
+export type ServiceEnv = ReturnType<typeof serviceEnv>;
