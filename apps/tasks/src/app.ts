@@ -1,10 +1,8 @@
-import express, { type Express } from 'express';
-import helmet from 'helmet';
+import type { Express } from 'express';
 import type { Kysely } from 'kysely';
 import type { Redis } from 'ioredis';
 import type { Logger } from 'pino';
-import { authenticate, cors, createObservability, createRateLimit, identify, mountHealth, requireScopeForMethod, keysRouter, type AuthConfig } from '@app/auth';
-import { errorHandler, notFoundHandler, requestId } from '@app/http-errors';
+import { createServiceApp, type AuthConfig } from '@app/auth';
 import type { Config } from './config.js';
 import type { Database } from './db/schema.js';
 import { openapiDocument } from './openapi.js';
@@ -25,33 +23,13 @@ export function authConfig(config: Pick<Config, 'allowedOrigins'>): AuthConfig {
 
 /** Builds the tasks app; it never listens by itself. */
 export function createApp(deps: AppDeps): Express {
-  const { config, db, redis, logger } = deps;
-  const auth = authConfig(config);
-  const app = express();
-  app.disable('x-powered-by');
-  // ETags of list bodies cost more than they save; task ETags are set explicitly (If-Match).
-  app.set('etag', false);
-  app.set('trust proxy', config.trustProxy);
-
-  const observability = createObservability('tasks', logger);
-  // API keys may be used from any origin (CORS allows it), so responses may be read cross-origin.
-  app.use(requestId(), observability.middleware, helmet({ crossOriginResourcePolicy: { policy: 'cross-origin' } }));
-  mountHealth(app, { db, redis, registry: observability.registry });
-  app.get('/openapi.json', (_req, res) => {
-    res.json(openapiDocument);
+  return createServiceApp({
+    ...deps,
+    auth: authConfig(deps.config),
+    envelope: 'rich',
+    openapiDocument,
+    rateLimits: [{ name: 'api', limit: deps.config.rateLimitPerMinute }],
+    keysPath: '/api/v1/keys',
+    api: { path: '/api/v1', router: apiRoutes(deps), scopeByMethod: { read: 'tasks:read', write: 'tasks:write' } },
   });
-
-  app.use(cors(config.allowedOrigins));
-  app.use(identify(db, auth));
-  app.use(createRateLimit({ name: 'api', limit: config.rateLimitPerMinute, windowMs: 60_000, redis, prefix: config.redisPrefix }));
-  // Authentication and scope run before the body is parsed: a bad body from an unknown caller is
-  // a 401, from a key without the scope a 403.
-  const json = express.json({ limit: config.bodyLimitBytes });
-  app.use('/api/v1/keys', authenticate(auth), json, keysRouter(db, auth));
-  // Reads need tasks:read and writes tasks:write; the scope is checked before the body is parsed.
-  app.use('/api/v1', authenticate(auth), requireScopeForMethod('tasks:read', 'tasks:write'), json, apiRoutes(deps));
-
-  app.use(notFoundHandler());
-  app.use(errorHandler({ style: 'rich', logger }));
-  return app;
 }

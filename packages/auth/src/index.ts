@@ -9,3 +9,4 @@ export { hashSecret } from './tokens.js';
 export { createPool, createDb, migrateToLatest, pgTimestampToIso } from './database.js';
 export { createLogger, createObservability, mountHealth, type Observability } from './observability.js';
 export { startService, main, runAdmin, type ServiceSpec } from './service.js';
+export { createServiceApp, type ServiceAppOptions } from './service-app.js';

@@ -1,0 +1,72 @@
+import express, { type Express, type Router } from 'express';
+import helmet from 'helmet';
+import type { Redis } from 'ioredis';
+import type { Kysely } from 'kysely';
+import type { Logger } from 'pino';
+import { errorHandler, notFoundHandler, requestId, type EnvelopeStyle, type ServiceEnv } from '@app/http-errors';
+import type { AuthConfig } from './config.js';
+import { cors } from './cors.js';
+import { keysRouter } from './keys.js';
+import { authenticate, identify, requireScopeForMethod } from './middleware.js';
+import { createObservability, mountHealth } from './observability.js';
+import { createRateLimit } from './rate-limit.js';
+
+export interface ServiceAppOptions {
+  auth: AuthConfig;
+  config: ServiceEnv;
+  db: Kysely<any>;
+  redis: Redis | null;
+  logger: Logger;
+  envelope: EnvelopeStyle;
+  openapiDocument: object;
+  /** Per account (per address before authentication), per minute; `applies` picks the methods counted. */
+  rateLimits: Array<{ name: string; limit: number; applies?: (method: string) => boolean }>;
+  /** Where the session-only key routes are mounted. */
+  keysPath: string;
+  api: {
+    path: string;
+    router: Router;
+    /**
+     * Reads need `read` and writes `write`, checked before the body is parsed. Without it the
+     * routes check their own scopes and parse their own bodies (after the check).
+     */
+    scopeByMethod?: { read: string; write: string };
+  };
+}
+
+/**
+ * A service's Express app, in DESIGN.md's order: request id, request log and metrics, security
+ * headers, health and the OpenAPI document; then CORS, the caller, rate limits; then
+ * authentication (401, 403 cross-origin) and scope (403) before any body is parsed (400/413);
+ * the routes; a JSON 404; the one error handler. It never listens by itself.
+ */
+export function createServiceApp(o: ServiceAppOptions): Express {
+  const app = express();
+  app.disable('x-powered-by');
+  // ETags of list bodies cost more than they save; a resource sets its own where If-Match needs it.
+  app.set('etag', false);
+  app.set('trust proxy', o.config.trustProxy);
+
+  const observability = createObservability(o.auth.service, o.logger);
+  // API keys may be used from any origin (CORS allows it), so responses may be read cross-origin.
+  app.use(requestId(), observability.middleware, helmet({ crossOriginResourcePolicy: { policy: 'cross-origin' } }));
+  mountHealth(app, { db: o.db, redis: o.redis, registry: observability.registry });
+  app.get('/openapi.json', (_req, res) => {
+    res.json(o.openapiDocument);
+  });
+
+  app.use(cors(o.config.allowedOrigins));
+  app.use(identify(o.db, o.auth));
+  for (const limit of o.rateLimits) {
+    app.use(createRateLimit({ ...limit, windowMs: 60_000, redis: o.redis, prefix: o.config.redisPrefix }));
+  }
+  const json = express.json({ limit: o.config.bodyLimitBytes });
+  app.use(o.keysPath, authenticate(o.auth), json, keysRouter(o.db, o.auth));
+  const scope = o.api.scopeByMethod;
+  if (scope) app.use(o.api.path, authenticate(o.auth), requireScopeForMethod(scope.read, scope.write), json, o.api.router);
+  else app.use(o.api.path, authenticate(o.auth), o.api.router);
+
+  app.use(notFoundHandler());
+  app.use(errorHandler({ style: o.envelope, logger: o.logger }));
+  return app;
+}
