@@ -172,10 +172,8 @@ async function main(): Promise<number> {
     for (const [i, s] of scenarios.entries()) {
       log(`load: ${s.name}`);
       const { result: productResult, peakMb } = await peakRss(product.children[s.service].pid, () => runLoad(gateway, s.request, loadOpts));
-      const route = routes[`/s${i}`]!;
       const baselineReq: LoadRequest = { method: s.request.method ?? 'GET', path: `/s${i}`, ...(s.request.body ? { body: s.request.body } : {}) };
       const baselineResult: LoadResult = await runLoad(baselineUrl, baselineReq, loadOpts);
-      void route;
       rows.push({ scenario: s.name, product: productResult, baseline: baselineResult, rssMb: peakMb });
     }
 

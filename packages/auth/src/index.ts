@@ -6,7 +6,7 @@ export { keysRouter, createApiKey, createSession, type CreatedKey } from './keys
 export { createRateLimit, isRead, type RateLimitOptions } from './rate-limit.js';
 export { runAdminCommand, AdminError, type AdminHooks } from './admin.js';
 export { hashSecret } from './tokens.js';
-export { createPool, createDb, migrateToLatest, pgTimestampToIso } from './database.js';
-export { createLogger, createObservability, mountHealth, type Observability } from './observability.js';
+export { createPool, createDb, migrateToLatest } from './database.js';
+export { createLogger } from './observability.js';
 export { startService, main, runAdmin, type ServiceSpec } from './service.js';
 export { createServiceApp, type ServiceAppOptions } from './service-app.js';

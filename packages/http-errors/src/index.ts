@@ -3,4 +3,4 @@ export { errorBody, type EnvelopeStyle } from './envelope.js';
 export { errorHandler, notFoundHandler, type ErrorLogger } from './handlers.js';
 export { requestId } from './request-id.js';
 export { compileBody, compileQuery, addSchema, toDetails, type Validator } from './validation.js';
-export { ConfigError, envInt, envUrl, envOneOf, envOrigins, serviceEnv, type ServiceEnv } from './env.js';
+export { ConfigError, envInt, serviceEnv, type ServiceEnv } from './env.js';
