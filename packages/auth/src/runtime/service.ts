@@ -4,8 +4,8 @@ import { Redis } from 'ioredis';
 import type { Kysely, Migration } from 'kysely';
 import type { Logger } from 'pino';
 import { ConfigError, type ServiceEnv } from '@app/http-errors';
-import { AdminError, runAdminCommand, type AdminHooks } from './admin.js';
-import type { AuthConfig } from './config.js';
+import { AdminError, runAdminCommand, type AdminHooks } from '../identity/admin.js';
+import type { AuthConfig } from '../identity/config.js';
 import { createDb, createPool, migrateToLatest } from './database.js';
 import { createLogger } from './observability.js';
 

@@ -4,10 +4,10 @@ import type { Redis } from 'ioredis';
 import type { Kysely } from 'kysely';
 import type { Logger } from 'pino';
 import { errorHandler, notFoundHandler, requestId, type EnvelopeStyle, type ServiceEnv } from '@app/http-errors';
-import type { AuthConfig } from './config.js';
-import { cors } from './cors.js';
-import { keysRouter } from './keys.js';
-import { authenticate, identify, requireScopeForMethod } from './middleware.js';
+import type { AuthConfig } from '../identity/config.js';
+import { cors } from '../identity/cors.js';
+import { keysRouter } from '../identity/keys.js';
+import { authenticate, identify, requireScopeForMethod } from '../identity/middleware.js';
 import { createObservability, mountHealth } from './observability.js';
 import { createRateLimit } from './rate-limit.js';
 
