@@ -451,7 +451,7 @@ const conflictWithCurrent = (current: object, description: string) =>
   json({ allOf: [ref('Error'), { type: 'object', properties: { current } }] }, description);
 
 const common = {
-  '400': error('Invalid input (validation_failed, invalid_json, invalid_cursor, invalid_timezone)'),
+  '400': error('Invalid input (validation_failed, invalid_json, invalid_cursor; an unknown X-Timezone is validation_failed with the path X-Timezone)'),
   '401': error('Missing, invalid or revoked key or session'),
   '403': error('Missing scope (insufficient_scope), a session from a foreign Origin (cross_origin), or privateNotes sent by an API key'),
   '404': error('No such record for this account (a malformed id is also 404)'),
@@ -518,7 +518,7 @@ export const openapiDocument = {
         '200': json(obj({
           accountId: str,
           email: str,
-          timezone: { type: 'string', description: 'The X-Timezone header when sent (an unknown zone is 400 invalid_timezone), else the account\'s time zone' },
+          timezone: { type: 'string', description: 'The X-Timezone header when sent (an unknown zone is 400 validation_failed), else the account\'s time zone' },
           authenticatedBy: { enum: ['key', 'session'] },
           scopes: { type: 'array', items: str, description: 'The key\'s scopes; a session holds every scope' },
         })),

@@ -1,4 +1,5 @@
 import { platformSuite } from '@app/devstack';
+import { openapiDocument } from '../src/openapi.js';
 import { ALLOWED_ORIGIN, startTestApp } from './helpers/harness.js';
 
 platformSuite({
@@ -11,6 +12,7 @@ platformSuite({
   scopes: ['meetings:read', 'meetings:write'],
   bodyLimitBytes: 131072,
   allowedOrigin: ALLOWED_ORIGIN,
+  openapiDocument: openapiDocument as never,
   async start(logSink) {
     const t = await startTestApp({}, { logSink });
     return {

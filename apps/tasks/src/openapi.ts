@@ -182,7 +182,7 @@ const badBody = err('`validation_failed` (details give each JSON pointer), `inva
 const tooLarge = err('`payload_too_large`: body over BODY_LIMIT_BYTES (256 KB)');
 const notFound = err('`not_found`: no such task in your workspace (missing, deleted, another workspace\'s, or an id that is not a UUID)');
 const stale = err('`precondition_failed`: If-Match names another version; nothing was written');
-const badTimezone = '`invalid_timezone`: X-Timezone is not an IANA time zone';
+const badTimezone = '`validation_failed` (path `X-Timezone`): X-Timezone is not an IANA time zone';
 
 const idParam = { name: 'id', in: 'path', required: true, schema: { type: 'string' }, description: 'task id (UUID)' };
 const ifMatchParam = {
@@ -199,7 +199,7 @@ const timezoneParam = {
   in: 'header',
   required: false,
   schema: { type: 'string' },
-  description: 'IANA time zone for this request (default: the account\'s). Unknown: 400 `invalid_timezone`. Accepted on every task route.',
+  description: 'IANA time zone for this request (default: the account\'s). Unknown: 400 `validation_failed` with the path `X-Timezone`, on every route (checked after the scope, before the body).',
 };
 const readScope = [{ apiKey: ['tasks:read'] }, { session: [] }];
 const writeScope = [{ apiKey: ['tasks:write'] }, { session: [] }];

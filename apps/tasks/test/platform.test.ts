@@ -1,4 +1,5 @@
 import { platformSuite } from '@app/devstack';
+import { openapiDocument } from '../src/openapi.js';
 import { ALLOWED_ORIGIN, startTestApp } from './helpers/harness.js';
 
 platformSuite({
@@ -11,6 +12,7 @@ platformSuite({
   scopes: ['tasks:read', 'tasks:write'],
   bodyLimitBytes: 262144,
   allowedOrigin: ALLOWED_ORIGIN,
+  openapiDocument: openapiDocument as never,
   async start(logSink) {
     const t = await startTestApp({}, { logSink });
     return {

@@ -15,6 +15,8 @@ export interface PlatformTarget {
   scopes: string[];
   bodyLimitBytes: number;
   allowedOrigin: string;
+  /** The service's OpenAPI document: every `/api` operation in it is checked for X-Timezone. */
+  openapiDocument: { paths: Record<string, Record<string, unknown>> };
   /** Starts the app; with `logSink`, its log lines go there. */
   start(logSink?: (line: string) => void): Promise<{
     server: Server;
@@ -109,6 +111,41 @@ export function platformSuite(target: PlatformTarget): void {
       const res = await t.http().post(target.postPath).set('Authorization', c.auth).send({ filler: 'n'.repeat(target.bodyLimitBytes + 1024) });
       expect(res.status).toBe(413);
       expectEnvelope(res.body, 'payload_too_large');
+    });
+  });
+
+  describe('X-Timezone', () => {
+    const METHODS = ['get', 'post', 'put', 'patch', 'delete'];
+    const operations = Object.entries(target.openapiDocument.paths)
+      .filter(([path]) => path.startsWith('/api/') && !path.startsWith(keysPath))
+      .flatMap(([path, item]) => METHODS.filter((m) => m in item).map((method) => ({ method, path })));
+
+    it('lists the API operations it checks', () => {
+      expect(operations.length).toBeGreaterThan(5);
+    });
+
+    it('answers 400 validation_failed for an unknown zone on every API operation, before the body', async () => {
+      const { auth } = await t.caller();
+      const id = '00000000-0000-4000-8000-000000000000';
+      const failures: string[] = [];
+      for (const { method, path } of operations) {
+        const url = path.replace(/\{[^}]+\}/g, id);
+        const res = await (t.http() as any)[method](url)
+          .set('Authorization', auth)
+          .set('X-Timezone', 'Nowhere/Atlantis')
+          .set('Content-Type', 'application/json')
+          .send(method === 'get' || method === 'delete' ? undefined : '{"not": "checked yet"');
+        const ok = res.status === 400 && (target.envelope === 'simple'
+          ? /X-Timezone/.test(res.body.error)
+          : res.body.error?.code === 'validation_failed' && res.body.error.details?.[0]?.path === 'X-Timezone');
+        if (!ok) failures.push(`${method.toUpperCase()} ${path}: ${res.status} ${JSON.stringify(res.body)}`);
+      }
+      expect(failures).toEqual([]);
+    });
+
+    it('accepts a known zone', async () => {
+      const { auth } = await t.caller();
+      await t.http().get(target.protectedPath).set('Authorization', auth).set('X-Timezone', 'Asia/Kolkata').expect(200);
     });
   });
 

@@ -122,16 +122,28 @@ export function isValidTimezone(name: string): boolean {
 }
 
 /**
- * The caller's time zone: `X-Timezone` when sent (an unknown name is 400 `invalid_timezone`),
- * else the account's.
+ * The caller's time zone: `X-Timezone` when sent (an unknown name is 400 `validation_failed`
+ * with the path `X-Timezone`), else the account's.
  */
 export function callerTimezone(req: Request): string {
   const header = req.get('x-timezone');
   if (header !== undefined) {
     if (!isValidTimezone(header)) {
-      throw errors.badRequest('invalid_timezone', 'X-Timezone must be an IANA time zone name', [{ path: 'X-Timezone', message: 'unknown time zone' }]);
+      throw errors.validation([{ path: 'X-Timezone', message: 'must be an IANA time zone name' }], 'X-Timezone must be an IANA time zone name');
     }
     return header;
   }
   return req.caller?.timezone ?? 'UTC';
+}
+
+/**
+ * 400 for an unknown `X-Timezone` on every route behind it, whether or not the route works in
+ * the caller's zone: a client that sends a zone learns at once that it is wrong. Mounted after
+ * the scope check and before the body, in the order of checks.
+ */
+export function checkTimezoneHeader(): RequestHandler {
+  return (req, _res, next) => {
+    if (req.headers['x-timezone'] !== undefined) callerTimezone(req);
+    next();
+  };
 }

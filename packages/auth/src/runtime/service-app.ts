@@ -7,7 +7,7 @@ import { errorHandler, notFoundHandler, requestId, type EnvelopeStyle, type Serv
 import type { AuthConfig } from '../identity/config.js';
 import { cors } from '../identity/cors.js';
 import { keysRouter } from '../identity/keys.js';
-import { authenticate, identify, requireScopeForMethod } from '../identity/middleware.js';
+import { authenticate, checkTimezoneHeader, identify, requireScopeForMethod } from '../identity/middleware.js';
 import { createObservability, mountHealth } from './observability.js';
 import { createRateLimit } from './rate-limit.js';
 
@@ -63,8 +63,9 @@ export function createServiceApp(o: ServiceAppOptions): Express {
   const json = express.json({ limit: o.config.bodyLimitBytes });
   app.use(o.keysPath, authenticate(o.auth), json, keysRouter(o.db, o.auth));
   const scope = o.api.scopeByMethod;
-  if (scope) app.use(o.api.path, authenticate(o.auth), requireScopeForMethod(scope.read, scope.write), json, o.api.router);
-  else app.use(o.api.path, authenticate(o.auth), o.api.router);
+  const timezone = checkTimezoneHeader();
+  if (scope) app.use(o.api.path, authenticate(o.auth), requireScopeForMethod(scope.read, scope.write), timezone, json, o.api.router);
+  else app.use(o.api.path, authenticate(o.auth), timezone, o.api.router);
 
   app.use(notFoundHandler());
   app.use(errorHandler({ style: o.envelope, logger: o.logger }));
