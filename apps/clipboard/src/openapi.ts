@@ -1,3 +1,4 @@
+import { documentOutages } from '@app/http-errors';
 /**
  * The clipboard service's OpenAPI 3.1 document. The request schemas below are the ones the
  * routes compile for validation, so the document and the checks cannot drift apart.
@@ -540,3 +541,6 @@ export const openapiDocument = {
     },
   },
 } as const;
+
+// Every operation that needs the database documents its outage answer (503 with Retry-After).
+documentOutages(openapiDocument);

@@ -1,3 +1,4 @@
+import { documentOutages } from '@app/http-errors';
 /**
  * The meetings service's OpenAPI 3.1 document. Request schemas are exported as consts and
  * compiled by the routes (ajv, once at module load); the document below embeds the very same
@@ -616,3 +617,6 @@ export const openapiDocument = {
     },
   },
 } as const;
+
+// Every operation that needs the database documents its outage answer (503 with Retry-After).
+documentOutages(openapiDocument);

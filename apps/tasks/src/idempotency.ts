@@ -1,12 +1,13 @@
 import { createHash, randomUUID } from 'node:crypto';
 import type { Redis } from 'ioredis';
-import { errors } from '@app/http-errors';
+import { DependencyUnavailableError, errors } from '@app/http-errors';
 
 /**
  * Where idempotency records live: Redis when configured (shared by every instance), else this
  * process. `claim` stores `value` unless the key holds something, and returns what it holds.
  */
 export interface IdempotencyStore {
+  /** Throws {@link DependencyUnavailableError} when the store cannot answer: nothing is created then. */
   claim(key: string, value: string, ttlSeconds: number): Promise<string | undefined>;
   put(key: string, value: string, ttlSeconds: number): Promise<void>;
   /** Deletes the key if it still holds `value` (a claim that expired and was retaken stays). */
@@ -19,11 +20,21 @@ return redis.call('get', KEYS[1])`;
 const RELEASE = `if redis.call('get', KEYS[1]) == ARGV[1] then return redis.call('del', KEYS[1]) end
 return 0`;
 
-/** Records in Redis: one atomic set-if-absent-or-read, so two instances cannot both claim a key. */
+/**
+ * Records in Redis: one atomic set-if-absent-or-read, so two instances cannot both claim a key.
+ * Without Redis a key can be neither claimed nor checked, so the create is refused (503) rather
+ * than risk running twice.
+ */
 export function redisIdempotencyStore(redis: Redis): IdempotencyStore {
   return {
     async claim(key, value, ttlSeconds) {
-      const held = (await redis.eval(CLAIM, 1, key, value, String(ttlSeconds))) as string | null;
+      if (redis.status !== 'ready') throw new DependencyUnavailableError('redis');
+      let held: string | null;
+      try {
+        held = (await redis.eval(CLAIM, 1, key, value, String(ttlSeconds))) as string | null;
+      } catch (err) {
+        throw new DependencyUnavailableError('redis', err);
+      }
       return held ?? undefined;
     },
     async put(key, value, ttlSeconds) {
@@ -136,10 +147,14 @@ export async function runIdempotent<T>(
   try {
     result = await create();
   } catch (err) {
-    await store.release(key, claim);
+    await store.release(key, claim).catch(() => {});
     throw err;
   }
-  await store.put(key, JSON.stringify({ state: 'done', fingerprint, status: result.status, body: result.body } satisfies Done), REPLAY_SECONDS);
+  const done = JSON.stringify({ state: 'done', fingerprint, status: result.status, body: result.body } satisfies Done);
+  // The create has happened: answer it even if the record cannot be kept (Redis went away
+  // mid-request). An error here would invite the client to retry and create it twice; the claim
+  // keeps a retry at 409 for its lifetime where it survives.
+  await store.put(key, done, REPLAY_SECONDS).catch(() => {});
   return { ...result, replayed: false };
 }
 

@@ -1,3 +1,4 @@
+import { documentOutages } from '@app/http-errors';
 import { DUE_AT_PATTERN } from './domain/due-time.js';
 import { RECURRENCE_FORMS } from './domain/recurrence.js';
 import { LIMITS } from './domain/tasks.service.js';
@@ -447,3 +448,6 @@ export const openapiDocument = {
     },
   },
 } as const;
+
+// Every operation that needs the database documents its outage answer (503 with Retry-After).
+documentOutages(openapiDocument);

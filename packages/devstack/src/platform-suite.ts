@@ -1,4 +1,5 @@
 import type { Server } from 'node:http';
+import pg from 'pg';
 import request from 'supertest';
 
 /** What the shared platform suite needs to know about one service under test. */
@@ -20,6 +21,8 @@ export interface PlatformTarget {
   /** Starts the app; with `logSink`, its log lines go there. */
   start(logSink?: (line: string) => void): Promise<{
     server: Server;
+    /** The app's own database, whose connections the outage tests terminate. */
+    databaseUrl: string;
     admin(...argv: string[]): Promise<Record<string, any>>;
     caller(scopes?: string[]): Promise<{ accountId: string; auth: string }>;
     accountKeyIds(accountId: string): Promise<string[]>;
@@ -111,6 +114,57 @@ export function platformSuite(target: PlatformTarget): void {
       const res = await t.http().post(target.postPath).set('Authorization', c.auth).send({ filler: 'n'.repeat(target.bodyLimitBytes + 1024) });
       expect(res.status).toBe(413);
       expectEnvelope(res.body, 'payload_too_large');
+    });
+  });
+
+  describe('database connections lost', () => {
+    /** Terminates every connection to the app's database (as a restart or failover does). */
+    async function terminateBackends(admin: pg.Client): Promise<number> {
+      const database = new URL(t.databaseUrl).pathname.slice(1);
+      const res = await admin.query(
+        'select count(pg_terminate_backend(pid))::int as n from pg_stat_activity where datname = $1 and pid <> pg_backend_pid()',
+        [database],
+      );
+      return res.rows[0].n as number;
+    }
+
+    it('answers 503 service_unavailable with Retry-After (never 500) while connections are killed, then serves again', async () => {
+      const { auth } = await t.caller();
+      const admin = new pg.Client({ connectionString: process.env.TEST_DATABASE_URL });
+      await admin.connect();
+      const statuses: Record<number, number> = {};
+      const bad: string[] = [];
+      let killing = true;
+      let killed = 0;
+      const killer = (async () => {
+        while (killing) {
+          killed += await terminateBackends(admin);
+          await new Promise((r) => setTimeout(r, 15));
+        }
+      })();
+      const worker = async () => {
+        for (let i = 0; i < 40; i++) {
+          const res = await t.http().get(target.protectedPath).set('Authorization', auth);
+          statuses[res.status] = (statuses[res.status] ?? 0) + 1;
+          if (res.status === 503) {
+            if (res.headers['retry-after'] === undefined) bad.push('503 without Retry-After');
+            if (target.envelope === 'rich' && res.body.error?.code !== 'service_unavailable') bad.push(JSON.stringify(res.body));
+            if (target.envelope === 'simple' && typeof res.body.error !== 'string') bad.push(JSON.stringify(res.body));
+          } else if (res.status !== 200) bad.push(`${res.status} ${JSON.stringify(res.body)}`);
+        }
+      };
+      try {
+        await Promise.all(Array.from({ length: 6 }, worker));
+      } finally {
+        killing = false;
+        await killer;
+        await admin.end();
+      }
+      expect(bad).toEqual([]);
+      expect(killed).toBeGreaterThan(0);
+      expect(statuses[503] ?? 0).toBeGreaterThan(0);
+      // The same process serves again at once: the pool replaced what was killed.
+      await t.http().get(target.protectedPath).set('Authorization', auth).expect(200);
     });
   });
 

@@ -66,7 +66,7 @@ const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'
 
 /**
  * The settings every service reads the same way: `<SERVICE>_PORT` (or `PORT`), `HOST`,
- * `DATABASE_URL`, `DATABASE_POOL_SIZE`, `REDIS_URL`, `REDIS_PREFIX`, `ALLOWED_ORIGINS`,
+ * `DATABASE_URL`, `DATABASE_POOL_SIZE`, `DATABASE_CONNECT_TIMEOUT_MS`, `DATABASE_STATEMENT_TIMEOUT_MS`, `REDIS_URL`, `REDIS_PREFIX`, `ALLOWED_ORIGINS`,
  * `TRUST_PROXY`, `BODY_LIMIT_BYTES`, `LOG_LEVEL`, `SHUTDOWN_TIMEOUT_MS`.
  */
 export function serviceEnv(env: Env, service: { name: string; port: number; bodyLimitBytes: number }) {
@@ -75,6 +75,9 @@ export function serviceEnv(env: Env, service: { name: string; port: number; body
     host: env.HOST || '0.0.0.0',
     databaseUrl: envUrl(env, 'DATABASE_URL', ['postgres:', 'postgresql:'], true)!,
     databasePoolSize: envInt(env, 'DATABASE_POOL_SIZE', 10, 1, 200),
+    // A request that cannot get a connection this fast is a 503, so an outage never hangs it.
+    databaseConnectTimeoutMs: envInt(env, 'DATABASE_CONNECT_TIMEOUT_MS', 1500, 100, 60_000),
+    databaseStatementTimeoutMs: envInt(env, 'DATABASE_STATEMENT_TIMEOUT_MS', 30_000, 100, 3_600_000),
     redisUrl: envUrl(env, 'REDIS_URL', ['redis:', 'rediss:'], false),
     redisPrefix: env.REDIS_PREFIX || `${service.name}:`,
     allowedOrigins: envOrigins(env, 'ALLOWED_ORIGINS'),

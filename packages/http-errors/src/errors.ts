@@ -32,6 +32,24 @@ export class AppError extends Error {
   }
 }
 
+/**
+ * A dependency (Postgres, Redis) could not serve the request: the connection was refused, lost
+ * or timed out. Thrown by the data layer, which knows a broken connection from a bad query; the
+ * error handler answers 503 with `Retry-After`. `cause` is logged, never sent.
+ */
+export class DependencyUnavailableError extends Error {
+  readonly dependency: string;
+
+  constructor(dependency: string, cause?: unknown) {
+    super(`${dependency} is unavailable`, cause === undefined ? undefined : { cause });
+    this.name = 'DependencyUnavailableError';
+    this.dependency = dependency;
+  }
+}
+
+/** Seconds a client is asked to wait before retrying after a 503. */
+export const RETRY_AFTER_UNAVAILABLE_SECONDS = 2;
+
 /** Factories for the errors every service uses; services add their own codes with `new AppError`. */
 export const errors = {
   validation(details: ErrorDetail[], message = 'Request validation failed'): AppError {
@@ -57,6 +75,11 @@ export const errors = {
   },
   unprocessable(code: string, message: string, details?: ErrorDetail[]): AppError {
     return new AppError(422, code, message, details ? { details } : {});
+  },
+  serviceUnavailable(retryAfterSeconds = RETRY_AFTER_UNAVAILABLE_SECONDS): AppError {
+    return new AppError(503, 'service_unavailable', 'The service is temporarily unavailable; retry shortly', {
+      headers: { 'Retry-After': String(Math.max(1, Math.ceil(retryAfterSeconds))) },
+    });
   },
   tooManyRequests(retryAfterSeconds: number): AppError {
     return new AppError(429, 'rate_limited', 'Too many requests; retry later', {

@@ -1,10 +1,11 @@
 import type { ErrorRequestHandler, RequestHandler } from 'express';
-import { AppError } from './errors.js';
+import { AppError, DependencyUnavailableError, errors } from './errors.js';
 import { errorBody, type EnvelopeStyle } from './envelope.js';
 
 /** The slice of a pino logger the error handler uses. */
 export interface ErrorLogger {
   error(obj: object, msg?: string): void;
+  warn(obj: object, msg?: string): void;
 }
 
 type BodyParserError = Error & { type?: string; status?: number; expose?: boolean };
@@ -33,15 +34,36 @@ const PG_ERRORS: Record<string, AppError> = {
   '22008': new AppError(400, 'invalid_input', 'A date or time is out of range'),
   '40001': new AppError(409, 'concurrent_update', 'A concurrent request changed the same data; retry'),
   '40P01': new AppError(409, 'concurrent_update', 'A concurrent request changed the same data; retry'),
-  '57014': new AppError(503, 'query_timeout', 'The request took too long; retry later'),
+  '57014': new AppError(503, 'query_timeout', 'The request took too long; retry later', { headers: { 'Retry-After': '1' } }),
 };
+
+/**
+ * The database is down, restarting or out of connections: a 503 the client may retry, never a
+ * 500. SQLSTATE class 08 (connection exception), 57P01-57P03 (admin/crash shutdown, cannot
+ * connect now) and 53300 (too many connections).
+ */
+function isUnavailableSqlState(code: string): boolean {
+  return code.startsWith('08') || code === '57P01' || code === '57P02' || code === '57P03' || code === '53300';
+}
+
+/** Socket errors from Node: the peer (Postgres, Redis) refused, reset or could not be reached. */
+const NETWORK_ERRORS = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'EHOSTUNREACH', 'ENETUNREACH', 'EAI_AGAIN', 'ENOTFOUND']);
+
+const unavailable = errors.serviceUnavailable();
 
 function toAppError(err: unknown): AppError | undefined {
   if (err instanceof AppError) return err;
   if (!err || typeof err !== 'object') return undefined;
   const e = err as BodyParserError & { code?: unknown };
   if (typeof e.type === 'string' && BODY_ERRORS[e.type]) return BODY_ERRORS[e.type];
-  if (typeof e.code === 'string' && /^[0-9A-Z]{5}$/.test(e.code) && PG_ERRORS[e.code]) return PG_ERRORS[e.code];
+  if (err instanceof DependencyUnavailableError) return unavailable;
+  if (typeof e.code === 'string') {
+    if (NETWORK_ERRORS.has(e.code)) return unavailable;
+    if (/^[0-9A-Z]{5}$/.test(e.code)) {
+      if (PG_ERRORS[e.code]) return PG_ERRORS[e.code];
+      if (isUnavailableSqlState(e.code)) return unavailable;
+    }
+  }
   // Other client errors raised by Express or its parsers (a malformed URI escape, ...).
   if (typeof e.status === 'number' && e.status >= 400 && e.status < 500 && e.expose !== false) {
     return new AppError(e.status, e.status === 400 ? 'bad_request' : 'client_error', 'The request is malformed');
@@ -57,7 +79,8 @@ function toAppError(err: unknown): AppError | undefined {
 function loggable(err: unknown): Record<string, unknown> {
   if (!(err instanceof Error)) return { message: String(err) };
   const { code } = err as { code?: unknown };
-  return { type: err.name, message: err.message, ...(typeof code === 'string' ? { code } : {}), stack: err.stack };
+  const cause = err.cause === undefined ? {} : { cause: loggable(err.cause) };
+  return { type: err.name, message: err.message, ...(typeof code === 'string' ? { code } : {}), stack: err.stack, ...cause };
 }
 
 /**
@@ -68,6 +91,7 @@ function loggable(err: unknown): Record<string, unknown> {
 export function errorHandler(options: { style: EnvelopeStyle; logger: ErrorLogger }): ErrorRequestHandler {
   const { style, logger } = options;
   const internal = new AppError(500, 'internal_error', 'Internal server error');
+  let lastOutageLog = 0;
   // Express needs the 4-argument signature to treat this as an error handler.
   return (err, req, res, next) => {
     if (res.headersSent) return next(err);
@@ -75,6 +99,11 @@ export function errorHandler(options: { style: EnvelopeStyle; logger: ErrorLogge
     if (!appError) {
       logger.error({ err: loggable(err), requestId: req.id }, 'unhandled error');
       appError = internal;
+    } else if (appError.status === 503 && Date.now() - lastOutageLog >= 1000) {
+      // An outage fails every request alike: at most one line a second says why (the request
+      // log line still records each 503).
+      lastOutageLog = Date.now();
+      logger.warn({ err: { type: (err as Error).name, code: (err as { code?: unknown }).code, message: (err as Error).message }, requestId: req.id }, 'dependency unavailable');
     }
     if (appError.headers) res.set(appError.headers);
     res.status(appError.status).json(errorBody(style, appError, req.id ?? ''));

@@ -1,5 +1,6 @@
-import { Kysely, Migrator, PostgresDialect, sql, type Migration } from 'kysely';
+import { Kysely, Migrator, PostgresDialect, sql, type Migration, type PostgresPool, type PostgresPoolClient } from 'kysely';
 import pg from 'pg';
+import { DependencyUnavailableError } from '@app/http-errors';
 
 /** timestamptz as text (the session runs in UTC) -> ISO 8601 with `Z`, microseconds kept. */
 export function pgTimestampToIso(text: string): string {
@@ -17,23 +18,98 @@ function getTypeParser(oid: number, format?: 'text' | 'binary') {
   return pg.types.getTypeParser(oid, format ?? 'text');
 }
 
-/** A pool whose sessions run in UTC with the service's schema first on the search_path. */
-export function createPool(url: string, schema: string, max: number, onIdleError: (err: Error) => void = () => {}): pg.Pool {
+export interface PoolOptions {
+  /** Longest wait for a connection (a new one, or a free one from a busy pool); then 503. */
+  connectTimeoutMs?: number;
+  /** Server-side limit on one statement (SQLSTATE 57014, a 503). */
+  statementTimeoutMs?: number;
+  /** Called (at most once a second) when a connection breaks, idle or in use. */
+  onConnectionError?: (err: Error) => void;
+}
+
+/**
+ * A pool whose sessions run in UTC with the service's schema first on the search_path.
+ *
+ * No connection can crash the process: every client gets a permanent `error` listener when it
+ * is created, so a connection the server drops while a request holds it (between two statements
+ * of a transaction, say) is reported, not thrown as an unhandled `error` event.
+ */
+export function createPool(url: string, schema: string, max: number, options: PoolOptions = {}): pg.Pool {
   const pool = new pg.Pool({
     connectionString: url,
     max,
-    options: `-c search_path=${schema},public -c TimeZone=UTC`,
+    options: `-c search_path=${schema},public -c TimeZone=UTC -c statement_timeout=${options.statementTimeoutMs ?? 30_000}`,
     types: { getTypeParser } as pg.CustomTypesConfig,
     idleTimeoutMillis: 30_000,
+    connectionTimeoutMillis: options.connectTimeoutMs ?? 1_500,
+    // Dead peers are found by the kernel too, not only by the next query.
+    keepAlive: true,
   });
-  // An idle connection dropped by the server (restart, failover) must not crash the process;
-  // the pool replaces it on the next checkout and /readyz reports the database meanwhile.
-  pool.on('error', onIdleError);
+  let lastReport = 0;
+  const report = (err: Error) => {
+    if (Date.now() - lastReport < 1000) return;
+    lastReport = Date.now();
+    options.onConnectionError?.(err);
+  };
+  pool.on('connect', (client) => {
+    client.on('error', (err) => {
+      broken.add(client);
+      report(err);
+    });
+    client.on('end', () => broken.add(client));
+  });
+  // An idle connection dropped by the server (restart, failover): the pool has already removed
+  // it and opens a new one on the next checkout; /readyz reports the database meanwhile.
+  pool.on('error', report);
   return pool;
 }
 
+/** Clients whose connection has failed or ended: never handed back to the pool. */
+const broken = new WeakSet<pg.PoolClient>();
+
+/** Server errors carry a five-character SQLSTATE; a client-side failure (lost socket) does not. */
+const hasSqlState = (err: unknown): boolean =>
+  typeof (err as { code?: unknown } | null)?.code === 'string' && /^[0-9A-Z]{5}$/.test((err as { code: string }).code);
+
+/**
+ * The pool as kysely sees it. A failure to connect, and a query that fails because its
+ * connection broke, become {@link DependencyUnavailableError} (a 503 in every service); a client
+ * whose connection broke is destroyed on release instead of going back to the pool.
+ */
+function resilient(pool: pg.Pool): PostgresPool {
+  const wrappers = new WeakMap<pg.PoolClient, PostgresPoolClient>();
+  const wrap = (client: pg.PoolClient): PostgresPoolClient => {
+    let wrapper = wrappers.get(client);
+    if (!wrapper) {
+      wrapper = {
+        // kysely only sends text and values (no cursors here).
+        query: ((text: string, values: unknown[]) =>
+          client.query(text, values).catch((err: unknown) => {
+            if (!hasSqlState(err) && broken.has(client)) throw new DependencyUnavailableError('postgres', err);
+            throw err;
+          })) as unknown as PostgresPoolClient['query'],
+        release: () => client.release(broken.has(client) ? true : undefined),
+      };
+      wrappers.set(client, wrapper);
+    }
+    return wrapper;
+  };
+  return {
+    async connect() {
+      let client: pg.PoolClient;
+      try {
+        client = await pool.connect();
+      } catch (err) {
+        throw new DependencyUnavailableError('postgres', err);
+      }
+      return wrap(client);
+    },
+    end: () => pool.end(),
+  };
+}
+
 export function createDb<DB>(pool: pg.Pool): Kysely<DB> {
-  return new Kysely<DB>({ dialect: new PostgresDialect({ pool }) });
+  return new Kysely<DB>({ dialect: new PostgresDialect({ pool: resilient(pool) }) });
 }
 
 /** Creates the schema if needed and applies every pending migration; throws on failure. */

@@ -18,6 +18,9 @@ export interface RateLimitOptions {
   applies?: (method: string) => boolean;
 }
 
+/** Store errors are a Redis outage, which the Redis client reports once; nothing per request. */
+const quietOnStoreErrors = { error: () => {}, warn: () => {} };
+
 /**
  * A fixed-window limiter keyed by the caller's account, or by client address before
  * authentication. Answers 429 through the service's error handler (its envelope) with
@@ -31,6 +34,7 @@ export function createRateLimit(opts: RateLimitOptions): RequestHandler {
     standardHeaders: 'draft-6',
     legacyHeaders: false,
     passOnStoreError: true,
+    logger: quietOnStoreErrors,
     keyGenerator: (req) => (req.caller ? `a:${req.caller.accountId}` : `ip:${ipKeyGenerator(req.ip ?? '')}`),
     handler: (req, _res, next) => {
       const reset = (req as { rateLimit?: { resetTime?: Date } }).rateLimit?.resetTime?.getTime();
@@ -46,7 +50,9 @@ export function createRateLimit(opts: RateLimitOptions): RequestHandler {
     const redis = opts.redis;
     options.store = new RedisStore({
       prefix: `${opts.prefix}rl:${opts.name}:`,
-      sendCommand: (command: string, ...args: string[]) => redis.call(command, ...args) as never,
+      // While Redis is away the request goes on unlimited at once, rather than waiting on it.
+      sendCommand: (command: string, ...args: string[]) =>
+        (redis.status === 'ready' ? redis.call(command, ...args) : Promise.reject(new Error('redis is not connected'))) as never,
     });
   }
   return rateLimit(options);

@@ -1,6 +1,6 @@
 import type { Server } from 'node:http';
 import type { Express } from 'express';
-import { Redis } from 'ioredis';
+import type { Redis } from 'ioredis';
 import type { Kysely, Migration } from 'kysely';
 import type { Logger } from 'pino';
 import { ConfigError, type ServiceEnv } from '@app/http-errors';
@@ -8,6 +8,7 @@ import { AdminError, runAdminCommand, type AdminHooks } from '../identity/admin.
 import type { AuthConfig } from '../identity/config.js';
 import { createDb, createPool, migrateToLatest } from './database.js';
 import { createLogger } from './observability.js';
+import { createRedis, redisReady } from './redis.js';
 
 /** What a service is made of, for {@link startService} and {@link runAdmin}. */
 export interface ServiceSpec<C extends ServiceEnv, DB> {
@@ -40,16 +41,23 @@ export async function startService<C extends ServiceEnv, DB>(spec: ServiceSpec<C
     throw err;
   }
   const logger = createLogger(spec.name, config.logLevel);
-  const pool = createPool(config.databaseUrl, spec.name, config.databasePoolSize, (err) =>
-    logger.warn({ err: err.message }, 'idle database connection lost'),
-  );
+  // A bug that leaves a promise unhandled fails its request, not the process (and every other
+  // request with it); it is logged in full to be fixed.
+  process.on('unhandledRejection', (reason) => {
+    logger.error({ err: reason instanceof Error ? { message: reason.message, stack: reason.stack } : String(reason) }, 'unhandled promise rejection');
+  });
+  const pool = createPool(config.databaseUrl, spec.name, config.databasePoolSize, {
+    connectTimeoutMs: config.databaseConnectTimeoutMs,
+    statementTimeoutMs: config.databaseStatementTimeoutMs,
+    onConnectionError: (err) => logger.warn({ err: err.message }, 'database connection lost'),
+  });
   const db = createDb<DB>(pool);
   await migrateToLatest(db, spec.name, spec.migrations);
 
   let redis: Redis | null = null;
   if (config.redisUrl) {
-    redis = new Redis(config.redisUrl, { maxRetriesPerRequest: 2, enableOfflineQueue: true, lazyConnect: false });
-    redis.on('error', (err) => logger.warn({ err: err.message }, 'redis error'));
+    redis = createRedis(config.redisUrl, logger);
+    if (!(await redisReady(redis, 2000))) logger.warn('starting without Redis; it is used as soon as it answers');
   } else {
     logger.warn(`REDIS_URL is not set: ${spec.inProcessState} are kept in this process (single-instance mode)`);
   }

@@ -1,0 +1,29 @@
+import { RETRY_AFTER_UNAVAILABLE_SECONDS } from './errors.js';
+
+type Operations = Record<string, { responses?: Record<string, unknown> } | unknown>;
+
+/** Routes that answer without Postgres or Redis, so an outage cannot make them 503. */
+const NO_DEPENDENCIES = new Set(['/healthz', '/metrics', '/openapi.json']);
+const METHODS = ['get', 'put', 'post', 'delete', 'patch', 'head', 'options'];
+
+/**
+ * Adds the outage answer to every operation of a service's OpenAPI document that needs the
+ * database: 503 `service_unavailable` in the service's envelope (`#/components/schemas/Error`)
+ * with `Retry-After`. One place, so no operation can forget it. Mutates and returns `doc`.
+ */
+export function documentOutages<D extends object>(doc: D): D {
+  const paths = (doc as { paths: Record<string, Operations> }).paths;
+  const response = {
+    description: `A dependency (Postgres, Redis) is unavailable: \`service_unavailable\`. Retry after \`Retry-After\` seconds (${RETRY_AFTER_UNAVAILABLE_SECONDS}).`,
+    headers: { 'Retry-After': { description: 'Seconds to wait before retrying', schema: { type: 'integer', minimum: 1 } } },
+    content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } },
+  };
+  for (const [path, item] of Object.entries(paths)) {
+    if (NO_DEPENDENCIES.has(path)) continue;
+    for (const method of METHODS) {
+      const op = item[method] as { responses?: Record<string, unknown> } | undefined;
+      if (op?.responses && !op.responses['503']) op.responses['503'] = response;
+    }
+  }
+  return doc;
+}
