@@ -68,6 +68,12 @@ switch (command) {
     ensureBuilt();
     process.exit(devstack('run-tests.js', args));
     break;
+  case 'test:faults':
+    // The fault suite alone (it is also part of `npm test`): its own Postgres, Redis and gateway.
+    ensureInstalled();
+    ensureBuilt();
+    process.exit(run(join(root, 'infra', 'nginx', 'node_modules', '.bin', 'jest'), ['test/faults.test.ts', ...args], { cwd: join(root, 'infra', 'nginx') }));
+    break;
   case 'admin': {
     const service = args[0];
     if (!['tasks', 'meetings', 'clipboard'].includes(service ?? '')) {
@@ -95,6 +101,6 @@ switch (command) {
     process.exit(turbo(args[0] ?? 'build', args.slice(1)));
     break;
   default:
-    process.stderr.write('usage: node scripts/cli.mjs <start|test|admin|bench|build|turbo TASK>\n');
+    process.stderr.write('usage: node scripts/cli.mjs <start|test|test:faults|admin|bench|build|turbo TASK>\n');
     process.exit(2);
 }

@@ -96,7 +96,7 @@ export interface RunningPostgres {
   /** A superuser URL for the `postgres` database. */
   url: string;
   port: number;
-  /** Fast shutdown (SIGINT): sessions are terminated, the data stays. */
+  /** Fast shutdown (SIGINT): sessions are terminated, the data stays (a throwaway folder is its creator's to remove). */
   stop(): Promise<void>;
   /** Starts the server again on the same data and port (after {@link stop} or {@link kill}). */
   start(): Promise<void>;
@@ -108,7 +108,7 @@ const PASSWORD = 'postgres';
 
 /**
  * Starts a real PostgreSQL server from the binaries of the npm registry package, with its data in
- * `dataDir` (kept across runs when `persistent`, else removed by `stop`). Works from any clone
+ * `dataDir` (`persistent`: kept across runs, relocated under root as described above). Works from any clone
  * location, as root (through a `postgres` system user) or as a normal user.
  */
 export async function startEmbeddedPostgres(opts: {
@@ -172,10 +172,7 @@ export async function startEmbeddedPostgres(opts: {
     port: opts.port,
     start,
     kill,
-    stop: async () => {
-      await kill('SIGINT');
-      if (!opts.persistent) rmSync(dataDir, { recursive: true, force: true });
-    },
+    stop: () => kill('SIGINT'),
   };
 }
 

@@ -103,7 +103,7 @@ export function errorHandler(options: { style: EnvelopeStyle; logger: ErrorLogge
       // An outage fails every request alike: at most one line a second says why (the request
       // log line still records each 503).
       lastOutageLog = Date.now();
-      logger.warn({ err: { type: (err as Error).name, code: (err as { code?: unknown }).code, message: (err as Error).message }, requestId: req.id }, 'dependency unavailable');
+      logger.warn({ failure: { type: (err as Error).name, code: (err as { code?: unknown }).code, message: (err as Error).message }, requestId: req.id }, 'dependency unavailable');
     }
     if (appError.headers) res.set(appError.headers);
     res.status(appError.status).json(errorBody(style, appError, req.id ?? ''));

@@ -1,0 +1,293 @@
+import { execFile, spawn, type ChildProcess } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import pg from 'pg';
+import { findExecutable, freePort, repoRoot, startEmbeddedPostgres, startProduct, waitForPort, type RunningPostgres, type RunningProduct, type Service } from '@app/devstack';
+import { printTable, runLoad, summarize, type Target } from './faults/load.js';
+
+/**
+ * The fault suite (`npm run test:faults`, also part of `npm test`): the three built services as
+ * real processes behind real nginx, on a Postgres and a redis-server of its own, which it stops,
+ * kills and restarts under load. Each phase prints what the clients saw and re-reads every write
+ * that was acknowledged.
+ */
+const run = promisify(execFile);
+jest.setTimeout(180_000);
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/** A redis-server on a fixed port that can be killed and started again (no persistence: a restart loses everything). */
+function restartableRedis(port: number) {
+  const bin = findExecutable('redis-server');
+  if (!bin) throw new Error('redis-server is not on PATH: apt-get install -y redis-server');
+  const dir = mkdtempSync(join(tmpdir(), 'faults-redis-'));
+  let child: ChildProcess | undefined;
+  return {
+    url: `redis://127.0.0.1:${port}`,
+    async start() {
+      child = spawn(bin, ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--dir', dir], { stdio: 'ignore' });
+      await waitForPort(port);
+    },
+    async kill(signal: NodeJS.Signals = 'SIGKILL') {
+      const c = child;
+      if (!c || c.exitCode !== null) return;
+      await new Promise<void>((done) => {
+        c.once('exit', () => done());
+        c.kill(signal);
+      });
+    },
+    async stop() {
+      await this.kill('SIGTERM');
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
+
+describe('faults under load through the gateway', () => {
+  let pgServer: RunningPostgres;
+  let pgDir: string;
+  let redis: ReturnType<typeof restartableRedis>;
+  let product: RunningProduct;
+  let nginxDir: string;
+  let gateway: string;
+  const auth = {} as Record<Service, string>;
+  const rows: Array<Record<string, string | number>> = [];
+
+  const admin = async (service: Service, ...argv: string[]) => {
+    const { stdout } = await run(process.execPath, [join(repoRoot, 'apps', service, 'dist', 'admin.js'), ...argv], {
+      env: { ...process.env, DATABASE_URL: pgServer.url },
+    });
+    return JSON.parse(stdout) as Record<string, string>;
+  };
+  const pids = () => Object.fromEntries(Object.entries(product.children).map(([svc, child]) => [svc, child.exitCode === null ? child.pid : `exited ${child.exitCode}`]));
+
+  beforeAll(async () => {
+    pgDir = mkdtempSync(join(tmpdir(), 'faults-pg-'));
+    pgServer = await startEmbeddedPostgres({ dataDir: pgDir, port: await freePort(), persistent: false, settings: { fsync: 'off', full_page_writes: 'off' } });
+    redis = restartableRedis(await freePort());
+    await redis.start();
+    nginxDir = mkdtempSync(join(tmpdir(), 'faults-gateway-'));
+    const unlimited = '1000000';
+    product = await startProduct({
+      databaseUrl: pgServer.url,
+      redisUrl: redis.url,
+      nginxDir,
+      env: { HOST: '127.0.0.1', LOG_LEVEL: 'warn', RATE_LIMIT_PER_MINUTE: unlimited, RATE_LIMIT_READS_PER_MINUTE: unlimited, RATE_LIMIT_WRITES_PER_MINUTE: unlimited },
+      gatewayVars: { MEETINGS_CAP_RATE: '1000000r/s', MEETINGS_CAP_BURST: 1000000 },
+    });
+    if (!product.gateway) throw new Error('nginx is not installed: apt-get install -y nginx-light');
+    gateway = product.gateway;
+    for (const svc of ['tasks', 'meetings', 'clipboard'] as const) {
+      const account = await admin(svc, 'create-account', '--email', `faults-${svc}@example.test`);
+      auth[svc] = `Bearer ${(await admin(svc, 'create-key', '--account', account.accountId!)).key}`;
+    }
+  });
+
+  afterAll(async () => {
+    printTable(rows);
+    await product?.stop();
+    await redis?.stop();
+    await pgServer?.stop();
+    rmSync(pgDir, { recursive: true, force: true });
+    rmSync(nginxDir, { recursive: true, force: true });
+  });
+
+  const targets = (): Target[] => [
+    {
+      name: 'tasks',
+      auth: auth.tasks,
+      read: '/api/v1/tasks?view=all&limit=20',
+      write: { method: 'POST', path: () => '/api/v1/tasks', body: () => ({ title: `fault ${randomUUID()}` }), idOf: (b) => b?.item?.id },
+    },
+    {
+      name: 'meetings',
+      auth: auth.meetings,
+      read: '/api/people',
+      write: { method: 'PUT', path: () => `/api/notes/${randomDate()}`, body: () => ({ today: 'fault note' }), idOf: (b) => b?.date },
+    },
+    {
+      name: 'clipboard',
+      auth: auth.clipboard,
+      read: '/api/clipboard?limit=20',
+      write: { method: 'POST', path: () => '/api/clipboard', body: () => ({ type: 'text', content: `fault ${randomUUID()}`, source: 'api' }), idOf: (b) => b?.id },
+    },
+  ];
+
+  /** Every acknowledged write is in the database (notes and clipboard items have no GET by id). */
+  async function lostWrites(acknowledged: Record<string, string[]>): Promise<string[]> {
+    const db = new pg.Client({ connectionString: pgServer.url });
+    await db.connect();
+    try {
+      const found = async (sql: string, keys: string[]) => new Set((await db.query<{ k: string }>(sql, [keys])).rows.map((r) => r.k));
+      const lost: string[] = [];
+      const check = (service: string, have: Set<string>) => lost.push(...(acknowledged[service] ?? []).filter((k) => !have.has(k)).map((k) => `${service} ${k}`));
+      check('tasks', await found('select id::text as k from tasks.tasks where id = any($1::uuid[])', acknowledged.tasks ?? []));
+      check('meetings', await found('select date::text as k from meetings.notes where date = any($1::date[])', acknowledged.meetings ?? []));
+      check('clipboard', await found('select id::text as k from clipboard.items where id = any($1::uuid[])', acknowledged.clipboard ?? []));
+      return lost;
+    } finally {
+      await db.end();
+    }
+  }
+
+  const acknowledgedCount = (acknowledged: Record<string, string[]>) => Object.values(acknowledged).reduce((n, ids) => n + ids.length, 0);
+
+  it('Postgres stopped for 3 s and started again: 503 with Retry-After meanwhile, no crash, no 500, serving within 2 s, no write lost', async () => {
+    const before = pids();
+    const window = { from: 0, to: 0 };
+    let readyDuringOutage: number | undefined;
+    let backAt = 0;
+    const script = (async () => {
+      await sleep(2000);
+      window.from = Date.now();
+      await pgServer.stop();
+      await sleep(700);
+      readyDuringOutage = (await fetch(`http://127.0.0.1:${product.ports.tasks}/readyz`)).status;
+      await sleep(2300);
+      await pgServer.start();
+      window.to = backAt = Date.now();
+      await sleep(5000);
+    })();
+    const load = await runLoad(gateway, targets(), { workers: 3, maxMs: 30_000, until: script });
+    const summary = summarize('postgres restart', load.samples, window);
+    rows.push(...summary);
+
+    const fivexx = load.samples.filter((s) => s.status >= 500 && s.status !== 503);
+    expect(fivexx).toEqual([]);
+    expect(load.samples.filter((s) => s.status === 0)).toEqual([]);
+    const unavailable = load.samples.filter((s) => s.status === 503);
+    expect(unavailable.length).toBeGreaterThan(0);
+    expect(unavailable.filter((s) => !s.retryAfter)).toEqual([]);
+    expect(new Set(unavailable.map((s) => s.code))).toEqual(new Set(['service_unavailable', 'The service is temporarily unavailable; retry shortly']));
+    // Nothing hangs: every answer during the outage came within 2 s (plus a loaded machine's slack).
+    expect(Math.max(...load.samples.filter((s) => s.at >= window.from && s.at < window.to).map((s) => s.ms))).toBeLessThan(2500);
+    expect(readyDuringOutage).toBe(503);
+    // The same processes serve again within 2 s of Postgres accepting connections.
+    for (const row of summary) expect(Number(row['first 2xx after recovery (ms)'])).toBeGreaterThanOrEqual(0);
+    for (const row of summary) expect(Number(row['first 2xx after recovery (ms)'])).toBeLessThan(2000);
+    expect(pids()).toEqual(before);
+    expect(backAt).toBeGreaterThan(0);
+    expect(await lostWrites(load.acknowledged)).toEqual([]);
+    expect(acknowledgedCount(load.acknowledged)).toBeGreaterThan(30);
+    const ready = await fetch(`http://127.0.0.1:${product.ports.tasks}/readyz`);
+    expect(ready.status).toBe(200);
+  });
+
+  it('Postgres connections terminated from the server side during transactions: the processes live', async () => {
+    const before = pids();
+    const admin = new pg.Client({ connectionString: pgServer.url });
+    await admin.connect();
+    let killed = 0;
+    const script = (async () => {
+      for (let i = 0; i < 40; i++) {
+        const res = await admin.query("select count(pg_terminate_backend(pid))::int as n from pg_stat_activity where backend_type = 'client backend' and pid <> pg_backend_pid()");
+        killed += res.rows[0].n as number;
+        await sleep(50);
+      }
+    })();
+    const load = await runLoad(gateway, targets(), { workers: 3, maxMs: 20_000, until: script });
+    await admin.end();
+    rows.push(...summarize('backends terminated', load.samples, { from: load.samples[0]?.at ?? 0, to: Date.now() }));
+    expect(killed).toBeGreaterThan(0);
+    expect(load.samples.filter((s) => s.status >= 500 && s.status !== 503)).toEqual([]);
+    expect(load.samples.filter((s) => s.status === 0)).toEqual([]);
+    expect(pids()).toEqual(before);
+    expect(await lostWrites(load.acknowledged)).toEqual([]);
+  });
+
+  it('Redis killed for 5 s: reads fail open, Idempotency-Key creates answer 503 or create exactly once, back within 1 s', async () => {
+    const before = pids();
+    type Outcome = { key: string; statuses: number[] };
+    const outcomes: Outcome[] = [];
+    const samples: Array<{ at: number; status: number; ms: number; retryAfter: string | null; kind: 'create' | 'read'; body?: string | undefined }> = [];
+    let running = true;
+    const window = { from: 0, to: 0 };
+    const create = async (o: Outcome) => {
+      const at = Date.now();
+      const res = await fetch(`${gateway}/api/v1/tasks`, {
+        method: 'POST',
+        headers: { Authorization: auth.tasks, 'Content-Type': 'application/json', 'Idempotency-Key': o.key },
+        body: JSON.stringify({ title: o.key }),
+      }).catch(() => undefined);
+      const status = res?.status ?? 0;
+      await res?.text();
+      o.statuses.push(status);
+      samples.push({ at, status, ms: Date.now() - at, retryAfter: res?.headers.get('retry-after') ?? null, kind: 'create' });
+      return status;
+    };
+    const worker = async () => {
+      while (running) {
+        const o: Outcome = { key: `idem-${randomUUID()}`, statuses: [] };
+        outcomes.push(o);
+        // A client retries a create the same way, with the same key, until it is answered.
+        for (let attempt = 0; attempt < 200 && running; attempt++) {
+          const status = await create(o);
+          if (status === 201 || status === 200) break;
+          await sleep(100);
+        }
+        const at = Date.now();
+        const read = await fetch(`${gateway}/api/v1/tasks?limit=5`, { headers: { Authorization: auth.tasks } }).catch(() => undefined);
+        const text = await read?.text();
+        samples.push({ at, status: read?.status ?? 0, ms: Date.now() - at, retryAfter: read?.headers.get('retry-after') ?? null, kind: 'read', ...(read?.status === 200 ? {} : { body: text }) });
+      }
+    };
+    const workers = Array.from({ length: 4 }, worker);
+    await sleep(1500);
+    window.from = Date.now();
+    await redis.kill('SIGKILL');
+    await sleep(5000);
+    await redis.start();
+    window.to = Date.now();
+    await sleep(4000);
+    running = false;
+    await Promise.all(workers);
+    // The last keys left unanswered are retried once more now that Redis is back.
+    for (const o of outcomes.filter((x) => !x.statuses.some((s) => s === 201 || s === 200))) await create(o);
+
+    const during = samples.filter((s) => s.at >= window.from && s.at < window.to);
+    const firstCreateAfter = samples.find((s) => s.kind === 'create' && s.at >= window.to && s.status === 201);
+    rows.push({
+      phase: 'redis killed 5 s',
+      service: 'tasks',
+      requests: samples.length,
+      statuses: Object.entries(samples.reduce<Record<number, number>>((m, s) => ({ ...m, [s.status]: (m[s.status] ?? 0) + 1 }), {})).map(([k, v]) => `${k}:${v}`).join(' '),
+      '5xx by code': samples.filter((s) => s.status >= 500).length ? `503:${samples.filter((s) => s.status === 503).length}` : '-',
+      'conn errors': samples.filter((s) => s.status === 0).length,
+      'max ms during fault': Math.max(0, ...during.map((s) => s.ms)),
+      'first 2xx after recovery (ms)': firstCreateAfter ? firstCreateAfter.at + firstCreateAfter.ms - window.to : -1,
+    });
+
+    expect(samples.filter((s) => s.status >= 500 && s.status !== 503)).toEqual([]);
+    expect(samples.filter((s) => s.status === 0)).toEqual([]);
+    expect(samples.filter((s) => s.status === 503 && !s.retryAfter)).toEqual([]);
+    // Rate limits fail open: reads go on while Redis is away.
+    const readsDuring = during.filter((s) => s.kind === 'read');
+    expect(readsDuring.length).toBeGreaterThan(0);
+    expect(readsDuring.every((s) => s.status === 200)).toBe(true);
+    expect(during.some((s) => s.kind === 'create' && s.status === 503)).toBe(true);
+    expect(firstCreateAfter).toBeDefined();
+    expect(firstCreateAfter!.at + firstCreateAfter!.ms - window.to).toBeLessThan(1000 + 500);
+    expect(pids()).toEqual(before);
+
+    // Exactly once: one task per key that was answered 201, none for a key that never was.
+    const db = new pg.Client({ connectionString: pgServer.url });
+    await db.connect();
+    const { rows: counts } = await db.query<{ title: string; n: number }>(
+      "select title, count(*)::int as n from tasks.tasks where title like 'idem-%' group by title",
+    );
+    await db.end();
+    const byTitle = new Map(counts.map((r) => [r.title, r.n]));
+    const wrong = outcomes.filter((o) => (byTitle.get(o.key) ?? 0) !== (o.statuses.some((s) => s === 201 || s === 200) ? 1 : 0));
+    expect(wrong.map((o) => `${o.key}: ${byTitle.get(o.key) ?? 0} tasks after ${o.statuses.join(',')}`)).toEqual([]);
+    expect(outcomes.length).toBeGreaterThan(20);
+  });
+});
+
+/** A random day in 1,000 years, so two note writes almost never share a date (a shared one is a 409). */
+function randomDate(): string {
+  const d = new Date(Date.UTC(2000, 0, 1) + Math.floor(Math.random() * 365_000) * 86_400_000);
+  return d.toISOString().slice(0, 10);
+}
