@@ -60,7 +60,8 @@
     show(false);
     $('new-key-box').hidden = true;
     $('new-key').textContent = '';
-    $('password').value = '';
+    // Nothing of the last person stays in the form (a shared computer).
+    $('signin-form').reset();
     if (message) say(message);
     $('email').focus();
   }
@@ -158,6 +159,11 @@
     if (!email || !password) {
       say('Enter your email and password.', 'error');
       (email ? $('password') : $('email')).focus();
+      return;
+    }
+    if (!/^[^\s@]+@[^\s@]+$/.test(email)) {
+      say('Enter an email address such as name@example.com.', 'error');
+      $('email').focus();
       return;
     }
     if (signUp && password.length < 8) {
