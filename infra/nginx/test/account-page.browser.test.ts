@@ -1,3 +1,5 @@
+// The callbacks passed to page.evaluate run in the browser.
+/// <reference lib="dom" />
 import { findExecutable } from '@app/devstack';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { startStack, type Stack } from './stack.js';
@@ -25,7 +27,7 @@ beforeAll(async () => {
   // Injected by the browser, not by the page, so the CSP does not apply to this listener itself.
   await context.addInitScript(() => {
     (window as any).__cspViolations = [];
-    document.addEventListener('securitypolicyviolation', (e) => (window as any).__cspViolations.push(`${e.violatedDirective} ${e.blockedURI}`));
+    document.addEventListener('securitypolicyviolation', (e: SecurityPolicyViolationEvent) => (window as any).__cspViolations.push(`${e.violatedDirective} ${e.blockedURI}`));
   });
 }, 120_000);
 
@@ -82,7 +84,7 @@ describe('the tasks account page in Chromium, through the gateway', () => {
     await page.getByLabel('Time zone').fill('Asia/Tokyo');
     await page.getByRole('button', { name: 'Save time zone' }).click();
     await page.getByText('Time zone set to Asia/Tokyo.').waitFor();
-    const me = await page.evaluate(() => fetch('/auth/tasks/me').then((r) => r.json()));
+    const me = (await page.evaluate(() => fetch('/auth/tasks/me').then((r) => r.json()))) as { timezone: string };
     expect(me.timezone).toBe('Asia/Tokyo');
   });
 
