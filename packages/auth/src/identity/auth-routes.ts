@@ -6,28 +6,30 @@ import { authenticate, isValidTimezone, requireAllowedOrigin, requireSession } f
 import { PASSWORD_MAX_LENGTH, PASSWORD_MIN_LENGTH } from './passwords.js';
 import { readCookie } from './tokens.js';
 
-const email = { type: 'string', minLength: 3, maxLength: 254, pattern: EMAIL_PATTERN };
-const timezone = { type: 'string', minLength: 1, maxLength: 100 };
+const email = { type: 'string', minLength: 3, maxLength: 254, pattern: EMAIL_PATTERN, description: 'trimmed and lower-cased first; at most 254 characters' };
+const timezone = { type: 'string', minLength: 1, maxLength: 100, description: 'IANA time zone name' };
 
-const signUpBody = compileBody<{ email: string; password: string; timezone?: string }>({
-  type: 'object',
-  additionalProperties: false,
-  required: ['email', 'password'],
-  properties: { email, password: { type: 'string', minLength: PASSWORD_MIN_LENGTH, maxLength: PASSWORD_MAX_LENGTH }, timezone },
-});
-// No minimum here: a short password is simply wrong, and saying so would hint at the rules.
-const logInBody = compileBody<{ email: string; password: string }>({
-  type: 'object',
-  additionalProperties: false,
-  required: ['email', 'password'],
-  properties: { email, password: { type: 'string', minLength: 1, maxLength: PASSWORD_MAX_LENGTH } },
-});
-const updateBody = compileBody<{ timezone: string }>({
-  type: 'object',
-  additionalProperties: false,
-  required: ['timezone'],
-  properties: { timezone },
-});
+/** Request bodies of the sign-in routes: compiled here once, and published in each OpenAPI document. */
+export const authBodySchemas = {
+  signUp: {
+    type: 'object',
+    additionalProperties: false,
+    required: ['email', 'password'],
+    properties: { email, password: { type: 'string', minLength: PASSWORD_MIN_LENGTH, maxLength: PASSWORD_MAX_LENGTH }, timezone },
+  },
+  // No minimum here: a short password is simply wrong, and saying so would hint at the rules.
+  logIn: {
+    type: 'object',
+    additionalProperties: false,
+    required: ['email', 'password'],
+    properties: { email, password: { type: 'string', minLength: 1, maxLength: PASSWORD_MAX_LENGTH } },
+  },
+  updateAccount: { type: 'object', additionalProperties: false, required: ['timezone'], properties: { timezone } },
+} as const;
+
+const signUpBody = compileBody<{ email: string; password: string; timezone?: string }>(authBodySchemas.signUp);
+const logInBody = compileBody<{ email: string; password: string }>(authBodySchemas.logIn);
+const updateBody = compileBody<{ timezone: string }>(authBodySchemas.updateAccount);
 
 /** The body with its email trimmed and lower-cased, so the 254-character limit counts what is stored. */
 function withNormalizedEmail(body: unknown): unknown {

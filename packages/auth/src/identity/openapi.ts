@@ -1,3 +1,4 @@
+import { authBodySchemas } from './auth-routes.js';
 import { PASSWORD_MAX_LENGTH, PASSWORD_MIN_LENGTH } from './passwords.js';
 
 /**
@@ -20,7 +21,7 @@ export function authOpenApiPaths(service: string): Record<string, object> {
     required: ['accountId', 'email', 'timezone'],
     properties: { ...account.properties, timezone: { type: 'string', description: 'IANA time zone' } },
   };
-  const email = { type: 'string', maxLength: 254, description: 'trimmed and lower-cased; at most 254 characters' };
+  const body = (schema: object) => ({ required: true, content: { 'application/json': { schema } } });
   const cookie = `${service}_sid`;
   const setCookie = {
     'Set-Cookie': { description: `\`${cookie}=<new session token>; Path=/; HttpOnly; SameSite=Lax\` (and \`Secure\` behind HTTPS)`, schema: { type: 'string' } },
@@ -40,23 +41,7 @@ export function authOpenApiPaths(service: string): Record<string, object> {
         summary: 'Create an account with a password and sign in',
         description: `Open only when the service runs with SIGNUP=open. Passwords: ${PASSWORD_MIN_LENGTH} to ${PASSWORD_MAX_LENGTH} characters, no composition rules; stored as argon2id. Tasks gives the new account its personal workspace.`,
         security: [],
-        requestBody: {
-          required: true,
-          content: {
-            'application/json': {
-              schema: {
-                type: 'object',
-                additionalProperties: false,
-                required: ['email', 'password'],
-                properties: {
-                  email,
-                  password: { type: 'string', minLength: PASSWORD_MIN_LENGTH, maxLength: PASSWORD_MAX_LENGTH },
-                  timezone: { type: 'string', description: 'IANA time zone (default UTC)' },
-                },
-              },
-            },
-          },
-        },
+        requestBody: body(authBodySchemas.signUp),
         responses: {
           '201': { ...json('the new account, signed in', account), headers: setCookie },
           '400': badBody,
@@ -71,19 +56,7 @@ export function authOpenApiPaths(service: string): Record<string, object> {
         operationId: 'logIn',
         summary: 'Sign in with email and password; a new session cookie each time',
         security: [],
-        requestBody: {
-          required: true,
-          content: {
-            'application/json': {
-              schema: {
-                type: 'object',
-                additionalProperties: false,
-                required: ['email', 'password'],
-                properties: { email, password: { type: 'string', minLength: 1, maxLength: PASSWORD_MAX_LENGTH } },
-              },
-            },
-          },
-        },
+        requestBody: body(authBodySchemas.logIn),
         responses: {
           '200': { ...json('signed in', account), headers: setCookie },
           '400': badBody,
@@ -123,14 +96,7 @@ export function authOpenApiPaths(service: string): Record<string, object> {
         operationId: 'updateAccount',
         summary: 'Change the account\'s time zone (session only)',
         security: [{ session: [] }],
-        requestBody: {
-          required: true,
-          content: {
-            'application/json': {
-              schema: { type: 'object', additionalProperties: false, required: ['timezone'], properties: { timezone: { type: 'string', description: 'IANA time zone' } } },
-            },
-          },
-        },
+        requestBody: body(authBodySchemas.updateAccount),
         responses: {
           '200': json('the account', me),
           '400': error('`validation_failed`: an unknown time zone (path /timezone) or another invalid body; `invalid_json`'),
