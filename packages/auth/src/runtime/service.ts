@@ -91,6 +91,8 @@ export function main<C extends ServiceEnv, DB>(spec: ServiceSpec<C, DB>): void {
 
 /** All of standard input (a password piped to `--password-stdin` or `set-password`). */
 async function readStdin(): Promise<string> {
+  // Typed at a terminal the password would be echoed on screen: ask for a pipe instead.
+  if (process.stdin.isTTY) throw new AdminError(`pipe the password on standard input, e.g. printf '%s' "$PASSWORD" | npm run admin -- ${process.argv.slice(2).join(' ')}`);
   const chunks: Buffer[] = [];
   for await (const chunk of process.stdin) chunks.push(chunk as Buffer);
   return Buffer.concat(chunks).toString('utf8');
