@@ -173,7 +173,9 @@
     }
     var payload = { email: email, password: password };
     if (signUp) {
-      try { payload.timezone = Intl.DateTimeFormat().resolvedOptions().timeZone || 'UTC'; } catch (e) { /* UTC */ }
+      // The browser's zone when it is a known IANA name; otherwise the service's default, UTC.
+      var zone = Intl.DateTimeFormat().resolvedOptions().timeZone;
+      if (zone && knownZones.indexOf(zone) >= 0) payload.timezone = zone;
     }
     say(signUp ? 'Creating your account…' : 'Signing in…');
     call('POST', authPath + (signUp ? '/signup' : '/login'), payload).then(function (res) {
@@ -242,10 +244,11 @@
     selection.addRange(range);
   }
 
+  var knownZones = [];
   try {
-    var zones = Intl.supportedValuesOf ? Intl.supportedValuesOf('timeZone') : [];
+    knownZones = Intl.supportedValuesOf ? Intl.supportedValuesOf('timeZone') : [];
     var list = $('timezones');
-    zones.concat(['UTC']).forEach(function (zone) {
+    knownZones.concat(['UTC']).forEach(function (zone) {
       var option = document.createElement('option');
       option.value = zone;
       list.appendChild(option);
