@@ -99,7 +99,8 @@ describe('the tasks account page in Chromium, through the gateway', () => {
     expect(await page.getByRole('button', { name: 'Copy' }).isVisible()).toBe(true);
     expect(await page.getByText('Copy it now: this key will not be shown again.', { exact: true }).isVisible()).toBe(true);
     const row = page.getByRole('row', { name: /read only script/ });
-    expect(await row.getByRole('cell', { name: 'tasks:read', exact: true }).isVisible()).toBe(true);
+    await row.getByRole('cell', { name: 'tasks:read', exact: true }).waitFor();
+    await page.waitForFunction(() => document.activeElement?.id === 'new-key-box');
     await page.screenshot({ path: SCREENSHOT, fullPage: true });
   });
 
@@ -131,7 +132,7 @@ describe('the tasks account page in Chromium, through the gateway', () => {
     expect((await api('/api/v1/tasks')).status).toBe(200);
     await page.getByRole('button', { name: 'Confirm revoke' }).click();
     await page.getByText('Key read only script revoked.').waitFor();
-    expect(await page.getByRole('row', { name: /read only script/ }).count()).toBe(0);
+    await page.getByRole('row', { name: /read only script/ }).waitFor({ state: 'detached' });
     const refused = await api('/api/v1/tasks');
     expect(refused.status).toBe(401);
   });

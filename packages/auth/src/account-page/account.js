@@ -135,8 +135,10 @@
       call('DELETE', keysPath + '/' + encodeURIComponent(key.id)).then(function (res) {
         if (res.status === 401) return showSignedOut('Your session has ended; please sign in again.');
         if (res.status !== 200 && res.status !== 404) { yes.disabled = false; return say(errorText(res), 'error'); }
-        say('Key ' + label + ' revoked.', 'ok');
-        return loadKeys().then(function () { $('key-name').focus(); });
+        return loadKeys().then(function () {
+          say('Key ' + label + ' revoked.', 'ok');
+          $('key-name').focus();
+        });
       });
     });
     yes.setAttribute('aria-describedby', question.id);
@@ -217,11 +219,14 @@
     call('POST', keysPath, { name: name, scopes: scopes }).then(function (res) {
       if (res.status === 401) return showSignedOut('Your session has ended; please sign in again.');
       if (res.status !== 201) { say(errorText(res), 'error'); return; }
-      $('new-key').textContent = res.body.key;
-      $('new-key-box').hidden = false;
       $('key-form').reset();
-      say('Key ' + name + ' created. Copy it now: it will not be shown again.', 'ok');
-      return loadKeys().then(function () { $('new-key-box').focus(); });
+      // Shown once the list includes the key, so the page never shows a key it does not list.
+      return loadKeys().then(function () {
+        $('new-key').textContent = res.body.key;
+        $('new-key-box').hidden = false;
+        say('Key ' + name + ' created. Copy it now: it will not be shown again.', 'ok');
+        $('new-key-box').focus();
+      });
     });
   });
 
