@@ -1,4 +1,5 @@
 import { documentOutages } from '@app/http-errors';
+import { authOpenApiPaths, keyLastUsedAtSchema } from '@app/auth';
 /**
  * The clipboard service's OpenAPI 3.1 document. The request schemas below are the ones the
  * routes compile for validation, so the document and the checks cannot drift apart.
@@ -275,7 +276,7 @@ const deleted = {
 
 const keyRecord = {
   type: 'object',
-  required: ['id', 'name', 'prefix', 'scopes', 'createdAt', 'revokedAt'],
+  required: ['id', 'name', 'prefix', 'scopes', 'createdAt', 'revokedAt', 'lastUsedAt'],
   properties: {
     id: { type: 'string', format: 'uuid' },
     name: { type: ['string', 'null'] },
@@ -283,6 +284,7 @@ const keyRecord = {
     scopes: { type: 'array', items: { type: 'string' } },
     createdAt: timestamp,
     revokedAt: { type: ['string', 'null'] },
+    lastUsedAt: keyLastUsedAtSchema,
     key: { type: 'string', description: 'Only in the answer to POST: the secret, shown once.' },
   },
 } as const;
@@ -392,6 +394,8 @@ export const openapiDocument = {
   },
   security: [{ apiKey: [] }, { session: [] }],
   paths: {
+    // Sign-up, login, logout and the account (shared by the three services, in this envelope).
+    ...authOpenApiPaths('clipboard'),
     '/healthz': {
       get: { summary: 'Process is up', security: [], responses: { 200: json({ type: 'object', required: ['status'], properties: { status: { const: 'ok' } } }, 'Up') } },
     },

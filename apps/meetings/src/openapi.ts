@@ -1,4 +1,5 @@
 import { documentOutages } from '@app/http-errors';
+import { authOpenApiPaths, keyLastUsedAtSchema } from '@app/auth';
 /**
  * The meetings service's OpenAPI 3.1 document. Request schemas are exported as consts and
  * compiled by the routes (ajv, once at module load); the document below embeds the very same
@@ -442,7 +443,7 @@ const errorSchema = {
   },
 };
 
-const keySchema = obj({ id: str, name: nullable(str), prefix: str, scopes: { type: 'array', items: str }, createdAt: dateTime, revokedAt: nullable(dateTime) });
+const keySchema = obj({ id: str, name: nullable(str), prefix: str, scopes: { type: 'array', items: str }, createdAt: dateTime, revokedAt: nullable(dateTime), lastUsedAt: keyLastUsedAtSchema });
 
 // ---- operations -------------------------------------------------------------------------
 
@@ -493,6 +494,8 @@ export const openapiDocument = {
       'meeting_limit_reached (5,000 meetings not deleted), item_limit_reached (200 items per meeting).',
   },
   paths: {
+    // Sign-up, login, logout and the account (shared by the three services, in this envelope).
+    ...authOpenApiPaths('meetings'),
     '/healthz': { get: { summary: 'Process is up', responses: { '200': json(obj({ status: str })) } } },
     '/readyz': {
       get: {

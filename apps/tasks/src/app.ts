@@ -3,6 +3,7 @@ import type { Kysely } from 'kysely';
 import type { Redis } from 'ioredis';
 import type { Logger } from 'pino';
 import { createServiceApp, type AuthConfig } from '@app/auth';
+import { adminHooks } from './accounts.js';
 import type { Config } from './config.js';
 import type { Database } from './db/schema.js';
 import { openapiDocument } from './openapi.js';
@@ -30,6 +31,7 @@ export function createApp(deps: AppDeps): Express {
     openapiDocument,
     rateLimits: [{ name: 'api', limit: deps.config.rateLimitPerMinute }],
     keysPath: '/api/v1/keys',
+    accountHooks: adminHooks,
     api: { path: '/api/v1', router: apiRoutes(deps), scopeByMethod: { read: 'tasks:read', write: 'tasks:write' } },
   });
 }

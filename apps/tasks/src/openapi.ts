@@ -1,4 +1,5 @@
 import { documentOutages } from '@app/http-errors';
+import { authOpenApiPaths, keyLastUsedAtSchema } from '@app/auth';
 import { DUE_AT_PATTERN } from './domain/due-time.js';
 import { RECURRENCE_FORMS } from './domain/recurrence.js';
 import { LIMITS } from './domain/tasks.service.js';
@@ -161,6 +162,7 @@ const keyProperties = {
   scopes: { type: 'array', items: { type: 'string', enum: ['tasks:read', 'tasks:write'] } },
   createdAt: dateTime,
   revokedAt: { ...dateTime, type: ['string', 'null'] },
+  lastUsedAt: keyLastUsedAtSchema,
 };
 
 const json = (schema: object) => ({ 'application/json': { schema } });
@@ -268,6 +270,8 @@ export const openapiDocument = {
     },
   },
   paths: {
+    // Sign-up, login, logout and the account (shared by the three services, in this envelope).
+    ...authOpenApiPaths('tasks'),
     '/api/v1/tasks': {
       get: {
         summary: 'List tasks by view or tag, or search them',

@@ -142,6 +142,50 @@ describe('the meetings network-level cap', () => {
   });
 });
 
+describe('sign-in routes and account pages', () => {
+  const post = (path: string, body: object) => fetch(`${stack.gateway}${path}`, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify(body) });
+
+  it.each(['tasks', 'meetings', 'clipboard'] as const)('routes /account/%s and its assets to that service, under its strict CSP', async (svc) => {
+    const page = await get(`/account/${svc}`);
+    expect(page.status).toBe(200);
+    expect(page.headers.get('content-type')).toMatch(/text\/html/);
+    expect(page.headers.get('content-security-policy')).toMatch(/script-src 'self'/);
+    const html = await page.text();
+    expect(html).toContain(`<script src="/account/${svc}/account.js" defer></script>`);
+    for (const asset of ['account.js', 'account.css']) expect((await get(`/account/${svc}/${asset}`)).status).toBe(200);
+  });
+
+  it('routes /auth/<service>/ to that service, in its envelope, with a password set by the admin command from stdin', async () => {
+    const { accountId } = await stack.adminWithStdin('tasks', 'gateway password 1\n', 'create-account', '--email', 'gw-person@example.test', '--password-stdin');
+    const login = await post('/auth/tasks/login', { email: 'gw-person@example.test', password: 'gateway password 1' });
+    expect(login.status).toBe(200);
+    expect(await login.json()).toEqual({ accountId, email: 'gw-person@example.test' });
+    const cookie = login.headers.get('set-cookie')!;
+    expect(cookie).toMatch(/^tasks_sid=sid_[^;]+; .*HttpOnly; SameSite=Lax/);
+    const me = await get('/auth/tasks/me', { Cookie: cookie.split(';')[0]! });
+    expect(me.status).toBe(200);
+    // The meetings account of the same email does not exist: each service has its own accounts.
+    const meetings = await post('/auth/meetings/login', { email: 'gw-person@example.test', password: 'gateway password 1' });
+    expect(meetings.status).toBe(401);
+    expect(await meetings.json()).toEqual({ error: expect.objectContaining({ code: 'invalid_credentials', requestId: expect.any(String) }) });
+    // Run on their own (as compose and k8s run them) the services keep sign-up closed.
+    const signup = await post('/auth/meetings/signup', { email: 'someone@example.test', password: 'long enough' });
+    expect(signup.status).toBe(403);
+    expect(await signup.json()).toEqual({ error: expect.objectContaining({ code: 'signup_closed' }) });
+    // Clipboard's budget here is 5 requests a minute per address, which earlier tests spend.
+    const clipboard = await post('/auth/clipboard/logout', {});
+    expect([204, 429]).toContain(clipboard.status);
+  });
+
+  it('answers paths beside them with the gateway\'s JSON 404', async () => {
+    for (const path of ['/auth/tasks', '/auth/nobody/login', '/account/taskss', '/account', '/auth/']) {
+      const res = await get(path);
+      expect(res.status).toBe(404);
+      expect(await res.json()).toEqual({ error: expect.objectContaining({ code: 'route_not_found' }) });
+    }
+  });
+});
+
 describe('an upstream that is down', () => {
   it('gives a JSON 502 in the service\'s envelope, not an HTML page', async () => {
     await stack.stopService('clipboard');

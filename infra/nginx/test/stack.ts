@@ -1,10 +1,10 @@
-import { execFile, type ChildProcess } from 'node:child_process';
+import { execFile, spawn, type ChildProcess } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import { SERVICES, createDatabase, dropDatabase, repoRoot, startProduct, type Service } from '@app/devstack';
+import { SERVICES, createDatabase, dropDatabase, freePort, repoRoot, startProduct, type Service } from '@app/devstack';
 
 const run = promisify(execFile);
 export type { Service };
@@ -18,6 +18,8 @@ export interface Stack {
   process(service: Service): ChildProcess;
   /** `npm run admin -- <service> ...` as operators run it (the app's own admin entry). */
   admin(service: Service, ...argv: string[]): Promise<Record<string, any>>;
+  /** The same with `stdin` piped to its standard input (a password). */
+  adminWithStdin(service: Service, stdin: string, ...argv: string[]): Promise<Record<string, any>>;
   /** Stops one service, as if it had crashed. */
   stopService(service: Service): Promise<void>;
   stop(): Promise<void>;
@@ -32,11 +34,14 @@ export async function startStack(env: Partial<Record<Service, Record<string, str
   const name = `gateway_test_${randomUUID().replace(/-/g, '').slice(0, 12)}`;
   const databaseUrl = await createDatabase(adminUrl, name);
   const nginxDir = mkdtempSync(join(tmpdir(), 'gateway-'));
+  const gatewayPort = await freePort();
   const product = await startProduct({
     databaseUrl,
     redisUrl: process.env.TEST_REDIS_URL,
     nginxDir,
-    env: { HOST: '127.0.0.1', LOG_LEVEL: 'error' },
+    gatewayPort,
+    // As `npm start` does: pages served by the gateway may use their session.
+    env: { HOST: '127.0.0.1', LOG_LEVEL: 'error', ALLOWED_ORIGINS: `http://127.0.0.1:${gatewayPort},http://localhost:${gatewayPort}` },
     serviceEnv: Object.fromEntries(
       SERVICES.map((svc) => [svc, { REDIS_PREFIX: `${name}:${svc}:`, ...env[svc] }]),
     ),
@@ -55,6 +60,19 @@ export async function startStack(env: Partial<Record<Service, Record<string, str
         env: { ...process.env, DATABASE_URL: databaseUrl },
       });
       return JSON.parse(stdout) as Record<string, any>;
+    },
+    adminWithStdin(service, stdin, ...argv) {
+      const child = spawn(process.execPath, [join(repoRoot, 'apps', service, 'dist', 'admin.js'), ...argv], {
+        env: { ...process.env, DATABASE_URL: databaseUrl },
+      });
+      let stdout = '';
+      let stderr = '';
+      child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
+      child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+      child.stdin.end(stdin);
+      return new Promise((resolve, reject) => {
+        child.once('exit', (code) => (code === 0 ? resolve(JSON.parse(stdout) as Record<string, any>) : reject(new Error(stderr.trim()))));
+      });
     },
     stopService: (service) => product.stopService(service),
     async stop() {

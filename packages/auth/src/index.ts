@@ -1,12 +1,13 @@
-export { authMigration, type AuthDatabase } from './identity/tables.js';
+export { authMigrations, type AuthDatabase } from './identity/tables.js';
 export { cookieName, type AuthConfig } from './identity/config.js';
 export { identify, authenticate, requireScope, requireScopeForMethod, requireSession, callerTimezone, isValidTimezone, type Caller } from './identity/middleware.js';
 export { cors } from './identity/cors.js';
 export { keysRouter, createApiKey, createSession, type CreatedKey } from './identity/keys.js';
 export { createRateLimit, isRead, type RateLimitOptions } from './runtime/rate-limit.js';
-export { runAdminCommand, AdminError, type AdminHooks } from './identity/admin.js';
+export { runAdminCommand, AdminError, type AdminHooks, type AdminIo } from './identity/admin.js';
 export { hashSecret } from './identity/tokens.js';
 export { createPool, createDb, migrateToLatest } from './runtime/database.js';
 export { createLogger } from './runtime/observability.js';
 export { startService, main, runAdmin, type ServiceSpec } from './runtime/service.js';
 export { createServiceApp, type ServiceAppOptions } from './runtime/service-app.js';
+export { authOpenApiPaths, keyLastUsedAtSchema } from './identity/openapi.js';

@@ -4,8 +4,9 @@ export { startRedis, findExecutable, stopChild, spawnService, type RunningRedis 
 export { startNginx, renderGateway, repoRoot, type GatewayVars, type RunningNginx } from './nginx.js';
 export { ensureTestInfra, type TestInfra } from './infra.js';
 export { platformSuite, type PlatformTarget } from './platform-suite.js';
+export { accountsSuite, type AccountsTarget } from './accounts-suite.js';
 export { createResponseChecker } from './openapi-check.js';
 export { checkedRequest } from './checked-request.js';
 export { renderGatewayConfigMap, k8sTemplatePath } from './k8s-gateway.js';
 export { startProduct, SERVICES, DEFAULT_PORTS, type Service, type RunningProduct, type ProductOptions } from './product.js';
-export { startTestApp, ALLOWED_ORIGIN, type AppKit, type TestApp, type TestAppOptions } from './test-app.js';
+export { startTestApp, stdinOf, ALLOWED_ORIGIN, type AppKit, type TestApp, type TestAppOptions } from './test-app.js';

@@ -1,6 +1,7 @@
 import type { Server } from 'node:http';
 import pg from 'pg';
 import request from 'supertest';
+import { expectEnvelope as assertEnvelope } from './envelope.js';
 
 /** What the shared platform suite needs to know about one service under test. */
 export interface PlatformTarget {
@@ -46,10 +47,7 @@ export function platformSuite(target: PlatformTarget): void {
   });
   afterAll(() => t.close());
 
-  function expectEnvelope(body: any, code: string) {
-    if (target.envelope === 'simple') expect(body).toEqual({ error: expect.any(String) });
-    else expect(body).toEqual({ error: expect.objectContaining({ code, message: expect.any(String), requestId: expect.any(String) }) });
-  }
+  const expectEnvelope = (body: unknown, code: string) => assertEnvelope(target.envelope, body, code);
 
   describe('health, readiness and metrics', () => {
     it('answers /healthz while the process is up', async () => {

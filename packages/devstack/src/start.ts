@@ -88,7 +88,11 @@ async function main(): Promise<void> {
     ports,
     gatewayPort,
     nginxDir: join(dataDir, 'nginx'),
-    env: { ALLOWED_ORIGINS: process.env.ALLOWED_ORIGINS ?? `http://localhost:${gatewayPort},http://127.0.0.1:${gatewayPort}` },
+    env: {
+      ALLOWED_ORIGINS: process.env.ALLOWED_ORIGINS ?? `http://localhost:${gatewayPort},http://127.0.0.1:${gatewayPort}`,
+      // A person trying the product locally signs up at /account/<service>.
+      SIGNUP: process.env.SIGNUP ?? 'open',
+    },
     onExit: (svc, code) => {
       process.stderr.write(`${svc} exited (code ${code}); stopping everything\n`);
       void stopAll(1);

@@ -15,12 +15,17 @@ export interface AppKit<DB, C extends { redisUrl?: string | undefined; redisPref
   migrate(db: Kysely<DB>): Promise<void>;
   /** `logSink` receives the app's log lines (JSON) when given; otherwise the app logs nothing. */
   createApp(deps: { config: C; db: Kysely<DB>; redis: Redis | null; logSink?: ((line: string) => void) | undefined }): Express;
-  /** The service's admin command (`npm run admin -- <service> ...`), in process. */
-  admin(db: Kysely<DB>, config: C, argv: string[]): Promise<Record<string, unknown>>;
+  /** The service's admin command (`npm run admin -- <service> ...`), in process; `stdin` is its standard input. */
+  admin(db: Kysely<DB>, config: C, argv: string[], stdin?: string): Promise<Record<string, unknown>>;
   openapiDocument: object;
 }
 
 export const ALLOWED_ORIGIN = 'https://app.example.test';
+
+/** An admin command's standard input for the in-process harness: the given text, or none. */
+export function stdinOf(text: string | undefined): { readStdin(): Promise<string> } | undefined {
+  return text === undefined ? undefined : { readStdin: async () => text };
+}
 
 export interface TestApp<DB, C> {
   server: Server;
@@ -35,6 +40,8 @@ export interface TestApp<DB, C> {
   raw: () => ReturnType<typeof request>;
   /** Runs an admin command exactly as `npm run admin` does; returns its JSON. */
   admin(...argv: string[]): Promise<Record<string, any>>;
+  /** The same with `stdin` as its standard input (a password for `--password-stdin`, `set-password`). */
+  adminWithStdin(stdin: string, ...argv: string[]): Promise<Record<string, any>>;
   /** A new account and a key holding `scopes` (default: all); `auth` is the Authorization value. */
   caller(scopes?: string[]): Promise<{ accountId: string; auth: string } & Record<string, any>>;
   close(): Promise<void>;
@@ -90,6 +97,7 @@ export async function startTestApp<DB, C extends { redisUrl?: string | undefined
     http: checkedRequest(server, kit.openapiDocument),
     raw: () => request(server),
     admin,
+    adminWithStdin: (stdin, ...argv) => kit.admin(db, config, argv, stdin) as Promise<Record<string, any>>,
     async caller(scopes) {
       const account = await admin('create-account', '--email', `${randomUUID()}@example.test`);
       const key = await admin('create-key', '--account', account.accountId, ...(scopes ? ['--scopes', scopes.join(',')] : []));

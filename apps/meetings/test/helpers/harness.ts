@@ -1,5 +1,5 @@
 import { createDb, createLogger, createPool, migrateToLatest, runAdminCommand } from '@app/auth';
-import { startTestApp as start, type AppKit, type TestApp as GenericTestApp, type TestAppOptions } from '@app/devstack';
+import { stdinOf, startTestApp as start, type AppKit, type TestApp as GenericTestApp, type TestAppOptions } from '@app/devstack';
 import { authConfig, createApp } from '../../src/app.js';
 import { loadConfig, type Config } from '../../src/config.js';
 import { migrations } from '../../src/db/migrations/index.js';
@@ -25,7 +25,7 @@ const kit: AppKit<Database, Config> = {
   migrate: (db) => migrateToLatest(db, 'meetings', migrations),
   createApp: ({ logSink, ...deps }) =>
     createApp({ ...deps, logger: logSink ? createLogger('meetings', 'info', { write: logSink }) : createLogger('meetings', 'silent') }),
-  admin: (db, config, argv) => runAdminCommand(db, authConfig(config), argv),
+  admin: (db, config, argv, stdin) => runAdminCommand(db, authConfig(config), argv, {}, stdinOf(stdin)),
   openapiDocument,
 };
 

@@ -1,5 +1,5 @@
 import { createDb, createLogger, createPool, migrateToLatest, runAdminCommand } from '@app/auth';
-import { startTestApp as start, type AppKit, type TestApp as GenericTestApp, type TestAppOptions } from '@app/devstack';
+import { stdinOf, startTestApp as start, type AppKit, type TestApp as GenericTestApp, type TestAppOptions } from '@app/devstack';
 import { adminHooks } from '../../src/accounts.js';
 import { authConfig, createApp } from '../../src/app.js';
 import { loadConfig, type Config } from '../../src/config.js';
@@ -27,7 +27,7 @@ const kit: AppKit<Database, Config> = {
   migrate: (db) => migrateToLatest(db, 'tasks', migrations),
   createApp: ({ logSink, ...deps }) =>
     createApp({ ...deps, logger: logSink ? createLogger('tasks', 'info', { write: logSink }) : createLogger('tasks', 'silent') }),
-  admin: (db, config, argv) => runAdminCommand(db, authConfig(config), argv, adminHooks),
+  admin: (db, config, argv, stdin) => runAdminCommand(db, authConfig(config), argv, adminHooks, stdinOf(stdin)),
   openapiDocument,
 };
 

@@ -1,21 +1,25 @@
 import { parseArgs } from 'node:util';
-import type { Kysely } from 'kysely';
+import { createAccount, EMAIL_PATTERN, normalizeEmail, type AdminHooks } from './accounts.js';
 import type { AuthConfig } from './config.js';
 import { isValidTimezone } from './middleware.js';
 import { createApiKey, createSession } from './keys.js';
+import { hashPassword, passwordLengthOk, PASSWORD_MAX_LENGTH, PASSWORD_MIN_LENGTH } from './passwords.js';
 import * as repo from './repository.js';
 import type { AnyDb } from './repository.js';
+
+export type { AdminHooks } from './accounts.js';
 
 /** An operator error: printed as one line, exit code 1. */
 export class AdminError extends Error {}
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-const EMAIL = /^[^\s@]+@[^\s@]+$/;
-
-export interface AdminHooks {
-  /** Runs in the create-account transaction; its result is merged into the printed object. */
-  onAccountCreated?: (trx: Kysely<any>, accountId: string) => Promise<Record<string, unknown>>;
+/** Where a password comes from: the process's standard input (never argv, which `ps` shows). */
+export interface AdminIo {
+  readStdin(): Promise<string>;
 }
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+const EMAIL = new RegExp(EMAIL_PATTERN);
+const COMMANDS = 'create-account, create-key, revoke-key, create-session, set-password';
 
 function required(value: string | undefined, flag: string): string {
   if (value === undefined || value === '') throw new AdminError(`--${flag} is required`);
@@ -27,58 +31,77 @@ async function existingAccount(db: AnyDb, id: string): Promise<string> {
   return id;
 }
 
+/** The password on stdin, one line (the trailing newline of `echo` or a here-string is not part of it). */
+async function passwordFromStdin(io: AdminIo | undefined): Promise<string> {
+  if (!io) throw new AdminError('this command reads the password from standard input, which is not available here');
+  const password = (await io.readStdin()).replace(/\r?\n$/, '');
+  if (!passwordLengthOk(password)) {
+    throw new AdminError(`the password on standard input must be ${PASSWORD_MIN_LENGTH} to ${PASSWORD_MAX_LENGTH} characters`);
+  }
+  return hashPassword(password);
+}
+
 /**
- * The operator commands of DESIGN.md: create-account, create-key, revoke-key, create-session.
- * Returns the one JSON object to print; throws AdminError for operator mistakes.
+ * The operator commands of DESIGN.md: create-account (`--password-stdin` to give it a password),
+ * create-key, revoke-key, create-session, set-password (from stdin). Returns the one JSON object
+ * to print; throws AdminError for operator mistakes. A password is never an argument.
  */
-export async function runAdminCommand(db: AnyDb, cfg: AuthConfig, argv: string[], hooks: AdminHooks = {}): Promise<Record<string, unknown>> {
+export async function runAdminCommand(db: AnyDb, cfg: AuthConfig, argv: string[], hooks: AdminHooks = {}, io?: AdminIo): Promise<Record<string, unknown>> {
   const [command, ...rest] = argv;
-  let values: Record<string, string | undefined>;
+  let values: Record<string, string | boolean | undefined>;
   try {
     ({ values } = parseArgs({
       args: rest,
-      options: { email: { type: 'string' }, timezone: { type: 'string' }, account: { type: 'string' }, scopes: { type: 'string' }, name: { type: 'string' }, id: { type: 'string' } },
+      options: {
+        email: { type: 'string' }, timezone: { type: 'string' }, account: { type: 'string' }, scopes: { type: 'string' },
+        name: { type: 'string' }, id: { type: 'string' }, 'password-stdin': { type: 'boolean' },
+      },
       strict: true,
-    }) as { values: Record<string, string | undefined> });
+    }) as { values: Record<string, string | boolean | undefined> });
   } catch (err) {
     throw new AdminError((err as Error).message);
   }
+  const str = (flag: string) => values[flag] as string | undefined;
 
   switch (command) {
     case 'create-account': {
-      const email = required(values.email, 'email').trim();
-      if (!EMAIL.test(email)) throw new AdminError(`--email is not an email address: ${email}`);
-      const timezone = values.timezone ?? 'UTC';
+      const email = normalizeEmail(required(str('email'), 'email'));
+      if (!EMAIL.test(email) || email.length > 254) throw new AdminError(`--email is not an email address: ${email}`);
+      const timezone = str('timezone') ?? 'UTC';
       if (!isValidTimezone(timezone)) throw new AdminError(`--timezone is not an IANA time zone: ${timezone}`);
-      return db.transaction().execute(async (trx) => {
-        const taken = await trx.selectFrom('accounts').select('id').where((eb) => eb(eb.fn('lower', ['email']), '=', email.toLowerCase())).executeTakeFirst();
-        if (taken) throw new AdminError(`an account with email ${email} already exists`);
-        const { id } = await repo.insertAccount(trx, email, timezone);
-        const extra = hooks.onAccountCreated ? await hooks.onAccountCreated(trx, id) : {};
-        return { accountId: id, ...extra };
-      });
+      const passwordHash = values['password-stdin'] ? await passwordFromStdin(io) : null;
+      const created = await createAccount(db, { email, timezone, passwordHash }, hooks);
+      if (!created) throw new AdminError(`an account with email ${email} already exists`);
+      return created;
+    }
+    case 'set-password': {
+      const accountId = await existingAccount(db, required(str('account'), 'account'));
+      await repo.setPasswordHash(db, accountId, await passwordFromStdin(io));
+      // A new password ends the sessions signed in with the old one.
+      const sessionsRevoked = await repo.revokeAccountSessions(db, accountId);
+      return { accountId, passwordSet: true, sessionsRevoked };
     }
     case 'create-key': {
-      const accountId = await existingAccount(db, required(values.account, 'account'));
-      const scopes = values.scopes?.split(',').map((s) => s.trim()).filter(Boolean);
+      const accountId = await existingAccount(db, required(str('account'), 'account'));
+      const scopes = str('scopes')?.split(',').map((s) => s.trim()).filter(Boolean);
       const unknown = (scopes ?? []).filter((s) => !cfg.scopes.includes(s));
       if (unknown.length > 0) throw new AdminError(`unknown scope ${unknown.join(', ')}; known: ${cfg.scopes.join(', ')}`);
       if (scopes !== undefined && scopes.length === 0) throw new AdminError('--scopes names no scope');
-      const key = await createApiKey(db, cfg, { accountId, scopes, name: values.name ?? null });
+      const key = await createApiKey(db, cfg, { accountId, scopes, name: str('name') ?? null });
       return { id: key.id, key: key.key, scopes: key.scopes, name: key.name };
     }
     case 'revoke-key': {
-      const id = required(values.id, 'id');
+      const id = required(str('id'), 'id');
       const revoked = UUID.test(id) ? await repo.revokeKey(db, id) : undefined;
       if (!revoked) throw new AdminError(`no key with id ${id}`);
       return { id: revoked.id, revoked: true };
     }
     case 'create-session': {
-      const accountId = await existingAccount(db, required(values.account, 'account'));
+      const accountId = await existingAccount(db, required(str('account'), 'account'));
       const { cookie } = await createSession(db, cfg, accountId);
       return { cookie };
     }
     default:
-      throw new AdminError(`unknown command ${command ?? '(none)'}; commands: create-account, create-key, revoke-key, create-session`);
+      throw new AdminError(`unknown command ${command ?? '(none)'}; commands: ${COMMANDS}`);
   }
 }

@@ -33,9 +33,9 @@ const BEARER = /^Bearer[ ]+([A-Za-z0-9._~+/=-]{1,512})[ ]*$/i;
 /**
  * Resolves the caller from `Authorization: Bearer <key>` or, without that header, the service's
  * session cookie. Rejects nothing: rate limiting runs next (keyed by the account when there is
- * one), then {@link authenticate} answers 401/403.
+ * one), then {@link authenticate} answers 401/403. `onKeyUsed` hears of every request made with a key.
  */
-export function identify(db: AnyDb, cfg: AuthConfig): RequestHandler {
+export function identify(db: AnyDb, cfg: AuthConfig, onKeyUsed: (keyId: string) => void = () => {}): RequestHandler {
   const allScopes = new Set(cfg.scopes);
   const sessionCookie = cookieName(cfg);
   return async (req, _res, next) => {
@@ -52,6 +52,7 @@ export function identify(db: AnyDb, cfg: AuthConfig): RequestHandler {
         return next();
       }
       req.caller = { accountId: row.accountId, kind: 'key', credentialId: row.credentialId, scopes: new Set(row.scopes ?? []), timezone: row.timezone };
+      onKeyUsed(row.credentialId);
       return next();
     }
     const token = readCookie(req.headers.cookie, sessionCookie);
@@ -72,15 +73,25 @@ export function identify(db: AnyDb, cfg: AuthConfig): RequestHandler {
  * allowed origins (API keys may be used from any origin; no `Origin` means same-origin).
  */
 export function authenticate(cfg: AuthConfig): RequestHandler {
-  const allowed = new Set(cfg.allowedOrigins);
-  return (req, _res, next) => {
+  const sameOrigin = requireAllowedOrigin(cfg);
+  return (req, res, next) => {
     const caller = req.caller;
     if (!caller) return next(errors.unauthorized(req.authFailure));
-    if (caller.kind === 'session') {
-      const origin = req.get('origin');
-      if (origin !== undefined && !allowed.has(origin)) {
-        return next(errors.forbidden('cross_origin', 'Cross-origin requests must use an API key'));
-      }
+    if (caller.kind === 'session') return sameOrigin(req, res, next);
+    next();
+  };
+}
+
+/**
+ * 403 `cross_origin` when the request carries an `Origin` that is not one of the service's allowed
+ * origins: for session calls and for sign-up, login and logout, which a foreign page must not drive.
+ */
+export function requireAllowedOrigin(cfg: AuthConfig): RequestHandler {
+  const allowed = new Set(cfg.allowedOrigins);
+  return (req, _res, next) => {
+    const origin = req.get('origin');
+    if (origin !== undefined && !allowed.has(origin)) {
+      return next(errors.forbidden('cross_origin', 'Cross-origin requests must use an API key'));
     }
     next();
   };

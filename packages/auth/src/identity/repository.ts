@@ -33,8 +33,41 @@ export async function findSessionByHash(db: AnyDb, hash: Buffer): Promise<Identi
   return rows[0];
 }
 
-export async function insertAccount(db: AnyDb, email: string, timezone: string): Promise<{ id: string }> {
-  return auth(db).insertInto('accounts').values({ email, timezone }).returning('id').executeTakeFirstOrThrow();
+export async function insertAccount(db: AnyDb, email: string, timezone: string, passwordHash: string | null = null): Promise<{ id: string }> {
+  return auth(db).insertInto('accounts').values({ email, timezone, password_hash: passwordHash }).returning('id').executeTakeFirstOrThrow();
+}
+
+/** Whether an account uses this email (compared case-insensitively, as the unique index does). */
+export async function emailTaken(db: AnyDb, email: string): Promise<boolean> {
+  const row = await auth(db).selectFrom('accounts').select('id').where((eb) => eb(eb.fn('lower', ['email']), '=', email.toLowerCase())).executeTakeFirst();
+  return row !== undefined;
+}
+
+export interface AccountRecord {
+  id: string;
+  email: string;
+  timezone: string;
+}
+
+/** The account with this email (case-insensitive) and its password hash, for sign-in. */
+export async function findAccountByEmail(db: AnyDb, email: string): Promise<(AccountRecord & { passwordHash: string | null }) | undefined> {
+  return auth(db)
+    .selectFrom('accounts')
+    .select(['id', 'email', 'timezone', 'password_hash as passwordHash'])
+    .where((eb) => eb(eb.fn('lower', ['email']), '=', email.toLowerCase()))
+    .executeTakeFirst();
+}
+
+export async function findAccount(db: AnyDb, accountId: string): Promise<AccountRecord | undefined> {
+  return auth(db).selectFrom('accounts').select(['id', 'email', 'timezone']).where('id', '=', accountId).executeTakeFirst();
+}
+
+export async function updateTimezone(db: AnyDb, accountId: string, timezone: string): Promise<AccountRecord | undefined> {
+  return auth(db).updateTable('accounts').set({ timezone }).where('id', '=', accountId).returning(['id', 'email', 'timezone']).executeTakeFirst();
+}
+
+export async function setPasswordHash(db: AnyDb, accountId: string, passwordHash: string): Promise<void> {
+  await auth(db).updateTable('accounts').set({ password_hash: passwordHash }).where('id', '=', accountId).execute();
 }
 
 export async function accountExists(db: AnyDb, accountId: string): Promise<boolean> {
@@ -49,9 +82,10 @@ export interface KeyRecord {
   scopes: string[];
   createdAt: string;
   revokedAt: string | null;
+  lastUsedAt: string | null;
 }
 
-const keyColumns = ['id', 'name', 'key_prefix as prefix', 'scopes', 'created_at as createdAt', 'revoked_at as revokedAt'] as const;
+const keyColumns = ['id', 'name', 'key_prefix as prefix', 'scopes', 'created_at as createdAt', 'revoked_at as revokedAt', 'last_used_at as lastUsedAt'] as const;
 
 export async function insertKey(
   db: AnyDb,
@@ -82,5 +116,30 @@ export async function insertSession(db: AnyDb, accountId: string, hash: Buffer, 
   await auth(db)
     .insertInto('sessions')
     .values({ account_id: accountId, token_hash: hash, expires_at: sql<string>`now() + make_interval(secs => ${ttlSeconds})` })
+    .execute();
+}
+
+/** Revokes the live session with this hash; false when there was none. */
+export async function revokeSessionByHash(db: AnyDb, hash: Buffer): Promise<boolean> {
+  const result = await auth(db).updateTable('sessions').set({ revoked_at: sql<string>`now()` }).where('token_hash', '=', hash).where('revoked_at', 'is', null).executeTakeFirst();
+  return result.numUpdatedRows > 0n;
+}
+
+/** Revokes every live session of an account (after its password changes); returns how many. */
+export async function revokeAccountSessions(db: AnyDb, accountId: string): Promise<number> {
+  const result = await auth(db).updateTable('sessions').set({ revoked_at: sql<string>`now()` }).where('account_id', '=', accountId).where('revoked_at', 'is', null).executeTakeFirst();
+  return Number(result.numUpdatedRows);
+}
+
+/**
+ * Records that a key was used, unless that was already recorded within the last minute (the
+ * condition keeps replicas from rewriting the row on every request).
+ */
+export async function touchKey(db: AnyDb, keyId: string): Promise<void> {
+  await auth(db)
+    .updateTable('api_keys')
+    .set({ last_used_at: sql<string>`now()` })
+    .where('id', '=', keyId)
+    .where((eb) => eb.or([eb('last_used_at', 'is', null), eb('last_used_at', '<', sql<string>`now() - interval '1 minute'`)]))
     .execute();
 }

@@ -9,6 +9,8 @@ export interface AccountsTable {
   id: Generated<string>;
   email: string;
   timezone: Generated<string>;
+  /** argon2id (PHC string); null for an account made by the operator without one. */
+  password_hash: string | null;
   created_at: CreatedAt;
 }
 
@@ -21,6 +23,7 @@ export interface ApiKeysTable {
   scopes: string[];
   created_at: CreatedAt;
   revoked_at: Timestamp | null;
+  last_used_at: Timestamp | null;
 }
 
 export interface SessionsTable {
@@ -83,4 +86,25 @@ export const authMigration: Migration = {
     await db.schema.dropTable('api_keys').execute();
     await db.schema.dropTable('accounts').execute();
   },
+};
+
+/** Sign-in: an optional password per account, and when each key was last used. */
+export const authPasswordsMigration: Migration = {
+  async up(db: Kysely<any>): Promise<void> {
+    await db.schema.alterTable('accounts').addColumn('password_hash', 'text').execute();
+    await db.schema.alterTable('api_keys').addColumn('last_used_at', 'timestamptz').execute();
+  },
+  async down(db: Kysely<any>): Promise<void> {
+    await db.schema.alterTable('api_keys').dropColumn('last_used_at').execute();
+    await db.schema.alterTable('accounts').dropColumn('password_hash').execute();
+  },
+};
+
+/**
+ * The identity migrations by name, to spread into a service's own set. Their names sort before
+ * or after the service's own as they were added; the Migrator applies them in name order.
+ */
+export const authMigrations: Record<string, Migration> = {
+  '2026_11_22_0900_auth': authMigration,
+  '2026_11_23_0900_auth_passwords': authPasswordsMigration,
 };

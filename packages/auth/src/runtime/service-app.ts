@@ -4,9 +4,14 @@ import type { Redis } from 'ioredis';
 import type { Kysely } from 'kysely';
 import type { Logger } from 'pino';
 import { errorHandler, notFoundHandler, requestId, type EnvelopeStyle, type ServiceEnv } from '@app/http-errors';
+import { accountPageRouter } from '../account-page/page.js';
+import { AccountService, type AdminHooks } from '../identity/accounts.js';
+import { authRouter } from '../identity/auth-routes.js';
 import type { AuthConfig } from '../identity/config.js';
 import { cors } from '../identity/cors.js';
+import { createKeyUsageRecorder } from '../identity/key-usage.js';
 import { keysRouter } from '../identity/keys.js';
+import { createLoginThrottle } from '../identity/login-throttle.js';
 import { authenticate, checkTimezoneHeader, identify, requireScopeForMethod } from '../identity/middleware.js';
 import { createObservability, mountHealth } from './observability.js';
 import { createRateLimit } from './rate-limit.js';
@@ -23,6 +28,8 @@ export interface ServiceAppOptions {
   rateLimits: Array<{ name: string; limit: number; applies?: (method: string) => boolean }>;
   /** Where the session-only key routes are mounted. */
   keysPath: string;
+  /** What every new account gets, also when it signs up (tasks: a personal workspace). */
+  accountHooks?: AdminHooks;
   api: {
     path: string;
     router: Router;
@@ -36,7 +43,8 @@ export interface ServiceAppOptions {
 
 /**
  * A service's Express app, in DESIGN.md's order: request id, request log and metrics, security
- * headers, health and the OpenAPI document; then CORS, the caller, rate limits; then
+ * headers, health and the OpenAPI document; then CORS, the caller, the account page, rate limits,
+ * sign-in (`/auth/<service>`); then
  * authentication (401, 403 cross-origin) and scope (403) before any body is parsed (400/413);
  * the routes; a JSON 404; the one error handler. It never listens by itself.
  */
@@ -56,11 +64,14 @@ export function createServiceApp(o: ServiceAppOptions): Express {
   });
 
   app.use(cors(o.config.allowedOrigins));
-  app.use(identify(o.db, o.auth));
+  app.use(identify(o.db, o.auth, createKeyUsageRecorder(o.db, o.logger)));
+  app.use(accountPageRouter(o.auth, o.keysPath, o.config.signup));
   for (const limit of o.rateLimits) {
     app.use(createRateLimit({ ...limit, windowMs: 60_000, redis: o.redis, prefix: o.config.redisPrefix }));
   }
   const json = express.json({ limit: o.config.bodyLimitBytes });
+  const accounts = new AccountService(o.db, o.auth, createLoginThrottle(o.redis, o.config.redisPrefix, o.logger), o.accountHooks ?? {});
+  app.use(`/auth/${o.auth.service}`, authRouter({ cfg: o.auth, accounts, signup: o.config.signup, json }));
   app.use(o.keysPath, authenticate(o.auth), json, keysRouter(o.db, o.auth));
   const scope = o.api.scopeByMethod;
   const timezone = checkTimezoneHeader();

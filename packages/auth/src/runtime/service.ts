@@ -97,6 +97,15 @@ export function main<C extends ServiceEnv, DB>(spec: ServiceSpec<C, DB>): void {
   startService(spec).catch((err: unknown) => fail(`${spec.name}: failed to start`, err));
 }
 
+/** All of standard input (a password piped to `--password-stdin` or `set-password`). */
+async function readStdin(): Promise<string> {
+  // Typed at a terminal the password would be echoed on screen: ask for a pipe instead.
+  if (process.stdin.isTTY) throw new AdminError(`pipe the password on standard input, e.g. printf '%s' "$PASSWORD" | npm run admin -- ${process.argv.slice(2).join(' ')}`);
+  const chunks: Buffer[] = [];
+  for await (const chunk of process.stdin) chunks.push(chunk as Buffer);
+  return Buffer.concat(chunks).toString('utf8');
+}
+
 /**
  * `npm run admin -- <service> <command> [--flags]` against DATABASE_URL (migrated first):
  * prints one JSON object, or one line on stderr and exits 1.
@@ -108,7 +117,7 @@ export function runAdmin(name: string, auth: AuthConfig, migrations: Record<stri
     const db = createDb<any>(createPool(url, name, 2));
     try {
       await migrateToLatest(db, name, migrations);
-      const result = await runAdminCommand(db, auth, process.argv.slice(2), hooks);
+      const result = await runAdminCommand(db, auth, process.argv.slice(2), hooks, { readStdin });
       process.stdout.write(`${JSON.stringify(result)}\n`);
     } finally {
       await db.destroy();

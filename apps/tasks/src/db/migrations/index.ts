@@ -1,12 +1,12 @@
 import type { Migration } from 'kysely';
-import { authMigration } from '@app/auth';
+import { authMigrations } from '@app/auth';
 import * as createWorkspaces from './2026_11_22_0910_create_workspaces.js';
 import * as createTasks from './2026_11_22_1000_create_tasks.js';
 import * as positionSequence from './2026_11_22_1100_position_sequence.js';
 
 /** Every migration of the tasks schema, by name; names sort in the order they apply. */
 export const migrations: Record<string, Migration> = {
-  '2026_11_22_0900_auth': authMigration,
+  ...authMigrations,
   '2026_11_22_0910_create_workspaces': createWorkspaces,
   '2026_11_22_1000_create_tasks': createTasks,
   '2026_11_22_1100_position_sequence': positionSequence,

@@ -1,0 +1,14 @@
+import { accountsSuite } from '@app/devstack';
+import { loadConfig } from '../src/config.js';
+import { ALLOWED_ORIGIN, startTestApp } from './helpers/harness.js';
+
+accountsSuite({
+  service: 'meetings',
+  envelope: 'rich',
+  keysPath: '/api/me/keys',
+  readPath: '/api/series',
+  scopes: ['meetings:read', 'meetings:write'],
+  allowedOrigin: ALLOWED_ORIGIN,
+  loadConfig,
+  start: startTestApp,
+});

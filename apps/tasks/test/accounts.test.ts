@@ -1,0 +1,14 @@
+import { accountsSuite } from '@app/devstack';
+import { loadConfig } from '../src/config.js';
+import { ALLOWED_ORIGIN, startTestApp } from './helpers/harness.js';
+
+accountsSuite({
+  service: 'tasks',
+  envelope: 'rich',
+  keysPath: '/api/v1/keys',
+  readPath: '/api/v1/tasks',
+  scopes: ['tasks:read', 'tasks:write'],
+  allowedOrigin: ALLOWED_ORIGIN,
+  loadConfig,
+  start: startTestApp,
+});

@@ -1,0 +1,265 @@
+// The account page: sign in or create an account, then the account's time zone and API keys.
+// Plain DOM, no framework; it talks to the service's own /auth and keys routes with the session
+// cookie (same origin), and never keeps a key once it has been shown.
+(function () {
+  'use strict';
+
+  var body = document.body;
+  var service = body.dataset.service;
+  var keysPath = body.dataset.keysPath;
+  var authPath = '/auth/' + service;
+  var $ = function (id) { return document.getElementById(id); };
+  var status = $('status');
+
+  /** Says something to everyone: visibly, and through the live region to screen readers. */
+  function say(message, kind) {
+    status.textContent = message;
+    status.className = 'status' + (kind ? ' ' + kind : '');
+  }
+
+  /** A JSON request to the service; resolves to { status, body } and never rejects on HTTP errors. */
+  function call(method, path, payload) {
+    var init = { method: method, credentials: 'same-origin', headers: { Accept: 'application/json' } };
+    if (payload !== undefined) {
+      init.headers['Content-Type'] = 'application/json';
+      init.body = JSON.stringify(payload);
+    }
+    return fetch(path, init).then(function (res) {
+      if (res.status === 204) return { status: 204, body: null };
+      return res.json().then(
+        function (json) { return { status: res.status, body: json }; },
+        function () { return { status: res.status, body: null }; }
+      );
+    });
+  }
+
+  /** The message of either envelope: tasks/meetings { error: { message } }, clipboard { error }. */
+  function errorText(res) {
+    var error = res.body && res.body.error;
+    if (typeof error === 'string') return error;
+    if (error && error.details && error.details.length) return error.message + ': ' + error.details.map(function (d) { return d.path.replace(/^\//, '') + ' ' + d.message; }).join('; ');
+    if (error && error.message) return error.message;
+    return 'Something went wrong (HTTP ' + res.status + '). Please try again.';
+  }
+
+  function formatDate(iso) {
+    if (!iso) return 'Never';
+    var date = new Date(iso);
+    return date.toLocaleString(undefined, { dateStyle: 'medium', timeStyle: 'short', timeZone: currentZone || undefined });
+  }
+
+  var currentZone = '';
+
+  function show(signedIn) {
+    $('signed-out').hidden = signedIn;
+    $('signed-in').hidden = !signedIn;
+    $('signout').hidden = !signedIn;
+  }
+
+  function showSignedOut(message) {
+    show(false);
+    $('new-key-box').hidden = true;
+    $('new-key').textContent = '';
+    // Nothing of the last person stays in the form (a shared computer).
+    $('signin-form').reset();
+    if (message) say(message);
+    $('email').focus();
+  }
+
+  function loadAccount() {
+    return call('GET', authPath + '/me').then(function (res) {
+      if (res.status === 401) return showSignedOut();
+      if (res.status !== 200) return say(errorText(res), 'error');
+      show(true);
+      $('account-email').textContent = res.body.email;
+      $('timezone').value = res.body.timezone;
+      currentZone = res.body.timezone;
+      return loadKeys();
+    });
+  }
+
+  function loadKeys() {
+    return call('GET', keysPath).then(function (res) {
+      if (res.status === 401) return showSignedOut('Your session has ended; please sign in again.');
+      if (res.status !== 200) return say(errorText(res), 'error');
+      renderKeys(res.body.items.filter(function (k) { return !k.revokedAt; }));
+    });
+  }
+
+  function cell(row, text, className) {
+    var td = document.createElement('td');
+    td.textContent = text;
+    if (className) td.className = className;
+    row.appendChild(td);
+    return td;
+  }
+
+  function button(text, className, onClick) {
+    var b = document.createElement('button');
+    b.type = 'button';
+    b.textContent = text;
+    if (className) b.className = className;
+    b.addEventListener('click', onClick);
+    return b;
+  }
+
+  function renderKeys(keys) {
+    var tbody = $('keys-body');
+    tbody.textContent = '';
+    keys.forEach(function (key) {
+      var row = document.createElement('tr');
+      var label = key.name || key.prefix + '…';
+      cell(row, label);
+      cell(row, key.scopes.join(', '), 'scopes');
+      cell(row, formatDate(key.createdAt));
+      cell(row, formatDate(key.lastUsedAt));
+      var actions = cell(row, '', 'actions');
+      var revoke = button('Revoke', 'danger', function () { confirmRevoke(actions, revoke, key, label); });
+      revoke.setAttribute('aria-label', 'Revoke ' + label);
+      actions.appendChild(revoke);
+      tbody.appendChild(row);
+    });
+    $('keys-table').hidden = keys.length === 0;
+    $('no-keys').hidden = keys.length !== 0;
+  }
+
+  /** Revoking asks once more, in place: "Confirm revoke" acts, "Cancel" puts the button back. */
+  function confirmRevoke(actions, revoke, key, label) {
+    var box = document.createElement('span');
+    box.className = 'confirm';
+    var question = document.createElement('span');
+    question.textContent = 'Revoke ' + label + '? Programs using it will stop working.';
+    question.id = 'confirm-' + key.id;
+    var yes = button('Confirm revoke', 'danger', function () {
+      yes.disabled = true;
+      call('DELETE', keysPath + '/' + encodeURIComponent(key.id)).then(function (res) {
+        if (res.status === 401) return showSignedOut('Your session has ended; please sign in again.');
+        if (res.status !== 200 && res.status !== 404) { yes.disabled = false; return say(errorText(res), 'error'); }
+        return loadKeys().then(function () {
+          say('Key ' + label + ' revoked.', 'ok');
+          $('key-name').focus();
+        });
+      });
+    });
+    yes.setAttribute('aria-describedby', question.id);
+    var no = button('Cancel', 'quiet', function () {
+      actions.replaceChild(revoke, box);
+      revoke.focus();
+    });
+    box.appendChild(question);
+    box.appendChild(yes);
+    box.appendChild(no);
+    actions.replaceChild(box, revoke);
+    yes.focus();
+  }
+
+  $('signin-form').addEventListener('submit', function (event) {
+    event.preventDefault();
+    var signUp = event.submitter && event.submitter.value === 'signup';
+    var email = $('email').value.trim();
+    var password = $('password').value;
+    if (!email || !password) {
+      say('Enter your email and password.', 'error');
+      (email ? $('password') : $('email')).focus();
+      return;
+    }
+    if (!/^[^\s@]+@[^\s@]+$/.test(email)) {
+      say('Enter an email address such as name@example.com.', 'error');
+      $('email').focus();
+      return;
+    }
+    if (signUp && password.length < 8) {
+      say('Choose a password of at least 8 characters.', 'error');
+      $('password').focus();
+      return;
+    }
+    var payload = { email: email, password: password };
+    if (signUp) {
+      // The browser's zone when it is a known IANA name; otherwise the service's default, UTC.
+      var zone = Intl.DateTimeFormat().resolvedOptions().timeZone;
+      if (zone && knownZones.indexOf(zone) >= 0) payload.timezone = zone;
+    }
+    say(signUp ? 'Creating your account…' : 'Signing in…');
+    call('POST', authPath + (signUp ? '/signup' : '/login'), payload).then(function (res) {
+      if (res.status !== 200 && res.status !== 201) {
+        say(errorText(res), 'error');
+        $('password').focus();
+        return;
+      }
+      $('password').value = '';
+      say(signUp ? 'Account created; you are signed in.' : 'Signed in.', 'ok');
+      return loadAccount().then(function () { $('account-title').focus(); });
+    }).catch(function () { say('The service could not be reached. Please try again.', 'error'); });
+  });
+
+  $('signout').addEventListener('click', function () {
+    call('POST', authPath + '/logout').then(function () {
+      $('keys-body').textContent = '';
+      showSignedOut('Signed out.');
+    });
+  });
+
+  $('timezone-form').addEventListener('submit', function (event) {
+    event.preventDefault();
+    call('PATCH', authPath + '/me', { timezone: $('timezone').value.trim() }).then(function (res) {
+      if (res.status === 401) return showSignedOut('Your session has ended; please sign in again.');
+      if (res.status !== 200) { say(errorText(res), 'error'); $('timezone').focus(); return; }
+      currentZone = res.body.timezone;
+      say('Time zone set to ' + res.body.timezone + '.', 'ok');
+      return loadKeys();
+    });
+  });
+
+  $('key-form').addEventListener('submit', function (event) {
+    event.preventDefault();
+    var name = $('key-name').value.trim();
+    var scopes = Array.prototype.map.call(document.querySelectorAll('input[name="scope"]:checked'), function (box) { return box.value; });
+    if (!name) { say('Give the key a name.', 'error'); $('key-name').focus(); return; }
+    if (scopes.length === 0) { say('Choose at least one scope.', 'error'); document.querySelector('input[name="scope"]').focus(); return; }
+    call('POST', keysPath, { name: name, scopes: scopes }).then(function (res) {
+      if (res.status === 401) return showSignedOut('Your session has ended; please sign in again.');
+      if (res.status !== 201) { say(errorText(res), 'error'); return; }
+      $('key-form').reset();
+      // Shown once the list includes the key, so the page never shows a key it does not list.
+      return loadKeys().then(function () {
+        $('new-key').textContent = res.body.key;
+        $('new-key-box').hidden = false;
+        say('Key ' + name + ' created. Copy it now: it will not be shown again.', 'ok');
+        $('new-key-box').focus();
+      });
+    });
+  });
+
+  $('copy').addEventListener('click', function () {
+    var text = $('new-key').textContent;
+    var done = function () { say('Key copied to the clipboard.', 'ok'); };
+    if (navigator.clipboard && window.isSecureContext) {
+      navigator.clipboard.writeText(text).then(done, function () { selectKey(); say('Copying was refused: the key is selected, press Ctrl+C.', 'error'); });
+    } else {
+      selectKey();
+      try { document.execCommand('copy'); done(); } catch (e) { say('The key is selected: press Ctrl+C to copy it.'); }
+    }
+  });
+
+  function selectKey() {
+    var range = document.createRange();
+    range.selectNodeContents($('new-key'));
+    var selection = window.getSelection();
+    selection.removeAllRanges();
+    selection.addRange(range);
+  }
+
+  var knownZones = [];
+  try {
+    knownZones = Intl.supportedValuesOf ? Intl.supportedValuesOf('timeZone') : [];
+    var list = $('timezones');
+    knownZones.concat(['UTC']).forEach(function (zone) {
+      var option = document.createElement('option');
+      option.value = zone;
+      list.appendChild(option);
+    });
+  } catch (e) { /* the field still takes any name */ }
+
+  if (body.dataset.signedIn === 'true') loadAccount();
+  else show(false);
+})();

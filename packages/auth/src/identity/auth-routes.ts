@@ -1,0 +1,105 @@
+import { Router, type CookieOptions, type Request, type RequestHandler, type Response } from 'express';
+import { compileBody, errors } from '@app/http-errors';
+import { EMAIL_PATTERN, normalizeEmail, type AccountService } from './accounts.js';
+import { DEFAULT_SESSION_TTL_SECONDS, cookieName, type AuthConfig } from './config.js';
+import { authenticate, isValidTimezone, requireAllowedOrigin, requireSession } from './middleware.js';
+import { PASSWORD_MAX_LENGTH, PASSWORD_MIN_LENGTH } from './passwords.js';
+import { readCookie } from './tokens.js';
+
+const email = { type: 'string', minLength: 3, maxLength: 254, pattern: EMAIL_PATTERN, description: 'trimmed and lower-cased first; at most 254 characters' };
+const timezone = { type: 'string', minLength: 1, maxLength: 100, description: 'IANA time zone name' };
+
+/** Request bodies of the sign-in routes: compiled here once, and published in each OpenAPI document. */
+export const authBodySchemas = {
+  signUp: {
+    type: 'object',
+    additionalProperties: false,
+    required: ['email', 'password'],
+    properties: { email, password: { type: 'string', minLength: PASSWORD_MIN_LENGTH, maxLength: PASSWORD_MAX_LENGTH }, timezone },
+  },
+  // No minimum here: a short password is simply wrong, and saying so would hint at the rules.
+  logIn: {
+    type: 'object',
+    additionalProperties: false,
+    required: ['email', 'password'],
+    properties: { email, password: { type: 'string', minLength: 1, maxLength: PASSWORD_MAX_LENGTH } },
+  },
+  updateAccount: { type: 'object', additionalProperties: false, required: ['timezone'], properties: { timezone } },
+} as const;
+
+const signUpBody = compileBody<{ email: string; password: string; timezone?: string }>(authBodySchemas.signUp);
+const logInBody = compileBody<{ email: string; password: string }>(authBodySchemas.logIn);
+const updateBody = compileBody<{ timezone: string }>(authBodySchemas.updateAccount);
+
+/** The body with its email trimmed and lower-cased, so the 254-character limit counts what is stored. */
+function withNormalizedEmail(body: unknown): unknown {
+  if (body && typeof body === 'object' && typeof (body as { email?: unknown }).email === 'string') {
+    return { ...body, email: normalizeEmail((body as { email: string }).email) };
+  }
+  return body;
+}
+
+function checkTimezone(name: string | undefined): void {
+  if (name !== undefined && !isValidTimezone(name)) {
+    throw errors.validation([{ path: '/timezone', message: 'must be an IANA time zone name, e.g. Europe/Berlin' }]);
+  }
+}
+
+export interface AuthRoutesOptions {
+  cfg: AuthConfig;
+  accounts: AccountService;
+  signup: 'open' | 'closed';
+  /** The service's JSON body parser (its body limit). */
+  json: RequestHandler;
+}
+
+/**
+ * `/auth/<service>`: `POST /signup`, `POST /login`, `POST /logout`, `GET` and `PATCH /me`.
+ * Sign-up, login and logout refuse a foreign `Origin` first (403), then validate (400);
+ * `/me` is for sessions only (401, then 403 for a foreign origin or an API key).
+ */
+export function authRouter(o: AuthRoutesOptions): Router {
+  const name = cookieName(o.cfg);
+  const cookie = (req: Request): CookieOptions => ({ httpOnly: true, sameSite: 'lax', path: '/', secure: req.secure });
+  const signIn = (req: Request, res: Response, token: string) =>
+    res.cookie(name, token, { ...cookie(req), maxAge: (o.cfg.sessionTtlSeconds ?? DEFAULT_SESSION_TTL_SECONDS) * 1000 });
+
+  const router = Router();
+  const json = o.json;
+  const sameOrigin = requireAllowedOrigin(o.cfg);
+
+  router.post('/signup', sameOrigin, (_req, _res, next) => {
+    next(o.signup === 'open' ? undefined : errors.forbidden('signup_closed', 'Sign-up is closed here; ask the operator for an account'));
+  }, json, async (req, res) => {
+    const body = signUpBody.parse(withNormalizedEmail(req.body ?? {}));
+    checkTimezone(body.timezone);
+    const { token, accountId, email } = await o.accounts.signUp(body);
+    signIn(req, res, token);
+    res.status(201).json({ accountId, email });
+  });
+
+  router.post('/login', sameOrigin, json, async (req, res) => {
+    const { token, accountId, email } = await o.accounts.logIn(logInBody.parse(withNormalizedEmail(req.body ?? {})));
+    // The session this browser held before is ended, so one sign-in leaves one live session.
+    await o.accounts.logOut(readCookie(req.headers.cookie, name));
+    signIn(req, res, token);
+    res.json({ accountId, email });
+  });
+
+  router.post('/logout', sameOrigin, async (req, res) => {
+    await o.accounts.logOut(readCookie(req.headers.cookie, name));
+    res.clearCookie(name, cookie(req));
+    res.status(204).end();
+  });
+
+  const session: RequestHandler[] = [authenticate(o.cfg), requireSession()];
+  router.get('/me', ...session, async (req, res) => {
+    res.json(await o.accounts.get(req.caller!.accountId));
+  });
+  router.patch('/me', ...session, json, async (req, res) => {
+    const { timezone: zone } = updateBody.parse(req.body ?? {});
+    checkTimezone(zone);
+    res.json(await o.accounts.setTimezone(req.caller!.accountId, zone));
+  });
+  return router;
+}

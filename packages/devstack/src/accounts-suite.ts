@@ -1,0 +1,398 @@
+import type { TestApp } from './test-app.js';
+import { expectEnvelope as assertEnvelope } from './envelope.js';
+
+type App = Pick<TestApp<any, any>, 'http' | 'raw' | 'admin' | 'adminWithStdin' | 'db' | 'close' | 'config'>;
+
+/** What the shared sign-in suite needs to know about one service under test. */
+export interface AccountsTarget {
+  service: 'tasks' | 'meetings' | 'clipboard';
+  envelope: 'rich' | 'simple';
+  keysPath: string;
+  /** A read route a key with the first scope may call, e.g. /api/v1/tasks. */
+  readPath: string;
+  scopes: string[];
+  allowedOrigin: string;
+  loadConfig(env: Record<string, string | undefined>): unknown;
+  start(env: Record<string, string>, options?: { shareWith?: any; withoutRedis?: boolean; logSink?: (line: string) => void }): Promise<App>;
+}
+
+// High request limits: only the sign-in rules under test may answer 429 here.
+const UNLIMITED = { RATE_LIMIT_PER_MINUTE: '100000', RATE_LIMIT_READS_PER_MINUTE: '100000', RATE_LIMIT_WRITES_PER_MINUTE: '100000' };
+const PASSWORD = 'correct horse battery';
+
+/**
+ * DESIGN.md "Accounts, sign-in and the account page", run by each service against its own app:
+ * sign-up, login (same 401 either way, throttling), logout, /me, lastUsedAt, the admin password
+ * commands, SIGNUP, and the account page's HTML and assets.
+ */
+export function accountsSuite(target: AccountsTarget): void {
+  const svc = target.service;
+  const auth = `/auth/${svc}`;
+  const cookieName = `${svc}_sid`;
+  let t: App;
+  const logLines: string[] = [];
+  let emails = 0;
+  const newEmail = () => `person${++emails}-${Date.now()}@example.test`;
+  const expectEnvelope = (body: unknown, code: string) => assertEnvelope(target.envelope, body, code);
+
+  beforeAll(async () => {
+    t = await target.start({ ...UNLIMITED, SIGNUP: 'open' }, { logSink: (line) => logLines.push(line) });
+  });
+  afterAll(() => t?.close());
+
+  /** The session cookie a response sets (`<svc>_sid=...`), with its attributes. */
+  function sessionCookie(res: { headers: Record<string, unknown> }): { pair: string; attributes: string } {
+    const all = ([] as string[]).concat((res.headers['set-cookie'] as string[] | undefined) ?? []);
+    const line = all.find((c) => c.startsWith(`${cookieName}=`));
+    if (!line) throw new Error(`no ${cookieName} cookie in ${JSON.stringify(all)}`);
+    const [pair, ...attributes] = line.split(';');
+    return { pair: pair!.trim(), attributes: attributes.map((a) => a.trim()).join('; ') };
+  }
+
+  async function signUp(email = newEmail(), password = PASSWORD) {
+    const res = await t.http().post(`${auth}/signup`).send({ email, password }).expect(201);
+    return { email, password, accountId: res.body.accountId as string, cookie: sessionCookie(res).pair };
+  }
+
+  describe(`POST ${auth}/signup`, () => {
+    it('creates the account (email trimmed and lower-cased), signs it in with an HttpOnly SameSite=Lax cookie, and answers 201', async () => {
+      const res = await t.http().post(`${auth}/signup`).send({ email: '  New.Person@Example.TEST ', password: PASSWORD, timezone: 'Europe/Berlin' }).expect(201);
+      expect(res.body).toEqual({ accountId: expect.any(String), email: 'new.person@example.test' });
+      const cookie = sessionCookie(res);
+      expect(cookie.pair).toMatch(new RegExp(`^${cookieName}=sid_[A-Za-z0-9_-]{43}$`));
+      expect(cookie.attributes).toMatch(/HttpOnly/);
+      expect(cookie.attributes).toMatch(/SameSite=Lax/);
+      expect(cookie.attributes).toMatch(/Path=\//);
+      expect(cookie.attributes).not.toMatch(/Secure/);
+      const me = await t.http().get(`${auth}/me`).set('Cookie', cookie.pair).expect(200);
+      expect(me.body).toEqual({ accountId: res.body.accountId, email: 'new.person@example.test', timezone: 'Europe/Berlin' });
+      // Signed in for the service's own API too (on tasks: with its personal workspace).
+      await t.http().get(target.readPath).set('Cookie', cookie.pair).expect(200);
+    });
+
+    it('stores the password only as an argon2id hash at OWASP\'s parameters', async () => {
+      const { accountId } = await signUp();
+      const row = await t.db.selectFrom('accounts').select('password_hash').where('id', '=', accountId).executeTakeFirstOrThrow();
+      expect(row.password_hash).toMatch(/^\$argon2id\$v=19\$m=19456,t=2,p=1\$/);
+      expect(row.password_hash).not.toContain(PASSWORD);
+    });
+
+    it('answers 409 email_taken for an email in use, whatever its case', async () => {
+      const { email } = await signUp();
+      const res = await t.http().post(`${auth}/signup`).send({ email: email.toUpperCase(), password: 'another password' }).expect(409);
+      expectEnvelope(res.body, 'email_taken');
+      if (target.envelope === 'rich') expect(res.body.error.code).toBe('email_taken');
+      expect(res.headers['set-cookie']).toBeUndefined();
+    });
+
+    it.each([
+      ['no password', { email: 'a@example.test' }, '/password'],
+      ['a 7-character password', { email: 'a@example.test', password: '1234567' }, '/password'],
+      ['a 257-character password', { email: 'a@example.test', password: 'p'.repeat(257) }, '/password'],
+      ['an email without @', { email: 'not-an-email', password: PASSWORD }, '/email'],
+      ['an email over 254 characters', { email: `${'a'.repeat(250)}@example.test`, password: PASSWORD }, '/email'],
+      ['an unknown time zone', { email: 'a@example.test', password: PASSWORD, timezone: 'Mars/Base' }, '/timezone'],
+      ['an unknown property', { email: 'a@example.test', password: PASSWORD, admin: true }, '/admin'],
+    ])('answers 400 validation_failed for %s', async (_name, body, path) => {
+      const res = await t.http().post(`${auth}/signup`).send(body).expect(400);
+      expectEnvelope(res.body, 'validation_failed');
+      if (target.envelope === 'rich') expect(res.body.error.details).toEqual(expect.arrayContaining([expect.objectContaining({ path })]));
+    });
+
+    it('accepts exactly 8 and 256 characters, spaces and all (no composition rules)', async () => {
+      await t.http().post(`${auth}/signup`).send({ email: newEmail(), password: '12345678' }).expect(201);
+      await t.http().post(`${auth}/signup`).send({ email: newEmail(), password: 'p a'.repeat(85) + 'x' }).expect(201);
+    });
+
+    it('answers invalid JSON with 400 invalid_json', async () => {
+      const res = await t.http().post(`${auth}/signup`).set('Content-Type', 'application/json').send('{"email": ').expect(400);
+      expectEnvelope(res.body, 'invalid_json');
+    });
+
+    it('refuses a foreign Origin with 403 and accepts an allowed one', async () => {
+      const res = await t.http().post(`${auth}/signup`).set('Origin', 'https://evil.example').send({ email: newEmail(), password: PASSWORD }).expect(403);
+      expectEnvelope(res.body, 'cross_origin');
+      await t.http().post(`${auth}/signup`).set('Origin', target.allowedOrigin).send({ email: newEmail(), password: PASSWORD }).expect(201);
+    });
+
+    it('adds Secure to the cookie when the request came over HTTPS (through the trusted proxy)', async () => {
+      const res = await t.http().post(`${auth}/signup`).set('X-Forwarded-Proto', 'https').send({ email: newEmail(), password: PASSWORD }).expect(201);
+      expect(sessionCookie(res).attributes).toMatch(/Secure/);
+    });
+  });
+
+  describe('SIGNUP', () => {
+    let closed: App;
+    beforeAll(async () => {
+      // No SIGNUP at all: a service run on its own is closed.
+      closed = await target.start(UNLIMITED);
+    });
+    afterAll(() => closed?.close());
+
+    it('is closed by default: 403 signup_closed, before the body is even read, and no account is made', async () => {
+      const res = await closed.http().post(`${auth}/signup`).send({ email: 'closed@example.test', password: PASSWORD }).expect(403);
+      expectEnvelope(res.body, 'signup_closed');
+      await closed.http().post(`${auth}/signup`).send({ nonsense: true }).expect(403);
+      const rows = await closed.db.selectFrom('accounts').select('id').where('email', '=', 'closed@example.test').execute();
+      expect(rows).toHaveLength(0);
+    });
+
+    it('still lets operator-made accounts sign in', async () => {
+      const { accountId } = await closed.adminWithStdin(`${PASSWORD}\n`, 'create-account', '--email', 'operator-made@example.test', '--password-stdin');
+      const res = await closed.http().post(`${auth}/login`).send({ email: 'operator-made@example.test', password: PASSWORD }).expect(200);
+      expect(res.body).toEqual({ accountId, email: 'operator-made@example.test' });
+    });
+
+    it('is validated at start-up: another value stops the service with a line naming SIGNUP', () => {
+      expect(() => target.loadConfig({ DATABASE_URL: 'postgres://localhost/x', SIGNUP: 'maybe' })).toThrow(/SIGNUP must be one of open, closed/);
+      expect(target.loadConfig({ DATABASE_URL: 'postgres://localhost/x', SIGNUP: 'open' })).toEqual(expect.objectContaining({ signup: 'open' }));
+    });
+  });
+
+  describe(`POST ${auth}/login`, () => {
+    it('answers 200 with a new session token on every login; each works', async () => {
+      const { email, accountId } = await signUp();
+      const first = await t.http().post(`${auth}/login`).send({ email: ` ${email.toUpperCase()} `, password: PASSWORD }).expect(200);
+      expect(first.body).toEqual({ accountId, email });
+      const second = await t.http().post(`${auth}/login`).send({ email, password: PASSWORD }).expect(200);
+      const a = sessionCookie(first);
+      const b = sessionCookie(second);
+      expect(a.pair).not.toBe(b.pair);
+      expect(b.attributes).toMatch(/HttpOnly/);
+      expect(b.attributes).toMatch(/SameSite=Lax/);
+      await t.http().get(`${auth}/me`).set('Cookie', a.pair).expect(200);
+      await t.http().get(`${auth}/me`).set('Cookie', b.pair).expect(200);
+    });
+
+    it('ends the session the browser held before signing in again', async () => {
+      const { email, cookie } = await signUp();
+      const res = await t.http().post(`${auth}/login`).set('Cookie', cookie).send({ email, password: PASSWORD }).expect(200);
+      await t.http().get(`${auth}/me`).set('Cookie', cookie).expect(401);
+      await t.http().get(`${auth}/me`).set('Cookie', sessionCookie(res).pair).expect(200);
+    });
+
+    it('answers an unknown email, a wrong password and a password-less account with the same 401 invalid_credentials', async () => {
+      const { email } = await signUp();
+      const { accountId: noPassword } = await t.admin('create-account', '--email', 'no-password@example.test');
+      expect(noPassword).toEqual(expect.any(String));
+      const bodies = [];
+      for (const body of [{ email: newEmail(), password: PASSWORD }, { email, password: 'wrong password' }, { email: 'no-password@example.test', password: PASSWORD }]) {
+        const res = await t.http().post(`${auth}/login`).send(body).expect(401);
+        expectEnvelope(res.body, 'invalid_credentials');
+        expect(res.headers['set-cookie']).toBeUndefined();
+        const { requestId: _ignored, ...rest } = typeof res.body.error === 'string' ? { requestId: '', text: res.body.error } : res.body.error;
+        bodies.push(rest);
+      }
+      expect(bodies[1]).toEqual(bodies[0]);
+      expect(bodies[2]).toEqual(bodies[0]);
+    });
+
+    it('takes about as long for an unknown email as for a wrong password (both verify a hash)', async () => {
+      const { email } = await signUp();
+      const time = async (body: object) => {
+        const started = process.hrtime.bigint();
+        await t.http().post(`${auth}/login`).send(body).expect(401);
+        return Number(process.hrtime.bigint() - started) / 1e6;
+      };
+      const median = (xs: number[]) => xs.sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
+      const unknown: number[] = [];
+      const wrong: number[] = [];
+      // Interleaved, and under the throttle's 10 failures for the known email.
+      for (let i = 0; i < 5; i++) {
+        unknown.push(await time({ email: newEmail(), password: 'wrong password' }));
+        wrong.push(await time({ email, password: `wrong password ${i}` }));
+      }
+      // Skipping the hash would make an unknown email many times faster; the margin allows a loaded machine.
+      expect(median(unknown)).toBeGreaterThan(median(wrong) * 0.5);
+    });
+
+    it('after 10 failures for one email answers 429 with Retry-After, even for the right password, on every instance', async () => {
+      const { email } = await signUp();
+      for (let i = 0; i < 10; i++) await t.http().post(`${auth}/login`).send({ email, password: `wrong ${i}` }).expect(401);
+      const blocked = await t.http().post(`${auth}/login`).send({ email, password: PASSWORD }).expect(429);
+      expectEnvelope(blocked.body, 'rate_limited');
+      const retryAfter = Number(blocked.headers['retry-after']);
+      expect(retryAfter).toBeGreaterThan(0);
+      expect(retryAfter).toBeLessThanOrEqual(15 * 60);
+      expect(blocked.headers['set-cookie']).toBeUndefined();
+      // The count lives in Redis: a second instance of the service refuses too.
+      const replica = await target.start(UNLIMITED, { shareWith: t });
+      try {
+        await replica.http().post(`${auth}/login`).send({ email, password: PASSWORD }).expect(429);
+      } finally {
+        await replica.close();
+      }
+      // Other emails are not affected.
+      const other = await signUp();
+      await t.http().post(`${auth}/login`).send({ email: other.email, password: PASSWORD }).expect(200);
+    });
+
+    it('throttles in process too when Redis is not configured', async () => {
+      const single = await target.start({ ...UNLIMITED, SIGNUP: 'open' }, { withoutRedis: true });
+      try {
+        const email = newEmail();
+        await single.http().post(`${auth}/signup`).send({ email, password: PASSWORD }).expect(201);
+        for (let i = 0; i < 10; i++) await single.http().post(`${auth}/login`).send({ email, password: `wrong ${i}` }).expect(401);
+        const res = await single.http().post(`${auth}/login`).send({ email, password: PASSWORD }).expect(429);
+        expect(Number(res.headers['retry-after'])).toBeGreaterThan(0);
+      } finally {
+        await single.close();
+      }
+    });
+
+    it('answers 400 for a missing field and 403 for a foreign Origin', async () => {
+      const missing = await t.http().post(`${auth}/login`).send({ email: 'a@example.test' }).expect(400);
+      expectEnvelope(missing.body, 'validation_failed');
+      const foreign = await t.http().post(`${auth}/login`).set('Origin', 'https://evil.example').send({ email: 'a@example.test', password: PASSWORD }).expect(403);
+      expectEnvelope(foreign.body, 'cross_origin');
+    });
+
+    it('never writes a password or a session token to the log', async () => {
+      const secret = 'log-canary-password-93ab';
+      const email = newEmail();
+      logLines.length = 0;
+      const created = await t.http().post(`${auth}/signup`).send({ email, password: secret }).expect(201);
+      await t.http().post(`${auth}/login`).send({ email, password: `${secret}-wrong` }).expect(401);
+      await new Promise((r) => setTimeout(r, 50));
+      const all = logLines.join('\n');
+      expect(all).toContain(`${auth}/signup`);
+      expect(all).not.toContain(secret);
+      expect(all).not.toContain(sessionCookie(created).pair.split('=')[1]!);
+    });
+  });
+
+  describe(`POST ${auth}/logout`, () => {
+    it('answers 204, revokes the session server-side and clears the cookie', async () => {
+      const { cookie } = await signUp();
+      const res = await t.http().post(`${auth}/logout`).set('Cookie', cookie).expect(204);
+      const cleared = sessionCookie(res);
+      expect(cleared.pair).toBe(`${cookieName}=`);
+      expect(cleared.attributes).toMatch(/Expires=Thu, 01 Jan 1970/);
+      // The old cookie, replayed, no longer works anywhere.
+      const me = await t.http().get(`${auth}/me`).set('Cookie', cookie).expect(401);
+      expectEnvelope(me.body, 'unauthorized');
+      await t.http().get(target.keysPath).set('Cookie', cookie).expect(401);
+    });
+
+    it('answers 204 without a session too, and 403 for a foreign Origin', async () => {
+      await t.http().post(`${auth}/logout`).expect(204);
+      await t.http().post(`${auth}/logout`).set('Cookie', `${cookieName}=sid_nonsense`).expect(204);
+      const { cookie } = await signUp();
+      const res = await t.http().post(`${auth}/logout`).set('Cookie', cookie).set('Origin', 'https://evil.example').expect(403);
+      expectEnvelope(res.body, 'cross_origin');
+      await t.http().get(`${auth}/me`).set('Cookie', cookie).expect(200);
+    });
+  });
+
+  describe(`GET and PATCH ${auth}/me`, () => {
+    it('answers the signed-in account, 401 without a session, 403 for an API key or a foreign Origin', async () => {
+      const { cookie, accountId, email } = await signUp();
+      const me = await t.http().get(`${auth}/me`).set('Cookie', cookie).expect(200);
+      expect(me.body).toEqual({ accountId, email, timezone: 'UTC' });
+      expectEnvelope((await t.http().get(`${auth}/me`).expect(401)).body, 'unauthorized');
+      const key = await t.admin('create-key', '--account', accountId);
+      expectEnvelope((await t.http().get(`${auth}/me`).set('Authorization', `Bearer ${key.key}`).expect(403)).body, 'session_required');
+      expectEnvelope((await t.http().get(`${auth}/me`).set('Cookie', cookie).set('Origin', 'https://evil.example').expect(403)).body, 'cross_origin');
+    });
+
+    it('changes the time zone; an unknown zone or another field is 400', async () => {
+      const { cookie, accountId, email } = await signUp();
+      const res = await t.http().patch(`${auth}/me`).set('Cookie', cookie).send({ timezone: 'America/New_York' }).expect(200);
+      expect(res.body).toEqual({ accountId, email, timezone: 'America/New_York' });
+      expect((await t.http().get(`${auth}/me`).set('Cookie', cookie).expect(200)).body.timezone).toBe('America/New_York');
+      for (const body of [{ timezone: 'Mars/Base' }, {}, { timezone: 'UTC', email: 'x@example.test' }]) {
+        const bad = await t.http().patch(`${auth}/me`).set('Cookie', cookie).send(body).expect(400);
+        expectEnvelope(bad.body, 'validation_failed');
+      }
+      await t.http().patch(`${auth}/me`).send({ timezone: 'UTC' }).expect(401);
+      expect((await t.http().get(`${auth}/me`).set('Cookie', cookie).expect(200)).body.timezone).toBe('America/New_York');
+    });
+  });
+
+  describe('lastUsedAt of keys', () => {
+    it('is null until the key is used, then set (and not rewritten within the minute)', async () => {
+      const { cookie } = await signUp();
+      const created = await t.http().post(target.keysPath).set('Cookie', cookie).send({ name: 'script', scopes: [target.scopes[0]] }).expect(201);
+      expect(created.body.lastUsedAt).toBeNull();
+      const listed = async () => (await t.http().get(target.keysPath).set('Cookie', cookie).expect(200)).body.items[0].lastUsedAt as string | null;
+      expect(await listed()).toBeNull();
+      await t.http().get(target.readPath).set('Authorization', `Bearer ${created.body.key}`).expect(200);
+      let first: string | null = null;
+      for (let i = 0; i < 50 && first === null; i++) {
+        first = await listed();
+        if (first === null) await new Promise((r) => setTimeout(r, 100));
+      }
+      expect(first).not.toBeNull();
+      expect(Math.abs(Date.parse(first!) - Date.now())).toBeLessThan(60_000);
+      await t.http().get(target.readPath).set('Authorization', `Bearer ${created.body.key}`).expect(200);
+      await new Promise((r) => setTimeout(r, 300));
+      expect(await listed()).toBe(first);
+    });
+  });
+
+  describe('admin password commands', () => {
+    it('create-account --password-stdin gives an account that can sign in; the password is never an argument', async () => {
+      const email = newEmail();
+      const created = await t.adminWithStdin(`${PASSWORD}\n`, 'create-account', '--email', email, '--password-stdin');
+      expect(created.accountId).toEqual(expect.any(String));
+      await t.http().post(`${auth}/login`).send({ email, password: PASSWORD }).expect(200);
+      await expect(t.adminWithStdin('short\n', 'create-account', '--email', newEmail(), '--password-stdin')).rejects.toThrow(/8 to 256 characters/);
+      await expect(t.admin('create-account', '--email', newEmail(), '--password', PASSWORD)).rejects.toThrow(/Unknown option '--password'/);
+    });
+
+    it('set-password replaces the password from stdin and ends the account\'s sessions', async () => {
+      const { email, accountId, cookie } = await signUp();
+      const result = await t.adminWithStdin('a brand new password\n', 'set-password', '--account', accountId);
+      expect(result).toEqual({ accountId, passwordSet: true, sessionsRevoked: 1 });
+      await t.http().get(`${auth}/me`).set('Cookie', cookie).expect(401);
+      await t.http().post(`${auth}/login`).send({ email, password: PASSWORD }).expect(401);
+      await t.http().post(`${auth}/login`).send({ email, password: 'a brand new password' }).expect(200);
+      await expect(t.adminWithStdin(`${PASSWORD}\n`, 'set-password', '--account', '00000000-0000-0000-0000-000000000000')).rejects.toThrow(/no account/);
+      await expect(t.admin('set-password', '--account', accountId)).rejects.toThrow(/standard input/);
+    });
+  });
+
+  describe(`GET /account/${svc}`, () => {
+    it('serves the page with its own assets under a strict CSP: no inline script or style', async () => {
+      const res = await t.raw().get(`/account/${svc}`).expect(200);
+      expect(res.headers['content-type']).toMatch(/text\/html/);
+      const csp = res.headers['content-security-policy'] as string;
+      expect(csp).toMatch(/script-src 'self'/);
+      expect(csp).toMatch(/script-src-attr 'none'/);
+      expect(csp).not.toMatch(/script-src[^;]*unsafe-inline/);
+      const html = res.text;
+      expect(html).not.toMatch(/<script(?![^>]*\bsrc=)[^>]*>/);
+      expect(html).not.toMatch(/\son[a-z]+=/i);
+      expect(html).not.toMatch(/\sstyle=/i);
+      expect(html).not.toMatch(/https?:\/\//);
+      expect(html).toContain(`<script src="/account/${svc}/account.js" defer></script>`);
+      expect(html).toMatch(/<label for="email">Email<\/label>/);
+      expect(html).toMatch(/<label for="password">Password<\/label>/);
+      expect(html).toMatch(/>Sign in</);
+      expect(html).toMatch(/>Create account</);
+      expect(html).toMatch(/<label for="key-name">Key name<\/label>/);
+      expect(html).toContain('data-testid="new-key"');
+      for (const scope of target.scopes) expect(html).toContain(`value="${scope}"> ${scope}</label>`);
+      expect(html).toContain(`data-keys-path="${target.keysPath}"`);
+      expect(html).toContain('data-signed-in="false"');
+      const js = await t.raw().get(`/account/${svc}/account.js`).expect(200);
+      expect(js.headers['content-type']).toMatch(/text\/javascript/);
+      expect(js.text).toContain(`'/auth/' + service`);
+      const css = await t.raw().get(`/account/${svc}/account.css`).expect(200);
+      expect(css.headers['content-type']).toMatch(/text\/css/);
+    });
+
+    it('knows a signed-in visitor, hides "Create account" when sign-up is closed, and 404s unknown assets as JSON', async () => {
+      const { cookie } = await signUp();
+      expect((await t.raw().get(`/account/${svc}`).set('Cookie', cookie).expect(200)).text).toContain('data-signed-in="true"');
+      const closed = await target.start(UNLIMITED);
+      try {
+        expect((await closed.raw().get(`/account/${svc}`).expect(200)).text).not.toMatch(/Create account/);
+      } finally {
+        await closed.close();
+      }
+      const missing = await t.raw().get(`/account/${svc}/nothing.js`).expect(404);
+      expect(missing.headers['content-type']).toMatch(/application\/json/);
+    });
+  });
+}
