@@ -39,7 +39,7 @@ describe('a database connection lost while a request holds it', () => {
     await holder.query('begin');
     await holder.query('select 1 from tasks.tasks where id = $1 for update', [created.body.item.id]);
     const patch = t.http().patch(`/api/v1/tasks/${created.body.item.id}`).set('Authorization', c.auth)
-      .set('If-Match', created.headers.etag).send({ title: 'changed' }).then((r) => r);
+      .set('If-Match', String(created.headers.etag)).send({ title: 'changed' }).then((r) => r);
     const database = new URL(t.databaseUrl).pathname.slice(1);
     for (let i = 0; i < 100; i++) {
       const waiting = await admin.query(
