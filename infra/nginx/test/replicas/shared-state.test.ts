@@ -51,7 +51,7 @@ describe('rate limits across instances', () => {
 
   it('holds the meetings network cap (180 a minute per address) as one budget across both instances', async () => {
     // Two accounts, so neither reaches its own 120 reads a minute: only the cap by address can refuse.
-    const auths = [];
+    const auths: Array<Record<string, string>> = [];
     for (const n of [1, 2]) {
       const { accountId } = await stack.admin('meetings', 'create-account', '--email', `cap-${n}-${randomUUID()}@example.test`);
       auths.push({ Authorization: `Bearer ${(await stack.admin('meetings', 'create-key', '--account', accountId)).key}` });
