@@ -9,3 +9,4 @@ export { checkedRequest } from './checked-request.js';
 export { renderGatewayConfigMap, k8sTemplatePath } from './k8s-gateway.js';
 export { startProduct, SERVICES, DEFAULT_PORTS, REPLICA_PORT_STEP, MAX_REPLICAS, type Service, type Instance, type RunningProduct, type ProductOptions } from './product.js';
 export { startTestApp, ALLOWED_ORIGIN, type AppKit, type TestApp, type TestAppOptions } from './test-app.js';
+export { Supervised, BACKOFF, type Backoff, type SupervisedOptions } from './supervisor.js';

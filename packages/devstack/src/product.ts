@@ -72,7 +72,9 @@ async function instancePorts(opts: ProductOptions, replicas: number): Promise<Re
   }
   const all = SERVICES.flatMap((svc) => ports[svc]);
   const clash = all.find((port, i) => all.indexOf(port) !== i || port > 65535);
-  if (clash !== undefined) throw new Error(`port ${clash} is taken twice or out of range: give the services ports at least ${REPLICA_PORT_STEP * replicas} apart`);
+  if (clash !== undefined) {
+    throw new Error(`port ${clash} would serve two instances or is past 65535 (instance i of a service listens on its port + ${REPLICA_PORT_STEP} x i)`);
+  }
   return ports;
 }
 

@@ -3,6 +3,7 @@ import { stopChild } from './processes.js';
 
 /** Restart delays: 1 s, doubling to 30 s, back to 1 s once a process has run for a minute. */
 export const BACKOFF = { firstMs: 1000, maxMs: 30_000, healthyMs: 60_000 } as const;
+export type Backoff = { [K in keyof typeof BACKOFF]: number };
 
 export interface SupervisedOptions {
   /** Starts (or restarts) the process. */
@@ -11,6 +12,8 @@ export interface SupervisedOptions {
   ready?(): Promise<void>;
   /** Called on an exit stop() did not ask for, while not under {@link Supervised.supervise}. */
   onExit?(code: number | null, signal: NodeJS.Signals | null): void;
+  /** {@link BACKOFF} unless given (tests shorten it). */
+  backoff?: Backoff;
 }
 
 /**
@@ -21,7 +24,8 @@ export interface SupervisedOptions {
 export class Supervised {
   #child: ChildProcess;
   #startedAt = Date.now();
-  #delayMs: number = BACKOFF.firstMs;
+  readonly #backoff: Backoff;
+  #delayMs: number;
   #timer: NodeJS.Timeout | undefined;
   #stopping = false;
   #restart: { log(line: string): void } | undefined;
@@ -29,6 +33,8 @@ export class Supervised {
   restarts = 0;
 
   constructor(readonly name: string, private readonly opts: SupervisedOptions) {
+    this.#backoff = opts.backoff ?? BACKOFF;
+    this.#delayMs = this.#backoff.firstMs;
     this.#child = this.#start();
   }
 
@@ -59,10 +65,10 @@ export class Supervised {
       this.opts.onExit?.(code, signal);
       return;
     }
-    if (Date.now() - this.#startedAt >= BACKOFF.healthyMs) this.#delayMs = BACKOFF.firstMs;
+    if (Date.now() - this.#startedAt >= this.#backoff.healthyMs) this.#delayMs = this.#backoff.firstMs;
     const delay = this.#delayMs;
     const exitedAt = Date.now();
-    this.#delayMs = Math.min(delay * 2, BACKOFF.maxMs);
+    this.#delayMs = Math.min(delay * 2, this.#backoff.maxMs);
     restart.log(`${this.name} exited (code ${code}, signal ${signal}); restarting in ${delay / 1000}s`);
     this.#timer = setTimeout(() => {
       this.#timer = undefined;
