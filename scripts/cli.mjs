@@ -1,8 +1,9 @@
 #!/usr/bin/env node
-// The operator entry behind `npm start`, `npm test`, `npm run admin` and `npm run bench`.
+// The operator entry behind `npm start`, `npm test`, `npm run test:replicas`, `npm run admin` and
+// `npm run bench`.
 // Plain Node with no dependencies: it installs the workspace (pnpm, pinned, fetched through npx
 // because corepack may be unavailable), builds it with turbo, then hands over to devstack.
-import { spawnSync } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, readFileSync, statSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -57,11 +58,22 @@ function devstack(script, scriptArgs, options) {
   return run(process.execPath, [join(root, 'packages', 'devstack', 'dist', script), ...scriptArgs], options);
 }
 
+/**
+ * `npm start` runs in a process group of its own, so a Ctrl-C in the terminal reaches only this
+ * process, which passes it on: start.js then stops everything in order (gateway, services
+ * draining, Redis, Postgres) instead of every process getting the signal at once.
+ */
+function startForeground(scriptArgs) {
+  const child = spawn(process.execPath, [join(root, 'packages', 'devstack', 'dist', 'start.js'), ...scriptArgs], { cwd: root, stdio: 'inherit', env, detached: true });
+  for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP']) process.on(signal, () => child.kill(signal === 'SIGHUP' ? 'SIGTERM' : signal));
+  child.on('exit', (code, signal) => process.exit(code ?? (signal ? 1 : 0)));
+}
+
 switch (command) {
   case 'start':
     ensureInstalled();
     ensureBuilt();
-    process.exit(devstack('start.js', args));
+    startForeground(args);
     break;
   case 'test':
     ensureInstalled();
@@ -72,7 +84,13 @@ switch (command) {
     // The fault suite alone (it is also part of `npm test`): its own Postgres, Redis and gateway.
     ensureInstalled();
     ensureBuilt();
-    process.exit(run(join(root, 'infra', 'nginx', 'node_modules', '.bin', 'jest'), ['test/faults.test.ts', ...args], { cwd: join(root, 'infra', 'nginx') }));
+    process.exit(devstack('run-tests.js', ['--filter=@app/gateway', '--', 'test/faults.test.ts', ...args]));
+    break;
+  case 'test:replicas':
+    // The replicas suite alone: two instances per service behind nginx, npm start's supervisor.
+    ensureInstalled();
+    ensureBuilt();
+    process.exit(devstack('run-tests.js', ['--filter=@app/gateway', '--', 'test/replicas', ...args]));
     break;
   case 'admin': {
     const service = args[0];
@@ -101,6 +119,6 @@ switch (command) {
     process.exit(turbo(args[0] ?? 'build', args.slice(1)));
     break;
   default:
-    process.stderr.write('usage: node scripts/cli.mjs <start|test|test:faults|admin|bench|build|turbo TASK>\n');
+    process.stderr.write('usage: node scripts/cli.mjs <start|test|test:faults|test:replicas|admin|bench|build|turbo TASK>\n');
     process.exit(2);
 }

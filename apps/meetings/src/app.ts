@@ -33,6 +33,9 @@ export function createApp(deps: AppDeps): Express {
       { name: 'reads', limit: deps.config.rateLimitReadsPerMinute, applies: isRead },
       { name: 'writes', limit: deps.config.rateLimitWritesPerMinute, applies: (m) => !isRead(m) },
     ],
+    // Counted here (in Redis) rather than in the gateway, so it holds across every instance and
+    // gateway replica; the gateway's address is trusted (TRUST_PROXY) to name the client.
+    networkCap: deps.config.rateLimitNetworkPerMinute,
     keysPath: '/api/me/keys',
     api: { path: '/api', router: apiRoutes(deps), scopeByMethod: { read: 'meetings:read', write: 'meetings:write' } },
   });

@@ -458,7 +458,7 @@ const common = {
   '403': error('Missing scope (insufficient_scope), a session from a foreign Origin (cross_origin), or privateNotes sent by an API key'),
   '404': error('No such record for this account (a malformed id is also 404)'),
   '413': error('Body over 128 KB'),
-  '429': error('Rate limited: 120 reads and 120 writes per account per minute, counted separately. Retry-After says when to retry; RateLimit-* headers describe the window.'),
+  '429': error('Rate limited: 120 reads and 120 writes per account per minute, counted separately, and the network-level cap of 180 API requests per minute per client address (whoever the caller; counted before authentication, shared by every instance). Retry-After says when to retry; RateLimit-* headers describe the window.'),
 };
 
 function op(summary: string, ok: Record<string, object>, extra: Record<string, object> = {}, more: object = {}) {

@@ -30,3 +30,39 @@ describe('rate limits per account', () => {
     await t.http().get('/api/notes').set('Authorization', other.auth).expect(200);
   });
 });
+
+describe('the network-level cap per client address', () => {
+  let capped: TestApp;
+  let twin: TestApp;
+  beforeAll(async () => {
+    const env = { RATE_LIMIT_NETWORK_PER_MINUTE: '5' };
+    capped = await startTestApp(env);
+    // A second instance on the same database and Redis prefix, as behind the gateway.
+    twin = await startTestApp(env, { shareWith: capped });
+  });
+  afterAll(async () => {
+    await twin?.close();
+    await capped?.close();
+  });
+
+  it('counts every API request from one address, signed in or not, across instances, then answers 429', async () => {
+    const a = await capped.caller();
+    const b = await capped.caller();
+    const client = { 'X-Forwarded-For': '198.51.100.7' };
+    const statuses = [
+      (await capped.http().get('/api/me').set(client).set('Authorization', a.auth)).status,
+      (await twin.http().get('/api/me').set(client).set('Authorization', b.auth)).status,
+      (await capped.http().get('/api/people').set(client)).status,
+      (await twin.http().post('/api/people').set(client).set('Authorization', a.auth).send({ name: 'P' })).status,
+      (await capped.http().get('/api/me').set(client).set('Authorization', b.auth)).status,
+    ];
+    expect(statuses).toEqual([200, 200, 401, 201, 200]);
+    const limited = await twin.http().get('/api/me').set(client).set('Authorization', a.auth).expect(429);
+    expect(limited.body.error).toMatchObject({ code: 'rate_limited', requestId: expect.any(String) });
+    expect(Number(limited.headers['retry-after'])).toBeGreaterThan(0);
+    // Another client address has a budget of its own; health and documents are not API requests.
+    await capped.http().get('/api/me').set('X-Forwarded-For', '198.51.100.8').set('Authorization', a.auth).expect(200);
+    await twin.raw().get('/healthz').set(client).expect(200);
+    await twin.raw().get('/openapi.json').set(client).expect(200);
+  });
+});

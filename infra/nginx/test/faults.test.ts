@@ -55,6 +55,7 @@ describe('faults under load through the gateway', () => {
   let gateway: string;
   const auth = {} as Record<Service, string>;
   const rows: Array<Record<string, string | number>> = [];
+  const supervisorLog: string[] = [];
 
   const admin = async (service: Service, ...argv: string[]) => {
     const { stdout } = await run(process.execPath, [join(repoRoot, 'apps', service, 'dist', 'admin.js'), ...argv], {
@@ -62,7 +63,8 @@ describe('faults under load through the gateway', () => {
     });
     return JSON.parse(stdout) as Record<string, string>;
   };
-  const pids = () => Object.fromEntries(Object.entries(product.children).map(([svc, child]) => [svc, child.exitCode === null ? child.pid : `exited ${child.exitCode}`]));
+  /** Each service's process and restarts: unchanged across a phase means nothing crashed. */
+  const pids = () => Object.fromEntries(Object.entries(product.instances).map(([svc, [instance]]) => [svc, `${instance!.process.pid} restarts ${instance!.restarts}`]));
 
   beforeAll(async () => {
     pgDir = mkdtempSync(join(tmpdir(), 'faults-pg-'));
@@ -75,8 +77,10 @@ describe('faults under load through the gateway', () => {
       databaseUrl: pgServer.url,
       redisUrl: redis.url,
       nginxDir,
-      env: { HOST: '127.0.0.1', LOG_LEVEL: 'warn', RATE_LIMIT_PER_MINUTE: unlimited, RATE_LIMIT_READS_PER_MINUTE: unlimited, RATE_LIMIT_WRITES_PER_MINUTE: unlimited },
-      gatewayVars: { MEETINGS_CAP_RATE: '1000000r/s', MEETINGS_CAP_BURST: 1000000 },
+      env: { HOST: '127.0.0.1', LOG_LEVEL: 'warn', RATE_LIMIT_PER_MINUTE: unlimited, RATE_LIMIT_READS_PER_MINUTE: unlimited, RATE_LIMIT_WRITES_PER_MINUTE: unlimited, RATE_LIMIT_NETWORK_PER_MINUTE: unlimited },
+      gatewayVars: { MEETINGS_GUARD_RATE: '1000000r/s', MEETINGS_GUARD_BURST: 1000000 },
+      // As npm start runs them: a process that exits is started again.
+      supervise: { log: (line) => supervisorLog.push(line) },
     });
     if (!product.gateway) throw new Error('nginx is not installed: apt-get install -y nginx-light');
     gateway = product.gateway;
@@ -283,6 +287,49 @@ describe('faults under load through the gateway', () => {
     const wrong = outcomes.filter((o) => (byTitle.get(o.key) ?? 0) !== (o.statuses.some((s) => s === 201 || s === 200) ? 1 : 0));
     expect(wrong.map((o) => `${o.key}: ${byTitle.get(o.key) ?? 0} tasks after ${o.statuses.join(',')}`)).toEqual([]);
     expect(outcomes.length).toBeGreaterThan(20);
+  });
+
+  it.each([
+    ['SIGKILL', 'tasks killed (SIGKILL)'],
+    ['SIGTERM', 'tasks stopped (SIGTERM)'],
+  ] as const)('a service process %s under load: restarted by the supervisor while the others keep serving', async (signal, phase) => {
+    const instance = product.instances.tasks[0]!;
+    const victim = instance.process;
+    const restartsBefore = instance.restarts;
+    const others = { meetings: pids().meetings, clipboard: pids().clipboard };
+    const window = { from: 0, to: 0 };
+    let exit: { code: number | null; signal: string | null } | undefined;
+    victim.once('exit', (code, sig) => (exit = { code, signal: sig }));
+    const script = (async () => {
+      await sleep(2000);
+      window.from = Date.now();
+      victim.kill(signal);
+      for (let i = 0; i < 600 && instance.restarts === restartsBefore; i++) await sleep(50);
+      await waitForPort(instance.port, 30_000);
+      window.to = Date.now();
+      await sleep(3000);
+    })();
+    const load = await runLoad(gateway, targets(), { workers: 3, maxMs: 60_000, until: script });
+    const summary = summarize(phase, load.samples, window);
+    rows.push(...summary.map((r) => ({ ...r, 'first 2xx after recovery (ms)': `${r['first 2xx after recovery (ms)']} (down ${window.to - window.from} ms)` })));
+
+    // The supervisor restarted it, and said so.
+    expect(instance.restarts).toBe(restartsBefore + 1);
+    expect(instance.process.pid).not.toBe(victim.pid);
+    expect(supervisorLog.some((l) => l.includes('tasks exited') && l.includes(signal === 'SIGKILL' ? 'SIGKILL' : 'code 0'))).toBe(true);
+    // SIGTERM drains: the process finishes what it holds and exits 0.
+    if (signal === 'SIGTERM') expect(exit).toEqual({ code: 0, signal: null });
+    // The other services never noticed.
+    expect({ meetings: pids().meetings, clipboard: pids().clipboard }).toEqual(others);
+    const othersFailed = load.samples.filter((s) => s.service !== 'tasks' && (s.status === 0 || s.status >= 500));
+    expect(othersFailed).toEqual([]);
+    // Tasks: while no process listens the gateway answers a JSON 502 with Retry-After; never a 500.
+    const tasksFailed = load.samples.filter((s) => s.service === 'tasks' && (s.status === 0 || (s.status >= 500 && s.status !== 502)));
+    expect(tasksFailed).toEqual([]);
+    expect(load.samples.filter((s) => s.status === 502 && !s.retryAfter)).toEqual([]);
+    const tasksAfter = load.samples.filter((s) => s.service === 'tasks' && s.at >= window.to);
+    expect(tasksAfter.some((s) => s.status >= 200 && s.status < 300)).toBe(true);
+    expect(await lostWrites(load.acknowledged)).toEqual([]);
   });
 });
 

@@ -7,7 +7,8 @@ const keys = {} as Record<Service, string>;
 
 beforeAll(async () => {
   stack = await startStack({
-    // High app limits so only the gateway's own cap answers 429 in these tests.
+    // High per-account limits so only the network-level cap (180 a minute per address, the
+    // default) answers 429 in these tests.
     meetings: { RATE_LIMIT_READS_PER_MINUTE: '100000', RATE_LIMIT_WRITES_PER_MINUTE: '100000' },
     tasks: { RATE_LIMIT_PER_MINUTE: '100000' },
     // A small budget, to show a forged X-Forwarded-For does not buy a fresh one.
@@ -123,6 +124,8 @@ describe('request ids and client addresses', () => {
 });
 
 describe('the meetings network-level cap', () => {
+  // Counted by the meetings service in Redis, keyed by the client address the gateway passes;
+  // the gateway's own guard (a burst of 360) is looser and does not answer first.
   it('answers 429 as JSON with Retry-After past 180 requests a minute from one address', async () => {
     const results = [];
     for (let i = 0; i < 200; i++) {
@@ -133,7 +136,7 @@ describe('the meetings network-level cap', () => {
     const limited = results[results.length - 1]!;
     expect(limited.status).toBe(429);
     expect(results.length).toBeGreaterThan(150);
-    expect(results.length).toBeLessThanOrEqual(200);
+    expect(results.length).toBeLessThanOrEqual(181);
     expect(Number(limited.headers.get('retry-after'))).toBeGreaterThan(0);
     expect(limited.headers.get('content-type')).toMatch(/application\/json/);
     expect(await limited.json()).toEqual({ error: expect.objectContaining({ code: 'rate_limited', requestId: expect.any(String) }) });

@@ -4,15 +4,17 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import { SERVICES, createDatabase, dropDatabase, freePort, repoRoot, startProduct, type Service } from '@app/devstack';
+import { SERVICES, createDatabase, dropDatabase, freePort, repoRoot, startProduct, type Instance, type Service } from '@app/devstack';
 
 const run = promisify(execFile);
 export type { Service };
 
 export interface Stack {
   gateway: string;
-  /** The services' own addresses, bypassing the gateway. */
+  /** The services' own addresses (their first instance's), bypassing the gateway. */
   ports: Record<Service, number>;
+  /** Every instance of each service. */
+  instances: Record<Service, Instance[]>;
   databaseUrl: string;
   /** A service's process, e.g. to signal it. */
   process(service: Service): ChildProcess;
@@ -25,11 +27,18 @@ export interface Stack {
   stop(): Promise<void>;
 }
 
+export interface StackOptions {
+  /** Instances of each service (default 1). */
+  replicas?: number;
+  /** Restart a process that exits, as `npm start` does; its log lines go to `log`. */
+  supervise?: { log(line: string): void };
+}
+
 /**
  * The three built services as real processes on one fresh database and the test Redis, with
  * real nginx in front of them, exactly as `npm start` runs them. `env` adds per-service settings.
  */
-export async function startStack(env: Partial<Record<Service, Record<string, string>>> = {}): Promise<Stack> {
+export async function startStack(env: Partial<Record<Service, Record<string, string>>> = {}, options: StackOptions = {}): Promise<Stack> {
   const adminUrl = process.env.TEST_DATABASE_URL!;
   const name = `gateway_test_${randomUUID().replace(/-/g, '').slice(0, 12)}`;
   const databaseUrl = await createDatabase(adminUrl, name);
@@ -40,6 +49,7 @@ export async function startStack(env: Partial<Record<Service, Record<string, str
     redisUrl: process.env.TEST_REDIS_URL,
     nginxDir,
     gatewayPort,
+    ...options,
     // As `npm start` does: pages served by the gateway may use their session.
     env: { HOST: '127.0.0.1', LOG_LEVEL: 'error', ALLOWED_ORIGINS: `http://127.0.0.1:${gatewayPort},http://localhost:${gatewayPort}` },
     serviceEnv: Object.fromEntries(
@@ -53,6 +63,7 @@ export async function startStack(env: Partial<Record<Service, Record<string, str
   return {
     gateway: product.gateway,
     ports: product.ports,
+    instances: product.instances,
     databaseUrl,
     process: (service) => product.children[service],
     async admin(service, ...argv) {

@@ -1,6 +1,6 @@
 export { freePort, waitForPort } from './ports.js';
 export { startEmbeddedPostgres, createDatabase, dropDatabase, type RunningPostgres } from './postgres.js';
-export { startRedis, findExecutable, stopChild, spawnService, type RunningRedis } from './processes.js';
+export { startRedis, findExecutable, stopChild, spawnService, type RunningRedis, type RedisOptions } from './processes.js';
 export { startNginx, renderGateway, repoRoot, type GatewayVars, type RunningNginx } from './nginx.js';
 export { ensureTestInfra, type TestInfra } from './infra.js';
 export { platformSuite, type PlatformTarget } from './platform-suite.js';
@@ -8,5 +8,6 @@ export { accountsSuite, type AccountsTarget } from './accounts-suite.js';
 export { createResponseChecker } from './openapi-check.js';
 export { checkedRequest } from './checked-request.js';
 export { renderGatewayConfigMap, k8sTemplatePath } from './k8s-gateway.js';
-export { startProduct, SERVICES, DEFAULT_PORTS, type Service, type RunningProduct, type ProductOptions } from './product.js';
+export { startProduct, SERVICES, DEFAULT_PORTS, REPLICA_PORT_STEP, MAX_REPLICAS, type Service, type Instance, type RunningProduct, type ProductOptions } from './product.js';
 export { startTestApp, stdinOf, ALLOWED_ORIGIN, type AppKit, type TestApp, type TestAppOptions } from './test-app.js';
+export { Supervised, BACKOFF, type Backoff, type SupervisedOptions } from './supervisor.js';

@@ -1,5 +1,5 @@
 import { spawn, spawnSync, type ChildProcess, type SpawnOptions } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { freePort, waitForPort } from './ports.js';
@@ -29,19 +29,33 @@ export interface RunningRedis {
   stop(): Promise<void>;
 }
 
-/** Starts a throwaway `redis-server` (no persistence) on a free loopback port. */
-export async function startRedis(): Promise<RunningRedis> {
+export interface RedisOptions {
+  /** Keep the data here (snapshots, saved on shutdown); a throwaway temporary folder when left out. */
+  dataDir?: string;
+  /** A free port when left out. */
+  port?: number;
+}
+
+/** Starts a `redis-server` from PATH on 127.0.0.1, throwaway unless `dataDir` is given. */
+export async function startRedis(opts: RedisOptions = {}): Promise<RunningRedis> {
   const bin = findExecutable('redis-server');
   if (!bin) throw new Error('redis-server is not on PATH: install it (apt-get install -y redis-server) or set REDIS_URL');
-  const port = await freePort();
-  const dir = mkdtempSync(join(tmpdir(), 'redis-'));
-  const child = spawn(bin, ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--dir', dir], { stdio: 'ignore' });
-  await waitForPort(port);
+  const port = opts.port ?? (await freePort());
+  const dir = opts.dataDir ?? mkdtempSync(join(tmpdir(), 'redis-'));
+  mkdirSync(dir, { recursive: true });
+  // Kept data: a snapshot every 5 minutes when anything changed, and one on shutdown.
+  const persistence = opts.dataDir ? ['--save', '300 1', '--dbfilename', 'dump.rdb'] : ['--save', ''];
+  const child = spawn(bin, ['--port', String(port), '--bind', '127.0.0.1', ...persistence, '--appendonly', 'no', '--dir', dir], {
+    stdio: ['ignore', 'ignore', 'inherit'],
+  });
+  const exited = new Promise<never>((_, reject) => child.once('exit', (code) => reject(new Error(`redis-server exited with code ${code} while starting`))));
+  exited.catch(() => {});
+  await Promise.race([waitForPort(port), exited]);
   return {
     url: `redis://127.0.0.1:${port}`,
     stop: async () => {
       await stopChild(child);
-      rmSync(dir, { recursive: true, force: true });
+      if (!opts.dataDir) rmSync(dir, { recursive: true, force: true });
     },
   };
 }

@@ -2,16 +2,22 @@ import type { ChildProcess } from 'node:child_process';
 import { join } from 'node:path';
 import { startNginx, repoRoot, type GatewayVars, type RunningNginx } from './nginx.js';
 import { freePort, waitForPort } from './ports.js';
-import { spawnService, stopChild } from './processes.js';
+import { spawnService } from './processes.js';
+import { Supervised } from './supervisor.js';
 
 export const SERVICES = ['tasks', 'meetings', 'clipboard'] as const;
 export type Service = (typeof SERVICES)[number];
 export const DEFAULT_PORTS: Record<Service, number> = { tasks: 3001, meetings: 3002, clipboard: 3003 };
+/** Instance i (from 0) of a service listens on the service's port + REPLICA_PORT_STEP * i. */
+export const REPLICA_PORT_STEP = 10;
+export const MAX_REPLICAS = 8;
 
 export interface ProductOptions {
   databaseUrl: string;
   redisUrl?: string | undefined;
-  /** Fixed ports; any service left out gets a free port. */
+  /** Instances of each service (1 to 8; more than one needs `redisUrl`). Default 1. */
+  replicas?: number;
+  /** Fixed ports of each service's first instance; any service left out gets free ports. */
   ports?: Partial<Record<Service, number>>;
   /** The gateway's port; a free one when left out. */
   gatewayPort?: number;
@@ -20,82 +26,149 @@ export interface ProductOptions {
   /** Settings for every service, then per service. */
   env?: Record<string, string>;
   serviceEnv?: Partial<Record<Service, Record<string, string>>>;
-  /** Gateway settings beyond the upstreams (the benchmark lifts the meetings cap). */
-  gatewayVars?: Pick<GatewayVars, 'MEETINGS_CAP_RATE' | 'MEETINGS_CAP_BURST'>;
-  /** Called when a service exits on its own (not through stop()). */
+  /** Gateway settings beyond the upstreams (the benchmark lifts the meetings guard). */
+  gatewayVars?: Pick<GatewayVars, 'MEETINGS_GUARD_RATE' | 'MEETINGS_GUARD_BURST'>;
+  /**
+   * Restart a service process that exits on its own (backoff 1 s to 30 s), logging one line
+   * through `log`. `npm start` turns it on; tests that watch a process exit leave it off.
+   */
+  supervise?: { log(line: string): void };
+  /** Called when a service exits on its own (not through stop()) and is not supervised. */
   onExit?: (service: Service, code: number | null) => void;
 }
 
+/** One running instance of a service. */
+export interface Instance {
+  service: Service;
+  /** `tasks`, or `tasks#2` when there are replicas: the prefix of its log lines. */
+  name: string;
+  port: number;
+  /** The current process; a new one after each supervised restart. */
+  readonly process: ChildProcess;
+  /** Supervised restarts so far. */
+  readonly restarts: number;
+}
+
 export interface RunningProduct {
+  /** Each service's first instance's port. */
   ports: Record<Service, number>;
+  /** Each service's first instance's process. */
   children: Record<Service, ChildProcess>;
+  instances: Record<Service, Instance[]>;
   /** The gateway's URL, or undefined when nginx is not installed. */
   gateway: string | undefined;
+  /** Stops every instance of a service for good (no restart). */
   stopService(service: Service): Promise<void>;
   /** Gateway first, then the services (each drains its in-flight requests). */
   stop(): Promise<void>;
 }
 
+async function instancePorts(opts: ProductOptions, replicas: number): Promise<Record<Service, number[]>> {
+  const ports = {} as Record<Service, number[]>;
+  for (const svc of SERVICES) {
+    const base = opts.ports?.[svc];
+    ports[svc] = [];
+    for (let i = 0; i < replicas; i++) ports[svc].push(base === undefined ? await freePort() : base + REPLICA_PORT_STEP * i);
+  }
+  const all = SERVICES.flatMap((svc) => ports[svc]);
+  const clash = all.find((port, i) => all.indexOf(port) !== i || port > 65535);
+  if (clash !== undefined) {
+    throw new Error(`port ${clash} would serve two instances or is past 65535 (instance i of a service listens on its port + ${REPLICA_PORT_STEP} x i)`);
+  }
+  return ports;
+}
+
 /**
- * The three built services as processes (`apps/<service>/dist/server.js`) on one database, and
- * nginx in front of them rendered from the gateway template. Used by `npm start`, the gateway
- * tests and the benchmark, so all three run the product the same way.
+ * The three built services as processes (`apps/<service>/dist/server.js`) on one database, N
+ * instances of each, and nginx in front of them rendered from the gateway template with every
+ * instance as an upstream server. Used by `npm start`, the gateway tests and the benchmark, so
+ * all of them run the product the same way.
  */
 export async function startProduct(opts: ProductOptions): Promise<RunningProduct> {
-  const ports = {} as Record<Service, number>;
-  const children = {} as Record<Service, ChildProcess>;
-  let stopping = false;
-  for (const svc of SERVICES) {
-    ports[svc] = opts.ports?.[svc] ?? (await freePort());
-    const child = spawnService(svc, process.execPath, [join(repoRoot, 'apps', svc, 'dist', 'server.js')], {
-      cwd: repoRoot,
-      env: {
-        ...process.env,
-        DATABASE_URL: opts.databaseUrl,
-        ...(opts.redisUrl ? { REDIS_URL: opts.redisUrl } : {}),
-        [`${svc.toUpperCase()}_PORT`]: String(ports[svc]),
-        ...opts.env,
-        ...opts.serviceEnv?.[svc],
+  const replicas = opts.replicas ?? 1;
+  if (!Number.isInteger(replicas) || replicas < 1 || replicas > MAX_REPLICAS) throw new Error(`replicas must be 1 to ${MAX_REPLICAS}, got ${replicas}`);
+  if (replicas > 1 && !opts.redisUrl) throw new Error('more than one instance needs Redis (shared rate limits and idempotency records)');
+  const ports = await instancePorts(opts, replicas);
+  const instances = {} as Record<Service, Instance[]>;
+  const supervised: Supervised[] = [];
+  // Exits during start-up fail startProduct; the supervisor only takes over once all listen.
+  let started = false;
+  let startFailure: ((err: Error) => void) | undefined;
+  const failed = new Promise<never>((_, reject) => (startFailure = reject));
+  failed.catch(() => {});
+
+  const launch = (svc: Service, i: number): Instance => {
+    const port = ports[svc][i]!;
+    const name = replicas === 1 ? svc : `${svc}#${i + 1}`;
+    const env = {
+      ...process.env,
+      DATABASE_URL: opts.databaseUrl,
+      ...(opts.redisUrl ? { REDIS_URL: opts.redisUrl } : {}),
+      [`${svc.toUpperCase()}_PORT`]: String(port),
+      ...opts.env,
+      ...opts.serviceEnv?.[svc],
+    };
+    const proc = new Supervised(name, {
+      spawn: () => spawnService(name, process.execPath, [join(repoRoot, 'apps', svc, 'dist', 'server.js')], { cwd: repoRoot, env }),
+      ready: () => waitForPort(port, 60000),
+      onExit: (code) => {
+        if (!started) startFailure?.(new Error(`${name} exited with code ${code} while starting`));
+        else opts.onExit?.(svc, code);
       },
     });
-    child.once('exit', (code) => {
-      if (!stopping) opts.onExit?.(svc, code);
-    });
-    children[svc] = child;
-  }
-  // A service that exits while starting (bad configuration, migration failure) fails at once.
-  const exited = (svc: Service) =>
-    new Promise<never>((_, reject) => children[svc].once('exit', (code) => reject(new Error(`${svc} exited with code ${code} while starting`))));
-  try {
-    await Promise.race([Promise.all(SERVICES.map((svc) => waitForPort(ports[svc], 30000))), ...SERVICES.map(exited)]);
-  } catch (err) {
-    stopping = true;
-    await Promise.all(SERVICES.map((svc) => stopChild(children[svc])));
-    throw err;
-  }
+    supervised.push(proc);
+    return {
+      service: svc,
+      name,
+      port,
+      get process() {
+        return proc.process;
+      },
+      get restarts() {
+        return proc.restarts;
+      },
+    };
+  };
+  const stopAllServices = (graceMs?: number) => Promise.all(supervised.map((s) => s.stop(graceMs)));
+  const listening = (wave: Instance[]) => Promise.race([Promise.all(wave.map((instance) => waitForPort(instance.port, 30000))), failed]);
+
   let nginx: RunningNginx | undefined;
   try {
+    // The first instance of each service migrates its schema; the others start once it is done,
+    // so no two processes race to create the same schema.
+    for (const svc of SERVICES) instances[svc] = [launch(svc, 0)];
+    await listening(SERVICES.map((svc) => instances[svc][0]!));
+    const rest = SERVICES.flatMap((svc) => ports[svc].slice(1).map((_, i) => launch(svc, i + 1)));
+    for (const instance of rest) instances[instance.service].push(instance);
+    await listening(rest);
+    const upstream = (svc: Service) => ports[svc].map((port) => `127.0.0.1:${port}`).join(',');
     nginx = await startNginx(opts.nginxDir, {
       GATEWAY_PORT: opts.gatewayPort ?? (await freePort()),
-      TASKS_UPSTREAM: `127.0.0.1:${ports.tasks}`,
-      MEETINGS_UPSTREAM: `127.0.0.1:${ports.meetings}`,
-      CLIPBOARD_UPSTREAM: `127.0.0.1:${ports.clipboard}`,
+      TASKS_UPSTREAM: upstream('tasks'),
+      MEETINGS_UPSTREAM: upstream('meetings'),
+      CLIPBOARD_UPSTREAM: upstream('clipboard'),
       ...opts.gatewayVars,
     });
   } catch (err) {
-    stopping = true;
-    await Promise.all(SERVICES.map((svc) => stopChild(children[svc])));
+    await stopAllServices();
     throw err;
   }
+  started = true;
+  if (opts.supervise) for (const s of supervised) s.supervise(opts.supervise);
+
   return {
-    ports,
-    children,
+    ports: Object.fromEntries(SERVICES.map((svc) => [svc, ports[svc][0]])) as Record<Service, number>,
+    get children() {
+      return Object.fromEntries(SERVICES.map((svc) => [svc, instances[svc][0]!.process])) as Record<Service, ChildProcess>;
+    },
+    instances,
     gateway: nginx?.url,
-    stopService: (svc) => stopChild(children[svc]),
+    stopService: async (svc) => {
+      await Promise.all(supervised.filter((s) => s.name === svc || s.name.startsWith(`${svc}#`)).map((s) => s.stop()));
+    },
     async stop() {
-      stopping = true;
       await nginx?.stop();
-      await Promise.all(SERVICES.map((svc) => stopChild(children[svc], 12000)));
+      await stopAllServices(12000);
     },
   };
 }

@@ -1,9 +1,12 @@
 import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import { repoRoot } from './nginx.js';
 
-/** Where `npm start` keeps its state: embedded Postgres data, nginx prefix, runtime.json. */
-export const dataDir = join(repoRoot, '.data');
+/**
+ * Where `npm start` keeps its state: embedded Postgres data, Redis data, nginx prefix,
+ * runtime.json. DATA_DIR moves it (a second checkout's run, or a test's throwaway one).
+ */
+export const dataDir = process.env.DATA_DIR ? resolve(process.env.DATA_DIR) : join(repoRoot, '.data');
 const runtimeFile = join(dataDir, 'runtime.json');
 
 /** What a running `npm start` records so that `npm run admin` reaches the same database. */

@@ -1,9 +1,9 @@
-import { existsSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import pg from 'pg';
 import { startEmbeddedPostgres, type RunningPostgres } from './postgres.js';
 import { freePort, waitForPort } from './ports.js';
-import { DEFAULT_PORTS, SERVICES, startProduct, type RunningProduct } from './product.js';
+import { findExecutable, startRedis, type RunningRedis } from './processes.js';
+import { DEFAULT_PORTS, MAX_REPLICAS, SERVICES, startProduct, type RunningProduct } from './product.js';
 import { clearRuntime, dataDir, writeRuntime } from './runtime.js';
 
 function portFrom(name: string, fallback: number): number {
@@ -15,18 +15,6 @@ function portFrom(name: string, fallback: number): number {
     process.exit(1);
   }
   return port;
-}
-
-/** A postmaster.pid left by a killed run would stop Postgres from starting again. */
-function clearStalePostmaster(pgDir: string): void {
-  const pidFile = join(pgDir, 'postmaster.pid');
-  if (!existsSync(pidFile)) return;
-  const pid = Number(readFileSync(pidFile, 'utf8').split('\n')[0]);
-  try {
-    process.kill(pid, 0);
-  } catch {
-    rmSync(pidFile, { force: true });
-  }
 }
 
 /** Extensions the services use, created once by the superuser (a service role may not). */
@@ -41,50 +29,95 @@ async function prepareDatabase(url: string): Promise<void> {
   }
 }
 
+/** `--replicas N` (1 to 8), the only flag; anything else stops with one line. */
+function parseArgs(argv: string[]): { replicas: number } {
+  let replicas = 1;
+  for (let i = 0; i < argv.length; i++) {
+    const [flag, inline] = argv[i]!.split('=', 2) as [string, string | undefined];
+    if (flag !== '--replicas') {
+      process.stderr.write(`unknown option "${argv[i]}": npm start [-- --replicas N]\n`);
+      process.exit(2);
+    }
+    const raw = inline ?? argv[++i] ?? '';
+    replicas = Number(raw);
+    if (!/^\d+$/.test(raw) || replicas < 1 || replicas > MAX_REPLICAS) {
+      process.stderr.write(`--replicas must be a whole number from 1 to ${MAX_REPLICAS}, got "${raw}"\n`);
+      process.exit(2);
+    }
+  }
+  return { replicas };
+}
+
+/** The usual port when nothing listens there, else a free one (a second run, another tool). */
+async function preferredPort(variable: string, usual: number): Promise<number> {
+  const wanted = portFrom(variable, usual);
+  try {
+    await waitForPort(wanted, 200);
+    return await freePort();
+  } catch {
+    return wanted;
+  }
+}
+
 let postgres: RunningPostgres | undefined;
+let redis: RunningRedis | undefined;
 let product: RunningProduct | undefined;
 let stopping = false;
 
-/** Stops in order: gateway, services (they drain in-flight requests), database. */
+/** Stops in order: gateway, services (they drain in-flight requests), Redis, database. */
 async function stopAll(code: number): Promise<void> {
   if (stopping) return;
   stopping = true;
   process.stdout.write('\nstopping...\n');
   await product?.stop();
+  await redis?.stop().catch(() => {});
   await postgres?.stop().catch(() => {});
   clearRuntime();
   process.exit(code);
 }
 
+const onSignal = () => void stopAll(0);
+
 async function main(): Promise<void> {
-  process.on('SIGINT', () => void stopAll(0));
-  process.on('SIGTERM', () => void stopAll(0));
+  process.on('SIGINT', onSignal);
+  process.on('SIGTERM', onSignal);
+  const { replicas } = parseArgs(process.argv.slice(2));
+
+  // Redis first: without it, --replicas is refused before anything starts.
+  let redisUrl = process.env.REDIS_URL || undefined;
+  const redisServer = redisUrl ? undefined : findExecutable('redis-server');
+  if (!redisUrl && !redisServer) {
+    if (replicas > 1) {
+      process.stderr.write('--replicas needs Redis (shared rate limits and idempotency records): install redis-server or set REDIS_URL\n');
+      process.exit(2);
+    }
+    process.stdout.write('redis-server is not on PATH and REDIS_URL is unset: single-instance mode (limits and idempotency records kept in each process)\n');
+  }
 
   let databaseUrl = process.env.DATABASE_URL;
   if (!databaseUrl) {
     const pgDir = join(dataDir, 'pg');
-    clearStalePostmaster(pgDir);
-    const wanted = portFrom('EMBEDDED_PG_PORT', 54329);
-    const port = await freePort().then(async (free) => {
-      try {
-        await waitForPort(wanted, 200);
-        return free; // the usual port is taken: use a free one
-      } catch {
-        return wanted;
-      }
-    });
+    const port = await preferredPort('EMBEDDED_PG_PORT', 54329);
     process.stdout.write(`starting embedded Postgres (data in ${pgDir}) on port ${port}...\n`);
     postgres = await startEmbeddedPostgres({ dataDir: pgDir, port, persistent: true });
     databaseUrl = postgres.url;
   }
   await prepareDatabase(databaseUrl);
+  if (redisServer) {
+    const redisDir = join(dataDir, 'redis');
+    const port = await preferredPort('EMBEDDED_REDIS_PORT', 63799);
+    process.stdout.write(`starting redis-server (data in ${redisDir}) on port ${port}...\n`);
+    redis = await startRedis({ dataDir: redisDir, port });
+    redisUrl = redis.url;
+  }
   writeRuntime({ databaseUrl, pid: process.pid, startedAt: new Date().toISOString() });
 
   const gatewayPort = portFrom('GATEWAY_PORT', 8080);
   const ports = Object.fromEntries(SERVICES.map((svc) => [svc, portFrom(`${svc.toUpperCase()}_PORT`, DEFAULT_PORTS[svc])]));
   product = await startProduct({
     databaseUrl,
-    redisUrl: process.env.REDIS_URL,
+    redisUrl,
+    replicas,
     ports,
     gatewayPort,
     nginxDir: join(dataDir, 'nginx'),
@@ -93,18 +126,17 @@ async function main(): Promise<void> {
       // A person trying the product locally signs up at /account/<service>.
       SIGNUP: process.env.SIGNUP ?? 'open',
     },
-    onExit: (svc, code) => {
-      process.stderr.write(`${svc} exited (code ${code}); stopping everything\n`);
-      void stopAll(1);
-    },
+    // A process that exits while npm start is not stopping is started again; the gateway and
+    // the other instances keep serving meanwhile.
+    supervise: { log: (line) => process.stderr.write(`${line}\n`) },
   });
-  const nginx = product.gateway;
   const lines = ['', 'ready:'];
-  if (nginx) lines.push(`  gateway    http://localhost:${gatewayPort}  (/api/v1 tasks, /api/me... meetings, /api/clipboard... clipboard)`);
+  if (product.gateway) lines.push(`  gateway    http://localhost:${gatewayPort}  (/api/v1 tasks, /api/me... meetings, /api/clipboard... clipboard)`);
   else lines.push('  nginx is not on PATH: no gateway; the services are served directly (apt-get install nginx-light for the gateway)');
-  for (const svc of SERVICES) lines.push(`  ${svc.padEnd(10)} http://localhost:${product.ports[svc]}`);
-  lines.push(`  database   ${postgres ? 'embedded Postgres, data in .data/pg' : 'DATABASE_URL'}`);
-  lines.push('Ctrl-C stops everything.', '');
+  for (const svc of SERVICES) lines.push(`  ${svc.padEnd(10)} ${product.instances[svc].map((i) => `http://localhost:${i.port}`).join('  ')}`);
+  lines.push(`  database   ${postgres ? `embedded Postgres, data in ${join(dataDir, 'pg')}` : 'DATABASE_URL'}`);
+  lines.push(`  redis      ${redis ? `redis-server, data in ${join(dataDir, 'redis')}` : redisUrl ? 'REDIS_URL' : 'none (single-instance mode)'}`);
+  lines.push('A service process that exits is restarted. Ctrl-C stops everything.', '');
   process.stdout.write(lines.join('\n'));
 }
 

@@ -16,6 +16,11 @@ export interface RateLimitOptions {
   prefix: string;
   /** Only requests this returns true for are counted (e.g. reads vs writes). */
   applies?: (method: string) => boolean;
+  /**
+   * `caller` (default): the caller's account, or the client address before authentication;
+   * `address`: always the client address (a network-level cap).
+   */
+  by?: 'caller' | 'address';
 }
 
 /** Store errors are a Redis outage, which the Redis client reports once; nothing per request. */
@@ -23,7 +28,8 @@ const quietOnStoreErrors = { error: () => {}, warn: () => {} };
 
 /**
  * A fixed-window limiter keyed by the caller's account, or by client address before
- * authentication. Answers 429 through the service's error handler (its envelope) with
+ * authentication (or always by address, see `by`). The address is Express's `req.ip`: the
+ * client's own as the trusted gateway passes it in X-Forwarded-For. Answers 429 through the service's error handler (its envelope) with
  * `Retry-After`, and sets the standard `RateLimit-*` headers. Fails open if Redis is down:
  * losing rate limiting briefly beats refusing all traffic.
  */
@@ -35,7 +41,7 @@ export function createRateLimit(opts: RateLimitOptions): RequestHandler {
     legacyHeaders: false,
     passOnStoreError: true,
     logger: quietOnStoreErrors,
-    keyGenerator: (req) => (req.caller ? `a:${req.caller.accountId}` : `ip:${ipKeyGenerator(req.ip ?? '')}`),
+    keyGenerator: (req) => (req.caller && opts.by !== 'address' ? `a:${req.caller.accountId}` : `ip:${ipKeyGenerator(req.ip ?? '')}`),
     handler: (req, _res, next) => {
       const reset = (req as { rateLimit?: { resetTime?: Date } }).rateLimit?.resetTime?.getTime();
       const seconds = reset ? (reset - Date.now()) / 1000 : opts.windowMs / 1000;

@@ -26,6 +26,11 @@ export interface ServiceAppOptions {
   openapiDocument: object;
   /** Per account (per address before authentication), per minute; `applies` picks the methods counted. */
   rateLimits: Array<{ name: string; limit: number; applies?: (method: string) => boolean }>;
+  /**
+   * Requests per minute per client address on the API path, whoever the caller is, counted
+   * before authentication (a network-level cap, shared across instances through Redis).
+   */
+  networkCap?: number;
   /** Where the session-only key routes are mounted. */
   keysPath: string;
   /** What every new account gets, also when it signs up (tasks: a personal workspace). */
@@ -43,10 +48,10 @@ export interface ServiceAppOptions {
 
 /**
  * A service's Express app, in DESIGN.md's order: request id, request log and metrics, security
- * headers, health and the OpenAPI document; then CORS, the caller, the account page, rate limits,
- * sign-in (`/auth/<service>`); then
- * authentication (401, 403 cross-origin) and scope (403) before any body is parsed (400/413);
- * the routes; a JSON 404; the one error handler. It never listens by itself.
+ * headers, health and the OpenAPI document; then CORS, a network-level cap by address, the
+ * caller, the account page, rate limits, sign-in (`/auth/<service>`); then authentication (401,
+ * 403 cross-origin) and scope (403) before any body is parsed (400/413); the routes; a JSON 404;
+ * the one error handler. It never listens by itself.
  */
 export function createServiceApp(o: ServiceAppOptions): Express {
   const app = express();
@@ -64,6 +69,9 @@ export function createServiceApp(o: ServiceAppOptions): Express {
   });
 
   app.use(cors(o.config.allowedOrigins));
+  if (o.networkCap !== undefined) {
+    app.use(o.api.path, createRateLimit({ name: 'network', limit: o.networkCap, by: 'address', windowMs: 60_000, redis: o.redis, prefix: o.config.redisPrefix }));
+  }
   app.use(identify(o.db, o.auth, createKeyUsageRecorder(o.db, o.logger)));
   app.use(accountPageRouter(o.auth, o.keysPath, o.config.signup));
   for (const limit of o.rateLimits) {
