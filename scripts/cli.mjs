@@ -90,11 +90,16 @@ switch (command) {
     ensureInstalled();
     ensureBuilt();
     break;
+  case 'lint-openapi':
+    ensureInstalled();
+    ensureBuilt();
+    process.exit(run(process.execPath, [join(root, 'packages', 'client', 'scripts', 'lint-openapi.mjs')]));
+    break;
   case 'turbo':
     ensureInstalled();
     process.exit(turbo(args[0] ?? 'build', args.slice(1)));
     break;
   default:
-    process.stderr.write('usage: node scripts/cli.mjs <start|test|admin|bench|build|turbo TASK>\n');
+    process.stderr.write('usage: node scripts/cli.mjs <start|test|admin|bench|build|lint-openapi|turbo TASK>\n');
     process.exit(2);
 }
