@@ -24,8 +24,8 @@ export const openapiServers = [
   { url: '/', description: 'The origin that served this document: the gateway (http://localhost:8080 under `npm start` and docker compose), or the service on its own port' },
 ];
 
-/** The services are not published under an open-source licence. */
-export const openapiLicense = { name: 'Proprietary', identifier: 'LicenseRef-Proprietary' };
+/** The services are not published under a licence (see info-license-strict in redocly.yaml). */
+export const openapiLicense = { name: 'Proprietary' };
 
 /** `apiKey` (bearer key with scopes) and `session` (the service's own cookie). */
 export function securitySchemes(service: string, scopes: readonly string[]) {
@@ -46,7 +46,7 @@ export function securitySchemes(service: string, scopes: readonly string[]) {
 
 export const operationsTag = {
   name: 'Operations',
-  description: 'Process health, readiness, metrics and this document, on the service\'s own port. The gateway routes only the document, as /openapi/<service>.json.',
+  description: 'Process health, readiness, metrics and this document, on the service\'s own port. The gateway routes only the document, as `/openapi/<service>.json`.',
 };
 
 /** /healthz, /readyz, /metrics and /openapi.json: public, answered before authentication and limits. */

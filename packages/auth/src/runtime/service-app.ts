@@ -8,6 +8,7 @@ import type { AuthConfig } from '../identity/config.js';
 import { cors } from '../identity/cors.js';
 import { keysRouter } from '../identity/keys.js';
 import { authenticate, identify, requireScopeForMethod } from '../identity/middleware.js';
+import { docsRouter } from './docs.js';
 import { createObservability, mountHealth } from './observability.js';
 import { createRateLimit } from './rate-limit.js';
 
@@ -36,7 +37,7 @@ export interface ServiceAppOptions {
 
 /**
  * A service's Express app, in DESIGN.md's order: request id, request log and metrics, security
- * headers, health and the OpenAPI document; then CORS, the caller, rate limits; then
+ * headers, health, the OpenAPI document and its reference page (/docs/<service>); then CORS, the caller, rate limits; then
  * authentication (401, 403 cross-origin) and scope (403) before any body is parsed (400/413);
  * the routes; a JSON 404; the one error handler. It never listens by itself.
  */
@@ -54,6 +55,7 @@ export function createServiceApp(o: ServiceAppOptions): Express {
   app.get('/openapi.json', (_req, res) => {
     res.json(o.openapiDocument);
   });
+  app.use(docsRouter(o.auth.service, (o.openapiDocument as { info?: { title?: string } }).info?.title ?? o.auth.service, o.openapiDocument));
 
   app.use(cors(o.config.allowedOrigins));
   app.use(identify(o.db, o.auth));
