@@ -5,13 +5,13 @@ import ts from 'typescript';
 const fixture = join(__dirname, 'typecheck', 'wrong-fields.ts');
 const source = readFileSync(fixture, 'utf8');
 
-/** Type-checks the fixture (with `text` in place of its source) as `npm run typecheck` does. */
-function diagnostics(text: string): string[] {
+/** Type-checks a fixture (with `text` in place of its source) as `npm run typecheck` does. */
+function diagnostics(text: string, file = fixture): string[] {
   const config = ts.getParsedCommandLineOfConfigFile(join(__dirname, '..', 'tsconfig.test.json'), {}, { ...ts.sys, onUnRecoverableConfigFileDiagnostic: () => {} })!;
   const host = ts.createCompilerHost(config.options);
   const readFile = host.readFile.bind(host);
-  host.readFile = (file) => (file === fixture ? text : readFile(file));
-  const program = ts.createProgram({ rootNames: [fixture], options: config.options, host });
+  host.readFile = (name) => (name === file ? text : readFile(name));
+  const program = ts.createProgram({ rootNames: [file], options: config.options, host });
   return ts.getPreEmitDiagnostics(program).map((d) => {
     const line = d.file && d.start !== undefined ? d.file.getLineAndCharacterOfPosition(d.start).line + 1 : 0;
     return `${line}: ${ts.flattenDiagnosticMessageText(d.messageText, '\n')}`;
@@ -32,5 +32,10 @@ describe('the generated client types', () => {
     expect(lines).toEqual(expected.map((l) => l + 1));
     expect(errors.join('\n')).toMatch(/'name' does not exist/);
     expect(errors.join('\n')).toMatch(/'fullName' does not exist/);
+  });
+
+  it('accept the README example', () => {
+    const example = join(__dirname, 'typecheck', 'readme-example.ts');
+    expect(diagnostics(readFileSync(example, 'utf8'), example)).toEqual([]);
   });
 });
