@@ -12,8 +12,9 @@ const ASSETS = { 'swagger-ui-bundle.js': 'application/javascript', 'swagger-ui.c
  * own port. The page has no inline script: Swagger UI starts from init.js, so helmet's CSP
  * (script-src 'self') stays as strict as on every other route.
  */
-export function docsRouter(service: string, title: string, openapiDocument: object): Router {
+export function docsRouter(service: string, openapiDocument: { info?: { title?: string } }): Router {
   const base = `/docs/${service}`;
+  const title = openapiDocument.info?.title ?? service;
   const page = `<!doctype html>
 <html lang="en">
 <head>

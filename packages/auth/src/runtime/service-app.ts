@@ -55,7 +55,7 @@ export function createServiceApp(o: ServiceAppOptions): Express {
   app.get('/openapi.json', (_req, res) => {
     res.json(o.openapiDocument);
   });
-  app.use(docsRouter(o.auth.service, (o.openapiDocument as { info?: { title?: string } }).info?.title ?? o.auth.service, o.openapiDocument));
+  app.use(docsRouter(o.auth.service, o.openapiDocument));
 
   app.use(cors(o.config.allowedOrigins));
   app.use(identify(o.db, o.auth));
