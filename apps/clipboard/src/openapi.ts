@@ -3,7 +3,7 @@
  * routes compile for validation, so the document and the checks cannot drift apart.
  */
 
-import { openapiLicense, openapiServers, operationalPaths, operationsTag, securitySchemes } from '@app/auth';
+import { apiKeysTag, openapiLicense, openapiServers, operationalPaths, operationsTag, securitySchemes } from '@app/auth';
 
 export const ITEM_TYPES = ['text', 'url', 'html', 'rtf', 'code'] as const;
 export const MAX_ITEM_CONTENT = 131_072;
@@ -344,7 +344,7 @@ export const openapiDocument = {
     { name: 'Sync', description: 'The sync protocol: pull changes after a cursor, push a batch of client changes' },
     { name: 'Snippets', description: 'Reusable text snippets' },
     { name: 'Settings', description: 'History limit, retention and capture preferences' },
-    { name: 'API keys', description: 'The account\'s API keys, managed with a browser session only' },
+    apiKeysTag,
     operationsTag,
   ],
   components: {

@@ -4,7 +4,7 @@
  * objects, so validation and documentation cannot disagree.
  */
 
-import { openapiLicense, openapiServers, operationalPaths, operationsTag, securitySchemes } from '@app/auth';
+import { apiKeysTag, openapiLicense, openapiServers, operationalPaths, operationsTag, securitySchemes } from '@app/auth';
 
 /** Postgres cannot store NUL characters; refusing them here keeps them a 400, never a 500. */
 const NO_NUL = '^[^\\u0000]*$';
@@ -507,7 +507,7 @@ export const openapiDocument = {
     { name: 'Items', description: 'Talking points, actions and decisions of a meeting, and carrying them forward' },
     { name: 'Actions', description: 'Open action items across meetings' },
     { name: 'Search', description: 'Substring search over meetings, items and notes' },
-    { name: 'API keys', description: 'The account\'s API keys, managed with a browser session only' },
+    apiKeysTag,
     operationsTag,
   ],
   paths: {

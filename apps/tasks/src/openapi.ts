@@ -1,4 +1,4 @@
-import { openapiLicense, openapiServers, operationalPaths, operationsTag, securitySchemes } from '@app/auth';
+import { apiKeysTag, openapiLicense, openapiServers, operationalPaths, operationsTag, securitySchemes } from '@app/auth';
 import { DUE_AT_PATTERN } from './domain/due-time.js';
 import { RECURRENCE_FORMS } from './domain/recurrence.js';
 import { LIMITS } from './domain/tasks.service.js';
@@ -259,7 +259,7 @@ export const openapiDocument = {
   security: [{ apiKey: [] }, { session: [] }],
   tags: [
     { name: 'Tasks', description: 'Tasks of the caller\'s personal workspace' },
-    { name: 'API keys', description: 'The account\'s API keys, managed with a browser session only' },
+    apiKeysTag,
     operationsTag,
   ],
   components: {

@@ -10,4 +10,4 @@ export { createPool, createDb, migrateToLatest } from './runtime/database.js';
 export { createLogger } from './runtime/observability.js';
 export { startService, main, runAdmin, type ServiceSpec } from './runtime/service.js';
 export { createServiceApp, type ServiceAppOptions } from './runtime/service-app.js';
-export { openapiLicense, openapiServers, securitySchemes, operationsTag, operationalPaths } from './runtime/openapi.js';
+export { apiKeysTag, openapiLicense, openapiServers, securitySchemes, operationsTag, operationalPaths } from './runtime/openapi.js';

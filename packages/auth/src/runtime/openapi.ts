@@ -44,6 +44,9 @@ export function securitySchemes(service: string, scopes: readonly string[]) {
   };
 }
 
+/** The session-only key routes every service mounts (keysRouter). */
+export const apiKeysTag = { name: 'API keys', description: 'The account\'s API keys, managed with a browser session only' };
+
 export const operationsTag = {
   name: 'Operations',
   description: 'Process health, readiness, metrics and this document, on the service\'s own port. The gateway routes only the document, as `/openapi/<service>.json`.',
