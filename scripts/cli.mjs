@@ -100,6 +100,6 @@ switch (command) {
     process.exit(turbo(args[0] ?? 'build', args.slice(1)));
     break;
   default:
-    process.stderr.write('usage: node scripts/cli.mjs <start|test|admin|bench|build|lint-openapi|turbo TASK>\n');
+    process.stderr.write('usage: node scripts/cli.mjs <start|test|admin|bench|build|turbo TASK>\n');
     process.exit(2);
 }
