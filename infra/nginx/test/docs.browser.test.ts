@@ -20,7 +20,7 @@ afterAll(async () => {
 });
 
 /** Opens a page and records what would show up red in the devtools: console errors, page errors, CSP violations, failed requests. */
-async function open(path: string): Promise<{ page: Page; problems: string[] }> {
+async function open(path: string, origin = stack.gateway): Promise<{ page: Page; problems: string[] }> {
   const page = await browser.newPage();
   const problems: string[] = [];
   page.on('console', (msg) => {
@@ -34,7 +34,7 @@ async function open(path: string): Promise<{ page: Page; problems: string[] }> {
   await page.addInitScript(() => {
     document.addEventListener('securitypolicyviolation', (e) => console.error(`CSP violation: ${e.violatedDirective} ${e.blockedURI}`));
   });
-  await page.goto(`${stack.gateway}${path}`, { waitUntil: 'load' });
+  await page.goto(`${origin}${path}`, { waitUntil: 'load' });
   return { page, problems };
 }
 
@@ -83,5 +83,33 @@ describe('the API reference pages in Chromium, through the gateway', () => {
     for (let i = 0; i < 50 && !problems.some((p) => p.includes('CSP violation')); i++) await new Promise((r) => setTimeout(r, 100));
     expect(problems).toEqual(expect.arrayContaining([expect.stringMatching(/^console error: CSP violation: script-src/)]));
     await page.close();
+  }, 120000);
+
+  it('/docs/clipboard renders the same on the service\'s own port, without the gateway', async () => {
+    const { page, problems } = await open('/docs/clipboard', `http://127.0.0.1:${stack.ports.clipboard}`);
+    await page.locator('.opblock').first().waitFor({ state: 'attached', timeout: 20000 });
+    expect(await page.locator('#reference').innerText()).toContain('pullClipboardChanges');
+    await page.close();
+    expect(problems).toEqual([]);
+  }, 120000);
+
+  it('/docs/tasks calls the API through the gateway with "Authorize" and "Try it out"', async () => {
+    const { accountId } = await stack.admin('tasks', 'create-account', '--email', 'docs-try@example.test');
+    const { key } = await stack.admin('tasks', 'create-key', '--account', accountId);
+    await fetch(`${stack.gateway}/api/v1/tasks`, { method: 'POST', headers: { Authorization: `Bearer ${key}`, 'Content-Type': 'application/json' }, body: JSON.stringify({ title: 'Seen from the reference page' }) });
+    const { page, problems } = await open('/docs/tasks');
+    await page.locator('.btn.authorize').click();
+    await page.locator('.auth-container').first().locator('input').fill(key);
+    await page.locator('.auth-container').first().locator('button.authorize').click();
+    await page.locator('.btn-done').first().click();
+    const op = page.locator('#operations-Tasks-listTasks');
+    await op.locator('.opblock-summary-control').click();
+    await op.locator('.try-out__btn').click();
+    await op.locator('.execute').click();
+    await op.locator('.live-responses-table tr.response .response-col_status').first().waitFor();
+    expect((await op.locator('.live-responses-table tr.response .response-col_status').first().innerText()).trim()).toBe('200');
+    expect(await op.locator('.live-responses-table tr.response .response-col_description').first().innerText()).toContain('Seen from the reference page');
+    await page.close();
+    expect(problems).toEqual([]);
   }, 120000);
 });

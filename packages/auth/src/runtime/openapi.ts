@@ -21,7 +21,7 @@ const readiness = (status: string) => ({
  * lint's no-server-example.com rule, and "/" already reaches the local gateway from its pages.)
  */
 export const openapiServers = [
-  { url: '/', description: 'The origin that served this document: the gateway (http://localhost:8080 under `npm start` and docker compose), or the service on its own port' },
+  { url: '/', description: 'The origin that served this document: the gateway (http://localhost:8080 under npm start and docker compose) or the service on its own port' },
 ];
 
 /** The services are not published under a licence (see info-license-strict in redocly.yaml). */
