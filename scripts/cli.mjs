@@ -114,6 +114,11 @@ switch (command) {
     ensureInstalled();
     ensureBuilt();
     break;
+  case 'lint-openapi':
+    ensureInstalled();
+    ensureBuilt();
+    process.exit(run(process.execPath, [join(root, 'packages', 'client', 'scripts', 'lint-openapi.mjs')]));
+    break;
   case 'turbo':
     ensureInstalled();
     process.exit(turbo(args[0] ?? 'build', args.slice(1)));

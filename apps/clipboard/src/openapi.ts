@@ -1,9 +1,10 @@
 import { documentOutages } from '@app/http-errors';
-import { authOpenApiPaths, keyLastUsedAtSchema } from '@app/auth';
 /**
  * The clipboard service's OpenAPI 3.1 document. The request schemas below are the ones the
  * routes compile for validation, so the document and the checks cannot drift apart.
  */
+
+import { apiKeysTag, authOpenApiPaths, keyLastUsedAtSchema, openapiLicense, openapiServers, operationalPaths, operationsTag, securitySchemes } from '@app/auth';
 
 export const ITEM_TYPES = ['text', 'url', 'html', 'rtf', 'code'] as const;
 export const MAX_ITEM_CONTENT = 131_072;
@@ -331,6 +332,7 @@ export const openapiDocument = {
   info: {
     title: 'Clipboard API',
     version: '1.0.0',
+    license: openapiLicense,
     description: [
       'Clipboard history, snippets and settings of one account, reachable with scoped API keys (`Authorization: Bearer <key>`) or the browser session cookie `clipboard_sid`.',
       'Errors are `{ "error": "<message>" }`. 401: no valid key or session. 403: a key lacking the endpoint\'s scope, or a session call from a foreign Origin. 400: invalid body or query (unknown query parameters are ignored; unknown body fields are refused). 404: an unknown route, or an id that does not exist for this account (another account\'s record included; non-UUID ids too). 413: body over 1 MB. 429: more than RATE_LIMIT_PER_MINUTE (default 300) requests per minute per account, with `Retry-After`; back off exponentially.',
@@ -338,11 +340,17 @@ export const openapiDocument = {
       SYNC_PROTOCOL,
     ].join('\n\n'),
   },
+  servers: openapiServers,
+  tags: [
+    { name: 'Clipboard', description: 'Clipboard history items' },
+    { name: 'Sync', description: 'The sync protocol: pull changes after a cursor, push a batch of client changes' },
+    { name: 'Snippets', description: 'Reusable text snippets' },
+    { name: 'Settings', description: 'History limit, retention and capture preferences' },
+    apiKeysTag,
+    operationsTag,
+  ],
   components: {
-    securitySchemes: {
-      apiKey: { type: 'http', scheme: 'bearer', description: 'A personal API key with scopes.' },
-      session: { type: 'apiKey', in: 'cookie', name: 'clipboard_sid' },
-    },
+    securitySchemes: securitySchemes('clipboard', ['clipboard:read', 'clipboard:write', 'snippets:read', 'snippets:write', 'settings:read', 'settings:write']),
     schemas: {
       Error: { type: 'object', additionalProperties: false, required: ['error'], properties: { error: { type: 'string' } } },
       Item: item,
@@ -365,8 +373,6 @@ export const openapiDocument = {
       Change: change,
       ChangePage: changePage,
       SyncRequest: syncBodySchema,
-      SyncItemData: syncItemDataSchema,
-      SyncFavoriteData: syncFavoriteDataSchema,
       SyncResult: syncResult,
       SyncResponse: {
         type: 'object',
@@ -396,32 +402,18 @@ export const openapiDocument = {
   paths: {
     // Sign-up, login, logout and the account (shared by the three services, in this envelope).
     ...authOpenApiPaths('clipboard'),
-    '/healthz': {
-      get: { summary: 'Process is up', security: [], responses: { 200: json({ type: 'object', required: ['status'], properties: { status: { const: 'ok' } } }, 'Up') } },
-    },
-    '/readyz': {
-      get: {
-        summary: 'Postgres and Redis reachable',
-        security: [],
-        responses: {
-          200: json({ type: 'object', required: ['status', 'checks'], properties: { status: { type: 'string' }, checks: { type: 'object' } } }, 'Ready'),
-          503: json({ type: 'object', required: ['status', 'checks'], properties: { status: { type: 'string' }, checks: { type: 'object' } } }, 'A dependency is unavailable'),
-        },
-      },
-    },
-    '/metrics': {
-      get: { summary: 'Prometheus metrics', security: [], responses: { 200: { description: 'Prometheus text format', content: { 'text/plain': { schema: { type: 'string' } } } } } },
-    },
-    '/openapi.json': {
-      get: { summary: 'This document', security: [], responses: { 200: json({ type: 'object' }, 'The OpenAPI 3.1 document') } },
-    },
+    ...operationalPaths,
     '/api/settings/keys': {
       get: {
+        operationId: 'listApiKeys',
+        tags: ['API keys'],
         summary: 'List the account\'s API keys (browser session only; an API key gets 403)',
         security: [{ session: [] }],
         responses: { 200: json({ type: 'object', required: ['items'], properties: { items: { type: 'array', items: ref('Key') } } }, 'Keys without secrets'), ...common },
       },
       post: {
+        operationId: 'createApiKey',
+        tags: ['API keys'],
         summary: 'Create an API key (browser session only); the secret is in this answer only',
         security: [{ session: [] }],
         requestBody: body({ type: 'object', additionalProperties: false, properties: { name: { type: 'string', minLength: 1, maxLength: 100 }, scopes: { type: 'array', items: { type: 'string' } } } }, false),
@@ -430,6 +422,8 @@ export const openapiDocument = {
     },
     '/api/settings/keys/{id}': {
       delete: {
+        operationId: 'revokeApiKey',
+        tags: ['API keys'],
         summary: 'Revoke an API key (browser session only)',
         security: [{ session: [] }],
         parameters: [idParam('key')],
@@ -438,6 +432,8 @@ export const openapiDocument = {
     },
     '/api/clipboard': {
       get: {
+        operationId: 'listItems',
+        tags: ['Clipboard'],
         summary: 'List items, newest first (createdAt desc, id desc)',
         description: `${scope('clipboard:read')} Offset pagination as the spec mandates: \`limit\` 1 to 500 (default 50), \`offset\` 0 to 100000 (default 0); anything else is 400. Items past the retention period are not listed.`,
         parameters: [
@@ -448,12 +444,16 @@ export const openapiDocument = {
         responses: { 200: json(ref('ItemList'), 'A page of items'), 400: resp('BadRequest'), ...common },
       },
       post: {
+        operationId: 'createItem',
+        tags: ['Clipboard'],
         summary: 'Add an item',
         description: `${scope('clipboard:write')} If an item with the same type and content exists, it is moved to the top instead of duplicated: its createdAt and updatedAt become now, its source becomes the new one, its favorite flag stays, and the answer is 200 with that item (201 for a new item). Adding an item prunes the oldest non-favorites beyond the history limit and those past the retention period.`,
         requestBody: body(ref('CreateItem')),
         responses: { 201: json(ref('Item'), 'Created'), 200: json(ref('Item'), 'An identical item existed and was moved to the top'), ...withBody },
       },
       delete: {
+        operationId: 'clearHistory',
+        tags: ['Clipboard'],
         summary: 'Delete every non-favorite item; favorites stay',
         description: scope('clipboard:write'),
         responses: { 200: json(ref('Deleted'), 'How many items were deleted'), ...common },
@@ -461,6 +461,8 @@ export const openapiDocument = {
     },
     '/api/clipboard/bulk': {
       delete: {
+        operationId: 'bulkDeleteItems',
+        tags: ['Clipboard'],
         summary: 'Delete selected items',
         description: `${scope('clipboard:write')} Favorites named in \`ids\` are deleted too (the selection is explicit).`,
         requestBody: body(ref('BulkDelete')),
@@ -469,6 +471,8 @@ export const openapiDocument = {
     },
     '/api/clipboard/pull': {
       get: {
+        operationId: 'pullClipboardChanges',
+        tags: ['Sync'],
         summary: 'Changes after a cursor (sync protocol)',
         description: `${scope('clipboard:read')} See the sync protocol in the document description.`,
         parameters: [
@@ -480,6 +484,8 @@ export const openapiDocument = {
     },
     '/api/clipboard/sync': {
       post: {
+        operationId: 'syncClipboardChanges',
+        tags: ['Sync'],
         summary: 'Apply a batch of client changes and receive server changes (sync protocol)',
         description: `${scope('clipboard:write')} See the sync protocol in the document description.`,
         requestBody: body(ref('SyncRequest')),
@@ -488,6 +494,8 @@ export const openapiDocument = {
     },
     '/api/clipboard/{id}': {
       delete: {
+        operationId: 'deleteItem',
+        tags: ['Clipboard'],
         summary: 'Delete one item',
         description: `${scope('clipboard:write')} Answers 200 \`{"deleted": 1}\` (the same shape as the other deletes).`,
         parameters: [idParam('item')],
@@ -496,6 +504,8 @@ export const openapiDocument = {
     },
     '/api/clipboard/{id}/favorite': {
       patch: {
+        operationId: 'toggleFavorite',
+        tags: ['Clipboard'],
         summary: 'Toggle (or set) the favorite flag',
         description: `${scope('clipboard:write')} Without a body the flag is toggled (the spec); \`{"favorite": bool}\` sets it. Returns the item. Unfavoriting does not prune at once; the history limit applies on the next add.`,
         parameters: [idParam('item')],
@@ -505,17 +515,23 @@ export const openapiDocument = {
     },
     '/api/snippets': {
       get: {
+        operationId: 'listSnippets',
+        tags: ['Snippets'],
         summary: 'All snippets (at most 200), by name (ignoring case), then id',
         description: scope('snippets:read'),
         responses: { 200: json(ref('SnippetList'), 'Every snippet'), ...common },
       },
       post: {
+        operationId: 'createSnippet',
+        tags: ['Snippets'],
         summary: 'Create a snippet',
         description: `${scope('snippets:write')} The ${MAX_SNIPPETS + 1}st snippet is 409; a keyword another snippet has (ignoring case) is 409.`,
         requestBody: body(ref('SnippetInput')),
         responses: { 201: json(ref('Snippet'), 'Created'), 409: resp('Conflict'), ...withBody },
       },
       put: {
+        operationId: 'replaceSnippets',
+        tags: ['Snippets'],
         summary: 'Replace every snippet, atomically',
         description: `${scope('snippets:write')} Either the whole set is stored or nothing changes. Answers the new set as GET does.`,
         requestBody: body(ref('ReplaceSnippets')),
@@ -524,6 +540,8 @@ export const openapiDocument = {
     },
     '/api/snippets/{id}': {
       delete: {
+        operationId: 'deleteSnippet',
+        tags: ['Snippets'],
         summary: 'Delete one snippet',
         description: `${scope('snippets:write')} Answers 200 \`{"deleted": 1}\`.`,
         parameters: [idParam('snippet')],
@@ -532,11 +550,15 @@ export const openapiDocument = {
     },
     '/api/settings': {
       get: {
+        operationId: 'getSettings',
+        tags: ['Settings'],
         summary: 'Read settings (defaults until changed)',
         description: scope('settings:read'),
         responses: { 200: json(ref('Settings'), 'Settings'), ...common },
       },
       put: {
+        operationId: 'updateSettings',
+        tags: ['Settings'],
         summary: 'Partially update settings',
         description: `${scope('settings:write')} Returns the full settings. Lowering historyLimit or setting retentionDays prunes at once.`,
         requestBody: body(ref('SettingsPatch')),

@@ -1,10 +1,11 @@
 import { documentOutages } from '@app/http-errors';
-import { authOpenApiPaths, keyLastUsedAtSchema } from '@app/auth';
 /**
  * The meetings service's OpenAPI 3.1 document. Request schemas are exported as consts and
  * compiled by the routes (ajv, once at module load); the document below embeds the very same
  * objects, so validation and documentation cannot disagree.
  */
+
+import { apiKeysTag, authOpenApiPaths, keyLastUsedAtSchema, openapiLicense, openapiServers, operationalPaths, operationsTag, securitySchemes } from '@app/auth';
 
 /** Postgres cannot store NUL characters; refusing them here keeps them a 400, never a 500. */
 const NO_NUL = '^[^\\u0000]*$';
@@ -461,9 +462,11 @@ const common = {
   '429': error('Rate limited: 120 reads and 120 writes per account per minute, counted separately, and the network-level cap of 180 API requests per minute per client address (whoever the caller; counted before authentication, shared by every instance). Retry-After says when to retry; RateLimit-* headers describe the window.'),
 };
 
-function op(summary: string, ok: Record<string, object>, extra: Record<string, object> = {}, more: object = {}) {
-  return { summary, ...more, responses: { ...ok, ...common, ...extra } };
+function op(tag: string, operationId: string, summary: string, ok: Record<string, object>, extra: Record<string, object> = {}, more: object = {}) {
+  return { operationId, tags: [tag], summary, ...more, responses: { ...ok, ...common, ...extra } };
 }
+/** The key routes take a browser session only (an API key is 403 session_required). */
+const sessionOnly = { security: [{ session: [] }] };
 const body = (schema: object) => ({ requestBody: { required: true, content: { 'application/json': { schema } } } });
 const optionalBody = (schema: object) => ({ requestBody: { required: false, content: { 'application/json': { schema } } } });
 function params(query: { properties: Record<string, object>; required?: readonly string[] }, path: string[] = []) {
@@ -484,6 +487,7 @@ export const openapiDocument = {
   info: {
     title: 'Meetings API',
     version: '1.0.0',
+    license: openapiLicense,
     description:
       'Daily notes, people, 1:1 series, meetings, items, actions and search for one account. Authenticate with `Authorization: Bearer <API key>` ' +
       '(scopes meetings:read for GET, meetings:write for everything else) or a `meetings_sid` browser session. ' +
@@ -493,32 +497,35 @@ export const openapiDocument = {
       'note_limit_reached (5,000 live notes), person_limit_reached (100 active people), series_limit_reached (50 active series), ' +
       'meeting_limit_reached (5,000 meetings not deleted), item_limit_reached (200 items per meeting).',
   },
+  servers: openapiServers,
+  security: [{ apiKey: [] }, { session: [] }],
+  tags: [
+    { name: 'Account', description: 'The caller\'s account' },
+    { name: 'Notes', description: 'Daily notes, one per date' },
+    { name: 'People', description: 'The people the account meets' },
+    { name: 'Series', description: 'Recurring 1:1 series; creating one materializes its next meetings' },
+    { name: 'Meetings', description: 'Occurrences of a series, and each series\' undated parking lot' },
+    { name: 'Items', description: 'Talking points, actions and decisions of a meeting, and carrying them forward' },
+    { name: 'Actions', description: 'Open action items across meetings' },
+    { name: 'Search', description: 'Substring search over meetings, items and notes' },
+    apiKeysTag,
+    operationsTag,
+  ],
   paths: {
     // Sign-up, login, logout and the account (shared by the three services, in this envelope).
     ...authOpenApiPaths('meetings'),
-    '/healthz': { get: { summary: 'Process is up', responses: { '200': json(obj({ status: str })) } } },
-    '/readyz': {
-      get: {
-        summary: 'Postgres and Redis reachable',
-        responses: {
-          '200': json(obj({ status: str, checks: { type: 'object', additionalProperties: str } })),
-          '503': json(obj({ status: str, checks: { type: 'object', additionalProperties: str } }), 'A dependency is unavailable'),
-        },
-      },
-    },
-    '/metrics': { get: { summary: 'Prometheus metrics', responses: { '200': { description: 'Prometheus text format', content: { 'text/plain': { schema: str } } } } } },
-    '/openapi.json': { get: { summary: 'This document', responses: { '200': json({ type: 'object' }) } } },
+    ...operationalPaths,
     '/api/me/keys': {
-      get: op('List the account\'s API keys (browser sessions only; an API key gets 403 session_required)', { '200': json(obj({ items: { type: 'array', items: ref('ApiKey') } })) }),
-      post: op('Create an API key; the secret is shown once (browser sessions only)', {
+      get: op('API keys', 'listApiKeys', 'List the account\'s API keys (browser sessions only; an API key gets 403 session_required)', { '200': json(obj({ items: { type: 'array', items: ref('ApiKey') } })) }, {}, sessionOnly),
+      post: op('API keys', 'createApiKey', 'Create an API key; the secret is shown once (browser sessions only)', {
         '201': json({ ...keySchema, required: [...keySchema.required, 'key'], properties: { ...keySchema.properties, key: str } }, 'Created'),
-      }, {}, optionalBody({ type: 'object', properties: { name: str, scopes: { type: 'array', items: { enum: ['meetings:read', 'meetings:write'] } } } })),
+      }, {}, { ...sessionOnly, ...optionalBody({ type: 'object', properties: { name: str, scopes: { type: 'array', items: { enum: ['meetings:read', 'meetings:write'] } } } }) }),
     },
     '/api/me/keys/{id}': {
-      delete: op('Revoke an API key (browser sessions only)', { '200': json(obj({ id: str, revoked: bool })) }, {}, params(noQuery, ['id'])),
+      delete: op('API keys', 'revokeApiKey', 'Revoke an API key (browser sessions only)', { '200': json(obj({ id: str, revoked: bool })) }, {}, { ...sessionOnly, ...params(noQuery, ['id']) }),
     },
     '/api/me': {
-      get: op('The account behind the key or session', {
+      get: op('Account', 'getMe', 'The account behind the key or session', {
         '200': json(obj({
           accountId: str,
           email: str,
@@ -529,65 +536,65 @@ export const openapiDocument = {
       }),
     },
     '/api/notes': {
-      get: op('List daily notes (keyset pages of at most 500), or changes since an instant', { '200': json(page('Note')) }, {}, params(notesQuery)),
+      get: op('Notes', 'listNotes', 'List daily notes (keyset pages of at most 500), or changes since an instant', { '200': json(page('Note')) }, {}, params(notesQuery)),
     },
     '/api/notes/{date}': {
-      put: op('Create or update the daily note of a date (a date that is not a real YYYY-MM-DD date is 400)', {
+      put: op('Notes', 'putNote', 'Create or update the daily note of a date (a date that is not a real YYYY-MM-DD date is 400)', {
         '200': json(ref('Note'), 'Updated'),
         '201': json(ref('Note'), 'Created, or recreated after a soft delete'),
       }, {
         '409': conflictWithCurrent(nullable(ref('Note')), 'revision_conflict (baseRevision missing or stale; current is the server note) or note_limit_reached (5,000 live notes)'),
       }, { ...params(noQuery, ['date']), ...body(notePutBody) }),
-      delete: op('Soft-delete the note of a date (its revision increments; changedSince lists it as a tombstone)', noContent, {}, params(noQuery, ['date'])),
+      delete: op('Notes', 'deleteNote', 'Soft-delete the note of a date (its revision increments; changedSince lists it as a tombstone)', noContent, {}, params(noQuery, ['date'])),
     },
     '/api/people': {
-      get: op('List people (oldest first; archived ones only with includeArchived=1)', { '200': json(page('Person')) }, {}, params(peopleQuery)),
-      post: op('Create a person', { '201': json(ref('Person'), 'Created') }, conflict('person_limit_reached (100 active people)'), body(personCreateBody)),
+      get: op('People', 'listPeople', 'List people (oldest first; archived ones only with includeArchived=1)', { '200': json(page('Person')) }, {}, params(peopleQuery)),
+      post: op('People', 'createPerson', 'Create a person', { '201': json(ref('Person'), 'Created') }, conflict('person_limit_reached (100 active people)'), body(personCreateBody)),
     },
     '/api/people/{id}': {
-      patch: op('Update a person; archived: false restores', { '200': json(ref('Person')) }, conflict('person_limit_reached when restoring beyond 100 active people'), { ...params(noQuery, ['id']), ...body(personPatchBody) }),
-      delete: op('Archive a person (idempotent; series keep them as participants)', { '200': json(ref('Person')) }, {}, params(noQuery, ['id'])),
+      patch: op('People', 'updatePerson', 'Update a person; archived: false restores', { '200': json(ref('Person')) }, conflict('person_limit_reached when restoring beyond 100 active people'), { ...params(noQuery, ['id']), ...body(personPatchBody) }),
+      delete: op('People', 'archivePerson', 'Archive a person (idempotent; series keep them as participants)', { '200': json(ref('Person')) }, {}, params(noQuery, ['id'])),
     },
     '/api/series': {
-      get: op('List series (oldest first; archived ones only with includeArchived=1)', { '200': json(page('Series')) }, {}, params(seriesQuery)),
-      post: op('Create a series and materialize its next two occurrences', {
+      get: op('Series', 'listSeries', 'List series (oldest first; archived ones only with includeArchived=1)', { '200': json(page('Series')) }, {}, params(seriesQuery)),
+      post: op('Series', 'createSeries', 'Create a series and materialize its next two occurrences', {
         '201': json(obj({ series: ref('Series'), meetings: { type: 'array', items: ref('Meeting') } }), 'Created: the series and its two SCHEDULED meetings'),
       }, conflict('series_limit_reached (50 active series), meeting_limit_reached, person_archived'), body(seriesCreateBody)),
     },
     '/api/series/{id}': {
-      patch: op('Update a series', { '200': json(ref('Series')) }, conflict('series_archived, person_archived'), { ...params(noQuery, ['id']), ...body(seriesPatchBody) }),
-      delete: op('Archive a series (idempotent): no new meetings or carries into it; its meetings stay', { '200': json(ref('Series')) }, {}, params(noQuery, ['id'])),
+      patch: op('Series', 'updateSeries', 'Update a series', { '200': json(ref('Series')) }, conflict('series_archived, person_archived'), { ...params(noQuery, ['id']), ...body(seriesPatchBody) }),
+      delete: op('Series', 'archiveSeries', 'Archive a series (idempotent): no new meetings or carries into it; its meetings stay', { '200': json(ref('Series')) }, {}, params(noQuery, ['id'])),
     },
     '/api/meetings': {
-      get: op('List meetings by date (parking lots last), keyset pages of at most 500', { '200': json(page('Meeting')) }, {}, params(meetingsQuery)),
-      post: op('Create a SCHEDULED meeting in a series', { '201': json(ref('Meeting'), 'Created') }, conflict('meeting_exists, series_archived, meeting_limit_reached (5,000)'), body(meetingCreateBody)),
+      get: op('Meetings', 'listMeetings', 'List meetings by date (parking lots last), keyset pages of at most 500', { '200': json(page('Meeting')) }, {}, params(meetingsQuery)),
+      post: op('Meetings', 'createMeeting', 'Create a SCHEDULED meeting in a series', { '201': json(ref('Meeting'), 'Created') }, conflict('meeting_exists, series_archived, meeting_limit_reached (5,000)'), body(meetingCreateBody)),
     },
     '/api/meetings/{id}': {
-      get: op('Read a meeting with its items and the previous completed meeting', { '200': json(ref('MeetingDetail')) }, {}, params(meetingReadQuery, ['id'])),
-      patch: op('Partial update with baseRevision', { '200': json(ref('Meeting')) }, {
+      get: op('Meetings', 'getMeeting', 'Read a meeting with its items and the previous completed meeting', { '200': json(ref('MeetingDetail')) }, {}, params(meetingReadQuery, ['id'])),
+      patch: op('Meetings', 'updateMeeting', 'Partial update with baseRevision', { '200': json(ref('Meeting')) }, {
         '409': conflictWithCurrent(ref('Meeting'), 'revision_conflict (current: the server meeting, without privateNotes for API keys) or invalid_status_transition'),
       }, { ...params(noQuery, ['id']), ...body(meetingPatchBody) }),
-      delete: op('Soft-delete a meeting (its items disappear with it)', noContent, {}, params(noQuery, ['id'])),
+      delete: op('Meetings', 'deleteMeeting', 'Soft-delete a meeting (its items disappear with it)', noContent, {}, params(noQuery, ['id'])),
     },
     '/api/meetings/{id}/items': {
-      post: op('Add an item to a meeting', { '201': json(ref('Item'), 'Created') }, conflict('item_limit_reached (200 per meeting)'), { ...params(noQuery, ['id']), ...body(itemCreateBody) }),
+      post: op('Items', 'createItem', 'Add an item to a meeting', { '201': json(ref('Item'), 'Created') }, conflict('item_limit_reached (200 per meeting)'), { ...params(noQuery, ['id']), ...body(itemCreateBody) }),
     },
     '/api/meetings/{id}/carry': {
-      post: op('Carry every open top-level talking point of a COMPLETED or SKIPPED meeting', {
+      post: op('Meetings', 'carryMeeting', 'Carry every open top-level talking point of a COMPLETED or SKIPPED meeting', {
         '200': json(obj({ meeting: ref('Meeting'), items: { type: 'array', items: ref('Item') } }), 'The target meeting (never with privateNotes) and the new copies (possibly none)'),
       }, conflict('meeting_not_finished, series_archived, invalid_carry_target, item_limit_reached'), { ...params(noQuery, ['id']), ...optionalBody(carryMeetingBody) }),
     },
     '/api/items/reorder': {
-      post: op('Set the exact order of a meeting\'s top-level items', {
+      post: op('Items', 'reorderItems', 'Set the exact order of a meeting\'s top-level items', {
         '200': json(obj({ meetingId: str, items: { type: 'array', items: ref('Item') } }), 'The top-level items in their new order'),
       }, conflict('reorder_conflict'), body(reorderBody)),
     },
     '/api/items/{id}': {
-      patch: op('Partial update of an item', { '200': json(ref('Item')) }, {}, { ...params(noQuery, ['id']), ...body(itemPatchBody) }),
-      delete: op('Delete an item permanently (with its nested items)', noContent, {}, params(noQuery, ['id'])),
+      patch: op('Items', 'updateItem', 'Partial update of an item', { '200': json(ref('Item')) }, {}, { ...params(noQuery, ['id']), ...body(itemPatchBody) }),
+      delete: op('Items', 'deleteItem', 'Delete an item permanently (with its nested items)', noContent, {}, params(noQuery, ['id'])),
     },
     '/api/items/{id}/carry': {
-      post: op('Carry one open top-level talking point', {
+      post: op('Items', 'carryItem', 'Carry one open top-level talking point', {
         '200': json(obj({ meeting: ref('Meeting'), item: ref('Item') }), 'The target meeting (never with privateNotes) and the copy; the source is now CARRIED'),
       }, conflict('not_carryable (not a top-level OPEN talking point, e.g. already carried), series_archived, invalid_carry_target, already_in_parking_lot, item_limit_reached, meeting_limit_reached'), {
         ...params(noQuery, ['id']),
@@ -595,17 +602,18 @@ export const openapiDocument = {
       }),
     },
     '/api/actions': {
-      get: op('List open-status ACTION items across meetings, by dueDate (none last), then creation', {
+      get: op('Actions', 'listActions', 'List open-status ACTION items across meetings, by dueDate (none last), then creation', {
         '200': json(obj({ actions: { type: 'array', items: ref('Action') }, hasMore: bool }), 'Items carried forward (status CARRIED) are left out: their copy is listed'),
       }, {}, params(actionsQuery)),
     },
     '/api/search': {
-      get: op('Search meetings, items and daily notes', {
+      get: op('Search', 'search', 'Search meetings, items and daily notes', {
         '200': json(obj({ results: { type: 'array', items: ref('SearchResult') }, hasMore: bool }), 'Meetings, then items, then notes; newest first within each; limit counts the union'),
       }, {}, params(searchQuery)),
     },
   },
   components: {
+    securitySchemes: securitySchemes('meetings', ['meetings:read', 'meetings:write']),
     schemas: {
       Error: errorSchema,
       ApiKey: keySchema,

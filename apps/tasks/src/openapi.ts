@@ -1,5 +1,5 @@
 import { documentOutages } from '@app/http-errors';
-import { authOpenApiPaths, keyLastUsedAtSchema } from '@app/auth';
+import { apiKeysTag, authOpenApiPaths, keyLastUsedAtSchema, openapiLicense, openapiServers, operationalPaths, operationsTag, securitySchemes } from '@app/auth';
 import { DUE_AT_PATTERN } from './domain/due-time.js';
 import { RECURRENCE_FORMS } from './domain/recurrence.js';
 import { LIMITS } from './domain/tasks.service.js';
@@ -207,7 +207,7 @@ const timezoneParam = {
 const readScope = [{ apiKey: ['tasks:read'] }, { session: [] }];
 const writeScope = [{ apiKey: ['tasks:write'] }, { session: [] }];
 
-function taskOp(summary: string, description: string, opts: { write: boolean; body?: object; ifMatch?: boolean; extra?: Record<string, object>; item?: object }) {
+function taskOp(operationId: string, summary: string, description: string, opts: { write: boolean; body?: object; ifMatch?: boolean; extra?: Record<string, object>; item?: object }) {
   const responses: Record<string, object> = {
     '200': ok('the task', opts.item ?? { type: 'object', additionalProperties: false, required: ['item'], properties: { item: ref('Task') } }, etag),
     '400': opts.body ? err(`${badBody.description}; ${badTimezone}`) : err(badTimezone),
@@ -219,6 +219,8 @@ function taskOp(summary: string, description: string, opts: { write: boolean; bo
     ...opts.extra,
   };
   return {
+    operationId,
+    tags: ['Tasks'],
     summary,
     description,
     security: opts.write ? writeScope : readScope,
@@ -236,6 +238,7 @@ export const openapiDocument = {
   info: {
     title: 'Tasks API',
     version: '1.0.0',
+    license: openapiLicense,
     description: [
       'Tasks in the caller\'s personal workspace. Decisions where the spec says "not shown":',
       '- Task ids are UUIDs. A path id that is not a UUID is 404 `not_found`, like a missing task.',
@@ -254,11 +257,15 @@ export const openapiDocument = {
       '- auto-tag needs `tasks:write`, honours no If-Match, and always answers `{ item, tagged: false }` with the unchanged task.',
     ].join('\n'),
   },
+  servers: openapiServers,
+  security: [{ apiKey: [] }, { session: [] }],
+  tags: [
+    { name: 'Tasks', description: 'Tasks of the caller\'s personal workspace' },
+    apiKeysTag,
+    operationsTag,
+  ],
   components: {
-    securitySchemes: {
-      apiKey: { type: 'http', scheme: 'bearer', description: 'API key with scopes tasks:read / tasks:write' },
-      session: { type: 'apiKey', in: 'cookie', name: 'tasks_sid', description: 'browser session (every scope); from a foreign Origin: 403' },
-    },
+    securitySchemes: securitySchemes('tasks', ['tasks:read', 'tasks:write']),
     schemas: {
       Task: taskSchema,
       TaskWithSubtasks: taskWithSubtasksSchema,
@@ -274,6 +281,8 @@ export const openapiDocument = {
     ...authOpenApiPaths('tasks'),
     '/api/v1/tasks': {
       get: {
+        operationId: 'listTasks',
+        tags: ['Tasks'],
         summary: 'List tasks by view or tag, or search them',
         security: readScope,
         parameters: [
@@ -296,6 +305,8 @@ export const openapiDocument = {
         },
       },
       post: {
+        operationId: 'createTask',
+        tags: ['Tasks'],
         summary: 'Create a task',
         security: writeScope,
         parameters: [
@@ -319,11 +330,11 @@ export const openapiDocument = {
       },
     },
     '/api/v1/tasks/{id}': {
-      get: taskOp('Get a task with its subtasks', 'Deleted tasks are 404.', {
+      get: taskOp('getTask', 'Get a task with its subtasks', 'Deleted tasks are 404.', {
         write: false,
         item: { type: 'object', additionalProperties: false, required: ['item'], properties: { item: ref('TaskWithSubtasks') } },
       }),
-      patch: taskOp('Edit a task', 'Partial edit; only the fields sent change.', {
+      patch: taskOp('updateTask', 'Edit a task', 'Partial edit; only the fields sent change.', {
         write: true,
         body: ref('TaskPatch'),
         ifMatch: true,
@@ -333,10 +344,10 @@ export const openapiDocument = {
           '422': err('`due_date_in_past`, `invalid_priority`, `parent_is_subtask`, `parent_is_self`, `task_has_subtasks`'),
         },
       }),
-      delete: taskOp('Soft-delete a task (and its subtasks)', 'Returns the deleted task.', { write: true, ifMatch: true }),
+      delete: taskOp('deleteTask', 'Soft-delete a task (and its subtasks)', 'Returns the deleted task.', { write: true, ifMatch: true }),
     },
     '/api/v1/tasks/{id}/complete': {
-      post: taskOp('Complete a task', 'See the recurrence rules in the API description.', {
+      post: taskOp('completeTask', 'Complete a task', 'See the recurrence rules in the API description.', {
         write: true,
         ifMatch: true,
         body: emptyBodySchema,
@@ -350,7 +361,7 @@ export const openapiDocument = {
       }),
     },
     '/api/v1/tasks/{id}/reopen': {
-      post: taskOp('Reopen a completed task', '', {
+      post: taskOp('reopenTask', 'Reopen a completed task', '', {
         write: true,
         ifMatch: true,
         body: emptyBodySchema,
@@ -358,7 +369,7 @@ export const openapiDocument = {
       }),
     },
     '/api/v1/tasks/{id}/auto-tag': {
-      post: taskOp('Automatic tagging (compatibility no-op)', 'Reads no task text, contacts nothing, changes nothing.', {
+      post: taskOp('autoTagTask', 'Automatic tagging (compatibility no-op)', 'Reads no task text, contacts nothing, changes nothing.', {
         write: true,
         body: emptyBodySchema,
         item: {
@@ -370,7 +381,7 @@ export const openapiDocument = {
       }),
     },
     '/api/v1/tasks/{id}/position': {
-      put: taskOp('Move a top-level task in the manual order', 'Idempotent; writes only the moved task.', {
+      put: taskOp('moveTask', 'Move a top-level task in the manual order', 'Idempotent; writes only the moved task.', {
         write: true,
         body: ref('Position'),
         extra: {
@@ -382,6 +393,8 @@ export const openapiDocument = {
     },
     '/api/v1/keys': {
       get: {
+        operationId: 'listApiKeys',
+        tags: ['API keys'],
         summary: 'List the account\'s API keys (session only)',
         security: [{ session: [] }],
         responses: {
@@ -391,6 +404,8 @@ export const openapiDocument = {
         },
       },
       post: {
+        operationId: 'createApiKey',
+        tags: ['API keys'],
         summary: 'Create an API key (session only); the secret is shown once',
         security: [{ session: [] }],
         requestBody: {
@@ -420,6 +435,8 @@ export const openapiDocument = {
     },
     '/api/v1/keys/{id}': {
       delete: {
+        operationId: 'revokeApiKey',
+        tags: ['API keys'],
         summary: 'Revoke an API key (session only)',
         security: [{ session: [] }],
         parameters: [{ name: 'id', in: 'path', required: true, schema: { type: 'string' } }],
@@ -431,25 +448,7 @@ export const openapiDocument = {
         },
       },
     },
-    '/healthz': {
-      get: { summary: 'Process up', security: [], responses: { '200': ok('up', { type: 'object', required: ['status'], properties: { status: { const: 'ok' } } }) } },
-    },
-    '/readyz': {
-      get: {
-        summary: 'Postgres and Redis reachable',
-        security: [],
-        responses: {
-          '200': ok('ready', { type: 'object', required: ['status', 'checks'], properties: { status: { const: 'ready' }, checks: { type: 'object' } } }),
-          '503': ok('a dependency is unavailable', { type: 'object', required: ['status', 'checks'], properties: { status: { const: 'unavailable' }, checks: { type: 'object' } } }),
-        },
-      },
-    },
-    '/metrics': {
-      get: { summary: 'Prometheus metrics', security: [], responses: { '200': { description: 'Prometheus text format', content: { 'text/plain': { schema: { type: 'string' } } } } } },
-    },
-    '/openapi.json': {
-      get: { summary: 'This document', security: [], responses: { '200': ok('OpenAPI 3.1', { type: 'object' }) } },
-    },
+    ...operationalPaths,
   },
 } as const;
 

@@ -80,6 +80,43 @@ describe('routing by path family', () => {
   });
 });
 
+describe('API reference pages', () => {
+  it('answers /docs itself with an HTML page linking the three references', async () => {
+    const res = await get('/docs');
+    expect(res.status).toBe(200);
+    expect(res.headers.get('content-type')).toBe('text/html; charset=utf-8');
+    expect(res.headers.get('x-request-id')).toBeTruthy();
+    expect(res.headers.get('content-security-policy')).toContain("default-src 'none'");
+    const html = await res.text();
+    for (const svc of ['tasks', 'meetings', 'clipboard']) {
+      expect(html).toContain(`href="/docs/${svc}"`);
+      expect(html).toContain(`href="/openapi/${svc}.json"`);
+    }
+  });
+
+  it('routes /docs/<service> and its assets to that service', async () => {
+    for (const svc of ['tasks', 'meetings', 'clipboard'] as const) {
+      const page = await get(`/docs/${svc}`);
+      expect(page.status).toBe(200);
+      expect(page.headers.get('content-type')).toMatch(/^text\/html/);
+      expect(await page.text()).toContain(`/docs/${svc}/init.js`);
+      const doc = await get(`/docs/${svc}/openapi.json`);
+      expect(await doc.json()).toEqual(await (await get(`/openapi/${svc}.json`)).json());
+      const bundle = await get(`/docs/${svc}/swagger-ui-bundle.js`);
+      expect(bundle.status).toBe(200);
+      expect(bundle.headers.get('content-type')).toMatch(/^application\/javascript/);
+    }
+  });
+
+  it('keeps the JSON 404 for other paths under /docs', async () => {
+    for (const path of ['/docs/', '/docs/billing', '/docs/tasksx', '/docsx']) {
+      const res = await get(path);
+      expect(res.status).toBe(404);
+      expect(res.headers.get('content-type')).toMatch(/application\/json/);
+    }
+  });
+});
+
 describe('requests nginx refuses itself', () => {
   it('answers a malformed URI with a JSON 400 and a too-long one with a JSON 414', async () => {
     const malformed = await get('/api/v1/tasks/%E0%A4%A');

@@ -11,3 +11,4 @@ export { createLogger } from './runtime/observability.js';
 export { startService, main, runAdmin, type ServiceSpec } from './runtime/service.js';
 export { createServiceApp, type ServiceAppOptions } from './runtime/service-app.js';
 export { authOpenApiPaths, keyLastUsedAtSchema } from './identity/openapi.js';
+export { apiKeysTag, openapiLicense, openapiServers, securitySchemes, operationsTag, operationalPaths } from './runtime/openapi.js';

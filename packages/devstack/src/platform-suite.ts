@@ -292,6 +292,40 @@ export function platformSuite(target: PlatformTarget): void {
     });
   });
 
+  describe('GET /docs/<service> (the API reference page)', () => {
+    const base = `/docs/${target.service}`;
+
+    it('serves an HTML page that loads Swagger UI from the service itself, with no inline script', async () => {
+      for (const path of [base, `${base}/`]) {
+        const res = await t.http().get(path).expect(200);
+        expect(res.headers['content-type']).toMatch(/^text\/html/);
+        expect(res.headers['content-security-policy']).toContain("script-src 'self'");
+        expect(res.headers['content-security-policy']).not.toMatch(/script-src[^;]*unsafe/);
+        const scripts = [...res.text.matchAll(/<script([^>]*)>([^<]*)<\/script>/g)];
+        expect(scripts.map((m) => m[1]!.match(/src="([^"]+)"/)?.[1])).toEqual([`${base}/swagger-ui-bundle.js`, `${base}/init.js`]);
+        expect(scripts.every((m) => m[2] === '')).toBe(true);
+      }
+    });
+
+    it('serves the assets and the init script it names, and the document under the same prefix', async () => {
+      const bundle = await t.http().get(`${base}/swagger-ui-bundle.js`).expect(200);
+      expect(bundle.headers['content-type']).toMatch(/^application\/javascript/);
+      expect(Number(bundle.headers['content-length'])).toBeGreaterThan(100_000);
+      expect((await t.http().get(`${base}/swagger-ui.css`).expect(200)).headers['content-type']).toMatch(/^text\/css/);
+      const init = await t.http().get(`${base}/init.js`).expect(200);
+      expect(init.text).toContain(`url: "${base}/openapi.json"`);
+      const doc = await t.http().get(`${base}/openapi.json`).expect(200);
+      expect(doc.body).toEqual((await t.http().get('/openapi.json').expect(200)).body);
+    });
+
+    it('answers another path under /docs with the service\'s JSON 404', async () => {
+      for (const path of [`${base}/index.html`, `${base}/../../package.json`, '/docs']) {
+        const res = await t.http().get(path).expect(404);
+        expect(res.headers['content-type']).toMatch(/application\/json/);
+      }
+    });
+  });
+
   describe('request logs', () => {
     it('writes one line per request with the route template, status, time, request id and account, and never a secret or content', async () => {
       const account = await t.admin('create-account', '--email', 'logs@example.test');

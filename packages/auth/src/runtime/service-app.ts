@@ -13,6 +13,7 @@ import { createKeyUsageRecorder } from '../identity/key-usage.js';
 import { keysRouter } from '../identity/keys.js';
 import { createLoginThrottle } from '../identity/login-throttle.js';
 import { authenticate, checkTimezoneHeader, identify, requireScopeForMethod } from '../identity/middleware.js';
+import { docsRouter } from './docs.js';
 import { createObservability, mountHealth } from './observability.js';
 import { createRateLimit } from './rate-limit.js';
 
@@ -48,10 +49,10 @@ export interface ServiceAppOptions {
 
 /**
  * A service's Express app, in DESIGN.md's order: request id, request log and metrics, security
- * headers, health and the OpenAPI document; then CORS, a network-level cap by address, the
- * caller, the account page, rate limits, sign-in (`/auth/<service>`); then authentication (401,
- * 403 cross-origin) and scope (403) before any body is parsed (400/413); the routes; a JSON 404;
- * the one error handler. It never listens by itself.
+ * headers, health, the OpenAPI document and its reference page (/docs/<service>); then CORS, a
+ * network-level cap by address, the caller, the account page, rate limits, sign-in
+ * (`/auth/<service>`); then authentication (401, 403 cross-origin) and scope (403) before any body
+ * is parsed (400/413); the routes; a JSON 404; the one error handler. It never listens by itself.
  */
 export function createServiceApp(o: ServiceAppOptions): Express {
   const app = express();
@@ -67,6 +68,7 @@ export function createServiceApp(o: ServiceAppOptions): Express {
   app.get('/openapi.json', (_req, res) => {
     res.json(o.openapiDocument);
   });
+  app.use(docsRouter(o.auth.service, o.openapiDocument));
 
   app.use(cors(o.config.allowedOrigins));
   if (o.networkCap !== undefined) {
