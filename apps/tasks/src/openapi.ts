@@ -87,6 +87,26 @@ export const listQuerySchema = {
   },
 };
 
+/** GET /api/v1/tasks/changes query; unknown parameters are ignored. */
+export const changesQuerySchema = {
+  type: 'object',
+  properties: {
+    cursor: { type: 'string', minLength: 1, maxLength: 4096, description: 'the `nextCursor` of the previous call; none: start a full sync' },
+    limit: { type: 'integer', minimum: 1, maximum: 500, default: 100, description: '1 to 500 changes per page (default 100)' },
+  },
+};
+
+/** GET /api/v1/recurrence/preview query; unknown parameters are ignored. */
+export const previewQuerySchema = {
+  type: 'object',
+  required: ['rule'],
+  properties: {
+    rule: { type: 'string', minLength: 1, maxLength: 50, description: `a recurrence text as a task would carry it (case-insensitive). Understood: ${RECURRENCE_FORMS}` },
+    from: { type: 'string', pattern: DUE_AT_PATTERN, description: 'ISO 8601 date-time with `Z` or `+hh:mm` on a real calendar day; default now' },
+    count: { type: 'integer', minimum: 1, maximum: 20, default: 5, description: '1 to 20 occurrences (default 5)' },
+  },
+};
+
 const taskProperties = {
   id: { type: 'string', format: 'uuid' },
   title: { type: 'string' },
@@ -227,6 +247,69 @@ function taskOp(summary: string, description: string, opts: { write: boolean; bo
 
 const itemResponse = { type: 'object', additionalProperties: false, required: ['item'], properties: { item: ref('Task') } };
 
+/*
+ * The changes feed and the recurrence preview: kept in one block (their paths, response schemas
+ * and the feed's consistency argument) so the rest of the document reads as before.
+ */
+const queryParams = (schema: { properties: Record<string, { description: string }>; required?: readonly string[] }) =>
+  Object.entries(schema.properties).map(([name, s]) => ({ name, in: 'query', required: schema.required?.includes(name) ?? false, schema: s, description: s.description }));
+
+const changeSchema = {
+  oneOf: [
+    { type: 'object', additionalProperties: false, required: ['type', 'id', 'item'], properties: { type: { const: 'upsert' }, id: { type: 'string', format: 'uuid' }, item: ref('Task') } },
+    { type: 'object', additionalProperties: false, required: ['type', 'id', 'item'], properties: { type: { const: 'delete' }, id: { type: 'string', format: 'uuid' }, item: { type: 'null' } } },
+  ],
+};
+
+const feedPaths = {
+  '/api/v1/tasks/changes': {
+    get: {
+      operationId: 'listTaskChanges',
+      summary: 'Sync: the tasks changed since a cursor',
+      description: [
+        'Without a cursor a full sync starts: every live task (top-level and subtasks, as plain Tasks) as an `upsert`. Then, with each `nextCursor`, every task changed since, once, in its latest state, in the order its writing transactions began; a deleted task (and each subtask deleted with it) is a `delete` with `item: null`. Creating, editing, completing (and the `next` task it creates), reopening, moving and deleting all appear.',
+        '`hasMore: true`: call again now with `nextCursor`. `false`: this sync is complete; keep `nextCursor` for the next one (it may still hold a task that changed during paging, in its newer state: apply changes in order, last one wins).',
+        'Consistency: every write stamps the task with its transaction id (`pg_current_xact_id()`, in the same statement). Each page is one statement that also takes the oldest transaction id still running (`pg_snapshot_xmin` of its snapshot). Every transaction below that line has ended, and every write not yet ended or still to come is stamped at or above it. The feed only hands out rows stamped below the line, in (transaction id, task id) order, and the cursor records how far it got. A transaction that commits late holds the line back (it delays the feed, it is never skipped), an aborted one leaves nothing, and a task written again after it was sent moves above the line and is sent again later in its newer state. So no committed change is ever missed and no uncommitted one is ever shown, without any lock or counter shared between writers.',
+        'Cursors are bound to your workspace (another account\'s cursor is 400 `invalid_cursor`) and stay valid 30 days after the sync that issued them began; older: 410 `cursor_expired` (start again without a cursor). Tombstones are kept 31 days.',
+      ].join('\n\n'),
+      security: readScope,
+      parameters: [...queryParams(changesQuerySchema), timezoneParam],
+      responses: {
+        '200': ok('a page of changes', {
+          type: 'object',
+          additionalProperties: false,
+          required: ['changes', 'nextCursor', 'hasMore'],
+          properties: { changes: { type: 'array', items: ref('Change') }, nextCursor: { type: 'string' }, hasMore: { type: 'boolean' } },
+        }),
+        '400': err(`\`validation_failed\` (limit; a list or search cursor), \`invalid_cursor\` (malformed, altered, or another workspace's), ${badTimezone}`),
+        ...common,
+        '403': forbidden,
+        '410': err('`cursor_expired`: the cursor is older than 30 days; start a full sync without a cursor'),
+      },
+    },
+  },
+  '/api/v1/recurrence/preview': {
+    get: {
+      operationId: 'previewRecurrence',
+      summary: 'The next occurrences of a recurrence rule',
+      description: 'The first `count` occurrences strictly after `from`, each the rule applied to the previous one, on the wall clock of X-Timezone or the account\'s zone (so `from`\'s local time of day is kept across DST, except for `every N hours`). For `every!` and `after ...` rules `from` stands for the completion time.',
+      security: readScope,
+      parameters: [...queryParams(previewQuerySchema), timezoneParam],
+      responses: {
+        '200': ok('the rule as sent and its next occurrences (ISO 8601 UTC)', {
+          type: 'object',
+          additionalProperties: false,
+          required: ['rule', 'occurrences'],
+          properties: { rule: { type: 'string' }, occurrences: { type: 'array', minItems: 1, maxItems: 20, items: dateTime } },
+        }),
+        '400': err(`\`validation_failed\`: details name \`/rule\` (missing, too long or unreadable), \`/from\` (not an ISO date-time on a real day) or \`/count\`; ${badTimezone}`),
+        ...common,
+        '403': forbidden,
+      },
+    },
+  },
+};
+
 /** The tasks service's OpenAPI 3.1 document; request validation compiles the same schemas. */
 export const openapiDocument = {
   openapi: '3.1.0',
@@ -263,6 +346,7 @@ export const openapiDocument = {
       TaskPatch: updateTaskSchema,
       Position: positionSchema,
       Error: errorSchema,
+      Change: changeSchema,
       Key: { type: 'object', additionalProperties: false, required: Object.keys(keyProperties), properties: keyProperties },
     },
   },
@@ -375,6 +459,7 @@ export const openapiDocument = {
         },
       }),
     },
+    ...feedPaths,
     '/api/v1/keys': {
       get: {
         summary: 'List the account\'s API keys (session only)',

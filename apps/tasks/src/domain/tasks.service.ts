@@ -3,9 +3,9 @@ import type { Kysely, RawBuilder } from 'kysely';
 import type { Database } from '../db/schema.js';
 import * as repo from '../db/tasks.repository.js';
 import type { TaskRow, TaskState } from '../db/tasks.repository.js';
-import { encodeCursor, listCursor, queryDigest, searchCursor, type View } from './cursor.js';
+import { CHANGES_CURSOR_DAYS, encodeCursor, listCursor, queryDigest, searchCursor, type View } from './cursor.js';
 import { currentStartOfTomorrow, dueAtMillis } from './due-time.js';
-import { RECURRENCE_FORMS, nextOccurrence, parseRecurrence } from './recurrence.js';
+import { UNREADABLE_RULE, nextDue, parseRecurrence } from './recurrence.js';
 
 type Db = Kysely<Database>;
 
@@ -68,6 +68,10 @@ export const LIMITS = {
   searchCandidates: 1000,
   /** Clock skew allowed for a due time "now" sent by a client. */
   pastDueGraceMs: 60_000,
+  /** Tombstones outlive the changes cursors that may need them (30 days) by a day. */
+  tombstoneDays: CHANGES_CURSOR_DAYS + 1,
+  /** Tombstones pruned after one delete at most: every delete stays bounded. */
+  tombstonePruneBatch: 100,
 } as const;
 
 const PRIORITIES: readonly string[] = ['high', 'medium', 'low'];
@@ -108,7 +112,7 @@ function checkShape(input: TaskInput): void {
     details.push({ path: '/dueAt', message: 'is not a real calendar date and time' });
   }
   if (typeof input.recurrence === 'string' && parseRecurrence(input.recurrence) === undefined) {
-    details.push({ path: '/recurrence', message: `is not a repeat rule this service understands; use one of: ${RECURRENCE_FORMS}` });
+    details.push({ path: '/recurrence', message: UNREADABLE_RULE });
   }
   if (details.length > 0) throw errors.validation(details);
 }
@@ -246,14 +250,20 @@ export async function updateTask(db: Db, ctx: Context, id: string, input: TaskIn
   });
 }
 
-/** Soft-deletes a task and, with it, its subtasks; returns the deleted task. */
+/**
+ * Soft-deletes a task and, with it, its subtasks; returns the deleted task. The rows stay as
+ * tombstones for the changes feed; afterwards a bounded batch of this workspace's tombstones
+ * older than any valid feed cursor needs (a day of margin for transactions in flight) is pruned.
+ */
 export async function deleteTask(db: Db, ctx: Context, id: string, ifMatch?: IfMatch): Promise<Task> {
-  return repo.inTransaction(db, async (trx) => {
+  const deleted = await repo.inTransaction(db, async (trx) => {
     const task = await findLive(trx, ctx, id, true);
     checkIfMatch(ifMatch, task);
     await repo.softDeleteSubtasks(trx, id);
     return toTask(await repo.updateTask(trx, ctx.workspaceId, id, { deleted_at: 'now' }));
   });
+  await repo.pruneTombstones(db, ctx.workspaceId, LIMITS.tombstoneDays, LIMITS.tombstonePruneBatch);
+  return deleted;
 }
 
 async function findForStateChange(trx: Db, ctx: Context, id: string, ifMatch?: IfMatch): Promise<TaskState> {
@@ -266,8 +276,9 @@ async function findForStateChange(trx: Db, ctx: Context, id: string, ifMatch?: I
 
 /**
  * Completes an open task. A task with a recurrence also gets its next occurrence (returned as
- * `next`): the same fields, open, due at the rule's next occurrence after this due time (on the
- * caller's wall clock), placed right after it in the manual order, with its subtasks copied open.
+ * `next`): the same fields, open, due at the rule's next occurrence after this due time (or, for
+ * `every!` / `after`, after the completion; on the caller's wall clock), placed right after it in
+ * the manual order, with its subtasks copied open.
  */
 export async function completeTask(db: Db, ctx: Context, id: string, ifMatch?: IfMatch): Promise<{ item: Task; next: Task | null }> {
   return repo.inTransaction(db, async (trx) => {
@@ -277,7 +288,7 @@ export async function completeTask(db: Db, ctx: Context, id: string, ifMatch?: I
     const rule = task.recurrence === null ? undefined : parseRecurrence(task.recurrence);
     if (!rule) return { item, next: null };
 
-    const nextDue = task.due_at === null ? null : nextOccurrence(rule, task.due_at, ctx.timezone);
+    const due = nextDue(rule, { dueAt: task.due_at, completedAt: item.completedAt!, zone: ctx.timezone });
     let position: ReturnType<typeof repo.positionBetween> | null = null;
     if (task.parent_id === null) {
       await repo.lockOrder(trx, ctx.workspaceId);
@@ -287,7 +298,7 @@ export async function completeTask(db: Db, ctx: Context, id: string, ifMatch?: I
       title: task.title,
       notes: task.notes,
       priority: task.priority,
-      due_at: nextDue,
+      due_at: due,
       tags: task.tags,
       parent_id: task.parent_id,
       recurrence: task.recurrence,
@@ -296,14 +307,14 @@ export async function completeTask(db: Db, ctx: Context, id: string, ifMatch?: I
       position,
     }]);
     if (task.parent_id === null) {
-      // Subtask due times keep their distance to the parent's.
-      const shift = nextDue === null ? 0 : dueAtMillis(nextDue)! - dueAtMillis(task.due_at!)!;
+      // Subtask due times keep their distance to the parent's (none when the parent had no due time).
+      const shift = due === null || task.due_at === null ? null : dueAtMillis(due)! - dueAtMillis(task.due_at)!;
       const subtasks = await repo.listSubtasks(trx, [id]);
       await repo.insertTasks(trx, ctx.workspaceId, subtasks.map((s) => ({
         title: s.title,
         notes: s.notes,
         priority: s.priority,
-        due_at: s.due_at === null || nextDue === null ? null : new Date(dueAtMillis(s.due_at)! + shift).toISOString(),
+        due_at: s.due_at === null || shift === null ? null : new Date(dueAtMillis(s.due_at)! + shift).toISOString(),
         tags: s.tags,
         parent_id: next!.id,
         recurrence: s.recurrence,
