@@ -229,20 +229,41 @@ export type TaskChanges = Partial<Omit<TaskValues, 'position'>> & {
   deleted_at?: 'now';
 };
 
-/** Applies `changes` to one task and moves its updatedAt forward; returns the new row. */
-export async function updateTask(db: Db, workspaceId: string, id: string, changes: TaskChanges): Promise<TaskRow> {
+function setClause(changes: TaskChanges): Record<string, unknown> {
   const { completed_at, deleted_at, tags, ...rest } = changes;
   const set: Record<string, unknown> = { ...rest, ...WRITE_STAMP };
   if (tags !== undefined) set.tags = sql`${tags}::text[]`;
   if (completed_at !== undefined) set.completed_at = completed_at === 'now' ? sql`clock_timestamp()` : null;
   if (deleted_at !== undefined) set.deleted_at = sql`clock_timestamp()`;
+  return set;
+}
+
+/** Applies `changes` to one task and moves its updatedAt forward; returns the new row. */
+export async function updateTask(db: Db, workspaceId: string, id: string, changes: TaskChanges): Promise<TaskRow> {
   return db
     .updateTable('tasks')
-    .set(set as never)
+    .set(setClause(changes) as never)
     .where('id', '=', id)
     .where('workspace_id', '=', workspaceId)
     .returning(TASK_COLUMNS)
     .executeTakeFirstOrThrow();
+}
+
+/**
+ * {@link updateTask} in one statement, only if the task is live and, when `versions` is given,
+ * its updatedAt is one of them (ISO instants); undefined when nothing matched. Two writers racing
+ * with the same version: the second re-checks the condition on the row the first wrote, so it
+ * matches nothing.
+ */
+export async function updateLiveTask(db: Db, workspaceId: string, id: string, changes: TaskChanges, versions: readonly string[] | null): Promise<TaskRow | undefined> {
+  let q = db
+    .updateTable('tasks')
+    .set(setClause(changes) as never)
+    .where('id', '=', id)
+    .where('workspace_id', '=', workspaceId)
+    .where('deleted_at', 'is', null);
+  if (versions !== null) q = q.where(sql<boolean>`updated_at = any(${versions}::timestamptz[])`);
+  return q.returning(TASK_COLUMNS).executeTakeFirst();
 }
 
 /** Soft-deletes the not deleted subtasks of a parent. */

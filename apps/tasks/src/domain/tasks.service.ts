@@ -216,6 +216,7 @@ export async function autoTag(db: Db, ctx: Context, id: string): Promise<Task> {
 /** Partial edit. A changed parentId moves the task under a parent or (null) to the end of the manual order. */
 export async function updateTask(db: Db, ctx: Context, id: string, input: TaskInput, ifMatch?: IfMatch): Promise<Task> {
   checkShape(input);
+  if (isPlainEdit(input)) return plainEdit(db, ctx, id, input, ifMatch);
   return repo.inTransaction(db, async (trx) => {
     const task = await findLive(trx, ctx, id, true);
     const moving = input.parentId !== undefined && input.parentId !== task.parent_id;
@@ -225,15 +226,7 @@ export async function updateTask(db: Db, ctx: Context, id: string, input: TaskIn
     checkPriority(input.priority);
     // Sending back the task's own due time (even if it has passed) is not a change.
     if (input.dueAt && (task.due_at === null || dueAtMillis(input.dueAt) !== dueAtMillis(task.due_at))) checkNotPast(input.dueAt);
-    const changes: repo.TaskChanges = {};
-    if (input.title !== undefined) changes.title = input.title;
-    if (input.notes !== undefined) changes.notes = input.notes;
-    if (input.priority !== undefined) changes.priority = input.priority;
-    if (input.dueAt !== undefined) changes.due_at = input.dueAt;
-    if (input.tags !== undefined) changes.tags = uniqueTags(input.tags);
-    if (input.recurrence !== undefined) changes.recurrence = input.recurrence;
-    if (input.location !== undefined) changes.location = input.location;
-    if (input.assigneeId !== undefined) changes.assignee_id = input.assigneeId;
+    const changes = fieldChanges(input);
     if (moving) {
       if (parent) {
         await checkParent(trx, parent, id);
@@ -248,6 +241,46 @@ export async function updateTask(db: Db, ctx: Context, id: string, input: TaskIn
     }
     return toTask(await repo.updateTask(trx, ctx.workspaceId, id, changes));
   });
+}
+
+/** The columns an edit of these fields writes (parentId aside). */
+function fieldChanges(input: TaskInput): repo.TaskChanges {
+  const changes: repo.TaskChanges = {};
+  if (input.title !== undefined) changes.title = input.title;
+  if (input.notes !== undefined) changes.notes = input.notes;
+  if (input.priority !== undefined) changes.priority = input.priority;
+  if (input.dueAt !== undefined) changes.due_at = input.dueAt;
+  if (input.tags !== undefined) changes.tags = uniqueTags(input.tags);
+  if (input.recurrence !== undefined) changes.recurrence = input.recurrence;
+  if (input.location !== undefined) changes.location = input.location;
+  if (input.assigneeId !== undefined) changes.assignee_id = input.assigneeId;
+  return changes;
+}
+
+/**
+ * An edit whose rules do not depend on the stored task: something to write, no parentId, a
+ * valid priority, no due time in the past (which is only allowed when it is the current one).
+ */
+function isPlainEdit(input: TaskInput): boolean {
+  if (Object.keys(input).length === 0 || input.parentId !== undefined) return false;
+  if (typeof input.priority === 'string' && !PRIORITIES.includes(input.priority)) return false;
+  return !input.dueAt || dueAtMillis(input.dueAt)! >= Date.now() - LIMITS.pastDueGraceMs;
+}
+
+/** An updatedAt as the API writes it (an If-Match tag of another shape can match nothing). */
+const isVersion = (tag: string) => /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d{1,6})?Z$/.test(tag) && dueAtMillis(tag) !== undefined;
+
+/**
+ * A plain edit in one UPDATE, If-Match included in its condition; only when nothing matched does
+ * a second query tell a missing task (404) from a stale version (412), in that order.
+ */
+async function plainEdit(db: Db, ctx: Context, id: string, input: TaskInput, ifMatch?: IfMatch): Promise<Task> {
+  const versions = ifMatch === undefined || ifMatch === '*' ? null : ifMatch.filter(isVersion);
+  const row = await repo.updateLiveTask(db, ctx.workspaceId, id, fieldChanges(input), versions);
+  if (row) return toTask(row);
+  const task = await repo.findTask(db, ctx.workspaceId, id);
+  if (!task || task.deleted_at !== null) throw notFound();
+  throw errors.preconditionFailed();
 }
 
 /**
