@@ -40,6 +40,28 @@ async function syncAll(c: Caller, cursor?: string, limit?: number): Promise<{ ch
 
 const byId = (list: Page['changes']) => new Map(list.map((ch) => [ch.id, ch]));
 
+/**
+ * Syncs from `cursor` until `done` holds for the changes gathered. The feed shows a change only
+ * once every older transaction has ended, in the whole database cluster, which the test files
+ * running beside this one share (their migrations run in transactions): a change can show a
+ * moment after its commit, never before it.
+ */
+async function catchUp(c: Caller, cursor: string | undefined, done: (changes: Page['changes']) => boolean, limit?: number): Promise<{ changes: Page['changes']; cursor: string }> {
+  const all: Page['changes'] = [];
+  const deadline = Date.now() + 60_000;
+  for (;;) {
+    const r = await syncAll(c, cursor, limit);
+    all.push(...r.changes);
+    cursor = r.cursor;
+    if (done(all)) return { changes: all, cursor };
+    if (Date.now() > deadline) throw new Error(`the feed did not catch up; it gave ${JSON.stringify(all.map((ch) => ch.id))}`);
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
+
+/** All these tasks have shown up. */
+const seen = (...ids: string[]) => (changes: Page['changes']) => ids.every((id) => changes.some((ch) => ch.id === id));
+
 describe('GET /api/v1/tasks/changes', () => {
   it('starts a full sync with every live task of any level as an upsert, and leaves deleted ones out', async () => {
     const c = await t.caller();
@@ -49,14 +71,16 @@ describe('GET /api/v1/tasks/changes', () => {
     const gone = await createTask(t, c, { title: 'gone' });
     await t.http().delete(`/api/v1/tasks/${gone.id}`).set('Authorization', c.auth).expect(200);
 
-    const first = await changes(c);
-    expect(first.hasMore).toBe(false);
+    await catchUp(c, undefined, seen(a.id, b.id, sub.id));
+    // A new full sync, now that the feed is past every write above (a full sync that began before
+    // the delete was visible would end with that delete, for a task the client never had).
+    const first = await syncAll(c);
     expect(first.changes.map((ch) => ch.type)).toEqual(['upsert', 'upsert', 'upsert']);
     expect(new Set(first.changes.map((ch) => ch.id))).toEqual(new Set([a.id, b.id, sub.id]));
     expect(byId(first.changes).get(sub.id)!.item).toEqual(sub);
 
     // Nothing changed since: an empty page, and a cursor to keep.
-    const again = await changes(c, first.nextCursor);
+    const again = await changes(c, first.cursor);
     expect(again).toEqual({ changes: [], nextCursor: expect.any(String), hasMore: false });
   });
 
@@ -64,6 +88,7 @@ describe('GET /api/v1/tasks/changes', () => {
     const c = await t.caller();
     const ids = [];
     for (let i = 0; i < 5; i++) ids.push((await createTask(t, c, { title: `T${i}` })).id);
+    await catchUp(c, undefined, seen(...ids));
     const pages = [await changes(c, undefined, 2)];
     while (pages[pages.length - 1]!.hasMore) pages.push(await changes(c, pages[pages.length - 1]!.nextCursor, 2));
     expect(pages.map((p) => p.changes.length)).toEqual([2, 2, 1]);
@@ -80,7 +105,7 @@ describe('GET /api/v1/tasks/changes', () => {
     const parent = await createTask(t, c, { title: 'delete me' });
     const child = await createTask(t, c, { title: 'child', parentId: parent.id });
     const untouched = await createTask(t, c, { title: 'untouched' });
-    const { cursor } = await syncAll(c);
+    const { cursor } = await catchUp(c, undefined, seen(edited.id, recurring.id, reopened.id, moved.id, parent.id, child.id, untouched.id));
 
     await t.http().patch(`/api/v1/tasks/${edited.id}`).set('Authorization', c.auth).send({ title: 'first edit' }).expect(200);
     const lastEdit = (await t.http().patch(`/api/v1/tasks/${edited.id}`).set('Authorization', c.auth).send({ title: 'second edit' }).expect(200)).body.item;
@@ -90,7 +115,7 @@ describe('GET /api/v1/tasks/changes', () => {
     await t.http().patch(`/api/v1/tasks/${parent.id}`).set('Authorization', c.auth).send({ title: 'edited, then deleted' }).expect(200);
     await t.http().delete(`/api/v1/tasks/${parent.id}`).set('Authorization', c.auth).expect(200);
 
-    const since = await syncAll(c, cursor);
+    const since = await catchUp(c, cursor, seen(edited.id, recurring.id, completion.next.id, reopened.id, moved.id, parent.id, child.id));
     expect(since.changes.map((ch) => ch.id).sort()).toEqual(
       [edited.id, recurring.id, completion.next.id, reopened.id, moved.id, parent.id, child.id].sort(),
     );
@@ -109,13 +134,16 @@ describe('GET /api/v1/tasks/changes', () => {
     const c = await t.caller();
     const tasks = [];
     for (let i = 0; i < 6; i++) tasks.push(await createTask(t, c, { title: `P${i}` }));
+    await catchUp(c, undefined, seen(...tasks.map((x) => x.id)));
+    // A new full sync, two a page, that sees all six from its first page on.
     const page1 = await changes(c, undefined, 2);
+    expect(page1.changes).toHaveLength(2);
     const sent = page1.changes.map((ch) => ch.id);
     const notYet = tasks.map((x) => x.id).filter((id) => !sent.includes(id));
     // One task already sent and one not yet sent change between two pages of the same sync.
     const again = (await t.http().patch(`/api/v1/tasks/${sent[0]}`).set('Authorization', c.auth).send({ title: 'sent, then edited' }).expect(200)).body.item;
     const later = (await t.http().patch(`/api/v1/tasks/${notYet[0]}`).set('Authorization', c.auth).send({ title: 'edited before it was sent' }).expect(200)).body.item;
-    const rest = await syncAll(c, page1.nextCursor, 2);
+    const rest = await catchUp(c, page1.nextCursor, (list) => list.some((ch) => ch.item?.title === 'sent, then edited') && seen(notYet[0]!)(list), 2);
     const ids = rest.changes.map((ch) => ch.id);
     expect(ids.filter((id) => id === notYet[0])).toHaveLength(1);
     expect(byId(rest.changes).get(notYet[0]!)!.item).toEqual(later);
@@ -127,12 +155,12 @@ describe('GET /api/v1/tasks/changes', () => {
     const c = await t.caller();
     const other = await t.caller();
     const mine = await createTask(t, c, { title: 'mine' });
-    const start = await syncAll(c);
+    const start = await catchUp(c, undefined, seen(mine.id));
     const otherStart = await syncAll(other);
-    await createTask(t, other, { title: 'theirs' });
+    const theirs = await createTask(t, other, { title: 'theirs' });
     await t.http().patch(`/api/v1/tasks/${mine.id}`).set('Authorization', c.auth).send({ title: 'still mine' }).expect(200);
-    expect((await syncAll(c, start.cursor)).changes.map((ch) => ch.id)).toEqual([mine.id]);
-    expect((await syncAll(other)).changes.map((ch) => ch.item!.title)).toEqual(['theirs']);
+    expect((await catchUp(c, start.cursor, seen(mine.id))).changes.map((ch) => ch.id)).toEqual([mine.id]);
+    expect((await catchUp(other, undefined, seen(theirs.id))).changes.map((ch) => ch.item!.title)).toEqual(['theirs']);
 
     const res = await t.http().get('/api/v1/tasks/changes').query({ cursor: otherStart.cursor }).set('Authorization', c.auth).expect(400);
     expect(res.body.error.code).toBe('invalid_cursor');
@@ -142,8 +170,9 @@ describe('GET /api/v1/tasks/changes', () => {
     let c: Caller;
     beforeAll(async () => {
       c = await t.caller();
-      await createTask(t, c, { title: 'x' });
-      await createTask(t, c, { title: 'y' });
+      const x = await createTask(t, c, { title: 'x' });
+      const y = await createTask(t, c, { title: 'y' });
+      await catchUp(c, undefined, seen(x.id, y.id));
     });
     const get = (query: Record<string, unknown>, auth = c.auth) => t.http().get('/api/v1/tasks/changes').query(query).set('Authorization', auth);
 
@@ -232,7 +261,7 @@ describe('the feed under concurrency', () => {
     const c = await t.caller();
     const slow = await createTask(t, c, { title: 'slow' });
     const fast = await createTask(t, c, { title: 'fast' });
-    const { cursor } = await syncAll(c);
+    const { cursor } = await catchUp(c, undefined, seen(slow.id, fast.id));
     const before = (await t.db.selectFrom('tasks').select(sql<string>`max(updated_at)`.as('m')).where('workspace_id', '=', c.workspaceId).executeTakeFirstOrThrow()).m;
 
     // A writer begins first and commits last: it stamps its row as the service does, then waits.
@@ -257,7 +286,7 @@ describe('the feed under concurrency', () => {
       const naive2 = await t.db.selectFrom('tasks').select('id').where('workspace_id', '=', c.workspaceId).where('updated_at', '>', naiveCursor).execute();
       expect(naive2).toEqual([]); // the late commit is stamped before the naive cursor: lost to it
 
-      const after = await syncAll(c, during.cursor);
+      const after = await catchUp(c, during.cursor, seen(slow.id, fast.id));
       const got = byId(after.changes);
       expect(got.get(slow.id)!.item!.title).toBe('slow, committed late');
       expect(got.get(fast.id)!.item).toEqual(fastItem);
@@ -270,7 +299,7 @@ describe('the feed under concurrency', () => {
     const c = await t.caller();
     const recurring = await createTask(t, c, { title: 'weekly report', recurrence: 'every friday', dueAt: daysFromNow(2) });
     const other = await createTask(t, c, { title: 'other' });
-    const { cursor } = await syncAll(c);
+    const { cursor } = await catchUp(c, undefined, seen(recurring.id, other.id));
 
     const lock = await pool.connect();
     try {
@@ -292,12 +321,11 @@ describe('the feed under concurrency', () => {
       await lock.query('commit');
       const completion = (await completing).body;
       expect(completion.next).not.toBeNull();
-      const got = byId((await syncAll(c, during.cursor)).changes);
+      const got = byId((await catchUp(c, during.cursor, seen(recurring.id, completion.next.id, other.id))).changes);
       expect(got.get(recurring.id)!.item).toEqual(completion.item);
       expect(got.get(completion.next.id)!.item).toEqual(completion.next);
       expect(micros(completion.item.updatedAt)).toBeLessThan(micros(edit.updatedAt));
-      // "other" was either in the page read during the wait or comes now; its latest state either way.
-      expect((got.get(other.id) ?? byId(during.changes).get(other.id))!.item).toEqual(edit);
+      expect(got.get(other.id)!.item).toEqual(edit);
     } finally {
       lock.release();
     }
@@ -381,9 +409,9 @@ describe('the feed under concurrency', () => {
       listCursor = res.body.nextCursor;
     } while (listCursor);
 
-    // Catch up: the last writers' transactions end within moments (other test files share the
-    // server, and any of their open transactions holds the feed back for as long).
-    const deadline = Date.now() + 20_000;
+    // Catch up: the feed shows the last writes once every older transaction in the cluster has
+    // ended (other test files share the server; their migrations run in transactions).
+    const deadline = Date.now() + 60_000;
     for (;;) {
       const rest = await syncAll(c, cursor, 50);
       apply(rest.changes);
