@@ -243,10 +243,15 @@ describe('tombstones', () => {
     const foreign = await createTask(t, other, { title: 'another workspace, long deleted' });
     await t.db.updateTable('tasks').set({ deleted_at: sql<string>`now() - interval '40 days'` } as never).where('id', '=', foreign.id).execute();
 
+    // A long-deleted parent that still has a live subtask stays (the cascade would take the subtask).
+    const parent = await createTask(t, c, { title: 'deleted parent' });
+    const orphan = await createTask(t, c, { title: 'live subtask', parentId: parent.id });
+    await t.db.updateTable('tasks').set({ deleted_at: sql<string>`now() - interval '40 days'` } as never).where('id', '=', parent.id).execute();
+
     const victim = await createTask(t, c, { title: 'delete me now' });
     await t.http().delete(`/api/v1/tasks/${victim.id}`).set('Authorization', c.auth).expect(200);
-    const left = await t.db.selectFrom('tasks').select('id').where('id', 'in', [...ids, victim.id, foreign.id]).execute();
-    expect(left.map((r) => r.id).sort()).toEqual([ids[2]!, victim.id, foreign.id].sort());
+    const left = await t.db.selectFrom('tasks').select('id').where('id', 'in', [...ids, victim.id, foreign.id, parent.id, orphan.id]).execute();
+    expect(left.map((r) => r.id).sort()).toEqual([ids[2]!, victim.id, foreign.id, parent.id, orphan.id].sort());
   });
 });
 

@@ -311,12 +311,15 @@ export async function changesPage(
 /**
  * Removes up to `limit` of the workspace's tombstones deleted before `olderThanDays` days ago
  * (tasks_tombstones_idx); their subtasks, deleted with them, go by the foreign key's cascade.
+ * A tombstone that still has a live subtask (a recurring subtask's next, created while its
+ * parent was being deleted) is kept: the cascade would remove a live task without a tombstone.
  */
 export async function pruneTombstones(db: Db, workspaceId: string, olderThanDays: number, limit: number): Promise<number> {
   const result = await sql`
     delete from tasks where id in (
       select id from tasks
       where workspace_id = ${workspaceId}::uuid and deleted_at is not null and deleted_at < now() - make_interval(days => ${olderThanDays})
+        and not exists (select from tasks c where c.parent_id = tasks.id and c.deleted_at is null)
       order by deleted_at
       limit ${limit}
       for update skip locked
