@@ -39,8 +39,37 @@ export function scaleRequests(f: TasksFixture) {
   };
 }
 
+/** Changes waiting for the feed scenario's client. */
+const PENDING_CHANGES = 1_000;
+
+/**
+ * A client of workspace 0 that has synced everything (a full sync through the feed, 500 a page),
+ * then 1,000 of the workspace's tasks change, each in its own transaction as the service writes
+ * them. Returns the client's cursor: each request of the scenario reads the first page (100) of
+ * those changes.
+ */
+async function pendingChanges(ctx: BenchContext, f: TasksFixture): Promise<string> {
+  let cursor = '';
+  for (let page = 0; ; page++) {
+    const res: { nextCursor: string; hasMore: boolean } = await ctx.getJson(`/api/v1/tasks/changes?limit=500${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`, f.auth);
+    cursor = res.nextCursor;
+    if (!res.hasMore) break;
+    if (page > 100_000) throw new Error('the changes feed never ended');
+  }
+  const { rows } = await ctx.client.query<{ id: string }>('select id from tasks.tasks where workspace_id = $1 and deleted_at is null order by id limit $2', [f.workspaces[0], PENDING_CHANGES]);
+  for (const { id } of rows) {
+    await ctx.client.query(
+      `update tasks.tasks set notes = coalesce(notes, '') || ' (edited)', updated_at = greatest(clock_timestamp(), updated_at + interval '1 microsecond'), change_xid = pg_current_xact_id() where id = $1`,
+      [id],
+    );
+  }
+  return cursor;
+}
+
 /** The tasks scenarios of the issue, on the seeded data. */
 export async function taskScenarios(ctx: BenchContext, f: TasksFixture): Promise<Scenario[]> {
+  // First: it edits tasks, which would make the PATCH scenario's If-Match values stale.
+  const feedCursor = await pendingChanges(ctx, f);
   // A deep page: follow nextCursor 200 pages down the manual order.
   let cursor: string | null = null;
   for (let i = 0; i < 200; i++) {
@@ -55,6 +84,12 @@ export async function taskScenarios(ctx: BenchContext, f: TasksFixture): Promise
   const targetIds = free.map((t) => t.id);
 
   return [
+    {
+      name: `tasks changes (${PENDING_CHANGES.toLocaleString('en-US')} pending)`,
+      service: 'tasks',
+      request: { path: `/api/v1/tasks/changes?cursor=${encodeURIComponent(feedCursor)}`, headers: f.auth },
+      baseline: { replay: true },
+    },
     { name: 'tasks list view=all (page 1)', service: 'tasks', request: { path: '/api/v1/tasks?view=all&limit=50', headers: f.auth }, baseline: { replay: true } },
     {
       name: 'tasks list view=all (page 200)',
@@ -105,7 +140,7 @@ export async function taskScenarios(ctx: BenchContext, f: TasksFixture): Promise
         route: {
           schema: 'tasks',
           statements: [{
-            sql: `update tasks set title = $1, updated_at = greatest(clock_timestamp(), updated_at + interval '1 microsecond') where id = $2 and workspace_id = $3 and deleted_at is null returning ${TASK_COLUMNS}`,
+            sql: `update tasks set title = $1, updated_at = greatest(clock_timestamp(), updated_at + interval '1 microsecond'), change_xid = pg_current_xact_id() where id = $2 and workspace_id = $3 and deleted_at is null returning ${TASK_COLUMNS}`,
             params: ['Renamed', '', f.workspaces[0]!],
           }],
           rotate: { 1: targetIds },

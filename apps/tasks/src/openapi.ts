@@ -89,6 +89,26 @@ export const listQuerySchema = {
   },
 };
 
+/** GET /api/v1/tasks/changes query; unknown parameters are ignored. */
+export const changesQuerySchema = {
+  type: 'object',
+  properties: {
+    cursor: { type: 'string', minLength: 1, maxLength: 4096, description: 'the `nextCursor` of the previous call; none: start a full sync' },
+    limit: { type: 'integer', minimum: 1, maximum: 500, default: 100, description: '1 to 500 changes per page (default 100)' },
+  },
+};
+
+/** GET /api/v1/recurrence/preview query; unknown parameters are ignored. */
+export const previewQuerySchema = {
+  type: 'object',
+  required: ['rule'],
+  properties: {
+    rule: { type: 'string', minLength: 1, maxLength: 50, description: `a recurrence text as a task would carry it (case-insensitive). Understood: ${RECURRENCE_FORMS}` },
+    from: { type: 'string', pattern: DUE_AT_PATTERN, description: 'ISO 8601 date-time with `Z` or `+hh:mm` on a real calendar day; default now' },
+    count: { type: 'integer', minimum: 1, maximum: 20, default: 5, description: '1 to 20 occurrences (default 5)' },
+  },
+};
+
 const taskProperties = {
   id: { type: 'string', format: 'uuid' },
   title: { type: 'string' },
@@ -232,6 +252,69 @@ function taskOp(operationId: string, summary: string, description: string, opts:
 
 const itemResponse = { type: 'object', additionalProperties: false, required: ['item'], properties: { item: ref('Task') } };
 
+/*
+ * The changes feed and the recurrence preview: kept in one block (their paths, response schemas
+ * and the feed's consistency argument) so the rest of the document reads as before.
+ */
+const queryParams = (schema: { properties: Record<string, { description: string }>; required?: readonly string[] }) =>
+  Object.entries(schema.properties).map(([name, s]) => ({ name, in: 'query', required: schema.required?.includes(name) ?? false, schema: s, description: s.description }));
+
+const changeSchema = {
+  oneOf: [
+    { type: 'object', additionalProperties: false, required: ['type', 'id', 'item'], properties: { type: { const: 'upsert' }, id: { type: 'string', format: 'uuid' }, item: ref('Task') } },
+    { type: 'object', additionalProperties: false, required: ['type', 'id', 'item'], properties: { type: { const: 'delete' }, id: { type: 'string', format: 'uuid' }, item: { type: 'null' } } },
+  ],
+};
+
+const feedPaths = {
+  '/api/v1/tasks/changes': {
+    get: {
+      operationId: 'listTaskChanges',
+      summary: 'Sync: the tasks changed since a cursor',
+      description: [
+        'Without a cursor a full sync starts: every live task (top-level and subtasks, as plain Tasks) as an `upsert`. Then, with each `nextCursor`, every task changed since, once, in its latest state, in the order its writing transactions began; a deleted task (and each subtask deleted with it) is a `delete` with `item: null`. Creating, editing, completing (and the `next` task it creates), reopening, moving and deleting all appear.',
+        '`hasMore: true`: call again now with `nextCursor`. `false`: this sync is complete; keep `nextCursor` for the next one (it may still hold a task that changed during paging, in its newer state: apply changes in order, last one wins).',
+        'Consistency: every write stamps the task with its transaction id (`pg_current_xact_id()`, in the same statement). Each page is one statement that also takes the oldest transaction id still running (`pg_snapshot_xmin` of its snapshot). Every transaction below that line has ended, and every write not yet ended or still to come is stamped at or above it. The feed only hands out rows stamped below the line, in (transaction id, task id) order, and the cursor records how far it got. A transaction that commits late holds the line back (it delays the feed, it is never skipped), an aborted one leaves nothing, and a task written again after it was sent moves above the line and is sent again later in its newer state. So no committed change is ever missed and no uncommitted one is ever shown, without any lock or counter shared between writers.',
+        'Cursors are bound to your workspace (another account\'s cursor is 400 `invalid_cursor`) and stay valid 30 days after the sync that issued them began; older: 410 `cursor_expired` (start again without a cursor). Tombstones are kept 31 days.',
+      ].join('\n\n'),
+      security: readScope,
+      parameters: [...queryParams(changesQuerySchema), timezoneParam],
+      responses: {
+        '200': ok('a page of changes', {
+          type: 'object',
+          additionalProperties: false,
+          required: ['changes', 'nextCursor', 'hasMore'],
+          properties: { changes: { type: 'array', items: ref('Change') }, nextCursor: { type: 'string' }, hasMore: { type: 'boolean' } },
+        }),
+        '400': err(`\`validation_failed\` (limit; a list or search cursor), \`invalid_cursor\` (malformed, altered, or another workspace's), ${badTimezone}`),
+        ...common,
+        '403': forbidden,
+        '410': err('`cursor_expired`: the cursor is older than 30 days; start a full sync without a cursor'),
+      },
+    },
+  },
+  '/api/v1/recurrence/preview': {
+    get: {
+      operationId: 'previewRecurrence',
+      summary: 'The next occurrences of a recurrence rule',
+      description: 'The first `count` occurrences strictly after `from`, each the rule applied to the previous one, on the wall clock of X-Timezone or the account\'s zone (so `from`\'s local time of day is kept across DST, except for `every N hours`). For `every!` and `after ...` rules `from` stands for the completion time.',
+      security: readScope,
+      parameters: [...queryParams(previewQuerySchema), timezoneParam],
+      responses: {
+        '200': ok('the rule as sent and its next occurrences (ISO 8601 UTC)', {
+          type: 'object',
+          additionalProperties: false,
+          required: ['rule', 'occurrences'],
+          properties: { rule: { type: 'string' }, occurrences: { type: 'array', minItems: 1, maxItems: 20, items: dateTime } },
+        }),
+        '400': err(`\`validation_failed\`: details name \`/rule\` (missing, too long or unreadable), \`/from\` (not an ISO date-time on a real day) or \`/count\`; ${badTimezone}`),
+        ...common,
+        '403': forbidden,
+      },
+    },
+  },
+};
+
 /** The tasks service's OpenAPI 3.1 document; request validation compiles the same schemas. */
 export const openapiDocument = {
   openapi: '3.1.0',
@@ -250,9 +333,9 @@ export const openapiDocument = {
       '- Idempotency-Key (create): scoped to the workspace and the calling account; the same key with the same body replays the first 201 (same body, header `Idempotent-Replayed: true`) for 24 hours; with another body 409 `idempotency_key_conflict`; while the first request still runs 409 `idempotency_request_in_progress`. A create that fails (4xx/5xx) keeps nothing, so a corrected retry can reuse the key. Outside 1 to 200 characters: 400.',
       '- Views: `all` = every live top-level task, open and completed, in manual order, each with its subtasks and progress; `today` = open tasks of any level due before the start of tomorrow in the caller\'s time zone (overdue included); `upcoming` = open tasks due from the start of tomorrow; `completed` = completed tasks of any level. `today`, `upcoming` and `completed` are ordered by createdAt ascending, then id, and return plain Tasks. Tasks without a due time appear only in `all` (and `completed`).',
       '- Search (`q`): Postgres full-text search in websearch syntax ("quoted phrases", -exclusion, or) with English stemming over title (weighted higher) and notes; any live task (top-level or subtask) as a plain Task, ranked by relevance then id. A query of only stop words matches nothing.',
-      '- Cursors are opaque and bound to their request: a search cursor on a list (or the reverse) is 400 `validation_failed`; a cursor of another view, tag or query, or an altered or malformed one, is 400 `invalid_cursor`.',
-      '- Soft delete also deletes the task\'s subtasks. Deleted tasks are 404 everywhere except complete/reopen (409 `task_deleted`). Restoring is not offered.',
-      '- Complete: `next` is set only when the task has a recurrence. It is a new open task with the same title, notes, priority, tags, location, assignee, recurrence and parent, due at the rule\'s first occurrence strictly after the completed task\'s due time, on the caller\'s wall clock (X-Timezone or the account\'s zone; 09:00 stays 09:00 across DST; monthly on the 31st falls on the month\'s last day). A recurring task without a due time repeats without one. A top-level `next` is placed right after the completed task in the manual order; the completed task\'s live subtasks are copied, open, with due times shifted by the same amount. A recurring subtask repeats under the same parent (even at the subtask limit, so completing never fails on it).',
+      '- Cursors are opaque and bound to their request: a search cursor on a list (or the reverse) is 400 `validation_failed`; a cursor of another view, tag or query, or an altered or malformed one, is 400 `invalid_cursor`; a changes-feed cursor on a list is 400 `validation_failed`.',
+      '- Soft delete also deletes the task\'s subtasks. Deleted tasks are 404 everywhere except complete/reopen (409 `task_deleted`), and no list, search or count sees them; the changes feed (`GET /api/v1/tasks/changes`) reports them as `delete` for 31 days, then they are pruned. Restoring is not offered.',
+      '- Complete: `next` is set only when the task has a recurrence. It is a new open task with the same title, notes, priority, tags, location, assignee, recurrence and parent, due at the rule\'s first occurrence strictly after the completed task\'s due time (for `every!` and `after ...` rules: counted from the completion\'s local date, or for hour steps from the completion instant), on the caller\'s wall clock (X-Timezone or the account\'s zone; 09:00 stays 09:00 across DST; monthly on the 31st falls on the month\'s last day). A recurring task without a due time repeats without one (`every!` / `after` rules: counted from the completion). `GET /api/v1/recurrence/preview` shows a rule\'s next occurrences. A top-level `next` is placed right after the completed task in the manual order; the completed task\'s live subtasks are copied, open, with due times shifted by the same amount. A recurring subtask repeats under the same parent (even at the subtask limit, so completing never fails on it).',
       '- Position: only top-level tasks move (a subtask: 409 `not_top_level`); `afterId` must name a live top-level task of the workspace (else 404); `afterId` equal to the task itself is 422 `after_self`. A move writes only the moved task; repeating it changes nothing (updatedAt unchanged). New top-level tasks join the end of the order.',
       '- auto-tag needs `tasks:write`, honours no If-Match, and always answers `{ item, tagged: false }` with the unchanged task.',
     ].join('\n'),
@@ -273,6 +356,7 @@ export const openapiDocument = {
       TaskPatch: updateTaskSchema,
       Position: positionSchema,
       Error: errorSchema,
+      Change: changeSchema,
       Key: { type: 'object', additionalProperties: false, required: Object.keys(keyProperties), properties: keyProperties },
     },
   },
@@ -391,6 +475,7 @@ export const openapiDocument = {
         },
       }),
     },
+    ...feedPaths,
     '/api/v1/keys': {
       get: {
         operationId: 'listApiKeys',

@@ -11,7 +11,7 @@ describe('GET /openapi.json', () => {
     const res = await t.http().get('/openapi.json').expect(200);
     expect(res.body.openapi).toBe('3.1.0');
     expect(Object.keys(res.body.paths).sort()).toEqual([
-      '/api/v1/keys', '/api/v1/keys/{id}', '/api/v1/tasks', '/api/v1/tasks/{id}', '/api/v1/tasks/{id}/auto-tag',
+      '/api/v1/keys', '/api/v1/keys/{id}', '/api/v1/recurrence/preview', '/api/v1/tasks', '/api/v1/tasks/changes', '/api/v1/tasks/{id}', '/api/v1/tasks/{id}/auto-tag',
       '/api/v1/tasks/{id}/complete', '/api/v1/tasks/{id}/position', '/api/v1/tasks/{id}/reopen',
       '/auth/tasks/login', '/auth/tasks/logout', '/auth/tasks/me', '/auth/tasks/signup',
       '/healthz', '/metrics', '/openapi.json', '/readyz',
@@ -31,6 +31,10 @@ describe('GET /openapi.json', () => {
     expectIncludes('/api/v1/tasks/{id}/reopen', 'post', ['200', '401', '403', '404', '409', '412', '429']);
     expectIncludes('/api/v1/tasks/{id}/auto-tag', 'post', ['200', '401', '403', '404', '429']);
     expectIncludes('/api/v1/tasks/{id}/position', 'put', ['200', '400', '401', '403', '404', '409', '422', '429']);
+    expectIncludes('/api/v1/tasks/changes', 'get', ['200', '400', '401', '403', '410', '429']);
+    expectIncludes('/api/v1/recurrence/preview', 'get', ['200', '400', '401', '403', '429']);
+    expect(paths['/api/v1/tasks/changes'].get.operationId).toBe('listTaskChanges');
+    expect(paths['/api/v1/recurrence/preview'].get.operationId).toBe('previewRecurrence');
   });
 
   it('documents the decisions the spec leaves open', async () => {

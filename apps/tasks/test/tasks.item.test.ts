@@ -123,6 +123,18 @@ describe('PATCH /api/v1/tasks/{id}', () => {
     await patch(foreign.id, { title: 'x' }).set('If-Match', '"stale"').expect(404);
     await patch(MISSING, { title: 'x' }).expect(404);
     await patch('nope', { title: 'x' }).expect(404);
+    const deleted = await createTask(t, c);
+    await t.http().delete(url(deleted.id)).set('Authorization', c.auth).expect(200);
+    await patch(deleted.id, { title: 'x' }).set('If-Match', `"${deleted.updatedAt}"`).expect(404);
+    await patch(deleted.id, { title: 'x' }).expect(404);
+  });
+
+  it('answers 412 for an If-Match tag that looks like a version but names no real instant', async () => {
+    const task = await createTask(t, c, { title: 'kept' });
+    for (const tag of ['"2031-02-30T00:00:00Z"', '"9999-99-99T99:99:99Z"', '""']) {
+      expect((await patch(task.id, { title: 'lost' }).set('If-Match', tag).expect(412)).body.error.code).toBe('precondition_failed');
+    }
+    expect((await t.http().get(url(task.id)).set('Authorization', c.auth).expect(200)).body.item.title).toBe('kept');
   });
 
   it('answers 400 for invalid fields and 422 for a bad priority or a changed past due time', async () => {

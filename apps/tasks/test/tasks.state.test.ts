@@ -104,9 +104,22 @@ describe('POST /api/v1/tasks/{id}/complete with a recurrence', () => {
     ['monthly', '2031-01-31T12:00:00Z', '2031-02-28T12:00:00Z'],
     ['every year', '2032-02-29T12:00:00Z', '2033-02-28T12:00:00Z'],
     ['Every 3 Weeks', '2031-01-01T00:00:00Z', '2031-01-22T00:00:00Z'],
+    ['every other monday', '2031-01-06T10:00:00Z', '2031-01-20T10:00:00Z'],
+    ['every 3rd friday', '2031-01-17T10:00:00Z', '2031-02-21T10:00:00Z'],
+    ['every 31st', '2031-03-31T10:00:00Z', '2031-04-30T10:00:00Z'],
+    ['every 27 January', '2031-01-27T10:00:00Z', '2032-01-27T10:00:00Z'],
+    ['every 12 hours', '2031-01-06T22:00:00Z', '2031-01-07T10:00:00Z'],
   ])('computes "%s" from %s as %s', async (recurrence, dueAt, expected) => {
     const task = await createTask(t, c, { recurrence, dueAt });
     expect((await action(task.id, 'complete').expect(200)).body.next.dueAt).toBe(expected);
+  });
+
+  it.each(['every! 3 days', 'after 3 days'])('counts "%s" from the completion date, keeping the due time of day', async (recurrence) => {
+    const task = await createTask(t, c, { recurrence, dueAt: '2031-01-06T10:00:00Z' });
+    const res = await action(task.id, 'complete').expect(200);
+    const completed = new Date(res.body.item.completedAt);
+    const expected = new Date(Date.UTC(completed.getUTCFullYear(), completed.getUTCMonth(), completed.getUTCDate() + 3, 10));
+    expect(Date.parse(res.body.next.dueAt)).toBe(expected.getTime());
   });
 
   it('repeats a recurring task without a due time without one', async () => {

@@ -33,6 +33,8 @@ export interface TasksTable {
   created_at: CreatedAt;
   updated_at: Timestamp;
   deleted_at: string | null;
+  /** xid8 of the transaction that wrote the row last, as decimal text; set by the database. */
+  change_xid: ColumnType<string, never, never>;
   search: ColumnType<never, never, never>;
 }
 

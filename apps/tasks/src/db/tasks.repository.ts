@@ -17,6 +17,11 @@ export type TaskValues = Omit<TaskRow, 'id' | 'created_at' | 'updated_at' | 'com
 const qualified = TASK_COLUMNS.map((c) => `t.${c}` as const);
 /** Every write moves updatedAt forward, by at least a microsecond, even within one clock tick. */
 const bumpedUpdatedAt = sql<string>`greatest(clock_timestamp(), updated_at + interval '1 microsecond')`;
+/**
+ * What every UPDATE of a task sets besides its changes: the new updatedAt and, for the changes
+ * feed, the writing transaction's id (in the same statement, so no write costs a second one).
+ */
+const WRITE_STAMP = { updated_at: bumpedUpdatedAt, change_xid: sql<string>`pg_current_xact_id()` };
 
 /** Runs `fn` in one transaction. */
 export function inTransaction<T>(db: Db, fn: (trx: Db) => Promise<T>): Promise<T> {
@@ -224,28 +229,100 @@ export type TaskChanges = Partial<Omit<TaskValues, 'position'>> & {
   deleted_at?: 'now';
 };
 
-/** Applies `changes` to one task and moves its updatedAt forward; returns the new row. */
-export async function updateTask(db: Db, workspaceId: string, id: string, changes: TaskChanges): Promise<TaskRow> {
+function setClause(changes: TaskChanges): Record<string, unknown> {
   const { completed_at, deleted_at, tags, ...rest } = changes;
-  const set: Record<string, unknown> = { ...rest, updated_at: bumpedUpdatedAt };
+  const set: Record<string, unknown> = { ...rest, ...WRITE_STAMP };
   if (tags !== undefined) set.tags = sql`${tags}::text[]`;
   if (completed_at !== undefined) set.completed_at = completed_at === 'now' ? sql`clock_timestamp()` : null;
   if (deleted_at !== undefined) set.deleted_at = sql`clock_timestamp()`;
+  return set;
+}
+
+/** Applies `changes` to one task and moves its updatedAt forward; returns the new row. */
+export async function updateTask(db: Db, workspaceId: string, id: string, changes: TaskChanges): Promise<TaskRow> {
   return db
     .updateTable('tasks')
-    .set(set as never)
+    .set(setClause(changes) as never)
     .where('id', '=', id)
     .where('workspace_id', '=', workspaceId)
     .returning(TASK_COLUMNS)
     .executeTakeFirstOrThrow();
 }
 
+/**
+ * {@link updateTask} in one statement, only if the task is live and, when `versions` is given,
+ * its updatedAt is one of them (ISO instants); undefined when nothing matched. Two writers racing
+ * with the same version: the second re-checks the condition on the row the first wrote, so it
+ * matches nothing.
+ */
+export async function updateLiveTask(db: Db, workspaceId: string, id: string, changes: TaskChanges, versions: readonly string[] | null): Promise<TaskRow | undefined> {
+  let q = db
+    .updateTable('tasks')
+    .set(setClause(changes) as never)
+    .where('id', '=', id)
+    .where('workspace_id', '=', workspaceId)
+    .where('deleted_at', 'is', null);
+  if (versions !== null) q = q.where(sql<boolean>`updated_at = any(${versions}::timestamptz[])`);
+  return q.returning(TASK_COLUMNS).executeTakeFirst();
+}
+
 /** Soft-deletes the not deleted subtasks of a parent. */
 export async function softDeleteSubtasks(db: Db, parentId: string): Promise<void> {
   await db
     .updateTable('tasks')
-    .set({ deleted_at: sql<string>`clock_timestamp()`, updated_at: bumpedUpdatedAt } as never)
+    .set({ deleted_at: sql<string>`clock_timestamp()`, ...WRITE_STAMP } as never)
     .where('parent_id', '=', parentId)
     .where('deleted_at', 'is', null)
     .execute();
+}
+
+/** A feed row: the task, its place in the feed, and whether it is a tombstone. */
+export type ChangeRow = TaskRow & { change_xid: string; deleted: boolean };
+
+/**
+ * One page of the workspace's changes feed, in (change_xid, id) order after `after`, and the
+ * horizon: the oldest transaction still running when the statement's snapshot was taken
+ * (`pg_snapshot_xmin`). Only rows stamped below the horizon are returned: their transactions have
+ * all ended, and any later write is stamped at or above it. Tombstones stamped below `keepFrom`
+ * are left out (null: this statement's horizon, for a first sync that has nothing to delete).
+ * One statement, so the horizon and the rows come from the same snapshot; tasks_changes_idx.
+ */
+export async function changesPage(
+  db: Db,
+  p: { workspaceId: string; after: { xid: string; id: string }; keepFrom: string | null; limit: number },
+): Promise<{ horizon: string; rows: ChangeRow[] }> {
+  const rows = await rawRows<ChangeRow & { horizon: string; id: string | null }>(
+    db,
+    `select h.x::text as horizon, c.* from (select pg_snapshot_xmin(pg_current_snapshot()) as x) h
+     left join lateral (
+       select ${LIST_COLUMNS}, t.change_xid::text as change_xid, t.deleted_at is not null as deleted
+       from tasks t
+       where t.workspace_id = $1 and (t.change_xid, t.id) > ($2::xid8, $3::uuid) and t.change_xid < h.x
+         and (t.deleted_at is null or t.change_xid >= coalesce($4::xid8, h.x))
+       order by t.change_xid, t.id
+       limit $5
+     ) c on true`,
+    [p.workspaceId, p.after.xid, p.after.id, p.keepFrom, p.limit],
+  );
+  const horizon = rows[0]!.horizon;
+  return { horizon, rows: rows.filter((r) => r.id !== null).map(({ horizon: _, ...r }) => r as ChangeRow) };
+}
+
+/**
+ * Removes up to `limit` of the workspace's tombstones deleted before `olderThanDays` days ago
+ * (tasks_tombstones_idx); their subtasks, deleted with them, go by the foreign key's cascade.
+ * A tombstone that still has a live subtask (a recurring subtask's next, created while its
+ * parent was being deleted) is kept: the cascade would remove a live task without a tombstone.
+ */
+export async function pruneTombstones(db: Db, workspaceId: string, olderThanDays: number, limit: number): Promise<number> {
+  const result = await sql`
+    delete from tasks where id in (
+      select id from tasks
+      where workspace_id = ${workspaceId}::uuid and deleted_at is not null and deleted_at < now() - make_interval(days => ${olderThanDays})
+        and not exists (select from tasks c where c.parent_id = tasks.id and c.deleted_at is null)
+      order by deleted_at
+      limit ${limit}
+      for update skip locked
+    )`.execute(db);
+  return Number(result.numAffectedRows ?? 0);
 }

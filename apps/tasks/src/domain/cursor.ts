@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { errors } from '@app/http-errors';
+import { AppError, errors } from '@app/http-errors';
 
 export type View = 'all' | 'today' | 'upcoming' | 'completed';
 
@@ -24,20 +24,39 @@ export interface SearchCursor {
   i: string;
 }
 
+/**
+ * A place in a workspace's changes feed: every change stamped below (x, i) has been delivered.
+ * `lo` is where the client's current window began (the horizon of the sync that ended the
+ * previous one, or of the first request of a full sync) and `t` when that was, in seconds:
+ * tombstones stamped below `lo` are never needed, and the cursor expires `t` + 30 days.
+ */
+export interface ChangesCursor {
+  k: 'changes';
+  /** A digest of the workspace id: another workspace's cursor is refused. */
+  w: string;
+  lo: string;
+  t: number;
+  x: string;
+  i: string;
+}
+
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 const ISO = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d{1,6})?Z$/;
 const DECIMAL = /^-?\d{1,20}(\.\d{1,16383})?$/;
+const XID = /^\d{1,20}$/;
 const VIEWS: readonly string[] = ['all', 'today', 'upcoming', 'completed'];
 
 // Not a secret: cursors are no security boundary (every query is filtered by workspace); the
 // checksum only makes an edited or truncated cursor a clear 400 instead of a silently odd page.
 const checksum = (payload: string) => createHash('sha256').update(`tasks-cursor-v1.${payload}`).digest('base64url').slice(0, 16);
 
-/** A digest of search text for {@link SearchCursor.h}. */
+/** A digest of search text for {@link SearchCursor.h} (and of a workspace id for {@link ChangesCursor.w}). */
 export const queryDigest = (q: string): string => createHash('sha256').update(q).digest('base64url').slice(0, 16);
 
+type Cursor = ListCursor | SearchCursor | ChangesCursor;
+
 /** Encodes a cursor as an opaque token. */
-export function encodeCursor(cursor: ListCursor | SearchCursor): string {
+export function encodeCursor(cursor: Cursor): string {
   const payload = Buffer.from(JSON.stringify(cursor)).toString('base64url');
   return `${payload}.${checksum(payload)}`;
 }
@@ -59,8 +78,14 @@ function isSearchCursor(c: Record<string, unknown>): boolean {
     && typeof c.i === 'string' && UUID.test(c.i);
 }
 
+function isChangesCursor(c: Record<string, unknown>): boolean {
+  return Object.keys(c).sort().join(',') === 'i,k,lo,t,w,x'
+    && typeof c.w === 'string' && typeof c.lo === 'string' && XID.test(c.lo) && typeof c.x === 'string' && XID.test(c.x)
+    && Number.isSafeInteger(c.t) && typeof c.i === 'string' && UUID.test(c.i);
+}
+
 /** Decodes and strictly checks a token: 400 `invalid_cursor` for anything this service did not issue. */
-export function decodeCursor(token: string): ListCursor | SearchCursor {
+export function decodeCursor(token: string): Cursor {
   const [payload, sum, extra] = token.split('.');
   if (!payload || !sum || extra !== undefined || checksum(payload) !== sum) throw invalid();
   let value: unknown;
@@ -73,16 +98,17 @@ export function decodeCursor(token: string): ListCursor | SearchCursor {
   const c = value as Record<string, unknown>;
   if (c.k === 'list' && isListCursor(c)) return c as unknown as ListCursor;
   if (c.k === 'search' && isSearchCursor(c)) return c as unknown as SearchCursor;
+  if (c.k === 'changes' && isChangesCursor(c)) return c as unknown as ChangesCursor;
   throw invalid();
 }
 
-const kindMismatch = (expected: string) =>
-  errors.validation([{ path: 'cursor', message: `is a ${expected === 'list' ? 'search' : 'list'} cursor; this request is a ${expected}` }], 'cursor belongs to a different kind of request');
+const kindMismatch = (given: Cursor['k'], expected: Cursor['k']) =>
+  errors.validation([{ path: 'cursor', message: `is a ${given} cursor; this request needs a ${expected} cursor` }], 'cursor belongs to a different kind of request');
 
 /** The list cursor for this view and tag; a search cursor is 400 `validation_failed`, another view's or tag's 400 `invalid_cursor`. */
 export function listCursor(token: string, view: View, tag: string | null): ListCursor {
   const c = decodeCursor(token);
-  if (c.k !== 'list') throw kindMismatch('list');
+  if (c.k !== 'list') throw kindMismatch(c.k, 'list');
   if (c.v !== view || c.t !== tag) {
     throw errors.badRequest('invalid_cursor', 'cursor belongs to a different view or tag', [{ path: 'cursor', message: `was issued for view=${c.v}${c.t === null ? '' : ` and a tag`}` }]);
   }
@@ -92,7 +118,27 @@ export function listCursor(token: string, view: View, tag: string | null): ListC
 /** The search cursor for this query; a list cursor is 400 `validation_failed`, another query's 400 `invalid_cursor`. */
 export function searchCursor(token: string, q: string): SearchCursor {
   const c = decodeCursor(token);
-  if (c.k !== 'search') throw kindMismatch('search');
+  if (c.k !== 'search') throw kindMismatch(c.k, 'search');
   if (c.h !== queryDigest(q)) throw errors.badRequest('invalid_cursor', 'cursor belongs to a different search', [{ path: 'cursor', message: 'was issued for another q' }]);
+  return c;
+}
+
+/** How long a changes cursor stays valid; tombstones are kept a day longer (see pruning). */
+export const CHANGES_CURSOR_DAYS = 30;
+
+/**
+ * The changes cursor of this workspace: a list or search cursor is 400 `validation_failed`,
+ * another workspace's 400 `invalid_cursor`, one older than {@link CHANGES_CURSOR_DAYS} 410
+ * `cursor_expired`.
+ */
+export function changesCursor(token: string, workspaceId: string, nowSeconds: number): ChangesCursor {
+  const c = decodeCursor(token);
+  if (c.k !== 'changes') throw kindMismatch(c.k, 'changes');
+  if (c.w !== queryDigest(workspaceId)) {
+    throw errors.badRequest('invalid_cursor', 'cursor belongs to another workspace', [{ path: 'cursor', message: 'was not issued to this account' }]);
+  }
+  if (nowSeconds - c.t > CHANGES_CURSOR_DAYS * 86_400) {
+    throw new AppError(410, 'cursor_expired', `cursor is older than ${CHANGES_CURSOR_DAYS} days; start a full sync again without a cursor`);
+  }
   return c;
 }

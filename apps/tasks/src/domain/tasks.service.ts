@@ -3,9 +3,9 @@ import type { Kysely, RawBuilder } from 'kysely';
 import type { Database } from '../db/schema.js';
 import * as repo from '../db/tasks.repository.js';
 import type { TaskRow, TaskState } from '../db/tasks.repository.js';
-import { encodeCursor, listCursor, queryDigest, searchCursor, type View } from './cursor.js';
+import { CHANGES_CURSOR_DAYS, encodeCursor, listCursor, queryDigest, searchCursor, type View } from './cursor.js';
 import { currentStartOfTomorrow, dueAtMillis } from './due-time.js';
-import { RECURRENCE_FORMS, nextOccurrence, parseRecurrence } from './recurrence.js';
+import { UNREADABLE_RULE, nextDue, parseRecurrence } from './recurrence.js';
 
 type Db = Kysely<Database>;
 
@@ -68,6 +68,10 @@ export const LIMITS = {
   searchCandidates: 1000,
   /** Clock skew allowed for a due time "now" sent by a client. */
   pastDueGraceMs: 60_000,
+  /** Tombstones outlive the changes cursors that may need them (30 days) by a day. */
+  tombstoneDays: CHANGES_CURSOR_DAYS + 1,
+  /** Tombstones pruned after one delete at most: every delete stays bounded. */
+  tombstonePruneBatch: 100,
 } as const;
 
 const PRIORITIES: readonly string[] = ['high', 'medium', 'low'];
@@ -108,7 +112,7 @@ function checkShape(input: TaskInput): void {
     details.push({ path: '/dueAt', message: 'is not a real calendar date and time' });
   }
   if (typeof input.recurrence === 'string' && parseRecurrence(input.recurrence) === undefined) {
-    details.push({ path: '/recurrence', message: `is not a repeat rule this service understands; use one of: ${RECURRENCE_FORMS}` });
+    details.push({ path: '/recurrence', message: UNREADABLE_RULE });
   }
   if (details.length > 0) throw errors.validation(details);
 }
@@ -212,6 +216,7 @@ export async function autoTag(db: Db, ctx: Context, id: string): Promise<Task> {
 /** Partial edit. A changed parentId moves the task under a parent or (null) to the end of the manual order. */
 export async function updateTask(db: Db, ctx: Context, id: string, input: TaskInput, ifMatch?: IfMatch): Promise<Task> {
   checkShape(input);
+  if (isPlainEdit(input)) return plainEdit(db, ctx, id, input, ifMatch);
   return repo.inTransaction(db, async (trx) => {
     const task = await findLive(trx, ctx, id, true);
     const moving = input.parentId !== undefined && input.parentId !== task.parent_id;
@@ -221,15 +226,7 @@ export async function updateTask(db: Db, ctx: Context, id: string, input: TaskIn
     checkPriority(input.priority);
     // Sending back the task's own due time (even if it has passed) is not a change.
     if (input.dueAt && (task.due_at === null || dueAtMillis(input.dueAt) !== dueAtMillis(task.due_at))) checkNotPast(input.dueAt);
-    const changes: repo.TaskChanges = {};
-    if (input.title !== undefined) changes.title = input.title;
-    if (input.notes !== undefined) changes.notes = input.notes;
-    if (input.priority !== undefined) changes.priority = input.priority;
-    if (input.dueAt !== undefined) changes.due_at = input.dueAt;
-    if (input.tags !== undefined) changes.tags = uniqueTags(input.tags);
-    if (input.recurrence !== undefined) changes.recurrence = input.recurrence;
-    if (input.location !== undefined) changes.location = input.location;
-    if (input.assigneeId !== undefined) changes.assignee_id = input.assigneeId;
+    const changes = fieldChanges(input);
     if (moving) {
       if (parent) {
         await checkParent(trx, parent, id);
@@ -246,14 +243,60 @@ export async function updateTask(db: Db, ctx: Context, id: string, input: TaskIn
   });
 }
 
-/** Soft-deletes a task and, with it, its subtasks; returns the deleted task. */
+/** The columns an edit of these fields writes (parentId aside). */
+function fieldChanges(input: TaskInput): repo.TaskChanges {
+  const changes: repo.TaskChanges = {};
+  if (input.title !== undefined) changes.title = input.title;
+  if (input.notes !== undefined) changes.notes = input.notes;
+  if (input.priority !== undefined) changes.priority = input.priority;
+  if (input.dueAt !== undefined) changes.due_at = input.dueAt;
+  if (input.tags !== undefined) changes.tags = uniqueTags(input.tags);
+  if (input.recurrence !== undefined) changes.recurrence = input.recurrence;
+  if (input.location !== undefined) changes.location = input.location;
+  if (input.assigneeId !== undefined) changes.assignee_id = input.assigneeId;
+  return changes;
+}
+
+/**
+ * An edit whose rules do not depend on the stored task: something to write, no parentId, a
+ * valid priority, no due time in the past (which is only allowed when it is the current one).
+ */
+function isPlainEdit(input: TaskInput): boolean {
+  if (Object.keys(input).length === 0 || input.parentId !== undefined) return false;
+  if (typeof input.priority === 'string' && !PRIORITIES.includes(input.priority)) return false;
+  return !input.dueAt || dueAtMillis(input.dueAt)! >= Date.now() - LIMITS.pastDueGraceMs;
+}
+
+/** An updatedAt as the API writes it (an If-Match tag of another shape can match nothing). */
+const isVersion = (tag: string) => /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d{1,6})?Z$/.test(tag) && dueAtMillis(tag) !== undefined;
+
+/**
+ * A plain edit in one UPDATE, If-Match included in its condition; only when nothing matched does
+ * a second query tell a missing task (404) from a stale version (412), in that order.
+ */
+async function plainEdit(db: Db, ctx: Context, id: string, input: TaskInput, ifMatch?: IfMatch): Promise<Task> {
+  const versions = ifMatch === undefined || ifMatch === '*' ? null : ifMatch.filter(isVersion);
+  const row = await repo.updateLiveTask(db, ctx.workspaceId, id, fieldChanges(input), versions);
+  if (row) return toTask(row);
+  const task = await repo.findTask(db, ctx.workspaceId, id);
+  if (!task || task.deleted_at !== null) throw notFound();
+  throw errors.preconditionFailed();
+}
+
+/**
+ * Soft-deletes a task and, with it, its subtasks; returns the deleted task. The rows stay as
+ * tombstones for the changes feed; afterwards a bounded batch of this workspace's tombstones
+ * older than any valid feed cursor needs (a day of margin for transactions in flight) is pruned.
+ */
 export async function deleteTask(db: Db, ctx: Context, id: string, ifMatch?: IfMatch): Promise<Task> {
-  return repo.inTransaction(db, async (trx) => {
+  const deleted = await repo.inTransaction(db, async (trx) => {
     const task = await findLive(trx, ctx, id, true);
     checkIfMatch(ifMatch, task);
     await repo.softDeleteSubtasks(trx, id);
     return toTask(await repo.updateTask(trx, ctx.workspaceId, id, { deleted_at: 'now' }));
   });
+  await repo.pruneTombstones(db, ctx.workspaceId, LIMITS.tombstoneDays, LIMITS.tombstonePruneBatch);
+  return deleted;
 }
 
 async function findForStateChange(trx: Db, ctx: Context, id: string, ifMatch?: IfMatch): Promise<TaskState> {
@@ -266,8 +309,9 @@ async function findForStateChange(trx: Db, ctx: Context, id: string, ifMatch?: I
 
 /**
  * Completes an open task. A task with a recurrence also gets its next occurrence (returned as
- * `next`): the same fields, open, due at the rule's next occurrence after this due time (on the
- * caller's wall clock), placed right after it in the manual order, with its subtasks copied open.
+ * `next`): the same fields, open, due at the rule's next occurrence after this due time (or, for
+ * `every!` / `after`, after the completion; on the caller's wall clock), placed right after it in
+ * the manual order, with its subtasks copied open.
  */
 export async function completeTask(db: Db, ctx: Context, id: string, ifMatch?: IfMatch): Promise<{ item: Task; next: Task | null }> {
   return repo.inTransaction(db, async (trx) => {
@@ -277,7 +321,7 @@ export async function completeTask(db: Db, ctx: Context, id: string, ifMatch?: I
     const rule = task.recurrence === null ? undefined : parseRecurrence(task.recurrence);
     if (!rule) return { item, next: null };
 
-    const nextDue = task.due_at === null ? null : nextOccurrence(rule, task.due_at, ctx.timezone);
+    const due = nextDue(rule, { dueAt: task.due_at, completedAt: item.completedAt!, zone: ctx.timezone });
     let position: ReturnType<typeof repo.positionBetween> | null = null;
     if (task.parent_id === null) {
       await repo.lockOrder(trx, ctx.workspaceId);
@@ -287,7 +331,7 @@ export async function completeTask(db: Db, ctx: Context, id: string, ifMatch?: I
       title: task.title,
       notes: task.notes,
       priority: task.priority,
-      due_at: nextDue,
+      due_at: due,
       tags: task.tags,
       parent_id: task.parent_id,
       recurrence: task.recurrence,
@@ -296,14 +340,14 @@ export async function completeTask(db: Db, ctx: Context, id: string, ifMatch?: I
       position,
     }]);
     if (task.parent_id === null) {
-      // Subtask due times keep their distance to the parent's.
-      const shift = nextDue === null ? 0 : dueAtMillis(nextDue)! - dueAtMillis(task.due_at!)!;
+      // Subtask due times keep their distance to the parent's (none when the parent had no due time).
+      const shift = due === null || task.due_at === null ? null : dueAtMillis(due)! - dueAtMillis(task.due_at)!;
       const subtasks = await repo.listSubtasks(trx, [id]);
       await repo.insertTasks(trx, ctx.workspaceId, subtasks.map((s) => ({
         title: s.title,
         notes: s.notes,
         priority: s.priority,
-        due_at: s.due_at === null || nextDue === null ? null : new Date(dueAtMillis(s.due_at)! + shift).toISOString(),
+        due_at: s.due_at === null || shift === null ? null : new Date(dueAtMillis(s.due_at)! + shift).toISOString(),
         tags: s.tags,
         parent_id: next!.id,
         recurrence: s.recurrence,

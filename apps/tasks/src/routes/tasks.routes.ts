@@ -8,13 +8,17 @@ import { findPersonalWorkspace } from '../db/workspaces.repository.js';
 import * as service from '../domain/tasks.service.js';
 import type { Context, IfMatch, ListQuery, Task, TaskInput } from '../domain/tasks.service.js';
 import { idempotencyKey, memoryIdempotencyStore, readIdempotencyKey, redisIdempotencyStore, runIdempotent } from '../idempotency.js';
-import { createTaskSchema, emptyBodySchema, listQuerySchema, positionSchema, updateTaskSchema } from '../openapi.js';
+import { listChanges } from '../domain/changes.service.js';
+import { previewRecurrence } from '../domain/recurrence.service.js';
+import { changesQuerySchema, createTaskSchema, emptyBodySchema, listQuerySchema, positionSchema, previewQuerySchema, updateTaskSchema } from '../openapi.js';
 
 const createBody = compileBody<TaskInput & { title: string }>(createTaskSchema);
 const updateBody = compileBody<TaskInput>(updateTaskSchema);
 const positionBody = compileBody<{ afterId: string | null }>(positionSchema);
 const emptyBody = compileBody<Record<string, never>>(emptyBodySchema);
 const listQuery = compileQuery<ListQuery>(listQuerySchema);
+const changesQuery = compileQuery<{ cursor?: string; limit: number }>(changesQuerySchema);
+const previewQuery = compileQuery<{ rule: string; from?: string; count: number }>(previewQuerySchema);
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
@@ -111,6 +115,17 @@ export function tasksRouter(deps: AppDeps): Router {
     const result = await runIdempotent(store, key, input, create);
     if (result.replayed) res.set('Idempotent-Replayed', 'true');
     sendTask(res, result.status, result.body.item);
+  });
+
+  // Before /tasks/:id, which would take "changes" for an id.
+  router.get('/tasks/changes', read, async (req, res) => {
+    const query = parse(changesQuery, req.query);
+    res.json(await listChanges(db, await context(req), query));
+  });
+
+  router.get('/recurrence/preview', read, async (req, res) => {
+    const query = parse(previewQuery, req.query);
+    res.json(previewRecurrence(query, callerTimezone(req)));
   });
 
   router.get('/tasks/:id', read, async (req, res) => {

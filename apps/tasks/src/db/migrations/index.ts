@@ -3,6 +3,7 @@ import { authMigrations } from '@app/auth';
 import * as createWorkspaces from './2026_11_22_0910_create_workspaces.js';
 import * as createTasks from './2026_11_22_1000_create_tasks.js';
 import * as positionSequence from './2026_11_22_1100_position_sequence.js';
+import * as changesFeed from './2026_11_23_0900_changes_feed.js';
 
 /** Every migration of the tasks schema, by name; names sort in the order they apply. */
 export const migrations: Record<string, Migration> = {
@@ -10,4 +11,5 @@ export const migrations: Record<string, Migration> = {
   '2026_11_22_0910_create_workspaces': createWorkspaces,
   '2026_11_22_1000_create_tasks': createTasks,
   '2026_11_22_1100_position_sequence': positionSequence,
+  '2026_11_23_0900_changes_feed': changesFeed,
 };
