@@ -1,6 +1,6 @@
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { chmodSync, chownSync, existsSync, lstatSync, mkdirSync, readFileSync, readlinkSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { chmodSync, chownSync, closeSync, existsSync, lstatSync, mkdirSync, openSync, readFileSync, readlinkSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import pg from 'pg';
@@ -124,7 +124,6 @@ export async function startEmbeddedPostgres(opts: {
   const bin = join(nativeDir(), 'bin');
   const dataDir = serverDataDir(opts.dataDir, opts.persistent, owner);
   const spawnOptions = { ...(owner ?? {}), env: { ...process.env, LC_MESSAGES: 'C' } };
-  const log = opts.onLog ?? (() => {});
 
   if (!existsSync(join(dataDir, 'PG_VERSION'))) {
     const pwfile = join(tmpdir(), `devstack-pg-pw-${process.pid}-${Date.now()}`);
@@ -139,22 +138,33 @@ export async function startEmbeddedPostgres(opts: {
 
   const flags = Object.entries({ max_connections: '300', unix_socket_directories: '', listen_addresses: '127.0.0.1', ...opts.settings })
     .flatMap(([name, value]) => ['-c', `${name}=${value}`]);
+  const url = `postgres://postgres:${PASSWORD}@127.0.0.1:${opts.port}/postgres`;
+  // The server's log goes to a file in its data folder, not to a pipe: a pipe nobody drains (the
+  // parent blocked in spawnSync, as `npm test` is while turbo runs) fills up, and then every
+  // server process that logs, the checkpointer first, blocks: DROP DATABASE hung on it. Only a
+  // caller that reads the log (the benchmark) gets it through a pipe, and must keep reading.
+  const logFile = join(dataDir, 'server.log');
   let server: ChildProcess | undefined;
 
   const start = async () => {
     rmStalePid(dataDir);
-    const child = spawn(join(bin, 'postgres'), ['-D', dataDir, '-p', String(opts.port), ...flags], { ...spawnOptions, stdio: ['ignore', 'ignore', 'pipe'] });
-    server = child;
-    await new Promise<void>((ready, failed) => {
-      let output = '';
-      child.stderr!.on('data', (chunk: Buffer) => {
-        const text = chunk.toString('utf8');
-        log(text);
-        if (output.length < 4000) output += text;
-        if (text.includes('database system is ready to accept connections')) ready();
-      });
-      child.once('exit', (code, signal) => failed(new Error(`postgres exited (code ${code}, signal ${signal}) while starting: ${output.trim().slice(-600)}`)));
+    const logFd = opts.onLog ? undefined : openSync(logFile, 'a');
+    const child = spawn(join(bin, 'postgres'), ['-D', dataDir, '-p', String(opts.port), ...flags], {
+      ...spawnOptions,
+      stdio: ['ignore', 'ignore', logFd ?? 'pipe'],
     });
+    if (logFd !== undefined) closeSync(logFd);
+    if (opts.onLog) child.stderr!.on('data', (chunk: Buffer) => opts.onLog!(chunk.toString('utf8')));
+    server = child;
+    let exited: string | undefined;
+    child.once('exit', (code, signal) => (exited = `code ${code}, signal ${signal}`));
+    const deadline = Date.now() + 120_000;
+    for (;;) {
+      if (exited) throw new Error(`postgres exited (${exited}) while starting; see ${opts.onLog ? 'its log' : logFile}${opts.onLog ? '' : `: ${tail(logFile)}`}`);
+      if (await accepts(url)) return;
+      if (Date.now() > deadline) throw new Error(`postgres did not accept connections within 120 s; see ${logFile}`);
+      await new Promise((r) => setTimeout(r, 100));
+    }
   };
   const kill = async (signal: NodeJS.Signals) => {
     const child = server;
@@ -168,12 +178,36 @@ export async function startEmbeddedPostgres(opts: {
 
   await start();
   return {
-    url: `postgres://postgres:${PASSWORD}@127.0.0.1:${opts.port}/postgres`,
+    url,
     port: opts.port,
     start,
     kill,
     stop: () => kill('SIGINT'),
   };
+}
+
+/** True once the server accepts a connection and answers a query. */
+async function accepts(url: string): Promise<boolean> {
+  const client = new pg.Client({ connectionString: url, connectionTimeoutMillis: 2000 });
+  client.on('error', () => {});
+  try {
+    await client.connect();
+    await client.query('select 1');
+    return true;
+  } catch {
+    return false;
+  } finally {
+    await client.end().catch(() => {});
+  }
+}
+
+/** The last lines of a log file, for an error message. */
+function tail(file: string): string {
+  try {
+    return readFileSync(file, 'utf8').trim().split('\n').slice(-5).join(' | ');
+  } catch {
+    return '';
+  }
 }
 
 /** A postmaster.pid left by a killed server would stop the next start. */
