@@ -71,6 +71,12 @@ export async function startService<C extends ServiceEnv, DB>(spec: ServiceSpec<C
   server.headersTimeout = 66_000;
 
   let stopping = false;
+  // While draining, every answer closes its connection: the gateway keeps its upstream
+  // connections alive and busy, so without this they would never fall idle and the drain would
+  // last until the deadline. A request already sent on one still gets its answer.
+  server.prependListener('request', (_req, res) => {
+    if (stopping) res.setHeader('Connection', 'close');
+  });
   const shutdown = (signal: string) => {
     if (stopping) return;
     stopping = true;
