@@ -3,7 +3,7 @@ import { sql } from 'kysely';
 
 /**
  * `create_item`: a clipboard create in one statement, so the account's state row stays locked for
- * one round trip instead of seven. It does what the account transaction did step by step: lock
+ * one round trip instead of eight. It does what the account transaction did step by step: lock
  * the state row (creating it on first use), insert the item or move the item with the same type
  * and content to the top, prune the oldest non-favorites beyond the history limit and those past
  * retention (by primary key), log the changes with their seqs (a later change of an entity
@@ -22,9 +22,13 @@ export async function up(db: Kysely<any>): Promise<void> {
       v_item items%rowtype;
       v_pruned uuid[];
     begin
-      insert into account_state as st (account_id) values (p_account)
-        on conflict (account_id) do update set account_id = excluded.account_id
-        returning st.seq into v_seq;
+      -- The lock without writing a row version (an upsert's DO UPDATE would write one); the row
+      -- is created on the account's first write.
+      select st.seq into v_seq from account_state st where st.account_id = p_account for update;
+      if not found then
+        insert into account_state (account_id) values (p_account) on conflict (account_id) do nothing;
+        select st.seq into v_seq from account_state st where st.account_id = p_account for update;
+      end if;
 
       -- Through the content-hash index.
       select i.id into v_same from items i
