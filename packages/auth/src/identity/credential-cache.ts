@@ -12,7 +12,8 @@ interface Entry {
   /** Counted from before the lookup was sent, so a row read before a revocation never outlives it by more than the TTL. */
   expiresAt: number;
   row: Promise<IdentityRow | undefined>;
-  credentialId?: string;
+  /** Known once the lookup found a live credential. */
+  found?: IdentityRow;
 }
 
 /** The caches of this process, so a revocation made here reaches each of them at once. */
@@ -44,21 +45,30 @@ export class CredentialCache {
     const drop = () => {
       if (this.entries.get(id) === entry) this.entries.delete(id);
     };
-    entry.row.then((row) => (row ? (entry.credentialId = row.credentialId) : drop()), drop);
+    entry.row.then((row) => (row ? (entry.found = row) : drop()), drop);
     return entry.row;
   }
 
-  /** Drops the entries of a revoked key or session. */
-  forget(credentialId: string): void {
-    for (const [id, entry] of this.entries) if (entry.credentialId === credentialId) this.entries.delete(id);
+  /** Drops the entries that `match` picks. */
+  forget(match: (row: IdentityRow) => boolean): void {
+    for (const [id, entry] of this.entries) if (entry.found && match(entry.found)) this.entries.delete(id);
+  }
+}
+
+function forgetEverywhere(match: (row: IdentityRow) => boolean): void {
+  for (const ref of caches) {
+    const cache = ref.deref();
+    if (cache) cache.forget(match);
+    else caches.delete(ref);
   }
 }
 
 /** A key or session was revoked in this process: no cache here answers with it again. */
 export function forgetCredential(credentialId: string): void {
-  for (const ref of caches) {
-    const cache = ref.deref();
-    if (cache) cache.forget(credentialId);
-    else caches.delete(ref);
-  }
+  forgetEverywhere((row) => row.credentialId === credentialId);
+}
+
+/** An account changed what a credential carries (its time zone): its next request reads it afresh here. */
+export function forgetAccount(accountId: string): void {
+  forgetEverywhere((row) => row.accountId === accountId);
 }
