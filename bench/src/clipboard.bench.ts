@@ -1,44 +1,72 @@
 import { randomUUID } from 'node:crypto';
-import { seedClipboardData } from './seed/clipboard.js';
+import { seedClipboardAccounts, seedClipboardData } from './seed/clipboard.js';
+import { insertKeys } from './seed/keys.js';
 import type { BenchContext, Scenario } from './types.js';
+
+/** Accounts of the spread create: one client each, as 50 people copying at once. */
+export const SPREAD_ACCOUNTS = 50;
+/** Their history: full at the default limit, so each create also prunes one item. */
+export const SPREAD_ITEMS = 1_000;
 
 export interface ClipboardFixture {
   accountId: string;
   auth: Record<string, string>;
+  /** The key the admin command made (its scopes are copied to the bench's other keys). */
+  keyId: string;
+  spread: { accountIds: string[]; auth: string[] };
 }
 
 export async function seedClipboard(ctx: BenchContext): Promise<ClipboardFixture> {
   const [accountId] = await seedClipboardData(ctx.client);
   const key = await ctx.admin('clipboard', 'create-key', '--account', accountId!, '--name', 'bench');
-  return { accountId: accountId!, auth: { authorization: `Bearer ${key.key}` } };
+  const accountIds = await seedClipboardAccounts(ctx.client, { label: 'bench-clipboard-spread', accounts: SPREAD_ACCOUNTS, items: SPREAD_ITEMS, snippets: 0, historyLimit: SPREAD_ITEMS });
+  const auth = await insertKeys(ctx.client, 'clipboard', accountIds, key.id);
+  return { accountId: accountId!, auth: { authorization: `Bearer ${key.key}` }, keyId: key.id, spread: { accountIds, auth } };
 }
 
 const ITEM_COLUMNS = 'id, type, content, source, favorite, created_at, updated_at';
+const CONTENT = 'Copied from the quarterly report: revenue grew in every region';
 
-/** The clipboard scenarios of the issue: a 100-item page, a create, a pull. */
+/** A new text item each time: identical content would move the existing item instead. */
+export const newClipboardItem = () => JSON.stringify({ type: 'text', content: `${CONTENT} ${randomUUID()}`, source: 'api' });
+
+/** The bare single-statement insert a create is compared with; `rotate` spreads it over accounts. */
+function bareInsert(accountIds: string[]): Scenario['baseline'] {
+  return {
+    route: {
+      schema: 'clipboard',
+      statements: [{
+        sql: `insert into items (id, account_id, type, content, source) values (gen_random_uuid(), $1, 'text', $2 || ' ' || gen_random_uuid(), 'api') returning ${ITEM_COLUMNS}`,
+        params: [accountIds[0]!, CONTENT],
+      }],
+      ...(accountIds.length > 1 ? { rotate: { 0: accountIds } } : {}),
+    },
+  };
+}
+
+/**
+ * The clipboard scenarios of the issue: a 100-item page, a create on one account (50
+ * connections contending for its lock), a create spread over 50 accounts, a pull.
+ */
 export async function clipboardScenarios(_ctx: BenchContext, f: ClipboardFixture): Promise<Scenario[]> {
-  const content = 'Copied from the quarterly report: revenue grew in every region';
+  let next = 0;
   return [
     { name: 'clipboard list (limit=100)', service: 'clipboard', request: { path: '/api/clipboard?limit=100', headers: f.auth }, baseline: { replay: true } },
     {
-      name: 'clipboard create',
+      name: 'clipboard create (one account)',
+      service: 'clipboard',
+      request: { method: 'POST', path: '/api/clipboard', headers: f.auth, setup: () => ({ body: newClipboardItem() }) },
+      baseline: bareInsert([f.accountId]),
+    },
+    {
+      name: `clipboard create (${SPREAD_ACCOUNTS} accounts)`,
       service: 'clipboard',
       request: {
         method: 'POST',
         path: '/api/clipboard',
-        headers: f.auth,
-        // New content each time: identical content would move the existing item instead.
-        setup: () => ({ body: JSON.stringify({ type: 'text', content: `${content} ${randomUUID()}`, source: 'api' }) }),
+        setup: () => ({ headers: { authorization: f.spread.auth[next++ % f.spread.auth.length]! }, body: newClipboardItem() }),
       },
-      baseline: {
-        route: {
-          schema: 'clipboard',
-          statements: [{
-            sql: `insert into items (id, account_id, type, content, source) values (gen_random_uuid(), $1, 'text', $2 || ' ' || gen_random_uuid(), 'api') returning ${ITEM_COLUMNS}`,
-            params: [f.accountId, content],
-          }],
-        },
-      },
+      baseline: bareInsert(f.spread.accountIds),
     },
     { name: 'clipboard pull (first page)', service: 'clipboard', request: { path: '/api/clipboard/pull?limit=100', headers: f.auth }, baseline: { replay: true } },
   ];

@@ -9,7 +9,7 @@ export interface LoadRequest {
    * Builds each request from this connection's context (e.g. a fresh Idempotency-Key, the
    * ETag the previous response returned); returns path/headers/body overrides.
    */
-  setup?: (context: Record<string, any>) => { path?: string; headers?: Record<string, string>; body?: string };
+  setup?: (context: Record<string, any>) => { method?: LoadRequest['method']; path?: string; headers?: Record<string, string>; body?: string };
   /** Sees each response body, to keep per-connection state such as the next If-Match. */
   onResponse?: (status: number, body: string, context: Record<string, any>) => void;
 }
@@ -54,6 +54,7 @@ async function once(baseUrl: string, req: LoadRequest, connections: number, seco
           const extra = req.setup(context);
           return {
             ...request,
+            ...(extra.method ? { method: extra.method } : {}),
             ...(extra.path ? { path: extra.path } : {}),
             ...(extra.body !== undefined ? { body: extra.body } : {}),
             headers: { ...request.headers, ...extra.headers },

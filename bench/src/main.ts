@@ -21,15 +21,26 @@ import { runLoad, type LoadRequest, type LoadResult } from './load.js';
 import { machine, printTable, writeResults, type Row } from './report.js';
 import { peakRss } from './rss.js';
 import { SqlLog, sequentialScans } from './sql-log.js';
-import { scaleRequests, seedTasksLarge, seedTasksSmall, taskScenarios } from './tasks.bench.js';
+import { TOTAL_TASKS, scaleRequests, seedTasksLarge, seedTasksSmall, taskScenarios } from './tasks.bench.js';
 import { meetingScenarios, seedMeetings } from './meetings.bench.js';
 import { clipboardScenarios, seedClipboard } from './clipboard.bench.js';
+import { mixedScenario, seedFleet } from './mixed.bench.js';
 import type { BenchContext, Scenario } from './types.js';
 
 const run = promisify(execFile);
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 50);
 const WARMUP_SECONDS = Number(process.env.BENCH_WARMUP_SECONDS ?? 3);
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
+/** Rows from which a sequential scan of one of the big tables fails the run. */
+const BIG_TABLE_ROWS = 10_000;
+/**
+ * BENCH_ONLY=clipboard,meetings get: run only the scenarios whose names contain one of these
+ * (case-insensitive), seeding only the services they use; for short trial runs.
+ */
+const ONLY = (process.env.BENCH_ONLY ?? '').split(',').map((s) => s.trim().toLowerCase()).filter(Boolean);
+const selected = (name: string) => ONLY.length === 0 || ONLY.some((o) => name.toLowerCase().includes(o));
+/** Whether a service's data is needed: a term names it, or the mixed scenario (which uses all three) is selected, or a term names no service. */
+const needs = (service: string) => ONLY.length === 0 || ONLY.some((o) => o.includes(service) || 'mixed'.includes(o) || o.includes('mixed') || !/tasks|meetings|clipboard/.test(o));
 
 function log(message: string): void {
   process.stderr.write(`${message}\n`);
@@ -39,7 +50,7 @@ function log(message: string): void {
 async function sendOnce(gateway: string, req: LoadRequest, context: Record<string, any>): Promise<number> {
   const extra = req.setup?.(context) ?? {};
   const res = await fetch(`${gateway}${extra.path ?? req.path}`, {
-    method: req.method ?? 'GET',
+    method: extra.method ?? req.method ?? 'GET',
     headers: { 'content-type': 'application/json', ...req.headers, ...extra.headers },
     ...((extra.body ?? req.body) !== undefined ? { body: extra.body ?? req.body } : {}),
   });
@@ -124,37 +135,47 @@ async function main(): Promise<number> {
     const tasks = await seedTasksSmall(ctx);
     const scaleReq = scaleRequests(tasks);
     const scaleOpts = { connections: 4, warmupSeconds: 2, seconds: 5 };
-    log('scale check at 10k tasks...');
-    const small = { list: await runLoad(gateway, scaleReq.list, scaleOpts), search: await runLoad(gateway, scaleReq.search, scaleOpts) };
+    let scale: { small: { list: LoadResult; search: LoadResult }; large: { list: LoadResult; search: LoadResult } } | null = null;
+    if (needs('tasks')) {
+      log('scale check at 10k tasks...');
+      const small = { list: await runLoad(gateway, scaleReq.list, scaleOpts), search: await runLoad(gateway, scaleReq.search, scaleOpts) };
+      await seedTasksLarge(ctx, tasks);
+      log('scale check at 1M tasks...');
+      const large = { list: await runLoad(gateway, scaleReq.list, scaleOpts), search: await runLoad(gateway, scaleReq.search, scaleOpts) };
+      scale = { small, large };
+    }
 
-    await seedTasksLarge(ctx, tasks);
-    log('scale check at 1M tasks...');
-    const large = { list: await runLoad(gateway, scaleReq.list, scaleOpts), search: await runLoad(gateway, scaleReq.search, scaleOpts) };
-
-    const meetings = await seedMeetings(ctx);
-    const clipboard = await seedClipboard(ctx);
+    const meetings = needs('meetings') ? await seedMeetings(ctx) : null;
+    const clipboard = needs('clipboard') ? await seedClipboard(ctx) : null;
     await client.query('vacuum analyze');
+    const mixed = meetings && clipboard && selected('mixed') ? mixedScenario(await seedFleet(ctx, { tasks, meetings, clipboard })) : null;
 
     const scenarios: Scenario[] = [
-      ...(await taskScenarios(ctx, tasks)),
-      ...(await meetingScenarios(ctx, meetings)),
-      ...(await clipboardScenarios(ctx, clipboard)),
-    ];
+      ...(needs('tasks') ? await taskScenarios(ctx, tasks) : []),
+      ...(meetings ? await meetingScenarios(ctx, meetings) : []),
+      ...(clipboard ? await clipboardScenarios(ctx, clipboard) : []),
+      ...(mixed ? [mixed] : []),
+    ].filter((s) => selected(s.name));
 
     // One request of each scenario with statement logging and auto_explain on: the baseline
     // replays those statements, and every plan is printed and checked for sequential scans.
     log('capturing the SQL and EXPLAIN ANALYZE of each scenario...');
     const routes: Record<string, BaselineRoute> = {};
     const explained: Array<{ scenario: string; plans: string[]; seqScans: string[] }> = [];
+    // A sequential scan of a table that is small in this data set (the fleet's few thousand
+    // snippets, say) is the planner's right call, not a missing index.
+    const { rows: sizes } = await client.query<{ name: string; rows: number }>(
+      `select relname as name, max(reltuples)::float8 as rows from pg_class where relkind = 'r' group by relname`,
+    );
+    const bigEnough = new Set(sizes.filter((t) => t.rows >= BIG_TABLE_ROWS).map((t) => t.name));
     for (const [i, s] of scenarios.entries()) {
-      let status = 0;
+      const statuses: number[] = [];
       const captured = await sqlLog.capture(async () => {
-        status = await sendOnce(gateway, s.request, {});
+        for (const sample of s.samples ?? [s.request]) statuses.push(await sendOnce(gateway, sample, {}));
       });
-      if (status >= 400) throw new Error(`${s.name}: the product answered ${status} to the capture request`);
-      const schema = s.service;
-      routes[`/s${i}`] = 'route' in s.baseline ? s.baseline.route : { schema, statements: captured.statements };
-      const seqScans = [...new Set(captured.plans.flatMap(sequentialScans))];
+      if (statuses.some((status) => status >= 400)) throw new Error(`${s.name}: the product answered ${statuses.join(', ')} to the capture requests`);
+      if (s.baseline && s.service !== 'all') routes[`/s${i}`] = 'route' in s.baseline ? s.baseline.route : { schema: s.service, statements: captured.statements };
+      const seqScans = [...new Set(captured.plans.flatMap(sequentialScans))].filter((table) => bigEnough.has(table));
       explained.push({ scenario: s.name, plans: captured.plans, seqScans });
     }
 
@@ -173,16 +194,17 @@ async function main(): Promise<number> {
     const loadOpts = { connections: CONNECTIONS, warmupSeconds: WARMUP_SECONDS, seconds: SECONDS };
     for (const [i, s] of scenarios.entries()) {
       log(`load: ${s.name}`);
-      const { result: productResult, peakMb } = await peakRss(product.children[s.service].pid, () => runLoad(gateway, s.request, loadOpts));
+      const services = s.service === 'all' ? Object.values(product.children) : [product.children[s.service]];
+      const { result: productResult, peakMb } = await peakRss(services.map((c) => c.pid), () => runLoad(gateway, s.request, loadOpts));
       const baselineReq: LoadRequest = { method: s.request.method ?? 'GET', path: `/s${i}`, ...(s.request.body ? { body: s.request.body } : {}) };
-      const baselineResult: LoadResult = await runLoad(baselineUrl, baselineReq, loadOpts);
+      const baselineResult = routes[`/s${i}`] ? await runLoad(baselineUrl, baselineReq, loadOpts) : null;
       rows.push({ scenario: s.name, product: productResult, baseline: baselineResult, rssMb: peakMb });
     }
 
     const table = printTable(rows);
-    const scale = {
-      listP95Ms: { at10k: small.list.p95, at1M: large.list.p95, ratio: large.list.p95 / Math.max(small.list.p95, 0.001) },
-      rareSearchP95Ms: { at10k: small.search.p95, at1M: large.search.p95, ratio: large.search.p95 / Math.max(small.search.p95, 0.001) },
+    const scaleFigures = scale && {
+      listP95Ms: { at10k: scale.small.list.p95, at1M: scale.large.list.p95, ratio: scale.large.list.p95 / Math.max(scale.small.list.p95, 0.001) },
+      rareSearchP95Ms: { at10k: scale.small.search.p95, at1M: scale.large.search.p95, ratio: scale.large.search.p95 / Math.max(scale.small.search.p95, 0.001) },
     };
     const seqScanFailures = explained.filter((e) => e.seqScans.length > 0);
 
@@ -191,7 +213,10 @@ async function main(): Promise<number> {
       process.stdout.write(`\n=== ${e.scenario}\n${e.plans.join('\n\n')}\n`);
     }
     process.stdout.write(`\n${table}\n\n`);
-    process.stdout.write(`scale check (p95 through the gateway, 4 connections): list ${scale.listP95Ms.at10k.toFixed(1)} ms at 10k -> ${scale.listP95Ms.at1M.toFixed(1)} ms at 1M (${scale.listP95Ms.ratio.toFixed(2)}x); rare-word search ${scale.rareSearchP95Ms.at10k.toFixed(1)} ms -> ${scale.rareSearchP95Ms.at1M.toFixed(1)} ms (${scale.rareSearchP95Ms.ratio.toFixed(2)}x)\n`);
+    if (scaleFigures) {
+      const { listP95Ms: list, rareSearchP95Ms: search } = scaleFigures;
+      process.stdout.write(`scale check (p95 through the gateway, 4 connections): list ${list.at10k.toFixed(1)} ms at 10k -> ${list.at1M.toFixed(1)} ms at 1M (${list.ratio.toFixed(2)}x); rare-word search ${search.at10k.toFixed(1)} ms -> ${search.at1M.toFixed(1)} ms (${search.ratio.toFixed(2)}x)\n`);
+    }
     if (seqScanFailures.length > 0) {
       process.stdout.write(`\nFAIL: sequential scans of big tables: ${seqScanFailures.map((e) => `${e.scenario} (${e.seqScans.join(', ')})`).join('; ')}\n`);
     } else {
@@ -205,11 +230,11 @@ async function main(): Promise<number> {
     writeResults(file, {
       date: new Date().toISOString(),
       durationSeconds: Math.round((Date.now() - started) / 1000),
-      settings: { connections: CONNECTIONS, warmupSeconds: WARMUP_SECONDS, seconds: SECONDS },
+      settings: { connections: CONNECTIONS, warmupSeconds: WARMUP_SECONDS, seconds: SECONDS, only: ONLY, tasks: TOTAL_TASKS },
       machine: machine(),
       versions: { node: process.version, postgres: pgVersion, nginx: nginxVersion },
       scenarios: rows,
-      scale,
+      scale: scaleFigures,
       explain: explained.map((e) => ({ scenario: e.scenario, seqScans: e.seqScans, plans: e.plans })),
     });
     process.stdout.write(`results written to ${file} (${Math.round((Date.now() - started) / 1000)} s in all)\n`);

@@ -5,6 +5,8 @@ export interface MeetingsFixture {
   auth: Record<string, string>;
   /** A completed meeting in the middle of a series: its read carries a `previous` block. */
   meetingId: string;
+  /** The key the admin command made (its scopes are copied to the bench's other keys). */
+  keyId: string;
 }
 
 export async function seedMeetings(ctx: BenchContext): Promise<MeetingsFixture> {
@@ -14,7 +16,7 @@ export async function seedMeetings(ctx: BenchContext): Promise<MeetingsFixture> 
     `select id from meetings.meetings where account_id = $1 and status = 'COMPLETED' order by series_id, date offset 50 limit 1`,
     [accountId],
   );
-  return { auth: { authorization: `Bearer ${key.key}` }, meetingId: rows[0]!.id };
+  return { auth: { authorization: `Bearer ${key.key}` }, meetingId: rows[0]!.id, keyId: key.id };
 }
 
 /** The meetings scenarios of the issue: one meeting with `previous`, search, actions. */

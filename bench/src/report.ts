@@ -6,7 +6,8 @@ import type { LoadResult } from './load.js';
 export interface Row {
   scenario: string;
   product: LoadResult;
-  baseline: LoadResult;
+  /** Null for a scenario without a baseline (the mixed one). */
+  baseline: LoadResult | null;
   rssMb: number;
 }
 
@@ -21,10 +22,10 @@ export function printTable(rows: Row[]): string {
     f1(r.product.p50),
     f1(r.product.p99),
     String(r.product.errors),
-    f1(r.baseline.reqPerSec),
-    f1(r.baseline.p99),
-    `${(r.product.reqPerSec / Math.max(r.baseline.reqPerSec, 0.001)).toFixed(2)}x`,
-    `${(r.product.p99 / Math.max(r.baseline.p99, 0.001)).toFixed(2)}x`,
+    r.baseline ? f1(r.baseline.reqPerSec) : '-',
+    r.baseline ? f1(r.baseline.p99) : '-',
+    r.baseline ? `${(r.product.reqPerSec / Math.max(r.baseline.reqPerSec, 0.001)).toFixed(2)}x` : '-',
+    r.baseline ? `${(r.product.p99 / Math.max(r.baseline.p99, 0.001)).toFixed(2)}x` : '-',
     String(r.rssMb),
   ]);
   const widths = header.map((h, i) => Math.max(h.length, ...lines.map((l) => l[i]!.length)));

@@ -11,15 +11,16 @@ export function rssMb(pid: number | undefined): number {
   }
 }
 
-/** Samples a process's RSS every 250 ms while `work` runs; returns the peak. */
-export async function peakRss<T>(pid: number | undefined, work: () => Promise<T>): Promise<{ result: T; peakMb: number }> {
-  let peak = rssMb(pid);
+/** Samples the processes' RSS every 250 ms while `work` runs; returns the highest any one of them reached. */
+export async function peakRss<T>(pids: Array<number | undefined>, work: () => Promise<T>): Promise<{ result: T; peakMb: number }> {
+  const sample = () => Math.max(0, ...pids.map(rssMb));
+  let peak = sample();
   const timer = setInterval(() => {
-    peak = Math.max(peak, rssMb(pid));
+    peak = Math.max(peak, sample());
   }, 250);
   try {
     const result = await work();
-    return { result, peakMb: Math.max(peak, rssMb(pid)) };
+    return { result, peakMb: Math.max(peak, sample()) };
   } finally {
     clearInterval(timer);
   }

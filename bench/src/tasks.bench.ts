@@ -9,6 +9,8 @@ export interface TasksFixture {
   workspaces: string[];
   auth: Record<string, string>;
   accountId: string;
+  /** The key the admin command made (its scopes are copied to the bench's other keys). */
+  keyId: string;
 }
 
 /** Accounts, the first 10,000 tasks and a key for workspace 0. */
@@ -18,7 +20,7 @@ export async function seedTasksSmall(ctx: BenchContext): Promise<TasksFixture> {
   await seedTasks(ctx.client, workspaces, 0, 10_000, 'tasks (first 10k)');
   await ctx.client.query('analyze tasks.tasks');
   const key = await ctx.admin('tasks', 'create-key', '--account', accounts[0]!.accountId, '--name', 'bench');
-  return { workspaces, auth: { authorization: `Bearer ${key.key}` }, accountId: accounts[0]!.accountId };
+  return { workspaces, auth: { authorization: `Bearer ${key.key}` }, accountId: accounts[0]!.accountId, keyId: key.id };
 }
 
 /** The full data set: 1,000,000 tasks (BENCH_TASKS overrides, for a quick trial run). */

@@ -6,13 +6,17 @@ import type { LoadRequest } from './load.js';
 /** One measured load: the product through the gateway, and its baseline route. */
 export interface Scenario {
   name: string;
-  service: Service;
+  /** The service measured (its RSS is sampled); `all` for a scenario that drives the three. */
+  service: Service | 'all';
   request: LoadRequest;
+  /** Requests sent once each, with their SQL captured for the EXPLAIN check (default: `request`). */
+  samples?: LoadRequest[];
   /**
    * The baseline: `replay` runs the statements the product ran for one such request (captured
-   * from the database log); a write gives its bare statement instead.
+   * from the database log); a write gives its bare statement instead; null: no baseline (the
+   * mixed scenario reports its own figures only).
    */
-  baseline: { replay: true } | { route: BaselineRoute };
+  baseline: { replay: true } | { route: BaselineRoute } | null;
 }
 
 export interface BenchContext {

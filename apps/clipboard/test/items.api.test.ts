@@ -68,6 +68,29 @@ describe('POST /api/clipboard', () => {
     expect(await countRows(t, 'items', other.accountId)).toBe(1);
   });
 
+  it('gives concurrent creates on one account distinct seqs, each pruning beyond the history limit exactly once', async () => {
+    const other = await t.caller();
+    await t.http().put('/api/settings').set('Authorization', other.auth).send({ historyLimit: 10 }).expect(200);
+    const created = await Promise.all(
+      Array.from({ length: 20 }, (_, i) => t.http().post('/api/clipboard').set('Authorization', other.auth).send(item(`burst ${i}`)).expect(201)),
+    );
+    const ids = created.map((r) => r.body.id as string);
+    const pull = await t.http().get('/api/clipboard/pull?limit=500').set('Authorization', other.auth).expect(200);
+    const changes = pull.body.changes as Array<{ seq: number; entity: string; id: string; op: string }>;
+    // One settings change, 20 creates, 10 prunes: seqs 1..31, none shared; a pruned item keeps only its tombstone.
+    expect(new Set(changes.map((ch) => ch.seq)).size).toBe(changes.length);
+    expect(Math.max(...changes.map((ch) => ch.seq))).toBe(31);
+    const items = changes.filter((ch) => ch.entity === 'item');
+    const kept = items.filter((ch) => ch.op === 'upsert').map((ch) => ch.id);
+    const pruned = items.filter((ch) => ch.op === 'delete').map((ch) => ch.id);
+    expect(kept).toHaveLength(10);
+    expect(pruned).toHaveLength(10);
+    expect([...kept, ...pruned].sort()).toEqual([...ids].sort());
+    expect((await listAll(t, other)).map((i) => i.id).sort()).toEqual([...kept].sort());
+    const state = await t.db.selectFrom('account_state').select(['seq', 'non_favorites']).where('account_id', '=', other.accountId).executeTakeFirstOrThrow();
+    expect(state).toEqual({ seq: 31, non_favorites: 10 });
+  });
+
   it.each([
     ['a missing body', undefined, /^Invalid request body: type is required; content is required; source is required$/],
     ['an array', [item('x')], /body must be object/],

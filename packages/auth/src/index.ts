@@ -6,6 +6,7 @@ export { keysRouter, createApiKey, createSession, type CreatedKey } from './iden
 export { createRateLimit, isRead, type RateLimitOptions } from './runtime/rate-limit.js';
 export { runAdminCommand, AdminError, type AdminHooks, type AdminIo } from './identity/admin.js';
 export { hashSecret } from './identity/tokens.js';
+export { CREDENTIAL_TTL_MS, forgetAccount, forgetCredential } from './identity/credential-cache.js';
 export { createPool, createDb, migrateToLatest } from './runtime/database.js';
 export { createLogger } from './runtime/observability.js';
 export { startService, main, runAdmin, type ServiceSpec } from './runtime/service.js';

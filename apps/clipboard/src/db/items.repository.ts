@@ -30,16 +30,16 @@ export async function listItems(db: Db, accountId: string, page: { limit: number
   return rows;
 }
 
-/** The item with exactly this type and content, found through the content-hash index. */
-export async function findSameContent(tx: AccountTx, type: string, content: string): Promise<ItemRow | undefined> {
-  return tx.trx
-    .selectFrom('items')
-    .select(columns)
-    .where('account_id', '=', tx.accountId)
-    .where(sql`md5(content)`, '=', sql`md5(${content})`)
-    .where('content', '=', content)
-    .where('type', '=', type)
-    .executeTakeFirst();
+/**
+ * A create from the API in one statement (the `create_item` function): the item is inserted, or
+ * the item with the same type and content moved to the top (`created` false); then the history
+ * is pruned, the changes logged and the account's seq advanced, all under the account's lock,
+ * which is held for this one round trip. Returns the item's columns but its content.
+ */
+export async function createItem(db: Db, accountId: string, item: { id: string; type: string; content: string; source: string }, tombstoneDays: number): Promise<Omit<ItemRow, 'content'> & { created: boolean }> {
+  const { rows } = await sql<Omit<ItemRow, 'content'> & { created: boolean }>`
+    select * from create_item(${accountId}, ${item.id}, ${item.type}, ${item.content}, ${item.source}, ${tombstoneDays})`.execute(db);
+  return rows[0]!;
 }
 
 /** Inserts an item; undefined when the id is taken (by any account). */
@@ -50,17 +50,6 @@ export async function insertItem(tx: AccountTx, item: { id: string; type: string
     .onConflict((oc) => oc.column('id').doNothing())
     .returning(columns)
     .executeTakeFirst();
-}
-
-/** Moves an item to the top of the history (copied again). */
-export async function bumpItem(tx: AccountTx, id: string, source: string): Promise<ItemRow> {
-  return tx.trx
-    .updateTable('items')
-    .set({ source, created_at: now, updated_at: now })
-    .where('account_id', '=', tx.accountId)
-    .where('id', '=', id)
-    .returning(columns)
-    .executeTakeFirstOrThrow();
 }
 
 /** Sets (or, with 'toggle', flips) the favorite flag; undefined when the item is not this account's. */

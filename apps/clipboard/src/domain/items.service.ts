@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { errors } from '@app/http-errors';
 import * as repo from '../db/items.repository.js';
 import { withAccount, type AccountTx, type Db } from '../db/state.repository.js';
+import { TOMBSTONE_DAYS } from '../openapi.js';
 import { isUuid, toItem, type Item } from './mappers.js';
 
 export interface NewItem {
@@ -43,14 +44,9 @@ export async function pruneHistory(tx: AccountTx): Promise<void> {
 export async function createItem(db: Db, accountId: string, input: NewItem): Promise<{ item: Item; created: boolean }> {
   const problem = itemContentProblem(input);
   if (problem) throw errors.validation([], `Invalid request body: ${problem}`);
-  return withAccount(db, accountId, async (tx) => {
-    const same = await repo.findSameContent(tx, input.type, input.content);
-    const row = same ? await repo.bumpItem(tx, same.id, input.source) : await repo.insertItem(tx, { id: randomUUID(), ...input });
-    // A fresh random UUID cannot be taken; the insert returns its row.
-    tx.record('item', row!.id, 'upsert');
-    await pruneHistory(tx);
-    return { item: toItem(row!), created: !same };
-  });
+  const { created, ...row } = await repo.createItem(db, accountId, { id: randomUUID(), ...input }, TOMBSTONE_DAYS);
+  // The same type and content, by definition, when the existing item moved to the top.
+  return { item: toItem({ ...row, content: input.content }), created };
 }
 
 /** Toggles the favorite flag, or sets it when `favorite` is given. */

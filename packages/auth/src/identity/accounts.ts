@@ -1,6 +1,7 @@
 import type { Kysely } from 'kysely';
 import { AppError, errors } from '@app/http-errors';
 import type { AuthConfig } from './config.js';
+import { forgetAccount } from './credential-cache.js';
 import { createSession } from './keys.js';
 import type { LoginThrottle } from './login-throttle.js';
 import { hashPassword, verifyPassword } from './passwords.js';
@@ -108,6 +109,8 @@ export class AccountService {
   async setTimezone(accountId: string, timezone: string): Promise<AccountView> {
     const account = await repo.updateTimezone(this.db, accountId, timezone);
     if (!account) throw errors.unauthorized();
+    // The zone rides on the cached credential: the account's next request here reads the new one.
+    forgetAccount(accountId);
     return toView(account);
   }
 }

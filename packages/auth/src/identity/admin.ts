@@ -1,6 +1,7 @@
 import { parseArgs } from 'node:util';
 import { createAccount, EMAIL_PATTERN, normalizeEmail, type AdminHooks } from './accounts.js';
 import type { AuthConfig } from './config.js';
+import { forgetCredential } from './credential-cache.js';
 import { isValidTimezone } from './middleware.js';
 import { createApiKey, createSession } from './keys.js';
 import { hashPassword, passwordLengthOk, PASSWORD_MAX_LENGTH, PASSWORD_MIN_LENGTH } from './passwords.js';
@@ -94,6 +95,7 @@ export async function runAdminCommand(db: AnyDb, cfg: AuthConfig, argv: string[]
       const id = required(str('id'), 'id');
       const revoked = UUID.test(id) ? await repo.revokeKey(db, id) : undefined;
       if (!revoked) throw new AdminError(`no key with id ${id}`);
+      forgetCredential(revoked.id);
       return { id: revoked.id, revoked: true };
     }
     case 'create-session': {

@@ -2,6 +2,7 @@ import { Router, type CookieOptions, type Request, type RequestHandler, type Res
 import { compileBody, errors } from '@app/http-errors';
 import { EMAIL_PATTERN, normalizeEmail, type AccountService } from './accounts.js';
 import { DEFAULT_SESSION_TTL_SECONDS, cookieName, type AuthConfig } from './config.js';
+import { forgetCredential } from './credential-cache.js';
 import { authenticate, isValidTimezone, requireAllowedOrigin, requireSession } from './middleware.js';
 import { PASSWORD_MAX_LENGTH, PASSWORD_MIN_LENGTH } from './passwords.js';
 import { readCookie } from './tokens.js';
@@ -58,6 +59,11 @@ export interface AuthRoutesOptions {
  * Sign-up, login and logout refuse a foreign `Origin` first (403), then validate (400);
  * `/me` is for sessions only (401, then 403 for a foreign origin or an API key).
  */
+/** A revoked session stops working in this process at once (other replicas: within a second). */
+function forgetHeldSession(req: Request): void {
+  if (req.caller?.kind === 'session') forgetCredential(req.caller.credentialId);
+}
+
 export function authRouter(o: AuthRoutesOptions): Router {
   const name = cookieName(o.cfg);
   const cookie = (req: Request): CookieOptions => ({ httpOnly: true, sameSite: 'lax', path: '/', secure: req.secure });
@@ -82,12 +88,14 @@ export function authRouter(o: AuthRoutesOptions): Router {
     const { token, accountId, email } = await o.accounts.logIn(logInBody.parse(withNormalizedEmail(req.body ?? {})));
     // The session this browser held before is ended, so one sign-in leaves one live session.
     await o.accounts.logOut(readCookie(req.headers.cookie, name));
+    forgetHeldSession(req);
     signIn(req, res, token);
     res.json({ accountId, email });
   });
 
   router.post('/logout', sameOrigin, async (req, res) => {
     await o.accounts.logOut(readCookie(req.headers.cookie, name));
+    forgetHeldSession(req);
     res.clearCookie(name, cookie(req));
     res.status(204).end();
   });

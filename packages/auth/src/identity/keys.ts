@@ -2,6 +2,7 @@ import { Router } from 'express';
 import { compileBody, errors } from '@app/http-errors';
 import type { AuthConfig } from './config.js';
 import { DEFAULT_SESSION_TTL_SECONDS, cookieName } from './config.js';
+import { forgetCredential } from './credential-cache.js';
 import { authenticate, requireSession } from './middleware.js';
 import * as repo from './repository.js';
 import type { AnyDb, KeyRecord } from './repository.js';
@@ -76,6 +77,7 @@ export function keysRouter(db: AnyDb, cfg: AuthConfig): Router {
     const id = req.params.id!;
     const revoked = UUID.test(id) ? await repo.revokeKey(db, id, req.caller!.accountId) : undefined;
     if (!revoked) throw errors.notFound('API key not found');
+    forgetCredential(revoked.id);
     res.json({ id: revoked.id, revoked: true });
   });
   return router;

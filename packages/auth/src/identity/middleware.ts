@@ -2,6 +2,7 @@ import type { RequestHandler, Request } from 'express';
 import { IANAZone } from 'luxon';
 import { errors } from '@app/http-errors';
 import { cookieName, type AuthConfig } from './config.js';
+import { CredentialCache } from './credential-cache.js';
 import { findKeyByHash, findSessionByHash, type AnyDb } from './repository.js';
 import { hashSecret, readCookie } from './tokens.js';
 
@@ -32,12 +33,14 @@ const BEARER = /^Bearer[ ]+([A-Za-z0-9._~+/=-]{1,512})[ ]*$/i;
 
 /**
  * Resolves the caller from `Authorization: Bearer <key>` or, without that header, the service's
- * session cookie. Rejects nothing: rate limiting runs next (keyed by the account when there is
- * one), then {@link authenticate} answers 401/403. `onKeyUsed` hears of every request made with a key.
+ * session cookie (through a cache of up to a second: see credential-cache.ts). Rejects nothing:
+ * rate limiting runs next (keyed by the account when there is one), then {@link authenticate}
+ * answers 401/403. `onKeyUsed` hears of every request made with a key.
  */
 export function identify(db: AnyDb, cfg: AuthConfig, onKeyUsed: (keyId: string) => void = () => {}): RequestHandler {
   const allScopes = new Set(cfg.scopes);
   const sessionCookie = cookieName(cfg);
+  const credentials = new CredentialCache();
   return async (req, _res, next) => {
     const header = req.get('authorization');
     if (header !== undefined) {
@@ -46,7 +49,8 @@ export function identify(db: AnyDb, cfg: AuthConfig, onKeyUsed: (keyId: string) 
         req.authFailure = 'Authorization header must be "Bearer <API key>"';
         return next();
       }
-      const row = await findKeyByHash(db, hashSecret(match[1]!));
+      const hash = hashSecret(match[1]!);
+      const row = await credentials.resolve('key', hash, () => findKeyByHash(db, hash));
       if (!row) {
         req.authFailure = 'API key is invalid or revoked';
         return next();
@@ -57,7 +61,8 @@ export function identify(db: AnyDb, cfg: AuthConfig, onKeyUsed: (keyId: string) 
     }
     const token = readCookie(req.headers.cookie, sessionCookie);
     if (token !== undefined) {
-      const row = await findSessionByHash(db, hashSecret(token));
+      const hash = hashSecret(token);
+      const row = await credentials.resolve('session', hash, () => findSessionByHash(db, hash));
       if (!row) {
         req.authFailure = 'Session is invalid or expired';
         return next();
