@@ -1,11 +1,11 @@
-import { execFile, spawn, type ChildProcess } from 'node:child_process';
+import { execFile } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import pg from 'pg';
-import { findExecutable, freePort, repoRoot, startEmbeddedPostgres, startProduct, waitForPort, type RunningPostgres, type RunningProduct, type Service } from '@app/devstack';
+import { freePort, repoRoot, startEmbeddedPostgres, startProduct, startRedis, waitForPort, type RunningPostgres, type RunningProduct, type RunningRedis, type Service } from '@app/devstack';
 import { printTable, runLoad, summarize, type Target } from './faults/load.js';
 
 /**
@@ -19,37 +19,11 @@ jest.setTimeout(180_000);
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
-/** A redis-server on a fixed port that can be killed and started again (no persistence: a restart loses everything). */
-function restartableRedis(port: number) {
-  const bin = findExecutable('redis-server');
-  if (!bin) throw new Error('redis-server is not on PATH: apt-get install -y redis-server');
-  const dir = mkdtempSync(join(tmpdir(), 'faults-redis-'));
-  let child: ChildProcess | undefined;
-  return {
-    url: `redis://127.0.0.1:${port}`,
-    async start() {
-      child = spawn(bin, ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--dir', dir], { stdio: 'ignore' });
-      await waitForPort(port);
-    },
-    async kill(signal: NodeJS.Signals = 'SIGKILL') {
-      const c = child;
-      if (!c || c.exitCode !== null) return;
-      await new Promise<void>((done) => {
-        c.once('exit', () => done());
-        c.kill(signal);
-      });
-    },
-    async stop() {
-      await this.kill('SIGTERM');
-      rmSync(dir, { recursive: true, force: true });
-    },
-  };
-}
-
 describe('faults under load through the gateway', () => {
   let pgServer: RunningPostgres;
   let pgDir: string;
-  let redis: ReturnType<typeof restartableRedis>;
+  /** Every redis-server started on the suite's port: killed ones are restarted as new ones (empty). */
+  const redisServers: RunningRedis[] = [];
   let product: RunningProduct;
   let nginxDir: string;
   let gateway: string;
@@ -69,13 +43,12 @@ describe('faults under load through the gateway', () => {
   beforeAll(async () => {
     pgDir = mkdtempSync(join(tmpdir(), 'faults-pg-'));
     pgServer = await startEmbeddedPostgres({ dataDir: pgDir, port: await freePort(), persistent: false, settings: { fsync: 'off', full_page_writes: 'off' } });
-    redis = restartableRedis(await freePort());
-    await redis.start();
+    redisServers.push(await startRedis());
     nginxDir = mkdtempSync(join(tmpdir(), 'faults-gateway-'));
     const unlimited = '1000000';
     product = await startProduct({
       databaseUrl: pgServer.url,
-      redisUrl: redis.url,
+      redisUrl: redisServers[0]!.url,
       nginxDir,
       env: { HOST: '127.0.0.1', LOG_LEVEL: 'warn', RATE_LIMIT_PER_MINUTE: unlimited, RATE_LIMIT_READS_PER_MINUTE: unlimited, RATE_LIMIT_WRITES_PER_MINUTE: unlimited, RATE_LIMIT_NETWORK_PER_MINUTE: unlimited },
       gatewayVars: { MEETINGS_GUARD_RATE: '1000000r/s', MEETINGS_GUARD_BURST: 1000000 },
@@ -93,7 +66,7 @@ describe('faults under load through the gateway', () => {
   afterAll(async () => {
     printTable(rows);
     await product?.stop();
-    await redis?.stop();
+    for (const redis of redisServers) await redis.stop();
     await pgServer?.stop();
     rmSync(pgDir, { recursive: true, force: true });
     rmSync(nginxDir, { recursive: true, force: true });
@@ -182,18 +155,18 @@ describe('faults under load through the gateway', () => {
 
   it('Postgres connections terminated from the server side during transactions: the processes live', async () => {
     const before = pids();
-    const admin = new pg.Client({ connectionString: pgServer.url });
-    await admin.connect();
+    const superuser = new pg.Client({ connectionString: pgServer.url });
+    await superuser.connect();
     let killed = 0;
     const script = (async () => {
       for (let i = 0; i < 40; i++) {
-        const res = await admin.query("select count(pg_terminate_backend(pid))::int as n from pg_stat_activity where backend_type = 'client backend' and pid <> pg_backend_pid()");
+        const res = await superuser.query("select count(pg_terminate_backend(pid))::int as n from pg_stat_activity where backend_type = 'client backend' and pid <> pg_backend_pid()");
         killed += res.rows[0].n as number;
         await sleep(50);
       }
     })();
     const load = await runLoad(gateway, targets(), { workers: 3, maxMs: 20_000, until: script });
-    await admin.end();
+    await superuser.end();
     rows.push(...summarize('backends terminated', load.samples, { from: load.samples[0]?.at ?? 0, to: Date.now() }));
     expect(killed).toBeGreaterThan(0);
     expect(load.samples.filter((s) => s.status >= 500 && s.status !== 503)).toEqual([]);
@@ -241,9 +214,9 @@ describe('faults under load through the gateway', () => {
     const workers = Array.from({ length: 4 }, worker);
     await sleep(1500);
     window.from = Date.now();
-    await redis.kill('SIGKILL');
+    await redisServers.at(-1)!.kill('SIGKILL');
     await sleep(5000);
-    await redis.start();
+    redisServers.push(await startRedis({ port: redisServers[0]!.port }));
     window.to = Date.now();
     await sleep(4000);
     running = false;

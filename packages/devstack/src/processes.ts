@@ -26,7 +26,10 @@ export function stopChild(child: ChildProcess, graceMs = 5000): Promise<void> {
 
 export interface RunningRedis {
   url: string;
+  port: number;
   stop(): Promise<void>;
+  /** Sends `signal` and waits for the exit, keeping its folder (a fault test's crash). */
+  kill(signal: NodeJS.Signals): Promise<void>;
 }
 
 export interface RedisOptions {
@@ -53,6 +56,14 @@ export async function startRedis(opts: RedisOptions = {}): Promise<RunningRedis>
   await Promise.race([waitForPort(port), exited]);
   return {
     url: `redis://127.0.0.1:${port}`,
+    port,
+    kill: (signal) =>
+      child.exitCode !== null || child.signalCode !== null
+        ? Promise.resolve()
+        : new Promise((done) => {
+            child.once('exit', () => done());
+            child.kill(signal);
+          }),
     stop: async () => {
       await stopChild(child);
       if (!opts.dataDir) rmSync(dir, { recursive: true, force: true });
