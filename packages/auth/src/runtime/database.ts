@@ -71,6 +71,25 @@ const broken = new WeakSet<pg.PoolClient>();
 const hasSqlState = (err: unknown): boolean =>
   typeof (err as { code?: unknown } | null)?.code === 'string' && /^[0-9A-Z]{5}$/.test((err as { code: string }).code);
 
+/** Most distinct statements a process prepares; the rest run unnamed (parsed and planned each time). */
+const MAX_PREPARED = 500;
+const preparedNames = new Map<string, string>();
+
+/**
+ * Writes run as named prepared statements: each connection parses and plans one the first time
+ * and then only binds and executes it, which is most of a one-row write's cost in Postgres.
+ * Reads stay unnamed, so every one is planned for its own parameters (a generic plan could fit
+ * one account's data badly). Dynamic SQL (IN lists of any length) cannot grow this past its bound.
+ */
+function statementName(text: string): string | undefined {
+  let name = preparedNames.get(text);
+  if (name === undefined && preparedNames.size < MAX_PREPARED && /^\s*(insert|update|delete)\b/i.test(text)) {
+    name = `w${preparedNames.size}`;
+    preparedNames.set(text, name);
+  }
+  return name;
+}
+
 /**
  * The pool as kysely sees it. A failure to connect, and a query that fails because its
  * connection broke, become {@link DependencyUnavailableError} (a 503 in every service); a client
@@ -84,7 +103,7 @@ function resilient(pool: pg.Pool): PostgresPool {
       wrapper = {
         // kysely only sends text and values (no cursors here).
         query: ((text: string, values: unknown[]) =>
-          client.query(text, values).catch((err: unknown) => {
+          client.query({ text, values, name: statementName(text) } as pg.QueryConfig).catch((err: unknown) => {
             if (!hasSqlState(err) && broken.has(client)) throw new DependencyUnavailableError('postgres', err);
             throw err;
           })) as unknown as PostgresPoolClient['query'],
