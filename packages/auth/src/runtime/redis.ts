@@ -11,6 +11,8 @@ import type { Logger } from 'pino';
 export function createRedis(url: string, logger: Logger): Redis {
   const redis = new Redis(url, {
     enableOfflineQueue: false,
+    // Commands issued in one tick (many requests' rate-limit checks, say) go out in one write.
+    enableAutoPipelining: true,
     maxRetriesPerRequest: 1,
     commandTimeout: 1000,
     connectTimeout: 2000,
