@@ -128,8 +128,17 @@ export function inReadingOrder(rows: ItemRow[]): Item[] {
   const top: ItemRow[] = [];
   for (const row of rows) {
     if (row.parent_id === null) top.push(row);
-    else children.set(row.parent_id, [...(children.get(row.parent_id) ?? []), row]);
+    else {
+      const siblings = children.get(row.parent_id);
+      if (siblings) siblings.push(row);
+      else children.set(row.parent_id, [row]);
+    }
   }
   const byPosition = (a: ItemRow, b: ItemRow) => a.position - b.position;
-  return top.sort(byPosition).flatMap((row) => [row, ...(children.get(row.id) ?? []).sort(byPosition)].map(toItem));
+  const ordered: Item[] = [];
+  for (const row of top.sort(byPosition)) {
+    ordered.push(toItem(row));
+    for (const child of children.get(row.id)?.sort(byPosition) ?? []) ordered.push(toItem(child));
+  }
+  return ordered;
 }

@@ -96,11 +96,15 @@ export function toTask(r: TaskRow): Task {
   };
 }
 
-function withSubtasks(task: Task, subtasks: Task[]): TaskWithSubtasks {
+/** A row as a task with its subtasks and progress (added to the task, not spread into a copy: a tenth of a list page's CPU). */
+function withSubtasks(r: TaskRow, subtasks: Task[]): TaskWithSubtasks {
   let completed = 0;
   for (const s of subtasks) if (s.completedAt !== null) completed += 1;
+  const task = toTask(r) as TaskWithSubtasks;
+  task.subtasks = subtasks;
   // No subtasks is not "all complete": a progress display has nothing to celebrate.
-  return { ...task, subtasks, progress: { completed, total: subtasks.length, allComplete: subtasks.length > 0 && completed === subtasks.length } };
+  task.progress = { completed, total: subtasks.length, allComplete: subtasks.length > 0 && completed === subtasks.length };
+  return task;
 }
 
 const notFound = () => errors.notFound('Task not found');
@@ -205,7 +209,7 @@ async function findLive(db: Db, ctx: Context, id: string, lock = false): Promise
 export async function getTask(db: Db, ctx: Context, id: string): Promise<TaskWithSubtasks> {
   const task = await findLive(db, ctx, id);
   const subtasks = task.parent_id === null ? await repo.listSubtasks(db, [id]) : [];
-  return withSubtasks(toTask(task), subtasks.map(toTask));
+  return withSubtasks(task, subtasks.map(toTask));
 }
 
 /** auto-tag: a compatibility no-op that returns the task unchanged. */
@@ -456,7 +460,7 @@ export async function listTasks(db: Db, ctx: Context, query: ListQuery): Promise
     }
     const last = page[page.length - 1];
     return {
-      items: page.map((r) => withSubtasks(toTask(r), byParent.get(r.id) ?? [])),
+      items: page.map((r) => withSubtasks(r, byParent.get(r.id) ?? [])),
       nextCursor: rows.length > limit && last ? encodeCursor({ k: 'list', v: 'all', t: tag, p: last.position, i: last.id }) : null,
     };
   }
