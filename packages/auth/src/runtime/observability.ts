@@ -1,4 +1,4 @@
-import type { Express, RequestHandler } from 'express';
+import type { Express, Request, RequestHandler } from 'express';
 import type { Kysely } from 'kysely';
 import { sql } from 'kysely';
 import type { Redis } from 'ioredis';
@@ -17,6 +17,37 @@ export interface Observability {
   middleware: RequestHandler;
 }
 
+const MATCHED = Symbol('matched route');
+const TEMPLATE = Symbol('route template');
+type Tracked = Request & { [MATCHED]?: unknown; [TEMPLATE]?: string };
+const tracking = new WeakSet<object>();
+
+/**
+ * Remembers the route template when Express matches a route, inside its router: later (in the
+ * error handler, or at 'finish') the base URL of nested routers is already restored. The
+ * accessor goes once on the request prototype (Express's app.request): defining it on every
+ * request turned each request object into a slow dictionary.
+ */
+function trackRouteTemplate(req: Request): void {
+  const proto = Object.getPrototypeOf(req) as object;
+  if (!tracking.has(proto)) {
+    tracking.add(proto);
+    Object.defineProperty(proto, 'route', {
+      configurable: true,
+      enumerable: true,
+      get(this: Tracked) {
+        return this[MATCHED];
+      },
+      set(this: Tracked, value: { path?: unknown } | undefined) {
+        this[MATCHED] = value;
+        if (value) this[TEMPLATE] = `${this.baseUrl}${String(value.path)}`;
+      },
+    });
+  }
+}
+
+const routeTemplate = (req: Request): string => (req as Tracked)[TEMPLATE] ?? 'unmatched';
+
 export function createObservability(service: string, logger: Logger): Observability {
   const registry = new Registry();
   registry.setDefaultLabels({ service });
@@ -30,22 +61,12 @@ export function createObservability(service: string, logger: Logger): Observabil
   });
   const middleware: RequestHandler = (req, res, next) => {
     const start = process.hrtime.bigint();
-    // The route template is taken when Express matches a route, inside its router: later (in
-    // the error handler, or at 'finish') the base URL of nested routers is already restored.
-    let route = 'unmatched';
-    let matched: unknown;
-    Object.defineProperty(req, 'route', {
-      configurable: true,
-      enumerable: true,
-      get: () => matched,
-      set: (value: { path?: unknown } | undefined) => {
-        matched = value;
-        if (value) route = `${req.baseUrl}${String(value.path)}`;
-      },
-    });
+    trackRouteTemplate(req);
     res.once('finish', () => {
       const seconds = Number(process.hrtime.bigint() - start) / 1e9;
+      const route = routeTemplate(req);
       duration.observe({ method: req.method, route, status: res.statusCode }, seconds);
+      if (!logger.isLevelEnabled('info')) return;
       logger.info({
         method: req.method,
         route,
