@@ -1,3 +1,4 @@
+import pg from 'pg';
 import { addItem, createSeries, MISSING_ID, startApp } from './helpers/factories.js';
 import type { Caller, TestApp } from './helpers/harness.js';
 
@@ -147,5 +148,28 @@ describe('POST /api/items/reorder', () => {
     const rows = await t.db.selectFrom('items').select(['id', 'position']).where('meeting_id', '=', mid).orderBy('position').execute();
     expect(rows.map((r) => r.position)).toEqual([0, 1, 2]);
     expect(orders.map((o) => o.join())).toContain(rows.map((r) => r.id).join());
+  });
+});
+
+describe('item edits while a migration changes the table (a rolling deploy)', () => {
+  it('answers 200 before, after a column is added and after it is dropped (no cached plan breaks)', async () => {
+    const items = await Promise.all(Array.from({ length: 12 }, (_, i) => addItem(t, c, meetingId, { kind: 'ACTION', text: `rollout ${i}` })));
+    // Enough concurrent edits that every pooled connection has run the edit's statement.
+    const editAll = async (text: string) => {
+      const res = await Promise.all(items.map((item) => t.http().patch(`/api/items/${item.id}`).set('Authorization', c.auth).send({ text })));
+      expect(res.map((r) => r.status)).toEqual(Array(12).fill(200));
+      expect(res.every((r) => r.body.text === text && !('rollout_probe' in r.body))).toBe(true);
+    };
+    const admin = new pg.Client({ connectionString: t.databaseUrl });
+    await admin.connect();
+    try {
+      await editAll('before');
+      await admin.query('alter table meetings.items add column rollout_probe text');
+      await editAll('added');
+      await admin.query('alter table meetings.items drop column rollout_probe');
+      await editAll('dropped');
+    } finally {
+      await admin.end();
+    }
   });
 });

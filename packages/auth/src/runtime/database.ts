@@ -80,10 +80,12 @@ const preparedNames = new Map<string, string>();
  * and then only binds and executes it, which is most of a one-row write's cost in Postgres.
  * Reads stay unnamed, so every one is planned for its own parameters (a generic plan could fit
  * one account's data badly). Dynamic SQL (IN lists of any length) cannot grow this past its bound.
+ * `returning *` stays unnamed: a migration that adds a column while this process runs would make
+ * its cached plan fail ("cached plan must not change result type") until a restart.
  */
 function statementName(text: string): string | undefined {
   let name = preparedNames.get(text);
-  if (name === undefined && preparedNames.size < MAX_PREPARED && /^\s*(insert|update|delete)\b/i.test(text)) {
+  if (name === undefined && preparedNames.size < MAX_PREPARED && /^\s*(insert|update|delete)\b/i.test(text) && !/\breturning \*/i.test(text)) {
     name = `w${preparedNames.size}`;
     preparedNames.set(text, name);
   }
