@@ -95,26 +95,9 @@ export async function deleteNonFavorites(tx: AccountTx): Promise<string[]> {
 
 /**
  * Deletes the oldest non-favorites beyond the history limit and those past the retention period
- * (both read from the account's state row, which the trigger-kept counter makes O(1));
- * returns the deleted ids.
+ * (the `prune_items` function, which `create_item` calls too); returns the deleted ids.
  */
 export async function pruneItems(tx: AccountTx): Promise<string[]> {
-  const { rows } = await sql<{ id: string }>`
-    with st as (
-      select greatest(non_favorites - history_limit, 0) as excess,
-        case when retention_days > 0 then now() - make_interval(days => retention_days) else '-infinity'::timestamptz end as cutoff
-      from account_state where account_id = ${tx.accountId}
-    ),
-    victims as (
-      (select id from items where account_id = ${tx.accountId} and not favorite
-        order by created_at, id limit (select excess from st))
-      union
-      (select id from items where account_id = ${tx.accountId} and not favorite
-        and created_at < (select cutoff from st))
-    )
-    -- = any(array(...)): the victims are usually none or a few, and the planner cannot know the
-    -- limit in advance; a semi-join would plan a scan of every item of the account.
-    delete from items where account_id = ${tx.accountId} and id = any(array(select id from victims))
-    returning id`.execute(tx.trx);
+  const { rows } = await sql<{ id: string }>`select unnest(prune_items(${tx.accountId})) as id`.execute(tx.trx);
   return rows.map((r) => r.id);
 }

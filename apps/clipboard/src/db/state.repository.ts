@@ -56,15 +56,8 @@ export class AccountTx {
                   ${entries.map((e) => e.id)}::uuid[], ${entries.map((e) => e.op)}::text[]) as t(s, e, i, o)
       on conflict (account_id, entity, entity_id)
       do update set seq = excluded.seq, op = excluded.op, changed_at = now()`.execute(this.trx);
-    await sql`
-      with purged as (
-        delete from changes
-        where account_id = ${this.accountId} and op = 'delete' and changed_at < now() - make_interval(days => ${TOMBSTONE_DAYS})
-        returning seq
-      )
-      update account_state
-      set seq = ${this.seq}, min_retained_seq = greatest(min_retained_seq, coalesce((select max(seq) from purged), 0))
-      where account_id = ${this.accountId}`.execute(this.trx);
+    // The same close-out as create_item's: old tombstones dropped, the new seq stored.
+    await sql`select close_changes(${this.accountId}, ${this.seq}, ${TOMBSTONE_DAYS})`.execute(this.trx);
   }
 }
 

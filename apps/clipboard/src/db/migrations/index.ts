@@ -2,10 +2,12 @@ import type { Migration } from 'kysely';
 import { authMigrations } from '@app/auth';
 import * as clipboard from './2026_11_22_1000_clipboard.js';
 import * as createItem from './2026_11_23_0900_create_item.js';
+import * as sharedRules from './2026_11_23_1300_shared_rules.js';
 
 /** Every migration of the clipboard schema, by name; names sort in the order they apply. */
 export const migrations: Record<string, Migration> = {
   ...authMigrations,
   '2026_11_22_1000_clipboard': clipboard,
   '2026_11_23_0900_create_item': createItem,
+  '2026_11_23_1300_shared_rules': sharedRules,
 };
