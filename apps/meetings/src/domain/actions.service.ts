@@ -1,7 +1,7 @@
 import type { Kysely } from 'kysely';
 import type { Database } from '../db/schema.js';
 import * as repo from '../db/actions.repository.js';
-import { toItem } from './views.js';
+import { toItem, type Item } from './views.js';
 
 export interface ActionsQuery {
   personId?: string;
@@ -10,6 +10,12 @@ export interface ActionsQuery {
   dueBefore?: string;
   limit: number;
 }
+
+/** An action item with the meeting it belongs to and that meeting's person (null for a daily note's). */
+export type Action = Item & {
+  meeting: { id: string; date: string | null; seriesId: string; title: string };
+  person: { id: string; name: string } | null;
+};
 
 /** Action items across the account's meetings, each with its meeting and person context. */
 export async function listActions(db: Kysely<Database>, accountId: string, q: ActionsQuery) {
@@ -23,7 +29,7 @@ export async function listActions(db: Kysely<Database>, accountId: string, q: Ac
   return {
     actions: rows.slice(0, q.limit).map((r) => {
       // Context added to the item, not spread into a copy (a spread per row costs more than the row).
-      const action = toItem(r) as ReturnType<typeof toItem> & { meeting: unknown; person: unknown };
+      const action = toItem(r) as Action;
       action.meeting = { id: r.meeting_id, date: r.meeting_date, seriesId: r.series_id, title: r.series_title };
       action.person = r.person_id !== null && r.person_name !== null ? { id: r.person_id, name: r.person_name } : null;
       return action;

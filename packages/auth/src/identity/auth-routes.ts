@@ -54,16 +54,16 @@ export interface AuthRoutesOptions {
   json: RequestHandler;
 }
 
-/**
- * `/auth/<service>`: `POST /signup`, `POST /login`, `POST /logout`, `GET` and `PATCH /me`.
- * Sign-up, login and logout refuse a foreign `Origin` first (403), then validate (400);
- * `/me` is for sessions only (401, then 403 for a foreign origin or an API key).
- */
 /** A revoked session stops working in this process at once (other replicas: within a second). */
 function forgetHeldSession(req: Request): void {
   if (req.caller?.kind === 'session') forgetCredential(req.caller.credentialId);
 }
 
+/**
+ * `/auth/<service>`: `POST /signup`, `POST /login`, `POST /logout`, `GET` and `PATCH /me`.
+ * Sign-up, login and logout refuse a foreign `Origin` first (403), then validate (400);
+ * `/me` is for sessions only (401, then 403 for a foreign origin or an API key).
+ */
 export function authRouter(o: AuthRoutesOptions): Router {
   const name = cookieName(o.cfg);
   const cookie = (req: Request): CookieOptions => ({ httpOnly: true, sameSite: 'lax', path: '/', secure: req.secure });
