@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { sql } from 'kysely';
 import { startTestApp, type Caller, type TestApp } from './helpers/harness.js';
 import { HIGH_LIMITS, addItems, countRows, listAll } from './helpers/factories.js';
 
@@ -89,6 +90,40 @@ describe('POST /api/clipboard', () => {
     expect((await listAll(t, other)).map((i) => i.id).sort()).toEqual([...kept].sort());
     const state = await t.db.selectFrom('account_state').select(['seq', 'non_favorites']).where('account_id', '=', other.accountId).executeTakeFirstOrThrow();
     expect(state).toEqual({ seq: 31, non_favorites: 10 });
+  });
+
+  it('commits concurrent creates of one account together, each with its own seq and place in the history', async () => {
+    const other = await t.caller();
+    const results = await Promise.all(
+      Array.from({ length: 30 }, (_, i) => t.http().post('/api/clipboard').set('Authorization', other.auth).send(item(`together ${i}`)).expect(201)),
+    );
+    expect(new Set(results.map((r) => r.body.id)).size).toBe(30);
+    // They waited for the first one and shared commits: fewer transactions wrote them than creates.
+    const { rows } = await sql<{ txs: number }>`select count(distinct xmin::text)::int as txs from items where account_id = ${other.accountId}`.execute(t.db);
+    expect(rows[0]!.txs).toBeLessThan(30);
+    // Each create advanced the seq once; the history's order is the order the changes were logged.
+    const state = await t.db.selectFrom('account_state').select(['seq', 'non_favorites']).where('account_id', '=', other.accountId).executeTakeFirstOrThrow();
+    expect(state).toEqual({ seq: 30, non_favorites: 30 });
+    const pull = await t.http().get('/api/clipboard/pull?limit=500').set('Authorization', other.auth).expect(200);
+    const bySeqDesc = (pull.body.changes as Array<{ seq: number; id: string }>).sort((a, b) => b.seq - a.seq).map((ch) => ch.id);
+    expect((await listAll(t, other)).map((i) => i.id)).toEqual(bySeqDesc);
+  });
+
+  it('dedups among creates committed together: each content once, later copies move it', async () => {
+    const other = await t.caller();
+    const results = await Promise.all(
+      Array.from({ length: 30 }, (_, i) => t.http().post('/api/clipboard').set('Authorization', other.auth).send(item(`twice ${i % 10}`))),
+    );
+    expect(results.filter((r) => r.status === 201)).toHaveLength(10);
+    expect(results.filter((r) => r.status === 200)).toHaveLength(20);
+    for (let k = 0; k < 10; k++) {
+      const same = results.filter((r) => r.body.content === `twice ${k}`);
+      expect(same).toHaveLength(3);
+      expect(new Set(same.map((r) => r.body.id)).size).toBe(1);
+    }
+    expect(await countRows(t, 'items', other.accountId)).toBe(10);
+    const state = await t.db.selectFrom('account_state').select(['seq', 'non_favorites']).where('account_id', '=', other.accountId).executeTakeFirstOrThrow();
+    expect(state).toEqual({ seq: 30, non_favorites: 10 });
   });
 
   it.each([

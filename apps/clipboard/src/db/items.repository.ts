@@ -30,16 +30,23 @@ export async function listItems(db: Db, accountId: string, page: { limit: number
   return rows;
 }
 
+/** What a create returns: the item's columns but its content, and whether it is new. */
+export type CreatedRow = Omit<ItemRow, 'content'> & { created: boolean };
+
 /**
- * A create from the API in one statement (the `create_item` function): the item is inserted, or
- * the item with the same type and content moved to the top (`created` false); then the history
- * is pruned, the changes logged and the account's seq advanced, all under the account's lock,
- * which is held for this one round trip. Returns the item's columns but its content.
+ * Creates from the API in one statement, in the order given (the `create_item` function, once
+ * per item): each item is inserted, or the item with the same type and content moved to the top
+ * (`created` false); then the history is pruned, the changes logged and the account's seq
+ * advanced, all under the account's lock, which is held for this one round trip and its commit.
  */
-export async function createItem(db: Db, accountId: string, item: { id: string; type: string; content: string; source: string }, tombstoneDays: number): Promise<Omit<ItemRow, 'content'> & { created: boolean }> {
-  const { rows } = await sql<Omit<ItemRow, 'content'> & { created: boolean }>`
-    select * from create_item(${accountId}, ${item.id}, ${item.type}, ${item.content}, ${item.source}, ${tombstoneDays})`.execute(db);
-  return rows[0]!;
+export async function createItems(db: Db, accountId: string, items: Array<{ id: string; type: string; content: string; source: string }>, tombstoneDays: number): Promise<CreatedRow[]> {
+  const { rows } = await sql<CreatedRow>`
+    select c.id, c.type, c.source, c.favorite, c.created_at, c.updated_at, c.created
+    from unnest(${items.map((i) => i.id)}::uuid[], ${items.map((i) => i.type)}::text[], ${items.map((i) => i.content)}::text[], ${items.map((i) => i.source)}::text[])
+      with ordinality as t(id, type, content, source, n)
+    cross join lateral create_item(${accountId}, t.id, t.type, t.content, t.source, ${tombstoneDays}) c
+    order by t.n`.execute(db);
+  return rows;
 }
 
 /** Inserts an item; undefined when the id is taken (by any account). */

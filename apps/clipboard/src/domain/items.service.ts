@@ -3,6 +3,7 @@ import { errors } from '@app/http-errors';
 import * as repo from '../db/items.repository.js';
 import { withAccount, type AccountTx, type Db } from '../db/state.repository.js';
 import { TOMBSTONE_DAYS } from '../openapi.js';
+import { batchedPerKey } from './batching.js';
 import { isUuid, toItem, type Item } from './mappers.js';
 
 export interface NewItem {
@@ -37,16 +38,31 @@ export async function pruneHistory(tx: AccountTx): Promise<void> {
   for (const id of await repo.pruneItems(tx)) tx.record('item', id, 'delete');
 }
 
+/** At most this many creates of one account share a statement and a commit. */
+const CREATE_BATCH = 100;
+
 /**
- * Adds an item, or moves the item with the same type and content to the top (`created: false`).
- * Then enforces the history limit and retention.
+ * Adds an item, or moves the item with the same type and content to the top (`created: false`),
+ * then enforces the history limit and retention.
+ *
+ * Creates of one account are serialized by its lock, and each commit waits for the disk, so the
+ * creates that arrive while one of the account's creates is in flight wait for it and then run
+ * together, in arrival order: one statement and one commit for all of them. Each still gets its
+ * own seq, dedup and prune, exactly as if they had run one after another. A batch is one
+ * transaction: if it fails, none of its items is stored and each request gets the error.
  */
-export async function createItem(db: Db, accountId: string, input: NewItem): Promise<{ item: Item; created: boolean }> {
-  const problem = itemContentProblem(input);
-  if (problem) throw errors.validation([], `Invalid request body: ${problem}`);
-  const { created, ...row } = await repo.createItem(db, accountId, { id: randomUUID(), ...input }, TOMBSTONE_DAYS);
-  // The same type and content, by definition, when the existing item moved to the top.
-  return { item: toItem({ ...row, content: input.content }), created };
+export function itemCreator(db: Db): (accountId: string, input: NewItem) => Promise<{ item: Item; created: boolean }> {
+  const create = batchedPerKey<NewItem & { id: string }, repo.CreatedRow>(
+    (accountId, batch) => repo.createItems(db, accountId, batch, TOMBSTONE_DAYS),
+    CREATE_BATCH,
+  );
+  return async (accountId, input) => {
+    const problem = itemContentProblem(input);
+    if (problem) throw errors.validation([], `Invalid request body: ${problem}`);
+    const { created, ...row } = await create(accountId, { id: randomUUID(), ...input });
+    // The same type and content, by definition, when the existing item moved to the top.
+    return { item: toItem({ ...row, content: input.content }), created };
+  };
 }
 
 /** Toggles the favorite flag, or sets it when `favorite` is given. */

@@ -13,11 +13,12 @@ const bulkBody = bodyParser<{ ids: string[] }>(bulkDeleteSchema);
 /** /api/clipboard: the history. */
 export function clipboardRoutes({ db }: AppDeps, g: Guards): Router {
   const router = Router();
+  const createItem = items.itemCreator(db);
   router.get('/clipboard', g.read('clipboard:read'), async (req, res) => {
     res.json(await items.listItems(db, req.caller!.accountId, listQuery.parse(req.query)));
   });
   router.post('/clipboard', g.write('clipboard:write'), async (req, res) => {
-    const { item, created } = await items.createItem(db, req.caller!.accountId, createBody.parse(req.body));
+    const { item, created } = await createItem(req.caller!.accountId, createBody.parse(req.body));
     res.status(created ? 201 : 200).json(item);
   });
   router.delete('/clipboard', g.write('clipboard:write'), async (req, res) => {
