@@ -63,6 +63,32 @@ async function catchUp(c: Caller, cursor: string | undefined, done: (changes: Pa
 const seen = (...ids: string[]) => (changes: Page['changes']) => ids.every((id) => changes.some((ch) => ch.id === id));
 
 describe('GET /api/v1/tasks/changes', () => {
+  it('writes each task exactly as the task routes do, character for character', async () => {
+    const c = await t.caller();
+    const awkward = 'Quotes " and \\ backslash, a\nnewline, a\ttab, \u0001 control, \u2028 separator, é, 😀';
+    const task = await createTask(t, c, {
+      title: awkward,
+      notes: `${awkward} </script>`,
+      tags: ['"quoted"', 'back\\slash', 'ünï'],
+      priority: 'high',
+      dueAt: daysFromNow(3).replace(/\.\d+Z$/, '.120Z'),
+      recurrence: 'every week',
+      location: 'Room "4"',
+      assigneeId: 'ann',
+    });
+    expect(task.dueAt).toMatch(/\.12Z$/);
+    const done = await t.http().post(`/api/v1/tasks/${task.id}/complete`).set('Authorization', c.auth).expect(200);
+    const got = await t.http().get(`/api/v1/tasks/${task.id}`).set('Authorization', c.auth).expect(200);
+    const res = await catchUp(c, undefined, seen(task.id));
+    const change = byId(res.changes).get(task.id)!;
+    const { subtasks: _s, progress: _p, ...item } = got.body.item;
+    expect(change).toEqual({ type: 'upsert', id: task.id, item });
+    expect(change.item).toEqual(done.body.item);
+    // The raw text, too: what JSON.stringify makes of the task the task routes answer with.
+    const raw = await t.http().get('/api/v1/tasks/changes').set('Authorization', c.auth).expect(200);
+    expect(raw.text).toContain(JSON.stringify({ type: 'upsert', id: task.id, item: done.body.item }));
+  });
+
   it('starts a full sync with every live task of any level as an upsert, and leaves deleted ones out', async () => {
     const c = await t.caller();
     const a = await createTask(t, c, { title: 'A' });
