@@ -109,6 +109,31 @@ describe('POST /api/clipboard', () => {
     expect((await listAll(t, other)).map((i) => i.id)).toEqual(bySeqDesc);
   });
 
+  it('prunes through the index, never scanning the items table, for an account that holds most of it', async () => {
+    const big = await t.caller();
+    await addItems(t, big, ['first']);
+    await sql`update account_state set history_limit = 100000 where account_id = ${big.accountId}`.execute(t.db);
+    await sql`insert into items (id, account_id, type, content, source, created_at, updated_at)
+      select gen_random_uuid(), ${big.accountId}, 'text', 'old ' || n, 'api', now() - n * interval '1 second', now() - n * interval '1 second'
+      from generate_series(1, 30000) n`.execute(t.db);
+    // And ten that a 30-day retention will prune.
+    await sql`update items set created_at = now() - interval '40 days' where id in (
+      select id from items where account_id = ${big.accountId} order by created_at limit 10)`.execute(t.db);
+    await sql`analyze items`.execute(t.db);
+    const scans = async (retentionDays: number) =>
+      t.db.transaction().execute(async (trx) => {
+        await sql`update account_state set retention_days = ${retentionDays} where account_id = ${big.accountId}`.execute(trx);
+        await sql`select * from create_item(${big.accountId}, gen_random_uuid(), 'text', ${`probe ${retentionDays}`}, 'api', 30)`.execute(trx);
+        const { rows } = await sql<{ seq_scan: string }>`select seq_scan from pg_stat_xact_user_tables where relid = 'items'::regclass`.execute(trx);
+        return Number(rows[0]!.seq_scan);
+      });
+    // Without retention, and with a 30-day retention that prunes the ten oldest.
+    expect(await scans(0)).toBe(0);
+    expect(await scans(30)).toBe(0);
+    const { rows } = await sql<{ n: number }>`select count(*)::int as n from items where account_id = ${big.accountId}`.execute(t.db);
+    expect(rows[0]!.n).toBe(30_000 + 3 - 10);
+  });
+
   it('dedups among creates committed together: each content once, later copies move it', async () => {
     const other = await t.caller();
     const results = await Promise.all(

@@ -2,18 +2,9 @@ import type { Kysely } from 'kysely';
 import { sql } from 'kysely';
 import * as createItemV1 from './2026_11_23_0900_create_item.js';
 
-/**
- * Two rules that `create_item` and the TypeScript account transaction each spelled out, now
- * one SQL function each, called from both:
- * - `prune_items(account)`: deletes the oldest non-favorites beyond the history limit and those
- *   past retention (both read from the account's state row), returns the deleted ids;
- * - `close_changes(account, seq, tombstone_days)`: drops the account's tombstones older than
- *   `tombstone_days`, stores its new seq and raises `min_retained_seq` past the dropped ones.
- * `create_item` is replaced by the same function calling them.
- */
-export async function up(db: Kysely<any>): Promise<void> {
-  await sql`
-    create function prune_items(p_account uuid) returns uuid[] language plpgsql as $$
+/** The first `prune_items` (replaced by 2026_11_23_1500_prune_by_index; its down restores this). */
+export const pruneItemsV1 = sql`
+    create or replace function prune_items(p_account uuid) returns uuid[] language plpgsql as $$
     declare
       v_pruned uuid[];
     begin
@@ -37,7 +28,19 @@ export async function up(db: Kysely<any>): Promise<void> {
       )
       select coalesce(array_agg(d.id), '{}') into v_pruned from deleted d;
       return v_pruned;
-    end $$`.execute(db);
+    end $$`;
+
+/**
+ * Two rules that `create_item` and the TypeScript account transaction each spelled out, now
+ * one SQL function each, called from both:
+ * - `prune_items(account)`: deletes the oldest non-favorites beyond the history limit and those
+ *   past retention (both read from the account's state row), returns the deleted ids;
+ * - `close_changes(account, seq, tombstone_days)`: drops the account's tombstones older than
+ *   `tombstone_days`, stores its new seq and raises `min_retained_seq` past the dropped ones.
+ * `create_item` is replaced by the same function calling them.
+ */
+export async function up(db: Kysely<any>): Promise<void> {
+  await pruneItemsV1.execute(db);
 
   await sql`
     create function close_changes(p_account uuid, p_seq bigint, p_tombstone_days integer) returns void language plpgsql as $$
