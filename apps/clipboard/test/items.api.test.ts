@@ -94,16 +94,38 @@ describe('POST /api/clipboard', () => {
 
   it('commits concurrent creates of one account together, each with its own seq and place in the history', async () => {
     const other = await t.caller();
-    const results = await Promise.all(
+    await addItems(t, other, ['before']);
+    // Hold the account's lock, so the first create waits in Postgres while the rest arrive.
+    let release!: () => void;
+    const released = new Promise<void>((resolve) => (release = resolve));
+    let locked!: () => void;
+    const isLocked = new Promise<void>((resolve) => (locked = resolve));
+    const holder = t.db.transaction().execute(async (trx) => {
+      await sql`select 1 from account_state where account_id = ${other.accountId} for update`.execute(trx);
+      locked();
+      await released;
+    });
+    await isLocked;
+    const creates = Promise.all(
       Array.from({ length: 30 }, (_, i) => t.http().post('/api/clipboard').set('Authorization', other.auth).send(item(`together ${i}`)).expect(201)),
     );
+    for (const deadline = Date.now() + 10_000; ; ) {
+      const { rows } = await sql<{ n: number }>`select count(*)::int as n from pg_stat_activity where wait_event_type = 'Lock' and query like '%create_item%'`.execute(t.db);
+      if (rows[0]!.n > 0) break;
+      if (Date.now() > deadline) throw new Error('no create ever waited for the lock');
+      await new Promise((r) => setTimeout(r, 20));
+    }
+    await new Promise((r) => setTimeout(r, 500));
+    release();
+    await holder;
+    const results = await creates;
     expect(new Set(results.map((r) => r.body.id)).size).toBe(30);
-    // They waited for the first one and shared commits: fewer transactions wrote them than creates.
-    const { rows } = await sql<{ txs: number }>`select count(distinct xmin::text)::int as txs from items where account_id = ${other.accountId}`.execute(t.db);
+    // The ones that arrived while the first waited went together: fewer transactions than creates.
+    const { rows } = await sql<{ txs: number }>`select count(distinct xmin::text)::int as txs from items where account_id = ${other.accountId} and content like 'together %'`.execute(t.db);
     expect(rows[0]!.txs).toBeLessThan(30);
     // Each create advanced the seq once; the history's order is the order the changes were logged.
     const state = await t.db.selectFrom('account_state').select(['seq', 'non_favorites']).where('account_id', '=', other.accountId).executeTakeFirstOrThrow();
-    expect(state).toEqual({ seq: 30, non_favorites: 30 });
+    expect(state).toEqual({ seq: 31, non_favorites: 31 });
     const pull = await t.http().get('/api/clipboard/pull?limit=500').set('Authorization', other.auth).expect(200);
     const bySeqDesc = (pull.body.changes as Array<{ seq: number; id: string }>).sort((a, b) => b.seq - a.seq).map((ch) => ch.id);
     expect((await listAll(t, other)).map((i) => i.id)).toEqual(bySeqDesc);
