@@ -20,6 +20,8 @@ export function batchedPerKey<I, O>(run: (key: string, inputs: I[]) => Promise<O
     while (batch.length > 0) {
       try {
         const outputs = await run(key, batch.map((w) => w.input));
+        // One answer per input, or none: a request must never get another's output or nothing.
+        if (outputs.length !== batch.length) throw new Error(`a batch of ${batch.length} returned ${outputs.length} outputs`);
         batch.forEach((w, i) => w.resolve(outputs[i]!));
       } catch (err) {
         for (const w of batch) w.reject(err);
