@@ -134,7 +134,6 @@ describe('POST /api/clipboard', () => {
   it('prunes through the index, never scanning the items table, for an account that holds most of it', async () => {
     const big = await t.caller();
     await addItems(t, big, ['first']);
-    await sql`update account_state set history_limit = 100000 where account_id = ${big.accountId}`.execute(t.db);
     await sql`insert into items (id, account_id, type, content, source, created_at, updated_at)
       select gen_random_uuid(), ${big.accountId}, 'text', 'old ' || n, 'api', now() - n * interval '1 second', now() - n * interval '1 second'
       from generate_series(1, 30000) n`.execute(t.db);
@@ -142,18 +141,28 @@ describe('POST /api/clipboard', () => {
     await sql`update items set created_at = now() - interval '40 days' where id in (
       select id from items where account_id = ${big.accountId} order by created_at limit 10)`.execute(t.db);
     await sql`analyze items`.execute(t.db);
-    const scans = async (retentionDays: number) =>
+    // Counted around the call: a backend's counts may still hold an earlier statement's scans
+    // (pending statistics are flushed at most once a second).
+    const seqScans = async (db: typeof t.db) =>
+      Number((await sql<{ seq_scan: string }>`select seq_scan from pg_stat_xact_user_tables where relid = 'items'::regclass`.execute(db)).rows[0]!.seq_scan);
+    const scans = async (rules: { retentionDays: number; historyLimit: number }) =>
       t.db.transaction().execute(async (trx) => {
-        await sql`update account_state set retention_days = ${retentionDays} where account_id = ${big.accountId}`.execute(trx);
-        await sql`select * from create_item(${big.accountId}, gen_random_uuid(), 'text', ${`probe ${retentionDays}`}, 'api', 30)`.execute(trx);
-        const { rows } = await sql<{ seq_scan: string }>`select seq_scan from pg_stat_xact_user_tables where relid = 'items'::regclass`.execute(trx);
-        return Number(rows[0]!.seq_scan);
+        await sql`update account_state set retention_days = ${rules.retentionDays}, history_limit = ${rules.historyLimit} where account_id = ${big.accountId}`.execute(trx);
+        const before = await seqScans(trx);
+        await sql`select * from create_item(${big.accountId}, gen_random_uuid(), 'text', ${`probe ${JSON.stringify(rules)}`}, 'api', 30)`.execute(trx);
+        return (await seqScans(trx)) - before;
       });
-    // Without retention, and with a 30-day retention that prunes the ten oldest.
-    expect(await scans(0)).toBe(0);
-    expect(await scans(30)).toBe(0);
-    const { rows } = await sql<{ n: number }>`select count(*)::int as n from items where account_id = ${big.accountId}`.execute(t.db);
-    expect(rows[0]!.n).toBe(30_000 + 3 - 10);
+    const count = async () => {
+      const { rows } = await sql<{ n: number }>`select count(*)::int as n from items where account_id = ${big.accountId}`.execute(t.db);
+      return rows[0]!.n;
+    };
+    // Without retention; with a 30-day retention that prunes the ten oldest; then with a history
+    // limit four below what the account will hold.
+    expect(await scans({ retentionDays: 0, historyLimit: 100_000 })).toBe(0);
+    expect(await scans({ retentionDays: 30, historyLimit: 100_000 })).toBe(0);
+    expect(await count()).toBe(30_000 + 3 - 10);
+    expect(await scans({ retentionDays: 0, historyLimit: 29_990 })).toBe(0);
+    expect(await count()).toBe(29_990);
   });
 
   it('dedups among creates committed together: each content once, later copies move it', async () => {
