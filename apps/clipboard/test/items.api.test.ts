@@ -110,7 +110,7 @@ describe('POST /api/clipboard', () => {
       Array.from({ length: 30 }, (_, i) => t.http().post('/api/clipboard').set('Authorization', other.auth).send(item(`together ${i}`)).expect(201)),
     );
     for (const deadline = Date.now() + 10_000; ; ) {
-      const { rows } = await sql<{ n: number }>`select count(*)::int as n from pg_stat_activity where wait_event_type = 'Lock' and query like '%create_item%'`.execute(t.db);
+      const { rows } = await sql<{ n: number }>`select count(*)::int as n from pg_stat_activity where datname = current_database() and wait_event_type = 'Lock' and query like '%create_item%'`.execute(t.db);
       if (rows[0]!.n > 0) break;
       if (Date.now() > deadline) throw new Error('no create ever waited for the lock');
       await new Promise((r) => setTimeout(r, 20));
