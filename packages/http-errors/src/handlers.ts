@@ -71,6 +71,11 @@ function toAppError(err: unknown): AppError | undefined {
   return undefined;
 }
 
+/** Whether an error means a dependency (Postgres, Redis) is down: the request may be retried (503). */
+export function isDependencyOutage(err: unknown): boolean {
+  return toAppError(err)?.status === 503;
+}
+
 /**
  * What of an unexpected error may be logged: its kind, code, message and stack. Database errors
  * also carry `detail`, `where` and the like, which can quote the row's values (user content),
