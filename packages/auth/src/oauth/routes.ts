@@ -83,7 +83,7 @@ export function oauthRouter(o: OAuthRouterOptions): Router {
   guardOutages(o.provider);
   const router = Router();
 
-  router.get(`/.well-known/oauth-protected-resource/mcp/${svc}`, (req, res, next) => {
+  router.use(`/.well-known/oauth-protected-resource/mcp/${svc}`, (req, res, next) => {
     const urls = oauthUrls(svc, publicOrigin(req, o.publicUrl));
     metadataHandler({
       resource: urls.resource,
@@ -93,7 +93,7 @@ export function oauthRouter(o: OAuthRouterOptions): Router {
       resource_name: `${svc.charAt(0).toUpperCase()}${svc.slice(1)} MCP server`,
     })(req, res, next);
   });
-  router.get(`/.well-known/oauth-authorization-server/oauth/${svc}`, (req, res, next) => {
+  router.use(`/.well-known/oauth-authorization-server/oauth/${svc}`, (req, res, next) => {
     const { issuer } = oauthUrls(svc, publicOrigin(req, o.publicUrl));
     metadataHandler({
       issuer,
