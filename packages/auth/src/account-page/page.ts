@@ -76,6 +76,9 @@ function consentSection(cfg: AuthConfig, view: Extract<ConsentView, { signedIn: 
 export function authorizePageRenderer(cfg: AuthConfig, keysPath: string, signup: 'open' | 'closed'): (res: Response, view: ConsentView) => void {
   const page = render(cfg, keysPath, signup);
   return (res, view) => {
+    // helmet's no-referrer would make the browser send `Origin: null` with the form's POST, which
+    // the origin rule refuses; same-origin sends the page's own origin and nothing elsewhere.
+    res.set('Referrer-Policy', 'same-origin');
     if (view.signedIn) {
       const csp = String(res.getHeader('Content-Security-Policy') ?? '');
       const target = new URL(view.redirectUri).origin;
