@@ -15,7 +15,6 @@ import {
 } from '@modelcontextprotocol/sdk/types.js';
 import { errorBody, errors, type AppError, type EnvelopeStyle } from '@app/http-errors';
 import type { AuthConfig } from '../identity/config.js';
-import type { CredentialResolver } from '../identity/middleware.js';
 import { toAuthInfo } from '../oauth/provider.js';
 import { oauthUrls, publicOrigin } from '../oauth/routes.js';
 import { toRequest, type GeneratedTool } from './tools.js';
@@ -45,7 +44,6 @@ export interface McpPrompt {
 
 export interface McpOptions {
   auth: AuthConfig;
-  credentials: CredentialResolver;
   tools: GeneratedTool[];
   prompts: McpPrompt[];
   /** Told to the model on initialize: what the service is and the rules of its data. */
@@ -178,9 +176,12 @@ export function mcpRouter(o: McpOptions): Router {
     return s;
   };
 
+  // The caller was resolved by `identify` from this same Authorization header (a database outage
+  // there is already a 503), so the SDK's bearer check only decides 401 and its challenge.
   const bearer: RequestHandler = (req, res, next) => {
     const { resourceMetadata } = oauthUrls(o.auth.service, publicOrigin(req, o.publicUrl));
-    requireBearerAuth({ verifier: { verifyAccessToken: async (token) => toAuthInfo(token, await o.credentials.bearer(token)) }, resourceMetadataUrl: resourceMetadata })(req, res, next);
+    const caller = req.caller?.kind === 'key' ? req.caller : undefined;
+    requireBearerAuth({ verifier: { verifyAccessToken: async (token) => toAuthInfo(token, caller) }, resourceMetadataUrl: resourceMetadata })(req, res, next);
   };
 
   const router = Router();

@@ -96,7 +96,6 @@ export function createServiceApp(o: ServiceAppOptions): Express {
   // counted there, once, like the REST call it is.
   app.use(mcpRouter({
     auth: o.auth,
-    credentials,
     tools: toolsFromOpenApi(o.openapiDocument, { excludePaths: [o.keysPath], notes: o.mcp.toolNotes }),
     prompts: o.mcp.prompts,
     instructions: o.mcp.instructions,
