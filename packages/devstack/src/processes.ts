@@ -9,12 +9,35 @@ import { freePort, waitForPort } from './ports.js';
  * runs before anything is installed or built, so the one copy is plain Node there (this file is
  * packages/devstack/{src,dist}/, three levels below the repository root).
  */
-export const systemPackages = require('../../../scripts/system-packages.cjs') as {
-  findExecutable(cmd: string, env?: NodeJS.ProcessEnv): string | undefined;
-  missingPrograms(command: string, opts?: { args?: readonly string[]; env?: NodeJS.ProcessEnv }): Array<{ cmd: string; package: string; why: string }>;
-  stopMessage(command: string, missing: Array<{ cmd: string; package: string; why: string }>, how: { reason: string; root: boolean; aptGet: boolean }): string;
+export const systemPackages = require('../../../scripts/system-packages.cjs') as SystemPackages;
+
+/** A program npm start or npm test needs and this machine lacks. */
+export interface MissingProgram {
+  cmd: string;
+  package: string;
+  why: string;
+}
+
+/** scripts/system-packages.cjs, as its JSDoc describes it. */
+export interface SystemPackages {
+  findExecutable(cmd: string, env?: NodeJS.ProcessEnv, sbinDirs?: readonly string[]): string | undefined;
+  missingPrograms(command: string, opts?: { args?: readonly string[]; env?: NodeJS.ProcessEnv; find?: (cmd: string, env: NodeJS.ProcessEnv) => string | undefined }): MissingProgram[];
+  stopMessage(command: string, missing: MissingProgram[], how: { reason: string; root: boolean; aptGet: boolean }): string;
+  ensureSystemPackages(
+    command: string,
+    opts?: {
+      args?: readonly string[];
+      env?: NodeJS.ProcessEnv;
+      uid?: number;
+      find?: (cmd: string, env: NodeJS.ProcessEnv) => string | undefined;
+      run?: (cmd: string, args: string[], env: NodeJS.ProcessEnv) => number;
+      out?: (text: string) => void;
+      err?: (text: string) => void;
+    },
+  ): number;
   NO_GATEWAY: string;
-};
+  SBIN_DIRS: readonly string[];
+}
 
 /**
  * The file `cmd` runs, or undefined: NGINX_BIN / REDIS_SERVER_BIN / CHROMIUM_PATH when set (and
