@@ -129,7 +129,11 @@ switch (command) {
   case 'system-packages':
     // Only the system step of `npm start` or `npm test` (.ci/run runs it as root before a normal
     // user's run, who cannot install).
-    ensureSystem(args[0] ?? 'test');
+    if (!['start', 'test', 'test:faults', 'test:replicas'].includes(args[0] ?? '')) {
+      process.stderr.write('usage: node scripts/cli.mjs system-packages <start|test|test:faults|test:replicas>\n');
+      process.exit(2);
+    }
+    ensureSystem(args[0]);
     break;
   case 'build':
     ensureInstalled();
