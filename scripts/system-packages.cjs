@@ -115,7 +115,7 @@ function stopMessage(command, missing, how) {
   const install = `${how.root ? '' : 'sudo '}apt-get install -y ${packages}`;
   const lines = [`${display} needs programs this machine lacks:`, ...listing(missing, false), `${display} does not install them: ${how.reason}.`];
   if (how.aptGet) lines.push('Install them, then run it again:', `  ${install}`);
-  else lines.push(`Install ${missing.map((m) => m.cmd).join(' and ')} with this system's package manager (Debian, Ubuntu: ${install}), then run it again.`);
+  else lines.push(`Install ${missing.map((m) => m.cmd).join(', ').replace(/, ([^,]*)$/, ' and $1')} with this system's package manager (Debian, Ubuntu: ${install}), then run it again.`);
   if (command === 'start') {
     const redisToo = missing.some((m) => m.cmd === 'redis-server');
     lines.push(`Or start without the gateway, each service on its own port${redisToo ? ' (without redis-server: single-instance mode)' : ''}:`, `  npm start -- ${NO_GATEWAY}`);
@@ -156,6 +156,8 @@ function ensureSystemPackages(command, opts = {}) {
 
   const display = DISPLAY[command] ?? command;
   const packages = missing.map((m) => m.package);
+  const services = [['nginx', 'its own nginx on :80'], ['redis-server', 'redis-server on :6379']].filter(([cmd]) => missing.some((m) => m.cmd === cmd)).map(([, what]) => what);
+  // A fresh machine's unattended upgrades may hold the dpkg lock for a while.
   const apt = ['-q', '-o', 'DPkg::Lock::Timeout=120'];
   const steps = [
     ['update', ...apt],
@@ -165,7 +167,7 @@ function ensureSystemPackages(command, opts = {}) {
     [
       `${display} needs programs this machine lacks; installing them once, as root, with apt-get (NO_SYSTEM_INSTALL=1 turns this off):`,
       ...listing(missing, true),
-      "(Debian also starts its own nginx on :80 and redis-server on :6379 as system services; npm start runs instances of its own.)",
+      ...(services.length ? [`(Debian also starts ${services.join(' and ')} as ${services.length > 1 ? 'system services' : 'a system service'}; ${display} runs instances of its own.)`] : []),
       ...steps.map((step) => `+ apt-get ${step.join(' ')}`),
       '',
     ].join('\n'),

@@ -221,6 +221,7 @@ describe('the system step of npm start and npm test', () => {
     const m = machine(['apt-get', 'redis-server']);
     expect(system.ensureSystemPackages('test', { env: {}, uid: 0, ...m })).toBe(0);
     expect(m.calls[1]!.args.slice(-2)).toEqual(['nginx-light', 'chromium']);
+    expect(m.output[0]).toContain('(Debian also starts its own nginx on :80 as a system service; npm test runs instances of its own.)');
     expect(system.missingPrograms('start', { env: { REDIS_URL: 'redis://x' }, find: (cmd: string) => (cmd === 'nginx' ? '/usr/sbin/nginx' : undefined) })).toEqual([]);
     const again = machine(['apt-get', 'nginx', 'redis-server', 'chromium']);
     expect(system.ensureSystemPackages('test', { env: {}, uid: 0, ...again })).toBe(0);
@@ -235,7 +236,7 @@ describe('the system step of npm start and npm test', () => {
     const noApt = machine([]);
     expect(system.ensureSystemPackages('test', { env: {}, uid: 1000, ...noApt })).toBe(1);
     expect(noApt.output.join('')).toContain(
-      "npm test does not install them: this system has no apt-get.\nInstall nginx and redis-server and chromium with this system's package manager (Debian, Ubuntu: sudo apt-get install -y nginx-light redis-server chromium), then run it again.\n",
+      "npm test does not install them: this system has no apt-get.\nInstall nginx, redis-server and chromium with this system's package manager (Debian, Ubuntu: sudo apt-get install -y nginx-light redis-server chromium), then run it again.\n",
     );
     expect(noApt.output.join('')).not.toContain('--no-gateway');
   });
