@@ -1,12 +1,15 @@
 #!/usr/bin/env node
 // The operator entry behind `npm start`, `npm test`, `npm run test:replicas`, `npm run admin` and
 // `npm run bench`.
-// Plain Node with no dependencies: it installs the workspace (pnpm, pinned, fetched through npx
-// because corepack may be unavailable), builds it with turbo, then hands over to devstack.
+// Plain Node with no dependencies: it checks the programs the command needs from the system
+// (system-packages.cjs: installed with apt-get as root, else a stop naming the command to run),
+// installs the workspace (pnpm, pinned, fetched through npx because corepack may be
+// unavailable), builds it with turbo, then hands over to devstack.
 import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, readFileSync, statSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import system from './system-packages.cjs';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const pnpmVersion = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')).packageManager.split('@')[1];
@@ -46,6 +49,15 @@ function ensureInstalled() {
   must(status, 'dependency install');
 }
 
+/**
+ * nginx, redis-server (and chromium for npm test) before anything else: installed once as root,
+ * or a stop at once with the exact command, so a bare machine never ends up half-started.
+ */
+function ensureSystem(what) {
+  const status = system.ensureSystemPackages(what, { args, env: process.env });
+  if (status !== 0) process.exit(status);
+}
+
 function turbo(task, extra = []) {
   return run(join(root, 'node_modules', '.bin', 'turbo'), ['run', task, '--output-logs=errors-only', ...extra]);
 }
@@ -71,23 +83,27 @@ function startForeground(scriptArgs) {
 
 switch (command) {
   case 'start':
+    ensureSystem('start');
     ensureInstalled();
     ensureBuilt();
     startForeground(args);
     break;
   case 'test':
+    ensureSystem('test');
     ensureInstalled();
     ensureBuilt();
     process.exit(devstack('run-tests.js', args));
     break;
   case 'test:faults':
     // The fault suite alone (it is also part of `npm test`): its own Postgres, Redis and gateway.
+    ensureSystem('test:faults');
     ensureInstalled();
     ensureBuilt();
     process.exit(devstack('run-tests.js', ['--filter=@app/gateway', '--', 'test/faults.test.ts', ...args]));
     break;
   case 'test:replicas':
     // The replicas suite alone: two instances per service behind nginx, npm start's supervisor.
+    ensureSystem('test:replicas');
     ensureInstalled();
     ensureBuilt();
     process.exit(devstack('run-tests.js', ['--filter=@app/gateway', '--', 'test/replicas', ...args]));
@@ -110,6 +126,15 @@ switch (command) {
     ensureBuilt();
     process.exit(run(process.execPath, [join(root, 'bench', 'dist', 'main.js'), ...args]));
     break;
+  case 'system-packages':
+    // Only the system step of `npm start` or `npm test` (.ci/run runs it as root before a normal
+    // user's run, who cannot install).
+    if (!['start', 'test', 'test:faults', 'test:replicas'].includes(args[0] ?? '')) {
+      process.stderr.write('usage: node scripts/cli.mjs system-packages <start|test|test:faults|test:replicas>\n');
+      process.exit(2);
+    }
+    ensureSystem(args[0]);
+    break;
   case 'build':
     ensureInstalled();
     ensureBuilt();
@@ -124,6 +149,6 @@ switch (command) {
     process.exit(turbo(args[0] ?? 'build', args.slice(1)));
     break;
   default:
-    process.stderr.write('usage: node scripts/cli.mjs <start|test|test:faults|test:replicas|admin|bench|build|turbo TASK>\n');
+    process.stderr.write('usage: node scripts/cli.mjs <start|test|test:faults|test:replicas|admin|bench|build|system-packages start|test|turbo TASK>\n');
     process.exit(2);
 }

@@ -1,6 +1,6 @@
 export { freePort, waitForPort } from './ports.js';
 export { startEmbeddedPostgres, createDatabase, dropDatabase, type RunningPostgres } from './postgres.js';
-export { startRedis, findExecutable, stopChild, spawnService, type RunningRedis, type RedisOptions } from './processes.js';
+export { startRedis, findExecutable, stopChild, spawnService, systemPackages, type RunningRedis, type RedisOptions, type SystemPackages, type MissingProgram } from './processes.js';
 export { startNginx, renderGateway, repoRoot, type GatewayVars, type RunningNginx } from './nginx.js';
 export { ensureTestInfra, type TestInfra } from './infra.js';
 export { platformSuite, type PlatformTarget } from './platform-suite.js';

@@ -1,14 +1,51 @@
-import { spawn, spawnSync, type ChildProcess, type SpawnOptions } from 'node:child_process';
+import { spawn, type ChildProcess, type SpawnOptions } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { freePort, waitForPort } from './ports.js';
 
-/** True when `cmd` is an executable on PATH (or at one of the usual sbin places). */
+/**
+ * The system-program lookup and the missing-program messages, shared with scripts/cli.mjs: that
+ * runs before anything is installed or built, so the one copy is plain Node there (this file is
+ * packages/devstack/{src,dist}/, three levels below the repository root).
+ */
+export const systemPackages = require('../../../scripts/system-packages.cjs') as SystemPackages;
+
+/** A program npm start or npm test needs and this machine lacks. */
+export interface MissingProgram {
+  cmd: string;
+  package: string;
+  why: string;
+}
+
+/** scripts/system-packages.cjs, as its JSDoc describes it. */
+export interface SystemPackages {
+  findExecutable(cmd: string, env?: NodeJS.ProcessEnv, sbinDirs?: readonly string[]): string | undefined;
+  missingPrograms(command: string, opts?: { args?: readonly string[]; env?: NodeJS.ProcessEnv; find?: (cmd: string, env: NodeJS.ProcessEnv) => string | undefined }): MissingProgram[];
+  stopMessage(command: string, missing: MissingProgram[], how: { reason: string; root: boolean; aptGet: boolean }): string;
+  ensureSystemPackages(
+    command: string,
+    opts?: {
+      args?: readonly string[];
+      env?: NodeJS.ProcessEnv;
+      uid?: number;
+      find?: (cmd: string, env: NodeJS.ProcessEnv) => string | undefined;
+      run?: (cmd: string, args: string[], env: NodeJS.ProcessEnv) => number;
+      out?: (text: string) => void;
+      err?: (text: string) => void;
+    },
+  ): number;
+  NO_GATEWAY: string;
+  SBIN_DIRS: readonly string[];
+}
+
+/**
+ * The file `cmd` runs, or undefined: NGINX_BIN / REDIS_SERVER_BIN / CHROMIUM_PATH when set (and
+ * nothing else then), else PATH, then /usr/local/sbin, /usr/sbin, /sbin (Debian's nginx is
+ * /usr/sbin/nginx, off a normal user's PATH).
+ */
 export function findExecutable(cmd: string): string | undefined {
-  const found = spawnSync('sh', ['-c', `command -v ${cmd} || ls /usr/sbin/${cmd} /usr/local/sbin/${cmd} 2>/dev/null | head -1`], { encoding: 'utf8' });
-  const path = found.stdout.trim().split('\n')[0];
-  return path ? path : undefined;
+  return systemPackages.findExecutable(cmd, process.env);
 }
 
 /** Stops a child: SIGTERM, then SIGKILL after `graceMs`. */

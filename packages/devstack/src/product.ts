@@ -21,6 +21,8 @@ export interface ProductOptions {
   ports?: Partial<Record<Service, number>>;
   /** The gateway's port; a free one when left out. */
   gatewayPort?: number;
+  /** false: no nginx in front (`npm start -- --no-gateway`). Default true. */
+  gateway?: boolean;
   /** nginx's prefix directory (config, temp files, pid). */
   nginxDir: string;
   /** Settings for every service, then per service. */
@@ -55,7 +57,7 @@ export interface RunningProduct {
   /** Each service's first instance's process. */
   children: Record<Service, ChildProcess>;
   instances: Record<Service, Instance[]>;
-  /** The gateway's URL, or undefined when nginx is not installed. */
+  /** The gateway's URL, or undefined when nginx is not installed or `gateway` is false. */
   gateway: string | undefined;
   /** Stops every instance of a service for good (no restart). */
   stopService(service: Service): Promise<void>;
@@ -142,13 +144,15 @@ export async function startProduct(opts: ProductOptions): Promise<RunningProduct
     for (const instance of rest) instances[instance.service].push(instance);
     await listening(rest);
     const upstream = (svc: Service) => ports[svc].map((port) => `127.0.0.1:${port}`).join(',');
-    nginx = await startNginx(opts.nginxDir, {
-      GATEWAY_PORT: opts.gatewayPort ?? (await freePort()),
-      TASKS_UPSTREAM: upstream('tasks'),
-      MEETINGS_UPSTREAM: upstream('meetings'),
-      CLIPBOARD_UPSTREAM: upstream('clipboard'),
-      ...opts.gatewayVars,
-    });
+    if (opts.gateway !== false) {
+      nginx = await startNginx(opts.nginxDir, {
+        GATEWAY_PORT: opts.gatewayPort ?? (await freePort()),
+        TASKS_UPSTREAM: upstream('tasks'),
+        MEETINGS_UPSTREAM: upstream('meetings'),
+        CLIPBOARD_UPSTREAM: upstream('clipboard'),
+        ...opts.gatewayVars,
+      });
+    }
   } catch (err) {
     await stopAllServices();
     throw err;

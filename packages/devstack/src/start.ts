@@ -2,8 +2,8 @@ import { join } from 'node:path';
 import pg from 'pg';
 import { startEmbeddedPostgres, type RunningPostgres } from './postgres.js';
 import { freePort, waitForPort } from './ports.js';
-import { findExecutable, startRedis, type RunningRedis } from './processes.js';
-import { DEFAULT_PORTS, MAX_REPLICAS, SERVICES, startProduct, type RunningProduct } from './product.js';
+import { findExecutable, startRedis, systemPackages, type RunningRedis } from './processes.js';
+import { DEFAULT_PORTS, MAX_REPLICAS, REPLICA_PORT_STEP, SERVICES, startProduct, type RunningProduct } from './product.js';
 import { clearRuntime, dataDir, writeRuntime } from './runtime.js';
 
 function portFrom(name: string, fallback: number): number {
@@ -29,13 +29,23 @@ async function prepareDatabase(url: string): Promise<void> {
   }
 }
 
-/** `--replicas N` (1 to 8), the only flag; anything else stops with one line. */
-function parseArgs(argv: string[]): { replicas: number } {
+const USAGE = 'npm start [-- --replicas N] [-- --no-gateway]';
+
+/**
+ * `--replicas N` (1 to 8) and `--no-gateway` (the services on their own ports, no nginx: the
+ * degraded mode, only when asked for); anything else stops with one line.
+ */
+function parseArgs(argv: string[]): { replicas: number; gateway: boolean } {
   let replicas = 1;
+  let gateway = true;
   for (let i = 0; i < argv.length; i++) {
     const [flag, inline] = argv[i]!.split('=', 2) as [string, string | undefined];
+    if (flag === systemPackages.NO_GATEWAY && inline === undefined) {
+      gateway = false;
+      continue;
+    }
     if (flag !== '--replicas') {
-      process.stderr.write(`unknown option "${argv[i]}": npm start [-- --replicas N]\n`);
+      process.stderr.write(`unknown option "${argv[i]}": ${USAGE}\n`);
       process.exit(2);
     }
     const raw = inline ?? argv[++i] ?? '';
@@ -45,7 +55,20 @@ function parseArgs(argv: string[]): { replicas: number } {
       process.exit(2);
     }
   }
-  return { replicas };
+  return { replicas, gateway };
+}
+
+/**
+ * What a run without the gateway says last: nothing answers on the gateway's port, and which
+ * URLs of each service's own port serve instead.
+ */
+function withoutGateway(gatewayPort: number, ports: Record<string, number>): string[] {
+  const paths: Record<string, string> = { tasks: '/api/v1/tasks', meetings: '/api/me', clipboard: '/api/clipboard' };
+  return [
+    `no gateway (--no-gateway): nothing answers on http://localhost:${gatewayPort}; each service answers on its own port instead:`,
+    ...SERVICES.map((svc) => `  ${svc.padEnd(10)} http://localhost:${ports[svc]}${paths[svc]}  http://localhost:${ports[svc]}/docs/${svc}  http://localhost:${ports[svc]}/account/${svc}`),
+    `  (the README's http://localhost:${gatewayPort}/... examples: use the service's port in their place)`,
+  ];
 }
 
 /** The usual port when nothing listens there, else a free one (a second run, another tool). */
@@ -81,16 +104,24 @@ const onSignal = () => void stopAll(0);
 async function main(): Promise<void> {
   process.on('SIGINT', onSignal);
   process.on('SIGTERM', onSignal);
-  const { replicas } = parseArgs(process.argv.slice(2));
+  const args = process.argv.slice(2);
+  const { replicas, gateway } = parseArgs(args);
 
   // Redis first: without it, --replicas is refused before anything starts.
   let redisUrl = process.env.REDIS_URL || undefined;
   const redisServer = redisUrl ? undefined : findExecutable('redis-server');
+  if (!redisUrl && !redisServer && replicas > 1) {
+    process.stderr.write('--replicas needs Redis (shared rate limits and idempotency records): install redis-server or set REDIS_URL\n');
+    process.exit(2);
+  }
+  // scripts/cli.mjs installs what is missing or stops before this; a direct run stops the same way.
+  const missing = systemPackages.missingPrograms('start', { args, env: process.env });
+  if (missing.length > 0) {
+    const how = { reason: 'start.js was run directly (npm start installs them when run as root)', root: process.getuid?.() === 0, aptGet: findExecutable('apt-get') !== undefined };
+    process.stderr.write(systemPackages.stopMessage('start', missing, how));
+    process.exit(1);
+  }
   if (!redisUrl && !redisServer) {
-    if (replicas > 1) {
-      process.stderr.write('--replicas needs Redis (shared rate limits and idempotency records): install redis-server or set REDIS_URL\n');
-      process.exit(2);
-    }
     process.stdout.write('redis-server is not on PATH and REDIS_URL is unset: single-instance mode (limits and idempotency records kept in each process)\n');
   }
 
@@ -114,15 +145,18 @@ async function main(): Promise<void> {
 
   const gatewayPort = portFrom('GATEWAY_PORT', 8080);
   const ports = Object.fromEntries(SERVICES.map((svc) => [svc, portFrom(`${svc.toUpperCase()}_PORT`, DEFAULT_PORTS[svc])]));
+  // Browser pages are served from the gateway, or without it from each instance's own port.
+  const pagePorts = gateway ? [gatewayPort] : SERVICES.flatMap((svc) => Array.from({ length: replicas }, (_, i) => ports[svc]! + REPLICA_PORT_STEP * i));
   product = await startProduct({
     databaseUrl,
     redisUrl,
     replicas,
     ports,
+    gateway,
     gatewayPort,
     nginxDir: join(dataDir, 'nginx'),
     env: {
-      ALLOWED_ORIGINS: process.env.ALLOWED_ORIGINS ?? `http://localhost:${gatewayPort},http://127.0.0.1:${gatewayPort}`,
+      ALLOWED_ORIGINS: process.env.ALLOWED_ORIGINS ?? pagePorts.flatMap((port) => [`http://localhost:${port}`, `http://127.0.0.1:${port}`]).join(','),
       // A person trying the product locally signs up at /account/<service>.
       SIGNUP: process.env.SIGNUP ?? 'open',
     },
@@ -132,12 +166,13 @@ async function main(): Promise<void> {
   });
   const lines = ['', 'ready:'];
   if (product.gateway) lines.push(`  gateway    http://localhost:${gatewayPort}  (/api/v1 tasks, /api/me... meetings, /api/clipboard... clipboard)`);
-  else lines.push('  nginx is not on PATH: no gateway; the services are served directly (apt-get install nginx-light for the gateway)');
+  else lines.push('  gateway    none (--no-gateway)');
   for (const svc of SERVICES) lines.push(`  ${svc.padEnd(10)} ${product.instances[svc].map((i) => `http://localhost:${i.port}`).join('  ')}`);
   lines.push(`  database   ${postgres ? `embedded Postgres, data in ${join(dataDir, 'pg')}` : 'DATABASE_URL'}`);
   lines.push(`  redis      ${redis ? `redis-server, data in ${join(dataDir, 'redis')}` : redisUrl ? 'REDIS_URL' : 'none (single-instance mode)'}`);
-  lines.push('A service process that exits is restarted. Ctrl-C stops everything.', '');
-  process.stdout.write(lines.join('\n'));
+  lines.push('A service process that exits is restarted. Ctrl-C stops everything.');
+  if (!product.gateway) lines.push(...withoutGateway(gatewayPort, product.ports));
+  process.stdout.write(`${lines.join('\n')}\n`);
 }
 
 main().catch((err: unknown) => {
