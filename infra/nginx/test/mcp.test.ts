@@ -270,7 +270,10 @@ describe('the official MCP conformance suite (server scenarios that apply to a d
   });
   afterAll(() => new Promise<void>((resolve) => proxy.close(() => resolve())));
 
-  it.each(['server-initialize', 'tools-list', 'ping'])('passes %s', async (scenario) => {
+  // Not run: logging-set-level and completion-complete (capabilities these servers do not offer: -32601 is the right answer),
+  // the tools-call-*, resources-* and elicitation scenarios (they call the suite's own test tools), and
+  // dns-rebinding-protection (a bearer token is required, and API keys may be used from any origin).
+  it.each(['server-initialize', 'tools-list', 'prompts-list', 'ping'])('passes %s', async (scenario) => {
     const out = mkdtempSync(join(tmpdir(), 'conformance-'));
     try {
       // The suite needs Node 22 or later (fs.globSync): the Node 24 binary from the npm registry when this one is older.
