@@ -39,10 +39,6 @@ export async function findByKeyword(tx: AccountTx, keyword: string, exceptId?: s
   return query.executeTakeFirst();
 }
 
-export async function findSnippet(tx: AccountTx, id: string): Promise<SnippetRow | undefined> {
-  return tx.trx.selectFrom('snippets').select(columns).where('account_id', '=', tx.accountId).where('id', '=', id).executeTakeFirst();
-}
-
 export interface SnippetValues {
   id: string;
   name: string;

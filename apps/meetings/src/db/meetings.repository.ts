@@ -23,10 +23,6 @@ const values = (accountId: string, m: NewMeeting) => ({
   ...(m.privateNotes !== undefined ? { private_notes: m.privateNotes } : {}),
 });
 
-export async function insertMeeting(db: Kysely<Database>, accountId: string, m: NewMeeting) {
-  return db.insertInto('meetings').values(values(accountId, m)).returningAll().executeTakeFirstOrThrow();
-}
-
 /**
  * Inserts a dated occurrence or the parking lot unless the series already has a live one there
  * (the partial unique indexes decide races), then returns whichever row exists.
