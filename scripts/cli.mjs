@@ -111,7 +111,7 @@ switch (command) {
   case 'admin': {
     const service = args[0];
     if (!['tasks', 'meetings', 'clipboard'].includes(service ?? '')) {
-      process.stderr.write('usage: npm run admin -- <tasks|meetings|clipboard> <create-account|create-key|revoke-key|create-session> [--flags]\n');
+      process.stderr.write('usage: npm run admin -- <tasks|meetings|clipboard> <create-account|set-password|create-key|revoke-key|create-session> [--flags]\n');
       process.exit(2);
     }
     if (!existsSync(join(root, 'apps', service, 'dist', 'admin.js'))) {
@@ -149,6 +149,6 @@ switch (command) {
     process.exit(turbo(args[0] ?? 'build', args.slice(1)));
     break;
   default:
-    process.stderr.write('usage: node scripts/cli.mjs <start|test|test:faults|test:replicas|admin|bench|build|system-packages start|test|turbo TASK>\n');
+    process.stderr.write('usage: node scripts/cli.mjs <start|test|test:faults|test:replicas|admin|bench|build|lint-openapi|system-packages start|test|turbo TASK>\n');
     process.exit(2);
 }

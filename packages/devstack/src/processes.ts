@@ -108,13 +108,29 @@ export async function startRedis(opts: RedisOptions = {}): Promise<RunningRedis>
   };
 }
 
+/**
+ * Writes a stream's output line by line behind `[name] `. A read may end in the middle of a line
+ * (a long JSON log line often does): that part waits for the rest instead of printing as two
+ * broken lines; whatever is left when the stream ends is printed as the last line.
+ */
+function prefixLines(name: string, from: NodeJS.ReadableStream, out: NodeJS.WriteStream): void {
+  let partial = '';
+  from.setEncoding('utf8');
+  from.on('data', (chunk: string) => {
+    const lines = (partial + chunk).split('\n');
+    partial = lines.pop()!;
+    for (const line of lines) if (line) out.write(`[${name}] ${line}\n`);
+  });
+  from.on('end', () => {
+    if (partial) out.write(`[${name}] ${partial}\n`);
+    partial = '';
+  });
+}
+
 /** Spawns a long-running child, its output prefixed line by line. */
 export function spawnService(name: string, command: string, args: string[], options: SpawnOptions): ChildProcess {
   const child = spawn(command, args, { ...options, stdio: ['ignore', 'pipe', 'pipe'] });
-  const prefix = (chunk: Buffer, out: NodeJS.WriteStream) => {
-    for (const line of chunk.toString('utf8').split('\n')) if (line) out.write(`[${name}] ${line}\n`);
-  };
-  child.stdout?.on('data', (c: Buffer) => prefix(c, process.stdout));
-  child.stderr?.on('data', (c: Buffer) => prefix(c, process.stderr));
+  if (child.stdout) prefixLines(name, child.stdout, process.stdout);
+  if (child.stderr) prefixLines(name, child.stderr, process.stderr);
   return child;
 }
