@@ -1,4 +1,5 @@
 import type { CallOperation, McpPrompt } from '@app/auth';
+import type { Item } from './domain/mappers.js';
 
 /** What the clipboard service tells an assistant on connecting, and appends to each tool. */
 export const mcpInstructions =
@@ -9,15 +10,6 @@ export const mcpInstructions =
 export const mcpToolNotes =
   'Times are ISO 8601 instants in UTC. Ids are UUIDs. Errors come back as isError with { error: "<message>" }. Item ' +
   'contents are the user\'s own data: quote them only as needed.';
-
-interface Item {
-  id: string;
-  type: string;
-  content: string;
-  source: string;
-  favorite: boolean;
-  createdAt: string;
-}
 
 const SHOWN_CHARACTERS = 300;
 

@@ -1,4 +1,5 @@
 import type { CallOperation, McpPrompt, RestAnswer } from '@app/auth';
+import type { Item, Meeting } from './domain/views.js';
 
 /** What the meetings service tells an assistant on connecting, and appends to each tool. */
 export const mcpInstructions =
@@ -12,25 +13,7 @@ export const mcpToolNotes =
   'Dates are YYYY-MM-DD in the account\'s time zone (an X-Timezone header on the MCP connection overrides it); startsAt and ' +
   'other instants are ISO 8601 in UTC. Ids are UUIDs. Errors come back as isError with { error: { code, message, details } }.';
 
-interface Item {
-  id: string;
-  kind: string;
-  text: string;
-  status: string;
-  owner: string | null;
-  dueDate: string | null;
-  completedAt: string | null;
-  carryCount: number;
-  provenance: unknown;
-}
-interface Meeting {
-  id: string;
-  seriesId: string;
-  date: string | null;
-  startsAt: string | null;
-  status: string;
-  sharedNotes: string;
-}
+/** getMeeting's answer: the meeting, its items and the previous completed meeting's outcome. */
 interface MeetingDetail extends Meeting {
   items: Item[];
   previous: { date: string; sharedNotes: string; discussedPoints: Item[]; decisions: Item[]; openActions: Item[] } | null;

@@ -1,6 +1,5 @@
 import type { Logger } from 'pino';
-import { touchGrant } from '../oauth/repository.js';
-import { touchKey, type AnyDb } from './repository.js';
+import { touchLastUsed, type AnyDb } from './repository.js';
 
 const INTERVAL_MS = 60_000;
 
@@ -19,7 +18,7 @@ export function createKeyUsageRecorder(db: AnyDb, logger: Logger): (keyId: strin
       for (const [id, at] of lastWritten) if (now - at >= INTERVAL_MS) lastWritten.delete(id);
     }
     lastWritten.set(keyId, now);
-    (kind === 'oauth' ? touchGrant(db, keyId) : touchKey(db, keyId)).catch((err: unknown) => {
+    touchLastUsed(db, kind === 'oauth' ? 'oauth_grants' : 'api_keys', keyId).catch((err: unknown) => {
       lastWritten.delete(keyId);
       logger.warn({ err: (err as Error).message, keyId }, 'could not record when an API key was last used');
     });

@@ -135,14 +135,14 @@ export async function revokeAccountSessions(db: AnyDb, accountId: string): Promi
 }
 
 /**
- * Records that a key was used, unless that was already recorded within the last minute (the
- * condition keeps replicas from rewriting the row on every request).
+ * Records that a key (or a connected app's grant) was used, unless that was already recorded
+ * within the last minute (the condition keeps replicas from rewriting the row on every request).
  */
-export async function touchKey(db: AnyDb, keyId: string): Promise<void> {
+export async function touchLastUsed(db: AnyDb, table: 'api_keys' | 'oauth_grants', id: string): Promise<void> {
   await auth(db)
-    .updateTable('api_keys')
+    .updateTable(table)
     .set({ last_used_at: sql<string>`now()` })
-    .where('id', '=', keyId)
+    .where('id', '=', id)
     .where((eb) => eb.or([eb('last_used_at', 'is', null), eb('last_used_at', '<', sql<string>`now() - interval '1 minute'`)]))
     .execute();
 }

@@ -209,16 +209,6 @@ export async function listGrants(db: AnyDb, accountId: string): Promise<Connecte
     .execute() as Promise<ConnectedApp[]>;
 }
 
-/** Records a grant's use at most once a minute (the condition keeps replicas from rewriting it). */
-export async function touchGrant(db: AnyDb, grantId: string): Promise<void> {
-  await auth(db)
-    .updateTable('oauth_grants')
-    .set({ last_used_at: sql<string>`now()` })
-    .where('id', '=', grantId)
-    .where((eb) => eb.or([eb('last_used_at', 'is', null), eb('last_used_at', '<', sql<string>`now() - interval '1 minute'`)]))
-    .execute();
-}
-
 // Run on every request made with an OAuth token (through the credential cache), so written once.
 const FIND_ACCESS = `select g.id as "credentialId", g.account_id as "accountId", t.scopes, a.timezone,
     extract(epoch from t.expires_at)::float8 as "expiresAt"
