@@ -1,23 +1,13 @@
 import type { Express } from 'express';
-import type { Kysely } from 'kysely';
-import type { Redis } from 'ioredis';
-import type { Logger } from 'pino';
 import { createServiceApp, type AuthConfig } from '@app/auth';
 import { adminHooks } from './accounts.js';
 import type { Config } from './config.js';
-import type { Database } from './db/schema.js';
 import { mcpInstructions, mcpPrompts, mcpToolNotes } from './mcp.js';
 import { openapiDocument } from './openapi.js';
+import type { AppDeps } from './deps.js';
 import { apiRoutes } from './routes/index.js';
 
 export const SCOPES = ['tasks:read', 'tasks:write'] as const;
-
-export interface AppDeps {
-  config: Config;
-  db: Kysely<Database>;
-  redis: Redis | null;
-  logger: Logger;
-}
 
 export function authConfig(config: Pick<Config, 'allowedOrigins'>): AuthConfig {
   return { service: 'tasks', scopes: SCOPES, allowedOrigins: config.allowedOrigins };

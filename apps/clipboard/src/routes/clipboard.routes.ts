@@ -1,9 +1,9 @@
 import { Router } from 'express';
-import type { AppDeps } from '../app.js';
+import type { AppDeps } from '../deps.js';
 import * as items from '../domain/items.service.js';
 import { bulkDeleteSchema, createItemSchema, favoriteBodySchema, listItemsQuerySchema } from '../openapi.js';
 import { bodyParser, queryParser } from '../validation.js';
-import type { Guards } from './index.js';
+import type { Guards } from './guards.js';
 
 const listQuery = queryParser<{ limit: number; offset: number; favorite?: boolean }>(listItemsQuerySchema);
 const createBody = bodyParser<items.NewItem>(createItemSchema);

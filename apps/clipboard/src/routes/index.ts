@@ -1,16 +1,11 @@
 import express, { Router, type RequestHandler } from 'express';
 import { requireScope } from '@app/auth';
-import type { AppDeps } from '../app.js';
+import type { AppDeps } from '../deps.js';
 import { clipboardRoutes } from './clipboard.routes.js';
+import type { Guards } from './guards.js';
 import { settingsRoutes } from './settings.routes.js';
 import { snippetsRoutes } from './snippets.routes.js';
 import { syncRoutes } from './sync.routes.js';
-
-/** Route guards: the scope check (403) runs before the body is read, so it precedes any 400. */
-export interface Guards {
-  read(scope: string): RequestHandler;
-  write(scope: string): RequestHandler;
-}
 
 /** `first`, then `second` unless `first` failed. */
 function chain(first: RequestHandler, second: RequestHandler): RequestHandler {

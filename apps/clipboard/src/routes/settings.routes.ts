@@ -1,9 +1,9 @@
 import { Router } from 'express';
-import type { AppDeps } from '../app.js';
+import type { AppDeps } from '../deps.js';
 import * as settings from '../domain/settings.service.js';
 import { settingsPatchSchema } from '../openapi.js';
 import { bodyParser } from '../validation.js';
-import type { Guards } from './index.js';
+import type { Guards } from './guards.js';
 
 const patchBody = bodyParser<settings.SettingsPatch>(settingsPatchSchema);
 

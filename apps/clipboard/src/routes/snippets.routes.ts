@@ -1,9 +1,9 @@
 import { Router } from 'express';
-import type { AppDeps } from '../app.js';
+import type { AppDeps } from '../deps.js';
 import * as snippets from '../domain/snippets.service.js';
 import { replaceSnippetsSchema, snippetInputSchema } from '../openapi.js';
 import { bodyParser } from '../validation.js';
-import type { Guards } from './index.js';
+import type { Guards } from './guards.js';
 
 const createBody = bodyParser<snippets.SnippetInput>(snippetInputSchema);
 const replaceBody = bodyParser<{ items: (snippets.SnippetInput & { id?: string })[] }>(replaceSnippetsSchema);

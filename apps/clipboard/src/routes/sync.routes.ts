@@ -1,9 +1,9 @@
 import { Router } from 'express';
-import type { AppDeps } from '../app.js';
+import type { AppDeps } from '../deps.js';
 import * as syncing from '../domain/sync.service.js';
 import { pullQuerySchema, syncBodySchema } from '../openapi.js';
 import { bodyParser, queryParser } from '../validation.js';
-import type { Guards } from './index.js';
+import type { Guards } from './guards.js';
 
 const pullQuery = queryParser<{ cursor?: string; limit: number }>(pullQuerySchema);
 const syncBody = bodyParser<{ cursor?: string; limit?: number; changes: syncing.ClientChange[] }>(syncBodySchema);

@@ -1,5 +1,5 @@
 import { Router } from 'express';
-import type { AppDeps } from '../app.js';
+import type { AppDeps } from '../deps.js';
 import { actionsRoutes } from './actions.routes.js';
 import { itemsRoutes } from './items.routes.js';
 import { meetingsRoutes } from './meetings.routes.js';

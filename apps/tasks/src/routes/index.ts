@@ -1,5 +1,5 @@
 import { Router } from 'express';
-import type { AppDeps } from '../app.js';
+import type { AppDeps } from '../deps.js';
 import { tasksRouter } from './tasks.routes.js';
 
 /** Every /api/v1 route of the tasks service (the keys routes are mounted beside it). */

@@ -2,7 +2,7 @@ import { Router, type Request, type Response } from 'express';
 import type { Kysely } from 'kysely';
 import { callerTimezone, requireScope } from '@app/auth';
 import { compileBody, compileQuery, errors, type ErrorDetail } from '@app/http-errors';
-import type { AppDeps } from '../app.js';
+import type { AppDeps } from '../deps.js';
 import type { Database } from '../db/schema.js';
 import { findPersonalWorkspace } from '../db/workspaces.repository.js';
 import * as service from '../domain/tasks.service.js';
