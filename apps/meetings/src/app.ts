@@ -1,5 +1,4 @@
 import type { Express } from 'express';
-import type { Redis } from 'ioredis';
 import { createServiceApp, isRead, type AuthConfig } from '@app/auth';
 import type { Config } from './config.js';
 import { mcpInstructions, mcpPrompts, mcpToolNotes } from './mcp.js';
