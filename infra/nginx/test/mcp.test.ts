@@ -117,6 +117,19 @@ describe.each(['tasks', 'meetings', 'clipboard'] as const)('MCP at /mcp/%s throu
     expect(foreign.headers.get('www-authenticate')).toContain('error="invalid_token"');
   });
 
+  it('answers a browser client\'s preflight and lets it read the challenge', async () => {
+    const origin = 'https://assistant.example';
+    const preflight = await fetch(`${stack.gateway}/mcp/${service}`, {
+      method: 'OPTIONS',
+      headers: { Origin: origin, 'Access-Control-Request-Method': 'POST', 'Access-Control-Request-Headers': 'authorization, content-type, mcp-protocol-version' },
+    });
+    expect(preflight.status).toBe(204);
+    expect(preflight.headers.get('access-control-allow-headers')).toContain('Mcp-Protocol-Version');
+    const challenged = await listTools({ Origin: origin });
+    expect(challenged.status).toBe(401);
+    expect(challenged.headers.get('access-control-expose-headers')).toContain('WWW-Authenticate');
+  });
+
   it('refuses GET and DELETE on the stateless endpoint with 405', async () => {
     const res = await fetch(`${stack.gateway}/mcp/${service}`, { headers: { Authorization: `Bearer ${acct.full}` } });
     expect(res.status).toBe(405);
