@@ -1,7 +1,8 @@
 export { authMigrations, type AuthDatabase } from './identity/tables.js';
 export { cookieName, type AuthConfig } from './identity/config.js';
-export { identify, authenticate, requireScope, requireScopeForMethod, requireSession, callerTimezone, isValidTimezone, type Caller } from './identity/middleware.js';
+export { identify, authenticate, requireScope, requireScopeForMethod, requireSession, callerTimezone, type Caller } from './identity/middleware.js';
 export { cors } from './identity/cors.js';
+export { canonicalTimezone, knownTimezoneSpellings } from './identity/timezones.js';
 export { keysRouter, createApiKey, createSession, type CreatedKey } from './identity/keys.js';
 export { createRateLimit, isRead, type RateLimitOptions } from './runtime/rate-limit.js';
 export { runAdminCommand, AdminError, type AdminHooks, type AdminIo } from './identity/admin.js';

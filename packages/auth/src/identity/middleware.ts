@@ -1,10 +1,10 @@
 import type { RequestHandler, Request } from 'express';
-import { IANAZone } from 'luxon';
 import { errors } from '@app/http-errors';
-import { cookieName, type AuthConfig } from './config.js';
+import { cookieName, secureCookieName, type AuthConfig } from './config.js';
 import { CredentialCache } from './credential-cache.js';
 import { findKeyByHash, findSessionByHash, type AnyDb } from './repository.js';
-import { hashSecret, readCookie } from './tokens.js';
+import { canonicalTimezone } from './timezones.js';
+import { hashSecret, readSessionCookie } from './tokens.js';
 
 /** Who is calling: resolved once per request by {@link identify}. */
 export interface Caller {
@@ -29,17 +29,20 @@ declare global {
   }
 }
 
+/** A zone read from the database, canonically spelled (rows written before names were canonical may differ in case). */
+const storedZone = (zone: string) => canonicalTimezone(zone) ?? 'UTC';
+
 const BEARER = /^Bearer[ ]+([A-Za-z0-9._~+/=-]{1,512})[ ]*$/i;
 
 /**
  * Resolves the caller from `Authorization: Bearer <key>` or, without that header, the service's
- * session cookie (through a cache of up to a second: see credential-cache.ts). Rejects nothing:
+ * session cookie (`__Host-<service>_sid` or `<service>_sid`; through a cache of up to a second: see credential-cache.ts). Rejects nothing:
  * rate limiting runs next (keyed by the account when there is one), then {@link authenticate}
  * answers 401/403. `onKeyUsed` hears of every request made with a key.
  */
 export function identify(db: AnyDb, cfg: AuthConfig, onKeyUsed: (keyId: string) => void = () => {}): RequestHandler {
   const allScopes = new Set(cfg.scopes);
-  const sessionCookie = cookieName(cfg);
+  const sessionCookie = { secure: secureCookieName(cfg), plain: cookieName(cfg) };
   const credentials = new CredentialCache();
   return async (req, _res, next) => {
     const header = req.get('authorization');
@@ -55,11 +58,11 @@ export function identify(db: AnyDb, cfg: AuthConfig, onKeyUsed: (keyId: string) 
         req.authFailure = 'API key is invalid or revoked';
         return next();
       }
-      req.caller = { accountId: row.accountId, kind: 'key', credentialId: row.credentialId, scopes: new Set(row.scopes ?? []), timezone: row.timezone };
+      req.caller = { accountId: row.accountId, kind: 'key', credentialId: row.credentialId, scopes: new Set(row.scopes ?? []), timezone: storedZone(row.timezone) };
       onKeyUsed(row.credentialId);
       return next();
     }
-    const token = readCookie(req.headers.cookie, sessionCookie);
+    const token = readSessionCookie(req.headers.cookie, sessionCookie);
     if (token !== undefined) {
       const hash = hashSecret(token);
       const row = await credentials.resolve('session', hash, () => findSessionByHash(db, hash));
@@ -67,7 +70,7 @@ export function identify(db: AnyDb, cfg: AuthConfig, onKeyUsed: (keyId: string) 
         req.authFailure = 'Session is invalid or expired';
         return next();
       }
-      req.caller = { accountId: row.accountId, kind: 'session', credentialId: row.credentialId, scopes: allScopes, timezone: row.timezone };
+      req.caller = { accountId: row.accountId, kind: 'session', credentialId: row.credentialId, scopes: allScopes, timezone: storedZone(row.timezone) };
     }
     next();
   };
@@ -132,29 +135,18 @@ export function requireSession(): RequestHandler {
   };
 }
 
-/** Zone names already found valid: luxon builds an Intl.DateTimeFormat to check one, a third of a small request's CPU. */
-const validZones = new Set<string>();
-
-/** True when `name` is an IANA time zone luxon knows (remembered: the set of real names is small). */
-export function isValidTimezone(name: string): boolean {
-  if (validZones.has(name)) return true;
-  if (!IANAZone.isValidZone(name)) return false;
-  // Real zone names and their aliases number under a thousand; the bound only guards the set.
-  if (validZones.size < 5_000) validZones.add(name);
-  return true;
-}
-
 /**
- * The caller's time zone: `X-Timezone` when sent (an unknown name is 400 `validation_failed`
- * with the path `X-Timezone`), else the account's.
+ * The caller's time zone, canonically spelled: `X-Timezone` when sent (an unknown name is 400
+ * `validation_failed` with the path `X-Timezone`), else the account's.
  */
 export function callerTimezone(req: Request): string {
   const header = req.get('x-timezone');
   if (header !== undefined) {
-    if (!isValidTimezone(header)) {
+    const zone = canonicalTimezone(header);
+    if (zone === undefined) {
       throw errors.validation([{ path: 'X-Timezone', message: 'must be an IANA time zone name' }], 'X-Timezone must be an IANA time zone name');
     }
-    return header;
+    return zone;
   }
   return req.caller?.timezone ?? 'UTC';
 }
