@@ -1,7 +1,7 @@
 import { Router, type Request, type Response } from 'express';
 import type { Kysely } from 'kysely';
 import { callerTimezone, requireScope } from '@app/auth';
-import { compileBody, compileQuery, errors, type ErrorDetail } from '@app/http-errors';
+import { compileBody, compileQuery, errors } from '@app/http-errors';
 import type { AppDeps } from '../app.js';
 import type { Database } from '../db/schema.js';
 import { findPersonalWorkspace } from '../db/workspaces.repository.js';
@@ -22,24 +22,9 @@ const previewQuery = compileQuery<{ rule: string; from?: string; count: number }
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
-/** Postgres cannot store NUL characters: name every string that holds one (400, not a 500). */
-function rejectNul(value: unknown, path = ''): ErrorDetail[] {
-  if (typeof value === 'string') return value.includes('\u0000') ? [{ path: path || '/', message: 'must not contain the NUL character' }] : [];
-  if (Array.isArray(value)) return value.flatMap((v, i) => rejectNul(v, `${path}/${i}`));
-  if (value && typeof value === 'object') return Object.entries(value).flatMap(([k, v]) => rejectNul(v, `${path}/${k}`));
-  return [];
-}
-
-function parse<T>(validator: { parse(input: unknown): T }, input: unknown): T {
-  const value = validator.parse(input);
-  const nul = rejectNul(value);
-  if (nul.length > 0) throw errors.validation(nul);
-  return value;
-}
-
 /** complete / reopen / auto-tag: no body, or `{}`. */
 function noBody(req: Request): void {
-  if (req.body !== undefined) parse(emptyBody, req.body);
+  if (req.body !== undefined) emptyBody.parse(req.body);
 }
 
 /** A path id that is not a UUID names no task: 404, like a missing one. */
@@ -98,12 +83,12 @@ export function tasksRouter(deps: AppDeps): Router {
   const router = Router();
 
   router.get('/tasks', read, async (req, res) => {
-    const query = parse(listQuery, req.query);
+    const query = listQuery.parse(req.query);
     res.json(await service.listTasks(db, await context(req), query));
   });
 
   router.post('/tasks', write, async (req, res) => {
-    const input = parse(createBody, req.body);
+    const input = createBody.parse(req.body);
     const clientKey = readIdempotencyKey(req.get('idempotency-key'));
     const ctx = await context(req);
     const create = async () => ({ status: 201, body: { item: await service.createTask(db, ctx, input) } });
@@ -119,12 +104,12 @@ export function tasksRouter(deps: AppDeps): Router {
 
   // Before /tasks/:id, which would take "changes" for an id.
   router.get('/tasks/changes', read, async (req, res) => {
-    const query = parse(changesQuery, req.query);
+    const query = changesQuery.parse(req.query);
     res.json(await listChanges(db, await context(req), query));
   });
 
   router.get('/recurrence/preview', read, async (req, res) => {
-    const query = parse(previewQuery, req.query);
+    const query = previewQuery.parse(req.query);
     res.json(previewRecurrence(query, callerTimezone(req)));
   });
 
@@ -134,7 +119,7 @@ export function tasksRouter(deps: AppDeps): Router {
   });
 
   router.patch('/tasks/:id', write, async (req, res) => {
-    const input = parse(updateBody, req.body);
+    const input = updateBody.parse(req.body);
     const ifMatch = readIfMatch(req.get('if-match'));
     const ctx = await context(req);
     sendTask(res, 200, await service.updateTask(db, ctx, taskId(req), input, ifMatch));
@@ -168,7 +153,7 @@ export function tasksRouter(deps: AppDeps): Router {
   });
 
   router.put('/tasks/:id/position', write, async (req, res) => {
-    const { afterId } = parse(positionBody, req.body);
+    const { afterId } = positionBody.parse(req.body);
     const ctx = await context(req);
     sendTask(res, 200, await service.moveTask(db, ctx, taskId(req), afterId === null ? null : afterId.toLowerCase()));
   });
