@@ -323,7 +323,7 @@ Conflict rule (deterministic): (1) deletes win: a delete always applies, and an 
 
 Rejected (not applied, with \`error\`): invalid \`data\` for the entity and op, a missing \`id\`, \`favorite\` on a non-item, a favorite for an unknown id, an id already used by another record, the snippet limit (${MAX_SNIPPETS}) or a duplicate keyword, and a scope the key lacks: snippet changes need \`snippets:write\`, settings changes \`settings:write\`.
 
-Scopes: pull needs \`clipboard:read\`, sync \`clipboard:write\`. Snippet changes appear in pull and sync answers only for callers holding \`snippets:read\`, settings changes only with \`settings:read\` (browser sessions hold every scope).
+Scopes: pull needs \`clipboard:read\`; sync needs \`clipboard:read\` and \`clipboard:write\` (it answers item contents). Snippet changes appear in pull and sync answers only for callers holding \`snippets:read\`, settings changes only with \`settings:read\` (browser sessions hold every scope).
 
 Pruning by history limit and retention runs after a sync batch that added items or changed settings; the resulting tombstones are in the same answer.`.trim();
 
@@ -475,6 +475,7 @@ export const openapiDocument = {
         tags: ['Sync'],
         summary: 'Changes after a cursor (sync protocol)',
         description: `${scope('clipboard:read')} See the sync protocol in the document description.`,
+        security: [{ apiKey: ['clipboard:read'] }, { session: [] }],
         parameters: [
           { name: 'cursor', in: 'query', schema: pullQuerySchema.properties.cursor },
           { name: 'limit', in: 'query', schema: pullQuerySchema.properties.limit },
@@ -487,7 +488,8 @@ export const openapiDocument = {
         operationId: 'syncClipboardChanges',
         tags: ['Sync'],
         summary: 'Apply a batch of client changes and receive server changes (sync protocol)',
-        description: `${scope('clipboard:write')} See the sync protocol in the document description.`,
+        description: `Needs the scopes \`clipboard:read\` and \`clipboard:write\` (a key without either: 403). See the sync protocol in the document description.`,
+        security: [{ apiKey: ['clipboard:read', 'clipboard:write'] }, { session: [] }],
         requestBody: body(ref('SyncRequest')),
         responses: { 200: json(ref('SyncResponse'), 'Per-change results and the server changes after the cursor'), 410: resp('Gone'), ...withBody },
       },
