@@ -7,7 +7,7 @@ import type { Database } from '../db/schema.js';
 import { findPersonalWorkspace } from '../db/workspaces.repository.js';
 import * as service from '../domain/tasks.service.js';
 import type { Context, IfMatch, ListQuery, Task, TaskInput } from '../domain/tasks.service.js';
-import { idempotencyKey, memoryIdempotencyStore, readIdempotencyKey, redisIdempotencyStore, runIdempotent } from '../idempotency.js';
+import { idempotencyKey, keyDigest, memoryIdempotencyStore, readIdempotencyKey, redisIdempotencyStore, runIdempotent } from '../idempotency.js';
 import { listChanges } from '../domain/changes.service.js';
 import { previewRecurrence } from '../domain/recurrence.service.js';
 import { changesQuerySchema, createTaskSchema, emptyBodySchema, listQuerySchema, positionSchema, previewQuerySchema, updateTaskSchema } from '../openapi.js';
@@ -91,13 +91,13 @@ export function tasksRouter(deps: AppDeps): Router {
     const input = createBody.parse(req.body);
     const clientKey = readIdempotencyKey(req.get('idempotency-key'));
     const ctx = await context(req);
-    const create = async () => ({ status: 201, body: { item: await service.createTask(db, ctx, input) } });
-    if (clientKey === undefined) {
-      const { body } = await create();
-      return sendTask(res, 201, body.item);
-    }
+    if (clientKey === undefined) return sendTask(res, 201, await service.createTask(db, ctx, input));
     const key = idempotencyKey(config.redisPrefix, ctx.workspaceId, req.caller!.accountId, clientKey);
-    const result = await runIdempotent(store, key, input, create);
+    const once = { accountId: req.caller!.accountId, keyHash: keyDigest(clientKey) };
+    const result = await runIdempotent(store, key, input, async (fingerprint) => {
+      const outcome = await service.createTaskOnce(db, ctx, input, { ...once, fingerprint });
+      return 'kept' in outcome ? outcome : outcome.created;
+    });
     if (result.replayed) res.set('Idempotent-Replayed', 'true');
     sendTask(res, result.status, result.body.item);
   });
