@@ -10,7 +10,7 @@ import type { Context, IfMatch, ListQuery, Task, TaskInput } from '../domain/tas
 import { idempotencyKey, keyDigest, memoryIdempotencyStore, readIdempotencyKey, redisIdempotencyStore, runIdempotent } from '../idempotency.js';
 import { listChanges } from '../domain/changes.service.js';
 import { previewRecurrence } from '../domain/recurrence.service.js';
-import { changesQuerySchema, createTaskSchema, emptyBodySchema, listQuerySchema, positionSchema, previewQuerySchema, updateTaskSchema } from '../openapi.js';
+import { IF_MATCH_MAX_LENGTH, changesQuerySchema, createTaskSchema, emptyBodySchema, listQuerySchema, positionSchema, previewQuerySchema, updateTaskSchema } from '../openapi.js';
 
 const createBody = compileBody<TaskInput & { title: string }>(createTaskSchema);
 const updateBody = compileBody<TaskInput>(updateTaskSchema);
@@ -40,6 +40,7 @@ function taskId(req: Request): string {
  */
 export function readIfMatch(header: string | undefined): IfMatch | undefined {
   if (header === undefined) return undefined;
+  if (header.length > IF_MATCH_MAX_LENGTH) throw errors.validation([{ path: 'If-Match', message: `must be at most ${IF_MATCH_MAX_LENGTH} characters` }]);
   if (header.trim() === '*') return '*';
   const strong: string[] = [];
   for (const part of header.split(',')) {
