@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import pg from 'pg';
 import { freePort, repoRoot, startEmbeddedPostgres, startProduct, startRedis, waitForPort, type RunningPostgres, type RunningProduct, type RunningRedis, type Service } from '@app/devstack';
-import { printTable, runLoad, summarize, type Target } from './faults/load.js';
+import { findLostWrites, printTable, runLoad, summarize, type Target } from './faults/load.js';
 
 /**
  * The fault suite (`npm run test:faults`, also part of `npm test`): the three built services as
@@ -93,27 +93,7 @@ describe('faults under load through the gateway', () => {
     },
   ];
 
-  /** Every acknowledged write is in the database (notes and clipboard items have no GET by id). */
-  async function lostWrites(acknowledged: Record<string, string[]>): Promise<string[]> {
-    const db = new pg.Client({ connectionString: pgServer.url });
-    await db.connect();
-    try {
-      const found = async (sql: string, keys: string[]) => new Set((await db.query<{ k: string }>(sql, [keys])).rows.map((r) => r.k));
-      const lost: string[] = [];
-      const check = (service: string, have: Set<string>) => lost.push(...(acknowledged[service] ?? []).filter((k) => !have.has(k)).map((k) => `${service} ${k}`));
-      check('tasks', await found('select id::text as k from tasks.tasks where id = any($1::uuid[])', acknowledged.tasks ?? []));
-      check('meetings', await found('select date::text as k from meetings.notes where date = any($1::date[])', acknowledged.meetings ?? []));
-      // An item pruned by the history limit (the account fills up under load) is durable too: its tombstone is in the changes log.
-      check('clipboard', await found(
-        `select id::text as k from clipboard.items where id = any($1::uuid[])
-         union select entity_id::text from clipboard.changes where entity = 'item' and op = 'delete' and entity_id = any($1::uuid[])`,
-        acknowledged.clipboard ?? [],
-      ));
-      return lost;
-    } finally {
-      await db.end();
-    }
-  }
+  const lostWrites = (acknowledged: Record<string, string[]>) => findLostWrites(pgServer.url, acknowledged);
 
   const acknowledgedCount = (acknowledged: Record<string, string[]>) => Object.values(acknowledged).reduce((n, ids) => n + ids.length, 0);
 
