@@ -5,6 +5,7 @@ import type { Logger } from 'pino';
 import { createServiceApp, type AuthConfig } from '@app/auth';
 import type { Config } from './config.js';
 import type { Database } from './db/schema.js';
+import { mcpInstructions, mcpPrompts, mcpToolNotes } from './mcp.js';
 import { openapiDocument } from './openapi.js';
 import { apiRoutes } from './routes/index.js';
 
@@ -28,6 +29,7 @@ export function createApp(deps: AppDeps): Express {
     auth: authConfig(deps.config),
     envelope: 'simple',
     openapiDocument,
+    mcp: { instructions: mcpInstructions, toolNotes: mcpToolNotes, prompts: mcpPrompts },
     rateLimits: [{ name: 'api', limit: deps.config.rateLimitPerMinute }],
     keysPath: '/api/settings/keys',
     // Each route checks the scope the spec's table names, then parses its body.

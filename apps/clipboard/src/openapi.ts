@@ -4,7 +4,7 @@ import { documentOutages } from '@app/http-errors';
  * routes compile for validation, so the document and the checks cannot drift apart.
  */
 
-import { apiKeysTag, documentCommonHeaders, authOpenApiPaths, createKeyBodySchema, keyIdParameter, keyLastUsedAtSchema, openapiLicense, openapiServers, operationalPaths, operationsTag, securitySchemes } from '@app/auth';
+import { apiKeysTag, authOpenApiPaths, documentCommonHeaders, withApiKeyScopes, createKeyBodySchema, keyIdParameter, keyLastUsedAtSchema, openapiLicense, openapiServers, operationalPaths, operationsTag, securitySchemes } from '@app/auth';
 
 export const ITEM_TYPES = ['text', 'url', 'html', 'rtf', 'code'] as const;
 export const MAX_ITEM_CONTENT = 131_072;
@@ -575,5 +575,8 @@ export const openapiDocument = {
 
 // Every operation that needs the database documents its outage answer (503 with Retry-After).
 documentOutages(openapiDocument);
+// A key needs the scope of the resource the path names (/api/clipboard, /api/snippets, /api/settings):
+// `:read` for GET, `:write` for everything else (the MCP tools follow this).
+withApiKeyScopes(openapiDocument, (method, path) => [`${path.split('/')[2]}:${method === 'get' ? 'read' : 'write'}`]);
 // ...and the rate-limit and CORS headers of every API answer.
 documentCommonHeaders(openapiDocument);

@@ -13,7 +13,7 @@ describe('GET /openapi.json', () => {
     expect(Object.keys(res.body.paths).sort()).toEqual([
       '/api/clipboard', '/api/clipboard/bulk', '/api/clipboard/pull', '/api/clipboard/sync', '/api/clipboard/{id}', '/api/clipboard/{id}/favorite',
       '/api/settings', '/api/settings/keys', '/api/settings/keys/{id}', '/api/snippets', '/api/snippets/{id}',
-      '/auth/clipboard/login', '/auth/clipboard/logout', '/auth/clipboard/me', '/auth/clipboard/signup',
+      '/auth/clipboard/apps', '/auth/clipboard/apps/{id}', '/auth/clipboard/login', '/auth/clipboard/logout', '/auth/clipboard/me', '/auth/clipboard/signup',
       '/healthz', '/metrics', '/openapi.json', '/readyz',
     ]);
     for (const [path, ops] of Object.entries<any>(res.body.paths)) {

@@ -5,7 +5,7 @@ import { documentOutages } from '@app/http-errors';
  * objects, so validation and documentation cannot disagree.
  */
 
-import { apiKeysTag, documentCommonHeaders, authOpenApiPaths, createKeyBodySchema, keyLastUsedAtSchema, openapiLicense, openapiServers, operationalPaths, operationsTag, securitySchemes } from '@app/auth';
+import { apiKeysTag, authOpenApiPaths, documentCommonHeaders, withApiKeyScopes, createKeyBodySchema, keyLastUsedAtSchema, openapiLicense, openapiServers, operationalPaths, operationsTag, securitySchemes } from '@app/auth';
 
 /** Postgres cannot store NUL characters; refusing them here keeps them a 400, never a 500. */
 const NO_NUL = '^[^\\u0000]*$';
@@ -632,5 +632,7 @@ export const openapiDocument = {
 
 // Every operation that needs the database documents its outage answer (503 with Retry-After).
 documentOutages(openapiDocument);
+// A key needs meetings:read for GET and meetings:write for everything else (the MCP tools follow this).
+withApiKeyScopes(openapiDocument, (method) => [method === 'get' ? 'meetings:read' : 'meetings:write']);
 // ...and the rate-limit and CORS headers of every API answer.
 documentCommonHeaders(openapiDocument);

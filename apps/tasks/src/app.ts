@@ -6,6 +6,7 @@ import { createServiceApp, type AuthConfig } from '@app/auth';
 import { adminHooks } from './accounts.js';
 import type { Config } from './config.js';
 import type { Database } from './db/schema.js';
+import { mcpInstructions, mcpPrompts, mcpToolNotes } from './mcp.js';
 import { openapiDocument } from './openapi.js';
 import { apiRoutes } from './routes/index.js';
 
@@ -29,6 +30,7 @@ export function createApp(deps: AppDeps): Express {
     auth: authConfig(deps.config),
     envelope: 'rich',
     openapiDocument,
+    mcp: { instructions: mcpInstructions, toolNotes: mcpToolNotes, prompts: mcpPrompts },
     rateLimits: [{ name: 'api', limit: deps.config.rateLimitPerMinute }],
     keysPath: '/api/v1/keys',
     accountHooks: adminHooks,

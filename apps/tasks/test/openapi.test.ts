@@ -13,7 +13,7 @@ describe('GET /openapi.json', () => {
     expect(Object.keys(res.body.paths).sort()).toEqual([
       '/api/v1/keys', '/api/v1/keys/{id}', '/api/v1/recurrence/preview', '/api/v1/tasks', '/api/v1/tasks/changes', '/api/v1/tasks/{id}', '/api/v1/tasks/{id}/auto-tag',
       '/api/v1/tasks/{id}/complete', '/api/v1/tasks/{id}/position', '/api/v1/tasks/{id}/reopen',
-      '/auth/tasks/login', '/auth/tasks/logout', '/auth/tasks/me', '/auth/tasks/signup',
+      '/auth/tasks/apps', '/auth/tasks/apps/{id}', '/auth/tasks/login', '/auth/tasks/logout', '/auth/tasks/me', '/auth/tasks/signup',
       '/healthz', '/metrics', '/openapi.json', '/readyz',
     ]);
   });

@@ -13,4 +13,6 @@ export { createLogger } from './runtime/observability.js';
 export { startService, main, runAdmin, type ServiceSpec } from './runtime/service.js';
 export { createServiceApp, type ServiceAppOptions } from './runtime/service-app.js';
 export { authOpenApiPaths, keyLastUsedAtSchema } from './identity/openapi.js';
-export { apiKeysTag, documentCommonHeaders, openapiLicense, openapiServers, securitySchemes, operationsTag, operationalPaths } from './runtime/openapi.js';
+export { apiKeysTag, documentCommonHeaders, openapiLicense, openapiServers, securitySchemes, operationsTag, operationalPaths, withApiKeyScopes } from './runtime/openapi.js';
+export { toolsFromOpenApi, type GeneratedTool } from './mcp/tools.js';
+export type { CallOperation, McpPrompt, RestAnswer } from './mcp/server.js';

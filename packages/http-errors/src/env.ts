@@ -62,13 +62,24 @@ function trustProxy(env: Env): boolean | number | string {
   return raw;
 }
 
+/** `PUBLIC_URL`: an origin (scheme://host[:port]) without a path; undefined when unset. */
+function publicUrl(env: Env): string | undefined {
+  const raw = envUrl(env, 'PUBLIC_URL', ['http:', 'https:'], false);
+  if (raw === undefined) return undefined;
+  const origin = new URL(raw).origin;
+  if (raw.replace(/\/$/, '') !== origin) throw new ConfigError(`PUBLIC_URL must be an origin like https://api.example.com, got "${raw}"`);
+  return origin;
+}
+
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
 
 /**
  * The settings every service reads the same way: `<SERVICE>_PORT` (or `PORT`), `HOST`,
  * `DATABASE_URL`, `DATABASE_POOL_SIZE`, `DATABASE_CONNECT_TIMEOUT_MS`, `DATABASE_STATEMENT_TIMEOUT_MS`, `REDIS_URL`, `REDIS_PREFIX`, `ALLOWED_ORIGINS`,
  * `TRUST_PROXY`, `BODY_LIMIT_BYTES`, `LOG_LEVEL`, `SHUTDOWN_TIMEOUT_MS`, `COOKIE_SECURE`, `SIGNUP` (`open` lets anyone create
- * an account at `/auth/<service>/signup`; `closed`, the default, leaves it to the operator).
+ * an account at `/auth/<service>/signup`; `closed`, the default, leaves it to the operator),
+ * `PUBLIC_URL` (the origin clients use, e.g. https://api.example.com, named in the OAuth and MCP
+ * metadata; unset: the origin each request came through).
  */
 export function serviceEnv(env: Env, service: { name: string; port: number; bodyLimitBytes: number }) {
   return {
@@ -89,6 +100,7 @@ export function serviceEnv(env: Env, service: { name: string; port: number; body
     signup: envOneOf(env, 'SIGNUP', ['open', 'closed'] as const, 'closed'),
     // The session cookie: Secure and `__Host-` always, never, or (auto) when the request came over https.
     cookieSecure: envOneOf(env, 'COOKIE_SECURE', ['auto', 'always', 'never'] as const, 'auto'),
+    publicUrl: publicUrl(env),
   };
 }
 

@@ -1,6 +1,6 @@
 export { AppError, DependencyUnavailableError, RETRY_AFTER_UNAVAILABLE_SECONDS, errors, type ErrorDetail } from './errors.js';
 export { errorBody, type EnvelopeStyle } from './envelope.js';
-export { errorHandler, notFoundHandler, type ErrorLogger } from './handlers.js';
+export { errorHandler, isDependencyOutage, notFoundHandler, type ErrorLogger } from './handlers.js';
 export { requestId } from './request-id.js';
 export { compileBody, compileQuery, addSchema, toDetails, type Validator } from './validation.js';
 export { ConfigError, envInt, serviceEnv, type ServiceEnv } from './env.js';

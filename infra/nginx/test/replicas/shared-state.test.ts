@@ -1,4 +1,6 @@
 import { randomUUID } from 'node:crypto';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { waitForPort } from '@app/devstack';
 import { startStack, type Stack } from '../stack.js';
 import { pool, served, tally } from './metrics.js';
@@ -200,5 +202,26 @@ describe('one instance killed under load', () => {
       after = await served(victim, route);
     }
     expect(after).toBeGreaterThan(before);
+  });
+});
+
+describe('MCP across instances', () => {
+  it('serves one client\'s MCP calls from both instances with no sticky session', async () => {
+    const auth = await tasksKey();
+    const [a, b] = stack.instances.tasks;
+    const before = [await served(a!, { route: '/mcp/tasks' }), await served(b!, { route: '/mcp/tasks' })];
+    const client = new Client({ name: 'replicas-test', version: '1.0.0' });
+    await client.connect(new StreamableHTTPClientTransport(new URL(`${stack.gateway}/mcp/tasks`), { requestInit: { headers: { Authorization: auth.Authorization! } } }));
+    expect((await client.listTools()).tools.length).toBeGreaterThan(0);
+    for (let i = 0; i < 20; i++) {
+      const result = await client.callTool({ name: 'createTask', arguments: { title: `from an assistant ${i}` } });
+      expect(result.isError).toBeFalsy();
+    }
+    await client.close();
+    const list = (await (await gw('/api/v1/tasks?limit=100', { headers: auth })).json()) as { items: unknown[] };
+    expect(list.items).toHaveLength(20);
+    const servedBy = [(await served(a!, { route: '/mcp/tasks' })) - before[0]!, (await served(b!, { route: '/mcp/tasks' })) - before[1]!];
+    console.log(`MCP requests per instance: ${servedBy.join(' + ')}`);
+    expect(Math.min(...servedBy)).toBeGreaterThan(0);
   });
 });

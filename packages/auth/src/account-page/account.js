@@ -7,6 +7,8 @@
   var body = document.body;
   var service = body.dataset.service;
   var keysPath = body.dataset.keysPath;
+  // `authorize`: an OAuth authorize step (sign in, then the server-rendered consent), not the account page.
+  var authorizing = body.dataset.mode === 'authorize';
   var authPath = '/auth/' + service;
   var $ = function (id) { return document.getElementById(id); };
   var status = $('status');
@@ -52,7 +54,7 @@
 
   function show(signedIn) {
     $('signed-out').hidden = signedIn;
-    $('signed-in').hidden = !signedIn;
+    $('signed-in').hidden = !signedIn || authorizing;
     $('signout').hidden = !signedIn;
   }
 
@@ -83,7 +85,47 @@
       if (res.status === 401) return showSignedOut('Your session has ended; please sign in again.');
       if (res.status !== 200) return say(errorText(res), 'error');
       renderKeys(res.body.items.filter(function (k) { return !k.revokedAt; }));
+      return loadApps();
     });
+  }
+
+  function loadApps() {
+    return call('GET', authPath + '/apps').then(function (res) {
+      if (res.status === 401) return showSignedOut('Your session has ended; please sign in again.');
+      if (res.status !== 200) return say(errorText(res), 'error');
+      renderApps(res.body.items);
+    });
+  }
+
+  function renderApps(apps) {
+    var tbody = $('apps-body');
+    tbody.textContent = '';
+    apps.forEach(function (app) {
+      var row = document.createElement('tr');
+      cell(row, app.clientName);
+      cell(row, app.scopes.join(', '), 'scopes');
+      cell(row, formatDate(app.createdAt));
+      cell(row, formatDate(app.lastUsedAt));
+      var actions = cell(row, '', 'actions');
+      var disconnect = button('Disconnect', 'danger', function () {
+        confirmInPlace(actions, disconnect, app.id, 'Disconnect ' + app.clientName + '? It loses access at once.', 'Confirm disconnect', function () {
+          return call('DELETE', authPath + '/apps/' + encodeURIComponent(app.id)).then(function (res) {
+            if (res.status === 401) { showSignedOut('Your session has ended; please sign in again.'); return true; }
+            if (res.status !== 200 && res.status !== 404) { say(errorText(res), 'error'); return false; }
+            return loadApps().then(function () {
+              say(app.clientName + ' disconnected.', 'ok');
+              $('apps-title').focus();
+              return true;
+            });
+          });
+        });
+      });
+      disconnect.setAttribute('aria-label', 'Disconnect ' + app.clientName);
+      actions.appendChild(disconnect);
+      tbody.appendChild(row);
+    });
+    $('apps-table').hidden = apps.length === 0;
+    $('no-apps').hidden = apps.length !== 0;
   }
 
   function cell(row, text, className) {
@@ -125,31 +167,42 @@
 
   /** Revoking asks once more, in place: "Confirm revoke" acts, "Cancel" puts the button back. */
   function confirmRevoke(actions, revoke, key, label) {
-    var box = document.createElement('span');
-    box.className = 'confirm';
-    var question = document.createElement('span');
-    question.textContent = 'Revoke ' + label + '? Programs using it will stop working.';
-    question.id = 'confirm-' + key.id;
-    var yes = button('Confirm revoke', 'danger', function () {
-      yes.disabled = true;
-      call('DELETE', keysPath + '/' + encodeURIComponent(key.id)).then(function (res) {
-        if (res.status === 401) return showSignedOut('Your session has ended; please sign in again.');
-        if (res.status !== 200 && res.status !== 404) { yes.disabled = false; return say(errorText(res), 'error'); }
+    confirmInPlace(actions, revoke, key.id, 'Revoke ' + label + '? Programs using it will stop working.', 'Confirm revoke', function () {
+      return call('DELETE', keysPath + '/' + encodeURIComponent(key.id)).then(function (res) {
+        if (res.status === 401) { showSignedOut('Your session has ended; please sign in again.'); return true; }
+        if (res.status !== 200 && res.status !== 404) { say(errorText(res), 'error'); return false; }
         return loadKeys().then(function () {
           say('Key ' + label + ' revoked.', 'ok');
           $('key-name').focus();
+          return true;
         });
       });
     });
+  }
+
+  /**
+   * A destructive button asks once more, in place: the confirm button runs `act` (a promise of
+   * whether it is done; false puts the confirm button back in use), "Cancel" restores the button.
+   */
+  function confirmInPlace(actions, trigger, id, questionText, confirmLabel, act) {
+    var box = document.createElement('span');
+    box.className = 'confirm';
+    var question = document.createElement('span');
+    question.textContent = questionText;
+    question.id = 'confirm-' + id;
+    var yes = button(confirmLabel, 'danger', function () {
+      yes.disabled = true;
+      act().then(function (done) { if (!done) yes.disabled = false; });
+    });
     yes.setAttribute('aria-describedby', question.id);
     var no = button('Cancel', 'quiet', function () {
-      actions.replaceChild(revoke, box);
-      revoke.focus();
+      actions.replaceChild(trigger, box);
+      trigger.focus();
     });
     box.appendChild(question);
     box.appendChild(yes);
     box.appendChild(no);
-    actions.replaceChild(box, revoke);
+    actions.replaceChild(box, trigger);
     yes.focus();
   }
 
@@ -187,6 +240,8 @@
         return;
       }
       $('password').value = '';
+      // The authorize step asks the server again, which now shows the consent.
+      if (authorizing) { window.location.reload(); return; }
       say(signUp ? 'Account created; you are signed in.' : 'Signed in.', 'ok');
       return loadAccount().then(function () { $('account-title').focus(); });
     }).catch(function () { say('The service could not be reached. Please try again.', 'error'); });
@@ -194,7 +249,9 @@
 
   $('signout').addEventListener('click', function () {
     call('POST', authPath + '/logout').then(function () {
+      if (authorizing) { window.location.reload(); return; }
       $('keys-body').textContent = '';
+      $('apps-body').textContent = '';
       showSignedOut('Signed out.');
     });
   });
@@ -260,6 +317,9 @@
     });
   } catch (e) { /* the field still takes any name */ }
 
-  if (body.dataset.signedIn === 'true') loadAccount();
+  if (body.dataset.signedIn === 'true' && authorizing) {
+    show(true);
+    $('consent-title').focus();
+  } else if (body.dataset.signedIn === 'true') loadAccount();
   else show(false);
 })();

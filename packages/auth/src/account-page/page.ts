@@ -1,7 +1,8 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { Router } from 'express';
+import { Router, type Response } from 'express';
 import type { AuthConfig } from '../identity/config.js';
+import type { ConsentView } from '../oauth/provider.js';
 
 // The build copies this folder's assets beside the compiled page.js (dist/account-page/).
 const read = (file: string) => readFileSync(join(__dirname, file), 'utf8');
@@ -13,8 +14,19 @@ const ASSETS: Record<string, { type: string; body: string }> = {
 
 const escapeHtml = (s: string) => s.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
 
-/** The page for one service, with everything but the signed-in flag filled in once. */
-function render(cfg: AuthConfig, keysPath: string, signup: 'open' | 'closed'): (signedIn: boolean) => string {
+/** What one rendering of the page differs in. */
+interface PageState {
+  signedIn: boolean;
+  /** `account`: the account page; `authorize`: an OAuth authorize step (sign-in, then consent). */
+  mode: 'account' | 'authorize';
+  /** The consent section (authorize mode, signed in), already escaped. */
+  consent?: string;
+}
+
+const PER_RENDER = new Set(['signedIn', 'mode', 'consent']);
+
+/** The page for one service, with everything but {@link PageState} filled in once. */
+function render(cfg: AuthConfig, keysPath: string, signup: 'open' | 'closed'): (state: PageState) => string {
   const values: Record<string, string> = {
     service: escapeHtml(cfg.service),
     title: escapeHtml(cfg.service.charAt(0).toUpperCase() + cfg.service.slice(1)),
@@ -25,9 +37,55 @@ function render(cfg: AuthConfig, keysPath: string, signup: 'open' | 'closed'): (
       .map((s) => `<label><input type="checkbox" name="scope" value="${escapeHtml(s)}"> ${escapeHtml(s)}</label>`)
       .join('\n            '),
   };
-  const page = TEMPLATE.replace(/\{\{(\w+)\}\}/g, (whole, name: string) => (name === 'signedIn' ? whole : (values[name] ?? whole)));
-  const [before, after] = page.split('{{signedIn}}') as [string, string];
-  return (signedIn) => `${before}${signedIn}${after}`;
+  const page = TEMPLATE.replace(/\{\{(\w+)\}\}/g, (whole, name: string) => (PER_RENDER.has(name) ? whole : (values[name] ?? whole)));
+  return (state) => page.replace(/\{\{(signedIn|mode|consent)\}\}/g, (_whole, name: string) => (name === 'consent' ? (state.consent ?? '') : String(state[name as 'signedIn' | 'mode'])));
+}
+
+/** What a scope lets an app do, in words for the consent page. */
+function scopeMeaning(scope: string): string {
+  const [resource, access] = scope.split(':');
+  if (access === 'read') return `read your ${resource}`;
+  if (access === 'write') return `create, change and delete your ${resource}`;
+  return `use ${scope}`;
+}
+
+function consentSection(cfg: AuthConfig, view: Extract<ConsentView, { signedIn: true }>): string {
+  const title = escapeHtml(cfg.service.charAt(0).toUpperCase() + cfg.service.slice(1));
+  const client = escapeHtml(view.clientName);
+  const scopes = view.scopes.map((s) => `<li><code>${escapeHtml(s)}</code>: ${escapeHtml(scopeMeaning(s))}</li>`).join('');
+  return `    <section id="consent" class="card narrow" aria-labelledby="consent-title">
+      <h1 id="consent-title" tabindex="-1">Connect ${client} to your ${title} account?</h1>
+      <p><strong>${client}</strong> asks to act as you through the ${title} MCP server. It will be able to:</p>
+      <ul class="scope-list">${scopes}</ul>
+      <p class="hint">You can disconnect it at any time under "Connected apps" on your account page. Your answer goes back to <code>${escapeHtml(new URL(view.redirectUri).origin)}</code>.</p>
+      <form method="post" action="/oauth/${escapeHtml(cfg.service)}/consent" class="actions">
+        <input type="hidden" name="request" value="${escapeHtml(view.requestId)}">
+        <button type="submit" name="decision" value="allow">Allow</button>
+        <button type="submit" name="decision" value="deny" class="secondary">Deny</button>
+      </form>
+    </section>
+`;
+}
+
+/**
+ * The OAuth authorize step as a page: signed out, the account page's own sign-in form (the page
+ * reloads once signed in); signed in, the consent for one stored request, whose Allow and Deny
+ * post a plain form. The form's answer is a redirect to the app, so this page's CSP lets forms
+ * go to that origin too (form-action applies to the redirect).
+ */
+export function authorizePageRenderer(cfg: AuthConfig, keysPath: string, signup: 'open' | 'closed'): (res: Response, view: ConsentView) => void {
+  const page = render(cfg, keysPath, signup);
+  return (res, view) => {
+    // helmet's no-referrer would make the browser send `Origin: null` with the form's POST, which
+    // the origin rule refuses; same-origin sends the page's own origin and nothing elsewhere.
+    res.set('Referrer-Policy', 'same-origin');
+    if (view.signedIn) {
+      const csp = String(res.getHeader('Content-Security-Policy') ?? '');
+      const target = new URL(view.redirectUri).origin;
+      if (csp) res.set('Content-Security-Policy', csp.replace(/form-action [^;]*/, `form-action 'self' ${target}`));
+    }
+    res.type('html').send(page({ signedIn: view.signedIn, mode: 'authorize', ...(view.signedIn ? { consent: consentSection(cfg, view) } : {}) }));
+  };
 }
 
 /**
@@ -40,7 +98,7 @@ export function accountPageRouter(cfg: AuthConfig, keysPath: string, signup: 'op
   const page = render(cfg, keysPath, signup);
   const router = Router();
   router.get(`/account/${cfg.service}`, (req, res) => {
-    res.set('Cache-Control', 'no-store').type('html').send(page(req.caller?.kind === 'session'));
+    res.set('Cache-Control', 'no-store').type('html').send(page({ signedIn: req.caller?.kind === 'session', mode: 'account' }));
   });
   router.get(`/account/${cfg.service}/:asset`, (req, res, next) => {
     const asset = ASSETS[req.params.asset!];

@@ -33,7 +33,7 @@ export class CredentialCache {
   }
 
   /** The live credential of this kind and hash: cached while fresh, otherwise from `load`. */
-  resolve(kind: 'key' | 'session', hash: Buffer, load: () => Promise<IdentityRow | undefined>): Promise<IdentityRow | undefined> {
+  resolve(kind: 'key' | 'session' | 'oauth', hash: Buffer, load: () => Promise<IdentityRow | undefined>): Promise<IdentityRow | undefined> {
     const id = `${kind}:${hash.toString('base64')}`;
     const now = Date.now();
     const hit = this.entries.get(id);

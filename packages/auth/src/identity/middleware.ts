@@ -2,9 +2,10 @@ import type { RequestHandler, Request } from 'express';
 import { errors } from '@app/http-errors';
 import { cookieName, secureCookieName, type AuthConfig } from './config.js';
 import { CredentialCache } from './credential-cache.js';
-import { findKeyByHash, findSessionByHash, type AnyDb } from './repository.js';
+import { findAccessToken } from '../oauth/repository.js';
+import { findKeyByHash, findSessionByHash, type AnyDb, type IdentityRow } from './repository.js';
 import { canonicalTimezone } from './timezones.js';
-import { hashSecret, readSessionCookie } from './tokens.js';
+import { OAUTH_ACCESS_PREFIX, hashSecret, readSessionCookie } from './tokens.js';
 
 /** Who is calling: resolved once per request by {@link identify}. */
 export interface Caller {
@@ -16,6 +17,55 @@ export interface Caller {
   scopes: ReadonlySet<string>;
   /** The account's time zone (IANA). */
   timezone: string;
+  /**
+   * Set for an OAuth access token (a connected app): it acts as an API key with the consented
+   * scopes (kind `key`), and `credentialId` is its grant's id.
+   */
+  oauth?: { expiresAt: number };
+}
+
+/** A zone read from the database, canonically spelled (rows written before names were canonical may differ in case). */
+const storedZone = (zone: string) => canonicalTimezone(zone) ?? 'UTC';
+
+/** Resolves credentials to callers, through one cache per app (see credential-cache.ts). */
+export interface CredentialResolver {
+  /** An API key or OAuth access token; undefined when unknown, revoked or expired. */
+  bearer(token: string): Promise<Caller | undefined>;
+  session(token: string): Promise<Caller | undefined>;
+}
+
+/**
+ * The app's resolver. `onUsed` hears of every request made with a key or an OAuth token (to
+ * record when it was last used).
+ */
+export function createCredentialResolver(db: AnyDb, cfg: AuthConfig, onUsed: (credentialId: string, kind: 'key' | 'oauth') => void = () => {}): CredentialResolver {
+  const allScopes = new Set(cfg.scopes);
+  const credentials = new CredentialCache();
+  const asKey = (row: IdentityRow, oauth: boolean): Caller => ({
+    accountId: row.accountId,
+    kind: 'key',
+    credentialId: row.credentialId,
+    scopes: new Set(row.scopes ?? []),
+    timezone: storedZone(row.timezone),
+    ...(oauth ? { oauth: { expiresAt: row.expiresAt! } } : {}),
+  });
+  return {
+    async bearer(token) {
+      const hash = hashSecret(token);
+      const oauth = token.startsWith(`${OAUTH_ACCESS_PREFIX}_`);
+      const row = oauth
+        ? await credentials.resolve('oauth', hash, () => findAccessToken(db, hash))
+        : await credentials.resolve('key', hash, () => findKeyByHash(db, hash));
+      if (!row) return undefined;
+      onUsed(row.credentialId, oauth ? 'oauth' : 'key');
+      return asKey(row, oauth);
+    },
+    async session(token) {
+      const hash = hashSecret(token);
+      const row = await credentials.resolve('session', hash, () => findSessionByHash(db, hash));
+      return row && { accountId: row.accountId, kind: 'session', credentialId: row.credentialId, scopes: allScopes, timezone: storedZone(row.timezone) };
+    },
+  };
 }
 
 declare global {
@@ -29,21 +79,17 @@ declare global {
   }
 }
 
-/** A zone read from the database, canonically spelled (rows written before names were canonical may differ in case). */
-const storedZone = (zone: string) => canonicalTimezone(zone) ?? 'UTC';
-
 const BEARER = /^Bearer[ ]+([A-Za-z0-9._~+/=-]{1,512})[ ]*$/i;
 
 /**
- * Resolves the caller from `Authorization: Bearer <key>` or, without that header, the service's
- * session cookie (`__Host-<service>_sid` or `<service>_sid`; through a cache of up to a second: see credential-cache.ts). Rejects nothing:
- * rate limiting runs next (keyed by the account when there is one), then {@link authenticate}
- * answers 401/403. `onKeyUsed` hears of every request made with a key.
+ * Resolves the caller from `Authorization: Bearer <key or OAuth access token>` or, without that
+ * header, the service's session cookie (`__Host-<service>_sid` or `<service>_sid`; through a
+ * cache of up to a second: see
+ * credential-cache.ts). Rejects nothing: rate limiting runs next (keyed by the account when there
+ * is one), then {@link authenticate} answers 401/403.
  */
-export function identify(db: AnyDb, cfg: AuthConfig, onKeyUsed: (keyId: string) => void = () => {}): RequestHandler {
-  const allScopes = new Set(cfg.scopes);
+export function identify(cfg: AuthConfig, credentials: CredentialResolver): RequestHandler {
   const sessionCookie = { secure: secureCookieName(cfg), plain: cookieName(cfg) };
-  const credentials = new CredentialCache();
   return async (req, _res, next) => {
     const header = req.get('authorization');
     if (header !== undefined) {
@@ -52,25 +98,14 @@ export function identify(db: AnyDb, cfg: AuthConfig, onKeyUsed: (keyId: string) 
         req.authFailure = 'Authorization header must be "Bearer <API key>"';
         return next();
       }
-      const hash = hashSecret(match[1]!);
-      const row = await credentials.resolve('key', hash, () => findKeyByHash(db, hash));
-      if (!row) {
-        req.authFailure = 'API key is invalid or revoked';
-        return next();
-      }
-      req.caller = { accountId: row.accountId, kind: 'key', credentialId: row.credentialId, scopes: new Set(row.scopes ?? []), timezone: storedZone(row.timezone) };
-      onKeyUsed(row.credentialId);
+      req.caller = await credentials.bearer(match[1]!);
+      if (!req.caller) req.authFailure = 'API key is invalid or revoked';
       return next();
     }
     const token = readSessionCookie(req.headers.cookie, sessionCookie);
     if (token !== undefined) {
-      const hash = hashSecret(token);
-      const row = await credentials.resolve('session', hash, () => findSessionByHash(db, hash));
-      if (!row) {
-        req.authFailure = 'Session is invalid or expired';
-        return next();
-      }
-      req.caller = { accountId: row.accountId, kind: 'session', credentialId: row.credentialId, scopes: allScopes, timezone: storedZone(row.timezone) };
+      req.caller = await credentials.session(token);
+      if (!req.caller) req.authFailure = 'Session is invalid or expired';
     }
     next();
   };

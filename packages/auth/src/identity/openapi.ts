@@ -106,6 +106,60 @@ export function authOpenApiPaths(service: string): Record<string, object> {
         },
       },
     },
+    [`${base}/apps`]: {
+      get: {
+        operationId: 'listConnectedApps',
+        summary: 'The apps (AI assistants) connected through OAuth, newest first (session only)',
+        description: `Each consent an app was given at /oauth/${service}/authorize and that is still live; disconnecting one ends its tokens.`,
+        security: [{ session: [] }],
+        responses: {
+          '200': json('the connected apps', {
+            type: 'object',
+            additionalProperties: false,
+            required: ['items'],
+            properties: {
+              items: {
+                type: 'array',
+                maxItems: 1000,
+                items: {
+                  type: 'object',
+                  additionalProperties: false,
+                  required: ['id', 'clientName', 'clientId', 'scopes', 'createdAt', 'lastUsedAt'],
+                  properties: {
+                    id: { type: 'string', format: 'uuid', description: 'the connection (grant); DELETE it to disconnect' },
+                    clientName: { type: 'string', description: 'the name the app registered with (its client id when it gave none)' },
+                    clientId: { type: 'string' },
+                    scopes: { type: 'array', items: { type: 'string' }, description: 'the scopes consented to' },
+                    createdAt: { type: 'string', format: 'date-time' },
+                    lastUsedAt: { type: ['string', 'null'], format: 'date-time', description: 'recorded at most once a minute; null: never' },
+                  },
+                },
+              },
+            },
+          }),
+          '401': error('`unauthorized`: no valid session'),
+          '403': error(`\`session_required\` (an API key) or ${crossOrigin}`),
+          '429': common['429'],
+          '500': common['500'],
+        },
+      },
+    },
+    [`${base}/apps/{id}`]: {
+      delete: {
+        operationId: 'disconnectApp',
+        summary: 'Disconnect an app: its access and refresh tokens stop working at once (session only)',
+        security: [{ session: [] }],
+        parameters: [{ name: 'id', in: 'path', required: true, schema: { type: 'string', format: 'uuid', maxLength: 36 }, description: 'the connection id from the list (a UUID; anything else is 404)' }],
+        responses: {
+          '200': json('disconnected', { type: 'object', additionalProperties: false, required: ['id', 'disconnected'], properties: { id: { type: 'string', format: 'uuid' }, disconnected: { const: true } } }),
+          '401': error('`unauthorized`: no valid session'),
+          '403': error(`\`session_required\` (an API key) or ${crossOrigin}`),
+          '404': error('`not_found`: no live connection with this id for this account'),
+          '429': common['429'],
+          '500': common['500'],
+        },
+      },
+    },
   };
 }
 

@@ -9,7 +9,10 @@ export interface IdentityRow {
   accountId: string;
   timezone: string;
   scopes: string[] | null;
+  /** The key's, session's or (OAuth) grant's id. */
   credentialId: string;
+  /** An OAuth access token's expiry, in seconds since the epoch. */
+  expiresAt?: number;
 }
 
 // Every request runs one of these two lookups: they are written out once instead of being

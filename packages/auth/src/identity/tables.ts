@@ -35,11 +35,74 @@ export interface SessionsTable {
   revoked_at: Timestamp | null;
 }
 
+export interface OAuthClientsTable {
+  id: string;
+  name: string | null;
+  redirect_uris: string[];
+  /** The registration as the client sent it (RFC 7591 metadata), answered back on registration. */
+  metadata: unknown;
+  created_at: CreatedAt;
+}
+
+/** One consent: an account let a client act with these scopes. Revoking it ends all its tokens. */
+export interface OAuthGrantsTable {
+  id: Generated<string>;
+  account_id: string;
+  client_id: string;
+  scopes: string[];
+  resource: string | null;
+  created_at: CreatedAt;
+  last_used_at: Timestamp | null;
+  revoked_at: Timestamp | null;
+}
+
+/** A consent page shown and not yet answered; its id is the form's only field that matters. */
+export interface OAuthRequestsTable {
+  id: Generated<string>;
+  account_id: string;
+  client_id: string;
+  scopes: string[];
+  redirect_uri: string;
+  code_challenge: string;
+  state: string | null;
+  resource: string | null;
+  expires_at: Timestamp;
+}
+
+export interface OAuthCodesTable {
+  code_hash: Buffer;
+  account_id: string;
+  client_id: string;
+  scopes: string[];
+  redirect_uri: string;
+  code_challenge: string;
+  resource: string | null;
+  expires_at: Timestamp;
+  used_at: Timestamp | null;
+  /** The grant the code was exchanged for: a second use of the code ends it. */
+  grant_id: string | null;
+}
+
+export interface OAuthTokensTable {
+  token_hash: Buffer;
+  grant_id: string;
+  kind: 'access' | 'refresh';
+  scopes: string[];
+  created_at: CreatedAt;
+  expires_at: Timestamp;
+  revoked_at: Timestamp | null;
+}
+
 /** The identity tables every service keeps in its own schema. */
 export interface AuthDatabase {
   accounts: AccountsTable;
   api_keys: ApiKeysTable;
   sessions: SessionsTable;
+  oauth_clients: OAuthClientsTable;
+  oauth_grants: OAuthGrantsTable;
+  oauth_requests: OAuthRequestsTable;
+  oauth_codes: OAuthCodesTable;
+  oauth_tokens: OAuthTokensTable;
 }
 
 /**
@@ -100,6 +163,68 @@ export const authPasswordsMigration: Migration = {
   },
 };
 
+/** OAuth 2.1 for MCP connectors: registered clients, consents (grants), codes and tokens (hashed). */
+export const authOAuthMigration: Migration = {
+  async up(db: Kysely<any>): Promise<void> {
+    await sql`
+      create table oauth_clients (
+        id text primary key,
+        name text,
+        redirect_uris text[] not null,
+        metadata jsonb not null,
+        created_at timestamptz not null default now()
+      );
+      create table oauth_grants (
+        id uuid primary key default gen_random_uuid(),
+        account_id uuid not null references accounts (id) on delete cascade,
+        client_id text not null references oauth_clients (id) on delete cascade,
+        scopes text[] not null,
+        resource text,
+        created_at timestamptz not null default now(),
+        last_used_at timestamptz,
+        revoked_at timestamptz
+      );
+      create index oauth_grants_account_idx on oauth_grants (account_id, created_at) where revoked_at is null;
+      create table oauth_requests (
+        id uuid primary key default gen_random_uuid(),
+        account_id uuid not null references accounts (id) on delete cascade,
+        client_id text not null references oauth_clients (id) on delete cascade,
+        scopes text[] not null,
+        redirect_uri text not null,
+        code_challenge text not null,
+        state text,
+        resource text,
+        expires_at timestamptz not null
+      );
+      create table oauth_codes (
+        code_hash bytea primary key,
+        account_id uuid not null references accounts (id) on delete cascade,
+        client_id text not null references oauth_clients (id) on delete cascade,
+        scopes text[] not null,
+        redirect_uri text not null,
+        code_challenge text not null,
+        resource text,
+        expires_at timestamptz not null,
+        used_at timestamptz,
+        grant_id uuid references oauth_grants (id) on delete cascade
+      );
+      create table oauth_tokens (
+        token_hash bytea primary key,
+        grant_id uuid not null references oauth_grants (id) on delete cascade,
+        kind text not null check (kind in ('access', 'refresh')),
+        scopes text[] not null,
+        created_at timestamptz not null default now(),
+        expires_at timestamptz not null,
+        revoked_at timestamptz
+      );
+      create index oauth_tokens_grant_idx on oauth_tokens (grant_id);
+    `.execute(db);
+  },
+  async down(db: Kysely<any>): Promise<void> {
+    await sql`drop table oauth_tokens; drop table oauth_codes; drop table oauth_requests; drop table oauth_grants; drop table oauth_clients`.execute(db);
+  },
+};
+
 /**
  * The identity migrations by name, to spread into a service's own set. Their names sort before
  * or after the service's own as they were added; the Migrator applies them in name order.
@@ -107,4 +232,5 @@ export const authPasswordsMigration: Migration = {
 export const authMigrations: Record<string, Migration> = {
   '2026_11_22_0900_auth': authMigration,
   '2026_11_23_0900_auth_passwords': authPasswordsMigration,
+  '2026_11_24_0900_auth_oauth': authOAuthMigration,
 };

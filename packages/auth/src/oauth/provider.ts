@@ -1,0 +1,238 @@
+import { randomUUID } from 'node:crypto';
+import type { Response } from 'express';
+import type { Kysely } from 'kysely';
+import type { OAuthRegisteredClientsStore } from '@modelcontextprotocol/sdk/server/auth/clients.js';
+import { InvalidClientMetadataError, InvalidGrantError, InvalidScopeError, InvalidTargetError, InvalidTokenError } from '@modelcontextprotocol/sdk/server/auth/errors.js';
+import type { AuthorizationParams, OAuthServerProvider } from '@modelcontextprotocol/sdk/server/auth/provider.js';
+import type { AuthInfo } from '@modelcontextprotocol/sdk/server/auth/types.js';
+import type { OAuthClientInformationFull, OAuthTokenRevocationRequest, OAuthTokens } from '@modelcontextprotocol/sdk/shared/auth.js';
+import type { AuthConfig } from '../identity/config.js';
+import { forgetCredential } from '../identity/credential-cache.js';
+import type { Caller, CredentialResolver } from '../identity/middleware.js';
+import type { AnyDb } from '../identity/repository.js';
+import type { AuthDatabase } from '../identity/tables.js';
+import { OAUTH_ACCESS_PREFIX, OAUTH_REFRESH_PREFIX, hashSecret, newSecret } from '../identity/tokens.js';
+import * as repo from './repository.js';
+
+/** Access tokens live an hour (DESIGN: within 1 h); a refresh token 30 days, and only until it is used once. */
+export const ACCESS_TOKEN_TTL_SECONDS = 3600;
+const REFRESH_TOKEN_TTL_SECONDS = 30 * 24 * 3600;
+const LOOPBACK = new Set(['localhost', '127.0.0.1', '[::1]']);
+
+/** https, or http on the local machine (a desktop assistant's callback). */
+function allowedRedirect(uri: string): boolean {
+  try {
+    const url = new URL(uri);
+    if (url.hash) return false;
+    return url.protocol === 'https:' || (url.protocol === 'http:' && LOOPBACK.has(url.hostname));
+  } catch {
+    return false;
+  }
+}
+
+/** A token exchange's result, decided inside its transaction and acted on after it. */
+type Exchange =
+  | { tokens: OAuthTokens }
+  | { error: string; scope?: boolean; replayedGrant?: string | null };
+
+/** What the authorize step shows: the sign-in form, or the consent for a stored pending request. */
+export type ConsentView =
+  | { signedIn: false }
+  | { signedIn: true; requestId: string; clientName: string; scopes: string[]; redirectUri: string };
+
+export interface ProviderOptions {
+  db: AnyDb;
+  cfg: AuthConfig;
+  credentials: CredentialResolver;
+  /** The MCP endpoint's path (`/mcp/<service>`): the only resource a token may be asked for. */
+  resourcePath: string;
+  /** Renders the authorize page (sign-in or consent) into the response. */
+  render(res: Response, view: ConsentView): void;
+}
+
+/**
+ * The service's OAuth 2.1 authorization server behind the SDK's handlers: public clients only
+ * (dynamic registration drops any secret), PKCE S256 (checked by the SDK's token handler),
+ * consent per request, opaque tokens stored hashed, refresh tokens rotated on use (reusing a
+ * spent one ends the whole grant, as OAuth 2.1 asks for public clients).
+ */
+export class OAuthProvider implements OAuthServerProvider {
+  readonly clientsStore: OAuthRegisteredClientsStore;
+  private readonly db: Kysely<AuthDatabase>;
+
+  constructor(private readonly o: ProviderOptions) {
+    this.db = o.db as Kysely<AuthDatabase>;
+    this.clientsStore = {
+      getClient: async (clientId) => {
+        const client = await repo.findClient(o.db, clientId);
+        return client && ({ ...client.metadata, client_id: client.id, redirect_uris: client.redirectUris } as OAuthClientInformationFull);
+      },
+      registerClient: async (client) => {
+        const bad = client.redirect_uris.find((uri) => !allowedRedirect(String(uri)));
+        if (bad !== undefined) throw new InvalidClientMetadataError(`redirect_uri ${String(bad)} must be https, or http on localhost or 127.0.0.1`);
+        if (client.grant_types && client.grant_types.some((g) => g !== 'authorization_code' && g !== 'refresh_token')) {
+          throw new InvalidClientMetadataError('grant_types may only be authorization_code and refresh_token');
+        }
+        // Every client is public: a secret would be stored in plain text and protect nothing a
+        // PKCE verifier does not already protect for an assistant on someone's machine.
+        const { client_secret: _secret, client_secret_expires_at: _expires, ...rest } = client;
+        const registered = { ...rest, client_id: (client as { client_id?: string }).client_id ?? randomUUID(), token_endpoint_auth_method: 'none' } as OAuthClientInformationFull;
+        await repo.insertClient(o.db, {
+          id: registered.client_id,
+          name: registered.client_name?.slice(0, 200) ?? null,
+          redirectUris: registered.redirect_uris.map(String),
+          metadata: registered as unknown as Record<string, unknown>,
+        });
+        return registered;
+      },
+    };
+  }
+
+  private checkScopes(requested: string[] | undefined): string[] {
+    if (!requested || requested.length === 0) return [...this.o.cfg.scopes];
+    const unknown = requested.filter((s) => !this.o.cfg.scopes.includes(s));
+    if (unknown.length > 0) throw new InvalidScopeError(`unknown scope ${unknown.join(' ')}; this service has ${this.o.cfg.scopes.join(' ')}`);
+    return [...new Set(requested)];
+  }
+
+  private checkResource(resource: URL | undefined): string | null {
+    if (!resource) return null;
+    if (resource.pathname.replace(/\/$/, '') !== this.o.resourcePath) {
+      throw new InvalidTargetError(`this server issues tokens only for its MCP endpoint ${this.o.resourcePath}`);
+    }
+    return resource.href;
+  }
+
+  async authorize(client: OAuthClientInformationFull, params: AuthorizationParams, res: Response): Promise<void> {
+    const scopes = this.checkScopes(params.scopes);
+    const resource = this.checkResource(params.resource);
+    const caller = (res.req as { caller?: Caller }).caller;
+    res.set('Cache-Control', 'no-store');
+    if (caller?.kind !== 'session') return this.o.render(res, { signedIn: false });
+    const requestId = await repo.insertRequest(this.o.db, caller.accountId, {
+      clientId: client.client_id,
+      scopes,
+      redirectUri: params.redirectUri,
+      codeChallenge: params.codeChallenge,
+      state: params.state ?? null,
+      resource,
+    });
+    this.o.render(res, { signedIn: true, requestId, clientName: client.client_name ?? client.client_id, scopes, redirectUri: params.redirectUri });
+  }
+
+  /**
+   * The consent form's answer: the pending request is taken (so it is answered once) and the
+   * redirect URI returned with `code` and `state`, or `error=access_denied`. Undefined when the
+   * request is unknown, expired or another account's.
+   */
+  async decide(accountId: string, requestId: string, allow: boolean): Promise<string | undefined> {
+    const request = await repo.takeRequest(this.o.db, requestId, accountId);
+    if (!request) return undefined;
+    const target = new URL(request.redirectUri);
+    if (allow) {
+      const code = newSecret('code');
+      await repo.insertCode(this.o.db, hashSecret(code), accountId, request);
+      target.searchParams.set('code', code);
+    } else {
+      target.searchParams.set('error', 'access_denied');
+      target.searchParams.set('error_description', 'The user denied access');
+    }
+    if (request.state !== null) target.searchParams.set('state', request.state);
+    return target.href;
+  }
+
+  async challengeForAuthorizationCode(client: OAuthClientInformationFull, authorizationCode: string): Promise<string> {
+    // A used or expired code still gets its challenge checked: the exchange then refuses it (and a
+    // replayed one ends what it issued), so only an unknown code stops here.
+    const code = await repo.findCode(this.db, hashSecret(authorizationCode));
+    if (!code || code.clientId !== client.client_id) throw new InvalidGrantError('The authorization code is invalid');
+    return code.codeChallenge;
+  }
+
+  async exchangeAuthorizationCode(client: OAuthClientInformationFull, authorizationCode: string, _verifier?: string, redirectUri?: string, resource?: URL): Promise<OAuthTokens> {
+    const hash = hashSecret(authorizationCode);
+    const outcome = await this.db.transaction().execute(async (trx): Promise<Exchange> => {
+      // Locked, so two exchanges of one code cannot both succeed.
+      const code = await repo.findCode(trx, hash, true);
+      if (!code || code.clientId !== client.client_id) return { error: 'The authorization code is invalid' };
+      if (code.usedAt !== null) return { error: 'The authorization code was already used', replayedGrant: code.grantId };
+      if (code.expired) return { error: 'The authorization code has expired' };
+      if (redirectUri !== undefined && redirectUri !== code.redirectUri) return { error: 'redirect_uri does not match the authorization request' };
+      if (resource && code.resource !== null && resource.href !== code.resource) return { error: 'resource does not match the authorization request' };
+      const grantId = await repo.insertGrant(trx, { accountId: code.accountId, clientId: code.clientId, scopes: code.scopes, resource: code.resource });
+      await repo.markCodeUsed(trx, hash, grantId);
+      return { tokens: await this.issue(trx, grantId, code.scopes) };
+    });
+    if ('tokens' in outcome) return outcome.tokens;
+    // A code used twice was intercepted or replayed: what it issued is ended too (RFC 6749 4.1.2).
+    if (outcome.replayedGrant) await this.endGrant(outcome.replayedGrant);
+    throw new InvalidGrantError(outcome.error);
+  }
+
+  async exchangeRefreshToken(client: OAuthClientInformationFull, refreshToken: string, scopes?: string[], resource?: URL): Promise<OAuthTokens> {
+    const hash = hashSecret(refreshToken);
+    const outcome = await this.db.transaction().execute(async (trx): Promise<Exchange> => {
+      const token = await repo.findToken(trx, hash, true);
+      if (!token || token.kind !== 'refresh' || token.clientId !== client.client_id) return { error: 'The refresh token is invalid' };
+      if (token.grantRevoked) return { error: 'The app was disconnected' };
+      if (token.revoked) return { error: 'The refresh token was already used', replayedGrant: token.grantId };
+      if (token.expired) return { error: 'The refresh token has expired' };
+      if (resource && token.resource !== null && resource.href !== token.resource) return { error: 'resource does not match the grant' };
+      const narrowed = scopes && scopes.length > 0 ? scopes : token.scopes;
+      if (narrowed.some((s) => !token.scopes.includes(s))) return { error: `scope may only narrow the grant's: ${token.scopes.join(' ')}`, scope: true };
+      await repo.revokeToken(trx, hash);
+      return { tokens: await this.issue(trx, token.grantId, narrowed) };
+    });
+    if ('tokens' in outcome) return outcome.tokens;
+    if (outcome.scope) throw new InvalidScopeError(outcome.error);
+    // A spent refresh token used again was stolen or replayed: the whole grant ends (OAuth 2.1 4.3.1).
+    if (outcome.replayedGrant) await this.endGrant(outcome.replayedGrant);
+    throw new InvalidGrantError(outcome.error);
+  }
+
+  private async issue(trx: Parameters<typeof repo.insertToken>[0], grantId: string, scopes: string[]): Promise<OAuthTokens> {
+    const access = newSecret(OAUTH_ACCESS_PREFIX);
+    const refresh = newSecret(OAUTH_REFRESH_PREFIX);
+    await repo.insertToken(trx, { hash: hashSecret(access), grantId, kind: 'access', scopes, ttlSeconds: ACCESS_TOKEN_TTL_SECONDS });
+    await repo.insertToken(trx, { hash: hashSecret(refresh), grantId, kind: 'refresh', scopes, ttlSeconds: REFRESH_TOKEN_TTL_SECONDS });
+    return { access_token: access, token_type: 'Bearer', expires_in: ACCESS_TOKEN_TTL_SECONDS, refresh_token: refresh, scope: scopes.join(' ') };
+  }
+
+  /** Ends a grant and its tokens; this process stops accepting them at once, the others within a second. */
+  async endGrant(grantId: string, accountId?: string): Promise<boolean> {
+    const ended = await repo.revokeGrant(this.o.db, grantId, accountId);
+    forgetCredential(grantId);
+    return ended;
+  }
+
+  async verifyAccessToken(token: string): Promise<AuthInfo> {
+    return toAuthInfo(token, await this.o.credentials.bearer(token));
+  }
+
+  async revokeToken(client: OAuthClientInformationFull, request: OAuthTokenRevocationRequest): Promise<void> {
+    const token = await repo.findToken(this.db, hashSecret(request.token));
+    // RFC 7009: an unknown token, or another client's, is answered 200 all the same.
+    if (!token || token.clientId !== client.client_id) return;
+    if (token.kind === 'refresh') await this.endGrant(token.grantId);
+    else {
+      await repo.revokeToken(this.db, hashSecret(request.token));
+      forgetCredential(token.grantId);
+    }
+  }
+}
+
+/**
+ * What the SDK's bearer middleware needs to know of a resolved caller. An API key does not
+ * expire; it is given an hour like an access token, since the middleware requires an expiry and
+ * every request resolves the key again anyway.
+ */
+export function toAuthInfo(token: string, caller: Caller | undefined): AuthInfo {
+  if (!caller) throw new InvalidTokenError('The API key or access token is invalid, expired or revoked');
+  return {
+    token,
+    clientId: caller.oauth ? 'oauth' : 'api-key',
+    scopes: [...caller.scopes],
+    expiresAt: caller.oauth?.expiresAt ?? Math.floor(Date.now() / 1000) + ACCESS_TOKEN_TTL_SECONDS,
+    extra: { accountId: caller.accountId },
+  };
+}

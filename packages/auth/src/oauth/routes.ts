@@ -1,0 +1,141 @@
+import express, { Router, type Request, type RequestHandler } from 'express';
+import { TemporarilyUnavailableError } from '@modelcontextprotocol/sdk/server/auth/errors.js';
+import { authorizationHandler } from '@modelcontextprotocol/sdk/server/auth/handlers/authorize.js';
+import { metadataHandler } from '@modelcontextprotocol/sdk/server/auth/handlers/metadata.js';
+import { clientRegistrationHandler } from '@modelcontextprotocol/sdk/server/auth/handlers/register.js';
+import { revocationHandler } from '@modelcontextprotocol/sdk/server/auth/handlers/revoke.js';
+import { tokenHandler } from '@modelcontextprotocol/sdk/server/auth/handlers/token.js';
+import { RETRY_AFTER_UNAVAILABLE_SECONDS, errors, isDependencyOutage } from '@app/http-errors';
+import type { AuthConfig } from '../identity/config.js';
+import { authenticate, requireAllowedOrigin, requireSession } from '../identity/middleware.js';
+import type { OAuthProvider } from './provider.js';
+import { listGrants } from './repository.js';
+import type { AnyDb } from '../identity/repository.js';
+
+/**
+ * The origin clients reach the service at: PUBLIC_URL when set, otherwise the one this request
+ * came through (the gateway passes its Host and scheme; `trust proxy` decides whether to believe
+ * them), so metadata read through http://localhost:8080 names http://localhost:8080.
+ */
+export function publicOrigin(req: Request, publicUrl: string | undefined): string {
+  return publicUrl ?? `${req.protocol}://${req.host}`;
+}
+
+/** The MCP endpoint, its protected-resource metadata and its authorization server, for one origin. */
+export function oauthUrls(service: string, origin: string) {
+  return {
+    resource: `${origin}/mcp/${service}`,
+    resourceMetadata: `${origin}/.well-known/oauth-protected-resource/mcp/${service}`,
+    issuer: `${origin}/oauth/${service}`,
+  };
+}
+
+/**
+ * A provider call that fails because Postgres is down becomes OAuth's `temporarily_unavailable`
+ * (an authorize redirect carries it, RFC 6749 4.1.2.1), and {@link outagesAs503} answers it
+ * directly as a 503 with Retry-After, not the SDK's generic 500.
+ */
+function guardOutages(provider: OAuthProvider): void {
+  const wrap = <A extends unknown[], R>(fn: (...args: A) => Promise<R>) => async (...args: A): Promise<R> => {
+    try {
+      return await fn(...args);
+    } catch (err) {
+      if (isDependencyOutage(err)) throw new TemporarilyUnavailableError('The service is temporarily unavailable; retry shortly');
+      throw err;
+    }
+  };
+  const p = provider as unknown as Record<string, unknown>;
+  for (const name of ['authorize', 'challengeForAuthorizationCode', 'exchangeAuthorizationCode', 'exchangeRefreshToken', 'revokeToken'] as const) {
+    p[name] = wrap((provider[name] as (...a: unknown[]) => Promise<unknown>).bind(provider));
+  }
+  const store = provider.clientsStore as unknown as Record<string, (...a: unknown[]) => Promise<unknown>>;
+  store.getClient = wrap(store.getClient!.bind(store));
+  store.registerClient = wrap(store.registerClient!.bind(store));
+}
+
+const outagesAs503: RequestHandler = (_req, res, next) => {
+  const json = res.json.bind(res);
+  res.json = (body: unknown) => {
+    if ((body as { error?: unknown } | null)?.error === 'temporarily_unavailable') res.status(503).set('Retry-After', String(RETRY_AFTER_UNAVAILABLE_SECONDS));
+    return json(body);
+  };
+  next();
+};
+
+export interface OAuthRouterOptions {
+  cfg: AuthConfig;
+  db: AnyDb;
+  provider: OAuthProvider;
+  publicUrl?: string;
+}
+
+/**
+ * OAuth 2.1 for MCP connectors, on the SDK's handlers: RFC 9728 protected-resource metadata for
+ * `/mcp/<service>`, RFC 8414 metadata for the issuer `<origin>/oauth/<service>`, and under that
+ * issuer `register` (RFC 7591), `authorize` (code + PKCE S256), `token`, `revoke` (RFC 7009) and
+ * `consent` (the consent page's Allow/Deny form). The account page's "Connected apps" are
+ * `GET /auth/<service>/apps` and `DELETE /auth/<service>/apps/{id}` (sessions only). The SDK's
+ * in-memory rate limits are off: the service's own limits (in Redis, across replicas) apply.
+ */
+export function oauthRouter(o: OAuthRouterOptions): Router {
+  const svc = o.cfg.service;
+  const scopes = [...o.cfg.scopes];
+  guardOutages(o.provider);
+  const router = Router();
+
+  router.use(`/.well-known/oauth-protected-resource/mcp/${svc}`, (req, res, next) => {
+    const urls = oauthUrls(svc, publicOrigin(req, o.publicUrl));
+    metadataHandler({
+      resource: urls.resource,
+      authorization_servers: [urls.issuer],
+      scopes_supported: scopes,
+      bearer_methods_supported: ['header'],
+      resource_name: `${svc.charAt(0).toUpperCase()}${svc.slice(1)} MCP server`,
+    })(req, res, next);
+  });
+  router.use(`/.well-known/oauth-authorization-server/oauth/${svc}`, (req, res, next) => {
+    const { issuer } = oauthUrls(svc, publicOrigin(req, o.publicUrl));
+    metadataHandler({
+      issuer,
+      authorization_endpoint: `${issuer}/authorize`,
+      token_endpoint: `${issuer}/token`,
+      registration_endpoint: `${issuer}/register`,
+      revocation_endpoint: `${issuer}/revoke`,
+      response_types_supported: ['code'],
+      grant_types_supported: ['authorization_code', 'refresh_token'],
+      code_challenge_methods_supported: ['S256'],
+      token_endpoint_auth_methods_supported: ['none'],
+      revocation_endpoint_auth_methods_supported: ['none'],
+      scopes_supported: scopes,
+    })(req, res, next);
+  });
+
+  const base = `/oauth/${svc}`;
+  const session: RequestHandler[] = [authenticate(o.cfg), requireSession()];
+  router.post(`${base}/consent`, requireAllowedOrigin(o.cfg), ...session, express.urlencoded({ extended: false, limit: '4kb' }), async (req, res) => {
+    const { request, decision } = (req.body ?? {}) as { request?: unknown; decision?: unknown };
+    if (typeof request !== 'string' || !/^[0-9a-f-]{36}$/i.test(request) || (decision !== 'allow' && decision !== 'deny')) {
+      throw errors.validation([{ path: '/decision', message: 'the consent form sends request and decision (allow or deny)' }]);
+    }
+    const target = await o.provider.decide(req.caller!.accountId, request, decision === 'allow');
+    if (!target) throw errors.notFound('This authorization request is unknown or expired; start again from the app');
+    res.set('Cache-Control', 'no-store').redirect(302, target);
+  });
+  router.use(`${base}`, outagesAs503);
+  router.use(`${base}/authorize`, authorizationHandler({ provider: o.provider, rateLimit: false }));
+  router.use(`${base}/token`, tokenHandler({ provider: o.provider, rateLimit: false }));
+  router.use(`${base}/register`, clientRegistrationHandler({ clientsStore: o.provider.clientsStore, rateLimit: false, clientSecretExpirySeconds: 0 }));
+  router.use(`${base}/revoke`, revocationHandler({ provider: o.provider, rateLimit: false }));
+
+  router.get(`/auth/${svc}/apps`, ...session, async (req, res) => {
+    res.json({ items: await listGrants(o.db, req.caller!.accountId) });
+  });
+  router.delete(`/auth/${svc}/apps/:id`, ...session, async (req, res) => {
+    const id = String(req.params.id);
+    if (!/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(id) || !(await o.provider.endGrant(id, req.caller!.accountId))) {
+      throw errors.notFound('No such connected app');
+    }
+    res.json({ id, disconnected: true });
+  });
+  return router;
+}
