@@ -101,6 +101,14 @@ switch (command) {
     ensureBuilt();
     process.exit(devstack('run-tests.js', ['--filter=@app/gateway', '--', 'test/faults.test.ts', ...args]));
     break;
+  case 'test:soak':
+    // The soak alone (never part of `npm test`): SOAK_SECONDS (default 600) of mixed and hostile
+    // load through the gateway; see infra/nginx/soak/soak.test.ts.
+    ensureSystem('test:soak');
+    ensureInstalled();
+    ensureBuilt();
+    process.exit(devstack('run-tests.js', ['--filter=@app/gateway', '--', '--testMatch', '**/infra/nginx/soak/**/*.test.ts', ...args]));
+    break;
   case 'test:replicas':
     // The replicas suite alone: two instances per service behind nginx, npm start's supervisor.
     ensureSystem('test:replicas');
@@ -149,6 +157,6 @@ switch (command) {
     process.exit(turbo(args[0] ?? 'build', args.slice(1)));
     break;
   default:
-    process.stderr.write('usage: node scripts/cli.mjs <start|test|test:faults|test:replicas|admin|bench|build|lint-openapi|system-packages start|test|turbo TASK>\n');
+    process.stderr.write('usage: node scripts/cli.mjs <start|test|test:faults|test:soak|test:replicas|admin|bench|build|lint-openapi|system-packages start|test|turbo TASK>\n');
     process.exit(2);
 }

@@ -73,9 +73,10 @@ const NEEDS = {
   test: ['nginx', 'redis-server', 'chromium'],
   'test:faults': ['nginx', 'redis-server'],
   'test:replicas': ['nginx', 'redis-server'],
+  'test:soak': ['nginx', 'redis-server'],
 };
 
-const DISPLAY = { start: 'npm start', test: 'npm test', 'test:faults': 'npm run test:faults', 'test:replicas': 'npm run test:replicas' };
+const DISPLAY = { start: 'npm start', test: 'npm test', 'test:faults': 'npm run test:faults', 'test:replicas': 'npm run test:replicas', 'test:soak': 'npm run test:soak' };
 
 /** `npm start -- --no-gateway`: the degraded mode, asked for explicitly. */
 const NO_GATEWAY = '--no-gateway';

@@ -4,7 +4,7 @@ import { documentOutages } from '@app/http-errors';
  * routes compile for validation, so the document and the checks cannot drift apart.
  */
 
-import { apiKeysTag, authOpenApiPaths, withApiKeyScopes, keyLastUsedAtSchema, openapiLicense, openapiServers, operationalPaths, operationsTag, securitySchemes } from '@app/auth';
+import { apiKeysTag, authOpenApiPaths, documentCommonHeaders, withApiKeyScopes, createKeyBodySchema, keyIdParameter, keyLastUsedAtSchema, openapiLicense, openapiServers, operationalPaths, operationsTag, securitySchemes } from '@app/auth';
 
 export const ITEM_TYPES = ['text', 'url', 'html', 'rtf', 'code'] as const;
 export const MAX_ITEM_CONTENT = 131_072;
@@ -15,7 +15,7 @@ export const MAX_SYNC_CHANGES = 500;
 export const TOMBSTONE_DAYS = 30;
 
 /** Lower- or upper-case hex with hyphens; ajv's `uuid` format also takes `urn:uuid:`, Postgres does not. */
-const uuid = { type: 'string', pattern: '^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$' } as const;
+const uuid = { type: 'string', maxLength: 36, pattern: '^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$' } as const;
 const timestamp = { type: 'string', description: 'UTC instant, ISO 8601 with microseconds, e.g. 2026-11-22T10:00:00.123456Z' } as const;
 
 const itemType = {
@@ -31,6 +31,7 @@ const itemContent = {
 } as const;
 const itemSource = {
   type: 'string',
+  maxLength: 64,
   pattern: '^[a-z0-9][a-z0-9._-]{0,63}$',
   description: 'Where the content was copied: a lower-case token of 1 to 64 characters [a-z0-9._-], e.g. `api` (API clients), `desktop`, `mobile`, `browser`, `cli`.',
   examples: ['api'],
@@ -116,12 +117,14 @@ export const settingsPatchSchema = {
   properties: {
     historyLimit: {
       type: 'integer',
+      format: 'int32',
       minimum: 10,
       maximum: 100_000,
       description: 'How many non-favorite items are kept (default 1000). Favorites never count and are never pruned. Enforced when an item is added and when the limit is lowered (the oldest non-favorites beyond it are deleted at once).',
     },
     retentionDays: {
       type: 'integer',
+      format: 'int32',
       minimum: 0,
       maximum: 3650,
       description: '0 (default): keep forever. Otherwise non-favorite items older than this many days are no longer listed and are deleted on the next write (an item added, or this setting changed).',
@@ -147,7 +150,7 @@ export const syncBodySchema = {
   required: ['changes'],
   properties: {
     cursor: { type: 'string', maxLength: 200, description: 'The cursor the client last received; the answer carries the changes after it. Absent: from the beginning.' },
-    limit: { type: 'integer', minimum: 1, maximum: 1000, default: 500, description: 'Most server changes to return; `hasMore` tells to continue with pull.' },
+    limit: { type: 'integer', format: 'int32', minimum: 1, maximum: 1000, default: 500, description: 'Most server changes to return; `hasMore` tells to continue with pull.' },
     changes: {
       type: 'array',
       maxItems: MAX_SYNC_CHANGES,
@@ -164,7 +167,7 @@ export const syncBodySchema = {
             type: ['object', 'null'],
             description: 'item upsert: {type, content, source, favorite?}; item favorite: {favorite}; snippet upsert: {name, content, keyword?}; settings upsert: a settings patch; delete: none. Checked per change: invalid data rejects only that change (a NUL character anywhere in the body is a 400 for the whole batch).',
           },
-          baseSeq: { type: 'integer', minimum: 0, description: 'The seq of the entity version this change was made on. If the entity changed on the server after it, the change is a `conflict` and not applied. Absent: last writer wins.' },
+          baseSeq: { type: 'integer', format: 'int64', minimum: 0, maximum: Number.MAX_SAFE_INTEGER, description: 'The seq of the entity version this change was made on. If the entity changed on the server after it, the change is a `conflict` and not applied. Absent: last writer wins.' },
         },
       },
     },
@@ -301,7 +304,7 @@ const common = { 401: resp('Unauthorized'), 403: resp('Forbidden'), 429: resp('R
 /** ...and those of operations that read a JSON body. */
 const withBody = { ...common, 400: resp('BadRequest'), 413: resp('TooLarge'), 415: resp('UnsupportedEncoding') };
 const body = (schema: object, required = true) => ({ required, content: { 'application/json': { schema } } });
-const idParam = (what: string) => ({ name: 'id', in: 'path', required: true, schema: { type: 'string' }, description: `The ${what} id (a UUID; anything else is 404).` });
+const idParam = (what: string) => ({ name: 'id', in: 'path', required: true, schema: { type: 'string', maxLength: 36 }, description: `The ${what} id (a UUID; anything else is 404).` });
 const scope = (name: string) => `Needs the scope \`${name}\` (a key without it: 403).`;
 
 const SYNC_PROTOCOL = `
@@ -323,7 +326,7 @@ Conflict rule (deterministic): (1) deletes win: a delete always applies, and an 
 
 Rejected (not applied, with \`error\`): invalid \`data\` for the entity and op, a missing \`id\`, \`favorite\` on a non-item, a favorite for an unknown id, an id already used by another record, the snippet limit (${MAX_SNIPPETS}) or a duplicate keyword, and a scope the key lacks: snippet changes need \`snippets:write\`, settings changes \`settings:write\`.
 
-Scopes: pull needs \`clipboard:read\`, sync \`clipboard:write\`. Snippet changes appear in pull and sync answers only for callers holding \`snippets:read\`, settings changes only with \`settings:read\` (browser sessions hold every scope).
+Scopes: pull needs \`clipboard:read\`; sync needs \`clipboard:read\` and \`clipboard:write\` (it answers item contents). Snippet changes appear in pull and sync answers only for callers holding \`snippets:read\`, settings changes only with \`settings:read\` (browser sessions hold every scope).
 
 Pruning by history limit and retention runs after a sync batch that added items or changed settings; the resulting tombstones are in the same answer.`.trim();
 
@@ -416,7 +419,7 @@ export const openapiDocument = {
         tags: ['API keys'],
         summary: 'Create an API key (browser session only); the secret is in this answer only',
         security: [{ session: [] }],
-        requestBody: body({ type: 'object', additionalProperties: false, properties: { name: { type: 'string', minLength: 1, maxLength: 100 }, scopes: { type: 'array', items: { type: 'string' } } } }, false),
+        requestBody: body(createKeyBodySchema, false),
         responses: { 201: json(ref('Key'), 'Created'), ...withBody },
       },
     },
@@ -426,7 +429,7 @@ export const openapiDocument = {
         tags: ['API keys'],
         summary: 'Revoke an API key (browser session only)',
         security: [{ session: [] }],
-        parameters: [idParam('key')],
+        parameters: [keyIdParameter],
         responses: { 200: json({ type: 'object', required: ['id', 'revoked'], properties: { id: { type: 'string' }, revoked: { const: true } } }, 'Revoked'), 404: resp('NotFound'), ...common },
       },
     },
@@ -475,6 +478,7 @@ export const openapiDocument = {
         tags: ['Sync'],
         summary: 'Changes after a cursor (sync protocol)',
         description: `${scope('clipboard:read')} See the sync protocol in the document description.`,
+        security: [{ apiKey: ['clipboard:read'] }, { session: [] }],
         parameters: [
           { name: 'cursor', in: 'query', schema: pullQuerySchema.properties.cursor },
           { name: 'limit', in: 'query', schema: pullQuerySchema.properties.limit },
@@ -487,7 +491,8 @@ export const openapiDocument = {
         operationId: 'syncClipboardChanges',
         tags: ['Sync'],
         summary: 'Apply a batch of client changes and receive server changes (sync protocol)',
-        description: `${scope('clipboard:write')} See the sync protocol in the document description.`,
+        description: `Needs the scopes \`clipboard:read\` and \`clipboard:write\` (a key without either: 403). See the sync protocol in the document description.`,
+        security: [{ apiKey: ['clipboard:read', 'clipboard:write'] }, { session: [] }],
         requestBody: body(ref('SyncRequest')),
         responses: { 200: json(ref('SyncResponse'), 'Per-change results and the server changes after the cursor'), 410: resp('Gone'), ...withBody },
       },
@@ -573,3 +578,5 @@ documentOutages(openapiDocument);
 // A key needs the scope of the resource the path names (/api/clipboard, /api/snippets, /api/settings):
 // `:read` for GET, `:write` for everything else (the MCP tools follow this).
 withApiKeyScopes(openapiDocument, (method, path) => [`${path.split('/')[2]}:${method === 'get' ? 'read' : 'write'}`]);
+// ...and the rate-limit and CORS headers of every API answer.
+documentCommonHeaders(openapiDocument);

@@ -1,4 +1,4 @@
-import { compileBody, compileQuery, errors, toDetails, type ErrorDetail } from '@app/http-errors';
+import { compileBody, compileQuery, errors, toDetails, unsafeInputProblem, type ErrorDetail } from '@app/http-errors';
 
 /** A compiled request schema whose failures carry one readable message (clients see only it). */
 export interface Parser<T> {
@@ -20,33 +20,13 @@ function describe(details: ErrorDetail[], what: string): string {
   return parts.join('; ');
 }
 
-/** The path of the first string (or key) holding U+0000, which PostgreSQL cannot store in text. */
-function findNul(value: unknown, path: string): string | null {
-  if (typeof value === 'string') return value.includes('\u0000') ? path : null;
-  if (Array.isArray(value)) {
-    for (let i = 0; i < value.length; i++) {
-      const hit = findNul(value[i], `${path}/${i}`);
-      if (hit !== null) return hit;
-    }
-    return null;
-  }
-  if (value !== null && typeof value === 'object') {
-    for (const [key, inner] of Object.entries(value)) {
-      const hit = findNul(inner, `${path}/${key}`);
-      if (hit !== null) return hit;
-    }
-  }
-  return null;
-}
-
 type Validate = ((input: unknown) => boolean) & { errors?: Parameters<typeof toDetails>[0] };
 
 /** The failure message for `input` (which `validate` may coerce in place), or null. */
 function check(validate: Validate, input: unknown, what: string): string | null {
   if (!validate(input)) return describe(toDetails(validate.errors), what);
-  const nul = findNul(input, '');
-  if (nul !== null) return `${nul.replace(/^\//, '') || what} must not contain NUL (\\u0000) characters`;
-  return null;
+  const unsafe = unsafeInputProblem(input);
+  return unsafe === null ? null : describe([unsafe], what);
 }
 
 function fail(message: string): never {

@@ -198,7 +198,7 @@ describe('POST /api/clipboard/sync', () => {
     const dup = await sync(c, { changes: [change('snippet', 'upsert', randomUUID(), { name: 'other', content: 'x', keyword: 'RG' })] }).expect(200);
     expect(dup.body.results[0]).toMatchObject({ status: 'rejected', error: expect.stringMatching(/keyword "RG" already exists/) });
 
-    const key = await t.admin('create-key', '--account', c.accountId, '--scopes', 'clipboard:write');
+    const key = await t.admin('create-key', '--account', c.accountId, '--scopes', 'clipboard:read,clipboard:write');
     const limited = await t.http().post('/api/clipboard/sync').set('Authorization', `Bearer ${key.key}`).send({
       changes: [change('snippet', 'delete', sid), change('settings', 'upsert', undefined, { captureEnabled: true })],
     }).expect(200);
@@ -248,11 +248,33 @@ describe('POST /api/clipboard/sync', () => {
     ['a malformed cursor', { cursor: 'zzz', changes: [] }, /cursor is malformed/],
     ['a limit over 1000', { limit: 1001, changes: [] }, /limit must be <= 1000/],
     ['an unknown field', { changes: [], deviceId: 'x' }, /deviceId is not an allowed property/],
+    ['a NUL in a key of data', { changes: [change('item', 'upsert', randomUUID(), { ...text('x'), 'k\u0000': 1 })] }, /must not contain NUL/],
+    ['data nested 65 levels deep', { changes: [change('settings', 'upsert', undefined, nested(65))] }, /nests deeper than 64 levels/],
   ])('refuses %s with 400', async (_name, body, message) => {
     const c = await t.caller();
     const req = t.http().post('/api/clipboard/sync').set('Authorization', c.auth);
     const res = await (body === undefined ? req : req.send(body)).expect(400);
     expect(res.body.error).toMatch(message);
+  });
+});
+
+/** `{"a": {"a": ... {}}}`, `depth` objects deep. */
+function nested(depth: number): object {
+  let value: object = {};
+  for (let i = 1; i < depth; i++) value = { a: value };
+  return value;
+}
+
+describe('POST /api/clipboard/sync with a hostile body', () => {
+  it('answers a body nested 60,000 levels deep with 400, not a stack overflow (500)', async () => {
+    const c = await t.caller();
+    const depth = 60_000;
+    const data = `${'{"a":'.repeat(depth)}1${'}'.repeat(depth)}`;
+    const body = `{"changes":[{"clientChangeId":"${randomUUID()}","entity":"item","op":"upsert","id":"${randomUUID()}","data":${data}}]}`;
+    const res = await t.http().post('/api/clipboard/sync').set('Authorization', c.auth).set('Content-Type', 'application/json').send(body).expect(400);
+    expect(res.body.error).toMatch(/nests deeper than 64 levels/);
+    // The service is still there.
+    await pull(c).expect(200);
   });
 });
 

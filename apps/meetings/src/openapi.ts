@@ -5,7 +5,7 @@ import { documentOutages } from '@app/http-errors';
  * objects, so validation and documentation cannot disagree.
  */
 
-import { apiKeysTag, authOpenApiPaths, withApiKeyScopes, keyLastUsedAtSchema, openapiLicense, openapiServers, operationalPaths, operationsTag, securitySchemes } from '@app/auth';
+import { apiKeysTag, authOpenApiPaths, documentCommonHeaders, withApiKeyScopes, createKeyBodySchema, keyLastUsedAtSchema, openapiLicense, openapiServers, operationalPaths, operationsTag, securitySchemes } from '@app/auth';
 
 /** Postgres cannot store NUL characters; refusing them here keeps them a 400, never a 500. */
 const NO_NUL = '^[^\\u0000]*$';
@@ -18,20 +18,20 @@ const text = (maxLength: number, minLength = 0, description?: string) => ({
   pattern: NO_NUL,
   ...(description ? { description } : {}),
 });
-const uuid = { type: 'string', pattern: UUID_PATTERN } as const;
-const date = { type: 'string', format: 'date', description: 'A real calendar date, YYYY-MM-DD' } as const;
-const dateTime = { type: 'string', format: 'date-time' } as const;
+const uuid = { type: 'string', maxLength: 36, pattern: UUID_PATTERN } as const;
+const date = { type: 'string', format: 'date', maxLength: 10, description: 'A real calendar date, YYYY-MM-DD' } as const;
+const dateTime = { type: 'string', format: 'date-time', maxLength: 40 } as const;
 const nullable = (schema: object) => ({ anyOf: [schema, { type: 'null' }] });
 const flag = (description: string) => ({ type: 'string', enum: ['0', '1'], description });
-const limit = (max: number, fallback: number) => ({ type: 'integer', minimum: 1, maximum: max, default: fallback, description: `Page size, 1 to ${max} (default ${fallback})` });
+const limit = (max: number, fallback: number) => ({ type: 'integer', format: 'int32', minimum: 1, maximum: max, default: fallback, description: `Page size, 1 to ${max} (default ${fallback})` });
 const cursor = { type: 'string', maxLength: 500, description: 'The nextCursor of the previous page; a malformed cursor is 400 invalid_cursor' } as const;
-const revision = { type: 'integer', minimum: 1, maximum: 2147483647 } as const;
+const revision = { type: 'integer', format: 'int32', minimum: 1, maximum: 2147483647 } as const;
 
 export const CADENCES = ['WEEKLY', 'BIWEEKLY', 'MONTHLY'] as const;
 export const MEETING_STATUSES = ['DRAFT', 'SCHEDULED', 'IN_PROGRESS', 'COMPLETED', 'SKIPPED'] as const;
 export const ITEM_KINDS = ['TALKING_POINT', 'ACTION', 'DECISION'] as const;
 export const ITEM_STATUSES = ['OPEN', 'CARRIED'] as const;
-const startTime = { type: 'string', pattern: '^([01][0-9]|2[0-3]):[0-5][0-9]$', description: 'Local wall-clock time HH:MM (24-hour)' } as const;
+const startTime = { type: 'string', maxLength: 5, pattern: '^([01][0-9]|2[0-3]):[0-5][0-9]$', description: 'Local wall-clock time HH:MM (24-hour)' } as const;
 
 // ---- request bodies ---------------------------------------------------------------------
 
@@ -94,10 +94,10 @@ export const seriesCreateBody = {
   properties: {
     title: text(200, 1),
     cadence: { type: 'string', enum: CADENCES },
-    weekday: { type: 'integer', minimum: 0, maximum: 6, description: '0 (Sunday) to 6 (Saturday)' },
-    monthDay: { type: 'integer', minimum: 1, maximum: 31, description: 'Clamped to the last day of shorter months' },
+    weekday: { type: 'integer', format: 'int32', minimum: 0, maximum: 6, description: '0 (Sunday) to 6 (Saturday)' },
+    monthDay: { type: 'integer', format: 'int32', minimum: 1, maximum: 31, description: 'Clamped to the last day of shorter months' },
     startTime,
-    durationMinutes: { type: 'integer', minimum: 1, maximum: 1440 },
+    durationMinutes: { type: 'integer', format: 'int32', minimum: 1, maximum: 1440 },
     timezone: { type: 'string', minLength: 1, maxLength: 100, description: 'IANA time zone name; unknown is 400' },
     startDate: date,
     participantIds,
@@ -114,10 +114,10 @@ export const seriesPatchBody = {
     'Changing startTime or timezone re-times every SCHEDULED occurrence dated today or later (in the series time zone).',
   properties: {
     title: text(200, 1),
-    weekday: { type: 'integer', minimum: 0, maximum: 6 },
-    monthDay: { type: 'integer', minimum: 1, maximum: 31 },
+    weekday: { type: 'integer', format: 'int32', minimum: 0, maximum: 6 },
+    monthDay: { type: 'integer', format: 'int32', minimum: 1, maximum: 31 },
     startTime,
-    durationMinutes: { type: 'integer', minimum: 1, maximum: 1440 },
+    durationMinutes: { type: 'integer', format: 'int32', minimum: 1, maximum: 1440 },
     timezone: { type: 'string', minLength: 1, maxLength: 100 },
     participantIds,
   },
@@ -472,7 +472,8 @@ const optionalBody = (schema: object) => ({ requestBody: { required: false, cont
 function params(query: { properties: Record<string, object>; required?: readonly string[] }, path: string[] = []) {
   return {
     parameters: [
-      ...path.map((name) => ({ name, in: 'path', required: true, schema: { type: 'string' } })),
+      // Path ids are UUIDs and path dates YYYY-MM-DD; anything else (longer included) is 404.
+      ...path.map((name) => ({ name, in: 'path', required: true, schema: { type: 'string', maxLength: 36 } })),
       ...Object.entries(query.properties).map(([name, schema]) => ({ name, in: 'query', required: query.required?.includes(name) ?? false, schema })),
     ],
   };
@@ -519,7 +520,7 @@ export const openapiDocument = {
       get: op('API keys', 'listApiKeys', 'List the account\'s API keys (browser sessions only; an API key gets 403 session_required)', { '200': json(obj({ items: { type: 'array', items: ref('ApiKey') } })) }, {}, sessionOnly),
       post: op('API keys', 'createApiKey', 'Create an API key; the secret is shown once (browser sessions only)', {
         '201': json({ ...keySchema, required: [...keySchema.required, 'key'], properties: { ...keySchema.properties, key: str } }, 'Created'),
-      }, {}, { ...sessionOnly, ...optionalBody({ type: 'object', properties: { name: str, scopes: { type: 'array', items: { enum: ['meetings:read', 'meetings:write'] } } } }) }),
+      }, {}, { ...sessionOnly, ...optionalBody(createKeyBodySchema) }),
     },
     '/api/me/keys/{id}': {
       delete: op('API keys', 'revokeApiKey', 'Revoke an API key (browser sessions only)', { '200': json(obj({ id: str, revoked: bool })) }, {}, { ...sessionOnly, ...params(noQuery, ['id']) }),
@@ -633,3 +634,5 @@ export const openapiDocument = {
 documentOutages(openapiDocument);
 // A key needs meetings:read for GET and meetings:write for everything else (the MCP tools follow this).
 withApiKeyScopes(openapiDocument, (method) => [method === 'get' ? 'meetings:read' : 'meetings:write']);
+// ...and the rate-limit and CORS headers of every API answer.
+documentCommonHeaders(openapiDocument);

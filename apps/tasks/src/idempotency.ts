@@ -113,49 +113,60 @@ function canonical(value: unknown): string {
 
 const sha256 = (text: string) => createHash('sha256').update(text).digest('hex');
 
+/** The client's key as kept in Postgres: its SHA-256. */
+export const keyDigest = (clientKey: string): Buffer => createHash('sha256').update(clientKey).digest();
+
 /** The Redis key of one idempotency record: per workspace and caller, the client's key hashed. */
 export function idempotencyKey(prefix: string, workspaceId: string, accountId: string, clientKey: string): string {
   return `${prefix}idem:${workspaceId}:${accountId}:${sha256(clientKey)}`;
 }
+
+/** What a create under a key did: created (its answer), or found the key's first answer kept in Postgres. */
+export type CreateOutcome<T> = { status: number; body: T } | { kept: { fingerprint: string; status: number; body: unknown } };
 
 /**
  * Runs `create` at most once per key: the first request claims the key, and its successful
  * result is kept and replayed (`replayed: true`) for the same body. Another body under the key
  * is 409 `idempotency_key_conflict`; the same body while the first request runs is 409
  * `idempotency_request_in_progress`. A failed request releases the key, so a corrected retry works.
+ * The store is the fast path; `create` keeps the key with the record it makes, so when the store
+ * lost the key (Redis back empty) the create finds the first answer there and it is replayed.
  */
 export async function runIdempotent<T>(
   store: IdempotencyStore,
   key: string,
   body: unknown,
-  create: () => Promise<{ status: number; body: T }>,
+  create: (fingerprint: string) => Promise<CreateOutcome<T>>,
 ): Promise<{ status: number; body: T; replayed: boolean }> {
   const fingerprint = sha256(canonical(body));
   const claim = JSON.stringify({ state: 'in_flight', fingerprint, token: randomUUID() } satisfies InFlight);
   const held = await store.claim(key, claim, IN_FLIGHT_SECONDS);
-  if (held !== undefined) {
-    const record = JSON.parse(held) as InFlight | Done;
-    if (record.fingerprint !== fingerprint) {
-      throw errors.conflict('idempotency_key_conflict', 'This Idempotency-Key was already used with a different request body');
-    }
-    if (record.state === 'in_flight') {
-      throw errors.conflict('idempotency_request_in_progress', 'A request with this Idempotency-Key is still being processed; retry shortly');
-    }
-    return { status: record.status, body: record.body as T, replayed: true };
-  }
-  let result: { status: number; body: T };
+  if (held !== undefined) return replay(JSON.parse(held) as InFlight | Done, fingerprint);
+  let outcome: CreateOutcome<T>;
   try {
-    result = await create();
+    outcome = await create(fingerprint);
   } catch (err) {
     await store.release(key, claim).catch(() => {});
     throw err;
   }
-  const done = JSON.stringify({ state: 'done', fingerprint, status: result.status, body: result.body } satisfies Done);
+  const done: Done = 'kept' in outcome ? { state: 'done', ...outcome.kept } : { state: 'done', fingerprint, status: outcome.status, body: outcome.body };
   // The create has happened: answer it even if the record cannot be kept (Redis went away
   // mid-request). An error here would invite the client to retry and create it twice; the claim
-  // keeps a retry at 409 for its lifetime where it survives.
-  await store.put(key, done, REPLAY_SECONDS).catch(() => {});
-  return { ...result, replayed: false };
+  // keeps a retry at 409 for its lifetime where it survives, and Postgres keeps the key anyway.
+  await store.put(key, JSON.stringify(done), REPLAY_SECONDS).catch(() => {});
+  if ('kept' in outcome) return replay(done, fingerprint);
+  return { status: done.status, body: done.body as T, replayed: false };
+}
+
+/** The answer for a key that already holds a record: 409 for another body or a create still running. */
+function replay<T>(record: InFlight | Done, fingerprint: string): { status: number; body: T; replayed: true } {
+  if (record.fingerprint !== fingerprint) {
+    throw errors.conflict('idempotency_key_conflict', 'This Idempotency-Key was already used with a different request body');
+  }
+  if (record.state === 'in_flight') {
+    throw errors.conflict('idempotency_request_in_progress', 'A request with this Idempotency-Key is still being processed; retry shortly');
+  }
+  return { status: record.status, body: record.body as T, replayed: true };
 }
 
 /** The `Idempotency-Key` header: absent, or 1 to 200 characters (else 400 `validation_failed`). */

@@ -1,5 +1,5 @@
 import { documentOutages } from '@app/http-errors';
-import { apiKeysTag, authOpenApiPaths, keyLastUsedAtSchema, openapiLicense, openapiServers, operationalPaths, operationsTag, securitySchemes } from '@app/auth';
+import { apiKeysTag, documentCommonHeaders, authOpenApiPaths, createKeyBodySchema, keyIdParameter, keyLastUsedAtSchema, openapiLicense, openapiServers, operationalPaths, operationsTag, securitySchemes } from '@app/auth';
 import { DUE_AT_PATTERN } from './domain/due-time.js';
 import { RECURRENCE_FORMS } from './domain/recurrence.js';
 import { LIMITS } from './domain/tasks.service.js';
@@ -9,6 +9,9 @@ import { LIMITS } from './domain/tasks.service.js';
  * compile with ajv, so validation and documentation cannot disagree; the test harness checks
  * every response against this document.
  */
+
+/** The longest If-Match header taken (a list of a few dozen entity tags); longer is 400. */
+export const IF_MATCH_MAX_LENGTH = 2048;
 
 const nullable = (schema: Record<string, unknown>, type: string) => ({ ...schema, type: [type, 'null'] });
 const dateTime = { type: 'string', format: 'date-time', description: 'ISO 8601 instant in UTC with `Z` (microsecond precision when not zero)' };
@@ -104,7 +107,7 @@ export const previewQuerySchema = {
   required: ['rule'],
   properties: {
     rule: { type: 'string', minLength: 1, maxLength: 50, description: `a recurrence text as a task would carry it (case-insensitive). Understood: ${RECURRENCE_FORMS}` },
-    from: { type: 'string', pattern: DUE_AT_PATTERN, description: 'ISO 8601 date-time with `Z` or `+hh:mm` on a real calendar day; default now' },
+    from: { type: 'string', maxLength: 40, pattern: DUE_AT_PATTERN, description: 'ISO 8601 date-time with `Z` or `+hh:mm` on a real calendar day; default now' },
     count: { type: 'integer', minimum: 1, maximum: 20, default: 5, description: '1 to 20 occurrences (default 5)' },
   },
 };
@@ -195,7 +198,6 @@ const common = {
   '401': err('`unauthorized`: no valid API key or session'),
   '429': {
     description: `\`rate_limited\`: more than RATE_LIMIT_PER_MINUTE requests (default 600) per account per minute, shared by all instances through Redis`,
-    headers: { 'Retry-After': { schema: { type: 'integer' } }, RateLimit: { schema: { type: 'string' } }, 'RateLimit-Policy': { schema: { type: 'string' } } },
     content: json(ref('Error')),
   },
   '500': err('`internal_error`: a server fault (logged; nothing leaks)'),
@@ -207,13 +209,14 @@ const notFound = err('`not_found`: no such task in your workspace (missing, dele
 const stale = err('`precondition_failed`: If-Match names another version; nothing was written');
 const badTimezone = '`validation_failed` (path `X-Timezone`): X-Timezone is not an IANA time zone';
 
-const idParam = { name: 'id', in: 'path', required: true, schema: { type: 'string' }, description: 'task id (UUID)' };
+const idParam = { name: 'id', in: 'path', required: true, schema: { type: 'string', maxLength: 36 }, description: 'task id (UUID; anything else is 404)' };
 const ifMatchParam = {
   name: 'If-Match',
   in: 'header',
   required: false,
-  schema: { type: 'string' },
+  schema: { type: 'string', maxLength: IF_MATCH_MAX_LENGTH },
   description:
+    `Up to ${IF_MATCH_MAX_LENGTH} characters (longer: 400). ` +
     'The quoted updatedAt of the version you last saw (the ETag), `*` for any version, or a comma-separated list of them. ' +
     'Weak tags (`W/"..."`) never match (If-Match compares strongly): 412. A value that is not `*` or a list of quoted tags is 400.',
 };
@@ -221,7 +224,7 @@ const timezoneParam = {
   name: 'X-Timezone',
   in: 'header',
   required: false,
-  schema: { type: 'string' },
+  schema: { type: 'string', maxLength: 100 },
   description: 'IANA time zone for this request (default: the account\'s). Unknown: 400 `validation_failed` with the path `X-Timezone`, on every route (checked after the scope, before the body).',
 };
 const readScope = [{ apiKey: ['tasks:read'] }, { session: [] }];
@@ -495,14 +498,7 @@ export const openapiDocument = {
         security: [{ session: [] }],
         requestBody: {
           required: false,
-          content: json({
-            type: 'object',
-            additionalProperties: false,
-            properties: {
-              name: { type: 'string', minLength: 1, maxLength: 100 },
-              scopes: { type: 'array', minItems: 1, maxItems: 20, items: { type: 'string' }, description: 'default: every scope' },
-            },
-          }),
+          content: json(createKeyBodySchema),
         },
         responses: {
           '201': ok('the new key, with its secret', {
@@ -524,7 +520,7 @@ export const openapiDocument = {
         tags: ['API keys'],
         summary: 'Revoke an API key (session only)',
         security: [{ session: [] }],
-        parameters: [{ name: 'id', in: 'path', required: true, schema: { type: 'string' } }],
+        parameters: [keyIdParameter],
         responses: {
           '200': ok('revoked', { type: 'object', additionalProperties: false, required: ['id', 'revoked'], properties: { id: { type: 'string' }, revoked: { const: true } } }),
           ...common,
@@ -539,3 +535,5 @@ export const openapiDocument = {
 
 // Every operation that needs the database documents its outage answer (503 with Retry-After).
 documentOutages(openapiDocument);
+// ...and the rate-limit and CORS headers of every API answer.
+documentCommonHeaders(openapiDocument);

@@ -69,6 +69,69 @@ describe.each([
     }
     expect(await countTitled(t, c, 'raced')).toBe(1);
   });
+
+  it('keeps the key with the task in Postgres, unique per account, in the create\'s transaction', async () => {
+    const first = await post('k-kept', { title: 'kept in postgres' }).expect(201);
+    const rows = await t.db.selectFrom('task_idempotency_keys').select(['task_id', 'status']).where('account_id', '=', c.accountId).where('task_id', '=', first.body.item.id).execute();
+    expect(rows).toEqual([{ task_id: first.body.item.id, status: 201 }]);
+    // A create that fails keeps no key.
+    await post('k-kept-failed', { title: 'bad', priority: 'urgent' }).expect(422);
+    expect(await t.db.selectFrom('task_idempotency_keys').select('task_id').where('account_id', '=', c.accountId).where('task_id', 'is', null).execute()).toEqual([]);
+  });
+});
+
+describe('POST /api/v1/tasks with Idempotency-Key after the fast store lost its record', () => {
+  let t: TestApp;
+  beforeAll(async () => {
+    t = await startTestApp({ RATE_LIMIT_PER_MINUTE: '100000' });
+  });
+  afterAll(() => t.close());
+
+  it('replays the first 201 with the same id when Redis comes back empty', async () => {
+    const c = await t.caller();
+    const post = (body: object) => t.http().post('/api/v1/tasks').set('Authorization', c.auth).set('Idempotency-Key', 'survives-redis').send(body);
+    const first = await post({ title: 'exactly once' }).expect(201);
+    // Redis restarted empty (or failed over): every record of the service is gone.
+    const keys = await t.redis.keys(`${t.config.redisPrefix}idem:*`);
+    expect(keys.length).toBeGreaterThan(0);
+    await t.redis.del(...keys);
+    const again = await post({ title: 'exactly once' }).expect(201);
+    expect(again.body).toEqual(first.body);
+    expect(again.headers['idempotent-replayed']).toBe('true');
+    expect(await countTitled(t, c, 'exactly once')).toBe(1);
+    // Another body under the same key is still a conflict.
+    await t.redis.del(...(await t.redis.keys(`${t.config.redisPrefix}idem:*`)));
+    expect((await post({ title: 'another' }).expect(409)).body.error.code).toBe('idempotency_key_conflict');
+  });
+
+  it('creates one task for 10 concurrent replays of a key Redis lost', async () => {
+    const c = await t.caller();
+    const post = () => t.http().post('/api/v1/tasks').set('Authorization', c.auth).set('Idempotency-Key', 'lost-and-raced').send({ title: 'lost and raced' });
+    const first = await post().expect(201);
+    await t.redis.del(...(await t.redis.keys(`${t.config.redisPrefix}idem:*`)));
+    const results = await Promise.all(Array.from({ length: 10 }, post));
+    for (const r of results) {
+      expect([201, 409]).toContain(r.status);
+      if (r.status === 201) expect(r.body.item.id).toBe(first.body.item.id);
+    }
+    expect(await countTitled(t, c, 'lost and raced')).toBe(1);
+  });
+
+  it('replays from Postgres in single-instance mode after a restart (the in-process store is empty)', async () => {
+    const c = await t.caller();
+    const single = await startTestApp({ RATE_LIMIT_PER_MINUTE: '100000' }, { withoutRedis: true, shareWith: t });
+    const restarted = await startTestApp({ RATE_LIMIT_PER_MINUTE: '100000' }, { withoutRedis: true, shareWith: t });
+    try {
+      const post = (app: TestApp) => app.http().post('/api/v1/tasks').set('Authorization', c.auth).set('Idempotency-Key', 'across-restart').send({ title: 'across restart' });
+      const first = await post(single).expect(201);
+      const again = await post(restarted).expect(201);
+      expect(again.body.item.id).toBe(first.body.item.id);
+      expect(await countTitled(t, c, 'across restart')).toBe(1);
+    } finally {
+      await single.close();
+      await restarted.close();
+    }
+  });
 });
 
 describe('idempotency records in Redis', () => {

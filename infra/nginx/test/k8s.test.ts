@@ -1,11 +1,13 @@
-import { execFileSync } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
+import { cpSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { findExecutable, repoRoot } from '@app/devstack';
 import { parseAllDocuments } from 'yaml';
 
 /**
- * The Kubernetes manifests as `kubectl kustomize infra/k8s/overlays/production` renders them.
+ * The Kubernetes manifests as `kubectl kustomize infra/k8s/overlays/production` renders them, from
+ * a copy of infra/k8s given a filled-in secrets.env (the real one is never committed).
  * Without kubectl on PATH the base files are read directly (the properties checked here are all
  * in the base; only the overlay's autoscaler floor is then not seen).
  */
@@ -14,10 +16,32 @@ type Manifest = { kind: string; metadata: { name: string }; spec?: any; data?: R
 const k8s = join(repoRoot, 'infra', 'k8s');
 const kubectl = findExecutable('kubectl');
 
+/** `kubectl kustomize` of the production overlay in a copy of infra/k8s; `secrets` is written as its secrets.env. */
+function renderProduction(secrets: string | undefined): { status: number | null; stdout: string; stderr: string } {
+  const dir = mkdtempSync(join(tmpdir(), 'k8s-'));
+  try {
+    cpSync(k8s, dir, { recursive: true, filter: (src) => !src.endsWith('secrets.env') || src.endsWith('secrets.example.env') });
+    if (secrets !== undefined) writeFileSync(join(dir, 'overlays', 'production', 'secrets.env'), secrets);
+    const run = spawnSync(kubectl!, ['kustomize', join(dir, 'overlays', 'production')], { encoding: 'utf8' });
+    return { status: run.status, stdout: run.stdout, stderr: run.stderr };
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+const REAL_SECRETS = [
+  'TASKS_DATABASE_URL=postgres://tasks:s3cret-a@db.internal:5432/product',
+  'MEETINGS_DATABASE_URL=postgres://meetings:s3cret-b@db.internal:5432/product',
+  'CLIPBOARD_DATABASE_URL=postgres://clipboard:s3cret-c@db.internal:5432/product',
+  'REDIS_URL=rediss://redis.internal:6380',
+  'ALLOWED_ORIGINS=https://app.example.com',
+].join('\n');
+
 function manifests(): Manifest[] {
   if (kubectl) {
-    const rendered = execFileSync(kubectl, ['kustomize', join(k8s, 'overlays', 'production')], { encoding: 'utf8' });
-    return parseAllDocuments(rendered).map((d) => d.toJS() as Manifest);
+    const rendered = renderProduction(REAL_SECRETS);
+    if (rendered.status !== 0) throw new Error(`kubectl kustomize failed: ${rendered.stderr}`);
+    return parseAllDocuments(rendered.stdout).map((d) => d.toJS() as Manifest);
   }
   const base = parseAllDocuments(readFileSync(join(k8s, 'base', 'kustomization.yaml'), 'utf8'))[0]!.toJS() as {
     resources: string[];
@@ -61,6 +85,7 @@ describe(`the Kubernetes manifests (${kubectl ? 'kubectl kustomize of the produc
       const configMaps = container.envFrom.map((e: { configMapRef: { name: string } }) => e.configMapRef.name);
       const data = Object.assign({}, ...all.filter((m) => m.kind === 'ConfigMap' && configMaps.includes(m.metadata.name)).map((m) => m.data));
       expect(data.SIGNUP).toBe('closed');
+      expect(data.COOKIE_SECURE).toBe('always');
     });
 
     it('is scaled by a HorizontalPodAutoscaler on CPU, from at least 2 pods', () => {
@@ -87,6 +112,68 @@ describe(`the Kubernetes manifests (${kubectl ? 'kubectl kustomize of the produc
     });
   });
 
+  describe.each(['tasks', 'meetings', 'clipboard', 'gateway'])('%s pods', (name) => {
+    const pod = () => find('Deployment', name)!.spec.template.spec;
+
+    it('mount no service-account token and run under seccomp RuntimeDefault as a non-root user', () => {
+      expect(pod().automountServiceAccountToken).toBe(false);
+      expect(pod().securityContext).toMatchObject({ runAsNonRoot: true, seccompProfile: { type: 'RuntimeDefault' } });
+      expect(pod().securityContext.runAsUser).toBeGreaterThan(0);
+    });
+
+    it('run every container without capabilities, privilege escalation or a writable root filesystem', () => {
+      for (const container of pod().containers) {
+        expect(container.securityContext).toMatchObject({ allowPrivilegeEscalation: false, readOnlyRootFilesystem: true, capabilities: { drop: ['ALL'] } });
+        expect(container.securityContext.runAsUser ?? pod().securityContext.runAsUser).toBeGreaterThan(0);
+        expect(container.securityContext.privileged).toBeUndefined();
+      }
+    });
+  });
+
+  it('runs the gateway from the unprivileged nginx image on a port above 1024, with writable config and temp directories', () => {
+    const spec = find('Deployment', 'gateway')!.spec.template.spec;
+    const nginx = spec.containers[0];
+    expect(nginx.image).toMatch(/^nginxinc\/nginx-unprivileged:/);
+    expect(nginx.ports[0].containerPort).toBeGreaterThan(1024);
+    const mounts = Object.fromEntries(nginx.volumeMounts.map((m: { name: string; mountPath: string }) => [m.mountPath, m.name]));
+    for (const path of ['/tmp', '/etc/nginx/conf.d']) {
+      const volume = spec.volumes.find((v: { name: string }) => v.name === mounts[path]);
+      expect(volume?.emptyDir).toBeDefined();
+    }
+  });
+
+  it('terminates TLS at an Ingress in front of the gateway, which is not exposed on its own', () => {
+    const ingress = find('Ingress', 'gateway');
+    expect(ingress?.spec.tls).toEqual([{ hosts: expect.any(Array), secretName: expect.any(String) }]);
+    const hosts = ingress!.spec.tls[0].hosts as string[];
+    for (const rule of ingress!.spec.rules) {
+      expect(hosts).toContain(rule.host);
+      expect(rule.http.paths.map((p: any) => p.backend.service.name)).toEqual(['gateway']);
+    }
+    expect(find('Service', 'gateway')!.spec.type ?? 'ClusterIP').toBe('ClusterIP');
+  });
+
+  it('marks session cookies Secure (COOKIE_SECURE=always)', () => {
+    const configMap = all.find((m) => m.kind === 'ConfigMap' && m.metadata.name.startsWith('service-config'));
+    expect(configMap?.data?.COOKIE_SECURE).toBe('always');
+  });
+
+  (kubectl ? it : it.skip)('refuses to build the production overlay without a real secrets.env (never from secrets.example.env)', () => {
+    const missing = renderProduction(undefined);
+    expect(missing.status).not.toBe(0);
+    expect(missing.stderr).toContain('secrets.env');
+    const overlay = readFileSync(join(k8s, 'overlays', 'production', 'kustomization.yaml'), 'utf8');
+    expect(overlay).not.toMatch(/^\s*-\s*secrets\.example\.env/m);
+    const rendered = all.find((m) => m.kind === 'Secret') as { data?: Record<string, string> } | undefined;
+    const values = Object.values(rendered?.data ?? {}).map((v) => Buffer.from(v, 'base64').toString());
+    expect(values.join('\n')).not.toContain('change-me');
+  });
+
+  it('does not commit a secrets.env', () => {
+    const ignored = readFileSync(join(repoRoot, '.gitignore'), 'utf8');
+    expect(ignored).toContain('infra/k8s/overlays/production/secrets.env');
+  });
+
   it('denies every other connection in the namespace by default', () => {
     expect(find('NetworkPolicy', 'default-deny')?.spec).toEqual({ podSelector: {}, policyTypes: ['Ingress', 'Egress'] });
   });
@@ -97,5 +184,20 @@ describe(`the Kubernetes manifests (${kubectl ? 'kubectl kustomize of the produc
       expect(egress).toContainEqual({ to: [{ podSelector: { matchLabels: { app: svc } } }], ports: [{ protocol: 'TCP', port }] });
     }
     expect(find('PodDisruptionBudget', 'gateway')).toBeDefined();
+  });
+});
+
+describe('the CI workflows', () => {
+  const dir = join(repoRoot, '.github', 'workflows');
+  const workflows = readdirSync(dir).filter((f) => /\.ya?ml$/.test(f));
+
+  it.each(workflows)('%s reads the repository only and bounds every job in time', (file) => {
+    const workflow = parseAllDocuments(readFileSync(join(dir, file), 'utf8'))[0]!.toJS() as { permissions?: unknown; jobs: Record<string, { permissions?: unknown; 'timeout-minutes'?: number }> };
+    expect(workflow.permissions).toEqual({ contents: 'read' });
+    for (const [name, job] of Object.entries(workflow.jobs)) {
+      expect([name, job.permissions ?? workflow.permissions]).toEqual([name, { contents: 'read' }]);
+      expect([name, job['timeout-minutes']]).toEqual([name, expect.any(Number)]);
+      expect(job['timeout-minutes']).toBeLessThanOrEqual(60);
+    }
   });
 });

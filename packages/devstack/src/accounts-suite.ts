@@ -40,10 +40,10 @@ export function accountsSuite(target: AccountsTarget): void {
   });
   afterAll(() => t?.close());
 
-  /** The session cookie a response sets (`<svc>_sid=...`), with its attributes. */
-  function sessionCookie(res: { headers: Record<string, unknown> }): { pair: string; attributes: string } {
+  /** The session cookie a response sets (`<svc>_sid=...`, or `__Host-<svc>_sid=...` when `secure`), with its attributes. */
+  function sessionCookie(res: { headers: Record<string, unknown> }, secure = false): { pair: string; attributes: string } {
     const all = ([] as string[]).concat((res.headers['set-cookie'] as string[] | undefined) ?? []);
-    const line = all.find((c) => c.startsWith(`${cookieName}=`));
+    const line = all.find((c) => c.startsWith(`${secure ? '__Host-' : ''}${cookieName}=`));
     if (!line) throw new Error(`no ${cookieName} cookie in ${JSON.stringify(all)}`);
     const [pair, ...attributes] = line.split(';');
     return { pair: pair!.trim(), attributes: attributes.map((a) => a.trim()).join('; ') };
@@ -115,9 +115,34 @@ export function accountsSuite(target: AccountsTarget): void {
       await t.http().post(`${auth}/signup`).set('Origin', target.allowedOrigin).send({ email: newEmail(), password: PASSWORD }).expect(201);
     });
 
-    it('adds Secure to the cookie when the request came over HTTPS (through the trusted proxy)', async () => {
+    it('names the cookie __Host-<svc>_sid and marks it Secure when the request came over HTTPS (through the trusted proxy); the session works under that name', async () => {
       const res = await t.http().post(`${auth}/signup`).set('X-Forwarded-Proto', 'https').send({ email: newEmail(), password: PASSWORD }).expect(201);
-      expect(sessionCookie(res).attributes).toMatch(/Secure/);
+      const cookie = sessionCookie(res, true);
+      expect(cookie.pair).toMatch(new RegExp(`^__Host-${cookieName}=sid_`));
+      expect(cookie.attributes).toMatch(/Secure/);
+      expect(cookie.attributes).toMatch(/Path=\//);
+      expect(cookie.attributes).not.toMatch(/Domain=/i);
+      expect(((res.headers['set-cookie'] as unknown as string[]) ?? []).some((c) => c.startsWith(`${cookieName}=`))).toBe(false);
+      await t.http().get(`${auth}/me`).set('Cookie', cookie.pair).expect(200);
+      await t.http().get(target.readPath).set('Cookie', cookie.pair).expect(200);
+      // Logout over https revokes it and clears the __Host- cookie.
+      const out = await t.http().post(`${auth}/logout`).set('X-Forwarded-Proto', 'https').set('Cookie', cookie.pair).expect(204);
+      expect(sessionCookie(out, true).attributes).toMatch(/Expires=Thu, 01 Jan 1970/);
+      await t.http().get(`${auth}/me`).set('Cookie', cookie.pair).expect(401);
+    });
+
+    it('follows COOKIE_SECURE: always gives a Secure __Host- cookie over plain http, never a plain one over https', async () => {
+      const always = await target.start({ ...UNLIMITED, SIGNUP: 'open', COOKIE_SECURE: 'always' }, { shareWith: t });
+      const never = await target.start({ ...UNLIMITED, SIGNUP: 'open', COOKIE_SECURE: 'never' }, { shareWith: t });
+      try {
+        const secure = await always.http().post(`${auth}/signup`).send({ email: newEmail(), password: PASSWORD }).expect(201);
+        expect(sessionCookie(secure, true).attributes).toMatch(/Secure/);
+        const plain = await never.http().post(`${auth}/signup`).set('X-Forwarded-Proto', 'https').send({ email: newEmail(), password: PASSWORD }).expect(201);
+        expect(sessionCookie(plain).attributes).not.toMatch(/Secure/);
+      } finally {
+        await always.close();
+        await never.close();
+      }
     });
   });
 
@@ -227,6 +252,37 @@ export function accountsSuite(target: AccountsTarget): void {
       await t.http().post(`${auth}/login`).send({ email: other.email, password: PASSWORD }).expect(200);
     });
 
+    it('counts a failure before the hash is checked: 200 parallel wrong passwords for one email get at most 10 x 401, the rest 429', async () => {
+      const { email } = await signUp();
+      const address = `198.51.100.${1 + Math.floor(Math.random() * 250)}`;
+      const statuses = await Promise.all(Array.from({ length: 200 }, (_, i) =>
+        t.http().post(`${auth}/login`).set('X-Forwarded-For', address).send({ email, password: `wrong ${i}` }).then((r) => r.status)));
+      const count = (status: number) => statuses.filter((s) => s === status).length;
+      expect(count(401) + count(429)).toBe(200);
+      expect(count(401)).toBeGreaterThan(0);
+      expect(count(401)).toBeLessThanOrEqual(10);
+      // Still blocked for the right password afterwards.
+      await t.http().post(`${auth}/login`).set('X-Forwarded-For', address).send({ email, password: PASSWORD }).expect(429);
+    });
+
+    it('gives one client address at most 100 failed sign-ins across all emails, then 429 even for a right password', async () => {
+      const { email } = await signUp();
+      const address = `203.0.113.${1 + Math.floor(Math.random() * 250)}`;
+      const attempt = (body: object, from = address) => t.http().post(`${auth}/login`).set('X-Forwarded-For', from).send(body);
+      // A right password is not a failure: it does not use up the address's budget.
+      await attempt({ email, password: PASSWORD }).expect(200);
+      for (let batch = 0; batch < 10; batch++) {
+        const statuses = await Promise.all(Array.from({ length: 10 }, () => attempt({ email: newEmail(), password: 'wrong password' }).then((r) => r.status)));
+        expect(statuses).toEqual(Array(10).fill(401));
+      }
+      const blocked = await attempt({ email: newEmail(), password: 'wrong password' }).expect(429);
+      expectEnvelope(blocked.body, 'rate_limited');
+      expect(Number(blocked.headers['retry-after'])).toBeGreaterThan(15 * 60);
+      await attempt({ email, password: PASSWORD }).expect(429);
+      // Another address is not affected.
+      await attempt({ email, password: PASSWORD }, '192.0.2.77').expect(200);
+    });
+
     it('throttles in process too when Redis is not configured', async () => {
       const single = await target.start({ ...UNLIMITED, SIGNUP: 'open' }, { withoutRedis: true });
       try {
@@ -237,6 +293,25 @@ export function accountsSuite(target: AccountsTarget): void {
         expect(Number(res.headers['retry-after'])).toBeGreaterThan(0);
       } finally {
         await single.close();
+      }
+    });
+
+    it.each([
+      ['a NUL in the email', { email: 'a\u0000b@example.test', password: PASSWORD }],
+      ['a NUL in the password', { email: 'a@example.test', password: 'pass\u0000word' }],
+      ['a NUL in a property name', { email: 'a@example.test', password: PASSWORD, 'x\u0000': 1 }],
+    ])('answers 400, never a 500, for %s (sign-up and login)', async (_name, body) => {
+      for (const path of ['signup', 'login']) {
+        const res = await t.http().post(`${auth}/${path}`).send(body).expect(400);
+        expectEnvelope(res.body, 'validation_failed');
+      }
+    });
+
+    it('answers 400 for a body nested deeper than 64 levels (60,000 deep included)', async () => {
+      for (const depth of [65, 60_000]) {
+        const deep = `${'['.repeat(depth)}${']'.repeat(depth)}`;
+        const res = await t.http().post(`${auth}/login`).set('Content-Type', 'application/json').send(`{"email":"a@example.test","password":"x","deep":${deep}}`).expect(400);
+        expectEnvelope(res.body, 'validation_failed');
       }
     });
 
@@ -306,6 +381,23 @@ export function accountsSuite(target: AccountsTarget): void {
       }
       await t.http().patch(`${auth}/me`).send({ timezone: 'UTC' }).expect(401);
       expect((await t.http().get(`${auth}/me`).set('Cookie', cookie).expect(200)).body.timezone).toBe('America/New_York');
+    });
+
+    it('stores a zone in its canonical spelling whatever the letter case sent', async () => {
+      const res = await t.http().post(`${auth}/signup`).send({ email: newEmail(), password: PASSWORD, timezone: 'eUROPE/bERLIN' }).expect(201);
+      const cookie = sessionCookie(res).pair;
+      expect((await t.http().get(`${auth}/me`).set('Cookie', cookie).expect(200)).body.timezone).toBe('Europe/Berlin');
+      expect((await t.http().patch(`${auth}/me`).set('Cookie', cookie).send({ timezone: 'asia/KOLKATA' }).expect(200)).body.timezone).toBe('Asia/Kolkata');
+      const row = await t.db.selectFrom('accounts').select('timezone').where('id', '=', res.body.accountId).executeTakeFirstOrThrow();
+      expect(row.timezone).toBe('Asia/Kolkata');
+    });
+  });
+
+  describe('keys', () => {
+    it('answers 400, never a 500, for a NUL in a key name', async () => {
+      const { cookie } = await signUp();
+      const res = await t.http().post(target.keysPath).set('Cookie', cookie).send({ name: 'bad\u0000name', scopes: [target.scopes[0]] }).expect(400);
+      expectEnvelope(res.body, 'validation_failed');
     });
   });
 

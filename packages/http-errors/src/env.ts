@@ -76,7 +76,7 @@ const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'
 /**
  * The settings every service reads the same way: `<SERVICE>_PORT` (or `PORT`), `HOST`,
  * `DATABASE_URL`, `DATABASE_POOL_SIZE`, `DATABASE_CONNECT_TIMEOUT_MS`, `DATABASE_STATEMENT_TIMEOUT_MS`, `REDIS_URL`, `REDIS_PREFIX`, `ALLOWED_ORIGINS`,
- * `TRUST_PROXY`, `BODY_LIMIT_BYTES`, `LOG_LEVEL`, `SHUTDOWN_TIMEOUT_MS`, `SIGNUP` (`open` lets anyone create
+ * `TRUST_PROXY`, `BODY_LIMIT_BYTES`, `LOG_LEVEL`, `SHUTDOWN_TIMEOUT_MS`, `COOKIE_SECURE`, `SIGNUP` (`open` lets anyone create
  * an account at `/auth/<service>/signup`; `closed`, the default, leaves it to the operator),
  * `PUBLIC_URL` (the origin clients use, e.g. https://api.example.com, named in the OAuth and MCP
  * metadata; unset: the origin each request came through).
@@ -98,6 +98,8 @@ export function serviceEnv(env: Env, service: { name: string; port: number; body
     logLevel: envOneOf(env, 'LOG_LEVEL', LOG_LEVELS, 'info'),
     shutdownTimeoutMs: envInt(env, 'SHUTDOWN_TIMEOUT_MS', 10_000, 0, 600_000),
     signup: envOneOf(env, 'SIGNUP', ['open', 'closed'] as const, 'closed'),
+    // The session cookie: Secure and `__Host-` always, never, or (auto) when the request came over https.
+    cookieSecure: envOneOf(env, 'COOKIE_SECURE', ['auto', 'always', 'never'] as const, 'auto'),
     publicUrl: publicUrl(env),
   };
 }

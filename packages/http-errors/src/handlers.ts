@@ -28,6 +28,9 @@ const PG_ERRORS: Record<string, AppError> = {
   '23505': new AppError(409, 'already_exists', 'A record with these values already exists'),
   '23503': new AppError(409, 'reference_conflict', 'A referenced record does not exist'),
   '22P02': new AppError(400, 'invalid_input', 'A value has an invalid format'),
+  // A NUL (U+0000) in text: the input checks refuse it first; this catches a route parsed elsewhere.
+  '22021': new AppError(400, 'invalid_input', 'A value contains a character that cannot be stored (NUL)'),
+  '22P05': new AppError(400, 'invalid_input', 'A value contains a character that cannot be stored (NUL)'),
   '22001': new AppError(400, 'invalid_input', 'A value is too long'),
   '22003': new AppError(400, 'invalid_input', 'A number is out of range'),
   '22007': new AppError(400, 'invalid_input', 'A date or time has an invalid format'),

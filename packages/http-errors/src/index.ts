@@ -5,3 +5,4 @@ export { requestId } from './request-id.js';
 export { compileBody, compileQuery, addSchema, toDetails, type Validator } from './validation.js';
 export { ConfigError, envInt, serviceEnv, type ServiceEnv } from './env.js';
 export { documentOutages } from './openapi.js';
+export { MAX_JSON_DEPTH, jsonBody, rejectUnsafeInput, unsafeInputProblem } from './input.js';

@@ -1,6 +1,7 @@
 import Ajv, { type ErrorObject, type Options, type ValidateFunction } from 'ajv';
 import addFormats from 'ajv-formats';
 import { errors, type ErrorDetail } from './errors.js';
+import { rejectUnsafeInput } from './input.js';
 
 /**
  * The ajv instance every schema compiles into. Options: all errors at once; types coerced only for
@@ -29,7 +30,7 @@ export function toDetails(ajvErrors: ErrorObject[] | null | undefined): ErrorDet
   });
 }
 
-/** A schema compiled once; `parse` returns the typed value or throws a 400 `validation_failed`. */
+/** A schema compiled once; `parse` returns the typed value or throws a 400 `validation_failed` (also for a NUL anywhere). */
 export interface Validator<T> {
   readonly validate: ValidateFunction;
   parse(input: unknown): T;
@@ -39,8 +40,10 @@ function wrap<T>(validate: ValidateFunction): Validator<T> {
   return {
     validate,
     parse(input: unknown): T {
-      if (validate(input)) return input as T;
-      throw errors.validation(toDetails(validate.errors));
+      if (!validate(input)) throw errors.validation(toDetails(validate.errors));
+      // Query strings reach here without the body parser's check.
+      rejectUnsafeInput(input);
+      return input as T;
     },
   };
 }

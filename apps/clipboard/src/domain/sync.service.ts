@@ -92,7 +92,7 @@ function checkCursor(state: StateRow | undefined, seq: number): void {
   }
 }
 
-/** Which entities' changes a caller may read: items always (the route needs clipboard:read or :write). */
+/** Which entities' changes a caller may read: items always (pull and sync both need clipboard:read). */
 function readable(scopes: ReadonlySet<string>): Entity[] {
   const entities: Entity[] = ['item'];
   if (scopes.has('snippets:read')) entities.push('snippet');

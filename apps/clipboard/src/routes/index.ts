@@ -1,4 +1,5 @@
-import express, { Router, type RequestHandler } from 'express';
+import { Router, type RequestHandler } from 'express';
+import { jsonBody } from '@app/http-errors';
 import { requireScope } from '@app/auth';
 import type { AppDeps } from '../deps.js';
 import { clipboardRoutes } from './clipboard.routes.js';
@@ -14,7 +15,7 @@ function chain(first: RequestHandler, second: RequestHandler): RequestHandler {
 
 /** Every /api route of the clipboard service (the keys routes are mounted beside it). */
 export function apiRoutes(deps: AppDeps): Router {
-  const json = express.json({ limit: deps.config.bodyLimitBytes });
+  const json = jsonBody({ limit: deps.config.bodyLimitBytes });
   const guards: Guards = {
     read: (scope) => requireScope(scope),
     write: (scope) => chain(requireScope(scope), json),

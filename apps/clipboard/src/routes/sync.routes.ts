@@ -14,7 +14,8 @@ export function syncRoutes({ db }: AppDeps, g: Guards): Router {
   router.get('/clipboard/pull', g.read('clipboard:read'), async (req, res) => {
     res.json(await syncing.pull(db, req.caller!.accountId, req.caller!.scopes, pullQuery.parse(req.query)));
   });
-  router.post('/clipboard/sync', g.write('clipboard:write'), async (req, res) => {
+  // Sync answers item contents (the server's changes), so it needs read as well as write.
+  router.post('/clipboard/sync', g.read('clipboard:read'), g.write('clipboard:write'), async (req, res) => {
     const body = syncBody.parse(req.body);
     res.json(await syncing.sync(db, req.caller!.accountId, req.caller!.scopes, { ...body, limit: body.limit ?? 500 }));
   });

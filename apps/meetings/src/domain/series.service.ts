@@ -1,6 +1,6 @@
 import type { Kysely } from 'kysely';
 import { AppError, errors, type ErrorDetail } from '@app/http-errors';
-import { isValidTimezone } from '@app/auth';
+import { canonicalTimezone } from '@app/auth';
 import type { Database } from '../db/schema.js';
 import { lockAccountResource } from '../db/locks.repository.js';
 import * as meetingsRepo from '../db/meetings.repository.js';
@@ -46,8 +46,12 @@ function checkSchedule(cadence: string, input: { weekday?: number | undefined; m
   if (details.length > 0) throw errors.validation(details);
 }
 
-function checkTimezone(timezone: string | undefined): void {
-  if (timezone !== undefined && !isValidTimezone(timezone)) throw errors.validation([{ path: '/timezone', message: 'is not an IANA time zone' }]);
+/** The zone's canonical name (any letter case accepted), or 400 for an unknown one. */
+function checkTimezone(timezone: string | undefined): string | undefined {
+  if (timezone === undefined) return undefined;
+  const zone = canonicalTimezone(timezone);
+  if (zone === undefined) throw errors.validation([{ path: '/timezone', message: 'is not an IANA time zone' }]);
+  return zone;
 }
 
 /** Participants must be people of the account (404 otherwise) who are not archived (409). */
@@ -65,8 +69,8 @@ async function checkParticipants(db: Kysely<Database>, accountId: string, ids: s
  * Creates a series and materializes its next two occurrences on or after max(startDate, today
  * in the series' zone).
  */
-export async function createSeries(db: Kysely<Database>, accountId: string, input: SeriesInput, withPrivate: boolean) {
-  checkTimezone(input.timezone);
+export async function createSeries(db: Kysely<Database>, accountId: string, given: SeriesInput, withPrivate: boolean) {
+  const input = { ...given, timezone: checkTimezone(given.timezone)! };
   checkSchedule(input.cadence, input, true);
   const participantIds = input.participantIds ?? [];
   return db.transaction().execute(async (trx) => {
@@ -94,8 +98,8 @@ export async function createSeries(db: Kysely<Database>, accountId: string, inpu
  * Updates an active series. A new start time or zone re-times its SCHEDULED occurrences from
  * today on (past ones keep the instant they had).
  */
-export async function updateSeries(db: Kysely<Database>, accountId: string, id: string, input: SeriesPatch) {
-  checkTimezone(input.timezone);
+export async function updateSeries(db: Kysely<Database>, accountId: string, id: string, given: SeriesPatch) {
+  const input: SeriesPatch = given.timezone === undefined ? given : { ...given, timezone: checkTimezone(given.timezone)! };
   return db.transaction().execute(async (trx) => {
     const row = await repo.findSeries(trx, accountId, id, true);
     if (!row) throw errors.notFound('Series not found');

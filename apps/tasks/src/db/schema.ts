@@ -38,8 +38,20 @@ export interface TasksTable {
   search: ColumnType<never, never, never>;
 }
 
+/** A create's Idempotency-Key, kept with the task it created (see the 2026_11_23_2200 migration). */
+export interface TaskIdempotencyKeysTable {
+  account_id: string;
+  key_hash: Buffer;
+  fingerprint: string;
+  task_id: string | null;
+  status: number | null;
+  response: ColumnType<unknown, string | null, string | null>;
+  created_at: ColumnType<Date, never, never>;
+}
+
 /** Every table of the tasks schema. */
 export interface Database extends AuthDatabase {
   workspaces: WorkspacesTable;
   tasks: TasksTable;
+  task_idempotency_keys: TaskIdempotencyKeysTable;
 }

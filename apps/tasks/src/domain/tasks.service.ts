@@ -1,6 +1,8 @@
 import { errors, type ErrorDetail } from '@app/http-errors';
 import type { Kysely, RawBuilder } from 'kysely';
 import type { Database } from '../db/schema.js';
+import * as idempotency from '../db/idempotency.repository.js';
+import type { KeptAnswer } from '../db/idempotency.repository.js';
 import * as repo from '../db/tasks.repository.js';
 import type { TaskRow, TaskState } from '../db/tasks.repository.js';
 import { CHANGES_CURSOR_DAYS, encodeCursor, listCursor, queryDigest, searchCursor, type View } from './cursor.js';
@@ -185,18 +187,57 @@ async function insertTask(db: Db, ctx: Context, input: TaskInput & { title: stri
 export async function createTask(db: Db, ctx: Context, input: TaskInput & { title: string }): Promise<Task> {
   checkShape(input);
   if (!input.parentId) {
-    checkBusinessRules(input);
     // One INSERT: the place at the end of the order comes from a sequence, so a top-level task
     // needs no transaction and no lock.
-    return insertTask(db, ctx, input, repo.endPosition);
+    return insertTopLevel(db, ctx, input);
   }
-  const parentId = input.parentId;
-  return repo.inTransaction(db, async (trx) => {
-    const parent = await loadParent(trx, ctx, parentId);
-    checkBusinessRules(input);
-    await checkParent(trx, parent);
-    return insertTask(trx, ctx, input, null);
+  return repo.inTransaction(db, (trx) => insertSubtask(trx, ctx, input, input.parentId!));
+}
+
+function insertTopLevel(db: Db, ctx: Context, input: TaskInput & { title: string }): Promise<Task> {
+  checkBusinessRules(input);
+  return insertTask(db, ctx, input, repo.endPosition);
+}
+
+async function insertSubtask(trx: Db, ctx: Context, input: TaskInput & { title: string }, parentId: string): Promise<Task> {
+  const parent = await loadParent(trx, ctx, parentId);
+  checkBusinessRules(input);
+  await checkParent(trx, parent);
+  return insertTask(trx, ctx, input, null);
+}
+
+/** An Idempotency-Key create: the key as its SHA-256, and the request body's fingerprint. */
+export interface CreateOnce {
+  accountId: string;
+  keyHash: Buffer;
+  fingerprint: string;
+}
+
+/**
+ * {@link createTask} under an Idempotency-Key kept in Postgres with the task, in one transaction:
+ * the task and its key commit together or not at all. When the key already holds an answer (a
+ * replay whose Redis record is gone, or a concurrent duplicate that waited on the key's row),
+ * nothing is created and that first answer is returned as `kept`.
+ */
+export async function createTaskOnce(
+  db: Db,
+  ctx: Context,
+  input: TaskInput & { title: string },
+  once: CreateOnce,
+): Promise<{ created: { status: 201; body: { item: Task } } } | { kept: KeptAnswer }> {
+  checkShape(input);
+  const outcome = await repo.inTransaction(db, async (trx) => {
+    if (!(await idempotency.claimKey(trx, once.accountId, once.keyHash, once.fingerprint))) return undefined;
+    const item = input.parentId ? await insertSubtask(trx, ctx, input, input.parentId) : await insertTopLevel(trx, ctx, input);
+    const created = { status: 201 as const, body: { item } };
+    await idempotency.keepAnswer(trx, once.accountId, once.keyHash, item.id, created.status, created.body);
+    return { created };
   });
+  if (outcome) return outcome;
+  const kept = await idempotency.findKeptAnswer(db, once.accountId, once.keyHash);
+  // Claimed a moment ago by a create that then failed and rolled back: the caller may retry.
+  if (!kept) throw errors.conflict('idempotency_request_in_progress', 'A request with this Idempotency-Key is still being processed; retry shortly');
+  return { kept };
 }
 
 async function findLive(db: Db, ctx: Context, id: string, lock = false): Promise<TaskState> {

@@ -1,16 +1,16 @@
 import { Router, type Request, type Response } from 'express';
 import type { Kysely } from 'kysely';
 import { callerTimezone, requireScope } from '@app/auth';
-import { compileBody, compileQuery, errors, type ErrorDetail } from '@app/http-errors';
+import { compileBody, compileQuery, errors } from '@app/http-errors';
 import type { AppDeps } from '../deps.js';
 import type { Database } from '../db/schema.js';
 import { findPersonalWorkspace } from '../db/workspaces.repository.js';
 import * as service from '../domain/tasks.service.js';
 import type { Context, IfMatch, ListQuery, Task, TaskInput } from '../domain/tasks.service.js';
-import { idempotencyKey, memoryIdempotencyStore, readIdempotencyKey, redisIdempotencyStore, runIdempotent } from '../idempotency.js';
+import { idempotencyKey, keyDigest, memoryIdempotencyStore, readIdempotencyKey, redisIdempotencyStore, runIdempotent } from '../idempotency.js';
 import { listChanges } from '../domain/changes.service.js';
 import { previewRecurrence } from '../domain/recurrence.service.js';
-import { changesQuerySchema, createTaskSchema, emptyBodySchema, listQuerySchema, positionSchema, previewQuerySchema, updateTaskSchema } from '../openapi.js';
+import { IF_MATCH_MAX_LENGTH, changesQuerySchema, createTaskSchema, emptyBodySchema, listQuerySchema, positionSchema, previewQuerySchema, updateTaskSchema } from '../openapi.js';
 
 const createBody = compileBody<TaskInput & { title: string }>(createTaskSchema);
 const updateBody = compileBody<TaskInput>(updateTaskSchema);
@@ -22,24 +22,9 @@ const previewQuery = compileQuery<{ rule: string; from?: string; count: number }
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
-/** Postgres cannot store NUL characters: name every string that holds one (400, not a 500). */
-function rejectNul(value: unknown, path = ''): ErrorDetail[] {
-  if (typeof value === 'string') return value.includes('\u0000') ? [{ path: path || '/', message: 'must not contain the NUL character' }] : [];
-  if (Array.isArray(value)) return value.flatMap((v, i) => rejectNul(v, `${path}/${i}`));
-  if (value && typeof value === 'object') return Object.entries(value).flatMap(([k, v]) => rejectNul(v, `${path}/${k}`));
-  return [];
-}
-
-function parse<T>(validator: { parse(input: unknown): T }, input: unknown): T {
-  const value = validator.parse(input);
-  const nul = rejectNul(value);
-  if (nul.length > 0) throw errors.validation(nul);
-  return value;
-}
-
 /** complete / reopen / auto-tag: no body, or `{}`. */
 function noBody(req: Request): void {
-  if (req.body !== undefined) parse(emptyBody, req.body);
+  if (req.body !== undefined) emptyBody.parse(req.body);
 }
 
 /** A path id that is not a UUID names no task: 404, like a missing one. */
@@ -55,6 +40,7 @@ function taskId(req: Request): string {
  */
 export function readIfMatch(header: string | undefined): IfMatch | undefined {
   if (header === undefined) return undefined;
+  if (header.length > IF_MATCH_MAX_LENGTH) throw errors.validation([{ path: 'If-Match', message: `must be at most ${IF_MATCH_MAX_LENGTH} characters` }]);
   if (header.trim() === '*') return '*';
   const strong: string[] = [];
   for (const part of header.split(',')) {
@@ -98,33 +84,33 @@ export function tasksRouter(deps: AppDeps): Router {
   const router = Router();
 
   router.get('/tasks', read, async (req, res) => {
-    const query = parse(listQuery, req.query);
+    const query = listQuery.parse(req.query);
     res.json(await service.listTasks(db, await context(req), query));
   });
 
   router.post('/tasks', write, async (req, res) => {
-    const input = parse(createBody, req.body);
+    const input = createBody.parse(req.body);
     const clientKey = readIdempotencyKey(req.get('idempotency-key'));
     const ctx = await context(req);
-    const create = async () => ({ status: 201, body: { item: await service.createTask(db, ctx, input) } });
-    if (clientKey === undefined) {
-      const { body } = await create();
-      return sendTask(res, 201, body.item);
-    }
+    if (clientKey === undefined) return sendTask(res, 201, await service.createTask(db, ctx, input));
     const key = idempotencyKey(config.redisPrefix, ctx.workspaceId, req.caller!.accountId, clientKey);
-    const result = await runIdempotent(store, key, input, create);
+    const once = { accountId: req.caller!.accountId, keyHash: keyDigest(clientKey) };
+    const result = await runIdempotent(store, key, input, async (fingerprint) => {
+      const outcome = await service.createTaskOnce(db, ctx, input, { ...once, fingerprint });
+      return 'kept' in outcome ? outcome : outcome.created;
+    });
     if (result.replayed) res.set('Idempotent-Replayed', 'true');
     sendTask(res, result.status, result.body.item);
   });
 
   // Before /tasks/:id, which would take "changes" for an id.
   router.get('/tasks/changes', read, async (req, res) => {
-    const query = parse(changesQuery, req.query);
+    const query = changesQuery.parse(req.query);
     res.json(await listChanges(db, await context(req), query));
   });
 
   router.get('/recurrence/preview', read, async (req, res) => {
-    const query = parse(previewQuery, req.query);
+    const query = previewQuery.parse(req.query);
     res.json(previewRecurrence(query, callerTimezone(req)));
   });
 
@@ -134,7 +120,7 @@ export function tasksRouter(deps: AppDeps): Router {
   });
 
   router.patch('/tasks/:id', write, async (req, res) => {
-    const input = parse(updateBody, req.body);
+    const input = updateBody.parse(req.body);
     const ifMatch = readIfMatch(req.get('if-match'));
     const ctx = await context(req);
     sendTask(res, 200, await service.updateTask(db, ctx, taskId(req), input, ifMatch));
@@ -168,7 +154,7 @@ export function tasksRouter(deps: AppDeps): Router {
   });
 
   router.put('/tasks/:id/position', write, async (req, res) => {
-    const { afterId } = parse(positionBody, req.body);
+    const { afterId } = positionBody.parse(req.body);
     const ctx = await context(req);
     sendTask(res, 200, await service.moveTask(db, ctx, taskId(req), afterId === null ? null : afterId.toLowerCase()));
   });

@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import pg from 'pg';
 
 /** One service's traffic in a fault phase: what to read, and how to write one record. */
 export interface Target {
@@ -110,4 +111,29 @@ export function printTable(rows: Array<Record<string, string | number>>): void {
   const cols = Object.keys(rows[0]!);
   const lines = [`| ${cols.join(' | ')} |`, `|${cols.map(() => '---').join('|')}|`, ...rows.map((r) => `| ${cols.map((c) => r[c]).join(' | ')} |`)];
   process.stdout.write(`\n${lines.join('\n')}\n`);
+}
+
+/**
+ * The acknowledged writes (keys by service, as {@link runLoad} collects them) that are not in the
+ * database: tasks by id, notes by date, clipboard items by id (an item pruned by the history limit
+ * under load is durable too: its tombstone is in the changes log). Empty when nothing was lost.
+ */
+export async function findLostWrites(databaseUrl: string, acknowledged: Record<string, string[]>): Promise<string[]> {
+  const db = new pg.Client({ connectionString: databaseUrl });
+  await db.connect();
+  try {
+    const found = async (sql: string, keys: string[]) => new Set((await db.query<{ k: string }>(sql, [keys])).rows.map((r) => r.k));
+    const lost: string[] = [];
+    const check = (service: string, have: Set<string>) => lost.push(...(acknowledged[service] ?? []).filter((k) => !have.has(k)).map((k) => `${service} ${k}`));
+    check('tasks', await found('select id::text as k from tasks.tasks where id = any($1::uuid[])', acknowledged.tasks ?? []));
+    check('meetings', await found('select date::text as k from meetings.notes where date = any($1::date[])', acknowledged.meetings ?? []));
+    check('clipboard', await found(
+      `select id::text as k from clipboard.items where id = any($1::uuid[])
+       union select entity_id::text from clipboard.changes where entity = 'item' and op = 'delete' and entity_id = any($1::uuid[])`,
+      acknowledged.clipboard ?? [],
+    ));
+    return lost;
+  } finally {
+    await db.end();
+  }
 }

@@ -77,20 +77,21 @@ export class AccountService {
 
   /**
    * A new session for the right email and password. An unknown email and a wrong password give
-   * the same 401 after the same work; after too many failures for the email, 429 whatever the password.
+   * the same 401 after the same work; after too many failures for the email (or from the client
+   * address `address`), 429 whatever the password.
    */
-  async logIn(input: { email: string; password: string }): Promise<AccountView & { token: string }> {
+  async logIn(input: { email: string; password: string }, address: string): Promise<AccountView & { token: string }> {
     const email = normalizeEmail(input.email);
-    const wait = await this.throttle.blockedFor(email);
+    // Counted before the hash is checked: a parallel burst cannot outrun the count.
+    const wait = await this.throttle.begin(email, address);
     if (wait > 0) {
       throw errors.tooManyRequests(wait);
     }
     const account = await repo.findAccountByEmail(this.db, email);
     if (!(await verifyPassword(account?.passwordHash, input.password)) || !account) {
-      await this.throttle.recordFailure(email);
       throw invalidCredentials();
     }
-    await this.throttle.reset(email);
+    await this.throttle.succeeded(email, address);
     const { token } = await createSession(this.db, this.cfg, account.id);
     return { ...toView(account), token };
   }

@@ -2,7 +2,7 @@ import { parseArgs } from 'node:util';
 import { createAccount, EMAIL_PATTERN, normalizeEmail, type AdminHooks } from './accounts.js';
 import type { AuthConfig } from './config.js';
 import { forgetCredential } from './credential-cache.js';
-import { isValidTimezone } from './middleware.js';
+import { canonicalTimezone } from './timezones.js';
 import { createApiKey, createSession } from './keys.js';
 import { hashPassword, passwordLengthOk, PASSWORD_MAX_LENGTH, PASSWORD_MIN_LENGTH } from './passwords.js';
 import * as repo from './repository.js';
@@ -68,8 +68,8 @@ export async function runAdminCommand(db: AnyDb, cfg: AuthConfig, argv: string[]
     case 'create-account': {
       const email = normalizeEmail(required(str('email'), 'email'));
       if (!EMAIL.test(email) || email.length > 254) throw new AdminError(`--email is not an email address: ${email}`);
-      const timezone = str('timezone') ?? 'UTC';
-      if (!isValidTimezone(timezone)) throw new AdminError(`--timezone is not an IANA time zone: ${timezone}`);
+      const timezone = canonicalTimezone(str('timezone') ?? 'UTC');
+      if (timezone === undefined) throw new AdminError(`--timezone is not an IANA time zone: ${str('timezone')}`);
       const passwordHash = values['password-stdin'] ? await passwordFromStdin(io) : null;
       const created = await createAccount(db, { email, timezone, passwordHash }, hooks);
       if (!created) throw new AdminError(`an account with email ${email} already exists`);

@@ -1,11 +1,13 @@
 import { Router, type CookieOptions, type Request, type RequestHandler, type Response } from 'express';
+import { ipKeyGenerator } from 'express-rate-limit';
 import { compileBody, errors } from '@app/http-errors';
 import { EMAIL_PATTERN, normalizeEmail, type AccountService } from './accounts.js';
-import { DEFAULT_SESSION_TTL_SECONDS, cookieName, type AuthConfig } from './config.js';
+import { DEFAULT_SESSION_TTL_SECONDS, cookieName, secureCookieName, type AuthConfig, type CookieSecure } from './config.js';
 import { forgetCredential } from './credential-cache.js';
-import { authenticate, isValidTimezone, requireAllowedOrigin, requireSession } from './middleware.js';
+import { authenticate, requireAllowedOrigin, requireSession } from './middleware.js';
+import { canonicalTimezone } from './timezones.js';
 import { PASSWORD_MAX_LENGTH, PASSWORD_MIN_LENGTH } from './passwords.js';
-import { readCookie } from './tokens.js';
+import { readSessionCookie } from './tokens.js';
 
 const email = { type: 'string', minLength: 3, maxLength: 254, pattern: EMAIL_PATTERN, description: 'trimmed and lower-cased first; at most 254 characters' };
 const timezone = { type: 'string', minLength: 1, maxLength: 100, description: 'IANA time zone name' };
@@ -40,10 +42,12 @@ function withNormalizedEmail(body: unknown): unknown {
   return body;
 }
 
-function checkTimezone(name: string | undefined): void {
-  if (name !== undefined && !isValidTimezone(name)) {
-    throw errors.validation([{ path: '/timezone', message: 'must be an IANA time zone name, e.g. Europe/Berlin' }]);
-  }
+/** The zone's canonical name (any letter case accepted), or 400 for an unknown one. */
+function checkTimezone(name: string | undefined): string | undefined {
+  if (name === undefined) return undefined;
+  const zone = canonicalTimezone(name);
+  if (zone === undefined) throw errors.validation([{ path: '/timezone', message: 'must be an IANA time zone name, e.g. Europe/Berlin' }]);
+  return zone;
 }
 
 export interface AuthRoutesOptions {
@@ -52,6 +56,8 @@ export interface AuthRoutesOptions {
   signup: 'open' | 'closed';
   /** The service's JSON body parser (its body limit). */
   json: RequestHandler;
+  /** When the session cookie is `Secure` (and named `__Host-<service>_sid`). */
+  cookieSecure: CookieSecure;
 }
 
 /** A revoked session stops working in this process at once (other replicas: within a second). */
@@ -65,10 +71,14 @@ function forgetHeldSession(req: Request): void {
  * `/me` is for sessions only (401, then 403 for a foreign origin or an API key).
  */
 export function authRouter(o: AuthRoutesOptions): Router {
-  const name = cookieName(o.cfg);
-  const cookie = (req: Request): CookieOptions => ({ httpOnly: true, sameSite: 'lax', path: '/', secure: req.secure });
-  const signIn = (req: Request, res: Response, token: string) =>
-    res.cookie(name, token, { ...cookie(req), maxAge: (o.cfg.sessionTtlSeconds ?? DEFAULT_SESSION_TTL_SECONDS) * 1000 });
+  const names = { secure: secureCookieName(o.cfg), plain: cookieName(o.cfg) };
+  const isSecure = (req: Request) => o.cookieSecure === 'always' || (o.cookieSecure === 'auto' && req.secure);
+  const options = (secure: boolean): CookieOptions => ({ httpOnly: true, sameSite: 'lax', path: '/', secure });
+  const signIn = (req: Request, res: Response, token: string) => {
+    const secure = isSecure(req);
+    res.cookie(secure ? names.secure : names.plain, token, { ...options(secure), maxAge: (o.cfg.sessionTtlSeconds ?? DEFAULT_SESSION_TTL_SECONDS) * 1000 });
+  };
+  const held = (req: Request) => readSessionCookie(req.headers.cookie, names);
 
   const router = Router();
   const json = o.json;
@@ -78,25 +88,27 @@ export function authRouter(o: AuthRoutesOptions): Router {
     next(o.signup === 'open' ? undefined : errors.forbidden('signup_closed', 'Sign-up is closed here; ask the operator for an account'));
   }, json, async (req, res) => {
     const body = signUpBody.parse(withNormalizedEmail(req.body ?? {}));
-    checkTimezone(body.timezone);
-    const { token, accountId, email } = await o.accounts.signUp(body);
+    const zone = checkTimezone(body.timezone);
+    const { token, accountId, email } = await o.accounts.signUp({ ...body, timezone: zone });
     signIn(req, res, token);
     res.status(201).json({ accountId, email });
   });
 
   router.post('/login', sameOrigin, json, async (req, res) => {
-    const { token, accountId, email } = await o.accounts.logIn(logInBody.parse(withNormalizedEmail(req.body ?? {})));
+    const { token, accountId, email } = await o.accounts.logIn(logInBody.parse(withNormalizedEmail(req.body ?? {})), ipKeyGenerator(req.ip ?? ''));
     // The session this browser held before is ended, so one sign-in leaves one live session.
-    await o.accounts.logOut(readCookie(req.headers.cookie, name));
+    await o.accounts.logOut(held(req));
     forgetHeldSession(req);
     signIn(req, res, token);
     res.json({ accountId, email });
   });
 
   router.post('/logout', sameOrigin, async (req, res) => {
-    await o.accounts.logOut(readCookie(req.headers.cookie, name));
+    await o.accounts.logOut(held(req));
     forgetHeldSession(req);
-    res.clearCookie(name, cookie(req));
+    // Whichever of the two names the browser holds: a `__Host-` cookie is cleared only as Secure.
+    if (isSecure(req)) res.clearCookie(names.secure, options(true));
+    res.clearCookie(names.plain, options(false));
     res.status(204).end();
   });
 
@@ -106,8 +118,7 @@ export function authRouter(o: AuthRoutesOptions): Router {
   });
   router.patch('/me', ...session, json, async (req, res) => {
     const { timezone: zone } = updateBody.parse(req.body ?? {});
-    checkTimezone(zone);
-    res.json(await o.accounts.setTimezone(req.caller!.accountId, zone));
+    res.json(await o.accounts.setTimezone(req.caller!.accountId, checkTimezone(zone)!));
   });
   return router;
 }

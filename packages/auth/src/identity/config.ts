@@ -12,6 +12,21 @@ export interface AuthConfig {
 
 export const DEFAULT_SESSION_TTL_SECONDS = 30 * 24 * 3600;
 
+/** The session cookie's name over plain http: `<service>_sid`. */
 export function cookieName(cfg: AuthConfig): string {
   return `${cfg.service}_sid`;
 }
+
+/**
+ * The session cookie's name whenever it is `Secure`: `__Host-<service>_sid`, which a browser keeps
+ * only from an https origin, with `Path=/` and no `Domain`, so a sibling subdomain cannot plant it.
+ */
+export function secureCookieName(cfg: AuthConfig): string {
+  return `__Host-${cookieName(cfg)}`;
+}
+
+/**
+ * `COOKIE_SECURE`: `always` and `never` say it outright; `auto` marks the cookie `Secure` when the
+ * request came over https (`req.secure`: TLS here, or `X-Forwarded-Proto` from the trusted proxy).
+ */
+export type CookieSecure = 'auto' | 'always' | 'never';

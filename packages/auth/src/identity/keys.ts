@@ -48,14 +48,20 @@ export async function createSession(db: AnyDb, cfg: AuthConfig, accountId: strin
   return { token, cookie: `${cookieName(cfg)}=${token}` };
 }
 
-const createKeyBody = compileBody<{ name?: string; scopes?: string[] }>({
+/** The body of `POST <keys path>`: compiled here once, and published in each OpenAPI document. */
+export const createKeyBodySchema = {
   type: 'object',
   additionalProperties: false,
   properties: {
     name: { type: 'string', minLength: 1, maxLength: 100 },
-    scopes: { type: 'array', minItems: 1, maxItems: 20, items: { type: 'string', minLength: 1, maxLength: 50 } },
+    scopes: { type: 'array', minItems: 1, maxItems: 20, items: { type: 'string', minLength: 1, maxLength: 50 }, description: 'The service\'s scopes (an unknown one is 400); default: every scope' },
   },
-});
+} as const;
+
+/** The key id in `DELETE <keys path>/{id}`: a UUID; anything else is 404. */
+export const keyIdParameter = { name: 'id', in: 'path', required: true, schema: { type: 'string', maxLength: 36 }, description: 'The key id (a UUID; anything else is 404)' } as const;
+
+const createKeyBody = compileBody<{ name?: string; scopes?: string[] }>(createKeyBodySchema);
 
 /**
  * The session-only key management routes, mounted at the service's keys path:

@@ -1,11 +1,11 @@
 import type { RequestHandler, Request } from 'express';
-import { IANAZone } from 'luxon';
 import { errors } from '@app/http-errors';
-import { cookieName, type AuthConfig } from './config.js';
+import { cookieName, secureCookieName, type AuthConfig } from './config.js';
 import { CredentialCache } from './credential-cache.js';
 import { findAccessToken } from '../oauth/repository.js';
 import { findKeyByHash, findSessionByHash, type AnyDb, type IdentityRow } from './repository.js';
-import { OAUTH_ACCESS_PREFIX, hashSecret, readCookie } from './tokens.js';
+import { canonicalTimezone } from './timezones.js';
+import { OAUTH_ACCESS_PREFIX, hashSecret, readSessionCookie } from './tokens.js';
 
 /** Who is calling: resolved once per request by {@link identify}. */
 export interface Caller {
@@ -23,6 +23,9 @@ export interface Caller {
    */
   oauth?: { expiresAt: number };
 }
+
+/** A zone read from the database, canonically spelled (rows written before names were canonical may differ in case). */
+const storedZone = (zone: string) => canonicalTimezone(zone) ?? 'UTC';
 
 /** Resolves credentials to callers, through one cache per app (see credential-cache.ts). */
 export interface CredentialResolver {
@@ -43,7 +46,7 @@ export function createCredentialResolver(db: AnyDb, cfg: AuthConfig, onUsed: (cr
     kind: 'key',
     credentialId: row.credentialId,
     scopes: new Set(row.scopes ?? []),
-    timezone: row.timezone,
+    timezone: storedZone(row.timezone),
     ...(oauth ? { oauth: { expiresAt: row.expiresAt! } } : {}),
   });
   return {
@@ -60,7 +63,7 @@ export function createCredentialResolver(db: AnyDb, cfg: AuthConfig, onUsed: (cr
     async session(token) {
       const hash = hashSecret(token);
       const row = await credentials.resolve('session', hash, () => findSessionByHash(db, hash));
-      return row && { accountId: row.accountId, kind: 'session', credentialId: row.credentialId, scopes: allScopes, timezone: row.timezone };
+      return row && { accountId: row.accountId, kind: 'session', credentialId: row.credentialId, scopes: allScopes, timezone: storedZone(row.timezone) };
     },
   };
 }
@@ -80,12 +83,13 @@ const BEARER = /^Bearer[ ]+([A-Za-z0-9._~+/=-]{1,512})[ ]*$/i;
 
 /**
  * Resolves the caller from `Authorization: Bearer <key or OAuth access token>` or, without that
- * header, the service's session cookie (through a cache of up to a second: see
+ * header, the service's session cookie (`__Host-<service>_sid` or `<service>_sid`; through a
+ * cache of up to a second: see
  * credential-cache.ts). Rejects nothing: rate limiting runs next (keyed by the account when there
  * is one), then {@link authenticate} answers 401/403.
  */
 export function identify(cfg: AuthConfig, credentials: CredentialResolver): RequestHandler {
-  const sessionCookie = cookieName(cfg);
+  const sessionCookie = { secure: secureCookieName(cfg), plain: cookieName(cfg) };
   return async (req, _res, next) => {
     const header = req.get('authorization');
     if (header !== undefined) {
@@ -98,7 +102,7 @@ export function identify(cfg: AuthConfig, credentials: CredentialResolver): Requ
       if (!req.caller) req.authFailure = 'API key is invalid or revoked';
       return next();
     }
-    const token = readCookie(req.headers.cookie, sessionCookie);
+    const token = readSessionCookie(req.headers.cookie, sessionCookie);
     if (token !== undefined) {
       req.caller = await credentials.session(token);
       if (!req.caller) req.authFailure = 'Session is invalid or expired';
@@ -166,29 +170,18 @@ export function requireSession(): RequestHandler {
   };
 }
 
-/** Zone names already found valid: luxon builds an Intl.DateTimeFormat to check one, a third of a small request's CPU. */
-const validZones = new Set<string>();
-
-/** True when `name` is an IANA time zone luxon knows (remembered: the set of real names is small). */
-export function isValidTimezone(name: string): boolean {
-  if (validZones.has(name)) return true;
-  if (!IANAZone.isValidZone(name)) return false;
-  // Real zone names and their aliases number under a thousand; the bound only guards the set.
-  if (validZones.size < 5_000) validZones.add(name);
-  return true;
-}
-
 /**
- * The caller's time zone: `X-Timezone` when sent (an unknown name is 400 `validation_failed`
- * with the path `X-Timezone`), else the account's.
+ * The caller's time zone, canonically spelled: `X-Timezone` when sent (an unknown name is 400
+ * `validation_failed` with the path `X-Timezone`), else the account's.
  */
 export function callerTimezone(req: Request): string {
   const header = req.get('x-timezone');
   if (header !== undefined) {
-    if (!isValidTimezone(header)) {
+    const zone = canonicalTimezone(header);
+    if (zone === undefined) {
       throw errors.validation([{ path: 'X-Timezone', message: 'must be an IANA time zone name' }], 'X-Timezone must be an IANA time zone name');
     }
-    return header;
+    return zone;
   }
   return req.caller?.timezone ?? 'UTC';
 }

@@ -149,7 +149,7 @@ export function authOpenApiPaths(service: string): Record<string, object> {
         operationId: 'disconnectApp',
         summary: 'Disconnect an app: its access and refresh tokens stop working at once (session only)',
         security: [{ session: [] }],
-        parameters: [{ name: 'id', in: 'path', required: true, schema: { type: 'string', format: 'uuid' }, description: 'the connection id from the list' }],
+        parameters: [{ name: 'id', in: 'path', required: true, schema: { type: 'string', format: 'uuid', maxLength: 36 }, description: 'the connection id from the list (a UUID; anything else is 404)' }],
         responses: {
           '200': json('disconnected', { type: 'object', additionalProperties: false, required: ['id', 'disconnected'], properties: { id: { type: 'string', format: 'uuid' }, disconnected: { const: true } } }),
           '401': error('`unauthorized`: no valid session'),

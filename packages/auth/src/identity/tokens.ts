@@ -24,3 +24,8 @@ export function readCookie(header: string | undefined, name: string): string | u
   }
   return undefined;
 }
+
+/** The session token from a Cookie header: the `__Host-` cookie (https) first, then the plain one. */
+export function readSessionCookie(header: string | undefined, names: { secure: string; plain: string }): string | undefined {
+  return readCookie(header, names.secure) ?? readCookie(header, names.plain);
+}

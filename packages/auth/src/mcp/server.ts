@@ -1,5 +1,5 @@
 import { Agent, request as httpRequest } from 'node:http';
-import express, { Router, type Request, type RequestHandler } from 'express';
+import { Router, type Request, type RequestHandler } from 'express';
 import { requireBearerAuth } from '@modelcontextprotocol/sdk/server/auth/middleware/bearerAuth.js';
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
@@ -13,7 +13,7 @@ import {
   type CallToolResult,
   type GetPromptResult,
 } from '@modelcontextprotocol/sdk/types.js';
-import { errorBody, errors, type AppError, type EnvelopeStyle } from '@app/http-errors';
+import { errorBody, errors, jsonBody, type AppError, type EnvelopeStyle } from '@app/http-errors';
 import type { AuthConfig } from '../identity/config.js';
 import { toAuthInfo } from '../oauth/provider.js';
 import { oauthUrls, publicOrigin } from '../oauth/routes.js';
@@ -191,7 +191,7 @@ export function mcpRouter(o: McpOptions): Router {
     if (req.method === 'POST') return next();
     res.status(405).set('Allow', 'POST').json({ jsonrpc: '2.0', error: { code: ErrorCode.ConnectionClosed, message: 'This MCP server is stateless: send each JSON-RPC message with POST' }, id: null });
   });
-  router.post(path, express.json({ limit: o.bodyLimitBytes }), async (req, res) => {
+  router.post(path, jsonBody({ limit: o.bodyLimitBytes }), async (req, res) => {
     const scopes = req.auth!.scopes;
     const s = server(req, scopes);
     const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });

@@ -21,7 +21,8 @@ const readiness = (status: string) => ({
  * lint's no-server-example.com rule, and "/" already reaches the local gateway from its pages.)
  */
 export const openapiServers = [
-  { url: '/', description: 'The origin that served this document: the gateway (http://localhost:8080 under npm start and docker compose) or the service on its own port' },
+  // x-internal: false says the audience (OWASP API9): the API is public, for key holders and browsers.
+  { url: '/', description: 'The origin that served this document: the gateway (http://localhost:8080 under npm start and docker compose) or the service on its own port', 'x-internal': false },
 ];
 
 /** The services are not published under a licence (see info-license-strict in redocly.yaml). */
@@ -91,6 +92,64 @@ export const operationalPaths = {
     },
   },
 };
+
+/** Routes answered before CORS and the rate limits (see createServiceApp): no such headers there. */
+const UNLIMITED_PATHS = new Set(Object.keys(operationalPaths));
+const METHODS = ['get', 'put', 'post', 'delete', 'patch', 'head', 'options'];
+const ref = (name: string) => ({ $ref: `#/components/headers/${name}` });
+const count = (description: string) => ({ description, schema: { type: 'integer', format: 'int32', minimum: 0, maximum: 1_000_000 } });
+
+/** The headers createServiceApp's rate limits (express-rate-limit, draft-6 names) and CORS add. */
+const commonHeaders = {
+  'RateLimit-Limit': count('Requests allowed in the current window (per account, or per client address before authentication).'),
+  'RateLimit-Remaining': count('Requests left in the current window.'),
+  'RateLimit-Reset': count('Seconds until the current window ends.'),
+  'Retry-After': { description: 'Seconds to wait before retrying.', schema: { type: 'integer', format: 'int32', minimum: 1, maximum: 86_400 } },
+  'RateLimit-Policy': { description: 'The limit and its window, e.g. `600;w=60`.', schema: { type: 'string', maxLength: 100 } },
+  'Access-Control-Allow-Origin': {
+    description: 'Sent when the request has an `Origin`: that origin when it is in ALLOWED_ORIGINS (with credentials), else `*` (API keys work from any origin).',
+    schema: { type: 'string', maxLength: 2048 },
+  },
+};
+const RATE_LIMIT_HEADERS = ['RateLimit-Limit', 'RateLimit-Remaining', 'RateLimit-Reset', 'RateLimit-Policy'] as const;
+
+type Doc = { paths: Record<string, Record<string, { responses?: Record<string, ResponseLike> }>>; components: { headers?: Record<string, unknown>; responses?: Record<string, ResponseLike> } };
+type ResponseLike = { $ref?: string; headers?: Record<string, unknown> };
+
+/**
+ * Documents, on every answer of every API operation, the headers the shared middleware adds: the
+ * rate limits' `RateLimit-*` (2xx and 4xx: the answers a limited request can get; 429 with
+ * `Retry-After`) and CORS's
+ * `Access-Control-Allow-Origin` (all). One place, so no operation can leave them out; the
+ * operational routes (health, metrics, this document) come before both and get neither.
+ * Mutates and returns `doc`.
+ */
+export function documentCommonHeaders<D extends object>(doc: D): D {
+  const d = doc as unknown as Doc;
+  const used = new Set<keyof typeof commonHeaders>();
+  const done = new Set<ResponseLike>();
+  const target = (response: ResponseLike): ResponseLike => {
+    const name = response.$ref?.replace('#/components/responses/', '');
+    return name !== undefined ? d.components.responses![name]! : response;
+  };
+  for (const [path, item] of Object.entries(d.paths)) {
+    if (UNLIMITED_PATHS.has(path)) continue;
+    for (const method of METHODS) {
+      for (const [status, response] of Object.entries(item[method]?.responses ?? {})) {
+        const r = target(response);
+        if (done.has(r)) continue;
+        done.add(r);
+        const names = [...(/^[24]/.test(status) ? RATE_LIMIT_HEADERS : []), ...(status === '429' ? ['Retry-After' as const] : []), 'Access-Control-Allow-Origin' as const]
+          .filter((n) => r.headers?.[n] === undefined);
+        for (const n of names) used.add(n);
+        r.headers = { ...Object.fromEntries(names.map((n) => [n, ref(n)])), ...r.headers };
+      }
+    }
+  }
+  // Only the headers some answer refers to (an unused component is a lint warning).
+  d.components.headers = { ...Object.fromEntries([...used].map((n) => [n, commonHeaders[n]])), ...d.components.headers };
+  return doc;
+}
 
 /**
  * Names, on every operation that inherits the document's `apiKey` requirement, the scopes a key

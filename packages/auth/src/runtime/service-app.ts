@@ -3,7 +3,7 @@ import helmet from 'helmet';
 import type { Redis } from 'ioredis';
 import type { Kysely } from 'kysely';
 import type { Logger } from 'pino';
-import { errorHandler, notFoundHandler, requestId, type EnvelopeStyle, type ServiceEnv } from '@app/http-errors';
+import { errorHandler, jsonBody, notFoundHandler, requestId, type EnvelopeStyle, type ServiceEnv } from '@app/http-errors';
 import { accountPageRouter, authorizePageRenderer } from '../account-page/page.js';
 import { AccountService, type AdminHooks } from '../identity/accounts.js';
 import { authRouter } from '../identity/auth-routes.js';
@@ -107,7 +107,7 @@ export function createServiceApp(o: ServiceAppOptions): Express {
   for (const limit of o.rateLimits) {
     app.use(createRateLimit({ ...limit, windowMs: 60_000, redis: o.redis, prefix: o.config.redisPrefix }));
   }
-  const json = express.json({ limit: o.config.bodyLimitBytes });
+  const json = jsonBody({ limit: o.config.bodyLimitBytes });
   const provider = new OAuthProvider({
     db: o.db,
     cfg: o.auth,
@@ -117,7 +117,7 @@ export function createServiceApp(o: ServiceAppOptions): Express {
   });
   app.use(oauthRouter({ cfg: o.auth, db: o.db, provider, publicUrl: o.config.publicUrl }));
   const accounts = new AccountService(o.db, o.auth, createLoginThrottle(o.redis, o.config.redisPrefix, o.logger), o.accountHooks ?? {});
-  app.use(`/auth/${o.auth.service}`, authRouter({ cfg: o.auth, accounts, signup: o.config.signup, json }));
+  app.use(`/auth/${o.auth.service}`, authRouter({ cfg: o.auth, accounts, signup: o.config.signup, json, cookieSecure: o.config.cookieSecure }));
   app.use(o.keysPath, authenticate(o.auth), json, keysRouter(o.db, o.auth));
   const scope = o.api.scopeByMethod;
   const timezone = checkTimezoneHeader();

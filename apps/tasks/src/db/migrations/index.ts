@@ -4,6 +4,7 @@ import * as createWorkspaces from './2026_11_22_0910_create_workspaces.js';
 import * as createTasks from './2026_11_22_1000_create_tasks.js';
 import * as positionSequence from './2026_11_22_1100_position_sequence.js';
 import * as changesFeed from './2026_11_23_0900_changes_feed.js';
+import * as idempotencyKeys from './2026_11_23_2200_idempotency_keys.js';
 
 /** Every migration of the tasks schema, by name; names sort in the order they apply. */
 export const migrations: Record<string, Migration> = {
@@ -12,4 +13,5 @@ export const migrations: Record<string, Migration> = {
   '2026_11_22_1000_create_tasks': createTasks,
   '2026_11_22_1100_position_sequence': positionSequence,
   '2026_11_23_0900_changes_feed': changesFeed,
+  '2026_11_23_2200_idempotency_keys': idempotencyKeys,
 };
