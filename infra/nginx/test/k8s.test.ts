@@ -158,6 +158,12 @@ describe(`the Kubernetes manifests (${kubectl ? 'kubectl kustomize of the produc
     expect(configMap?.data?.COOKIE_SECURE).toBe('always');
   });
 
+  it('names the Ingress host over https as the public origin of the OAuth and MCP metadata', () => {
+    const configMap = all.find((m) => m.kind === 'ConfigMap' && m.metadata.name.startsWith('service-config'));
+    const hosts = find('Ingress', 'gateway')!.spec.tls[0].hosts as string[];
+    expect(hosts.map((h) => `https://${h}`)).toContain(configMap?.data?.PUBLIC_URL);
+  });
+
   (kubectl ? it : it.skip)('refuses to build the production overlay without a real secrets.env (never from secrets.example.env)', () => {
     const missing = renderProduction(undefined);
     expect(missing.status).not.toBe(0);
