@@ -6,8 +6,9 @@ import pg from 'pg';
 import { startStack, type Stack } from './stack.js';
 
 let stack: Stack;
+const MEETINGS_SHUTDOWN_MS = 1500;
 beforeAll(async () => {
-  stack = await startStack();
+  stack = await startStack({ meetings: { SHUTDOWN_TIMEOUT_MS: String(MEETINGS_SHUTDOWN_MS) } });
 }, 60000);
 afterAll(() => stack?.stop());
 
@@ -48,6 +49,36 @@ describe('graceful shutdown on SIGTERM', () => {
     expect(res.status).toBe(200);
     expect(((await res.json()) as { item: { title: string } }).item.title).toBe('during shutdown');
     expect(await exited).toBe(0);
+  });
+});
+
+describe('shutdown deadline', () => {
+  it('exits by SHUTDOWN_TIMEOUT_MS even while a query waits, instead of for the statement timeout', async () => {
+    const { accountId } = await stack.admin('meetings', 'create-account', '--email', 'deadline@example.test');
+    const { key } = await stack.admin('meetings', 'create-key', '--account', accountId);
+    const headers = { Authorization: `Bearer ${key}`, 'Content-Type': 'application/json' };
+    const base = `http://127.0.0.1:${stack.ports.meetings}`;
+    const person = (await (await fetch(`${base}/api/people`, { method: 'POST', headers, body: JSON.stringify({ name: 'Ada' }) })).json()) as { id: string };
+
+    const blocker = new pg.Client({ connectionString: stack.databaseUrl });
+    await blocker.connect();
+    await blocker.query('begin');
+    await blocker.query('select id from meetings.people where id = $1 for update', [person.id]);
+    const stuck = fetch(`${base}/api/people/${person.id}`, { method: 'PATCH', headers, body: JSON.stringify({ name: 'Ada L.' }) }).catch((err: unknown) => err);
+    await new Promise((r) => setTimeout(r, 300));
+
+    const service = stack.process('meetings');
+    const exited = new Promise<number | null>((resolve) => service.once('exit', (code) => resolve(code)));
+    const signalled = Date.now();
+    service.kill('SIGTERM');
+    const code = await exited;
+    const took = Date.now() - signalled;
+    await stuck;
+    await blocker.query('rollback');
+    await blocker.end();
+    expect(code).toBe(1);
+    expect(took).toBeGreaterThanOrEqual(MEETINGS_SHUTDOWN_MS - 100);
+    expect(took).toBeLessThan(MEETINGS_SHUTDOWN_MS + 3000);
   });
 });
 

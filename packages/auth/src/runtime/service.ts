@@ -29,8 +29,8 @@ function fail(prefix: string, err: unknown): never {
 /**
  * The service process: configuration (a bad value stops it with one line), database and schema
  * migrations, Redis (or in-process stores), the app on its port, and an ordered shutdown on
- * SIGTERM/SIGINT: stop accepting, drain in-flight requests (closing what remains after
- * SHUTDOWN_TIMEOUT_MS), close the pools, exit 0.
+ * SIGTERM/SIGINT: stop accepting, drain in-flight requests, close the pools, exit 0; whatever is
+ * still running at SHUTDOWN_TIMEOUT_MS is cut off and the process exits 1.
  */
 export async function startService<C extends ServiceEnv, DB>(spec: ServiceSpec<C, DB>): Promise<void> {
   let config: C;
@@ -81,9 +81,12 @@ export async function startService<C extends ServiceEnv, DB>(spec: ServiceSpec<C
     if (stopping) return;
     stopping = true;
     logger.info({ signal }, 'shutting down: draining in-flight requests');
+    // The deadline is the deadline: a query still running (up to the statement timeout) would
+    // otherwise hold the pool's close, and the process with it.
     const force = setTimeout(() => {
-      logger.error('shutdown deadline passed; closing remaining connections');
+      logger.error('shutdown deadline passed; closing remaining connections and exiting');
       server.closeAllConnections();
+      setImmediate(() => process.exit(1));
     }, config.shutdownTimeoutMs);
     force.unref();
     server.close(async () => {
