@@ -7,9 +7,10 @@ import { adminHooks } from './accounts.js';
 import type { Config } from './config.js';
 import type { Database } from './db/schema.js';
 import { openapiDocument } from './openapi.js';
+import { TASK_EVENTS } from './domain/tasks.service.js';
 import { apiRoutes } from './routes/index.js';
 
-export const SCOPES = ['tasks:read', 'tasks:write'] as const;
+export const SCOPES = ['tasks:read', 'tasks:write', 'webhooks'] as const;
 
 export interface AppDeps {
   config: Config;
@@ -32,6 +33,7 @@ export function createApp(deps: AppDeps): Express {
     rateLimits: [{ name: 'api', limit: deps.config.rateLimitPerMinute }],
     keysPath: '/api/v1/keys',
     accountHooks: adminHooks,
+    webhooks: { path: '/api/v1/webhooks', catalog: TASK_EVENTS },
     api: { path: '/api/v1', router: apiRoutes(deps), scopeByMethod: { read: 'tasks:read', write: 'tasks:write' } },
   });
 }

@@ -67,7 +67,7 @@ const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'
 /**
  * The settings every service reads the same way: `<SERVICE>_PORT` (or `PORT`), `HOST`,
  * `DATABASE_URL`, `DATABASE_POOL_SIZE`, `DATABASE_CONNECT_TIMEOUT_MS`, `DATABASE_STATEMENT_TIMEOUT_MS`, `REDIS_URL`, `REDIS_PREFIX`, `ALLOWED_ORIGINS`,
- * `TRUST_PROXY`, `BODY_LIMIT_BYTES`, `LOG_LEVEL`, `SHUTDOWN_TIMEOUT_MS`, `SIGNUP` (`open` lets anyone create
+ * `TRUST_PROXY`, `BODY_LIMIT_BYTES`, `LOG_LEVEL`, `SHUTDOWN_TIMEOUT_MS`, `WEBHOOK_RETRY_BASE_MS`, `WEBHOOK_ALLOW_PRIVATE`, `WEBHOOK_CONCURRENCY`, `SIGNUP` (`open` lets anyone create
  * an account at `/auth/<service>/signup`; `closed`, the default, leaves it to the operator).
  */
 export function serviceEnv(env: Env, service: { name: string; port: number; bodyLimitBytes: number }) {
@@ -87,6 +87,14 @@ export function serviceEnv(env: Env, service: { name: string; port: number; body
     logLevel: envOneOf(env, 'LOG_LEVEL', LOG_LEVELS, 'info'),
     shutdownTimeoutMs: envInt(env, 'SHUTDOWN_TIMEOUT_MS', 10_000, 0, 600_000),
     signup: envOneOf(env, 'SIGNUP', ['open', 'closed'] as const, 'closed'),
+    webhooks: {
+      // The first retry's delay; each next one doubles it, up to an hour.
+      retryBaseMs: envInt(env, 'WEBHOOK_RETRY_BASE_MS', 5000, 10, 3_600_000),
+      // Targets on private, loopback and link-local addresses: refused unless this is 1.
+      allowPrivate: envOneOf(env, 'WEBHOOK_ALLOW_PRIVATE', ['0', '1'] as const, '0') === '1',
+      // Deliveries this process makes at once (one per subscription at a time).
+      concurrency: envInt(env, 'WEBHOOK_CONCURRENCY', 8, 1, 100),
+    },
   };
 }
 

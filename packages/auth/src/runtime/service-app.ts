@@ -12,10 +12,13 @@ import { cors } from '../identity/cors.js';
 import { createKeyUsageRecorder } from '../identity/key-usage.js';
 import { keysRouter } from '../identity/keys.js';
 import { createLoginThrottle } from '../identity/login-throttle.js';
-import { authenticate, checkTimezoneHeader, identify, requireScopeForMethod } from '../identity/middleware.js';
+import { authenticate, checkTimezoneHeader, identify, requireScope, requireScopeForMethod } from '../identity/middleware.js';
 import { docsRouter } from './docs.js';
 import { createObservability, mountHealth } from './observability.js';
 import { createRateLimit } from './rate-limit.js';
+import type { EventCatalog } from './webhooks/events.js';
+import { webhooksRouter } from './webhooks/routes.js';
+import { createWebhookWorker, type WebhookWorker } from './webhooks/worker.js';
 
 export interface ServiceAppOptions {
   auth: AuthConfig;
@@ -36,6 +39,11 @@ export interface ServiceAppOptions {
   keysPath: string;
   /** What every new account gets, also when it signs up (tasks: a personal workspace). */
   accountHooks?: AdminHooks;
+  /**
+   * Signed webhooks: the subscription routes at `path` (a key needs the `webhooks` scope) and the
+   * delivery worker for the events in `catalog` (each with the read scope of its resource).
+   */
+  webhooks?: { path: string; catalog: EventCatalog };
   api: {
     path: string;
     router: Router;
@@ -83,6 +91,19 @@ export function createServiceApp(o: ServiceAppOptions): Express {
   const accounts = new AccountService(o.db, o.auth, createLoginThrottle(o.redis, o.config.redisPrefix, o.logger), o.accountHooks ?? {});
   app.use(`/auth/${o.auth.service}`, authRouter({ cfg: o.auth, accounts, signup: o.config.signup, json }));
   app.use(o.keysPath, authenticate(o.auth), json, keysRouter(o.db, o.auth));
+  if (o.webhooks) {
+    // Before the API's own routes: their scope check (tasks:read, ...) does not apply here.
+    app.use(o.webhooks.path, authenticate(o.auth), requireScope('webhooks'), json,
+      webhooksRouter({ db: o.db, catalog: o.webhooks.catalog, allowPrivate: o.config.webhooks.allowPrivate }));
+    app.locals[WORKER] = createWebhookWorker({
+      service: o.auth.service,
+      databaseUrl: o.config.databaseUrl,
+      catalog: o.webhooks.catalog,
+      ...o.config.webhooks,
+      logger: o.logger,
+      registry: observability.registry,
+    });
+  }
   const scope = o.api.scopeByMethod;
   const timezone = checkTimezoneHeader();
   if (scope) app.use(o.api.path, authenticate(o.auth), requireScopeForMethod(scope.read, scope.write), timezone, json, o.api.router);
@@ -91,4 +112,14 @@ export function createServiceApp(o: ServiceAppOptions): Express {
   app.use(notFoundHandler());
   app.use(errorHandler({ style: o.envelope, logger: o.logger }));
   return app;
+}
+
+const WORKER = 'webhookWorker';
+
+/**
+ * The app's webhook delivery worker, if it has webhooks: the process starts it once it listens
+ * and stops it before closing its pools (the app itself never starts anything).
+ */
+export function webhookWorkerOf(app: Express): WebhookWorker | undefined {
+  return app.locals[WORKER] as WebhookWorker | undefined;
 }

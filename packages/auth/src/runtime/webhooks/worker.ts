@@ -1,0 +1,254 @@
+import { Logger as WorkerLogger, run, type Runner, type Task } from 'graphile-worker';
+import { sql, type Kysely } from 'kysely';
+import type { Logger } from 'pino';
+import { Counter, Gauge, type Registry } from 'prom-client';
+import { createDb, createPool } from '../database.js';
+import type { EventCatalog } from './events.js';
+import * as repo from './repository.js';
+import type { DeliveryRow, SubscriptionRow } from './repository.js';
+import { signatureHeader } from './signing.js';
+import { targetProblem } from './target.js';
+import { workerSchema } from './tables.js';
+
+const HOUR = 3600_000;
+/** A delivery is retried for this long after its event, then given up. */
+const RETRY_WINDOW_MS = 24 * HOUR;
+/** A subscription whose deliveries fail for this long is disabled, with a reason. */
+const DISABLE_AFTER_MS = 5 * 24 * HOUR;
+/** The receiver's time to answer 2xx. */
+const TIMEOUT_MS = 10_000;
+/** A wait up to this long is slept in the job (to the millisecond); a longer one is a scheduled job. */
+const SLEEP_IN_JOB_MS = 1_000;
+/** A job gives its worker back after this long, queueing its subscription's next turn. */
+const TURN_MS = 20_000;
+/** When another process holds a subscription, its next turn is this much later. */
+const BUSY_RETRY_MS = 500;
+/** A due delivery this late has lost its job (a killed process): the sweep queues one. */
+const OVERDUE_MS = 2_000;
+const SWEEP_MS = 2_000;
+/** Settled deliveries and attempts are kept this long (GET /:id/deliveries shows the latest). */
+const HISTORY_DAYS = 7;
+
+export interface WebhookWorkerOptions {
+  service: string;
+  databaseUrl: string;
+  catalog: EventCatalog;
+  retryBaseMs: number;
+  allowPrivate: boolean;
+  concurrency: number;
+  logger: Logger;
+  registry: Registry;
+}
+
+export interface WebhookWorker {
+  start(): Promise<void>;
+  stop(): Promise<void>;
+}
+
+type Outcome = 'delivered' | 'retry' | 'failed' | 'skipped';
+
+/** The retry delay after `attempt` failed tries: the base doubling, at most an hour. */
+export const retryDelayMs = (baseMs: number, attempt: number): number => Math.min(baseMs * 2 ** Math.min(attempt - 1, 30), HOUR);
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/**
+ * The delivery worker: graphile-worker (in `<schema>_worker`) runs one `webhook` job per
+ * subscription with something to send. A job holds the subscription's advisory lock (on its own
+ * connection, so a killed process lets go at once) and sends its pending deliveries in commit
+ * order, one at a time, retrying the head with backoff before anything behind it: across
+ * processes and replicas no event is ever sent twice at once, and none overtakes another.
+ */
+export function createWebhookWorker(o: WebhookWorkerOptions): WebhookWorker {
+  const schema = workerSchema(o.service);
+  let db: Kysely<any> | undefined;
+  let runner: Runner | undefined;
+  let sweepTimer: NodeJS.Timeout | undefined;
+  let stopping = false;
+  const log = o.logger.child({ component: 'webhooks' });
+
+  const deliveries = new Counter({
+    name: 'webhook_deliveries_total',
+    help: 'Webhook delivery attempts by outcome: delivered, retry (failed, tried again later), failed (given up after 24 h), skipped (subscription disabled or creator lost the scope)',
+    labelNames: ['outcome'],
+    registers: [o.registry],
+  });
+  for (const outcome of ['delivered', 'retry', 'failed', 'skipped']) deliveries.inc({ outcome }, 0);
+  new Gauge({
+    name: 'webhook_queue_age_seconds',
+    help: 'Seconds since the oldest pending webhook delivery became due (0: nothing waits)',
+    registers: [o.registry],
+    async collect() {
+      if (!db) return;
+      try {
+        this.set(await repo.queueAgeSeconds(db));
+      } catch {
+        // Postgres unavailable: the last value stays.
+      }
+    },
+  });
+
+  const count = (outcome: Outcome, n = 1) => deliveries.inc({ outcome }, n);
+
+  async function post(sub: SubscriptionRow, d: DeliveryRow): Promise<{ status: number | null; error: string | null; ms: number }> {
+    const started = Date.now();
+    const problem = o.allowPrivate ? undefined : await targetProblem(sub.url, false);
+    if (problem) return { status: null, error: `target refused: ${problem}`, ms: 0 };
+    const timestamp = Math.floor(Date.now() / 1000);
+    const secrets = [sub.secret];
+    if (sub.previous_secret && sub.previous_secret_expires_at && Date.parse(sub.previous_secret_expires_at) > Date.now()) secrets.push(sub.previous_secret);
+    try {
+      const res = await fetch(sub.url, {
+        method: 'POST',
+        redirect: 'manual',
+        signal: AbortSignal.timeout(TIMEOUT_MS),
+        headers: {
+          'content-type': 'application/json',
+          'user-agent': `${o.service}-webhooks/1`,
+          'webhook-id': d.event_id,
+          'webhook-timestamp': String(timestamp),
+          'webhook-signature': signatureHeader(secrets, d.event_id, timestamp, d.body),
+        },
+        body: d.body,
+      });
+      await res.body?.cancel().catch(() => {});
+      const ok = res.status >= 200 && res.status < 300;
+      return { status: res.status, error: ok ? null : res.status >= 300 && res.status < 400 ? 'redirect not followed' : 'non-2xx answer', ms: Date.now() - started };
+    } catch (err) {
+      const name = (err as Error).name;
+      return { status: null, error: name === 'TimeoutError' ? `no answer within ${TIMEOUT_MS / 1000} s` : 'connection failed', ms: Date.now() - started };
+    }
+  }
+
+  /** Sends the subscription's pending deliveries in order until none is due; the caller holds its lock. */
+  async function drain(conn: Kysely<any>, subscriptionId: string): Promise<void> {
+    const turnEnds = Date.now() + TURN_MS;
+    for (;;) {
+      if (stopping) return repo.kick(conn, subscriptionId, null);
+      const sub = await repo.subscriptionById(conn, subscriptionId);
+      if (!sub) return;
+      if (!sub.enabled) {
+        count('skipped', await repo.skipPending(conn, sub.id));
+        return;
+      }
+      const head = await repo.headDelivery(conn, sub.id);
+      if (!head) return;
+      const scope = o.catalog[head.type];
+      if (scope !== undefined && !(await repo.creatorHoldsScope(conn, sub.creator_key_id, scope))) {
+        await repo.settleDelivery(conn, head.seq, 'skipped', head.attempts);
+        count('skipped');
+        continue;
+      }
+      const wait = Date.parse(head.next_attempt_at) - Date.now();
+      if (wait > 0) {
+        if (wait <= SLEEP_IN_JOB_MS && Date.now() + wait < turnEnds) {
+          await sleep(wait);
+          continue;
+        }
+        return repo.kick(conn, sub.id, new Date(Date.parse(head.next_attempt_at)));
+      }
+      if (Date.now() > turnEnds) return repo.kick(conn, sub.id, null);
+
+      const result = await post(sub, head);
+      const attempt = head.attempts + 1;
+      const base = { subscription_id: sub.id, event_id: head.event_id, type: head.type, attempt, status_code: result.status, ms: result.ms, error: result.error };
+      if (result.error === null) {
+        await repo.settleDelivery(conn, head.seq, 'delivered', attempt);
+        await repo.insertAttempt(conn, { ...base, next_attempt_at: null });
+        if (sub.failing_since !== null) await repo.updateSubscription(conn, sub.account_id, sub.id, { failing_since: null });
+        count('delivered');
+        continue;
+      }
+      const next = new Date(Date.now() + retryDelayMs(o.retryBaseMs, attempt));
+      const giveUp = next.getTime() > Date.parse(head.created_at) + RETRY_WINDOW_MS;
+      if (giveUp) await repo.settleDelivery(conn, head.seq, 'failed', attempt);
+      else await repo.postponeDelivery(conn, head.seq, attempt, next);
+      await repo.insertAttempt(conn, { ...base, next_attempt_at: giveUp ? null : next.toISOString() });
+      count(giveUp ? 'failed' : 'retry');
+      if (sub.failing_since === null) {
+        await repo.updateSubscription(conn, sub.account_id, sub.id, { failing_since: sql`now()` });
+      } else if (Date.now() - Date.parse(sub.failing_since) >= DISABLE_AFTER_MS) {
+        await repo.updateSubscription(conn, sub.account_id, sub.id, {
+          enabled: false,
+          disabled_reason: `Deliveries failed for 5 days (since ${sub.failing_since}); the last answer was ${result.status ?? result.error}`,
+        });
+        log.warn({ subscriptionId: sub.id }, 'webhook subscription disabled after 5 days of failures');
+      }
+    }
+  }
+
+  const webhookTask: Task = async (payload) => {
+    const subscriptionId = (payload as { s?: unknown } | null)?.s;
+    if (typeof subscriptionId !== 'string') return;
+    await db!.connection().execute(async (conn) => {
+      const lock = `${o.service}.webhooks`;
+      const { rows } = await sql<{ ok: boolean }>`select pg_try_advisory_lock(hashtext(${lock}), hashtext(${subscriptionId})) as ok`.execute(conn);
+      if (!rows[0]?.ok) return repo.kick(conn, subscriptionId, new Date(Date.now() + BUSY_RETRY_MS));
+      try {
+        await drain(conn, subscriptionId);
+      } finally {
+        await sql`select pg_advisory_unlock(hashtext(${lock}), hashtext(${subscriptionId}))`.execute(conn).catch(() => {});
+      }
+    });
+  };
+
+  async function sweep(): Promise<void> {
+    try {
+      for (const id of await repo.overdueSubscriptions(db!, OVERDUE_MS)) await repo.kick(db!, id, null);
+      if (Math.random() < SWEEP_MS / 600_000) await repo.pruneHistory(db!, HISTORY_DAYS);
+    } catch (err) {
+      log.warn({ err: (err as Error).message }, 'webhook sweep failed; trying again');
+    }
+  }
+
+  return {
+    async start() {
+      db = createDb(createPool(o.databaseUrl, o.service, o.concurrency + 2, { connectTimeoutMs: 5_000 }));
+      runner = await run({
+        connectionString: o.databaseUrl,
+        schema,
+        concurrency: o.concurrency,
+        // Jobs queued for later (a retry past a second) start within this of their time.
+        pollInterval: 100,
+        noHandleSignals: true,
+        taskList: { webhook: webhookTask },
+        logger: new WorkerLogger(() => (level, message) => {
+          if (level === 'error' || level === 'warning') log.warn({ worker: message }, 'webhook queue');
+        }),
+        preset: { plugins: [existingSchemaPlugin(schema)], worker: { localQueue: { size: o.concurrency } } },
+      });
+      sweepTimer = setInterval(() => void sweep(), SWEEP_MS);
+      sweepTimer.unref();
+      void sweep();
+    },
+    async stop() {
+      stopping = true;
+      if (sweepTimer) clearInterval(sweepTimer);
+      await runner?.stop().catch(() => {});
+      await db?.destroy().catch(() => {});
+    },
+  };
+}
+
+/**
+ * graphile-worker installs itself with `create schema if not exists`, which Postgres refuses to a
+ * role without CREATE on the database even when the schema exists. Where the operator made the
+ * schema for the service's role (infra/postgres/init.sql), this bootstrap skips that statement.
+ */
+function existingSchemaPlugin(schema: string): GraphileConfig.Plugin {
+  return {
+    name: 'WebhookWorkerExistingSchema',
+    version: '1.0.0',
+    worker: {
+      middleware: {
+        async bootstrap(next, event) {
+          const { rows } = await event.client.query('select 1 from pg_namespace where nspname = $1', [schema]);
+          if (rows.length === 0) return next();
+          const s = `"${schema}"`;
+          await event.client.query(`create table if not exists ${s}.migrations(id int primary key, ts timestamptz default now() not null);
+alter table ${s}.migrations add column if not exists breaking boolean not null default false;`);
+        },
+      },
+    },
+  };
+}
