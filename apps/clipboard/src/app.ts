@@ -6,9 +6,10 @@ import { createServiceApp, type AuthConfig } from '@app/auth';
 import type { Config } from './config.js';
 import type { Database } from './db/schema.js';
 import { openapiDocument } from './openapi.js';
+import { CLIPBOARD_EVENTS } from './domain/events.js';
 import { apiRoutes } from './routes/index.js';
 
-export const SCOPES = ['clipboard:read', 'clipboard:write', 'snippets:read', 'snippets:write', 'settings:read', 'settings:write'] as const;
+export const SCOPES = ['clipboard:read', 'clipboard:write', 'snippets:read', 'snippets:write', 'settings:read', 'settings:write', 'webhooks'] as const;
 
 export interface AppDeps {
   config: Config;
@@ -30,6 +31,7 @@ export function createApp(deps: AppDeps): Express {
     openapiDocument,
     rateLimits: [{ name: 'api', limit: deps.config.rateLimitPerMinute }],
     keysPath: '/api/settings/keys',
+    webhooks: { path: '/api/clipboard/webhooks', catalog: CLIPBOARD_EVENTS },
     // Each route checks the scope the spec's table names, then parses its body.
     api: { path: '/api', router: apiRoutes(deps) },
   });

@@ -6,9 +6,10 @@ import { createServiceApp, isRead, type AuthConfig } from '@app/auth';
 import type { Config } from './config.js';
 import type { Database } from './db/schema.js';
 import { openapiDocument } from './openapi.js';
+import { MEETING_EVENTS } from './domain/events.js';
 import { apiRoutes } from './routes/index.js';
 
-export const SCOPES = ['meetings:read', 'meetings:write'] as const;
+export const SCOPES = ['meetings:read', 'meetings:write', 'webhooks'] as const;
 
 export interface AppDeps {
   config: Config;
@@ -37,6 +38,7 @@ export function createApp(deps: AppDeps): Express {
     // gateway replica; the gateway's address is trusted (TRUST_PROXY) to name the client.
     networkCap: deps.config.rateLimitNetworkPerMinute,
     keysPath: '/api/me/keys',
+    webhooks: { path: '/api/webhooks', catalog: MEETING_EVENTS },
     api: { path: '/api', router: apiRoutes(deps), scopeByMethod: { read: 'meetings:read', write: 'meetings:write' } },
   });
 }

@@ -5,7 +5,10 @@ import { documentOutages } from '@app/http-errors';
  * objects, so validation and documentation cannot disagree.
  */
 
-import { apiKeysTag, authOpenApiPaths, keyLastUsedAtSchema, openapiLicense, openapiServers, operationalPaths, operationsTag, securitySchemes } from '@app/auth';
+import { apiKeysTag, authOpenApiPaths, keyLastUsedAtSchema, openapiLicense, openapiServers, operationalPaths, operationsTag, securitySchemes, webhookOpenApi } from '@app/auth';
+import { MEETING_EVENTS } from './domain/events.js';
+
+const webhooks = webhookOpenApi('/api/webhooks', MEETING_EVENTS);
 
 /** Postgres cannot store NUL characters; refusing them here keeps them a 400, never a 500. */
 const NO_NUL = '^[^\\u0000]*$';
@@ -509,9 +512,11 @@ export const openapiDocument = {
     { name: 'Actions', description: 'Open action items across meetings' },
     { name: 'Search', description: 'Substring search over meetings, items and notes' },
     apiKeysTag,
+    webhooks.tag,
     operationsTag,
   ],
   paths: {
+    ...webhooks.paths,
     // Sign-up, login, logout and the account (shared by the three services, in this envelope).
     ...authOpenApiPaths('meetings'),
     ...operationalPaths,
@@ -519,7 +524,7 @@ export const openapiDocument = {
       get: op('API keys', 'listApiKeys', 'List the account\'s API keys (browser sessions only; an API key gets 403 session_required)', { '200': json(obj({ items: { type: 'array', items: ref('ApiKey') } })) }, {}, sessionOnly),
       post: op('API keys', 'createApiKey', 'Create an API key; the secret is shown once (browser sessions only)', {
         '201': json({ ...keySchema, required: [...keySchema.required, 'key'], properties: { ...keySchema.properties, key: str } }, 'Created'),
-      }, {}, { ...sessionOnly, ...optionalBody({ type: 'object', properties: { name: str, scopes: { type: 'array', items: { enum: ['meetings:read', 'meetings:write'] } } } }) }),
+      }, {}, { ...sessionOnly, ...optionalBody({ type: 'object', properties: { name: str, scopes: { type: 'array', items: { enum: ['meetings:read', 'meetings:write', 'webhooks'] } } } }) }),
     },
     '/api/me/keys/{id}': {
       delete: op('API keys', 'revokeApiKey', 'Revoke an API key (browser sessions only)', { '200': json(obj({ id: str, revoked: bool })) }, {}, { ...sessionOnly, ...params(noQuery, ['id']) }),
@@ -613,8 +618,9 @@ export const openapiDocument = {
     },
   },
   components: {
-    securitySchemes: securitySchemes('meetings', ['meetings:read', 'meetings:write']),
+    securitySchemes: securitySchemes('meetings', ['meetings:read', 'meetings:write', 'webhooks']),
     schemas: {
+      ...webhooks.schemas,
       Error: errorSchema,
       ApiKey: keySchema,
       Note: noteSchema,

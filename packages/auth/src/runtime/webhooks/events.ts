@@ -20,3 +20,17 @@ const EMIT = 'select webhook_emit($1, $2, $3, $4)';
 export async function emitEvent(trx: Kysely<any>, accountId: string, type: string, data: unknown): Promise<void> {
   await trx.executeQuery(CompiledQuery.raw(EMIT, [accountId, type, newEventId(), eventBody(type, data)]));
 }
+
+const EMIT_MANY = 'select webhook_emit($1, t.type, t.id, t.body) from unnest($2::text[], $3::text[], $4::text[]) with ordinality as t(type, id, body, n) order by t.n';
+
+/** {@link emitEvent} for several events of one account, in this order, in one statement. */
+export async function emitEvents(trx: Kysely<any>, accountId: string, events: ReadonlyArray<{ type: string; data: unknown }>): Promise<void> {
+  if (events.length === 0) return;
+  if (events.length === 1) return emitEvent(trx, accountId, events[0]!.type, events[0]!.data);
+  await trx.executeQuery(CompiledQuery.raw(EMIT_MANY, [
+    accountId,
+    events.map((e) => e.type),
+    events.map(() => newEventId()),
+    events.map((e) => eventBody(e.type, e.data)),
+  ]));
+}
