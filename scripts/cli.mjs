@@ -84,7 +84,7 @@ switch (command) {
     // The fault suite alone (it is also part of `npm test`): its own Postgres, Redis and gateway.
     ensureInstalled();
     ensureBuilt();
-    process.exit(devstack('run-tests.js', ['--filter=@app/gateway', '--', 'test/faults.test.ts', ...args]));
+    process.exit(devstack('run-tests.js', ['--filter=@app/gateway', '--', 'test/faults', ...args]));
     break;
   case 'test:replicas':
     // The replicas suite alone: two instances per service behind nginx, npm start's supervisor.

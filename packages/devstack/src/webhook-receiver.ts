@@ -10,6 +10,8 @@ export interface Received {
   body: string;
   /** The parsed body: `{type, timestamp, data}`. */
   event: { type: string; timestamp: string; data: any };
+  /** Set when the sender hung up before the answer (it timed out or died). */
+  gone: boolean;
 }
 
 /** What the receiver answers: a status, or `hang` (no answer until it is closed). */
@@ -18,8 +20,8 @@ export type Answer = number | 'hang';
 export interface Receiver {
   url: string;
   received: Received[];
-  /** Chooses the answer for each request (default 204). */
-  answer: (r: Received) => Answer;
+  /** Chooses the answer for each request (default 204); a promise answers when it settles. */
+  answer: (r: Received) => Answer | Promise<Answer>;
   /** Resolves once `predicate` holds for the received list (polled), else rejects after `timeoutMs`. */
   waitFor(predicate: (all: Received[]) => boolean, timeoutMs?: number): Promise<void>;
   /** Whether `r` verifies with `secret` under the standardwebhooks package. */
@@ -70,15 +72,18 @@ export async function startReceiver(port = 0): Promise<Receiver> {
       } catch {
         event = { type: 'unparsable', timestamp: '', data: null };
       }
-      const r: Received = { at: Date.now(), id: String(req.headers['webhook-id']), headers: req.headers, body, event };
+      const r: Received = { at: Date.now(), id: String(req.headers['webhook-id']), headers: req.headers, body, event, gone: false };
+      res.on('close', () => {
+        if (!res.writableFinished) r.gone = true;
+      });
       receiver.received.push(r);
-      const answer = receiver.answer(r);
-      if (answer === 'hang') {
-        hanging.add(res);
-        return;
-      }
-      res.statusCode = answer;
-      res.end();
+      hanging.add(res);
+      void Promise.resolve(receiver.answer(r)).then((answer) => {
+        if (answer === 'hang' || res.destroyed) return;
+        hanging.delete(res);
+        res.statusCode = answer;
+        res.end();
+      });
     });
   });
   await new Promise<void>((resolve) => server.listen(port, '127.0.0.1', resolve));
