@@ -79,6 +79,11 @@ export async function updateSubscription(db: Db, accountId: string, id: string, 
     .executeTakeFirst() as Promise<SubscriptionRow | undefined>;
 }
 
+/** When the subscription's deliveries started failing (null: they succeed); not a change of the subscription itself. */
+export async function setFailingSince(db: Db, id: string, since: 'now' | null): Promise<void> {
+  await db.updateTable('webhook_subscriptions').set({ failing_since: since === null ? null : sql`now()` }).where('id', '=', id).execute();
+}
+
 export async function deleteSubscription(db: Db, accountId: string, id: string): Promise<boolean> {
   const r = await db.deleteFrom('webhook_subscriptions').where('account_id', '=', accountId).where('id', '=', id).executeTakeFirst();
   return Number(r.numDeletedRows) > 0;

@@ -155,7 +155,7 @@ export function createWebhookWorker(o: WebhookWorkerOptions): WebhookWorker {
       if (result.error === null) {
         await repo.settleDelivery(conn, head.seq, 'delivered', attempt);
         await repo.insertAttempt(conn, { ...base, next_attempt_at: null });
-        if (sub.failing_since !== null) await repo.updateSubscription(conn, sub.account_id, sub.id, { failing_since: null });
+        if (sub.failing_since !== null) await repo.setFailingSince(conn, sub.id, null);
         count('delivered');
         continue;
       }
@@ -166,7 +166,7 @@ export function createWebhookWorker(o: WebhookWorkerOptions): WebhookWorker {
       await repo.insertAttempt(conn, { ...base, next_attempt_at: giveUp ? null : next.toISOString() });
       count(giveUp ? 'failed' : 'retry');
       if (sub.failing_since === null) {
-        await repo.updateSubscription(conn, sub.account_id, sub.id, { failing_since: sql`now()` });
+        await repo.setFailingSince(conn, sub.id, 'now');
       } else if (Date.now() - Date.parse(sub.failing_since) >= DISABLE_AFTER_MS) {
         await repo.updateSubscription(conn, sub.account_id, sub.id, {
           enabled: false,
@@ -201,22 +201,49 @@ export function createWebhookWorker(o: WebhookWorkerOptions): WebhookWorker {
     }
   }
 
+  /**
+   * graphile-worker stops itself when it hears of a breaking migration of a worker schema, on a
+   * channel every schema of the database shares: the first start of another service (or replica)
+   * installing its own `<service>_worker` stops this one. So a runner that stops without being
+   * asked is started again (its exit code, 57, is not this process's).
+   */
+  async function launch(): Promise<void> {
+    const current = await run({
+      connectionString: o.databaseUrl,
+      schema,
+      concurrency: o.concurrency,
+      // Fetching and completing jobs and LISTEN: the deliveries themselves use the pool above.
+      maxPoolSize: 3,
+      // Jobs queued for later (a retry past a second) start within this of their time.
+      pollInterval: 100,
+      noHandleSignals: true,
+      taskList: { webhook: webhookTask },
+      logger: new WorkerLogger(() => (level, message) => {
+        if (level === 'error') log.warn({ worker: message }, 'webhook queue');
+      }),
+      preset: { plugins: [existingSchemaPlugin(schema)], worker: { localQueue: { size: o.concurrency } } },
+    });
+    runner = current;
+    const relaunch = () => {
+      if (stopping || runner !== current) return;
+      if (process.exitCode === 57) process.exitCode = undefined;
+      log.info('webhook queue stopped by another process\'s migration; starting it again');
+      const retry = (delayMs: number) => {
+        setTimeout(() => {
+          if (!stopping) launch().catch(() => retry(Math.min(delayMs * 2, 30_000)));
+        }, delayMs).unref();
+      };
+      retry(500);
+    };
+    current.promise.then(relaunch, relaunch);
+  }
+
   return {
     async start() {
-      db = createDb(createPool(o.databaseUrl, o.service, o.concurrency + 2, { connectTimeoutMs: 5_000 }));
-      runner = await run({
-        connectionString: o.databaseUrl,
-        schema,
-        concurrency: o.concurrency,
-        // Jobs queued for later (a retry past a second) start within this of their time.
-        pollInterval: 100,
-        noHandleSignals: true,
-        taskList: { webhook: webhookTask },
-        logger: new WorkerLogger(() => (level, message) => {
-          if (level === 'error' || level === 'warning') log.warn({ worker: message }, 'webhook queue');
-        }),
-        preset: { plugins: [existingSchemaPlugin(schema)], worker: { localQueue: { size: o.concurrency } } },
-      });
+      stopping = false;
+      // A connection per delivery in progress (it holds the subscription's lock), one for the sweep.
+      db ??= createDb(createPool(o.databaseUrl, o.service, o.concurrency + 1, { connectTimeoutMs: 5_000 }));
+      await launch();
       sweepTimer = setInterval(() => void sweep(), SWEEP_MS);
       sweepTimer.unref();
       void sweep();
