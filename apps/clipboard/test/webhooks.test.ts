@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { startReceiver, type Receiver } from '@app/devstack';
 import { HIGH_LIMITS } from './helpers/factories.js';
 import { startTestApp, type TestApp } from './helpers/harness.js';
@@ -38,6 +39,31 @@ describe('clipboard webhooks', () => {
       ['settings.updated', settings],
     ]);
     for (const r of receiver.received) expect(receiver.verifies(r, sub.secret)).toBe(true);
+  });
+
+  it('reports what a sync batch applied, in order, once even when the batch is sent again', async () => {
+    const c = await t.caller();
+    const local = await startReceiver();
+    try {
+      await t.http().post('/api/clipboard/webhooks').set('Authorization', c.auth).send({ url: local.url, events: EVENTS }).expect(201);
+      const id = randomUUID();
+      const changes = [
+        { clientChangeId: randomUUID(), entity: 'item', op: 'upsert', id, data: { type: 'text', content: 'from device', source: 'desktop' } },
+        { clientChangeId: randomUUID(), entity: 'item', op: 'favorite', id, data: { favorite: true } },
+        { clientChangeId: randomUUID(), entity: 'item', op: 'delete', id },
+      ];
+      await t.http().post('/api/clipboard/sync').set('Authorization', c.auth).send({ changes }).expect(200);
+      await t.http().post('/api/clipboard/sync').set('Authorization', c.auth).send({ changes }).expect(200);
+      await local.waitFor((all) => all.length >= 3);
+      await new Promise((r) => setTimeout(r, 300));
+      expect(local.received.map((r) => [r.event.type, r.event.data.id, r.event.data.favorite])).toEqual([
+        ['clipboard.item.created', id, false],
+        ['clipboard.item.updated', id, true],
+        ['clipboard.item.deleted', id, undefined],
+      ]);
+    } finally {
+      await local.close();
+    }
   });
 
   it('answers 403 in the clipboard envelope to a key without the webhooks scope, and 404 for another account\'s subscription', async () => {

@@ -236,6 +236,33 @@ describe('webhook deliveries', () => {
     expect(receiver.received.map((r) => r.event.data.title)).toEqual(['before']);
   });
 
+  it('does not follow a redirect: a 3xx is a failed attempt, tried again', async () => {
+    const c = await t.caller();
+    const sub = await subscribe(c, { events: ['task.created'] });
+    let n = 0;
+    receiver.answer = () => (++n === 1 ? 302 : 204);
+    await createTask(t, c);
+    await receiver.waitFor((all) => all.length >= 2);
+    const deliveries = await t.http().get(`/api/v1/webhooks/${sub.id}/deliveries?limit=10`).set('Authorization', c.auth).expect(200);
+    expect(deliveries.body.items.map((d: any) => [d.attempt, d.statusCode, d.error])).toEqual([[2, 204, null], [1, 302, 'redirect not followed']]);
+  });
+
+  it('disables a subscription whose deliveries have failed for 5 days, with a reason, and sends it nothing more', async () => {
+    const c = await t.caller();
+    const sub = await subscribe(c, { events: ['task.created'] });
+    receiver.answer = () => 500;
+    await t.db.updateTable('webhook_subscriptions' as any).set({ failing_since: new Date(Date.now() - 5 * 86_400_000 - 60_000).toISOString() } as any).where('id', '=', sub.id).execute();
+    await createTask(t, c, { title: 'one' });
+    await receiver.waitFor((all) => all.length >= 1);
+    await sleep(500);
+    const got = await t.http().get(`/api/v1/webhooks/${sub.id}`).set('Authorization', c.auth).expect(200);
+    expect(got.body.enabled).toBe(false);
+    expect(got.body.disabledReason).toMatch(/5 days/);
+    await createTask(t, c, { title: 'two' });
+    await sleep(800);
+    expect(receiver.received).toHaveLength(1);
+  });
+
   it('sends a ping from POST /:id/test and counts deliveries in /metrics', async () => {
     const c = await t.caller();
     const sub = await subscribe(c, { events: ['task.created'] });

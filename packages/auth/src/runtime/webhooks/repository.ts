@@ -110,20 +110,22 @@ export async function listAttempts(db: Db, subscriptionId: string, limit: number
     .execute() as Promise<AttemptRow[]>;
 }
 
-/** The oldest pending delivery of the subscription: the head of its commit order. */
-export async function headDelivery(db: Db, subscriptionId: string): Promise<DeliveryRow | undefined> {
+/** The subscription's oldest pending deliveries, in commit order (the head first). */
+export async function pendingDeliveries(db: Db, subscriptionId: string, limit: number): Promise<DeliveryRow[]> {
   return db
     .selectFrom('webhook_deliveries')
     .select(['seq', 'event_id', 'subscription_id', 'type', 'body', 'attempts', 'next_attempt_at', 'created_at'])
     .where('subscription_id', '=', subscriptionId)
     .where('state', '=', 'pending')
     .orderBy('seq')
-    .limit(1)
-    .executeTakeFirst() as Promise<DeliveryRow | undefined>;
+    .limit(limit)
+    .execute() as Promise<DeliveryRow[]>;
 }
 
-export async function settleDelivery(db: Db, seq: number, state: 'delivered' | 'failed' | 'skipped', attempts: number): Promise<void> {
-  await db.updateTable('webhook_deliveries').set({ state, attempts }).where('seq', '=', seq).execute();
+/** Settles deliveries; each delivered or failed one counts its last attempt. */
+export async function settleDeliveries(db: Db, seqs: number[], state: 'delivered' | 'failed' | 'skipped'): Promise<void> {
+  const attempts = state === 'skipped' ? sql`attempts` : sql`attempts + 1`;
+  await sql`update webhook_deliveries set state = ${state}, attempts = ${attempts} where seq = any(${seqs}::bigint[])`.execute(db);
 }
 
 /** Every pending delivery of the subscription, when it is disabled: an event is not sent later. */
@@ -136,15 +138,18 @@ export async function postponeDelivery(db: Db, seq: number, attempts: number, ne
   await db.updateTable('webhook_deliveries').set({ attempts, next_attempt_at: nextAttemptAt.toISOString() }).where('seq', '=', seq).execute();
 }
 
-export async function insertAttempt(db: Db, row: Omit<AttemptRow, 'created_at'> & { subscription_id: string }): Promise<void> {
-  await db.insertInto('webhook_attempts').values(row).execute();
+export async function insertAttempts(db: Db, rows: Array<Omit<AttemptRow, 'created_at'> & { subscription_id: string }>): Promise<void> {
+  if (rows.length > 0) await db.insertInto('webhook_attempts').values(rows).execute();
 }
 
-/** Whether the key that created a subscription is live and holds `scope` (a session-made one: always). */
-export async function creatorHoldsScope(db: Db, keyId: string | null, scope: string): Promise<boolean> {
-  if (keyId === null) return true;
-  const row = await db.selectFrom('api_keys').select('id').where('id', '=', keyId).where('revoked_at', 'is', null).where(sql<boolean>`${scope} = any(scopes)`).executeTakeFirst();
-  return row !== undefined;
+/**
+ * The scopes the key that created a subscription holds now (none once revoked); null for one a
+ * browser session made, which holds every scope.
+ */
+export async function creatorScopes(db: Db, keyId: string | null): Promise<ReadonlySet<string> | null> {
+  if (keyId === null) return null;
+  const row = await db.selectFrom('api_keys').select('scopes').where('id', '=', keyId).where('revoked_at', 'is', null).executeTakeFirst();
+  return new Set((row?.scopes as string[] | undefined) ?? []);
 }
 
 /** Subscriptions with a delivery due for a while: their job was lost with a killed process, or is late. */

@@ -17,6 +17,8 @@ const RETRY_WINDOW_MS = 24 * HOUR;
 const DISABLE_AFTER_MS = 5 * 24 * HOUR;
 /** The receiver's time to answer 2xx. */
 const TIMEOUT_MS = 10_000;
+/** Pending deliveries read (and settled) at once. */
+const BATCH = 100;
 /** A wait up to this long is slept in the job (to the millisecond); a longer one is a scheduled job. */
 const SLEEP_IN_JOB_MS = 1_000;
 /** A job gives its worker back after this long, queueing its subscription's next turn. */
@@ -46,6 +48,7 @@ export interface WebhookWorker {
 }
 
 type Outcome = 'delivered' | 'retry' | 'failed' | 'skipped';
+type PostResult = { status: number | null; error: string | null; ms: number };
 
 /** The retry delay after `attempt` failed tries: the base doubling, at most an hour. */
 export const retryDelayMs = (baseMs: number, attempt: number): number => Math.min(baseMs * 2 ** Math.min(attempt - 1, 30), HOUR);
@@ -90,7 +93,7 @@ export function createWebhookWorker(o: WebhookWorkerOptions): WebhookWorker {
 
   const count = (outcome: Outcome, n = 1) => deliveries.inc({ outcome }, n);
 
-  async function post(sub: SubscriptionRow, d: DeliveryRow): Promise<{ status: number | null; error: string | null; ms: number }> {
+  async function post(sub: SubscriptionRow, d: DeliveryRow): Promise<PostResult> {
     const started = Date.now();
     const problem = o.allowPrivate ? undefined : await targetProblem(sub.url, false);
     if (problem) return { status: null, error: `target refused: ${problem}`, ms: 0 };
@@ -120,7 +123,12 @@ export function createWebhookWorker(o: WebhookWorkerOptions): WebhookWorker {
     }
   }
 
-  /** Sends the subscription's pending deliveries in order until none is due; the caller holds its lock. */
+  /**
+   * Sends the subscription's pending deliveries in order until none is due; the caller holds its
+   * lock. They are read a batch at a time and settled a batch at a time (one statement each), so
+   * a busy subscription costs its receiver's answers and little else; a crash before a batch is
+   * settled sends its delivered events again (at least once).
+   */
   async function drain(conn: Kysely<any>, subscriptionId: string): Promise<void> {
     const turnEnds = Date.now() + TURN_MS;
     for (;;) {
@@ -131,49 +139,95 @@ export function createWebhookWorker(o: WebhookWorkerOptions): WebhookWorker {
         count('skipped', await repo.skipPending(conn, sub.id));
         return;
       }
-      const head = await repo.headDelivery(conn, sub.id);
-      if (!head) return;
-      const scope = o.catalog[head.type];
-      if (scope !== undefined && !(await repo.creatorHoldsScope(conn, sub.creator_key_id, scope))) {
-        await repo.settleDelivery(conn, head.seq, 'skipped', head.attempts);
-        count('skipped');
-        continue;
-      }
-      const wait = Date.parse(head.next_attempt_at) - Date.now();
-      if (wait > 0) {
-        if (wait <= SLEEP_IN_JOB_MS && Date.now() + wait < turnEnds) {
-          await sleep(wait);
+      const batch = await repo.pendingDeliveries(conn, sub.id, BATCH);
+      if (batch.length === 0) return;
+      const scopes = await repo.creatorScopes(conn, sub.creator_key_id);
+      const settled = new Settled(sub.id);
+      let failed: { head: DeliveryRow; result: PostResult } | undefined;
+      let waitUntil: number | undefined;
+      for (const d of batch) {
+        const scope = o.catalog[d.type];
+        if (scope !== undefined && scopes !== null && !scopes.has(scope)) {
+          settled.skipped.push(d.seq);
           continue;
         }
-        return repo.kick(conn, sub.id, new Date(Date.parse(head.next_attempt_at)));
+        const due = Date.parse(d.next_attempt_at);
+        if (due > Date.now()) {
+          waitUntil = due;
+          break;
+        }
+        if (Date.now() > turnEnds) break;
+        const result = await post(sub, d);
+        if (result.error !== null) {
+          failed = { head: d, result };
+          break;
+        }
+        settled.delivered(d, result);
       }
-      if (Date.now() > turnEnds) return repo.kick(conn, sub.id, null);
-
-      const result = await post(sub, head);
-      const attempt = head.attempts + 1;
-      const base = { subscription_id: sub.id, event_id: head.event_id, type: head.type, attempt, status_code: result.status, ms: result.ms, error: result.error };
-      if (result.error === null) {
-        await repo.settleDelivery(conn, head.seq, 'delivered', attempt);
-        await repo.insertAttempt(conn, { ...base, next_attempt_at: null });
-        if (sub.failing_since !== null) await repo.setFailingSince(conn, sub.id, null);
-        count('delivered');
+      await settled.flush(conn, sub);
+      if (failed) {
+        await fail(conn, sub, failed.head, failed.result);
         continue;
       }
-      const next = new Date(Date.now() + retryDelayMs(o.retryBaseMs, attempt));
-      const giveUp = next.getTime() > Date.parse(head.created_at) + RETRY_WINDOW_MS;
-      if (giveUp) await repo.settleDelivery(conn, head.seq, 'failed', attempt);
-      else await repo.postponeDelivery(conn, head.seq, attempt, next);
-      await repo.insertAttempt(conn, { ...base, next_attempt_at: giveUp ? null : next.toISOString() });
-      count(giveUp ? 'failed' : 'retry');
-      if (sub.failing_since === null) {
-        await repo.setFailingSince(conn, sub.id, 'now');
-      } else if (Date.now() - Date.parse(sub.failing_since) >= DISABLE_AFTER_MS) {
-        await repo.updateSubscription(conn, sub.account_id, sub.id, {
-          enabled: false,
-          disabled_reason: `Deliveries failed for 5 days (since ${sub.failing_since}); the last answer was ${result.status ?? result.error}`,
-        });
-        log.warn({ subscriptionId: sub.id }, 'webhook subscription disabled after 5 days of failures');
+      if (waitUntil !== undefined) {
+        const wait = waitUntil - Date.now();
+        if (wait <= SLEEP_IN_JOB_MS && Date.now() + wait < turnEnds) {
+          await sleep(Math.max(wait, 0));
+          continue;
+        }
+        return repo.kick(conn, sub.id, new Date(waitUntil));
       }
+      if (Date.now() > turnEnds) return repo.kick(conn, sub.id, null);
+    }
+  }
+
+  /** What a batch did, written in two statements once it ends. */
+  class Settled {
+    readonly skipped: number[] = [];
+    private readonly done: number[] = [];
+    private readonly attempts: Array<Parameters<typeof repo.insertAttempts>[1][number]> = [];
+
+    constructor(private readonly subscriptionId: string) {}
+
+    delivered(d: DeliveryRow, result: PostResult): void {
+      this.done.push(d.seq);
+      this.attempts.push({ subscription_id: this.subscriptionId, event_id: d.event_id, type: d.type, attempt: d.attempts + 1, status_code: result.status, ms: result.ms, error: null, next_attempt_at: null });
+    }
+
+    async flush(conn: Kysely<any>, sub: SubscriptionRow): Promise<void> {
+      if (this.done.length > 0) {
+        await repo.settleDeliveries(conn, this.done, 'delivered');
+        await repo.insertAttempts(conn, this.attempts);
+        if (sub.failing_since !== null) await repo.setFailingSince(conn, sub.id, null);
+        count('delivered', this.done.length);
+      }
+      if (this.skipped.length > 0) {
+        await repo.settleDeliveries(conn, this.skipped, 'skipped');
+        count('skipped', this.skipped.length);
+      }
+    }
+  }
+
+  /** A failed try of the head: its next time (or given up after 24 h), and the 5-day rule. */
+  async function fail(conn: Kysely<any>, sub: SubscriptionRow, head: DeliveryRow, result: PostResult): Promise<void> {
+    const attempt = head.attempts + 1;
+    const next = new Date(Date.now() + retryDelayMs(o.retryBaseMs, attempt));
+    const giveUp = next.getTime() > Date.parse(head.created_at) + RETRY_WINDOW_MS;
+    if (giveUp) await repo.settleDeliveries(conn, [head.seq], 'failed');
+    else await repo.postponeDelivery(conn, head.seq, attempt, next);
+    await repo.insertAttempts(conn, [{
+      subscription_id: sub.id, event_id: head.event_id, type: head.type, attempt, status_code: result.status, ms: result.ms, error: result.error,
+      next_attempt_at: giveUp ? null : next.toISOString(),
+    }]);
+    count(giveUp ? 'failed' : 'retry');
+    if (sub.failing_since === null) {
+      await repo.setFailingSince(conn, sub.id, 'now');
+    } else if (Date.now() - Date.parse(sub.failing_since) >= DISABLE_AFTER_MS) {
+      await repo.updateSubscription(conn, sub.account_id, sub.id, {
+        enabled: false,
+        disabled_reason: `Deliveries failed for 5 days (since ${sub.failing_since}); the last answer was ${result.status ?? result.error}`,
+      });
+      log.warn({ subscriptionId: sub.id }, 'webhook subscription disabled after 5 days of failures');
     }
   }
 
@@ -186,6 +240,9 @@ export function createWebhookWorker(o: WebhookWorkerOptions): WebhookWorker {
       if (!rows[0]?.ok) return repo.kick(conn, subscriptionId, new Date(Date.now() + BUSY_RETRY_MS));
       try {
         await drain(conn, subscriptionId);
+      } catch (err) {
+        // The subscription was deleted while one of its deliveries was under way: nothing is left to send.
+        if ((err as { code?: string }).code !== '23503') throw err;
       } finally {
         await sql`select pg_advisory_unlock(hashtext(${lock}), hashtext(${subscriptionId}))`.execute(conn).catch(() => {});
       }
