@@ -1,14 +1,16 @@
 import { Logger as WorkerLogger, run, type Runner, type Task } from 'graphile-worker';
 import { sql, type Kysely } from 'kysely';
+import pg from 'pg';
 import type { Logger } from 'pino';
 import { Counter, Gauge, type Registry } from 'prom-client';
 import { createDb, createPool } from '../database.js';
 import type { EventCatalog } from './events.js';
 import * as repo from './repository.js';
 import type { DeliveryRow, SubscriptionRow } from './repository.js';
+import { postJson } from './http-post.js';
 import { signatureHeader } from './signing.js';
 import { targetProblem } from './target.js';
-import { workerSchema } from './tables.js';
+import { wakeChannel, workerSchema } from './tables.js';
 
 const HOUR = 3600_000;
 /** A delivery is retried for this long after its event, then given up. */
@@ -93,6 +95,71 @@ export function createWebhookWorker(o: WebhookWorkerOptions): WebhookWorker {
 
   const count = (outcome: Outcome, n = 1) => deliveries.inc({ outcome }, n);
 
+  /*
+   * Waking: webhook_emit notifies on commit; this process queues the subscription's job (one
+   * add_job for all the notifications of a few milliseconds), unless it is sending that
+   * subscription's events itself, in which case it looks again when it is done.
+   */
+  const draining = new Set<string>();
+  const wokenWhileDraining = new Set<string>();
+  const toKick = new Set<string>();
+  let kickTimer: NodeJS.Timeout | undefined;
+  let listener: pg.Client | undefined;
+
+  function wake(subscriptionId: string): void {
+    if (draining.has(subscriptionId)) {
+      wokenWhileDraining.add(subscriptionId);
+      return;
+    }
+    toKick.add(subscriptionId);
+    kickTimer ??= setTimeout(() => void kickWoken(), 5);
+  }
+
+  async function kickWoken(): Promise<void> {
+    kickTimer = undefined;
+    const ids = [...toKick];
+    toKick.clear();
+    for (const id of ids) {
+      // Not queued now (Postgres away): the sweep queues it once it is back.
+      await repo.kick(db!, id, null).catch(() => {});
+    }
+  }
+
+  /** LISTENs for webhook_emit's notifications; after a lost connection again (sweeping what it missed). */
+  async function listen(): Promise<void> {
+    const client = new pg.Client({ connectionString: o.databaseUrl, keepAlive: true });
+    let lost = false;
+    const onLost = () => {
+      if (lost) return;
+      lost = true;
+      client.end().catch(() => {});
+      if (listener === client) {
+        listener = undefined;
+        relisten(1000);
+      }
+    };
+    client.on('error', onLost);
+    client.on('end', onLost);
+    client.on('notification', (n) => {
+      if (n.payload) wake(n.payload);
+    });
+    try {
+      await client.connect();
+      await client.query(`listen "${wakeChannel(o.service)}"`);
+    } catch (err) {
+      onLost();
+      throw err;
+    }
+    listener = client;
+    void sweep();
+  }
+
+  function relisten(delayMs: number): void {
+    setTimeout(() => {
+      if (!stopping && !listener) listen().catch(() => relisten(Math.min(delayMs * 2, 10_000)));
+    }, delayMs).unref();
+  }
+
   async function post(sub: SubscriptionRow, d: DeliveryRow): Promise<PostResult> {
     const started = Date.now();
     const problem = o.allowPrivate ? undefined : await targetProblem(sub.url, false);
@@ -101,22 +168,15 @@ export function createWebhookWorker(o: WebhookWorkerOptions): WebhookWorker {
     const secrets = [sub.secret];
     if (sub.previous_secret && sub.previous_secret_expires_at && Date.parse(sub.previous_secret_expires_at) > Date.now()) secrets.push(sub.previous_secret);
     try {
-      const res = await fetch(sub.url, {
-        method: 'POST',
-        redirect: 'manual',
-        signal: AbortSignal.timeout(TIMEOUT_MS),
-        headers: {
-          'content-type': 'application/json',
-          'user-agent': `${o.service}-webhooks/1`,
-          'webhook-id': d.event_id,
-          'webhook-timestamp': String(timestamp),
-          'webhook-signature': signatureHeader(secrets, d.event_id, timestamp, d.body),
-        },
-        body: d.body,
-      });
-      await res.body?.cancel().catch(() => {});
-      const ok = res.status >= 200 && res.status < 300;
-      return { status: res.status, error: ok ? null : res.status >= 300 && res.status < 400 ? 'redirect not followed' : 'non-2xx answer', ms: Date.now() - started };
+      const status = await postJson(sub.url, {
+        'content-type': 'application/json',
+        'user-agent': `${o.service}-webhooks/1`,
+        'webhook-id': d.event_id,
+        'webhook-timestamp': String(timestamp),
+        'webhook-signature': signatureHeader(secrets, d.event_id, timestamp, d.body),
+      }, d.body, TIMEOUT_MS);
+      const ok = status >= 200 && status < 300;
+      return { status, error: ok ? null : status >= 300 && status < 400 ? 'redirect not followed' : 'non-2xx answer', ms: Date.now() - started };
     } catch (err) {
       const name = (err as Error).name;
       return { status: null, error: name === 'TimeoutError' ? `no answer within ${TIMEOUT_MS / 1000} s` : 'connection failed', ms: Date.now() - started };
@@ -238,12 +298,15 @@ export function createWebhookWorker(o: WebhookWorkerOptions): WebhookWorker {
       const lock = `${o.service}.webhooks`;
       const { rows } = await sql<{ ok: boolean }>`select pg_try_advisory_lock(hashtext(${lock}), hashtext(${subscriptionId})) as ok`.execute(conn);
       if (!rows[0]?.ok) return repo.kick(conn, subscriptionId, new Date(Date.now() + BUSY_RETRY_MS));
+      draining.add(subscriptionId);
       try {
         await drain(conn, subscriptionId);
       } catch (err) {
         // The subscription was deleted while one of its deliveries was under way: nothing is left to send.
         if ((err as { code?: string }).code !== '23503') throw err;
       } finally {
+        draining.delete(subscriptionId);
+        if (wokenWhileDraining.delete(subscriptionId)) wake(subscriptionId);
         await sql`select pg_advisory_unlock(hashtext(${lock}), hashtext(${subscriptionId}))`.execute(conn).catch(() => {});
       }
     });
@@ -300,7 +363,8 @@ export function createWebhookWorker(o: WebhookWorkerOptions): WebhookWorker {
       stopping = false;
       // A connection per delivery in progress (it holds the subscription's lock), one for the sweep.
       db ??= createDb(createPool(o.databaseUrl, o.service, o.concurrency + 1, { connectTimeoutMs: 5_000 }));
-      await launch();
+      if (!runner) await launch();
+      if (!listener) await listen();
       sweepTimer = setInterval(() => void sweep(), SWEEP_MS);
       sweepTimer.unref();
       void sweep();
@@ -308,6 +372,10 @@ export function createWebhookWorker(o: WebhookWorkerOptions): WebhookWorker {
     async stop() {
       stopping = true;
       if (sweepTimer) clearInterval(sweepTimer);
+      if (kickTimer) clearTimeout(kickTimer);
+      const client = listener;
+      listener = undefined;
+      await client?.end().catch(() => {});
       await runner?.stop().catch(() => {});
       await db?.destroy().catch(() => {});
     },
