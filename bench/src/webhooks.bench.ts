@@ -1,5 +1,5 @@
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { fork } from 'node:child_process';
+import { join } from 'node:path';
 import { runLoad, type LoadRequest, type LoadResult } from './load.js';
 import { insertKeys } from './seed/keys.js';
 import type { TasksFixture } from './tasks.bench.js';
@@ -19,33 +19,20 @@ export interface WebhookBenchResult {
   lagMax: number;
 }
 
-/** A receiver that answers 204 at once and keeps each event's delivery lag. */
-async function startReceiver(): Promise<{ url: string; lags: number[]; ids: Set<string>; close(): Promise<void> }> {
-  const lags: number[] = [];
-  const ids = new Set<string>();
-  const server: Server = createServer((req, res) => {
-    let body = '';
-    req.setEncoding('utf8');
-    req.on('data', (c: string) => (body += c));
-    req.on('end', () => {
-      const id = String(req.headers['webhook-id']);
-      if (!ids.has(id)) {
-        ids.add(id);
-        lags.push(Date.now() - Date.parse((JSON.parse(body) as { timestamp: string }).timestamp));
-      }
-      res.statusCode = 204;
-      res.end();
-    });
+/** The receiver process (webhook-receiver.ts): its URL, and what it has received so far. */
+async function startReceiver(): Promise<{ url: string; stats(): Promise<{ delivered: number; lags: number[] }>; close(): void }> {
+  const child = fork(join(__dirname, 'webhook-receiver.js'), [], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+  const port = await new Promise<number>((resolve, reject) => {
+    child.once('message', (m: { port: number }) => resolve(m.port));
+    child.once('exit', () => reject(new Error('the webhook receiver exited')));
   });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   return {
-    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/hook`,
-    lags,
-    ids,
-    close: () => new Promise((resolve) => {
-      server.closeAllConnections();
-      server.close(() => resolve());
+    url: `http://127.0.0.1:${port}/hook`,
+    stats: () => new Promise((resolve) => {
+      child.once('message', resolve);
+      child.send('stats');
     }),
+    close: () => child.kill(),
   };
 }
 
@@ -80,23 +67,25 @@ export async function webhookBench(ctx: BenchContext, f: TasksFixture, opts: { c
       if (res.status !== 201) throw new Error(`subscribing answered ${res.status}: ${await res.text()}`);
     }
     const withHooks = await runLoad(ctx.gateway, request, opts);
-    // Every create of both load phases (warm-up too) is an event: wait until the receiver is idle.
-    let seen = -1;
-    for (let i = 0; i < 120 && seen !== receiver.ids.size; i++) {
-      seen = receiver.ids.size;
+    // Every create of this load (warm-up too) is an event: wait until the receiver is idle.
+    let stats = await receiver.stats();
+    for (let i = 0; i < 120; i++) {
       await new Promise((r) => setTimeout(r, 1000));
+      const now = await receiver.stats();
+      if (now.delivered === stats.delivered) break;
+      stats = now;
     }
-    const sorted = [...receiver.lags].sort((a, b) => a - b);
+    const sorted = [...stats.lags].sort((a, b) => a - b);
     return {
       without,
       with: withHooks,
       ratio: withHooks.reqPerSec / Math.max(without.reqPerSec, 0.001),
-      delivered: receiver.ids.size,
+      delivered: stats.delivered,
       lagP50: percentile(sorted, 50),
       lagP99: percentile(sorted, 99),
       lagMax: sorted.at(-1) ?? 0,
     };
   } finally {
-    await receiver.close();
+    receiver.close();
   }
 }

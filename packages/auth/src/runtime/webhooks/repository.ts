@@ -152,14 +152,14 @@ export async function creatorScopes(db: Db, keyId: string | null): Promise<Reado
   return new Set((row?.scopes as string[] | undefined) ?? []);
 }
 
-/** Subscriptions with a delivery due for a while: their job was lost with a killed process, or is late. */
-export async function overdueSubscriptions(db: Db, graceMs: number): Promise<string[]> {
+/** Subscriptions with a delivery due now (through the partial index of pending deliveries). */
+export async function dueSubscriptions(db: Db): Promise<string[]> {
   const rows = await db
     .selectFrom('webhook_deliveries')
     .select('subscription_id')
     .distinct()
     .where('state', '=', 'pending')
-    .where('next_attempt_at', '<', sql<string>`now() - make_interval(secs => ${graceMs / 1000})`)
+    .where('next_attempt_at', '<=', sql<string>`now()`)
     .limit(1000)
     .execute();
   return rows.map((r) => r.subscription_id as string);

@@ -3,9 +3,6 @@ import { sql, type Kysely, type Migration } from 'kysely';
 /** The schema graphile-worker keeps its jobs in, beside the service's own (`tasks_worker`, ...). */
 export const workerSchema = (schema: string): string => `${schema}_worker`;
 
-/** The channel `webhook_emit` notifies with a subscription id when it has something new to send. */
-export const wakeChannel = (schema: string): string => `${schema}_webhooks`;
-
 /**
  * The webhook tables in the service's schema: subscriptions, the outbox of deliveries (one row
  * per event and subscription, written in the change's own transaction) and the attempts log.
@@ -86,8 +83,6 @@ export function webhookMigration(schema: string): Migration {
             where account_id = p_account and enabled and p_type = any(events)
           loop
             insert into webhook_deliveries (event_id, subscription_id, type, body) values (p_event_id, s, p_type, p_body);
-            -- Delivered on commit (once per subscription and transaction); a lost one is found by the sweep.
-            perform pg_notify(${sql.lit(wakeChannel(schema))}, s::text);
             n := n + 1;
           end loop;
           return n;

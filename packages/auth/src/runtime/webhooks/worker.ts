@@ -1,6 +1,5 @@
 import { Logger as WorkerLogger, run, type Runner, type Task } from 'graphile-worker';
 import { sql, type Kysely } from 'kysely';
-import pg from 'pg';
 import type { Logger } from 'pino';
 import { Counter, Gauge, type Registry } from 'prom-client';
 import { createDb, createPool } from '../database.js';
@@ -10,7 +9,7 @@ import type { DeliveryRow, SubscriptionRow } from './repository.js';
 import { postJson } from './http-post.js';
 import { signatureHeader } from './signing.js';
 import { targetProblem } from './target.js';
-import { wakeChannel, workerSchema } from './tables.js';
+import { workerSchema } from './tables.js';
 
 const HOUR = 3600_000;
 /** A delivery is retried for this long after its event, then given up. */
@@ -27,9 +26,10 @@ const SLEEP_IN_JOB_MS = 1_000;
 const TURN_MS = 20_000;
 /** When another process holds a subscription, its next turn is this much later. */
 const BUSY_RETRY_MS = 500;
-/** A due delivery this late has lost its job (a killed process): the sweep queues one. */
-const OVERDUE_MS = 2_000;
-const SWEEP_MS = 2_000;
+/** How often a process looks for due deliveries (the first try starts within this of the commit, and the job's start). */
+const WAKE_MS = 100;
+/** A subscription whose job was queued this recently is not queued again (its job is about to run). */
+const REKICK_MS = 1_000;
 /** Settled deliveries and attempts are kept this long (GET /:id/deliveries shows the latest). */
 const HISTORY_DAYS = 7;
 
@@ -68,7 +68,7 @@ export function createWebhookWorker(o: WebhookWorkerOptions): WebhookWorker {
   const schema = workerSchema(o.service);
   let db: Kysely<any> | undefined;
   let runner: Runner | undefined;
-  let sweepTimer: NodeJS.Timeout | undefined;
+  let tickTimer: NodeJS.Timeout | undefined;
   let stopping = false;
   const log = o.logger.child({ component: 'webhooks' });
 
@@ -96,68 +96,21 @@ export function createWebhookWorker(o: WebhookWorkerOptions): WebhookWorker {
   const count = (outcome: Outcome, n = 1) => deliveries.inc({ outcome }, n);
 
   /*
-   * Waking: webhook_emit notifies on commit; this process queues the subscription's job (one
-   * add_job for all the notifications of a few milliseconds), unless it is sending that
-   * subscription's events itself, in which case it looks again when it is done.
+   * Waking: every WAKE_MS this process looks for subscriptions with a due delivery and queues
+   * their job, except those it is sending itself (it looks again when done) and those it queued a
+   * moment ago (their job is about to run, here or in another process).
    */
   const draining = new Set<string>();
-  const wokenWhileDraining = new Set<string>();
-  const toKick = new Set<string>();
-  let kickTimer: NodeJS.Timeout | undefined;
-  let listener: pg.Client | undefined;
+  const kickedAt = new Map<string, number>();
 
-  function wake(subscriptionId: string): void {
-    if (draining.has(subscriptionId)) {
-      wokenWhileDraining.add(subscriptionId);
-      return;
+  async function wakeDue(): Promise<void> {
+    const now = Date.now();
+    for (const id of await repo.dueSubscriptions(db!)) {
+      if (draining.has(id) || now - (kickedAt.get(id) ?? 0) < REKICK_MS) continue;
+      kickedAt.set(id, now);
+      await repo.kick(db!, id, null);
     }
-    toKick.add(subscriptionId);
-    kickTimer ??= setTimeout(() => void kickWoken(), 5);
-  }
-
-  async function kickWoken(): Promise<void> {
-    kickTimer = undefined;
-    const ids = [...toKick];
-    toKick.clear();
-    for (const id of ids) {
-      // Not queued now (Postgres away): the sweep queues it once it is back.
-      await repo.kick(db!, id, null).catch(() => {});
-    }
-  }
-
-  /** LISTENs for webhook_emit's notifications; after a lost connection again (sweeping what it missed). */
-  async function listen(): Promise<void> {
-    const client = new pg.Client({ connectionString: o.databaseUrl, keepAlive: true });
-    let lost = false;
-    const onLost = () => {
-      if (lost) return;
-      lost = true;
-      client.end().catch(() => {});
-      if (listener === client) {
-        listener = undefined;
-        relisten(1000);
-      }
-    };
-    client.on('error', onLost);
-    client.on('end', onLost);
-    client.on('notification', (n) => {
-      if (n.payload) wake(n.payload);
-    });
-    try {
-      await client.connect();
-      await client.query(`listen "${wakeChannel(o.service)}"`);
-    } catch (err) {
-      onLost();
-      throw err;
-    }
-    listener = client;
-    void sweep();
-  }
-
-  function relisten(delayMs: number): void {
-    setTimeout(() => {
-      if (!stopping && !listener) listen().catch(() => relisten(Math.min(delayMs * 2, 10_000)));
-    }, delayMs).unref();
+    if (kickedAt.size > 10_000) kickedAt.clear();
   }
 
   async function post(sub: SubscriptionRow, d: DeliveryRow): Promise<PostResult> {
@@ -299,6 +252,7 @@ export function createWebhookWorker(o: WebhookWorkerOptions): WebhookWorker {
       const { rows } = await sql<{ ok: boolean }>`select pg_try_advisory_lock(hashtext(${lock}), hashtext(${subscriptionId})) as ok`.execute(conn);
       if (!rows[0]?.ok) return repo.kick(conn, subscriptionId, new Date(Date.now() + BUSY_RETRY_MS));
       draining.add(subscriptionId);
+      kickedAt.delete(subscriptionId);
       try {
         await drain(conn, subscriptionId);
       } catch (err) {
@@ -306,20 +260,26 @@ export function createWebhookWorker(o: WebhookWorkerOptions): WebhookWorker {
         if ((err as { code?: string }).code !== '23503') throw err;
       } finally {
         draining.delete(subscriptionId);
-        if (wokenWhileDraining.delete(subscriptionId)) wake(subscriptionId);
         await sql`select pg_advisory_unlock(hashtext(${lock}), hashtext(${subscriptionId}))`.execute(conn).catch(() => {});
       }
     });
   };
 
-  async function sweep(): Promise<void> {
+  /** The wake-up loop (with, about every ten minutes, the pruning of old history). */
+  async function tick(): Promise<void> {
     try {
-      for (const id of await repo.overdueSubscriptions(db!, OVERDUE_MS)) await repo.kick(db!, id, null);
-      if (Math.random() < SWEEP_MS / 600_000) await repo.pruneHistory(db!, HISTORY_DAYS);
+      await wakeDue();
+      if (Math.random() < WAKE_MS / 600_000) await repo.pruneHistory(db!, HISTORY_DAYS);
     } catch (err) {
-      log.warn({ err: (err as Error).message }, 'webhook sweep failed; trying again');
+      // Postgres unavailable: warned at most once a minute; the next tick tries again.
+      if (Date.now() - lastWarning > 60_000) {
+        lastWarning = Date.now();
+        log.warn({ err: (err as Error).message }, 'webhook wake-up failed; trying again');
+      }
     }
+    if (!stopping) tickTimer = setTimeout(() => void tick(), WAKE_MS);
   }
+  let lastWarning = 0;
 
   /**
    * graphile-worker stops itself when it hears of a breaking migration of a worker schema, on a
@@ -364,18 +324,11 @@ export function createWebhookWorker(o: WebhookWorkerOptions): WebhookWorker {
       // A connection per delivery in progress (it holds the subscription's lock), one for the sweep.
       db ??= createDb(createPool(o.databaseUrl, o.service, o.concurrency + 1, { connectTimeoutMs: 5_000 }));
       if (!runner) await launch();
-      if (!listener) await listen();
-      sweepTimer = setInterval(() => void sweep(), SWEEP_MS);
-      sweepTimer.unref();
-      void sweep();
+      if (!tickTimer) void tick();
     },
     async stop() {
       stopping = true;
-      if (sweepTimer) clearInterval(sweepTimer);
-      if (kickTimer) clearTimeout(kickTimer);
-      const client = listener;
-      listener = undefined;
-      await client?.end().catch(() => {});
+      if (tickTimer) clearTimeout(tickTimer);
       await runner?.stop().catch(() => {});
       await db?.destroy().catch(() => {});
     },
