@@ -111,6 +111,8 @@ async function main(): Promise<number> {
         DATABASE_POOL_SIZE: '20',
         // As under npm start: the webhook scenario's receiver listens on 127.0.0.1.
         WEBHOOK_ALLOW_PRIVATE: '1',
+        // A delivery slot for each of the scenario's 20 busy subscriptions (each sends in order).
+        WEBHOOK_CONCURRENCY: '24',
       },
       // The meetings network-level cap (180 a minute per address, in the service) and the
       // gateway's looser guard in front of it would answer most of the load.

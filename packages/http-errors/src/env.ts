@@ -93,7 +93,7 @@ export function serviceEnv(env: Env, service: { name: string; port: number; body
       // Targets on private, loopback and link-local addresses: refused unless this is 1.
       allowPrivate: envOneOf(env, 'WEBHOOK_ALLOW_PRIVATE', ['0', '1'] as const, '0') === '1',
       // Deliveries this process makes at once (one per subscription at a time).
-      concurrency: envInt(env, 'WEBHOOK_CONCURRENCY', 4, 1, 100),
+      concurrency: envInt(env, 'WEBHOOK_CONCURRENCY', 8, 1, 100),
     },
   };
 }

@@ -179,6 +179,7 @@ export async function queueAgeSeconds(db: Db): Promise<number> {
 /** Drops settled deliveries and attempts older than `days` (a bounded batch). */
 export async function pruneHistory(db: Db, days: number): Promise<void> {
   const cutoff = sql<string>`now() - make_interval(days => ${days})`;
-  await sql`delete from webhook_deliveries where seq in (select seq from webhook_deliveries where state <> 'pending' and created_at < ${cutoff} limit 1000)`.execute(db);
+  // Oldest first along the primary key (seq follows time), so no index of its own is needed.
+  await sql`delete from webhook_deliveries where seq in (select seq from webhook_deliveries where state <> 'pending' and created_at < ${cutoff} order by seq limit 1000)`.execute(db);
   await sql`delete from webhook_attempts where id in (select id from webhook_attempts where created_at < ${cutoff} limit 1000)`.execute(db);
 }

@@ -47,7 +47,6 @@ export function webhookMigration(schema: string): Migration {
         )`.execute(db);
       await sql`create index webhook_deliveries_pending_idx on webhook_deliveries (subscription_id, seq) where state = 'pending'`.execute(db);
       await sql`create index webhook_deliveries_age_idx on webhook_deliveries (next_attempt_at) where state = 'pending'`.execute(db);
-      await sql`create index webhook_deliveries_done_idx on webhook_deliveries (created_at) where state <> 'pending'`.execute(db);
       await sql`
         create table webhook_attempts (
           id bigint generated always as identity primary key,

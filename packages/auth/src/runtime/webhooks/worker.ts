@@ -22,8 +22,8 @@ const TIMEOUT_MS = 10_000;
 const BATCH = 100;
 /** A wait up to this long is slept in the job (to the millisecond); a longer one is a scheduled job. */
 const SLEEP_IN_JOB_MS = 1_000;
-/** A job gives its worker back after this long, queueing its subscription's next turn. */
-const TURN_MS = 20_000;
+/** A job gives its worker back after this long, queueing its subscription's next turn (others wait meanwhile). */
+const TURN_MS = 2_000;
 /** When another process holds a subscription, its next turn is this much later. */
 const BUSY_RETRY_MS = 500;
 /** How often a process looks for due deliveries (the first try starts within this of the commit, and the job's start). */
