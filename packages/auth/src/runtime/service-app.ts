@@ -91,9 +91,11 @@ export function createServiceApp(o: ServiceAppOptions): Express {
   const accounts = new AccountService(o.db, o.auth, createLoginThrottle(o.redis, o.config.redisPrefix, o.logger), o.accountHooks ?? {});
   app.use(`/auth/${o.auth.service}`, authRouter({ cfg: o.auth, accounts, signup: o.config.signup, json }));
   app.use(o.keysPath, authenticate(o.auth), json, keysRouter(o.db, o.auth));
+  const scope = o.api.scopeByMethod;
+  const timezone = checkTimezoneHeader();
   if (o.webhooks) {
     // Before the API's own routes: their scope check (tasks:read, ...) does not apply here.
-    app.use(o.webhooks.path, authenticate(o.auth), requireScope('webhooks'), json,
+    app.use(o.webhooks.path, authenticate(o.auth), requireScope('webhooks'), timezone, json,
       webhooksRouter({ db: o.db, catalog: o.webhooks.catalog, allowPrivate: o.config.webhooks.allowPrivate }));
     app.locals[WORKER] = createWebhookWorker({
       service: o.auth.service,
@@ -104,8 +106,6 @@ export function createServiceApp(o: ServiceAppOptions): Express {
       registry: observability.registry,
     });
   }
-  const scope = o.api.scopeByMethod;
-  const timezone = checkTimezoneHeader();
   if (scope) app.use(o.api.path, authenticate(o.auth), requireScopeForMethod(scope.read, scope.write), timezone, json, o.api.router);
   else app.use(o.api.path, authenticate(o.auth), timezone, o.api.router);
 
