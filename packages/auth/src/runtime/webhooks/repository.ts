@@ -152,17 +152,18 @@ export async function creatorScopes(db: Db, keyId: string | null): Promise<Reado
   return new Set((row?.scopes as string[] | undefined) ?? []);
 }
 
-/** Subscriptions with a delivery due now (through the partial index of pending deliveries). */
+/**
+ * Subscriptions with a delivery due now, oldest due first, looking at no more than 5,000 due
+ * deliveries (the partial index of pending ones), so a long backlog costs no more per look.
+ */
 export async function dueSubscriptions(db: Db): Promise<string[]> {
-  const rows = await db
-    .selectFrom('webhook_deliveries')
-    .select('subscription_id')
-    .distinct()
-    .where('state', '=', 'pending')
-    .where('next_attempt_at', '<=', sql<string>`now()`)
-    .limit(1000)
-    .execute();
-  return rows.map((r) => r.subscription_id as string);
+  const { rows } = await sql<{ id: string }>`
+    select distinct subscription_id as id from (
+      select subscription_id from webhook_deliveries
+      where state = 'pending' and next_attempt_at <= now()
+      order by next_attempt_at limit 5000
+    ) due`.execute(db);
+  return rows.map((r) => r.id);
 }
 
 /** Seconds since the oldest pending delivery became due (0 when none is). */
