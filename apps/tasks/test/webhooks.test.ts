@@ -70,7 +70,7 @@ describe('webhook subscriptions', () => {
 
   it('answers 400 for bad bodies: unknown events, a non-http URL, unknown fields', async () => {
     const c = await t.caller();
-    for (const body of [{ url: receiver.url, events: ['task.exploded'] }, { url: 'ftp://example.com/x', events: EVENTS }, { url: receiver.url, events: EVENTS, secret: 'x' }, { url: receiver.url, events: [] }]) {
+    for (const body of [{ url: receiver.url, events: ['task.exploded'] }, { url: 'ftp://example.com/x', events: EVENTS }, { url: receiver.url, events: EVENTS, secret: 'x' }, { url: receiver.url, events: [] }, { url: receiver.url, events: EVENTS, description: 'a\u0000b' }, { url: `${receiver.url}\u0000`, events: EVENTS }]) {
       const res = await t.http().post('/api/v1/webhooks').set('Authorization', c.auth).send(body);
       expect(res.status).toBe(400);
       expect(res.body.error.code).toBe('validation_failed');
