@@ -138,8 +138,14 @@ export async function postponeDelivery(db: Db, seq: number, attempts: number, ne
   await db.updateTable('webhook_deliveries').set({ attempts, next_attempt_at: nextAttemptAt.toISOString() }).where('seq', '=', seq).execute();
 }
 
+/** Logs attempts, in order, in one statement with one array per column (a batch is up to 100). */
 export async function insertAttempts(db: Db, rows: Array<Omit<AttemptRow, 'created_at'> & { subscription_id: string }>): Promise<void> {
-  if (rows.length > 0) await db.insertInto('webhook_attempts').values(rows).execute();
+  if (rows.length === 0) return;
+  const col = <K extends keyof (typeof rows)[number]>(k: K) => rows.map((r) => r[k]);
+  await sql`
+    insert into webhook_attempts (subscription_id, event_id, type, attempt, status_code, ms, error, next_attempt_at)
+    select * from unnest(${col('subscription_id')}::uuid[], ${col('event_id')}::text[], ${col('type')}::text[], ${col('attempt')}::int[],
+      ${col('status_code')}::int[], ${col('ms')}::int[], ${col('error')}::text[], ${col('next_attempt_at')}::timestamptz[])`.execute(db);
 }
 
 /**

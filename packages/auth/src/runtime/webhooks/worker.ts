@@ -115,8 +115,6 @@ export function createWebhookWorker(o: WebhookWorkerOptions): WebhookWorker {
 
   async function post(sub: SubscriptionRow, d: DeliveryRow): Promise<PostResult> {
     const started = Date.now();
-    const problem = o.allowPrivate ? undefined : await targetProblem(sub.url, false);
-    if (problem) return { status: null, error: `target refused: ${problem}`, ms: 0 };
     const timestamp = Math.floor(Date.now() / 1000);
     const secrets = [sub.secret];
     if (sub.previous_secret && sub.previous_secret_expires_at && Date.parse(sub.previous_secret_expires_at) > Date.now()) secrets.push(sub.previous_secret);
@@ -155,6 +153,8 @@ export function createWebhookWorker(o: WebhookWorkerOptions): WebhookWorker {
       const batch = await repo.pendingDeliveries(conn, sub.id, BATCH);
       if (batch.length === 0) return;
       const scopes = await repo.creatorScopes(conn, sub.creator_key_id);
+      // Checked again at each batch (a name may come to resolve to a private address), not each event.
+      const problem = o.allowPrivate ? undefined : await targetProblem(sub.url, false);
       const settled = new Settled(sub.id);
       let failed: { head: DeliveryRow; result: PostResult } | undefined;
       let waitUntil: number | undefined;
@@ -170,7 +170,7 @@ export function createWebhookWorker(o: WebhookWorkerOptions): WebhookWorker {
           break;
         }
         if (Date.now() > turnEnds) break;
-        const result = await post(sub, d);
+        const result = problem ? { status: null, error: `target refused: ${problem}`, ms: 0 } : await post(sub, d);
         if (result.error !== null) {
           failed = { head: d, result };
           break;
