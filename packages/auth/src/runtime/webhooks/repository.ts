@@ -84,9 +84,20 @@ export async function setFailingSince(db: Db, id: string, since: 'now' | null): 
   await db.updateTable('webhook_subscriptions').set({ failing_since: since === null ? null : sql`now()` }).where('id', '=', id).execute();
 }
 
+/** Deletes the account's subscription with its deliveries and attempts (they have no foreign key). */
 export async function deleteSubscription(db: Db, accountId: string, id: string): Promise<boolean> {
-  const r = await db.deleteFrom('webhook_subscriptions').where('account_id', '=', accountId).where('id', '=', id).executeTakeFirst();
-  return Number(r.numDeletedRows) > 0;
+  return db.transaction().execute(async (trx) => {
+    const r = await trx.deleteFrom('webhook_subscriptions').where('account_id', '=', accountId).where('id', '=', id).executeTakeFirst();
+    if (Number(r.numDeletedRows) === 0) return false;
+    await forgetSubscription(trx, id);
+    return true;
+  });
+}
+
+/** The rows of a subscription that is gone (deleted, or its account deleted). */
+export async function forgetSubscription(db: Db, id: string): Promise<void> {
+  await db.deleteFrom('webhook_deliveries').where('subscription_id', '=', id).execute();
+  await db.deleteFrom('webhook_attempts').where('subscription_id', '=', id).execute();
 }
 
 /** Writes one event for one subscription (the test ping) and its delivery job. */

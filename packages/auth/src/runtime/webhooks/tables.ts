@@ -37,7 +37,10 @@ export function webhookMigration(schema: string): Migration {
         create table webhook_deliveries (
           seq bigint generated always as identity primary key,
           event_id text not null,
-          subscription_id uuid not null references webhook_subscriptions(id) on delete cascade,
+          -- No foreign key: every create would take a KEY SHARE lock on its subscription's row, and
+          -- concurrent creates of one account would pile MultiXacts onto it. Deleting a
+          -- subscription deletes its rows itself (repository.deleteSubscription).
+          subscription_id uuid not null,
           type text not null,
           body text not null,
           state text not null default 'pending',
@@ -50,7 +53,7 @@ export function webhookMigration(schema: string): Migration {
       await sql`
         create table webhook_attempts (
           id bigint generated always as identity primary key,
-          subscription_id uuid not null references webhook_subscriptions(id) on delete cascade,
+          subscription_id uuid not null,
           event_id text not null,
           type text not null,
           attempt int not null,

@@ -102,15 +102,18 @@ export function createWebhookWorker(o: WebhookWorkerOptions): WebhookWorker {
    */
   const draining = new Set<string>();
   const kickedAt = new Map<string, number>();
+  /** Subscriptions whose head waits for its retry: the rows behind it look due but are not. */
+  const blockedUntil = new Map<string, number>();
 
   async function wakeDue(): Promise<void> {
     const now = Date.now();
     for (const id of await repo.dueSubscriptions(db!)) {
-      if (draining.has(id) || now - (kickedAt.get(id) ?? 0) < REKICK_MS) continue;
+      if (draining.has(id) || now - (kickedAt.get(id) ?? 0) < REKICK_MS || (blockedUntil.get(id) ?? 0) > now) continue;
       kickedAt.set(id, now);
       await repo.kick(db!, id, null);
     }
     if (kickedAt.size > 10_000) kickedAt.clear();
+    if (blockedUntil.size > 10_000) blockedUntil.clear();
   }
 
   async function post(sub: SubscriptionRow, d: DeliveryRow): Promise<PostResult> {
@@ -145,7 +148,8 @@ export function createWebhookWorker(o: WebhookWorkerOptions): WebhookWorker {
     for (;;) {
       if (stopping) return repo.kick(conn, subscriptionId, null);
       const sub = await repo.subscriptionById(conn, subscriptionId);
-      if (!sub) return;
+      // Gone with its account (the cascade cannot reach the outbox, which has no foreign key).
+      if (!sub) return repo.forgetSubscription(conn, subscriptionId);
       if (!sub.enabled) {
         count('skipped', await repo.skipPending(conn, sub.id));
         return;
@@ -188,6 +192,7 @@ export function createWebhookWorker(o: WebhookWorkerOptions): WebhookWorker {
           await sleep(Math.max(wait, 0));
           continue;
         }
+        blockedUntil.set(sub.id, waitUntil);
         return repo.kick(conn, sub.id, new Date(waitUntil));
       }
       if (Date.now() > turnEnds) return repo.kick(conn, sub.id, null);
@@ -253,11 +258,9 @@ export function createWebhookWorker(o: WebhookWorkerOptions): WebhookWorker {
       if (!rows[0]?.ok) return repo.kick(conn, subscriptionId, new Date(Date.now() + BUSY_RETRY_MS));
       draining.add(subscriptionId);
       kickedAt.delete(subscriptionId);
+      blockedUntil.delete(subscriptionId);
       try {
         await drain(conn, subscriptionId);
-      } catch (err) {
-        // The subscription was deleted while one of its deliveries was under way: nothing is left to send.
-        if ((err as { code?: string }).code !== '23503') throw err;
       } finally {
         draining.delete(subscriptionId);
         await sql`select pg_advisory_unlock(hashtext(${lock}), hashtext(${subscriptionId}))`.execute(conn).catch(() => {});
