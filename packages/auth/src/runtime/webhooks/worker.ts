@@ -2,7 +2,7 @@ import { Logger as WorkerLogger, run, type Runner, type Task } from 'graphile-wo
 import { sql, type Kysely } from 'kysely';
 import type { Logger } from 'pino';
 import { Counter, Gauge, type Registry } from 'prom-client';
-import { createDb, createPool } from '../database.js';
+import { SCHEMA_CHANGE_LOCK, createDb, createPool } from '../database.js';
 import type { EventCatalog } from './events.js';
 import * as repo from './repository.js';
 import type { DeliveryRow, SubscriptionRow } from './repository.js';
@@ -283,6 +283,7 @@ export function createWebhookWorker(o: WebhookWorkerOptions): WebhookWorker {
     if (!stopping) tickTimer = setTimeout(() => void tick(), WAKE_MS);
   }
   let lastWarning = 0;
+  let lastWorkerLog = 0;
 
   /**
    * graphile-worker stops itself when it hears of a breaking migration of a worker schema, on a
@@ -301,8 +302,11 @@ export function createWebhookWorker(o: WebhookWorkerOptions): WebhookWorker {
       pollInterval: 100,
       noHandleSignals: true,
       taskList: { webhook: webhookTask },
+      // Its errors repeat every poll while Postgres is away: one line a minute is enough.
       logger: new WorkerLogger(() => (level, message) => {
-        if (level === 'error') log.warn({ worker: message }, 'webhook queue');
+        if (level !== 'error' || Date.now() - lastWorkerLog < 60_000) return;
+        lastWorkerLog = Date.now();
+        log.warn({ worker: message }, 'webhook queue');
       }),
       preset: { plugins: [existingSchemaPlugin(schema)], worker: { localQueue: { size: o.concurrency } } },
     });
@@ -349,6 +353,15 @@ function existingSchemaPlugin(schema: string): GraphileConfig.Plugin {
     version: '1.0.0',
     worker: {
       middleware: {
+        // Installing or upgrading the queue is a schema change like the services' own.
+        async migrate(next, event) {
+          await event.client.query('select pg_advisory_lock($1)', [SCHEMA_CHANGE_LOCK]);
+          try {
+            return await next();
+          } finally {
+            await event.client.query('select pg_advisory_unlock($1)', [SCHEMA_CHANGE_LOCK]).catch(() => {});
+          }
+        },
         async bootstrap(next, event) {
           const { rows } = await event.client.query('select 1 from pg_namespace where nspname = $1', [schema]);
           if (rows.length === 0) return next();
