@@ -99,7 +99,7 @@ switch (command) {
     ensureSystem('test:faults');
     ensureInstalled();
     ensureBuilt();
-    process.exit(devstack('run-tests.js', ['--filter=@app/gateway', '--', 'test/faults.test.ts', ...args]));
+    process.exit(devstack('run-tests.js', ['--filter=@app/gateway', '--', 'test/faults', ...args]));
     break;
   case 'test:soak':
     // The soak alone (never part of `npm test`): SOAK_SECONDS (default 600) of mixed and hostile

@@ -25,6 +25,7 @@ import { TOTAL_TASKS, scaleRequests, seedTasksLarge, seedTasksSmall, taskScenari
 import { meetingScenarios, seedMeetings } from './meetings.bench.js';
 import { clipboardScenarios, seedClipboard } from './clipboard.bench.js';
 import { mixedScenario, seedFleet } from './mixed.bench.js';
+import { WEBHOOKS_SCENARIO, webhookBench } from './webhooks.bench.js';
 import type { BenchContext, Scenario } from './types.js';
 
 const run = promisify(execFile);
@@ -108,6 +109,10 @@ async function main(): Promise<number> {
         RATE_LIMIT_WRITES_PER_MINUTE: limits,
         RATE_LIMIT_NETWORK_PER_MINUTE: limits,
         DATABASE_POOL_SIZE: '20',
+        // As under npm start: the webhook scenario's receiver listens on 127.0.0.1.
+        WEBHOOK_ALLOW_PRIVATE: '1',
+        // A delivery slot for each of the scenario's 20 busy subscriptions (each sends in order).
+        WEBHOOK_CONCURRENCY: '24',
       },
       // The meetings network-level cap (180 a minute per address, in the service) and the
       // gateway's looser guard in front of it would answer most of the load.
@@ -202,6 +207,9 @@ async function main(): Promise<number> {
     }
 
     const table = printTable(rows);
+    // Last: it leaves a subscription on each account.
+    log(`load: ${WEBHOOKS_SCENARIO}`);
+    const hooks = needs('tasks') && selected(WEBHOOKS_SCENARIO) ? await webhookBench(ctx, tasks, loadOpts) : null;
     const scaleFigures = scale && {
       listP95Ms: { at10k: scale.small.list.p95, at1M: scale.large.list.p95, ratio: scale.large.list.p95 / Math.max(scale.small.list.p95, 0.001) },
       rareSearchP95Ms: { at10k: scale.small.search.p95, at1M: scale.large.search.p95, ratio: scale.large.search.p95 / Math.max(scale.small.search.p95, 0.001) },
@@ -216,6 +224,12 @@ async function main(): Promise<number> {
     if (scaleFigures) {
       const { listP95Ms: list, rareSearchP95Ms: search } = scaleFigures;
       process.stdout.write(`scale check (p95 through the gateway, 4 connections): list ${list.at10k.toFixed(1)} ms at 10k -> ${list.at1M.toFixed(1)} ms at 1M (${list.ratio.toFixed(2)}x); rare-word search ${search.at10k.toFixed(1)} ms -> ${search.at1M.toFixed(1)} ms (${search.ratio.toFixed(2)}x)\n`);
+    }
+    if (hooks) {
+      process.stdout.write(
+        `${WEBHOOKS_SCENARIO}: ${hooks.without.reqPerSec.toFixed(0)} req/s without subscriptions -> ${hooks.with.reqPerSec.toFixed(0)} req/s with (${hooks.ratio.toFixed(2)}x; p99 ${hooks.without.p99.toFixed(1)} -> ${hooks.with.p99.toFixed(1)} ms); ` +
+          `${hooks.delivered} events delivered, commit-to-receiver lag p50 ${hooks.lagP50} ms, p99 ${hooks.lagP99} ms, max ${hooks.lagMax} ms\n`,
+      );
     }
     if (seqScanFailures.length > 0) {
       process.stdout.write(`\nFAIL: sequential scans of big tables: ${seqScanFailures.map((e) => `${e.scenario} (${e.seqScans.join(', ')})`).join('; ')}\n`);
@@ -235,6 +249,7 @@ async function main(): Promise<number> {
       versions: { node: process.version, postgres: pgVersion, nginx: nginxVersion },
       scenarios: rows,
       scale: scaleFigures,
+      webhooks: hooks,
       explain: explained.map((e) => ({ scenario: e.scenario, seqScans: e.seqScans, plans: e.plans })),
     });
     process.stdout.write(`results written to ${file} (${Math.round((Date.now() - started) / 1000)} s in all)\n`);

@@ -20,3 +20,9 @@ GRANT USAGE ON SCHEMA public TO tasks, meetings, clipboard;
 CREATE SCHEMA tasks AUTHORIZATION tasks;
 CREATE SCHEMA meetings AUTHORIZATION meetings;
 CREATE SCHEMA clipboard AUTHORIZATION clipboard;
+
+-- Each service's webhook delivery queue (graphile-worker) lives beside its schema; the service
+-- installs its tables there at start-up (it may not create schemas itself).
+CREATE SCHEMA tasks_worker AUTHORIZATION tasks;
+CREATE SCHEMA meetings_worker AUTHORIZATION meetings;
+CREATE SCHEMA clipboard_worker AUTHORIZATION clipboard;

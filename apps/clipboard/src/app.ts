@@ -4,9 +4,10 @@ import type { Config } from './config.js';
 import { mcpInstructions, mcpPrompts, mcpToolNotes } from './mcp.js';
 import { openapiDocument } from './openapi.js';
 import type { AppDeps } from './deps.js';
+import { CLIPBOARD_EVENTS } from './domain/events.js';
 import { apiRoutes } from './routes/index.js';
 
-export const SCOPES = ['clipboard:read', 'clipboard:write', 'snippets:read', 'snippets:write', 'settings:read', 'settings:write'] as const;
+export const SCOPES = ['clipboard:read', 'clipboard:write', 'snippets:read', 'snippets:write', 'settings:read', 'settings:write', 'webhooks'] as const;
 
 export function authConfig(config: Pick<Config, 'allowedOrigins'>): AuthConfig {
   return { service: 'clipboard', scopes: SCOPES, allowedOrigins: config.allowedOrigins };
@@ -22,6 +23,7 @@ export function createApp(deps: AppDeps): Express {
     mcp: { instructions: mcpInstructions, toolNotes: mcpToolNotes, prompts: mcpPrompts },
     rateLimits: [{ name: 'api', limit: deps.config.rateLimitPerMinute }],
     keysPath: '/api/settings/keys',
+    webhooks: { path: '/api/clipboard/webhooks', catalog: CLIPBOARD_EVENTS },
     // Each route checks the scope the spec's table names, then parses its body.
     api: { path: '/api', router: apiRoutes(deps) },
   });

@@ -4,7 +4,8 @@ import { documentOutages } from '@app/http-errors';
  * routes compile for validation, so the document and the checks cannot drift apart.
  */
 
-import { apiKeysTag, authOpenApiPaths, documentCommonHeaders, withApiKeyScopes, createKeyBodySchema, keyIdParameter, keyLastUsedAtSchema, openapiLicense, openapiServers, operationalPaths, operationsTag, securitySchemes } from '@app/auth';
+import { apiKeysTag, authOpenApiPaths, documentCommonHeaders, withApiKeyScopes, createKeyBodySchema, keyIdParameter, keyLastUsedAtSchema, openapiLicense, openapiServers, operationalPaths, operationsTag, securitySchemes, webhookOpenApi } from '@app/auth';
+import { CLIPBOARD_EVENTS } from './domain/events.js';
 
 export const ITEM_TYPES = ['text', 'url', 'html', 'rtf', 'code'] as const;
 export const MAX_ITEM_CONTENT = 131_072;
@@ -330,6 +331,8 @@ Scopes: pull needs \`clipboard:read\`; sync needs \`clipboard:read\` and \`clipb
 
 Pruning by history limit and retention runs after a sync batch that added items or changed settings; the resulting tombstones are in the same answer.`.trim();
 
+const webhooks = webhookOpenApi('/api/clipboard/webhooks', CLIPBOARD_EVENTS);
+
 export const openapiDocument = {
   openapi: '3.1.0',
   info: {
@@ -349,13 +352,15 @@ export const openapiDocument = {
     { name: 'Sync', description: 'The sync protocol: pull changes after a cursor, push a batch of client changes' },
     { name: 'Snippets', description: 'Reusable text snippets' },
     { name: 'Settings', description: 'History limit, retention and capture preferences' },
+    webhooks.tag,
     apiKeysTag,
     operationsTag,
   ],
   components: {
-    securitySchemes: securitySchemes('clipboard', ['clipboard:read', 'clipboard:write', 'snippets:read', 'snippets:write', 'settings:read', 'settings:write']),
+    securitySchemes: securitySchemes('clipboard', ['clipboard:read', 'clipboard:write', 'snippets:read', 'snippets:write', 'settings:read', 'settings:write', 'webhooks']),
     schemas: {
       Error: { type: 'object', additionalProperties: false, required: ['error'], properties: { error: { type: 'string' } } },
+      ...webhooks.schemas,
       Item: item,
       ItemList: {
         type: 'object',
@@ -403,6 +408,7 @@ export const openapiDocument = {
   },
   security: [{ apiKey: [] }, { session: [] }],
   paths: {
+    ...webhooks.paths,
     // Sign-up, login, logout and the account (shared by the three services, in this envelope).
     ...authOpenApiPaths('clipboard'),
     ...operationalPaths,

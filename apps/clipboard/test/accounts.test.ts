@@ -7,7 +7,7 @@ accountsSuite({
   envelope: 'simple',
   keysPath: '/api/settings/keys',
   readPath: '/api/clipboard',
-  scopes: ['clipboard:read', 'clipboard:write', 'snippets:read', 'snippets:write', 'settings:read', 'settings:write'],
+  scopes: ['clipboard:read', 'clipboard:write', 'snippets:read', 'snippets:write', 'settings:read', 'settings:write', 'webhooks'],
   allowedOrigin: ALLOWED_ORIGIN,
   loadConfig,
   start: startTestApp,

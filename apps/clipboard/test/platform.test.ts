@@ -9,7 +9,7 @@ platformSuite({
   postPath: '/api/clipboard',
   keysPath: '/api/settings/keys',
   envelope: 'simple',
-  scopes: ['clipboard:read', 'clipboard:write', 'snippets:read', 'snippets:write', 'settings:read', 'settings:write'],
+  scopes: ['clipboard:read', 'clipboard:write', 'snippets:read', 'snippets:write', 'settings:read', 'settings:write', 'webhooks'],
   bodyLimitBytes: 1048576,
   allowedOrigin: ALLOWED_ORIGIN,
   openapiDocument: openapiDocument as never,

@@ -4,9 +4,10 @@ import type { Config } from './config.js';
 import { mcpInstructions, mcpPrompts, mcpToolNotes } from './mcp.js';
 import { openapiDocument } from './openapi.js';
 import type { AppDeps } from './deps.js';
+import { MEETING_EVENTS } from './domain/events.js';
 import { apiRoutes } from './routes/index.js';
 
-export const SCOPES = ['meetings:read', 'meetings:write'] as const;
+export const SCOPES = ['meetings:read', 'meetings:write', 'webhooks'] as const;
 
 export function authConfig(config: Pick<Config, 'allowedOrigins'>): AuthConfig {
   return { service: 'meetings', scopes: SCOPES, allowedOrigins: config.allowedOrigins };
@@ -29,6 +30,7 @@ export function createApp(deps: AppDeps): Express {
     // gateway replica; the gateway's address is trusted (TRUST_PROXY) to name the client.
     networkCap: deps.config.rateLimitNetworkPerMinute,
     keysPath: '/api/me/keys',
+    webhooks: { path: '/api/webhooks', catalog: MEETING_EVENTS },
     api: { path: '/api', router: apiRoutes(deps), scopeByMethod: { read: 'meetings:read', write: 'meetings:write' } },
   });
 }

@@ -5,7 +5,10 @@ import { documentOutages } from '@app/http-errors';
  * objects, so validation and documentation cannot disagree.
  */
 
-import { apiKeysTag, authOpenApiPaths, documentCommonHeaders, withApiKeyScopes, createKeyBodySchema, keyLastUsedAtSchema, openapiLicense, openapiServers, operationalPaths, operationsTag, securitySchemes } from '@app/auth';
+import { apiKeysTag, authOpenApiPaths, documentCommonHeaders, withApiKeyScopes, createKeyBodySchema, keyLastUsedAtSchema, openapiLicense, openapiServers, operationalPaths, operationsTag, securitySchemes, webhookOpenApi } from '@app/auth';
+import { MEETING_EVENTS } from './domain/events.js';
+
+const webhooks = webhookOpenApi('/api/webhooks', MEETING_EVENTS);
 
 /** Postgres cannot store NUL characters; refusing them here keeps them a 400, never a 500. */
 const NO_NUL = '^[^\\u0000]*$';
@@ -510,9 +513,11 @@ export const openapiDocument = {
     { name: 'Actions', description: 'Open action items across meetings' },
     { name: 'Search', description: 'Substring search over meetings, items and notes' },
     apiKeysTag,
+    webhooks.tag,
     operationsTag,
   ],
   paths: {
+    ...webhooks.paths,
     // Sign-up, login, logout and the account (shared by the three services, in this envelope).
     ...authOpenApiPaths('meetings'),
     ...operationalPaths,
@@ -614,8 +619,9 @@ export const openapiDocument = {
     },
   },
   components: {
-    securitySchemes: securitySchemes('meetings', ['meetings:read', 'meetings:write']),
+    securitySchemes: securitySchemes('meetings', ['meetings:read', 'meetings:write', 'webhooks']),
     schemas: {
+      ...webhooks.schemas,
       Error: errorSchema,
       ApiKey: keySchema,
       Note: noteSchema,

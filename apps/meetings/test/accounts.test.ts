@@ -7,7 +7,7 @@ accountsSuite({
   envelope: 'rich',
   keysPath: '/api/me/keys',
   readPath: '/api/series',
-  scopes: ['meetings:read', 'meetings:write'],
+  scopes: ['meetings:read', 'meetings:write', 'webhooks'],
   allowedOrigin: ALLOWED_ORIGIN,
   loadConfig,
   start: startTestApp,

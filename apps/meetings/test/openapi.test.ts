@@ -22,6 +22,8 @@ describe('GET /openapi.json', () => {
       'PATCH /api/items/{id}', 'PATCH /api/meetings/{id}', 'PATCH /api/people/{id}', 'PATCH /api/series/{id}',
       'POST /api/items/reorder', 'POST /api/items/{id}/carry', 'POST /api/me/keys', 'POST /api/meetings', 'POST /api/meetings/{id}/carry', 'POST /api/meetings/{id}/items', 'POST /api/people', 'POST /api/series',
       'PUT /api/notes/{date}',
+      'GET /api/webhooks', 'POST /api/webhooks', 'GET /api/webhooks/{id}', 'PATCH /api/webhooks/{id}', 'DELETE /api/webhooks/{id}',
+      'POST /api/webhooks/{id}/rotate-secret', 'POST /api/webhooks/{id}/test', 'GET /api/webhooks/{id}/deliveries',
       'GET /auth/meetings/apps', 'DELETE /auth/meetings/apps/{id}', 'GET /auth/meetings/me', 'PATCH /auth/meetings/me', 'POST /auth/meetings/login', 'POST /auth/meetings/logout', 'POST /auth/meetings/signup',
     ].sort());
     expect(res.body.openapi).toBe('3.1.0');

@@ -19,7 +19,7 @@ describe('GET /api/me', () => {
   it('says a browser session authenticated, with every scope', async () => {
     const { cookie } = await t.admin('create-session', '--account', c.accountId);
     const res = await t.http().get('/api/me').set('Cookie', cookie).expect(200);
-    expect(res.body).toMatchObject({ accountId: c.accountId, authenticatedBy: 'session', scopes: ['meetings:read', 'meetings:write'] });
+    expect(res.body).toMatchObject({ accountId: c.accountId, authenticatedBy: 'session', scopes: ['meetings:read', 'meetings:write', 'webhooks'] });
   });
 
   it('reports X-Timezone as the zone in effect, and refuses an unknown zone with 400', async () => {

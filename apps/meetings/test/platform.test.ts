@@ -9,7 +9,7 @@ platformSuite({
   postPath: '/api/people',
   keysPath: '/api/me/keys',
   envelope: 'rich',
-  scopes: ['meetings:read', 'meetings:write'],
+  scopes: ['meetings:read', 'meetings:write', 'webhooks'],
   bodyLimitBytes: 131072,
   allowedOrigin: ALLOWED_ORIGIN,
   openapiDocument: openapiDocument as never,

@@ -5,9 +5,10 @@ import type { Config } from './config.js';
 import { mcpInstructions, mcpPrompts, mcpToolNotes } from './mcp.js';
 import { openapiDocument } from './openapi.js';
 import type { AppDeps } from './deps.js';
+import { TASK_EVENTS } from './domain/tasks.service.js';
 import { apiRoutes } from './routes/index.js';
 
-export const SCOPES = ['tasks:read', 'tasks:write'] as const;
+export const SCOPES = ['tasks:read', 'tasks:write', 'webhooks'] as const;
 
 export function authConfig(config: Pick<Config, 'allowedOrigins'>): AuthConfig {
   return { service: 'tasks', scopes: SCOPES, allowedOrigins: config.allowedOrigins };
@@ -24,6 +25,7 @@ export function createApp(deps: AppDeps): Express {
     rateLimits: [{ name: 'api', limit: deps.config.rateLimitPerMinute }],
     keysPath: '/api/v1/keys',
     accountHooks: adminHooks,
+    webhooks: { path: '/api/v1/webhooks', catalog: TASK_EVENTS },
     api: { path: '/api/v1', router: apiRoutes(deps), scopeByMethod: { read: 'tasks:read', write: 'tasks:write' } },
   });
 }

@@ -1,8 +1,10 @@
 import { documentOutages } from '@app/http-errors';
-import { apiKeysTag, documentCommonHeaders, authOpenApiPaths, createKeyBodySchema, keyIdParameter, keyLastUsedAtSchema, openapiLicense, openapiServers, operationalPaths, operationsTag, securitySchemes } from '@app/auth';
+import { apiKeysTag, documentCommonHeaders, authOpenApiPaths, createKeyBodySchema, keyIdParameter, keyLastUsedAtSchema, openapiLicense, openapiServers, operationalPaths, operationsTag, securitySchemes, webhookOpenApi } from '@app/auth';
 import { DUE_AT_PATTERN } from './domain/due-time.js';
 import { RECURRENCE_FORMS } from './domain/recurrence.js';
-import { LIMITS } from './domain/tasks.service.js';
+import { LIMITS, TASK_EVENTS } from './domain/tasks.service.js';
+
+const webhooks = webhookOpenApi('/api/v1/webhooks', TASK_EVENTS);
 
 /*
  * The tasks service's OpenAPI 3.1 document. The request schemas below are the ones the routes
@@ -182,7 +184,7 @@ const keyProperties = {
   id: { type: 'string', format: 'uuid' },
   name: { type: ['string', 'null'] },
   prefix: { type: 'string' },
-  scopes: { type: 'array', items: { type: 'string', enum: ['tasks:read', 'tasks:write'] } },
+  scopes: { type: 'array', items: { type: 'string', enum: ['tasks:read', 'tasks:write', 'webhooks'] } },
   createdAt: dateTime,
   revokedAt: { ...dateTime, type: ['string', 'null'] },
   lastUsedAt: keyLastUsedAtSchema,
@@ -347,11 +349,12 @@ export const openapiDocument = {
   security: [{ apiKey: [] }, { session: [] }],
   tags: [
     { name: 'Tasks', description: 'Tasks of the caller\'s personal workspace' },
+    webhooks.tag,
     apiKeysTag,
     operationsTag,
   ],
   components: {
-    securitySchemes: securitySchemes('tasks', ['tasks:read', 'tasks:write']),
+    securitySchemes: securitySchemes('tasks', ['tasks:read', 'tasks:write', 'webhooks']),
     schemas: {
       Task: taskSchema,
       TaskWithSubtasks: taskWithSubtasksSchema,
@@ -361,9 +364,11 @@ export const openapiDocument = {
       Error: errorSchema,
       Change: changeSchema,
       Key: { type: 'object', additionalProperties: false, required: Object.keys(keyProperties), properties: keyProperties },
+      ...webhooks.schemas,
     },
   },
   paths: {
+    ...webhooks.paths,
     // Sign-up, login, logout and the account (shared by the three services, in this envelope).
     ...authOpenApiPaths('tasks'),
     '/api/v1/tasks': {

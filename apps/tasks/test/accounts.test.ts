@@ -7,7 +7,7 @@ accountsSuite({
   envelope: 'rich',
   keysPath: '/api/v1/keys',
   readPath: '/api/v1/tasks',
-  scopes: ['tasks:read', 'tasks:write'],
+  scopes: ['tasks:read', 'tasks:write', 'webhooks'],
   allowedOrigin: ALLOWED_ORIGIN,
   loadConfig,
   start: startTestApp,

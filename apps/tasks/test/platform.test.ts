@@ -9,7 +9,7 @@ platformSuite({
   postPath: '/api/v1/tasks',
   keysPath: '/api/v1/keys',
   envelope: 'rich',
-  scopes: ['tasks:read', 'tasks:write'],
+  scopes: ['tasks:read', 'tasks:write', 'webhooks'],
   bodyLimitBytes: 262144,
   allowedOrigin: ALLOWED_ORIGIN,
   openapiDocument: openapiDocument as never,

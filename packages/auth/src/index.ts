@@ -11,7 +11,8 @@ export { CREDENTIAL_TTL_MS, forgetAccount, forgetCredential } from './identity/c
 export { createPool, createDb, migrateToLatest } from './runtime/database.js';
 export { createLogger } from './runtime/observability.js';
 export { startService, main, runAdmin, type ServiceSpec } from './runtime/service.js';
-export { createServiceApp, type ServiceAppOptions } from './runtime/service-app.js';
+export { createServiceApp, webhookWorkerOf, type ServiceAppOptions } from './runtime/service-app.js';
+export { emitEvent, emitEvents, webhookMigrations, webhookOpenApi, workerSchema, retryDelayMs, type EventCatalog, type WebhookWorker } from './runtime/webhooks/index.js';
 export { authOpenApiPaths, keyLastUsedAtSchema } from './identity/openapi.js';
 export { apiKeysTag, documentCommonHeaders, openapiLicense, openapiServers, securitySchemes, operationsTag, operationalPaths, withApiKeyScopes } from './runtime/openapi.js';
 export { toolsFromOpenApi, type GeneratedTool } from './mcp/tools.js';

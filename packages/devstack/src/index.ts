@@ -11,3 +11,4 @@ export { renderGatewayConfigMap, k8sTemplatePath } from './k8s-gateway.js';
 export { startProduct, SERVICES, DEFAULT_PORTS, REPLICA_PORT_STEP, MAX_REPLICAS, type Service, type Instance, type RunningProduct, type ProductOptions } from './product.js';
 export { startTestApp, stdinOf, ALLOWED_ORIGIN, type AppKit, type TestApp, type TestAppOptions } from './test-app.js';
 export { Supervised, BACKOFF, type Backoff, type SupervisedOptions } from './supervisor.js';
+export { startReceiver, type Receiver, type Received, type Answer } from './webhook-receiver.js';

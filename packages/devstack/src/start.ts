@@ -159,6 +159,8 @@ async function main(): Promise<void> {
       ALLOWED_ORIGINS: process.env.ALLOWED_ORIGINS ?? pagePorts.flatMap((port) => [`http://localhost:${port}`, `http://127.0.0.1:${port}`]).join(','),
       // A person trying the product locally signs up at /account/<service>.
       SIGNUP: process.env.SIGNUP ?? 'open',
+      // Webhooks to a receiver on this machine (a script on localhost) are allowed locally.
+      WEBHOOK_ALLOW_PRIVATE: process.env.WEBHOOK_ALLOW_PRIVATE ?? '1',
     },
     // A process that exits while npm start is not stopping is started again; the gateway and
     // the other instances keep serving meanwhile.

@@ -54,7 +54,12 @@ export interface TestAppOptions<DB, C> {
   withoutRedis?: boolean;
   /** Receives the app's log lines, to check what is (and is not) logged. */
   logSink?: ((line: string) => void) | undefined;
+  /** Start the app's webhook delivery worker, as the service process does once it listens. */
+  webhooks?: boolean;
 }
+
+/** What createServiceApp leaves in `app.locals` for the process to start (see webhookWorkerOf). */
+type Worker = { start(): Promise<void>; stop(): Promise<void> };
 
 /**
  * A service's app on its own fresh database (real Postgres, real migrations) and its own Redis
@@ -87,6 +92,8 @@ export async function startTestApp<DB, C extends { redisUrl?: string | undefined
   const server = await new Promise<Server>((resolve) => {
     const s = app.listen(0, '127.0.0.1', () => resolve(s));
   });
+  const worker = options.webhooks ? (app.locals.webhookWorker as Worker | undefined) : undefined;
+  await worker?.start();
   const admin = (...argv: string[]) => kit.admin(db, config, argv) as Promise<Record<string, any>>;
   return {
     server,
@@ -106,6 +113,7 @@ export async function startTestApp<DB, C extends { redisUrl?: string | undefined
     },
     async close() {
       await new Promise((resolve) => server.close(resolve));
+      await worker?.stop();
       await db.destroy();
       await redis.quit();
       if (!shared) await dropDatabase(adminUrl, name);

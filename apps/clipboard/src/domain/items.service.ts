@@ -4,6 +4,8 @@ import * as repo from '../db/items.repository.js';
 import { withAccount, type AccountTx, type Db } from '../db/state.repository.js';
 import { TOMBSTONE_DAYS } from '../openapi.js';
 import { batchedPerKey } from './batching.js';
+import { emit, emitDeleted } from './events.js';
+import { emitEvents } from '@app/auth';
 import { isUuid, toItem, type Item } from './mappers.js';
 
 export interface NewItem {
@@ -53,7 +55,15 @@ const CREATE_BATCH = 100;
  */
 export function itemCreator(db: Db): (accountId: string, input: NewItem) => Promise<{ item: Item; created: boolean }> {
   const create = batchedPerKey<NewItem & { id: string }, repo.CreatedRow>(
-    (accountId, batch) => repo.createItems(db, accountId, batch, TOMBSTONE_DAYS),
+    // The batch's events commit with it: created, or updated when an item moved to the top.
+    (accountId, batch) => db.transaction().execute(async (trx) => {
+      const rows = await repo.createItems(trx, accountId, batch, TOMBSTONE_DAYS);
+      await emitEvents(trx, accountId, rows.map((row, i) => ({
+        type: row.created ? 'clipboard.item.created' : 'clipboard.item.updated',
+        data: toItem({ ...row, content: batch[i]!.content }),
+      })));
+      return rows;
+    }),
     CREATE_BATCH,
   );
   return async (accountId, input) => {
@@ -72,13 +82,14 @@ export async function setFavorite(db: Db, accountId: string, id: string, favorit
     const row = await repo.setFavorite(tx, id, favorite ?? 'toggle');
     if (!row) throw notFound();
     tx.record('item', row.id, 'upsert');
-    return toItem(row);
+    return emit(tx.trx, accountId, 'clipboard.item.updated', toItem(row));
   });
 }
 
 async function deleteLogged(tx: AccountTx, ids: string[]): Promise<number> {
   const deleted = await repo.deleteItems(tx, ids);
   for (const d of deleted) tx.record('item', d, 'delete');
+  await emitDeleted(tx.trx, tx.accountId, 'clipboard.item.deleted', deleted);
   return deleted.length;
 }
 
@@ -101,6 +112,7 @@ export async function deleteNonFavorites(db: Db, accountId: string): Promise<{ d
   return withAccount(db, accountId, async (tx) => {
     const deleted = await repo.deleteNonFavorites(tx);
     for (const id of deleted) tx.record('item', id, 'delete');
+    await emitDeleted(tx.trx, accountId, 'clipboard.item.deleted', deleted);
     return { deleted: deleted.length };
   });
 }

@@ -1,5 +1,6 @@
 import { findState, updateSettings as writeSettings, withAccount, type AccountTx, type Db } from '../db/state.repository.js';
 import { pruneHistory } from './items.service.js';
+import { emit } from './events.js';
 import { toSettings, type Settings } from './mappers.js';
 
 export interface SettingsPatch {
@@ -27,5 +28,5 @@ export async function applySettings(tx: AccountTx, patch: SettingsPatch): Promis
 
 /** Partial update; returns the full settings. */
 export async function updateSettings(db: Db, accountId: string, patch: SettingsPatch): Promise<Settings> {
-  return withAccount(db, accountId, (tx) => applySettings(tx, patch));
+  return withAccount(db, accountId, async (tx) => emit(tx.trx, accountId, 'settings.updated', await applySettings(tx, patch)));
 }

@@ -3,7 +3,9 @@ import { errors } from '@app/http-errors';
 import * as repo from '../db/snippets.repository.js';
 import { withAccount, type AccountTx, type Db } from '../db/state.repository.js';
 import { MAX_SNIPPETS } from '../openapi.js';
+import { emit, emitDeleted } from './events.js';
 import { isUuid, toSnippet, type Snippet } from './mappers.js';
+import { emitEvents } from '@app/auth';
 
 export interface SnippetInput {
   name: string;
@@ -36,7 +38,7 @@ export async function createSnippet(db: Db, accountId: string, input: SnippetInp
     if (problem) throw errors.conflict(problem === limitMessage ? 'snippet_limit' : 'keyword_taken', problem);
     const row = await repo.insertSnippet(tx, { id: randomUUID(), name: input.name, content: input.content, keyword: input.keyword ?? null });
     tx.record('snippet', row!.id, 'upsert');
-    return toSnippet(row!);
+    return emit(tx.trx, accountId, 'snippet.created', toSnippet(row!));
   });
 }
 
@@ -84,7 +86,12 @@ export async function replaceSnippets(db: Db, accountId: string, items: (Snippet
     // Delete-then-insert lets keywords move between kept snippets without tripping the unique index.
     await repo.deleteSnippets(tx, 'all');
     await repo.insertSnippetRows(tx, rows);
-    return { items: (await repo.listSnippets(tx.trx, accountId)).map(toSnippet) };
+    const saved = (await repo.listSnippets(tx.trx, accountId)).map(toSnippet);
+    // Snippets have no update event: a replace reports what it removed and what it added.
+    const added = new Set(rows.filter((r) => !items.some((s) => s.id !== undefined && s.id.toLowerCase() === r.id)).map((r) => r.id));
+    await emitDeleted(tx.trx, accountId, 'snippet.deleted', [...existing.keys()]);
+    await emitEvents(tx.trx, accountId, saved.filter((s) => added.has(s.id)).map((data) => ({ type: 'snippet.created', data })));
+    return { items: saved };
   });
 }
 
@@ -94,6 +101,7 @@ export async function deleteSnippet(db: Db, accountId: string, id: string): Prom
   const deleted = await withAccount(db, accountId, async (tx) => {
     const ids = await repo.deleteSnippets(tx, [id]);
     for (const d of ids) tx.record('snippet', d, 'delete');
+    await emitDeleted(tx.trx, accountId, 'snippet.deleted', ids);
     return ids.length;
   });
   if (deleted === 0) throw errors.notFound('Snippet not found');

@@ -21,6 +21,8 @@ import { partParser } from '../validation.js';
 import { itemContentProblem, pruneHistory, type NewItem } from './items.service.js';
 import { toItem, toSettings, toSnippet, type Item, type Settings, type Snippet } from './mappers.js';
 import { applySettings, type SettingsPatch } from './settings.service.js';
+import type { ClipboardEvent } from './events.js';
+import { emitEvents } from '@app/auth';
 import { creationProblem, keywordMessage, type SnippetInput } from './snippets.service.js';
 
 export interface Change {
@@ -136,6 +138,8 @@ const conflict = (seq: number, error: string): Outcome => ({ status: 'conflict',
 /** What one batch works with: entities and their logged versions loaded once, updated as changes apply. */
 class Batch {
   prune = false;
+  /** The webhook events of the changes applied, in order; written with the batch. */
+  readonly events: Array<{ type: ClipboardEvent; data: unknown }> = [];
   private snippetCount: number | undefined;
 
   constructor(
@@ -173,6 +177,7 @@ async function applyItem(b: Batch, c: ClientChange): Promise<Outcome> {
     if (!current) return applied(null);
     await itemsRepo.deleteItems(b.tx, [id]);
     b.items.delete(id);
+    b.events.push({ type: 'clipboard.item.deleted', data: { id } });
     return applied(b.tx.record('item', id, 'delete'));
   }
   const parser = c.op === 'upsert' ? itemData : favoriteData;
@@ -185,6 +190,7 @@ async function applyItem(b: Batch, c: ClientChange): Promise<Outcome> {
     if (!row) return rejected('id is already in use: make a new UUID for a new item');
     b.items.set(id, row);
     b.prune = true;
+    b.events.push({ type: 'clipboard.item.created', data: toItem(row) });
     return applied(b.tx.record('item', id, 'upsert'));
   }
   const missed = b.missed('item', id, c.baseSeq);
@@ -193,6 +199,7 @@ async function applyItem(b: Batch, c: ClientChange): Promise<Outcome> {
     ? await itemsRepo.updateItem(b.tx, id, itemData.parse(c.data))
     : (await itemsRepo.setFavorite(b.tx, id, favoriteData.parse(c.data).favorite))!;
   b.items.set(id, row);
+  b.events.push({ type: 'clipboard.item.updated', data: toItem(row) });
   return applied(b.tx.record('item', id, 'upsert'));
 }
 
@@ -207,6 +214,7 @@ async function applySnippet(b: Batch, c: ClientChange): Promise<Outcome> {
     await snippetsRepo.deleteSnippets(b.tx, [id]);
     b.snippets.delete(id);
     await b.countSnippets(-1);
+    b.events.push({ type: 'snippet.deleted', data: { id } });
     return applied(b.tx.record('snippet', id, 'delete'));
   }
   const problem = snippetData.problem(c.data);
@@ -222,6 +230,7 @@ async function applySnippet(b: Batch, c: ClientChange): Promise<Outcome> {
     if (!row) return rejected('id is already in use: make a new UUID for a new snippet');
     b.snippets.set(id, row);
     await b.countSnippets(1);
+    b.events.push({ type: 'snippet.created', data: toSnippet(row) });
     return applied(b.tx.record('snippet', id, 'upsert'));
   }
   const missed = b.missed('snippet', id, c.baseSeq);
@@ -238,7 +247,7 @@ async function applySettingsChange(b: Batch, c: ClientChange): Promise<Outcome> 
   if (problem) return rejected(problem);
   const missed = b.missed('settings', b.tx.accountId, c.baseSeq);
   if (missed) return conflict(missed.seq, `the settings changed on the server (seq ${missed.seq}) after baseSeq; the server version stands`);
-  await applySettings(b.tx, settingsData.parse(c.data));
+  b.events.push({ type: 'settings.updated', data: await applySettings(b.tx, settingsData.parse(c.data)) });
   return applied(b.tx.pending('settings', b.tx.accountId)!.seq);
 }
 
@@ -297,6 +306,8 @@ export async function sync(
     }
     await insertReceipts(tx, fresh);
     if (batch.prune) await pruneHistory(tx);
+    // A snippet edit has no event of its own (the catalog names created and deleted only).
+    await emitEvents(tx.trx, accountId, batch.events);
     return out;
   });
   return { results, ...(await readChanges(db, accountId, scopes, afterSeq, body.limit)) };

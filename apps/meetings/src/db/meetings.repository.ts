@@ -108,7 +108,7 @@ export async function softDeleteMeeting(db: Kysely<Database>, accountId: string,
     .where('account_id', '=', accountId)
     .where('id', '=', id)
     .where('deleted_at', 'is', null)
-    .returning('id')
+    .returningAll()
     .executeTakeFirst();
 }
 

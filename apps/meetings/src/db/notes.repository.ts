@@ -64,7 +64,7 @@ export async function softDeleteNote(db: Kysely<Database>, accountId: string, da
     .where('account_id', '=', accountId)
     .where('date', '=', date)
     .where('deleted_at', 'is', null)
-    .returning('id')
+    .returningAll()
     .executeTakeFirst();
 }
 

@@ -4,6 +4,7 @@ import type { Database } from '../db/schema.js';
 import * as itemsRepo from '../db/items.repository.js';
 import * as meetingsRepo from '../db/meetings.repository.js';
 import * as seriesRepo from '../db/series.repository.js';
+import { emit } from './events.js';
 import { assertWithinLimit } from './limits.js';
 import { materialize, parkingLot, ruleOf } from './occurrences.js';
 import { nextDay, occurrencesFrom, previousDay, todayIn } from './recurrence.js';
@@ -107,7 +108,7 @@ export async function carryItem(db: Kysely<Database>, accountId: string, itemId:
     const series = await activeSeries(trx, accountId, item.series_id);
     const target = await resolveTarget(trx, accountId, series, source, body, 'materialize');
     const [copy] = await moveItems(trx, accountId, target, [item]);
-    return { meeting: toMeeting(target, false), item: toItem(copy!) };
+    return { meeting: toMeeting(target, false), item: await emit(trx, accountId, 'item.created', toItem(copy!)) };
   });
 }
 
@@ -128,6 +129,6 @@ export async function carryMeeting(db: Kysely<Database>, accountId: string, meet
     const points = await itemsRepo.lockOpenTalkingPoints(trx, source.id);
     const target = await resolveTarget(trx, accountId, series, source, body, 'parkingLot');
     const copies = await moveItems(trx, accountId, target, points);
-    return { meeting: toMeeting(target, false), items: copies.map(toItem) };
+    return { meeting: await emit(trx, accountId, 'meeting.updated', toMeeting(target, false)), items: copies.map(toItem) };
   });
 }

@@ -3,8 +3,9 @@ import { AppError, errors } from '@app/http-errors';
 import type { Database } from '../db/schema.js';
 import * as repo from '../db/items.repository.js';
 import * as meetingsRepo from '../db/meetings.repository.js';
+import { emit } from './events.js';
 import { assertWithinLimit } from './limits.js';
-import { toItem } from './views.js';
+import { toItem, toMeeting } from './views.js';
 
 export interface ItemCreate {
   kind: string;
@@ -44,7 +45,7 @@ export async function createItem(db: Kysely<Database>, accountId: string, meetin
       provenance: null,
       position: await repo.nextPosition(trx, meeting.id, parentId),
     }]);
-    return toItem(row!);
+    return emit(trx, accountId, 'item.created', toItem(row!));
   });
 }
 
@@ -60,9 +61,10 @@ export interface ItemPatch {
 
 /** Partial update of the listed fields; completedAt null reopens an action. */
 export async function updateItem(db: Kysely<Database>, accountId: string, id: string, input: ItemPatch) {
-  const row = await repo.findItem(db, accountId, id);
+  return db.transaction().execute(async (trx) => {
+  const row = await repo.findItem(trx, accountId, id);
   if (!row) throw errors.notFound('Item not found');
-  const updated = await repo.updateItem(db, id, {
+  const updated = await repo.updateItem(trx, id, {
     ...(input.kind !== undefined ? { kind: input.kind } : {}),
     ...(input.owner !== undefined ? { owner: input.owner } : {}),
     ...(input.dueDate !== undefined ? { due_date: input.dueDate } : {}),
@@ -71,14 +73,18 @@ export async function updateItem(db: Kysely<Database>, accountId: string, id: st
     ...(input.notes !== undefined ? { notes: input.notes } : {}),
     ...(input.starred !== undefined ? { starred: input.starred } : {}),
   });
-  return toItem(updated);
+  return emit(trx, accountId, 'item.updated', toItem(updated));
+  });
 }
 
 /** Deletes an item and its nested items for good. */
 export async function deleteItem(db: Kysely<Database>, accountId: string, id: string): Promise<void> {
-  const row = await repo.findItem(db, accountId, id);
-  if (!row) throw errors.notFound('Item not found');
-  await repo.deleteItem(db, id);
+  await db.transaction().execute(async (trx) => {
+    const row = await repo.findItem(trx, accountId, id);
+    if (!row) throw errors.notFound('Item not found');
+    await repo.deleteItem(trx, id);
+    await emit(trx, accountId, 'item.deleted', toItem(row));
+  });
 }
 
 /**
@@ -96,6 +102,8 @@ export async function reorderItems(db: Kysely<Database>, accountId: string, meet
       throw errors.conflict('reorder_conflict', `itemIds must list each of the meeting's ${current.length} top-level items exactly once`);
     }
     const rows = await repo.setTopLevelOrder(trx, meeting.id, wanted);
+    // One call, one event: the meeting's order changed.
+    await emit(trx, accountId, 'meeting.updated', toMeeting(meeting, false));
     return { meetingId: meeting.id, items: rows.map(toItem) };
   });
 }

@@ -6,6 +6,7 @@ import * as itemsRepo from '../db/items.repository.js';
 import * as repo from '../db/meetings.repository.js';
 import * as seriesRepo from '../db/series.repository.js';
 import { decodeCursor, encodeCursor } from './cursor.js';
+import { emit } from './events.js';
 import { assertWithinLimit } from './limits.js';
 import { startsAtUtc } from './recurrence.js';
 import { inReadingOrder, toItem, toMeeting } from './views.js';
@@ -41,6 +42,7 @@ export async function createMeeting(db: Kysely<Database>, accountId: string, inp
       ...(input.privateNotes !== undefined ? { privateNotes: input.privateNotes } : {}),
     });
     if (!created) throw errors.conflict('meeting_exists', `The series already has a meeting on ${input.date}`);
+    await emit(trx, accountId, 'meeting.updated', toMeeting(row, false));
     return toMeeting(row, withPrivate);
   });
 }
@@ -109,11 +111,17 @@ export async function updateMeeting(db: Kysely<Database>, accountId: string, id:
     if (input.status !== undefined && input.status !== row.status && !(MOVES[row.status] ?? []).includes(input.status)) {
       throw errors.conflict('invalid_status_transition', `A ${row.status} meeting cannot become ${input.status}`);
     }
-    return toMeeting(await repo.updateMeeting(trx, id, input), withPrivate);
+    const updated = await repo.updateMeeting(trx, id, input);
+    await emit(trx, accountId, 'meeting.updated', toMeeting(updated, false));
+    return toMeeting(updated, withPrivate);
   });
 }
 
 /** Soft-deletes a meeting; its items go out of sight with it. */
 export async function deleteMeeting(db: Kysely<Database>, accountId: string, id: string): Promise<void> {
-  if (!(await repo.softDeleteMeeting(db, accountId, id))) throw errors.notFound('Meeting not found');
+  await db.transaction().execute(async (trx) => {
+    const row = await repo.softDeleteMeeting(trx, accountId, id);
+    if (!row) throw errors.notFound('Meeting not found');
+    await emit(trx, accountId, 'meeting.updated', toMeeting(row, false));
+  });
 }

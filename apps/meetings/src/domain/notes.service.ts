@@ -4,6 +4,7 @@ import type { Database } from '../db/schema.js';
 import { lockAccountResource } from '../db/locks.repository.js';
 import * as repo from '../db/notes.repository.js';
 import { decodeCursor, encodeCursor } from './cursor.js';
+import { emit } from './events.js';
 import { assertWithinLimit } from './limits.js';
 import { toNote, type Note } from './views.js';
 
@@ -38,24 +39,29 @@ export async function putNote(db: Kysely<Database>, accountId: string, date: str
     if (!row) {
       if (input.baseRevision !== undefined) throw revisionConflict(null, `There is no note for ${date}; send no baseRevision to create it`);
       assertWithinLimit('notes', await repo.countLiveNotes(trx, accountId));
-      return { note: toNote(await repo.insertNote(trx, accountId, date, content)), created: true };
+      return { note: await emit(trx, accountId, 'note.updated', toNote(await repo.insertNote(trx, accountId, date, content))), created: true };
     }
     if (row.deleted_at !== null) {
       if (input.baseRevision !== undefined && input.baseRevision !== row.revision) {
         throw revisionConflict(toNote(row), `The note for ${date} was deleted at revision ${row.revision}`);
       }
       assertWithinLimit('notes', await repo.countLiveNotes(trx, accountId));
-      return { note: toNote(await repo.replaceNote(trx, row.id, content)), created: true };
+      return { note: await emit(trx, accountId, 'note.updated', toNote(await repo.replaceNote(trx, row.id, content))), created: true };
     }
     if (input.baseRevision === undefined) throw revisionConflict(toNote(row), `The note for ${date} exists; send baseRevision ${row.revision} to update it`);
     if (input.baseRevision !== row.revision) throw revisionConflict(toNote(row), `The note for ${date} is at revision ${row.revision}, not ${input.baseRevision}; merge and retry`);
-    return { note: toNote(await repo.replaceNote(trx, row.id, content)), created: false };
+    return { note: await emit(trx, accountId, 'note.updated', toNote(await repo.replaceNote(trx, row.id, content))), created: false };
   });
 }
 
 /** Soft-deletes the live note of `date`; 404 when there is none. */
 export async function deleteNote(db: Kysely<Database>, accountId: string, date: string): Promise<void> {
-  if (!(await repo.softDeleteNote(db, accountId, date))) throw errors.notFound(`No note for ${date}`);
+  // A deletion is an update of the day's note: its data carries deletedAt.
+  await db.transaction().execute(async (trx) => {
+    const row = await repo.softDeleteNote(trx, accountId, date);
+    if (!row) throw errors.notFound(`No note for ${date}`);
+    await emit(trx, accountId, 'note.updated', toNote(row));
+  });
 }
 
 /**

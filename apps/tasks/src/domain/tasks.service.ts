@@ -1,3 +1,4 @@
+import { emitEvent } from '@app/auth';
 import { errors, type ErrorDetail } from '@app/http-errors';
 import type { Kysely, RawBuilder } from 'kysely';
 import type { Database } from '../db/schema.js';
@@ -47,8 +48,9 @@ export interface TaskInput {
   assigneeId?: string | null;
 }
 
-/** Who acts, where: the caller's workspace and time zone (X-Timezone or the account's). */
+/** Who acts, where: the caller's account (whose webhooks hear of it), workspace and time zone (X-Timezone or the account's). */
 export interface Context {
+  accountId: string;
   workspaceId: string;
   timezone: string;
 }
@@ -110,6 +112,22 @@ function withSubtasks(r: TaskRow, subtasks: Task[]): TaskWithSubtasks {
 }
 
 const notFound = () => errors.notFound('Task not found');
+
+/** The webhook events of the tasks service, each with the scope that reads its resource. */
+export const TASK_EVENTS = {
+  'task.created': 'tasks:read',
+  'task.updated': 'tasks:read',
+  'task.completed': 'tasks:read',
+  'task.reopened': 'tasks:read',
+  'task.deleted': 'tasks:read',
+  'task.moved': 'tasks:read',
+} as const;
+
+/** Records the event of this call in its transaction (one REST call, one event); returns the task. */
+async function emit(trx: Db, ctx: Context, type: keyof typeof TASK_EVENTS, task: Task): Promise<Task> {
+  await emitEvent(trx, ctx.accountId, type, task);
+  return task;
+}
 
 /** 400 for input the schema cannot judge: a due time on no real calendar day, repeat text we cannot read. */
 function checkShape(input: TaskInput): void {
@@ -186,24 +204,26 @@ async function insertTask(db: Db, ctx: Context, input: TaskInput & { title: stri
 /** Creates a task: a subtask under `parentId`, or a top-level task at the end of the manual order. */
 export async function createTask(db: Db, ctx: Context, input: TaskInput & { title: string }): Promise<Task> {
   checkShape(input);
-  if (!input.parentId) {
-    // One INSERT: the place at the end of the order comes from a sequence, so a top-level task
-    // needs no transaction and no lock.
-    return insertTopLevel(db, ctx, input);
+  return repo.inTransaction(db, (trx) => insertNew(trx, ctx, input));
+}
+
+/**
+ * Inserts a new task and its `task.created` event (the outbox row commits with the task). The
+ * place at the end of the order comes from a sequence, so a top-level task takes no lock; a
+ * subtask locks its parent.
+ */
+async function insertNew(trx: Db, ctx: Context, input: TaskInput & { title: string }): Promise<Task> {
+  let task: Task;
+  if (input.parentId) {
+    const parent = await loadParent(trx, ctx, input.parentId);
+    checkBusinessRules(input);
+    await checkParent(trx, parent);
+    task = await insertTask(trx, ctx, input, null);
+  } else {
+    checkBusinessRules(input);
+    task = await insertTask(trx, ctx, input, repo.endPosition);
   }
-  return repo.inTransaction(db, (trx) => insertSubtask(trx, ctx, input, input.parentId!));
-}
-
-function insertTopLevel(db: Db, ctx: Context, input: TaskInput & { title: string }): Promise<Task> {
-  checkBusinessRules(input);
-  return insertTask(db, ctx, input, repo.endPosition);
-}
-
-async function insertSubtask(trx: Db, ctx: Context, input: TaskInput & { title: string }, parentId: string): Promise<Task> {
-  const parent = await loadParent(trx, ctx, parentId);
-  checkBusinessRules(input);
-  await checkParent(trx, parent);
-  return insertTask(trx, ctx, input, null);
+  return emit(trx, ctx, 'task.created', task);
 }
 
 /** An Idempotency-Key create: the key as its SHA-256, and the request body's fingerprint. */
@@ -215,9 +235,9 @@ export interface CreateOnce {
 
 /**
  * {@link createTask} under an Idempotency-Key kept in Postgres with the task, in one transaction:
- * the task and its key commit together or not at all. When the key already holds an answer (a
- * replay whose Redis record is gone, or a concurrent duplicate that waited on the key's row),
- * nothing is created and that first answer is returned as `kept`.
+ * the task, its event and its key commit together or not at all. When the key already holds an
+ * answer (a replay whose Redis record is gone, or a concurrent duplicate that waited on the key's
+ * row), nothing is created and that first answer is returned as `kept`.
  */
 export async function createTaskOnce(
   db: Db,
@@ -228,7 +248,7 @@ export async function createTaskOnce(
   checkShape(input);
   const outcome = await repo.inTransaction(db, async (trx) => {
     if (!(await idempotency.claimKey(trx, once.accountId, once.keyHash, once.fingerprint))) return undefined;
-    const item = input.parentId ? await insertSubtask(trx, ctx, input, input.parentId) : await insertTopLevel(trx, ctx, input);
+    const item = await insertNew(trx, ctx, input);
     const created = { status: 201 as const, body: { item } };
     await idempotency.keepAnswer(trx, once.accountId, once.keyHash, item.id, created.status, created.body);
     return { created };
@@ -284,7 +304,7 @@ export async function updateTask(db: Db, ctx: Context, id: string, input: TaskIn
       }
       changes.parent_id = input.parentId ?? null;
     }
-    return toTask(await repo.updateTask(trx, ctx.workspaceId, id, changes));
+    return emit(trx, ctx, 'task.updated', toTask(await repo.updateTask(trx, ctx.workspaceId, id, changes)));
   });
 }
 
@@ -321,8 +341,11 @@ const isVersion = (tag: string) => /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d{1,
  */
 async function plainEdit(db: Db, ctx: Context, id: string, input: TaskInput, ifMatch?: IfMatch): Promise<Task> {
   const versions = ifMatch === undefined || ifMatch === '*' ? null : ifMatch.filter(isVersion);
-  const row = await repo.updateLiveTask(db, ctx.workspaceId, id, fieldChanges(input), versions);
-  if (row) return toTask(row);
+  const updated = await repo.inTransaction(db, async (trx) => {
+    const row = await repo.updateLiveTask(trx, ctx.workspaceId, id, fieldChanges(input), versions);
+    return row && emit(trx, ctx, 'task.updated', toTask(row));
+  });
+  if (updated) return updated;
   const task = await repo.findTask(db, ctx.workspaceId, id);
   if (!task || task.deleted_at !== null) throw notFound();
   throw errors.preconditionFailed();
@@ -338,7 +361,7 @@ export async function deleteTask(db: Db, ctx: Context, id: string, ifMatch?: IfM
     const task = await findLive(trx, ctx, id, true);
     checkIfMatch(ifMatch, task);
     await repo.softDeleteSubtasks(trx, id);
-    return toTask(await repo.updateTask(trx, ctx.workspaceId, id, { deleted_at: 'now' }));
+    return emit(trx, ctx, 'task.deleted', toTask(await repo.updateTask(trx, ctx.workspaceId, id, { deleted_at: 'now' })));
   });
   await repo.pruneTombstones(db, ctx.workspaceId, LIMITS.tombstoneDays, LIMITS.tombstonePruneBatch);
   return deleted;
@@ -362,7 +385,7 @@ export async function completeTask(db: Db, ctx: Context, id: string, ifMatch?: I
   return repo.inTransaction(db, async (trx) => {
     const task = await findForStateChange(trx, ctx, id, ifMatch);
     if (task.completed_at !== null) throw errors.conflict('task_already_completed', 'The task is already completed');
-    const item = toTask(await repo.updateTask(trx, ctx.workspaceId, id, { completed_at: 'now' }));
+    const item = await emit(trx, ctx, 'task.completed', toTask(await repo.updateTask(trx, ctx.workspaceId, id, { completed_at: 'now' })));
     const rule = task.recurrence === null ? undefined : parseRecurrence(task.recurrence);
     if (!rule) return { item, next: null };
 
@@ -410,7 +433,7 @@ export async function reopenTask(db: Db, ctx: Context, id: string, ifMatch?: IfM
   return repo.inTransaction(db, async (trx) => {
     const task = await findForStateChange(trx, ctx, id, ifMatch);
     if (task.completed_at === null) throw errors.conflict('task_not_completed', 'The task is not completed');
-    return toTask(await repo.updateTask(trx, ctx.workspaceId, id, { completed_at: null }));
+    return emit(trx, ctx, 'task.reopened', toTask(await repo.updateTask(trx, ctx.workspaceId, id, { completed_at: null })));
   });
 }
 
@@ -441,7 +464,7 @@ export async function moveTask(db: Db, ctx: Context, id: string, afterId: string
     }
     const inPlace = (before === null || isGreater(current, before)) && (next === null || isGreater(next, current));
     if (inPlace) return toTask(task);
-    return toTask(await repo.updateTask(trx, ctx.workspaceId, id, { position: repo.positionBetween(before, next) }));
+    return emit(trx, ctx, 'task.moved', toTask(await repo.updateTask(trx, ctx.workspaceId, id, { position: repo.positionBetween(before, next) })));
   });
 }
 

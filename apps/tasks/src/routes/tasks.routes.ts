@@ -76,6 +76,7 @@ export function tasksRouter(deps: AppDeps): Router {
   const store = deps.redis ? redisIdempotencyStore(deps.redis) : memoryIdempotencyStore();
   const workspaceOf = workspaceResolver(db);
   const context = async (req: Request): Promise<Context> => ({
+    accountId: req.caller!.accountId,
     timezone: callerTimezone(req),
     workspaceId: await workspaceOf(req.caller!.accountId),
   });

@@ -135,8 +135,27 @@ export function createDb<DB>(pool: pg.Pool): Kysely<DB> {
   return new Kysely<DB>({ dialect: new PostgresDialect({ pool: resilient(pool) }) });
 }
 
+/**
+ * Held (a session advisory lock, database-wide) while a service changes its schema or installs
+ * its webhook queue: kysely's Migrator reads the catalog of every schema before it takes its own
+ * lock, and fails ("column ... does not exist") when another service's migration alters a table
+ * at that moment, as three services starting together on a new database do.
+ */
+export const SCHEMA_CHANGE_LOCK = 727_210_021;
+
 /** Creates the schema if needed and applies every pending migration; throws on failure. */
 export async function migrateToLatest(db: Kysely<any>, schema: string, migrations: Record<string, Migration>): Promise<void> {
+  await db.connection().execute(async (conn) => {
+    await sql`select pg_advisory_lock(${SCHEMA_CHANGE_LOCK})`.execute(conn);
+    try {
+      await migrateUnlocked(db, schema, migrations);
+    } finally {
+      await sql`select pg_advisory_unlock(${SCHEMA_CHANGE_LOCK})`.execute(conn).catch(() => {});
+    }
+  });
+}
+
+async function migrateUnlocked(db: Kysely<any>, schema: string, migrations: Record<string, Migration>): Promise<void> {
   await sql`create schema if not exists ${sql.id(schema)}`.execute(db);
   const migrator = new Migrator({
     db,

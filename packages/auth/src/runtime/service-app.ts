@@ -12,7 +12,7 @@ import { cors } from '../identity/cors.js';
 import { createKeyUsageRecorder } from '../identity/key-usage.js';
 import { keysRouter } from '../identity/keys.js';
 import { createLoginThrottle } from '../identity/login-throttle.js';
-import { authenticate, checkTimezoneHeader, createCredentialResolver, identify, requireScopeForMethod } from '../identity/middleware.js';
+import { authenticate, checkTimezoneHeader, createCredentialResolver, identify, requireScope, requireScopeForMethod } from '../identity/middleware.js';
 import { mcpRouter, type McpPrompt } from '../mcp/server.js';
 import { toolsFromOpenApi } from '../mcp/tools.js';
 import { OAuthProvider } from '../oauth/provider.js';
@@ -20,6 +20,9 @@ import { oauthRouter } from '../oauth/routes.js';
 import { docsRouter } from './docs.js';
 import { createObservability, mountHealth } from './observability.js';
 import { createRateLimit } from './rate-limit.js';
+import type { EventCatalog } from './webhooks/events.js';
+import { webhooksRouter } from './webhooks/routes.js';
+import { createWebhookWorker, type WebhookWorker } from './webhooks/worker.js';
 
 export interface ServiceAppOptions {
   auth: AuthConfig;
@@ -51,6 +54,11 @@ export interface ServiceAppOptions {
     /** Property names no tool result may carry (meetings: privateNotes). */
     redact?: string[];
   };
+  /**
+   * Signed webhooks: the subscription routes at `path` (a key needs the `webhooks` scope) and the
+   * delivery worker for the events in `catalog` (each with the read scope of its resource).
+   */
+  webhooks?: { path: string; catalog: EventCatalog };
   api: {
     path: string;
     router: Router;
@@ -121,10 +129,33 @@ export function createServiceApp(o: ServiceAppOptions): Express {
   app.use(o.keysPath, authenticate(o.auth), json, keysRouter(o.db, o.auth));
   const scope = o.api.scopeByMethod;
   const timezone = checkTimezoneHeader();
+  if (o.webhooks) {
+    // Before the API's own routes: their scope check (tasks:read, ...) does not apply here.
+    app.use(o.webhooks.path, authenticate(o.auth), requireScope('webhooks'), timezone, json,
+      webhooksRouter({ db: o.db, catalog: o.webhooks.catalog, allowPrivate: o.config.webhooks.allowPrivate }));
+    app.locals[WORKER] = createWebhookWorker({
+      service: o.auth.service,
+      databaseUrl: o.config.databaseUrl,
+      catalog: o.webhooks.catalog,
+      ...o.config.webhooks,
+      logger: o.logger,
+      registry: observability.registry,
+    });
+  }
   if (scope) app.use(o.api.path, authenticate(o.auth), requireScopeForMethod(scope.read, scope.write), timezone, json, o.api.router);
   else app.use(o.api.path, authenticate(o.auth), timezone, o.api.router);
 
   app.use(notFoundHandler());
   app.use(errorHandler({ style: o.envelope, logger: o.logger }));
   return app;
+}
+
+const WORKER = 'webhookWorker';
+
+/**
+ * The app's webhook delivery worker, if it has webhooks: the process starts it once it listens
+ * and stops it before closing its pools (the app itself never starts anything).
+ */
+export function webhookWorkerOf(app: Express): WebhookWorker | undefined {
+  return app.locals[WORKER] as WebhookWorker | undefined;
 }

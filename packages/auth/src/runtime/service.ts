@@ -9,6 +9,7 @@ import type { AuthConfig } from '../identity/config.js';
 import { createDb, createPool, migrateToLatest } from './database.js';
 import { createLogger } from './observability.js';
 import { createRedis, redisReady } from './redis.js';
+import { webhookWorkerOf } from './service-app.js';
 
 /** What a service is made of, for {@link startService} and {@link runAdmin}. */
 export interface ServiceSpec<C extends ServiceEnv, DB> {
@@ -66,6 +67,15 @@ export async function startService<C extends ServiceEnv, DB>(spec: ServiceSpec<C
   const server: Server = app.listen(config.port, config.host, () => {
     logger.info({ port: config.port }, `${spec.name} listening`);
   });
+  // Deliveries start once the process serves; a failure to start them (Postgres down) is retried.
+  const worker = webhookWorkerOf(app);
+  const startWorker = (delayMs: number): void => {
+    worker?.start().catch((err: unknown) => {
+      logger.warn({ err: err instanceof Error ? err.message : String(err) }, 'webhook worker failed to start; retrying');
+      setTimeout(() => startWorker(Math.min(delayMs * 2, 30_000)), delayMs).unref();
+    });
+  };
+  startWorker(1000);
   // Longer than the gateway's upstream keepalive (60 s), so nginx never reuses a closed socket.
   server.keepAliveTimeout = 65_000;
   server.headersTimeout = 66_000;
@@ -90,6 +100,7 @@ export async function startService<C extends ServiceEnv, DB>(spec: ServiceSpec<C
     }, config.shutdownTimeoutMs);
     force.unref();
     server.close(async () => {
+      await worker?.stop().catch(() => {});
       await db.destroy().catch(() => {});
       await redis?.quit().catch(() => {});
       logger.info('stopped');

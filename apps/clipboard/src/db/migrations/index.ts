@@ -1,5 +1,5 @@
 import type { Migration } from 'kysely';
-import { authMigrations } from '@app/auth';
+import { authMigrations, webhookMigrations } from '@app/auth';
 import * as clipboard from './2026_11_22_1000_clipboard.js';
 import * as createItem from './2026_11_23_0900_create_item.js';
 import * as sharedRules from './2026_11_23_1300_shared_rules.js';
@@ -14,4 +14,5 @@ export const migrations: Record<string, Migration> = {
   '2026_11_23_1300_shared_rules': sharedRules,
   '2026_11_23_1500_prune_by_index': pruneByIndex,
   '2026_11_23_1700_generic_plans': genericPlans,
+  ...webhookMigrations('clipboard'),
 };

@@ -1,5 +1,5 @@
 import type { Migration } from 'kysely';
-import { authMigrations } from '@app/auth';
+import { authMigrations, webhookMigrations } from '@app/auth';
 import * as createWorkspaces from './2026_11_22_0910_create_workspaces.js';
 import * as createTasks from './2026_11_22_1000_create_tasks.js';
 import * as positionSequence from './2026_11_22_1100_position_sequence.js';
@@ -14,4 +14,5 @@ export const migrations: Record<string, Migration> = {
   '2026_11_22_1100_position_sequence': positionSequence,
   '2026_11_23_0900_changes_feed': changesFeed,
   '2026_11_23_2200_idempotency_keys': idempotencyKeys,
+  ...webhookMigrations('tasks'),
 };

@@ -1,0 +1,81 @@
+import { randomUUID } from 'node:crypto';
+import { startReceiver, type Receiver } from '@app/devstack';
+import { HIGH_LIMITS } from './helpers/factories.js';
+import { startTestApp, type TestApp } from './helpers/harness.js';
+
+const EVENTS = ['clipboard.item.created', 'clipboard.item.updated', 'clipboard.item.deleted', 'snippet.created', 'snippet.deleted', 'settings.updated'];
+
+let t: TestApp;
+let receiver: Receiver;
+
+beforeAll(async () => {
+  t = await startTestApp({ ...HIGH_LIMITS, WEBHOOK_ALLOW_PRIVATE: '1', WEBHOOK_RETRY_BASE_MS: '200' }, { webhooks: true });
+  receiver = await startReceiver();
+});
+afterAll(async () => {
+  await receiver.close();
+  await t.close();
+});
+
+describe('clipboard webhooks', () => {
+  it('delivers each event type once, signed, with the resource as the API returns it', async () => {
+    const c = await t.caller();
+    const sub = (await t.http().post('/api/clipboard/webhooks').set('Authorization', c.auth).send({ url: receiver.url, events: EVENTS }).expect(201)).body;
+    const item = (await t.http().post('/api/clipboard').set('Authorization', c.auth).send({ type: 'text', content: 'hello', source: 'api' }).expect(201)).body;
+    const favorite = (await t.http().patch(`/api/clipboard/${item.id}/favorite`).set('Authorization', c.auth).send({ favorite: true }).expect(200)).body;
+    await t.http().delete(`/api/clipboard/${item.id}`).set('Authorization', c.auth).expect(200);
+    const snippet = (await t.http().post('/api/snippets').set('Authorization', c.auth).send({ name: 'sig', content: 'Best, me' }).expect(201)).body;
+    await t.http().delete(`/api/snippets/${snippet.id}`).set('Authorization', c.auth).expect(200);
+    const settings = (await t.http().put('/api/settings').set('Authorization', c.auth).send({ historyLimit: 500 }).expect(200)).body;
+
+    await receiver.waitFor((all) => all.length >= 6);
+    await new Promise((r) => setTimeout(r, 300));
+    expect(receiver.received.map((r) => [r.event.type, r.event.data])).toEqual([
+      ['clipboard.item.created', item],
+      ['clipboard.item.updated', favorite],
+      ['clipboard.item.deleted', { id: item.id }],
+      ['snippet.created', snippet],
+      ['snippet.deleted', { id: snippet.id }],
+      ['settings.updated', settings],
+    ]);
+    for (const r of receiver.received) expect(receiver.verifies(r, sub.secret)).toBe(true);
+  });
+
+  it('reports what a sync batch applied, in order, once even when the batch is sent again', async () => {
+    const c = await t.caller();
+    const local = await startReceiver();
+    try {
+      await t.http().post('/api/clipboard/webhooks').set('Authorization', c.auth).send({ url: local.url, events: EVENTS }).expect(201);
+      const id = randomUUID();
+      const changes = [
+        { clientChangeId: randomUUID(), entity: 'item', op: 'upsert', id, data: { type: 'text', content: 'from device', source: 'desktop' } },
+        { clientChangeId: randomUUID(), entity: 'item', op: 'favorite', id, data: { favorite: true } },
+        { clientChangeId: randomUUID(), entity: 'item', op: 'delete', id },
+      ];
+      await t.http().post('/api/clipboard/sync').set('Authorization', c.auth).send({ changes }).expect(200);
+      await t.http().post('/api/clipboard/sync').set('Authorization', c.auth).send({ changes }).expect(200);
+      await local.waitFor((all) => all.length >= 3);
+      await new Promise((r) => setTimeout(r, 300));
+      expect(local.received.map((r) => [r.event.type, r.event.data.id, r.event.data.favorite])).toEqual([
+        ['clipboard.item.created', id, false],
+        ['clipboard.item.updated', id, true],
+        ['clipboard.item.deleted', id, undefined],
+      ]);
+    } finally {
+      await local.close();
+    }
+  });
+
+  it('answers 403 in the clipboard envelope to a key without the webhooks scope, and 404 for another account\'s subscription', async () => {
+    const c = await t.caller(['clipboard:read', 'clipboard:write']);
+    const res = await t.http().get('/api/clipboard/webhooks').set('Authorization', c.auth);
+    expect(res.status).toBe(403);
+    expect(typeof res.body.error).toBe('string');
+    const a = await t.caller();
+    const b = await t.caller();
+    const sub = (await t.http().post('/api/clipboard/webhooks').set('Authorization', a.auth).send({ url: receiver.url, events: ['settings.updated'] }).expect(201)).body;
+    const other = await t.http().get(`/api/clipboard/webhooks/${sub.id}`).set('Authorization', b.auth);
+    expect(other.status).toBe(404);
+    expect(typeof other.body.error).toBe('string');
+  });
+});

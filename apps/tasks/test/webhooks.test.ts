@@ -1,0 +1,278 @@
+import { startReceiver, type Receiver } from '@app/devstack';
+import { createTask } from './helpers/factories.js';
+import { startTestApp, type Caller, type TestApp } from './helpers/harness.js';
+
+const EVENTS = ['task.created', 'task.updated', 'task.completed', 'task.reopened', 'task.deleted', 'task.moved'];
+
+let t: TestApp;
+let receiver: Receiver;
+
+beforeAll(async () => {
+  t = await startTestApp({ WEBHOOK_ALLOW_PRIVATE: '1', WEBHOOK_RETRY_BASE_MS: '200' }, { webhooks: true });
+});
+afterAll(async () => {
+  await t.close();
+});
+beforeEach(async () => {
+  receiver = await startReceiver();
+});
+afterEach(async () => {
+  await receiver.close();
+});
+
+async function subscribe(c: Caller, body: Record<string, unknown> = {}) {
+  const res = await t.http().post('/api/v1/webhooks').set('Authorization', c.auth).send({ url: receiver.url, events: EVENTS, ...body });
+  expect(res.status).toBe(201);
+  return res.body as { id: string; secret: string } & Record<string, unknown>;
+}
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+describe('webhook subscriptions', () => {
+  it('creates a subscription whose secret is shown once, then lists, gets, updates and deletes it', async () => {
+    const c = await t.caller();
+    const sub = await subscribe(c, { description: 'my hook' });
+    expect(sub.secret).toMatch(/^whsec_[A-Za-z0-9+/]+=*$/);
+    expect(sub).toMatchObject({ url: receiver.url, events: EVENTS, description: 'my hook', enabled: true, disabledReason: null });
+    const list = await t.http().get('/api/v1/webhooks').set('Authorization', c.auth);
+    expect(list.status).toBe(200);
+    expect(list.body.items).toHaveLength(1);
+    expect(list.body.items[0].secret).toBeUndefined();
+    const got = await t.http().get(`/api/v1/webhooks/${sub.id}`).set('Authorization', c.auth);
+    expect(got.body.secret).toBeUndefined();
+    const patched = await t.http().patch(`/api/v1/webhooks/${sub.id}`).set('Authorization', c.auth).send({ events: ['task.created'], description: null });
+    expect(patched.status).toBe(200);
+    expect(patched.body).toMatchObject({ events: ['task.created'], description: null });
+    expect((await t.http().delete(`/api/v1/webhooks/${sub.id}`).set('Authorization', c.auth)).status).toBe(204);
+    expect((await t.http().get(`/api/v1/webhooks/${sub.id}`).set('Authorization', c.auth)).status).toBe(404);
+  });
+
+  it('answers 404 for another account\'s subscription and for an id that is not a UUID', async () => {
+    const a = await t.caller();
+    const b = await t.caller();
+    const sub = await subscribe(a);
+    expect((await t.http().get(`/api/v1/webhooks/${sub.id}`).set('Authorization', b.auth)).status).toBe(404);
+    expect((await t.http().patch(`/api/v1/webhooks/${sub.id}`).set('Authorization', b.auth).send({ enabled: false })).status).toBe(404);
+    expect((await t.http().delete(`/api/v1/webhooks/${sub.id}`).set('Authorization', b.auth)).status).toBe(404);
+    expect((await t.http().post(`/api/v1/webhooks/${sub.id}/rotate-secret`).set('Authorization', b.auth)).status).toBe(404);
+    expect((await t.http().get('/api/v1/webhooks/nope').set('Authorization', a.auth)).status).toBe(404);
+  });
+
+  it('answers 403 to a key without the webhooks scope, and to one that cannot read an event it names', async () => {
+    const c = await t.caller(['tasks:read', 'tasks:write']);
+    const res = await t.http().post('/api/v1/webhooks').set('Authorization', c.auth).send({ url: receiver.url, events: EVENTS });
+    expect(res.status).toBe(403);
+    expect(res.body.error.code).toBe('insufficient_scope');
+    const onlyHooks = await t.caller(['webhooks']);
+    const res2 = await t.http().post('/api/v1/webhooks').set('Authorization', onlyHooks.auth).send({ url: receiver.url, events: EVENTS });
+    expect(res2.status).toBe(403);
+  });
+
+  it('answers 400 for bad bodies: unknown events, a non-http URL, unknown fields', async () => {
+    const c = await t.caller();
+    for (const body of [{ url: receiver.url, events: ['task.exploded'] }, { url: 'ftp://example.com/x', events: EVENTS }, { url: receiver.url, events: EVENTS, secret: 'x' }, { url: receiver.url, events: [] }, { url: receiver.url, events: EVENTS, description: 'a\u0000b' }, { url: `${receiver.url}\u0000`, events: EVENTS }]) {
+      const res = await t.http().post('/api/v1/webhooks').set('Authorization', c.auth).send(body);
+      expect(res.status).toBe(400);
+      expect(res.body.error.code).toBe('validation_failed');
+    }
+  });
+
+  it('refuses private, loopback and link-local targets without WEBHOOK_ALLOW_PRIVATE', async () => {
+    const strict = await startTestApp();
+    try {
+      const c = await strict.caller();
+      for (const url of ['http://127.0.0.1:9/x', 'http://10.1.2.3/x', 'http://169.254.169.254/latest', 'http://[::1]/x', 'http://localhost/x', 'http://192.168.1.1/x']) {
+        const res = await strict.http().post('/api/v1/webhooks').set('Authorization', c.auth).send({ url, events: EVENTS });
+        expect({ url, status: res.status, path: res.body.error?.details?.[0]?.path }).toEqual({ url, status: 400, path: '/url' });
+      }
+    } finally {
+      await strict.close();
+    }
+  });
+});
+
+describe('webhook deliveries', () => {
+  it('delivers each event type once, signed (standardwebhooks verifies it), with the resource as the API returns it', async () => {
+    const c = await t.caller();
+    const sub = await subscribe(c);
+    const first = await createTask(t, c, { title: 'first' });
+    const task = await createTask(t, c, { title: 'hello', tags: ['a'] });
+    const updated = (await t.http().patch(`/api/v1/tasks/${task.id}`).set('Authorization', c.auth).send({ title: 'hello 2' })).body.item;
+    const completed = (await t.http().post(`/api/v1/tasks/${task.id}/complete`).set('Authorization', c.auth)).body.item;
+    const reopened = (await t.http().post(`/api/v1/tasks/${task.id}/reopen`).set('Authorization', c.auth)).body.item;
+    const moved = (await t.http().put(`/api/v1/tasks/${task.id}/position`).set('Authorization', c.auth).send({ afterId: null })).body.item;
+    const deleted = (await t.http().delete(`/api/v1/tasks/${first.id}`).set('Authorization', c.auth)).body.item;
+    const expected = [
+      ['task.created', first], ['task.created', task], ['task.updated', updated], ['task.completed', completed],
+      ['task.reopened', reopened], ['task.moved', moved], ['task.deleted', deleted],
+    ];
+    await receiver.waitFor((all) => all.length >= expected.length);
+    await sleep(300);
+    expect(receiver.received.map((r) => [r.event.type, r.event.data])).toEqual(expected);
+    for (const r of receiver.received) {
+      expect(receiver.verifies(r, sub.secret)).toBe(true);
+      expect(r.id).toMatch(/^msg_/);
+      expect(r.headers['content-type']).toBe('application/json');
+    }
+    expect(new Set(receiver.received.map((r) => r.id)).size).toBe(expected.length);
+    const current = (await t.http().get(`/api/v1/tasks/${task.id}`).set('Authorization', c.auth)).body.item;
+    expect(receiver.received[5]!.event.data).toEqual(Object.fromEntries(Object.entries(current).filter(([k]) => k !== 'subtasks' && k !== 'progress')));
+  });
+
+  it('sends only subscribed types, only to the account\'s own subscriptions', async () => {
+    const a = await t.caller();
+    const b = await t.caller();
+    await subscribe(a, { events: ['task.completed'] });
+    const task = await createTask(t, a);
+    await createTask(t, b);
+    await t.http().post(`/api/v1/tasks/${task.id}/complete`).set('Authorization', a.auth).expect(200);
+    await receiver.waitFor((all) => all.length >= 1);
+    await sleep(500);
+    expect(receiver.received.map((r) => r.event.type)).toEqual(['task.completed']);
+  });
+
+  it('starts the first try within a second of the commit', async () => {
+    const c = await t.caller();
+    await subscribe(c, { events: ['task.created'] });
+    const started = Date.now();
+    await createTask(t, c);
+    await receiver.waitFor((all) => all.length >= 1, 5000);
+    expect(receiver.received[0]!.at - started).toBeLessThan(1000);
+  });
+
+  it('retries a 500 and a timeout with the same webhook-id and growing gaps, and lists the attempts', async () => {
+    const c = await t.caller();
+    const sub = await subscribe(c, { events: ['task.created'] });
+    let n = 0;
+    receiver.answer = () => {
+      n += 1;
+      return n <= 3 ? 500 : n === 4 ? 'hang' : 200;
+    };
+    await createTask(t, c);
+    await receiver.waitFor((all) => all.length >= 5, 30_000);
+    const ids = new Set(receiver.received.map((r) => r.id));
+    expect(ids.size).toBe(1);
+    const gaps = receiver.received.slice(1).map((r, i) => r.at - receiver.received[i]!.at);
+    // 200, 400, 800 ms after the 500s; then the 10 s timeout plus 1600 ms.
+    expect(gaps[0]).toBeGreaterThanOrEqual(190);
+    expect(gaps[1]).toBeGreaterThan(gaps[0]! * 1.5);
+    expect(gaps[2]).toBeGreaterThan(gaps[1]! * 1.5);
+    expect(gaps[3]).toBeGreaterThanOrEqual(10_000 + 1600 - 50);
+    const deliveries = await t.http().get(`/api/v1/webhooks/${sub.id}/deliveries`).set('Authorization', c.auth);
+    expect(deliveries.status).toBe(200);
+    expect(deliveries.body.items.map((d: any) => [d.attempt, d.statusCode])).toEqual([[5, 200], [4, null], [3, 500], [2, 500], [1, 500]]);
+    expect(deliveries.body.items[1].error).toMatch(/10 s/);
+    expect(deliveries.body.items[0].nextAttemptAt).toBeNull();
+    expect(deliveries.body.items[2].nextAttemptAt).not.toBeNull();
+  }, 40_000);
+
+  it('keeps commit order for 100 quick writes, a failing head holding back the rest', async () => {
+    const c = await t.caller();
+    await subscribe(c, { events: ['task.created'] });
+    let failures = 2;
+    receiver.answer = () => (failures-- > 0 ? 503 : 204);
+    const titles: string[] = [];
+    for (let i = 0; i < 100; i++) {
+      titles.push(`t${i}`);
+      await createTask(t, c, { title: `t${i}` });
+    }
+    await receiver.waitFor((all) => new Set(all.map((r) => r.id)).size >= 100, 30_000);
+    const firstSeen: string[] = [];
+    const seen = new Set<string>();
+    for (const r of receiver.received) {
+      if (!seen.has(r.id)) firstSeen.push(r.event.data.title);
+      seen.add(r.id);
+    }
+    expect(firstSeen).toEqual(titles);
+  }, 60_000);
+
+  it('signs with both secrets for a day after a rotation', async () => {
+    const c = await t.caller();
+    const sub = await subscribe(c, { events: ['task.created'] });
+    const rotated = await t.http().post(`/api/v1/webhooks/${sub.id}/rotate-secret`).set('Authorization', c.auth);
+    expect(rotated.status).toBe(200);
+    expect(rotated.body.secret).not.toBe(sub.secret);
+    expect(Date.parse(rotated.body.previousSecretExpiresAt) - Date.now()).toBeGreaterThan(23.9 * 3600_000);
+    await createTask(t, c);
+    await receiver.waitFor((all) => all.length >= 1);
+    const r = receiver.received[0]!;
+    expect(String(r.headers['webhook-signature']).split(' ')).toHaveLength(2);
+    expect(receiver.verifies(r, sub.secret)).toBe(true);
+    expect(receiver.verifies(r, rotated.body.secret)).toBe(true);
+    expect(receiver.verifies(r, 'whsec_' + Buffer.alloc(32, 1).toString('base64'))).toBe(false);
+  });
+
+  it('sends nothing to a disabled subscription, not even later, nor to a deleted one', async () => {
+    const c = await t.caller();
+    const sub = await subscribe(c, { events: ['task.created'] });
+    const other = await startReceiver();
+    try {
+      const gone = (await t.http().post('/api/v1/webhooks').set('Authorization', c.auth).send({ url: other.url, events: ['task.created'] })).body;
+      await t.http().patch(`/api/v1/webhooks/${sub.id}`).set('Authorization', c.auth).send({ enabled: false }).expect(200);
+      await t.http().delete(`/api/v1/webhooks/${gone.id}`).set('Authorization', c.auth).expect(204);
+      await createTask(t, c, { title: 'while off' });
+      await sleep(300);
+      await t.http().patch(`/api/v1/webhooks/${sub.id}`).set('Authorization', c.auth).send({ enabled: true }).expect(200);
+      await createTask(t, c, { title: 'back on' });
+      await receiver.waitFor((all) => all.length >= 1);
+      await sleep(700);
+      expect(receiver.received.map((r) => r.event.data.title)).toEqual(['back on']);
+      expect(other.received).toHaveLength(0);
+    } finally {
+      await other.close();
+    }
+  });
+
+  it('stops sending when the key that made the subscription is revoked or loses the read scope', async () => {
+    const c = await t.caller();
+    const session = await t.admin('create-session', '--account', c.accountId);
+    const key = (await t.http().post('/api/v1/keys').set('Cookie', session.cookie).send({ scopes: ['tasks:read', 'tasks:write', 'webhooks'] })).body;
+    await t.http().post('/api/v1/webhooks').set('Authorization', `Bearer ${key.key}`).send({ url: receiver.url, events: ['task.created'] }).expect(201);
+    await createTask(t, c, { title: 'before' });
+    await receiver.waitFor((all) => all.length >= 1);
+    await t.http().delete(`/api/v1/keys/${key.id}`).set('Cookie', session.cookie).expect(200);
+    await createTask(t, c, { title: 'after' });
+    await sleep(1000);
+    expect(receiver.received.map((r) => r.event.data.title)).toEqual(['before']);
+  });
+
+  it('does not follow a redirect: a 3xx is a failed attempt, tried again', async () => {
+    const c = await t.caller();
+    const sub = await subscribe(c, { events: ['task.created'] });
+    let n = 0;
+    receiver.answer = () => (++n === 1 ? 302 : 204);
+    await createTask(t, c);
+    await receiver.waitFor((all) => all.length >= 2);
+    const deliveries = await t.http().get(`/api/v1/webhooks/${sub.id}/deliveries?limit=10`).set('Authorization', c.auth).expect(200);
+    expect(deliveries.body.items.map((d: any) => [d.attempt, d.statusCode, d.error])).toEqual([[2, 204, null], [1, 302, 'redirect not followed']]);
+  });
+
+  it('disables a subscription whose deliveries have failed for 5 days, with a reason, and sends it nothing more', async () => {
+    const c = await t.caller();
+    const sub = await subscribe(c, { events: ['task.created'] });
+    receiver.answer = () => 500;
+    await t.db.updateTable('webhook_subscriptions' as any).set({ failing_since: new Date(Date.now() - 5 * 86_400_000 - 60_000).toISOString() } as any).where('id', '=', sub.id).execute();
+    await createTask(t, c, { title: 'one' });
+    await receiver.waitFor((all) => all.length >= 1);
+    await sleep(500);
+    const got = await t.http().get(`/api/v1/webhooks/${sub.id}`).set('Authorization', c.auth).expect(200);
+    expect(got.body.enabled).toBe(false);
+    expect(got.body.disabledReason).toMatch(/5 days/);
+    await createTask(t, c, { title: 'two' });
+    await sleep(800);
+    expect(receiver.received).toHaveLength(1);
+  });
+
+  it('sends a ping from POST /:id/test and counts deliveries in /metrics', async () => {
+    const c = await t.caller();
+    const sub = await subscribe(c, { events: ['task.created'] });
+    const res = await t.http().post(`/api/v1/webhooks/${sub.id}/test`).set('Authorization', c.auth);
+    expect(res.status).toBe(202);
+    await receiver.waitFor((all) => all.length >= 1);
+    expect(receiver.received[0]!.event).toMatchObject({ type: 'ping', data: { subscriptionId: sub.id } });
+    expect(receiver.received[0]!.id).toBe(res.body.eventId);
+    const metrics = await t.raw().get('/metrics');
+    expect(metrics.text).toMatch(/webhook_deliveries_total\{outcome="delivered"[^}]*\} [1-9]/);
+    expect(metrics.text).toMatch(/webhook_queue_age_seconds\{[^}]*\} \d/);
+  });
+});

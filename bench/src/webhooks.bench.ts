@@ -1,0 +1,91 @@
+import { fork } from 'node:child_process';
+import { join } from 'node:path';
+import { runLoad, type LoadRequest, type LoadResult } from './load.js';
+import { insertKeys } from './seed/keys.js';
+import type { TasksFixture } from './tasks.bench.js';
+import type { BenchContext } from './types.js';
+
+export const WEBHOOKS_SCENARIO = 'tasks webhooks (create, one subscription per account)';
+
+export interface WebhookBenchResult {
+  without: LoadResult;
+  with: LoadResult;
+  /** with / without requests per second (target >= 0.9). */
+  ratio: number;
+  delivered: number;
+  /** Commit (the event's timestamp) to arrival at the receiver, in ms. */
+  lagP50: number;
+  lagP99: number;
+  lagMax: number;
+}
+
+/** The receiver process (webhook-receiver.ts): its URL, and what it has received so far. */
+async function startReceiver(): Promise<{ url: string; stats(): Promise<{ delivered: number; lags: number[] }>; close(): void }> {
+  const child = fork(join(__dirname, 'webhook-receiver.js'), [], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+  const port = await new Promise<number>((resolve, reject) => {
+    child.once('message', (m: { port: number }) => resolve(m.port));
+    child.once('exit', () => reject(new Error('the webhook receiver exited')));
+  });
+  return {
+    url: `http://127.0.0.1:${port}/hook`,
+    stats: () => new Promise((resolve) => {
+      child.once('message', resolve);
+      child.send('stats');
+    }),
+    close: () => child.kill(),
+  };
+}
+
+const percentile = (sorted: number[], p: number) => (sorted.length === 0 ? 0 : sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)]!);
+
+/**
+ * Task creates spread over the bench's accounts, first with no subscription, then with one
+ * subscription per account whose receiver answers at once: the throughput the outbox costs and
+ * how long an event takes from its commit to the receiver.
+ */
+export async function webhookBench(ctx: BenchContext, f: TasksFixture, opts: { connections: number; warmupSeconds: number; seconds: number }): Promise<WebhookBenchResult> {
+  const { rows } = await ctx.client.query<{ id: string }>('select owner_account_id as id from tasks.workspaces where id = any($1::uuid[])', [f.workspaces]);
+  const auths = await insertKeys(ctx.client, 'tasks', rows.map((r) => r.id), f.keyId);
+  let next = 0;
+  const request: LoadRequest = {
+    method: 'POST',
+    path: '/api/v1/tasks',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ title: 'Call the plumber', notes: 'About the kitchen sink', priority: 'low', tags: ['home'] }),
+    setup: () => ({ headers: { 'content-type': 'application/json', authorization: auths[next++ % auths.length]! } }),
+  };
+  const without = await runLoad(ctx.gateway, request, opts);
+
+  const receiver = await startReceiver();
+  try {
+    for (const authorization of auths) {
+      const res = await fetch(`${ctx.gateway}/api/v1/webhooks`, {
+        method: 'POST',
+        headers: { authorization, 'content-type': 'application/json' },
+        body: JSON.stringify({ url: receiver.url, events: ['task.created'] }),
+      });
+      if (res.status !== 201) throw new Error(`subscribing answered ${res.status}: ${await res.text()}`);
+    }
+    const withHooks = await runLoad(ctx.gateway, request, opts);
+    // Every create of this load (warm-up too) is an event: wait until the receiver is idle.
+    let stats = await receiver.stats();
+    for (let i = 0; i < 120; i++) {
+      await new Promise((r) => setTimeout(r, 1000));
+      const now = await receiver.stats();
+      if (now.delivered === stats.delivered) break;
+      stats = now;
+    }
+    const sorted = [...stats.lags].sort((a, b) => a - b);
+    return {
+      without,
+      with: withHooks,
+      ratio: withHooks.reqPerSec / Math.max(without.reqPerSec, 0.001),
+      delivered: stats.delivered,
+      lagP50: percentile(sorted, 50),
+      lagP99: percentile(sorted, 99),
+      lagMax: sorted.at(-1) ?? 0,
+    };
+  } finally {
+    receiver.close();
+  }
+}

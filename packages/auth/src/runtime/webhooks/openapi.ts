@@ -1,0 +1,144 @@
+import type { EventCatalog } from './events.js';
+import { MAX_SUBSCRIPTIONS, attemptSchema, createBodySchema, deliveriesQuerySchema, subscriptionSchema, subscriptionWithSecretSchema, updateBodySchema } from './schemas.js';
+
+const json = (schema: object) => ({ 'application/json': { schema } });
+const ref = (name: string) => ({ $ref: `#/components/schemas/${name}` });
+const ok = (description: string, schema: object) => ({ description, content: json(schema) });
+const err = (description: string) => ({ description, content: json(ref('Error')) });
+
+/** The per-operation requirement: a key with `webhooks`, or a session. */
+const security = [{ apiKey: ['webhooks'] }, { session: [] }];
+const common = {
+  '401': err('`unauthorized`: no valid API key or session'),
+  '403': err('`insufficient_scope` (the key lacks `webhooks`, or the read scope of an event it names) or `cross_origin`'),
+  '429': {
+    description: '`rate_limited`: over the service\'s per-account rate limit',
+    headers: { 'Retry-After': { schema: { type: 'integer' } } },
+    content: json(ref('Error')),
+  },
+  '500': err('`internal_error`: a server fault (logged; nothing leaks)'),
+};
+const badBody = err('`validation_failed` (details give each JSON pointer; a private target without WEBHOOK_ALLOW_PRIVATE=1 is path /url), `invalid_json`');
+const tooLarge = err('`payload_too_large`: body over the service\'s limit');
+const notFound = err('`not_found`: no such subscription of this account (or an id that is not a UUID)');
+const idParam = { name: 'id', in: 'path', required: true, schema: { type: 'string', maxLength: 100 }, description: 'subscription id (UUID)' };
+
+/**
+ * The webhook routes of a service's OpenAPI document at `path` (`/api/v1/webhooks`, ...), its tag
+ * and schemas, for the app to spread into its own document (which defines `Error`).
+ */
+export function webhookOpenApi(path: string, catalog: EventCatalog) {
+  const names = Object.keys(catalog);
+  const eventList = names.map((n) => `\`${n}\` (needs \`${catalog[n]}\`)`).join(', ');
+  const tag = {
+    name: 'Webhooks',
+    description:
+      `Signed event deliveries (Standard Webhooks). Events: ${eventList}, and \`ping\` (POST /{id}/test). ` +
+      'Each is POSTed as `{type, timestamp, data}`, `data` being the resource as the API returns it to a key (a deleted one holds at least its `id`), ' +
+      'with headers `webhook-id` (the event id, the same on every retry), `webhook-timestamp` (Unix seconds) and `webhook-signature` ' +
+      '(`v1,<base64 HMAC-SHA256 of "<id>.<timestamp>.<body>">`; during the 24 h after a rotation, one signature per secret, space-separated). ' +
+      'A 2xx within 10 s is delivered; anything else (redirects are not followed) is retried after WEBHOOK_RETRY_BASE_MS (5 s), doubling up to 1 h, for 24 h. ' +
+      'Per subscription deliveries keep commit order: a retried event holds back the ones after it. An event committed while the subscription is disabled is never sent; ' +
+      'a subscription made with a key receives an event only while that key is live and holds the read scope. Failing for 5 days disables it (`disabledReason`). ' +
+      `At most ${MAX_SUBSCRIPTIONS} subscriptions per account (409 \`webhook_limit_reached\`).`,
+  };
+  const item = `${path}/{id}`;
+  const paths = {
+    [path]: {
+      get: {
+        operationId: 'listWebhooks',
+        tags: ['Webhooks'],
+        summary: 'List the account\'s webhook subscriptions (no secrets)',
+        security,
+        responses: { '200': ok('subscriptions, oldest first', { type: 'object', additionalProperties: false, required: ['items'], properties: { items: { type: 'array', items: ref('WebhookSubscription') } } }), ...common },
+      },
+      post: {
+        operationId: 'createWebhook',
+        tags: ['Webhooks'],
+        summary: 'Subscribe a URL to events; the signing secret is shown once',
+        security,
+        requestBody: { required: true, content: json(createBodySchema(names)) },
+        responses: {
+          '201': ok('the subscription with its secret', ref('WebhookSubscriptionWithSecret')),
+          '400': badBody,
+          ...common,
+          '409': err('`webhook_limit_reached`'),
+          '413': tooLarge,
+        },
+      },
+    },
+    [item]: {
+      get: {
+        operationId: 'getWebhook',
+        tags: ['Webhooks'],
+        summary: 'One subscription (no secret)',
+        security,
+        parameters: [idParam],
+        responses: { '200': ok('the subscription', ref('WebhookSubscription')), ...common, '404': notFound },
+      },
+      patch: {
+        operationId: 'updateWebhook',
+        tags: ['Webhooks'],
+        summary: 'Change the URL, events, description, or turn it on or off',
+        security,
+        parameters: [idParam],
+        requestBody: { required: true, content: json(updateBodySchema(names)) },
+        responses: { '200': ok('the subscription', ref('WebhookSubscription')), '400': badBody, ...common, '404': notFound, '413': tooLarge },
+      },
+      delete: {
+        operationId: 'deleteWebhook',
+        tags: ['Webhooks'],
+        summary: 'Delete a subscription; what it still had to send is dropped',
+        security,
+        parameters: [idParam],
+        responses: { '204': { description: 'deleted' }, ...common, '404': notFound },
+      },
+    },
+    [`${item}/rotate-secret`]: {
+      post: {
+        operationId: 'rotateWebhookSecret',
+        tags: ['Webhooks'],
+        summary: 'A new signing secret (shown once); the old one keeps signing beside it for 24 h',
+        security,
+        parameters: [idParam],
+        responses: { '200': ok('the subscription with its new secret', ref('WebhookSubscriptionWithSecret')), ...common, '404': notFound },
+      },
+    },
+    [`${item}/test`]: {
+      post: {
+        operationId: 'testWebhook',
+        tags: ['Webhooks'],
+        summary: 'Send a `ping` event (data: `{subscriptionId}`) through the normal delivery',
+        security,
+        parameters: [idParam],
+        responses: {
+          '202': ok('queued', { type: 'object', additionalProperties: false, required: ['eventId', 'type'], properties: { eventId: { type: 'string' }, type: { const: 'ping' } } }),
+          ...common,
+          '404': notFound,
+          '409': err('`webhook_disabled`: enable the subscription first'),
+        },
+      },
+    },
+    [`${item}/deliveries`]: {
+      get: {
+        operationId: 'listWebhookDeliveries',
+        tags: ['Webhooks'],
+        summary: 'The latest delivery attempts, newest first',
+        security,
+        parameters: [idParam, { name: 'limit', in: 'query', required: false, schema: deliveriesQuerySchema.properties.limit, description: deliveriesQuerySchema.properties.limit.description }],
+        responses: {
+          '200': ok('attempts', { type: 'object', additionalProperties: false, required: ['items'], properties: { items: { type: 'array', items: ref('WebhookAttempt') } } }),
+          '400': err('`validation_failed`: limit out of range'),
+          ...common,
+          '404': notFound,
+        },
+      },
+    },
+  };
+  const schemas = {
+    WebhookSubscription: subscriptionSchema,
+    WebhookSubscriptionWithSecret: subscriptionWithSecretSchema,
+    WebhookAttempt: attemptSchema,
+  };
+  return { tag, paths, schemas };
+}

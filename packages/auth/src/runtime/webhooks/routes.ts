@@ -1,0 +1,154 @@
+import { Router, type Request } from 'express';
+import type { Kysely } from 'kysely';
+import { compileBody, compileQuery, errors } from '@app/http-errors';
+import { eventBody, newEventId, type EventCatalog } from './events.js';
+import * as repo from './repository.js';
+import type { SubscriptionRow } from './repository.js';
+import { MAX_SUBSCRIPTIONS, createBodySchema, deliveriesQuerySchema, updateBodySchema } from './schemas.js';
+import { newSigningSecret } from './signing.js';
+import { targetProblem } from './target.js';
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+/** How long a rotated-out secret keeps signing beside the new one. */
+const ROTATION_OVERLAP_MS = 24 * 3600_000;
+
+interface CreateBody { url: string; events: string[]; description?: string | null }
+interface UpdateBody { url?: string; events?: string[]; description?: string | null; enabled?: boolean }
+
+/** The one place a subscription row becomes what the API returns (never its secrets). */
+function toSubscription(r: SubscriptionRow) {
+  return {
+    id: r.id,
+    url: r.url,
+    events: r.events,
+    description: r.description,
+    enabled: r.enabled,
+    disabledReason: r.disabled_reason,
+    createdAt: r.created_at,
+    updatedAt: r.updated_at,
+  };
+}
+
+export interface WebhookRoutesOptions {
+  db: Kysely<any>;
+  catalog: EventCatalog;
+  allowPrivate: boolean;
+}
+
+/**
+ * `/webhooks` of a service: create (secret shown once), list, get, update, delete, rotate the
+ * secret, send a test ping, list the latest attempts. Mounted behind authentication and the
+ * `webhooks` scope; every query is filtered by the caller's account (another's is 404).
+ */
+export function webhooksRouter(o: WebhookRoutesOptions): Router {
+  const names = Object.keys(o.catalog);
+  const createBody = compileBody<CreateBody>(createBodySchema(names));
+  const updateBody = compileBody<UpdateBody>(updateBodySchema(names));
+  const deliveriesQuery = compileQuery<{ limit: number }>(deliveriesQuerySchema);
+  const { db } = o;
+
+  const checkTarget = async (url: string) => {
+    const problem = await targetProblem(url, o.allowPrivate);
+    if (problem) throw errors.validation([{ path: '/url', message: problem }]);
+  };
+  /** A key may subscribe only to events whose resource it may read (sessions hold every scope). */
+  const checkScopes = (req: Request, events: readonly string[]) => {
+    const missing = [...new Set(events.map((e) => o.catalog[e]!))].filter((s) => !req.caller!.scopes.has(s));
+    if (missing.length > 0) throw errors.forbidden('insufficient_scope', `These events need the scope ${missing.join(', ')}`);
+  };
+  const find = async (req: Request, lock = false, trx: Kysely<any> = db) => {
+    const id = String(req.params.id);
+    const row = UUID.test(id) ? await repo.findSubscription(trx, req.caller!.accountId, id, lock) : undefined;
+    if (!row) throw errors.notFound('Webhook subscription not found');
+    return row;
+  };
+
+  const router = Router();
+  router.post('/', async (req, res) => {
+    const body = createBody.parse(req.body ?? {});
+    checkScopes(req, body.events);
+    await checkTarget(body.url);
+    const caller = req.caller!;
+    if ((await repo.countSubscriptions(db, caller.accountId)) >= MAX_SUBSCRIPTIONS) {
+      throw errors.conflict('webhook_limit_reached', `An account can keep at most ${MAX_SUBSCRIPTIONS} webhook subscriptions`);
+    }
+    const secret = newSigningSecret();
+    const row = await repo.insertSubscription(db, {
+      account_id: caller.accountId,
+      creator_key_id: caller.kind === 'key' ? caller.credentialId : null,
+      url: body.url,
+      events: body.events,
+      description: body.description ?? null,
+      secret,
+    });
+    res.status(201).json({ ...toSubscription(row), secret, previousSecretExpiresAt: null });
+  });
+  router.get('/', async (req, res) => {
+    res.json({ items: (await repo.listSubscriptions(db, req.caller!.accountId)).map(toSubscription) });
+  });
+  router.get('/:id', async (req, res) => {
+    res.json(toSubscription(await find(req)));
+  });
+  router.patch('/:id', async (req, res) => {
+    const body = updateBody.parse(req.body ?? {});
+    if (body.events) checkScopes(req, body.events);
+    if (body.url !== undefined) await checkTarget(body.url);
+    await find(req);
+    const changes: Record<string, unknown> = {};
+    if (body.url !== undefined) changes.url = body.url;
+    if (body.events !== undefined) changes.events = body.events;
+    if (body.description !== undefined) changes.description = body.description;
+    if (body.enabled !== undefined) {
+      changes.enabled = body.enabled;
+      changes.disabled_reason = null;
+      changes.failing_since = null;
+    }
+    const row = await db.transaction().execute(async (trx) => {
+      const updated = await repo.updateSubscription(trx, req.caller!.accountId, String(req.params.id), changes);
+      if (!updated) throw errors.notFound('Webhook subscription not found');
+      // Turned off: what is still waiting is dropped with what will happen meanwhile.
+      if (body.enabled === false) await repo.skipPending(trx, updated.id);
+      return updated;
+    });
+    res.json(toSubscription(row));
+  });
+  router.delete('/:id', async (req, res) => {
+    const id = String(req.params.id);
+    if (!UUID.test(id) || !(await repo.deleteSubscription(db, req.caller!.accountId, id))) throw errors.notFound('Webhook subscription not found');
+    res.status(204).end();
+  });
+  router.post('/:id/rotate-secret', async (req, res) => {
+    const secret = newSigningSecret();
+    const expires = new Date(Date.now() + ROTATION_OVERLAP_MS).toISOString();
+    const row = await db.transaction().execute(async (trx) => {
+      const current = await find(req, true, trx);
+      return (await repo.updateSubscription(trx, current.account_id, current.id, { secret, previous_secret: current.secret, previous_secret_expires_at: expires }))!;
+    });
+    res.json({ ...toSubscription(row), secret, previousSecretExpiresAt: row.previous_secret_expires_at });
+  });
+  router.post('/:id/test', async (req, res) => {
+    const sub = await find(req);
+    if (!sub.enabled) throw errors.conflict('webhook_disabled', 'The subscription is disabled; enable it first');
+    const eventId = newEventId();
+    await db.transaction().execute((trx) => repo.enqueueOne(trx, sub.id, eventId, 'ping', eventBody('ping', { subscriptionId: sub.id })));
+    res.status(202).json({ eventId, type: 'ping' });
+  });
+  router.get('/:id/deliveries', async (req, res) => {
+    const query = deliveriesQuery.parse(req.query);
+    const sub = await find(req);
+    const rows = await repo.listAttempts(db, sub.id, query.limit);
+    res.json({
+      items: rows.map((r) => ({
+        eventId: r.event_id,
+        type: r.type,
+        attempt: r.attempt,
+        statusCode: r.status_code,
+        ms: r.ms,
+        error: r.error,
+        nextAttemptAt: r.next_attempt_at,
+        createdAt: r.created_at,
+      })),
+    });
+  });
+  return router;
+}

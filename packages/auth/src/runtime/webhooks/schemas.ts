@@ -1,0 +1,98 @@
+/*
+ * The request and response schemas of the webhook routes: compiled by the routes and published
+ * in each service's OpenAPI document, so validation and documentation cannot disagree.
+ */
+
+/** Most subscriptions one account may keep; more is 409 `webhook_limit_reached`. */
+export const MAX_SUBSCRIPTIONS = 20;
+/** Most attempts `GET /:id/deliveries` returns (newest first). */
+export const MAX_DELIVERIES_LISTED = 100;
+
+/** Postgres cannot store NUL characters: refused here, a 400 rather than a 500. */
+const NO_NUL = '^[^\\u0000]*$';
+
+const url = { type: 'string', minLength: 1, maxLength: 2048, pattern: NO_NUL, description: 'http(s) URL the events are POSTed to; private, loopback and link-local addresses are 400 unless the operator sets WEBHOOK_ALLOW_PRIVATE=1' };
+const description = { type: ['string', 'null'], maxLength: 500, pattern: NO_NUL, description: 'free text, at most 500 characters, no NUL' };
+const events = (names: readonly string[]) => ({
+  type: 'array',
+  minItems: 1,
+  maxItems: names.length,
+  uniqueItems: true,
+  items: { type: 'string', enum: [...names] },
+  description: 'the event types to receive; a key must hold the read scope of each one\'s resource (else 403 `insufficient_scope`)',
+});
+
+export function createBodySchema(names: readonly string[]) {
+  return {
+    type: 'object',
+    additionalProperties: false,
+    required: ['url', 'events'],
+    properties: { url, events: events(names), description },
+  };
+}
+
+export function updateBodySchema(names: readonly string[]) {
+  return {
+    type: 'object',
+    additionalProperties: false,
+    properties: {
+      url,
+      events: events(names),
+      description,
+      enabled: { type: 'boolean', description: 'false stops deliveries: events of the time it is off are never sent; true clears `disabledReason`' },
+    },
+  };
+}
+
+export const deliveriesQuerySchema = {
+  type: 'object',
+  additionalProperties: false,
+  properties: { limit: { type: 'integer', format: 'int32', minimum: 1, maximum: MAX_DELIVERIES_LISTED, default: 50, description: `1 to ${MAX_DELIVERIES_LISTED} (default 50)` } },
+};
+
+const dateTime = { type: 'string', format: 'date-time' };
+
+export const subscriptionProperties = {
+  id: { type: 'string', format: 'uuid' },
+  url: { type: 'string' },
+  events: { type: 'array', items: { type: 'string' } },
+  description: { type: ['string', 'null'] },
+  enabled: { type: 'boolean' },
+  disabledReason: { type: ['string', 'null'], description: 'why the service disabled it (after 5 days of failed deliveries); null when enabled or disabled by you' },
+  createdAt: dateTime,
+  updatedAt: dateTime,
+};
+
+export const subscriptionSchema = {
+  type: 'object',
+  additionalProperties: false,
+  required: Object.keys(subscriptionProperties),
+  properties: subscriptionProperties,
+};
+
+export const subscriptionWithSecretSchema = {
+  type: 'object',
+  additionalProperties: false,
+  required: [...Object.keys(subscriptionProperties), 'secret'],
+  properties: {
+    ...subscriptionProperties,
+    secret: { type: 'string', pattern: '^whsec_[A-Za-z0-9+/]+={0,2}$', description: 'the signing secret (`whsec_` + base64), shown only here' },
+    previousSecretExpiresAt: { type: ['string', 'null'], format: 'date-time', description: 'after a rotation: until when the old secret still signs beside the new one' },
+  },
+};
+
+export const attemptSchema = {
+  type: 'object',
+  additionalProperties: false,
+  required: ['eventId', 'type', 'attempt', 'statusCode', 'ms', 'error', 'nextAttemptAt', 'createdAt'],
+  properties: {
+    eventId: { type: 'string', description: 'the `webhook-id` header of the delivery' },
+    type: { type: 'string' },
+    attempt: { type: 'integer', format: 'int32', minimum: 1 },
+    statusCode: { type: ['integer', 'null'], format: 'int32', description: 'the receiver\'s status; null when none came (timeout, refused connection)' },
+    ms: { type: 'integer', format: 'int32', minimum: 0 },
+    error: { type: ['string', 'null'], description: 'why the attempt failed, when it did' },
+    nextAttemptAt: { type: ['string', 'null'], format: 'date-time', description: 'when it is tried again; null when delivered or given up (after 24 h)' },
+    createdAt: dateTime,
+  },
+};

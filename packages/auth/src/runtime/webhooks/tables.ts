@@ -1,0 +1,106 @@
+import { sql, type Kysely, type Migration } from 'kysely';
+
+/** The schema graphile-worker keeps its jobs in, beside the service's own (`tasks_worker`, ...). */
+export const workerSchema = (schema: string): string => `${schema}_worker`;
+
+/**
+ * The webhook tables in the service's schema: subscriptions, the outbox of deliveries (one row
+ * per event and subscription, written in the change's own transaction) and the attempts log.
+ * `webhook_emit` fans an event out to the account's enabled subscriptions of that type and
+ * enqueues a graphile-worker job per subscription (job_key: at most one waiting job each) in the
+ * same transaction, so a committed event always has a job and an uncommitted one never does.
+ * plpgsql binds `<schema>_worker.add_job` when it first runs it, after the worker installed it.
+ */
+export function webhookMigration(schema: string): Migration {
+  const worker = sql.id(workerSchema(schema));
+  return {
+    async up(db: Kysely<any>): Promise<void> {
+      await sql`
+        create table webhook_subscriptions (
+          id uuid primary key default gen_random_uuid(),
+          account_id uuid not null references accounts(id) on delete cascade,
+          creator_key_id uuid,
+          url text not null,
+          events text[] not null,
+          description text,
+          enabled boolean not null default true,
+          disabled_reason text,
+          secret text not null,
+          previous_secret text,
+          previous_secret_expires_at timestamptz,
+          failing_since timestamptz,
+          created_at timestamptz not null default now(),
+          updated_at timestamptz not null default now()
+        )`.execute(db);
+      await sql`create index webhook_subscriptions_account_idx on webhook_subscriptions (account_id, created_at)`.execute(db);
+      await sql`
+        create table webhook_deliveries (
+          seq bigint generated always as identity primary key,
+          event_id text not null,
+          -- No foreign key: every create would take a KEY SHARE lock on its subscription's row, and
+          -- concurrent creates of one account would pile MultiXacts onto it. Deleting a
+          -- subscription deletes its rows itself (repository.deleteSubscription).
+          subscription_id uuid not null,
+          type text not null,
+          body text not null,
+          state text not null default 'pending',
+          attempts int not null default 0,
+          next_attempt_at timestamptz not null default now(),
+          created_at timestamptz not null default now()
+        )`.execute(db);
+      await sql`create index webhook_deliveries_pending_idx on webhook_deliveries (subscription_id, seq) where state = 'pending'`.execute(db);
+      await sql`create index webhook_deliveries_age_idx on webhook_deliveries (next_attempt_at) where state = 'pending'`.execute(db);
+      await sql`
+        create table webhook_attempts (
+          id bigint generated always as identity primary key,
+          subscription_id uuid not null,
+          event_id text not null,
+          type text not null,
+          attempt int not null,
+          status_code int,
+          ms int not null,
+          error text,
+          next_attempt_at timestamptz,
+          created_at timestamptz not null default now()
+        )`.execute(db);
+      await sql`create index webhook_attempts_subscription_idx on webhook_attempts (subscription_id, id desc)`.execute(db);
+      await sql`create index webhook_attempts_created_idx on webhook_attempts (created_at)`.execute(db);
+      // The one job per subscription that drains its outbox in order; a waiting job keeps its time.
+      await sql`
+        create function webhook_kick(p_subscription uuid, p_run_at timestamptz) returns void
+        language plpgsql as $$
+        begin
+          perform ${worker}.add_job('webhook', json_build_object('s', p_subscription), run_at := p_run_at,
+            job_key := 'webhook:' || p_subscription, job_key_mode := 'preserve_run_at');
+        end $$`.execute(db);
+      await sql`
+        create function webhook_emit(p_account uuid, p_type text, p_event_id text, p_body text) returns int
+        language plpgsql as $$
+        declare
+          s uuid;
+          n int := 0;
+        begin
+          for s in
+            select id from webhook_subscriptions
+            where account_id = p_account and enabled and p_type = any(events)
+          loop
+            insert into webhook_deliveries (event_id, subscription_id, type, body) values (p_event_id, s, p_type, p_body);
+            n := n + 1;
+          end loop;
+          return n;
+        end $$`.execute(db);
+    },
+    async down(db: Kysely<any>): Promise<void> {
+      await sql`drop function webhook_emit(uuid, text, text, text)`.execute(db);
+      await sql`drop function webhook_kick(uuid, timestamptz)`.execute(db);
+      await db.schema.dropTable('webhook_attempts').execute();
+      await db.schema.dropTable('webhook_deliveries').execute();
+      await db.schema.dropTable('webhook_subscriptions').execute();
+    },
+  };
+}
+
+/** The webhook migrations by name, to spread into a service's own set (after the auth tables). */
+export function webhookMigrations(schema: string): Record<string, Migration> {
+  return { '2026_11_23_2200_webhooks': webhookMigration(schema) };
+}

@@ -1,0 +1,375 @@
+import { Logger as WorkerLogger, run, type Runner, type Task } from 'graphile-worker';
+import { sql, type Kysely } from 'kysely';
+import type { Logger } from 'pino';
+import { Counter, Gauge, type Registry } from 'prom-client';
+import { SCHEMA_CHANGE_LOCK, createDb, createPool } from '../database.js';
+import type { EventCatalog } from './events.js';
+import * as repo from './repository.js';
+import type { DeliveryRow, SubscriptionRow } from './repository.js';
+import { postJson } from './http-post.js';
+import { signatureHeader } from './signing.js';
+import { targetProblem } from './target.js';
+import { workerSchema } from './tables.js';
+
+const HOUR = 3600_000;
+/** A delivery is retried for this long after its event, then given up. */
+const RETRY_WINDOW_MS = 24 * HOUR;
+/** A subscription whose deliveries fail for this long is disabled, with a reason. */
+const DISABLE_AFTER_MS = 5 * 24 * HOUR;
+/** The receiver's time to answer 2xx. */
+const TIMEOUT_MS = 10_000;
+/** Pending deliveries read (and settled) at once. */
+const BATCH = 100;
+/** A wait up to this long is slept in the job (to the millisecond); a longer one is a scheduled job. */
+const SLEEP_IN_JOB_MS = 1_000;
+/** A job gives its worker back after this long, queueing its subscription's next turn (others wait meanwhile). */
+const TURN_MS = 2_000;
+/** When another process holds a subscription, its next turn is this much later. */
+const BUSY_RETRY_MS = 500;
+/** How often a process looks for due deliveries (the first try starts within this of the commit, and the job's start). */
+const WAKE_MS = 100;
+/** A subscription whose job was queued this recently is not queued again (its job is about to run). */
+const REKICK_MS = 1_000;
+/** Settled deliveries and attempts are kept this long (GET /:id/deliveries shows the latest). */
+const HISTORY_DAYS = 7;
+
+export interface WebhookWorkerOptions {
+  service: string;
+  databaseUrl: string;
+  catalog: EventCatalog;
+  retryBaseMs: number;
+  allowPrivate: boolean;
+  concurrency: number;
+  logger: Logger;
+  registry: Registry;
+}
+
+export interface WebhookWorker {
+  start(): Promise<void>;
+  stop(): Promise<void>;
+}
+
+type Outcome = 'delivered' | 'retry' | 'failed' | 'skipped';
+type PostResult = { status: number | null; error: string | null; ms: number };
+
+/** The retry delay after `attempt` failed tries: the base doubling, at most an hour. */
+export const retryDelayMs = (baseMs: number, attempt: number): number => Math.min(baseMs * 2 ** Math.min(attempt - 1, 30), HOUR);
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/**
+ * The delivery worker: graphile-worker (in `<schema>_worker`) runs one `webhook` job per
+ * subscription with something to send. A job holds the subscription's advisory lock (on its own
+ * connection, so a killed process lets go at once) and sends its pending deliveries in commit
+ * order, one at a time, retrying the head with backoff before anything behind it: across
+ * processes and replicas no event is ever sent twice at once, and none overtakes another.
+ */
+export function createWebhookWorker(o: WebhookWorkerOptions): WebhookWorker {
+  const schema = workerSchema(o.service);
+  let db: Kysely<any> | undefined;
+  let runner: Runner | undefined;
+  let tickTimer: NodeJS.Timeout | undefined;
+  let stopping = false;
+  const log = o.logger.child({ component: 'webhooks' });
+
+  const deliveries = new Counter({
+    name: 'webhook_deliveries_total',
+    help: 'Webhook delivery attempts by outcome: delivered, retry (failed, tried again later), failed (given up after 24 h), skipped (subscription disabled or creator lost the scope)',
+    labelNames: ['outcome'],
+    registers: [o.registry],
+  });
+  for (const outcome of ['delivered', 'retry', 'failed', 'skipped']) deliveries.inc({ outcome }, 0);
+  new Gauge({
+    name: 'webhook_queue_age_seconds',
+    help: 'Seconds since the oldest pending webhook delivery became due (0: nothing waits)',
+    registers: [o.registry],
+    async collect() {
+      if (!db) return;
+      try {
+        this.set(await repo.queueAgeSeconds(db));
+      } catch {
+        // Postgres unavailable: the last value stays.
+      }
+    },
+  });
+
+  const count = (outcome: Outcome, n = 1) => deliveries.inc({ outcome }, n);
+
+  /*
+   * Waking: every WAKE_MS this process looks for subscriptions with a due delivery and queues
+   * their job, except those it is sending itself (it looks again when done) and those it queued a
+   * moment ago (their job is about to run, here or in another process).
+   */
+  const draining = new Set<string>();
+  const kickedAt = new Map<string, number>();
+  /** Subscriptions whose head waits for its retry: the rows behind it look due but are not. */
+  const blockedUntil = new Map<string, number>();
+
+  async function wakeDue(): Promise<void> {
+    const now = Date.now();
+    for (const id of await repo.dueSubscriptions(db!)) {
+      if (draining.has(id) || now - (kickedAt.get(id) ?? 0) < REKICK_MS || (blockedUntil.get(id) ?? 0) > now) continue;
+      kickedAt.set(id, now);
+      await repo.kick(db!, id, null);
+    }
+    if (kickedAt.size > 10_000) kickedAt.clear();
+    if (blockedUntil.size > 10_000) blockedUntil.clear();
+  }
+
+  async function post(sub: SubscriptionRow, d: DeliveryRow): Promise<PostResult> {
+    const started = Date.now();
+    const timestamp = Math.floor(Date.now() / 1000);
+    const secrets = [sub.secret];
+    if (sub.previous_secret && sub.previous_secret_expires_at && Date.parse(sub.previous_secret_expires_at) > Date.now()) secrets.push(sub.previous_secret);
+    try {
+      const status = await postJson(sub.url, {
+        'content-type': 'application/json',
+        'user-agent': `${o.service}-webhooks/1`,
+        'webhook-id': d.event_id,
+        'webhook-timestamp': String(timestamp),
+        'webhook-signature': signatureHeader(secrets, d.event_id, timestamp, d.body),
+      }, d.body, TIMEOUT_MS);
+      const ok = status >= 200 && status < 300;
+      return { status, error: ok ? null : status >= 300 && status < 400 ? 'redirect not followed' : 'non-2xx answer', ms: Date.now() - started };
+    } catch (err) {
+      const name = (err as Error).name;
+      return { status: null, error: name === 'TimeoutError' ? `no answer within ${TIMEOUT_MS / 1000} s` : 'connection failed', ms: Date.now() - started };
+    }
+  }
+
+  /**
+   * Sends the subscription's pending deliveries in order until none is due; the caller holds its
+   * lock. They are read a batch at a time and settled a batch at a time (one statement each), so
+   * a busy subscription costs its receiver's answers and little else; a crash before a batch is
+   * settled sends its delivered events again (at least once).
+   */
+  async function drain(conn: Kysely<any>, subscriptionId: string): Promise<void> {
+    const turnEnds = Date.now() + TURN_MS;
+    for (;;) {
+      if (stopping) return repo.kick(conn, subscriptionId, null);
+      const sub = await repo.subscriptionById(conn, subscriptionId);
+      // Gone with its account (the cascade cannot reach the outbox, which has no foreign key).
+      if (!sub) return repo.forgetSubscription(conn, subscriptionId);
+      if (!sub.enabled) {
+        count('skipped', await repo.skipPending(conn, sub.id));
+        return;
+      }
+      const batch = await repo.pendingDeliveries(conn, sub.id, BATCH);
+      if (batch.length === 0) return;
+      const scopes = await repo.creatorScopes(conn, sub.creator_key_id);
+      // Checked again at each batch (a name may come to resolve to a private address), not each event.
+      const problem = o.allowPrivate ? undefined : await targetProblem(sub.url, false);
+      const settled = new Settled(sub.id);
+      let failed: { head: DeliveryRow; result: PostResult } | undefined;
+      let waitUntil: number | undefined;
+      for (const d of batch) {
+        const scope = o.catalog[d.type];
+        if (scope !== undefined && scopes !== null && !scopes.has(scope)) {
+          settled.skipped.push(d.seq);
+          continue;
+        }
+        const due = Date.parse(d.next_attempt_at);
+        if (due > Date.now()) {
+          waitUntil = due;
+          break;
+        }
+        if (Date.now() > turnEnds) break;
+        const result = problem ? { status: null, error: `target refused: ${problem}`, ms: 0 } : await post(sub, d);
+        if (result.error !== null) {
+          failed = { head: d, result };
+          break;
+        }
+        settled.delivered(d, result);
+      }
+      await settled.flush(conn, sub);
+      if (failed) {
+        await fail(conn, sub, failed.head, failed.result);
+        continue;
+      }
+      if (waitUntil !== undefined) {
+        const wait = waitUntil - Date.now();
+        if (wait <= SLEEP_IN_JOB_MS && Date.now() + wait < turnEnds) {
+          await sleep(Math.max(wait, 0));
+          continue;
+        }
+        blockedUntil.set(sub.id, waitUntil);
+        return repo.kick(conn, sub.id, new Date(waitUntil));
+      }
+      if (Date.now() > turnEnds) return repo.kick(conn, sub.id, null);
+    }
+  }
+
+  /** What a batch did, written in two statements once it ends. */
+  class Settled {
+    readonly skipped: number[] = [];
+    private readonly done: number[] = [];
+    private readonly attempts: Array<Parameters<typeof repo.insertAttempts>[1][number]> = [];
+
+    constructor(private readonly subscriptionId: string) {}
+
+    delivered(d: DeliveryRow, result: PostResult): void {
+      this.done.push(d.seq);
+      this.attempts.push({ subscription_id: this.subscriptionId, event_id: d.event_id, type: d.type, attempt: d.attempts + 1, status_code: result.status, ms: result.ms, error: null, next_attempt_at: null });
+    }
+
+    async flush(conn: Kysely<any>, sub: SubscriptionRow): Promise<void> {
+      if (this.done.length > 0) {
+        await repo.settleDeliveries(conn, this.done, 'delivered');
+        await repo.insertAttempts(conn, this.attempts);
+        if (sub.failing_since !== null) await repo.setFailingSince(conn, sub.id, null);
+        count('delivered', this.done.length);
+      }
+      if (this.skipped.length > 0) {
+        await repo.settleDeliveries(conn, this.skipped, 'skipped');
+        count('skipped', this.skipped.length);
+      }
+    }
+  }
+
+  /** A failed try of the head: its next time (or given up after 24 h), and the 5-day rule. */
+  async function fail(conn: Kysely<any>, sub: SubscriptionRow, head: DeliveryRow, result: PostResult): Promise<void> {
+    const attempt = head.attempts + 1;
+    const next = new Date(Date.now() + retryDelayMs(o.retryBaseMs, attempt));
+    const giveUp = next.getTime() > Date.parse(head.created_at) + RETRY_WINDOW_MS;
+    if (giveUp) await repo.settleDeliveries(conn, [head.seq], 'failed');
+    else await repo.postponeDelivery(conn, head.seq, attempt, next);
+    await repo.insertAttempts(conn, [{
+      subscription_id: sub.id, event_id: head.event_id, type: head.type, attempt, status_code: result.status, ms: result.ms, error: result.error,
+      next_attempt_at: giveUp ? null : next.toISOString(),
+    }]);
+    count(giveUp ? 'failed' : 'retry');
+    if (sub.failing_since === null) {
+      await repo.setFailingSince(conn, sub.id, 'now');
+    } else if (Date.now() - Date.parse(sub.failing_since) >= DISABLE_AFTER_MS) {
+      await repo.updateSubscription(conn, sub.account_id, sub.id, {
+        enabled: false,
+        disabled_reason: `Deliveries failed for 5 days (since ${sub.failing_since}); the last answer was ${result.status ?? result.error}`,
+      });
+      log.warn({ subscriptionId: sub.id }, 'webhook subscription disabled after 5 days of failures');
+    }
+  }
+
+  const webhookTask: Task = async (payload) => {
+    const subscriptionId = (payload as { s?: unknown } | null)?.s;
+    if (typeof subscriptionId !== 'string') return;
+    await db!.connection().execute(async (conn) => {
+      const lock = `${o.service}.webhooks`;
+      const { rows } = await sql<{ ok: boolean }>`select pg_try_advisory_lock(hashtext(${lock}), hashtext(${subscriptionId})) as ok`.execute(conn);
+      if (!rows[0]?.ok) return repo.kick(conn, subscriptionId, new Date(Date.now() + BUSY_RETRY_MS));
+      draining.add(subscriptionId);
+      kickedAt.delete(subscriptionId);
+      blockedUntil.delete(subscriptionId);
+      try {
+        await drain(conn, subscriptionId);
+      } finally {
+        draining.delete(subscriptionId);
+        await sql`select pg_advisory_unlock(hashtext(${lock}), hashtext(${subscriptionId}))`.execute(conn).catch(() => {});
+      }
+    });
+  };
+
+  /** The wake-up loop (with, about every ten minutes, the pruning of old history). */
+  async function tick(): Promise<void> {
+    try {
+      await wakeDue();
+      if (Math.random() < WAKE_MS / 600_000) await repo.pruneHistory(db!, HISTORY_DAYS);
+    } catch (err) {
+      // Postgres unavailable: warned at most once a minute; the next tick tries again.
+      if (Date.now() - lastWarning > 60_000) {
+        lastWarning = Date.now();
+        log.warn({ err: (err as Error).message }, 'webhook wake-up failed; trying again');
+      }
+    }
+    if (!stopping) tickTimer = setTimeout(() => void tick(), WAKE_MS);
+  }
+  let lastWarning = 0;
+  let lastWorkerLog = 0;
+
+  /**
+   * graphile-worker stops itself when it hears of a breaking migration of a worker schema, on a
+   * channel every schema of the database shares: the first start of another service (or replica)
+   * installing its own `<service>_worker` stops this one. So a runner that stops without being
+   * asked is started again (its exit code, 57, is not this process's).
+   */
+  async function launch(): Promise<void> {
+    const current = await run({
+      connectionString: o.databaseUrl,
+      schema,
+      concurrency: o.concurrency,
+      // Fetching and completing jobs and LISTEN: the deliveries themselves use the pool above.
+      maxPoolSize: 3,
+      // Jobs queued for later (a retry past a second) start within this of their time.
+      pollInterval: 100,
+      noHandleSignals: true,
+      taskList: { webhook: webhookTask },
+      // Its errors repeat every poll while Postgres is away: one line a minute is enough.
+      logger: new WorkerLogger(() => (level, message) => {
+        if (level !== 'error' || Date.now() - lastWorkerLog < 60_000) return;
+        lastWorkerLog = Date.now();
+        log.warn({ worker: message }, 'webhook queue');
+      }),
+      preset: { plugins: [existingSchemaPlugin(schema)], worker: { localQueue: { size: o.concurrency } } },
+    });
+    runner = current;
+    const relaunch = () => {
+      if (stopping || runner !== current) return;
+      if (process.exitCode === 57) process.exitCode = undefined;
+      log.info('webhook queue stopped by another process\'s migration; starting it again');
+      const retry = (delayMs: number) => {
+        setTimeout(() => {
+          if (!stopping) launch().catch(() => retry(Math.min(delayMs * 2, 30_000)));
+        }, delayMs).unref();
+      };
+      retry(500);
+    };
+    current.promise.then(relaunch, relaunch);
+  }
+
+  return {
+    async start() {
+      stopping = false;
+      // A connection per delivery in progress (it holds the subscription's lock), one for the sweep.
+      db ??= createDb(createPool(o.databaseUrl, o.service, o.concurrency + 1, { connectTimeoutMs: 5_000 }));
+      if (!runner) await launch();
+      if (!tickTimer) void tick();
+    },
+    async stop() {
+      stopping = true;
+      if (tickTimer) clearTimeout(tickTimer);
+      await runner?.stop().catch(() => {});
+      await db?.destroy().catch(() => {});
+    },
+  };
+}
+
+/**
+ * graphile-worker installs itself with `create schema if not exists`, which Postgres refuses to a
+ * role without CREATE on the database even when the schema exists. Where the operator made the
+ * schema for the service's role (infra/postgres/init.sql), this bootstrap skips that statement.
+ */
+function existingSchemaPlugin(schema: string): GraphileConfig.Plugin {
+  return {
+    name: 'WebhookWorkerExistingSchema',
+    version: '1.0.0',
+    worker: {
+      middleware: {
+        // Installing or upgrading the queue is a schema change like the services' own.
+        async migrate(next, event) {
+          await event.client.query('select pg_advisory_lock($1)', [SCHEMA_CHANGE_LOCK]);
+          try {
+            return await next();
+          } finally {
+            await event.client.query('select pg_advisory_unlock($1)', [SCHEMA_CHANGE_LOCK]).catch(() => {});
+          }
+        },
+        async bootstrap(next, event) {
+          const { rows } = await event.client.query('select 1 from pg_namespace where nspname = $1', [schema]);
+          if (rows.length === 0) return next();
+          const s = `"${schema}"`;
+          await event.client.query(`create table if not exists ${s}.migrations(id int primary key, ts timestamptz default now() not null);
+alter table ${s}.migrations add column if not exists breaking boolean not null default false;`);
+        },
+      },
+    },
+  };
+}
