@@ -232,5 +232,5 @@ export const authOAuthMigration: Migration = {
 export const authMigrations: Record<string, Migration> = {
   '2026_11_22_0900_auth': authMigration,
   '2026_11_23_0900_auth_passwords': authPasswordsMigration,
-  '2026_11_24_0900_auth_oauth': authOAuthMigration,
+  '2026_11_23_2300_auth_oauth': authOAuthMigration,
 };

@@ -106,6 +106,9 @@ export async function startService<C extends ServiceEnv, DB>(spec: ServiceSpec<C
       logger.info('stopped');
       process.exit(0);
     });
+    // A keep-alive connection whose request was in flight when the drain began goes idle only
+    // after its answer (which went out without Connection: close); close each as soon as it does.
+    setInterval(() => server.closeIdleConnections(), 100).unref();
     server.closeIdleConnections();
   };
   process.on('SIGTERM', () => shutdown('SIGTERM'));
