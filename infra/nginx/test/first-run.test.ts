@@ -46,10 +46,11 @@ let bin: string;
 
 beforeAll(() => {
   dir = mkdtempSync(join(tmpdir(), 'first-run-'));
-  // The programs a bare machine has: node, npm, a shell and apt-get; no nginx, no redis-server.
+  // The programs a bare machine has: node, npm, a shell, apt-get and coreutils; no nginx, no redis-server.
   bin = join(dir, 'bin');
   mkdirSync(bin);
-  for (const tool of ['node', 'npm', 'sh', 'apt-get']) {
+  // (As root the embedded Postgres also runs id, useradd, cp and chmod to run as its own user.)
+  for (const tool of ['node', 'npm', 'sh', 'apt-get', 'id', 'useradd', 'cp', 'chmod']) {
     const found = spawnSync('sh', ['-c', `command -v ${tool}`], { encoding: 'utf8' }).stdout.trim();
     if (found) symlinkSync(tool === 'node' ? process.execPath : found, join(bin, tool));
   }
@@ -133,7 +134,7 @@ describe('npm start on a machine without nginx and redis-server, as a normal use
       const last = "  (the README's http://localhost:";
       const deadline = Date.now() + 100000;
       while (!stdout.includes(last) && child.exitCode === null && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
-      console.log(`npm start -- --no-gateway as ${runAs?.name ?? 'root'}:\n${stdout}`);
+      console.log(`npm start -- --no-gateway as ${runAs?.name ?? 'root'}:\n${stdout}${stderr ? `\nstderr:\n${stderr}` : ''}`);
       expect(stderr).not.toContain('needs programs');
       const ready = stdout.slice(stdout.indexOf('\nready:'));
       expect(ready).toContain('\n  gateway    none (--no-gateway)\n');
