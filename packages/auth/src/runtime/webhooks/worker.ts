@@ -68,6 +68,7 @@ export function createWebhookWorker(o: WebhookWorkerOptions): WebhookWorker {
   const schema = workerSchema(o.service);
   let db: Kysely<any> | undefined;
   let runner: Runner | undefined;
+  let queuePool: ReturnType<typeof createPool> | undefined;
   let tickTimer: NodeJS.Timeout | undefined;
   let stopping = false;
   const log = o.logger.child({ component: 'webhooks' });
@@ -292,12 +293,17 @@ export function createWebhookWorker(o: WebhookWorkerOptions): WebhookWorker {
    * asked is started again (its exit code, 57, is not this process's).
    */
   async function launch(): Promise<void> {
+    // Its own pool from createPool, whose clients each carry an error listener: a connection
+    // Postgres ends (a restart, a terminated backend) while graphile holds it checked out (its
+    // LISTEN client) is then a logged warning, never an unhandled 'error' that ends the process.
+    queuePool ??= createPool(o.databaseUrl, o.service, 3, {
+      connectTimeoutMs: 5_000,
+      onConnectionError: (err) => log.warn({ err: err.message }, 'webhook queue connection lost'),
+    });
     const current = await run({
-      connectionString: o.databaseUrl,
+      pgPool: queuePool,
       schema,
       concurrency: o.concurrency,
-      // Fetching and completing jobs and LISTEN: the deliveries themselves use the pool above.
-      maxPoolSize: 3,
       // Jobs queued for later (a retry past a second) start within this of their time.
       pollInterval: 100,
       noHandleSignals: true,
@@ -337,6 +343,9 @@ export function createWebhookWorker(o: WebhookWorkerOptions): WebhookWorker {
       stopping = true;
       if (tickTimer) clearTimeout(tickTimer);
       await runner?.stop().catch(() => {});
+      await queuePool?.end().catch(() => {});
+      queuePool = undefined;
+      runner = undefined;
       await db?.destroy().catch(() => {});
     },
   };
