@@ -27,17 +27,23 @@ async function allPages(c: Caller, query: string): Promise<string[]> {
 describe('GET /api/v1/tasks (views)', () => {
   let c: Caller;
   const made: Record<string, any> = {};
+  /** `ms` from now, but never past midnight UTC (the account's zone): "today" even when the suite runs at 23:55. */
+  const laterToday = (ms: number) => {
+    const now = new Date();
+    const midnight = Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), now.getUTCDate() + 1);
+    return new Date(Math.min(now.getTime() + ms, midnight - 1)).toISOString();
+  };
   beforeAll(async () => {
     c = await t.caller();
     made.first = await createTask(t, c, { title: 'first', tags: ['work'] });
-    made.sub = await createTask(t, c, { title: 'sub of first', parentId: made.first.id, dueAt: daysFromNow(0.01) });
+    made.sub = await createTask(t, c, { title: 'sub of first', parentId: made.first.id, dueAt: laterToday(864_000) });
     made.upcoming = await createTask(t, c, { title: 'next week', dueAt: daysFromNow(7), tags: ['work'] });
-    made.today = await createTask(t, c, { title: 'later today', dueAt: daysFromNow(0.001) });
-    made.done = await createTask(t, c, { title: 'done', dueAt: daysFromNow(0.001) });
+    made.today = await createTask(t, c, { title: 'later today', dueAt: laterToday(86_400) });
+    made.done = await createTask(t, c, { title: 'done', dueAt: laterToday(86_400) });
     await t.http().post(`/api/v1/tasks/${made.done.id}/complete`).set('Authorization', c.auth).expect(200);
     made.overdue = await createTask(t, c, { title: 'overdue', dueAt: daysFromNow(1) });
     await t.db.updateTable('tasks').set({ due_at: daysFromNow(-3) }).where('id', '=', made.overdue.id).execute();
-    made.deleted = await createTask(t, c, { title: 'deleted', dueAt: daysFromNow(0.001) });
+    made.deleted = await createTask(t, c, { title: 'deleted', dueAt: laterToday(86_400) });
     await t.http().delete(`/api/v1/tasks/${made.deleted.id}`).set('Authorization', c.auth).expect(200);
   });
 
