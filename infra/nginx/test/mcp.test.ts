@@ -196,7 +196,9 @@ describe('tools call the REST API as the caller', () => {
 
   it('tasks: plan_my_day carries today\'s and overdue tasks', async () => {
     const acct = await account('tasks');
-    const soon = new Date(Date.now() + 60_000).toISOString();
+    // A minute from now, but never past midnight UTC (the account's zone): due today whenever the suite runs.
+    const now = new Date();
+    const soon = new Date(Math.min(now.getTime() + 60_000, Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), now.getUTCDate() + 1) - 1)).toISOString();
     await rest('/api/v1/tasks', acct.full, { method: 'POST', body: JSON.stringify({ title: 'Water the plants', dueAt: soon }) });
     await rest('/api/v1/tasks', acct.full, { method: 'POST', body: JSON.stringify({ title: 'Someday maybe' }) });
     const client = await connect('tasks', acct.read);
