@@ -185,6 +185,7 @@ describe('connecting an assistant to tasks by URL alone (OAuth 2.1, consent in C
     const row = page.getByRole('row', { name: /Test Assistant/ });
     await row.waitFor();
     expect(await row.textContent()).toContain('tasks:read, tasks:write');
+    await page.screenshot({ path: SCREENSHOT.replace(/\.png$/, '-connected-apps.png'), fullPage: true });
     await page.getByRole('button', { name: 'Disconnect Test Assistant' }).click();
     await page.getByRole('button', { name: 'Confirm disconnect' }).click();
     await page.getByText('No app is connected.').waitFor();

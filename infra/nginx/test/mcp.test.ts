@@ -266,6 +266,37 @@ describe('tools call the REST API as the caller', () => {
   });
 });
 
+describe('the OAuth endpoints refuse hostile input with a 4xx, never a 500', () => {
+  const oauth = (path: string, init: RequestInit) => fetch(`${stack.gateway}/oauth/tasks${path}`, init);
+  const form = (fields: Record<string, string>) => ({ method: 'POST', headers: { 'Content-Type': 'application/x-www-form-urlencoded' }, body: new URLSearchParams(fields) });
+
+  it('answers NUL characters in a registration, a client id, or a state as OAuth errors', async () => {
+    const registration = await oauth('/register', {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json' },
+      body: JSON.stringify({ client_name: 'a\u0000b', redirect_uris: ['http://localhost/cb'], token_endpoint_auth_method: 'none' }),
+    });
+    expect(registration.status).toBe(400);
+    expect((await registration.json()).error).toBe('invalid_client_metadata');
+    for (const res of [
+      await oauth('/token', form({ grant_type: 'authorization_code', client_id: 'a\u0000b', code: 'x', code_verifier: 'y' })),
+      await oauth('/revoke', form({ client_id: '\u0000', token: 'x' })),
+      await oauth('/authorize?client_id=a%00b&response_type=code&code_challenge=x&code_challenge_method=S256', {}),
+    ]) {
+      expect(res.status).toBe(400);
+      expect((await res.json()).error).toBe('invalid_client');
+    }
+    const { client_id } = await (await oauth('/register', {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json' },
+      body: JSON.stringify({ client_name: 'ok', redirect_uris: ['http://localhost/cb'], token_endpoint_auth_method: 'none' }),
+    })).json();
+    const withNulState = await oauth(`/authorize?client_id=${client_id}&response_type=code&code_challenge=x&code_challenge_method=S256&state=a%00b`, { redirect: 'manual' });
+    expect(withNulState.status).toBe(302);
+    expect(new URL(withNulState.headers.get('location')!).searchParams.get('error')).toBe('invalid_request');
+  });
+});
+
 describe('the official MCP conformance suite (server scenarios that apply to a domain server)', () => {
   // The suite's client sends no credentials: a local proxy adds the key, as a configured client would.
   let proxy: Server;

@@ -2,10 +2,11 @@ import { randomUUID } from 'node:crypto';
 import type { Response } from 'express';
 import type { Kysely } from 'kysely';
 import type { OAuthRegisteredClientsStore } from '@modelcontextprotocol/sdk/server/auth/clients.js';
-import { InvalidClientMetadataError, InvalidGrantError, InvalidScopeError, InvalidTargetError, InvalidTokenError } from '@modelcontextprotocol/sdk/server/auth/errors.js';
+import { InvalidClientMetadataError, InvalidGrantError, InvalidRequestError, InvalidScopeError, InvalidTargetError, InvalidTokenError } from '@modelcontextprotocol/sdk/server/auth/errors.js';
 import type { AuthorizationParams, OAuthServerProvider } from '@modelcontextprotocol/sdk/server/auth/provider.js';
 import type { AuthInfo } from '@modelcontextprotocol/sdk/server/auth/types.js';
 import type { OAuthClientInformationFull, OAuthTokenRevocationRequest, OAuthTokens } from '@modelcontextprotocol/sdk/shared/auth.js';
+import { unsafeInputProblem } from '@app/http-errors';
 import type { AuthConfig } from '../identity/config.js';
 import { forgetCredential } from '../identity/credential-cache.js';
 import type { Caller, CredentialResolver } from '../identity/middleware.js';
@@ -64,10 +65,14 @@ export class OAuthProvider implements OAuthServerProvider {
     this.db = o.db as Kysely<AuthDatabase>;
     this.clientsStore = {
       getClient: async (clientId) => {
+        // Postgres cannot hold a NUL in text: such an id names no client (400 invalid_client).
+        if (unsafeInputProblem(clientId)) return undefined;
         const client = await repo.findClient(o.db, clientId);
         return client && ({ ...client.metadata, client_id: client.id, redirect_uris: client.redirectUris } as OAuthClientInformationFull);
       },
       registerClient: async (client) => {
+        const unsafe = unsafeInputProblem(client);
+        if (unsafe) throw new InvalidClientMetadataError(`${unsafe.path.slice(1)} ${unsafe.message}`);
         const bad = client.redirect_uris.find((uri) => !allowedRedirect(String(uri)));
         if (bad !== undefined) throw new InvalidClientMetadataError(`redirect_uri ${String(bad)} must be https, or http on localhost or 127.0.0.1`);
         if (client.grant_types && client.grant_types.some((g) => g !== 'authorization_code' && g !== 'refresh_token')) {
@@ -104,6 +109,8 @@ export class OAuthProvider implements OAuthServerProvider {
   }
 
   async authorize(client: OAuthClientInformationFull, params: AuthorizationParams, res: Response): Promise<void> {
+    const unsafe = unsafeInputProblem({ state: params.state, scopes: params.scopes, redirectUri: params.redirectUri, codeChallenge: params.codeChallenge });
+    if (unsafe) throw new InvalidRequestError(`${unsafe.path.slice(1)} ${unsafe.message}`);
     const scopes = this.checkScopes(params.scopes);
     const resource = this.checkResource(params.resource);
     const caller = (res.req as { caller?: Caller }).caller;
