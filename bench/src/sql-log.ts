@@ -25,7 +25,9 @@ export class SqlLog {
   /** Settings for startEmbeddedPostgres. */
   // Only what needs a restart goes on the command line: command-line settings outrank
   // ALTER SYSTEM, and capture() switches the logging on and off with ALTER SYSTEM.
-  static readonly settings = { shared_preload_libraries: 'auto_explain', log_line_prefix: '' };
+  // Each line names its session's application_name: the services' background connections (the
+  // webhook queue, `<service>-webhooks`) poll while a request runs, and are not the request's SQL.
+  static readonly settings = { shared_preload_libraries: 'auto_explain', log_line_prefix: '[%a] ' };
 
   private static readonly captureSettings = {
     'auto_explain.log_analyze': 'on',
@@ -94,6 +96,7 @@ export function parseLog(log: string): Capture {
   const statements: LoggedStatement[] = [];
   const plans: string[] = [];
   for (const entry of entries(log)) {
+    if (/^\[[^\]\s]*-webhooks\] /.test(entry)) continue;
     const body = entry.replace(/^(?:\S+ )*LOG:\s+/, '');
     if (/^duration: [\d.]+ ms\s+plan:/.test(body)) {
       plans.push(body);

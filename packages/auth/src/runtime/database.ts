@@ -27,6 +27,11 @@ export interface PoolOptions {
   statementTimeoutMs?: number;
   /** Called (at most once a second) when a connection breaks, idle or in use. */
   onConnectionError?: (err: Error) => void;
+  /**
+   * The sessions' application_name (default: the schema), so pg_stat_activity and the server log
+   * tell a service's request connections from its background ones.
+   */
+  applicationName?: string;
 }
 
 /**
@@ -40,6 +45,7 @@ export function createPool(url: string, schema: string, max: number, options: Po
   const pool = new pg.Pool({
     connectionString: url,
     max,
+    application_name: options.applicationName ?? schema,
     options: `-c search_path=${schema},public -c TimeZone=UTC -c statement_timeout=${options.statementTimeoutMs ?? 30_000}`,
     types: { getTypeParser } as pg.CustomTypesConfig,
     idleTimeoutMillis: 30_000,

@@ -297,6 +297,7 @@ export function createWebhookWorker(o: WebhookWorkerOptions): WebhookWorker {
     // Postgres ends (a restart, a terminated backend) while graphile holds it checked out (its
     // LISTEN client) is then a logged warning, never an unhandled 'error' that ends the process.
     queuePool ??= createPool(o.databaseUrl, o.service, 3, {
+      applicationName: `${o.service}-webhooks`,
       connectTimeoutMs: 5_000,
       onConnectionError: (err) => log.warn({ err: err.message }, 'webhook queue connection lost'),
     });
@@ -335,7 +336,7 @@ export function createWebhookWorker(o: WebhookWorkerOptions): WebhookWorker {
     async start() {
       stopping = false;
       // A connection per delivery in progress (it holds the subscription's lock), one for the sweep.
-      db ??= createDb(createPool(o.databaseUrl, o.service, o.concurrency + 1, { connectTimeoutMs: 5_000 }));
+      db ??= createDb(createPool(o.databaseUrl, o.service, o.concurrency + 1, { applicationName: `${o.service}-webhooks`, connectTimeoutMs: 5_000 }));
       if (!runner) await launch();
       if (!tickTimer) void tick();
     },
