@@ -3,6 +3,9 @@ import { seedClipboardAccounts, seedClipboardData } from './seed/clipboard.js';
 import { insertKeys } from './seed/keys.js';
 import type { BenchContext, Scenario } from './types.js';
 
+/** How long the clipboard keeps tombstones (its TOMBSTONE_DAYS), passed to create_item as the service does. */
+const TOMBSTONE_DAYS = 30;
+
 /** Accounts of the spread create: one client each, as 50 people copying at once. */
 export const SPREAD_ACCOUNTS = 50;
 /** Their history: full at the default limit, so each create also prunes one item. */
@@ -41,6 +44,27 @@ function bareInsert(accountIds: string[]): Scenario['baseline'] {
       }],
       ...(accountIds.length > 1 ? { rotate: { 0: accountIds } } : {}),
     },
+    does: 'runs one bare INSERT of the item (no dedup, prune, change log or transaction), the bare minimum of a create',
+  };
+}
+
+/**
+ * The product's own SQL for a create (the `create_item` function: dedup, insert, prune, change
+ * log, the account's seq), in one transaction as the service runs it: what the feature costs,
+ * without the service around it.
+ */
+function sameFunction(accountIds: string[]): NonNullable<Scenario['moreBaselines']>[number] {
+  return {
+    label: 'create_item()',
+    route: {
+      schema: 'clipboard',
+      statements: [{
+        sql: `select c.* from create_item($1, gen_random_uuid(), 'text', $2 || ' ' || gen_random_uuid(), 'api', ${TOMBSTONE_DAYS}) c`,
+        params: [accountIds[0]!, CONTENT],
+      }],
+      ...(accountIds.length > 1 ? { rotate: { 0: accountIds } } : {}),
+    },
+    does: 'calls the product\'s own create_item() SQL function (dedup, insert, prune, change log), one statement in its own transaction',
   };
 }
 
@@ -57,6 +81,7 @@ export async function clipboardScenarios(_ctx: BenchContext, f: ClipboardFixture
       service: 'clipboard',
       request: { method: 'POST', path: '/api/clipboard', headers: f.auth, setup: () => ({ body: newClipboardItem() }) },
       baseline: bareInsert([f.accountId]),
+      moreBaselines: [sameFunction([f.accountId])],
     },
     {
       name: `clipboard create (${SPREAD_ACCOUNTS} accounts)`,
@@ -67,6 +92,7 @@ export async function clipboardScenarios(_ctx: BenchContext, f: ClipboardFixture
         setup: () => ({ headers: { authorization: f.spread.auth[next++ % f.spread.auth.length]! }, body: newClipboardItem() }),
       },
       baseline: bareInsert(f.spread.accountIds),
+      moreBaselines: [sameFunction(f.spread.accountIds)],
     },
     { name: 'clipboard pull (first page)', service: 'clipboard', request: { path: '/api/clipboard/pull?limit=100', headers: f.auth }, baseline: { replay: true } },
   ];

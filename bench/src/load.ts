@@ -1,4 +1,5 @@
 import autocannon from 'autocannon';
+import { cpuMeter } from './cpu.js';
 
 export interface LoadRequest {
   method?: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
@@ -22,6 +23,16 @@ export interface LoadResult {
   p99: number;
   /** Non-2xx answers, socket errors and timeouts. */
   errors: number;
+  /** CPU milliseconds per request of each metered group of processes, over the measured run. */
+  cpuMsPerRequest: Record<string, number>;
+}
+
+export interface LoadOptions {
+  connections: number;
+  warmupSeconds: number;
+  seconds: number;
+  /** Groups of processes whose CPU time the measured run reports, per request (e.g. service, postgres). */
+  meter?: Record<string, () => Array<number | undefined>>;
 }
 
 function percentile(sorted: number[], p: number): number {
@@ -30,8 +41,9 @@ function percentile(sorted: number[], p: number): number {
   return sorted[idx]!;
 }
 
-async function once(baseUrl: string, req: LoadRequest, connections: number, seconds: number, record: boolean): Promise<LoadResult> {
+async function once(baseUrl: string, req: LoadRequest, connections: number, seconds: number, record: boolean, meter: LoadOptions['meter'] = {}): Promise<LoadResult> {
   const latencies: number[] = [];
+  const meters = Object.entries(meter).map(([name, pids]) => [name, cpuMeter(pids)] as const);
   let finish!: (result: any) => void;
   let fail!: (err: unknown) => void;
   const done = new Promise<any>((resolve, reject) => {
@@ -72,6 +84,8 @@ async function once(baseUrl: string, req: LoadRequest, connections: number, seco
     });
   }
   const result: any = await done;
+  const total = Math.max(result.requests.total as number, 1);
+  const cpuMsPerRequest = Object.fromEntries(meters.map(([name, used]) => [name, used() / total]));
   latencies.sort((a, b) => a - b);
   return {
     requests: result.requests.total,
@@ -80,11 +94,12 @@ async function once(baseUrl: string, req: LoadRequest, connections: number, seco
     p95: percentile(latencies, 95),
     p99: percentile(latencies, 99),
     errors: result.non2xx + result.errors + result.timeouts,
+    cpuMsPerRequest,
   };
 }
 
 /** A warm-up run (discarded), then the measured run. Latencies in milliseconds. */
-export async function runLoad(baseUrl: string, req: LoadRequest, opts: { connections: number; warmupSeconds: number; seconds: number }): Promise<LoadResult> {
+export async function runLoad(baseUrl: string, req: LoadRequest, opts: LoadOptions): Promise<LoadResult> {
   if (opts.warmupSeconds > 0) await once(baseUrl, req, opts.connections, opts.warmupSeconds, false);
-  return once(baseUrl, req, opts.connections, opts.seconds, true);
+  return once(baseUrl, req, opts.connections, opts.seconds, true, opts.meter);
 }

@@ -20,6 +20,7 @@ import type { BaselineRoute } from './baseline.js';
 import { runLoad, type LoadRequest, type LoadResult } from './load.js';
 import { machine, printTable, writeResults, type Row } from './report.js';
 import { peakRss } from './rss.js';
+import { pidsNamed } from './cpu.js';
 import { SqlLog, sequentialScans } from './sql-log.js';
 import { TOTAL_TASKS, scaleRequests, seedTasksLarge, seedTasksSmall, taskScenarios } from './tasks.bench.js';
 import { meetingScenarios, seedMeetings } from './meetings.bench.js';
@@ -113,6 +114,9 @@ async function main(): Promise<number> {
         WEBHOOK_ALLOW_PRIVATE: '1',
         // A delivery slot for each of the scenario's 20 busy subscriptions (each sends in order).
         WEBHOOK_CONCURRENCY: '24',
+        // BENCH_PROFILE=<dir>: each service writes a V8 CPU profile there when it stops
+        // (`node bench/dist/profile.js <dir>` sums them).
+        ...(process.env.BENCH_PROFILE ? { NODE_OPTIONS: `--cpu-prof --cpu-prof-dir=${process.env.BENCH_PROFILE}` } : {}),
       },
       // The meetings network-level cap (180 a minute per address, in the service) and the
       // gateway's looser guard in front of it would answer most of the load.
@@ -180,6 +184,7 @@ async function main(): Promise<number> {
       });
       if (statuses.some((status) => status >= 400)) throw new Error(`${s.name}: the product answered ${statuses.join(', ')} to the capture requests`);
       if (s.baseline && s.service !== 'all') routes[`/s${i}`] = 'route' in s.baseline ? s.baseline.route : { schema: s.service, statements: captured.statements };
+      for (const [j, more] of (s.moreBaselines ?? []).entries()) routes[`/s${i}b${j}`] = more.route;
       const seqScans = [...new Set(captured.plans.flatMap(sequentialScans))].filter((table) => bigEnough.has(table));
       explained.push({ scenario: s.name, plans: captured.plans, seqScans });
     }
@@ -197,13 +202,21 @@ async function main(): Promise<number> {
 
     const rows: Row[] = [];
     const loadOpts = { connections: CONNECTIONS, warmupSeconds: WARMUP_SECONDS, seconds: SECONDS };
+    const shared = { nginx: () => pidsNamed('nginx'), postgres: () => pidsNamed('postgres') };
+    const baselineOpts = { ...loadOpts, meter: { service: () => [baseline.pid], postgres: shared.postgres } };
+    const baselineRequest = (s: Scenario, path: string): LoadRequest => ({ method: s.request.method ?? 'GET', path, ...(s.request.body ? { body: s.request.body } : {}) });
     for (const [i, s] of scenarios.entries()) {
       log(`load: ${s.name}`);
-      const services = s.service === 'all' ? Object.values(product.children) : [product.children[s.service]];
-      const { result: productResult, peakMb } = await peakRss(services.map((c) => c.pid), () => runLoad(gateway, s.request, loadOpts));
-      const baselineReq: LoadRequest = { method: s.request.method ?? 'GET', path: `/s${i}`, ...(s.request.body ? { body: s.request.body } : {}) };
-      const baselineResult = routes[`/s${i}`] ? await runLoad(baselineUrl, baselineReq, loadOpts) : null;
-      rows.push({ scenario: s.name, product: productResult, baseline: baselineResult, rssMb: peakMb });
+      const pids = (s.service === 'all' ? Object.values(product.children) : [product.children[s.service]]).map((c) => c.pid);
+      const productOpts = { ...loadOpts, meter: { service: () => pids, ...shared } };
+      const { result: productResult, peakMb } = await peakRss(pids, () => runLoad(gateway, s.request, productOpts));
+      const baselineResult = routes[`/s${i}`] ? await runLoad(baselineUrl, baselineRequest(s, `/s${i}`), baselineOpts) : null;
+      const baselineDoes = !s.baseline ? '' : 'replay' in s.baseline ? 'replays the statements the product ran for one such request (captured from the database log)' : s.baseline.does;
+      rows.push({ scenario: s.name, product: productResult, baseline: baselineResult, baselineDoes, rssMb: peakMb });
+      for (const [j, more] of (s.moreBaselines ?? []).entries()) {
+        const moreResult = await runLoad(baselineUrl, baselineRequest(s, `/s${i}b${j}`), baselineOpts);
+        rows.push({ scenario: `${s.name} vs ${more.label}`, product: productResult, baseline: moreResult, baselineDoes: more.does, rssMb: peakMb });
+      }
     }
 
     const table = printTable(rows);

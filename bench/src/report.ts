@@ -8,14 +8,23 @@ export interface Row {
   product: LoadResult;
   /** Null for a scenario without a baseline (the mixed one). */
   baseline: LoadResult | null;
+  /** What the baseline runs: the product's own statements replayed, or a named bare minimum. */
+  baselineDoes: string;
   rssMb: number;
 }
 
 const f1 = (n: number) => n.toFixed(1);
 
-/** The one table: scenario, req/s, p50, p99, errors, ratio to baseline, RSS. */
+const f2 = (n: number | undefined) => (n === undefined ? '-' : n.toFixed(2));
+
+/**
+ * The one table: scenario, req/s, p50, p99, errors, ratio to baseline, RSS, and CPU
+ * milliseconds per request of the service process next to the baseline process's (`cpu x`),
+ * with the gateway's and Postgres's share; then what each baseline runs.
+ */
 export function printTable(rows: Row[]): string {
-  const header = ['scenario', 'req/s', 'p50 ms', 'p99 ms', 'errors', 'baseline req/s', 'base p99', 'ratio', 'p99 x', 'RSS MB'];
+  const header = ['scenario', 'req/s', 'p50 ms', 'p99 ms', 'errors', 'baseline req/s', 'base p99', 'ratio', 'p99 x', 'RSS MB', 'svc cpu ms', 'base cpu ms', 'cpu x', 'nginx ms', 'pg ms', 'base pg ms'];
+  const cpu = (r: LoadResult | null, group: string) => r?.cpuMsPerRequest[group];
   const lines = rows.map((r) => [
     r.scenario,
     f1(r.product.reqPerSec),
@@ -27,10 +36,17 @@ export function printTable(rows: Row[]): string {
     r.baseline ? `${(r.product.reqPerSec / Math.max(r.baseline.reqPerSec, 0.001)).toFixed(2)}x` : '-',
     r.baseline ? `${(r.product.p99 / Math.max(r.baseline.p99, 0.001)).toFixed(2)}x` : '-',
     String(r.rssMb),
+    f2(cpu(r.product, 'service')),
+    f2(cpu(r.baseline, 'service')),
+    r.baseline ? `${((cpu(r.product, 'service') ?? 0) / Math.max(cpu(r.baseline, 'service') ?? 0, 0.001)).toFixed(2)}x` : '-',
+    f2(cpu(r.product, 'nginx')),
+    f2(cpu(r.product, 'postgres')),
+    f2(cpu(r.baseline, 'postgres')),
   ]);
   const widths = header.map((h, i) => Math.max(h.length, ...lines.map((l) => l[i]!.length)));
   const fmt = (cells: string[]) => `| ${cells.map((c, i) => (i === 0 ? c.padEnd(widths[i]!) : c.padStart(widths[i]!))).join(' | ')} |`;
-  return [fmt(header), `|${widths.map((w) => '-'.repeat(w + 2)).join('|')}|`, ...lines.map(fmt)].join('\n');
+  const legend = rows.filter((r) => r.baseline).map((r) => `- ${r.scenario}: the baseline ${r.baselineDoes}`);
+  return [fmt(header), `|${widths.map((w) => '-'.repeat(w + 2)).join('|')}|`, ...lines.map(fmt), '', 'CPU columns: milliseconds of CPU per request over the measured run (user + system, /proc/<pid>/stat); svc = the service process, base = the baseline process, nginx = the gateway\'s processes (the baseline is called directly), pg = every Postgres process.', ...legend].join('\n');
 }
 
 export function writeResults(file: string, data: object): void {

@@ -120,6 +120,7 @@ export async function taskScenarios(ctx: BenchContext, f: TasksFixture): Promise
             params: [f.workspaces[0]!, 'Prepare the quarterly review', 'Collect numbers from finance and sales', 'medium', '{work}'],
           }],
         },
+        does: 'runs one bare INSERT of the task (no idempotency record, transaction or change feed)',
       },
     },
     {
@@ -147,6 +148,7 @@ export async function taskScenarios(ctx: BenchContext, f: TasksFixture): Promise
           }],
           rotate: { 1: targetIds },
         },
+        does: 'runs one bare UPDATE ... RETURNING of the task (no If-Match check, validation or transaction)',
       },
     },
   ];

@@ -16,7 +16,13 @@ export interface Scenario {
    * from the database log); a write gives its bare statement instead; null: no baseline (the
    * mixed scenario reports its own figures only).
    */
-  baseline: { replay: true } | { route: BaselineRoute } | null;
+  baseline: { replay: true } | { route: BaselineRoute; does: string } | null;
+  /**
+   * Further baselines for the same product run, each its own row: e.g. the clipboard create
+   * against both a bare INSERT and the product's own SQL function, so the service's overhead
+   * and the feature's cost read apart.
+   */
+  moreBaselines?: Array<{ label: string; route: BaselineRoute; does: string }>;
 }
 
 export interface BenchContext {
