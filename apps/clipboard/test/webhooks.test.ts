@@ -41,6 +41,28 @@ describe('clipboard webhooks', () => {
     for (const r of receiver.received) expect(receiver.verifies(r, sub.secret)).toBe(true);
   });
 
+  it('records a create\'s event exactly while an enabled subscription names it: a new item is created, a repeated one updated', async () => {
+    const c = await t.caller();
+    const create = (content: string) => t.http().post('/api/clipboard').set('Authorization', c.auth).send({ type: 'text', content, source: 'api' });
+    const seen = receiver.received.length;
+    // Nobody subscribes: the creates are stored, no event.
+    expect((await create('alpha')).status).toBe(201);
+    // Subscribed to updates only: a new item is not an update; the same content again moves it to the top.
+    const sub = (await t.http().post('/api/clipboard/webhooks').set('Authorization', c.auth).send({ url: receiver.url, events: ['clipboard.item.updated'] }).expect(201)).body;
+    expect((await create('beta')).status).toBe(201);
+    const moved = await create('alpha');
+    expect(moved.status).toBe(200);
+    await receiver.waitFor((all) => all.length >= seen + 1);
+    // Disabled: nothing more.
+    await t.http().patch(`/api/clipboard/webhooks/${sub.id}`).set('Authorization', c.auth).send({ enabled: false }).expect(200);
+    expect((await create('gamma')).status).toBe(201);
+    expect((await create('beta')).status).toBe(200);
+    await new Promise((r) => setTimeout(r, 500));
+    expect(receiver.received.slice(seen).map((r) => [r.event.type, r.event.data])).toEqual([['clipboard.item.updated', moved.body]]);
+    const list = (await t.http().get('/api/clipboard').set('Authorization', c.auth).expect(200)).body;
+    expect(list.items.map((i: { content: string }) => i.content)).toEqual(['beta', 'gamma', 'alpha']);
+  });
+
   it('reports what a sync batch applied, in order, once even when the batch is sent again', async () => {
     const c = await t.caller();
     const local = await startReceiver();

@@ -131,6 +131,38 @@ describe('webhook deliveries', () => {
     expect(receiver.received.map((r) => r.event.type)).toEqual(['task.completed']);
   });
 
+  it('records an edit\'s event exactly while an enabled subscription names task.updated, with If-Match and 404 answered alike', async () => {
+    const c = await t.caller();
+    const task = await createTask(t, c);
+    const patch = (id: string, title: string, ifMatch?: string) => {
+      const req = t.http().patch(`/api/v1/tasks/${id}`).set('Authorization', c.auth);
+      return (ifMatch ? req.set('If-Match', ifMatch) : req).send({ title });
+    };
+    // No subscription: one statement, no event.
+    const first = await patch(task.id, 'one', `"${task.updatedAt}"`);
+    expect(first.status).toBe(200);
+    expect((await patch(task.id, 'stale', `"${task.updatedAt}"`)).status).toBe(412);
+    // Subscribed to other events only: still no event.
+    await subscribe(c, { events: ['task.created'] });
+    const second = await patch(task.id, 'two', first.headers.etag);
+    expect(second.status).toBe(200);
+    // Subscribed: every edit is recorded, and the same rules answer.
+    const sub = await subscribe(c, { events: ['task.updated'] });
+    const third = await patch(task.id, 'three', second.headers.etag);
+    expect(third.status).toBe(200);
+    expect((await patch(task.id, 'stale', second.headers.etag)).status).toBe(412);
+    expect((await patch('00000000-0000-4000-8000-000000000000', 'missing')).status).toBe(404);
+    await receiver.waitFor((all) => all.length >= 1);
+    // Disabled again: no event.
+    await t.http().patch(`/api/v1/webhooks/${sub.id}`).set('Authorization', c.auth).send({ enabled: false }).expect(200);
+    const fourth = await patch(task.id, 'four', third.headers.etag);
+    expect(fourth.status).toBe(200);
+    await sleep(500);
+    expect(receiver.received.map((r) => [r.event.type, r.event.data.title])).toEqual([['task.updated', 'three']]);
+    expect(fourth.body.item.title).toBe('four');
+    expect((await t.http().get(`/api/v1/tasks/${task.id}`).set('Authorization', c.auth)).body.item.title).toBe('four');
+  });
+
   it('starts the first try within a second of the commit', async () => {
     const c = await t.caller();
     await subscribe(c, { events: ['task.created'] });

@@ -12,7 +12,7 @@ export { createPool, createDb, migrateToLatest } from './runtime/database.js';
 export { createLogger } from './runtime/observability.js';
 export { startService, main, runAdmin, type ServiceSpec } from './runtime/service.js';
 export { createServiceApp, webhookWorkerOf, type ServiceAppOptions } from './runtime/service-app.js';
-export { emitEvent, emitEvents, webhookMigrations, webhookOpenApi, workerSchema, retryDelayMs, type EventCatalog, type WebhookWorker } from './runtime/webhooks/index.js';
+export { emitEvent, emitEvents, noSubscriberFor, webhookMigrations, webhookOpenApi, workerSchema, retryDelayMs, type EventCatalog, type WebhookWorker } from './runtime/webhooks/index.js';
 export { authOpenApiPaths, keyLastUsedAtSchema } from './identity/openapi.js';
 export { apiKeysTag, documentCommonHeaders, openapiLicense, openapiServers, securitySchemes, operationsTag, operationalPaths, withApiKeyScopes } from './runtime/openapi.js';
 export { toolsFromOpenApi, type GeneratedTool } from './mcp/tools.js';

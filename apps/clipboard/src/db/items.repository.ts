@@ -1,4 +1,4 @@
-import { sql, type Selectable } from 'kysely';
+import { sql, type RawBuilder, type Selectable } from 'kysely';
 import type { ItemsTable } from './schema.js';
 import type { AccountTx, Db } from './state.repository.js';
 
@@ -39,12 +39,20 @@ export type CreatedRow = Omit<ItemRow, 'content'> & { created: boolean };
  * (`created` false); then the history is pruned, the changes logged and the account's seq
  * advanced, all under the account's lock, which is held for this one round trip and its commit.
  */
-export async function createItems(db: Db, accountId: string, items: Array<{ id: string; type: string; content: string; source: string }>, tombstoneDays: number): Promise<CreatedRow[]> {
+export async function createItems(
+  db: Db,
+  accountId: string,
+  items: Array<{ id: string; type: string; content: string; source: string }>,
+  tombstoneDays: number,
+  /** A condition tested once before anything is written (e.g. that nobody subscribes to the events); false: nothing is created. */
+  only: RawBuilder<boolean> = sql<boolean>`true`,
+): Promise<CreatedRow[]> {
   const { rows } = await sql<CreatedRow>`
     select c.id, c.type, c.source, c.favorite, c.created_at, c.updated_at, c.created
     from unnest(${items.map((i) => i.id)}::uuid[], ${items.map((i) => i.type)}::text[], ${items.map((i) => i.content)}::text[], ${items.map((i) => i.source)}::text[])
       with ordinality as t(id, type, content, source, n)
     cross join lateral create_item(${accountId}, t.id, t.type, t.content, t.source, ${tombstoneDays}) c
+    where ${only}
     order by t.n`.execute(db);
   return rows;
 }

@@ -5,7 +5,7 @@ import { withAccount, type AccountTx, type Db } from '../db/state.repository.js'
 import { TOMBSTONE_DAYS } from '../openapi.js';
 import { batchedPerKey } from './batching.js';
 import { emit, emitDeleted } from './events.js';
-import { emitEvents } from '@app/auth';
+import { emitEvents, noSubscriberFor } from '@app/auth';
 import { isUuid, toItem, type Item } from './mappers.js';
 
 export interface NewItem {
@@ -40,6 +40,9 @@ export async function pruneHistory(tx: AccountTx): Promise<void> {
   for (const id of await repo.pruneItems(tx)) tx.record('item', id, 'delete');
 }
 
+/** The events of a create: a new item, or one moved to the top. */
+const ITEM_WRITTEN = ['clipboard.item.created', 'clipboard.item.updated'] as const;
+
 /** At most this many creates of one account share a statement and a commit. */
 const CREATE_BATCH = 100;
 
@@ -55,15 +58,20 @@ const CREATE_BATCH = 100;
  */
 export function itemCreator(db: Db): (accountId: string, input: NewItem) => Promise<{ item: Item; created: boolean }> {
   const create = batchedPerKey<NewItem & { id: string }, repo.CreatedRow>(
-    // The batch's events commit with it: created, or updated when an item moved to the top.
-    (accountId, batch) => db.transaction().execute(async (trx) => {
-      const rows = await repo.createItems(trx, accountId, batch, TOMBSTONE_DAYS);
-      await emitEvents(trx, accountId, rows.map((row, i) => ({
-        type: row.created ? 'clipboard.item.created' : 'clipboard.item.updated',
-        data: toItem({ ...row, content: batch[i]!.content }),
-      })));
-      return rows;
-    }),
+    async (accountId, batch) => {
+      // While nobody subscribes to the events, the batch is one statement in its own transaction.
+      const unobserved = await repo.createItems(db, accountId, batch, TOMBSTONE_DAYS, noSubscriberFor(accountId, ...ITEM_WRITTEN));
+      if (unobserved.length > 0) return unobserved;
+      // The batch's events commit with it: created, or updated when an item moved to the top.
+      return db.transaction().execute(async (trx) => {
+        const rows = await repo.createItems(trx, accountId, batch, TOMBSTONE_DAYS);
+        await emitEvents(trx, accountId, rows.map((row, i) => ({
+          type: row.created ? ITEM_WRITTEN[0] : ITEM_WRITTEN[1],
+          data: toItem({ ...row, content: batch[i]!.content }),
+        })));
+        return rows;
+      });
+    },
     CREATE_BATCH,
   );
   return async (accountId, input) => {

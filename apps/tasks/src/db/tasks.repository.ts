@@ -255,7 +255,15 @@ export async function updateTask(db: Db, workspaceId: string, id: string, change
  * with the same version: the second re-checks the condition on the row the first wrote, so it
  * matches nothing.
  */
-export async function updateLiveTask(db: Db, workspaceId: string, id: string, changes: TaskChanges, versions: readonly string[] | null): Promise<TaskRow | undefined> {
+export async function updateLiveTask(
+  db: Db,
+  workspaceId: string,
+  id: string,
+  changes: TaskChanges,
+  versions: readonly string[] | null,
+  /** One more condition of the write (e.g. that nobody subscribes to its event). */
+  only?: RawBuilder<boolean>,
+): Promise<TaskRow | undefined> {
   let q = db
     .updateTable('tasks')
     .set(setClause(changes) as never)
@@ -263,6 +271,7 @@ export async function updateLiveTask(db: Db, workspaceId: string, id: string, ch
     .where('workspace_id', '=', workspaceId)
     .where('deleted_at', 'is', null);
   if (versions !== null) q = q.where(sql<boolean>`updated_at = any(${versions}::timestamptz[])`);
+  if (only) q = q.where(only);
   return q.returning(TASK_COLUMNS).executeTakeFirst();
 }
 

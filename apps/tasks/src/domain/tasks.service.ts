@@ -1,4 +1,4 @@
-import { emitEvent } from '@app/auth';
+import { emitEvent, noSubscriberFor } from '@app/auth';
 import { errors, type ErrorDetail } from '@app/http-errors';
 import type { Kysely, RawBuilder } from 'kysely';
 import type { Database } from '../db/schema.js';
@@ -338,11 +338,18 @@ const isVersion = (tag: string) => /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d{1,
 /**
  * A plain edit in one UPDATE, If-Match included in its condition; only when nothing matched does
  * a second query tell a missing task (404) from a stale version (412), in that order.
+ *
+ * While the account has no subscriber to `task.updated` (most accounts), that UPDATE is the whole
+ * request: one statement in its own transaction, with no event to record. Otherwise it matches
+ * nothing and the edit runs in a transaction with its event.
  */
 async function plainEdit(db: Db, ctx: Context, id: string, input: TaskInput, ifMatch?: IfMatch): Promise<Task> {
   const versions = ifMatch === undefined || ifMatch === '*' ? null : ifMatch.filter(isVersion);
+  const changes = fieldChanges(input);
+  const unobserved = await repo.updateLiveTask(db, ctx.workspaceId, id, changes, versions, noSubscriberFor(ctx.accountId, 'task.updated'));
+  if (unobserved) return toTask(unobserved);
   const updated = await repo.inTransaction(db, async (trx) => {
-    const row = await repo.updateLiveTask(trx, ctx.workspaceId, id, fieldChanges(input), versions);
+    const row = await repo.updateLiveTask(trx, ctx.workspaceId, id, changes, versions);
     return row && emit(trx, ctx, 'task.updated', toTask(row));
   });
   if (updated) return updated;

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { CompiledQuery, type Kysely } from 'kysely';
+import { CompiledQuery, sql, type Kysely, type RawBuilder } from 'kysely';
 
 /** What a service declares: each event type it emits and the read scope its resource needs. */
 export type EventCatalog = Readonly<Record<string, string>>;
@@ -11,6 +11,18 @@ export const newEventId = (): string => `msg_${randomUUID().replace(/-/g, '')}`;
 export const eventBody = (type: string, data: unknown): string => JSON.stringify({ type, timestamp: new Date().toISOString(), data });
 
 const EMIT = 'select webhook_emit($1, $2, $3, $4)';
+
+/**
+ * A condition that holds while `accountId` has no enabled subscription to any of `types`: a write
+ * that carries it in its WHERE can run on its own, outside a transaction, because
+ * {@link emitEvent} would record nothing for it (the same snapshot decides both). When it does
+ * not hold the write touches nothing, and the caller makes the change the usual way, in a
+ * transaction with its event. Uncorrelated, so Postgres tests it once, before the write (a
+ * one-time filter).
+ */
+export function noSubscriberFor(accountId: string, ...types: string[]): RawBuilder<boolean> {
+  return sql<boolean>`not exists (select from webhook_subscriptions s where s.account_id = ${accountId} and s.enabled and s.events && ${types}::text[])`;
+}
 
 /**
  * Records an event for every enabled subscription of `accountId` to `type`, with a job to deliver
