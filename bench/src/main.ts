@@ -116,7 +116,7 @@ async function main(): Promise<number> {
         WEBHOOK_CONCURRENCY: '24',
         // BENCH_PROFILE=<dir>: each service writes a V8 CPU profile there when it stops
         // (`node bench/dist/profile.js <dir>` sums them).
-        ...(process.env.BENCH_PROFILE ? { NODE_OPTIONS: `--cpu-prof --cpu-prof-dir=${process.env.BENCH_PROFILE}` } : {}),
+        ...(process.env.BENCH_PROFILE ? { BENCH_PROFILE: process.env.BENCH_PROFILE, NODE_OPTIONS: `--require ${join(repoRoot, 'bench', 'cpu-profile.cjs')}` } : {}),
       },
       // The meetings network-level cap (180 a minute per address, in the service) and the
       // gateway's looser guard in front of it would answer most of the load.
