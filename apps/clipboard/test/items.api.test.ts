@@ -92,6 +92,25 @@ describe('POST /api/clipboard', () => {
     expect(state).toEqual({ seq: 31, non_favorites: 10 });
   });
 
+  it('keeps the stored count of non-favorites exact through creates, repeats of a favorite, favorites, deletes and prunes', async () => {
+    const other = await t.caller();
+    await t.http().put('/api/settings').set('Authorization', other.auth).send({ historyLimit: 10 }).expect(200);
+    const [a] = await addItems(t, other, ['a', 'b']);
+    await t.http().patch(`/api/clipboard/${a}/favorite`).set('Authorization', other.auth).send({ favorite: true }).expect(200);
+    // The favorite again: moved to the top, still a favorite. Then the history fills up and 'b' is pruned.
+    expect((await t.http().post('/api/clipboard').set('Authorization', other.auth).send(item('a'))).status).toBe(200);
+    const fill = Array.from({ length: 9 }, (_, i) => `c${i + 1}`);
+    const filled = await addItems(t, other, [...fill, 'x']);
+    await t.http().delete(`/api/clipboard/${filled[4]}`).set('Authorization', other.auth).expect(200);
+    await addItems(t, other, ['y']);
+    const { rows } = await sql<{ stored: number; counted: number }>`
+      select s.non_favorites as stored, (select count(*)::int from items i where i.account_id = s.account_id and not i.favorite) as counted
+      from account_state s where s.account_id = ${other.accountId}`.execute(t.db);
+    expect(rows[0]).toEqual({ stored: 10, counted: 10 });
+    const expected = ['y', 'x', ...fill.filter((c) => c !== 'c5').reverse(), 'a'];
+    expect((await listAll(t, other)).map((i) => i.content)).toEqual(expected);
+  });
+
   it('commits concurrent creates of one account together, each with its own seq and place in the history', async () => {
     const other = await t.caller();
     await addItems(t, other, ['before']);

@@ -5,6 +5,7 @@ import * as createItem from './2026_11_23_0900_create_item.js';
 import * as sharedRules from './2026_11_23_1300_shared_rules.js';
 import * as pruneByIndex from './2026_11_23_1500_prune_by_index.js';
 import * as genericPlans from './2026_11_23_1700_generic_plans.js';
+import * as oneStateWrite from './2026_11_24_0100_one_state_write.js';
 
 /** Every migration of the clipboard schema, by name; names sort in the order they apply. */
 export const migrations: Record<string, Migration> = {
@@ -14,5 +15,6 @@ export const migrations: Record<string, Migration> = {
   '2026_11_23_1300_shared_rules': sharedRules,
   '2026_11_23_1500_prune_by_index': pruneByIndex,
   '2026_11_23_1700_generic_plans': genericPlans,
+  '2026_11_24_0100_one_state_write': oneStateWrite,
   ...webhookMigrations('clipboard'),
 };
