@@ -1,3 +1,6 @@
+import { authOpenApiPaths, createKeyBodySchema, keyLastUsedAtSchema } from '@app/auth/identity';
+import { apiKeysTag, documentCommonHeaders, withApiKeyScopes, openapiLicense, openapiServers, operationalPaths, operationsTag, securitySchemes } from '@app/auth/runtime';
+import { webhookOpenApi } from '@app/auth/webhooks';
 import { documentOutages } from '@app/http-errors';
 /**
  * The meetings service's OpenAPI 3.1 document. Request schemas are exported as consts and
@@ -5,7 +8,6 @@ import { documentOutages } from '@app/http-errors';
  * objects, so validation and documentation cannot disagree.
  */
 
-import { apiKeysTag, authOpenApiPaths, documentCommonHeaders, withApiKeyScopes, createKeyBodySchema, keyLastUsedAtSchema, openapiLicense, openapiServers, operationalPaths, operationsTag, securitySchemes, webhookOpenApi } from '@app/auth';
 import { MEETING_EVENTS } from './domain/events.js';
 
 const webhooks = webhookOpenApi('/api/webhooks', MEETING_EVENTS);

@@ -1,4 +1,4 @@
-import type { AdminHooks } from '@app/auth';
+import type { AdminHooks } from '@app/auth/identity';
 import { createPersonalWorkspace } from './db/workspaces.repository.js';
 
 /** Every tasks account gets a personal workspace, created with it. */

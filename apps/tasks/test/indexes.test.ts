@@ -1,5 +1,5 @@
 import { Kysely, PostgresDialect, sql, type CompiledQuery } from 'kysely';
-import { createPool } from '@app/auth';
+import { createPool } from '@app/auth/runtime';
 import type { Database } from '../src/db/schema.js';
 import * as repo from '../src/db/tasks.repository.js';
 import { startTestApp, type Caller, type TestApp } from './helpers/harness.js';

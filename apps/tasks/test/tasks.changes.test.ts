@@ -1,5 +1,5 @@
 import { sql } from 'kysely';
-import { createPool } from '@app/auth';
+import { createPool } from '@app/auth/runtime';
 import { encodeCursor, queryDigest } from '../src/domain/cursor.js';
 import { createTask, daysFromNow, micros } from './helpers/factories.js';
 import { startTestApp, type Caller, type TestApp } from './helpers/harness.js';

@@ -1,3 +1,4 @@
+import { emitEvents } from '@app/auth/webhooks';
 import { AppError, errors } from '@app/http-errors';
 import * as itemsRepo from '../db/items.repository.js';
 import * as snippetsRepo from '../db/snippets.repository.js';
@@ -22,7 +23,6 @@ import { itemContentProblem, pruneHistory, type NewItem } from './items.service.
 import { toItem, toSettings, toSnippet, type Item, type Settings, type Snippet } from './mappers.js';
 import { applySettings, type SettingsPatch } from './settings.service.js';
 import type { ClipboardEvent } from './events.js';
-import { emitEvents } from '@app/auth';
 import { creationProblem, keywordMessage, type SnippetInput } from './snippets.service.js';
 
 export interface Change {

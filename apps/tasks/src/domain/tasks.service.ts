@@ -1,4 +1,4 @@
-import { emitEvent } from '@app/auth';
+import { emitEvent } from '@app/auth/webhooks';
 import { errors, type ErrorDetail } from '@app/http-errors';
 import type { Kysely, RawBuilder } from 'kysely';
 import type { Database } from '../db/schema.js';

@@ -1,7 +1,8 @@
 import { Router, type Request, type Response } from 'express';
 import type { Kysely } from 'kysely';
-import { callerTimezone, requireScope } from '@app/auth';
-import { compileBody, compileQuery, errors } from '@app/http-errors';
+import { callerTimezone, requireScope } from '@app/auth/identity';
+import { errors } from '@app/http-errors';
+import { compileBody, compileQuery } from '@app/http-errors/validation';
 import type { AppDeps } from '../deps.js';
 import type { Database } from '../db/schema.js';
 import { findPersonalWorkspace } from '../db/workspaces.repository.js';

@@ -1,5 +1,6 @@
 import { Router } from 'express';
-import { compileBody, errors } from '@app/http-errors';
+import { errors } from '@app/http-errors';
+import { compileBody } from '@app/http-errors/validation';
 import type { AuthConfig } from './config.js';
 import { DEFAULT_SESSION_TTL_SECONDS, cookieName } from './config.js';
 import { forgetCredential } from './credential-cache.js';

@@ -13,7 +13,8 @@ import {
   type CallToolResult,
   type GetPromptResult,
 } from '@modelcontextprotocol/sdk/types.js';
-import { errorBody, errors, jsonBody, type AppError, type EnvelopeStyle } from '@app/http-errors';
+import { errorBody, errors, type AppError, type EnvelopeStyle } from '@app/http-errors';
+import { jsonBody } from '@app/http-errors/validation';
 import type { AuthConfig } from '../identity/config.js';
 import { toAuthInfo } from '../oauth/provider.js';
 import { oauthUrls, publicOrigin } from '../oauth/routes.js';

@@ -6,7 +6,7 @@ import { InvalidClientMetadataError, InvalidGrantError, InvalidRequestError, Inv
 import type { AuthorizationParams, OAuthServerProvider } from '@modelcontextprotocol/sdk/server/auth/provider.js';
 import type { AuthInfo } from '@modelcontextprotocol/sdk/server/auth/types.js';
 import type { OAuthClientInformationFull, OAuthTokenRevocationRequest, OAuthTokens } from '@modelcontextprotocol/sdk/shared/auth.js';
-import { unsafeInputProblem } from '@app/http-errors';
+import { unsafeInputProblem } from '@app/http-errors/validation';
 import type { AuthConfig } from '../identity/config.js';
 import { forgetCredential } from '../identity/credential-cache.js';
 import type { Caller, CredentialResolver } from '../identity/middleware.js';

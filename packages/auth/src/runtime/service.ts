@@ -3,7 +3,7 @@ import type { Express } from 'express';
 import type { Redis } from 'ioredis';
 import type { Kysely, Migration } from 'kysely';
 import type { Logger } from 'pino';
-import { ConfigError, type ServiceEnv } from '@app/http-errors';
+import { ConfigError, type ServiceEnv } from './env.js';
 import { AdminError, runAdminCommand, type AdminHooks } from '../identity/admin.js';
 import type { AuthConfig } from '../identity/config.js';
 import { createDb, createPool, migrateToLatest } from './database.js';
@@ -116,7 +116,7 @@ export async function startService<C extends ServiceEnv, DB>(spec: ServiceSpec<C
 }
 
 /** Runs {@link startService}; a failure to start is one line on stderr and exit 1. */
-export function main<C extends ServiceEnv, DB>(spec: ServiceSpec<C, DB>): void {
+export function runService<C extends ServiceEnv, DB>(spec: ServiceSpec<C, DB>): void {
   startService(spec).catch((err: unknown) => fail(`${spec.name}: failed to start`, err));
 }
 

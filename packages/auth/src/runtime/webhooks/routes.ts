@@ -1,6 +1,7 @@
 import { Router, type Request } from 'express';
 import type { Kysely } from 'kysely';
-import { compileBody, compileQuery, errors } from '@app/http-errors';
+import { errors } from '@app/http-errors';
+import { compileBody, compileQuery } from '@app/http-errors/validation';
 import { eventBody, newEventId, type EventCatalog } from './events.js';
 import * as repo from './repository.js';
 import type { SubscriptionRow } from './repository.js';
