@@ -32,10 +32,10 @@ const limit = (max: number, fallback: number) => ({ type: 'integer', format: 'in
 const cursor = { type: 'string', maxLength: 500, description: 'The nextCursor of the previous page; a malformed cursor is 400 invalid_cursor' } as const;
 const revision = { type: 'integer', format: 'int32', minimum: 1, maximum: 2147483647 } as const;
 
-export const CADENCES = ['WEEKLY', 'BIWEEKLY', 'MONTHLY'] as const;
-export const MEETING_STATUSES = ['DRAFT', 'SCHEDULED', 'IN_PROGRESS', 'COMPLETED', 'SKIPPED'] as const;
-export const ITEM_KINDS = ['TALKING_POINT', 'ACTION', 'DECISION'] as const;
-export const ITEM_STATUSES = ['OPEN', 'CARRIED'] as const;
+const CADENCES = ['WEEKLY', 'BIWEEKLY', 'MONTHLY'] as const;
+const MEETING_STATUSES = ['DRAFT', 'SCHEDULED', 'IN_PROGRESS', 'COMPLETED', 'SKIPPED'] as const;
+const ITEM_KINDS = ['TALKING_POINT', 'ACTION', 'DECISION'] as const;
+const ITEM_STATUSES = ['OPEN', 'CARRIED'] as const;
 const startTime = { type: 'string', maxLength: 5, pattern: '^([01][0-9]|2[0-3]):[0-5][0-9]$', description: 'Local wall-clock time HH:MM (24-hour)' } as const;
 
 // ---- request bodies ---------------------------------------------------------------------

@@ -2,5 +2,5 @@
 // JSON envelope it becomes, and the one place that turns errors into responses (handlers).
 export { AppError, DependencyUnavailableError, RETRY_AFTER_UNAVAILABLE_SECONDS, errors, type ErrorDetail } from './errors.js';
 export { errorBody, type EnvelopeStyle } from './envelope.js';
-export { errorHandler, isDependencyOutage, notFoundHandler, type ErrorLogger } from './handlers.js';
+export { errorHandler, isDependencyOutage, notFoundHandler } from './handlers.js';
 export { documentOutages } from './openapi.js';

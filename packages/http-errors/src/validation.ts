@@ -78,10 +78,4 @@ export function compileQuery<T>(schema: object): Validator<T> {
   return { validate, parse: (input) => inner.parse({ ...(input as object) }) };
 }
 
-/** Registers a shared schema (referenced with `$ref`) in both ajv instances. */
-export function addSchema(schema: object & { $id: string }): void {
-  bodyAjv.addSchema(schema);
-  queryAjv.addSchema(schema);
-}
-
-export { MAX_JSON_DEPTH, jsonBody, rejectUnsafeInput, unsafeInputProblem } from './input.js';
+export { jsonBody, unsafeInputProblem } from './input.js';

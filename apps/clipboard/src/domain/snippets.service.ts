@@ -13,7 +13,7 @@ export interface SnippetInput {
   keyword?: string | null;
 }
 
-export const limitMessage = `Snippet limit reached: an account can have at most ${MAX_SNIPPETS} snippets; delete one first`;
+const limitMessage = `Snippet limit reached: an account can have at most ${MAX_SNIPPETS} snippets; delete one first`;
 export const keywordMessage = (keyword: string) => `A snippet with the keyword "${keyword}" already exists (keywords are unique ignoring case)`;
 
 /** Every snippet of the account. */

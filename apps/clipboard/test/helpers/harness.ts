@@ -36,5 +36,5 @@ const kit: AppKit<Database, Config> = {
  * prefix, listening on an ephemeral port. `env` overrides configuration (e.g. rate limits).
  */
 export function startTestApp(env: Record<string, string> = {}, options: TestAppOptions<Database, Config> = {}): Promise<TestApp> {
-  return start(kit, env, options) as Promise<TestApp>;
+  return start(kit, env, options);
 }

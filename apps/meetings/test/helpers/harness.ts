@@ -38,5 +38,5 @@ const kit: AppKit<Database, Config> = {
 export function startTestApp(env: Record<string, string> = {}, options: TestAppOptions<Database, Config> = {}): Promise<TestApp> {
   // Every test talks from 127.0.0.1: the per-address network cap (180 a minute) would count a
   // whole file's requests together. The tests of the cap set it themselves.
-  return start(kit, { RATE_LIMIT_NETWORK_PER_MINUTE: '1000000', ...env }, options) as Promise<TestApp>;
+  return start(kit, { RATE_LIMIT_NETWORK_PER_MINUTE: '1000000', ...env }, options);
 }

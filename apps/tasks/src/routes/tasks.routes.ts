@@ -39,7 +39,7 @@ function taskId(req: Request): string {
  * `If-Match`: `*` or a list of entity tags. Weak tags are kept out (If-Match compares strongly,
  * so they never match: 412); anything that is not an entity-tag list is 400.
  */
-export function readIfMatch(header: string | undefined): IfMatch | undefined {
+function readIfMatch(header: string | undefined): IfMatch | undefined {
   if (header === undefined) return undefined;
   if (header.length > IF_MATCH_MAX_LENGTH) throw errors.validation([{ path: 'If-Match', message: `must be at most ${IF_MATCH_MAX_LENGTH} characters` }]);
   if (header.trim() === '*') return '*';

@@ -81,7 +81,7 @@ export function keysRouter(db: AnyDb, cfg: AuthConfig): Router {
     res.status(201).json(created);
   });
   router.delete('/:id', async (req, res) => {
-    const id = req.params.id!;
+    const id = req.params.id;
     const revoked = UUID.test(id) ? await repo.revokeKey(db, id, req.caller!.accountId) : undefined;
     if (!revoked) throw errors.notFound('API key not found');
     forgetCredential(revoked.id);

@@ -152,7 +152,7 @@ export function mcpRouter(o: McpOptions): Router {
       { capabilities: { tools: {}, prompts: {} }, instructions: o.instructions },
     );
     s.setRequestHandler(ListToolsRequestSchema, async () => ({ tools: o.tools.filter((t) => holds(scopes, t.scopes)).map((t) => byName.get(t.name)!.listed) }));
-    s.setRequestHandler(CallToolRequestSchema, async (request) => callTool(req, scopes, request.params.name, (request.params.arguments ?? {}) as Record<string, unknown>));
+    s.setRequestHandler(CallToolRequestSchema, async (request) => callTool(req, scopes, request.params.name, (request.params.arguments ?? {})));
     const prompts = o.prompts.filter((p) => holds(scopes, p.scopes));
     s.setRequestHandler(ListPromptsRequestSchema, async () => ({
       prompts: prompts.map(({ name, title, description, arguments: args }) => ({ name, title, description, ...(args ? { arguments: args } : {}) })),

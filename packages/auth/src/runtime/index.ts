@@ -2,9 +2,9 @@
 // builder (middleware, auth, docs, MCP, webhooks, error handling), Postgres, logging, rate limits,
 // start and ordered shutdown (runService), the admin command line (runAdmin), and the OpenAPI
 // pieces every service document shares.
-export { ConfigError, envInt, serviceEnv, type ServiceEnv } from './env.js';
-export { runService, startService, runAdmin, type ServiceSpec } from './service.js';
-export { createServiceApp, type ServiceAppOptions } from './service-app.js';
+export { envInt, serviceEnv } from './env.js';
+export { runService, runAdmin } from './service.js';
+export { createServiceApp } from './service-app.js';
 export { createPool, createDb, migrateToLatest } from './database.js';
 export { createLogger } from './observability.js';
 export { isRead } from './rate-limit.js';
