@@ -3,7 +3,7 @@ import { AppError, DependencyUnavailableError, errors } from './errors.js';
 import { errorBody, type EnvelopeStyle } from './envelope.js';
 
 declare global {
-  // eslint-disable-next-line @typescript-eslint/no-namespace
+  // eslint-disable-next-line @typescript-eslint/no-namespace -- Express types Request through its global namespace; augmenting it is the only way to add a field
   namespace Express {
     interface Request {
       /** The request id (set by @app/auth/runtime's requestId middleware): the caller's (or the gateway's) `X-Request-Id` when well-formed, else a new UUID. */
