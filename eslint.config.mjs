@@ -58,6 +58,14 @@ export default tseslint.config(
     },
   },
   {
+    // `npm run admin` loads admin.ts: it reads the service's auth settings from auth.ts and must
+    // not load the app, its routes or its OpenAPI document (slow, and none of them is needed).
+    files: ['apps/*/src/admin.ts', 'apps/*/src/auth.ts'],
+    rules: {
+      'no-restricted-imports': ['error', { patterns: [{ group: ['./app.js', './routes/*', './openapi.js', './mcp.js'], message: 'admin.ts and auth.ts load no app, routes or documents' }] }],
+    },
+  },
+  {
     // Migrations take Kysely<any> on purpose (STYLE.md, kysely's docs): a migration must keep
     // working when the schema types of later code change, so it never imports them.
     files: ['apps/*/src/db/migrations/**', 'packages/auth/src/identity/tables.ts', 'packages/auth/src/runtime/webhooks/tables.ts'],
