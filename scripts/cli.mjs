@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 // The operator entry behind `npm start`, `npm test`, `npm run test:replicas`, `npm run admin` and
-// `npm run bench`.
+// `npm run bench`, and `npm run lint` (the lint gate `npm test` starts with).
 // Plain Node with no dependencies: it checks the programs the command needs from the system
 // (system-packages.cjs: installed with apt-get as root, else a stop naming the command to run),
 // installs the workspace (pnpm, pinned, fetched through npx because corepack may be
@@ -66,6 +66,34 @@ function ensureBuilt() {
   must(turbo('build'), 'build');
 }
 
+/** Folders of TypeScript whose imports must not form a cycle (type-only imports count too). */
+const cycleRoots = ['apps/tasks', 'apps/meetings', 'apps/clipboard']
+  .flatMap((app) => [`${app}/src`, `${app}/test`])
+  .concat(['packages/auth/src', 'packages/http-errors/src', 'packages/devstack/src', 'packages/client/src', 'packages/client/test', 'bench/src', 'infra/nginx/test', 'infra/nginx/soak']);
+
+/**
+ * The lint gate (`npm run lint`, and the start of `npm test`): every step runs, and any finding
+ * fails it. Types of sources and tests (tsc), typescript-eslint's type-checked rules
+ * (eslint.config.mjs), import cycles (madge), unused files, exports and dependencies (knip.jsonc).
+ */
+function lint() {
+  const bin = (name) => join(root, 'node_modules', '.bin', name);
+  const steps = [
+    ['typecheck', () => turbo('typecheck')],
+    ['eslint', () => run(bin('eslint'), ['--max-warnings=0', '.'])],
+    ['import cycles (madge)', () => run(bin('madge'), ['--circular', '--extensions', 'ts', '--ts-config', 'packages/tsconfig/base.json', '--no-spinner', ...cycleRoots])],
+    ['unused code and dependencies (knip)', () => run(bin('knip'), [])],
+  ];
+  const failed = [];
+  for (const [name, step] of steps) {
+    process.stdout.write(`\n== lint: ${name}\n`);
+    if (step() !== 0) failed.push(name);
+  }
+  process.stdout.write(failed.length === 0 ? '\nlint: no findings\n' : '');
+  if (failed.length > 0) process.stderr.write(`\nlint failed: ${failed.join(', ')}\n`);
+  return failed.length === 0 ? 0 : 1;
+}
+
 function devstack(script, scriptArgs, options) {
   return run(process.execPath, [join(root, 'packages', 'devstack', 'dist', script), ...scriptArgs], options);
 }
@@ -92,6 +120,9 @@ switch (command) {
     ensureSystem('test');
     ensureInstalled();
     ensureBuilt();
+    // The whole suite starts with the lint gate and stops on a finding; a focused run
+    // (`--filter=...`, one package's tests) leaves it to `npm run lint`.
+    if (!args.some((a) => a.startsWith('--filter'))) must(lint(), 'lint');
     process.exit(devstack('run-tests.js', args));
     break;
   case 'test:faults':
@@ -147,6 +178,11 @@ switch (command) {
     ensureInstalled();
     ensureBuilt();
     break;
+  case 'lint':
+    ensureInstalled();
+    ensureBuilt();
+    process.exit(lint());
+    break;
   case 'lint-openapi':
     ensureInstalled();
     ensureBuilt();
@@ -157,6 +193,6 @@ switch (command) {
     process.exit(turbo(args[0] ?? 'build', args.slice(1)));
     break;
   default:
-    process.stderr.write('usage: node scripts/cli.mjs <start|test|test:faults|test:soak|test:replicas|admin|bench|build|lint-openapi|system-packages start|test|turbo TASK>\n');
+    process.stderr.write('usage: node scripts/cli.mjs <start|test|test:faults|test:soak|test:replicas|admin|bench|build|lint|lint-openapi|system-packages start|test|turbo TASK>\n');
     process.exit(2);
 }

@@ -1,5 +1,5 @@
 import { readFileSync } from 'node:fs';
-import { createServer } from 'node:http';
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import pg from 'pg';
 
 /**
@@ -32,7 +32,7 @@ function main(): void {
   };
   const counters = new Map<string, number>();
 
-  const server = createServer(async (req, res) => {
+  const handle = async (req: IncomingMessage, res: ServerResponse) => {
     const path = (req.url ?? '/').split('?')[0]!;
     const route = routes[path];
     if (!route) {
@@ -57,7 +57,9 @@ function main(): void {
     } catch (err) {
       res.writeHead(500, { 'content-type': 'application/json' }).end(JSON.stringify({ error: (err as Error).message }));
     }
-  });
+  };
+  // A request that fails before its query (its body aborted mid-read) just loses its socket.
+  const server = createServer((req, res) => void handle(req, res).catch(() => res.destroy()));
   server.keepAliveTimeout = 65_000;
   server.listen(Number(portText), '127.0.0.1');
   process.on('SIGTERM', () => server.close(() => void Promise.all([...pools.values()].map((p) => p.end())).then(() => process.exit(0))));

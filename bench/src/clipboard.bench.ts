@@ -7,9 +7,9 @@ import type { BenchContext, Scenario } from './types.js';
 const TOMBSTONE_DAYS = 30;
 
 /** Accounts of the spread create: one client each, as 50 people copying at once. */
-export const SPREAD_ACCOUNTS = 50;
+const SPREAD_ACCOUNTS = 50;
 /** Their history: full at the default limit, so each create also prunes one item. */
-export const SPREAD_ITEMS = 1_000;
+const SPREAD_ITEMS = 1_000;
 
 export interface ClipboardFixture {
   accountId: string;

@@ -75,9 +75,9 @@ async function once(baseUrl: string, req: LoadRequest, connections: number, seco
         ...(req.onResponse
           ? { onResponse: (status: number, body: string, context: Record<string, any>) => req.onResponse!(status, body, context) }
           : {}),
-      } as any,
+      },
     ],
-  } as any, (err: unknown, result: unknown) => (err ? fail(err) : finish(result)));
+  }, (err: unknown, result: unknown) => (err ? fail(err) : finish(result)));
   if (record) {
     instance.on('response', (_client: unknown, _status: number, _bytes: number, responseTime: number) => {
       latencies.push(responseTime);

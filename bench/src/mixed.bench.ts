@@ -10,7 +10,7 @@ import type { TasksFixture } from './tasks.bench.js';
 import type { BenchContext, Scenario } from './types.js';
 
 /** Accounts of the mixed scenario, spread over the three services. */
-export const FLEET_ACCOUNTS = 1_000;
+const FLEET_ACCOUNTS = 1_000;
 const TASKS_PER_ACCOUNT = 30;
 
 export interface FleetFixture {

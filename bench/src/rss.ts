@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 
 /** Resident set size of a process in MB (Linux /proc), or 0 when it cannot be read. */
-export function rssMb(pid: number | undefined): number {
+function rssMb(pid: number | undefined): number {
   if (!pid) return 0;
   try {
     const match = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));

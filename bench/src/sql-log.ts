@@ -1,7 +1,7 @@
 import pg from 'pg';
 
 /** One statement a request ran, with its parameters as Postgres logged them (text). */
-export interface LoggedStatement {
+interface LoggedStatement {
   sql: string;
   params: Array<string | null>;
 }
@@ -92,7 +92,7 @@ function parseParams(detail: string | undefined): Array<string | null> {
   return params;
 }
 
-export function parseLog(log: string): Capture {
+function parseLog(log: string): Capture {
   const statements: LoggedStatement[] = [];
   const plans: string[] = [];
   for (const entry of entries(log)) {
@@ -112,7 +112,7 @@ export function parseLog(log: string): Capture {
 }
 
 /** Tables big enough that a sequential scan of one is a missing index. */
-export const BIG_TABLES = ['tasks', 'meetings', 'items', 'daily_notes', 'notes', 'clipboard_items', 'items', 'changes', 'snippets'];
+const BIG_TABLES = ['tasks', 'meetings', 'items', 'daily_notes', 'notes', 'clipboard_items', 'items', 'changes', 'snippets'];
 
 /** The big tables a plan scans sequentially. */
 export function sequentialScans(plan: string): string[] {

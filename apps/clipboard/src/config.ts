@@ -1,4 +1,4 @@
-import { envInt, serviceEnv } from '@app/http-errors';
+import { envInt, serviceEnv } from '@app/auth/runtime';
 
 /** The clipboard service's configuration, validated once at start-up and frozen. */
 export function loadConfig(env: NodeJS.ProcessEnv = process.env) {

@@ -1,4 +1,4 @@
-import type { CallOperation, McpPrompt } from '@app/auth';
+import type { CallOperation, McpPrompt } from '@app/auth/mcp';
 import type { Item } from './domain/mappers.js';
 
 /** What the clipboard service tells an assistant on connecting, and appends to each tool. */

@@ -1,18 +1,20 @@
+import { authOpenApiPaths, createKeyBodySchema, keyIdParameter, keyLastUsedAtSchema } from '@app/auth/identity';
+import { apiKeysTag, documentCommonHeaders, withApiKeyScopes, openapiLicense, openapiServers, operationalPaths, operationsTag, securitySchemes } from '@app/auth/runtime';
+import { webhookOpenApi } from '@app/auth/webhooks';
 import { documentOutages } from '@app/http-errors';
 /**
  * The clipboard service's OpenAPI 3.1 document. The request schemas below are the ones the
  * routes compile for validation, so the document and the checks cannot drift apart.
  */
 
-import { apiKeysTag, authOpenApiPaths, documentCommonHeaders, withApiKeyScopes, createKeyBodySchema, keyIdParameter, keyLastUsedAtSchema, openapiLicense, openapiServers, operationalPaths, operationsTag, securitySchemes, webhookOpenApi } from '@app/auth';
 import { CLIPBOARD_EVENTS } from './domain/events.js';
 
-export const ITEM_TYPES = ['text', 'url', 'html', 'rtf', 'code'] as const;
-export const MAX_ITEM_CONTENT = 131_072;
+const ITEM_TYPES = ['text', 'url', 'html', 'rtf', 'code'] as const;
+const MAX_ITEM_CONTENT = 131_072;
 export const MAX_SNIPPETS = 200;
-export const MAX_SNIPPET_CONTENT = 20_000;
-export const MAX_BULK_IDS = 500;
-export const MAX_SYNC_CHANGES = 500;
+const MAX_SNIPPET_CONTENT = 20_000;
+const MAX_BULK_IDS = 500;
+const MAX_SYNC_CHANGES = 500;
 export const TOMBSTONE_DAYS = 30;
 
 /** Lower- or upper-case hex with hyphens; ajv's `uuid` format also takes `urn:uuid:`, Postgres does not. */
@@ -142,8 +144,8 @@ export const pullQuerySchema = {
   },
 } as const;
 
-export const SYNC_ENTITIES = ['item', 'snippet', 'settings'] as const;
-export const SYNC_OPS = ['upsert', 'delete', 'favorite'] as const;
+const SYNC_ENTITIES = ['item', 'snippet', 'settings'] as const;
+const SYNC_OPS = ['upsert', 'delete', 'favorite'] as const;
 
 export const syncBodySchema = {
   type: 'object',

@@ -1,4 +1,5 @@
-import { compileBody, compileQuery, errors, toDetails, unsafeInputProblem, type ErrorDetail } from '@app/http-errors';
+import { errors, type ErrorDetail } from '@app/http-errors';
+import { compileBody, compileQuery, toDetails, unsafeInputProblem } from '@app/http-errors/validation';
 
 /** A compiled request schema whose failures carry one readable message (clients see only it). */
 export interface Parser<T> {

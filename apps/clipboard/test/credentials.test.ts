@@ -1,6 +1,6 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { sql } from 'kysely';
-import { CREDENTIAL_TTL_MS } from '@app/auth';
+import { CREDENTIAL_TTL_MS } from '@app/auth/identity';
 import { startTestApp, type TestApp } from './helpers/harness.js';
 
 // Two instances of the service on one database and one Redis prefix, as two replicas.

@@ -12,7 +12,7 @@ platformSuite({
   scopes: ['clipboard:read', 'clipboard:write', 'snippets:read', 'snippets:write', 'settings:read', 'settings:write', 'webhooks'],
   bodyLimitBytes: 1048576,
   allowedOrigin: ALLOWED_ORIGIN,
-  openapiDocument: openapiDocument as never,
+  openapiDocument: openapiDocument,
   async start(logSink) {
     const t = await startTestApp({}, { logSink });
     return {

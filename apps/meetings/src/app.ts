@@ -1,17 +1,11 @@
 import type { Express } from 'express';
-import { createServiceApp, isRead, type AuthConfig } from '@app/auth';
-import type { Config } from './config.js';
+import { createServiceApp, isRead } from '@app/auth/runtime';
 import { mcpInstructions, mcpPrompts, mcpToolNotes } from './mcp.js';
 import { openapiDocument } from './openapi.js';
+import { authConfig } from './auth.js';
 import type { AppDeps } from './deps.js';
 import { MEETING_EVENTS } from './domain/events.js';
 import { apiRoutes } from './routes/index.js';
-
-export const SCOPES = ['meetings:read', 'meetings:write', 'webhooks'] as const;
-
-export function authConfig(config: Pick<Config, 'allowedOrigins'>): AuthConfig {
-  return { service: 'meetings', scopes: SCOPES, allowedOrigins: config.allowedOrigins };
-}
 
 /** Builds the meetings app; it never listens by itself. */
 export function createApp(deps: AppDeps): Express {

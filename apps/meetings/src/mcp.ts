@@ -1,4 +1,4 @@
-import type { CallOperation, McpPrompt, RestAnswer } from '@app/auth';
+import type { CallOperation, McpPrompt, RestAnswer } from '@app/auth/mcp';
 import type { Item, Meeting } from './domain/views.js';
 
 /** What the meetings service tells an assistant on connecting, and appends to each tool. */

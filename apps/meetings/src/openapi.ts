@@ -1,3 +1,6 @@
+import { authOpenApiPaths, createKeyBodySchema, keyLastUsedAtSchema } from '@app/auth/identity';
+import { apiKeysTag, documentCommonHeaders, withApiKeyScopes, openapiLicense, openapiServers, operationalPaths, operationsTag, securitySchemes } from '@app/auth/runtime';
+import { webhookOpenApi } from '@app/auth/webhooks';
 import { documentOutages } from '@app/http-errors';
 /**
  * The meetings service's OpenAPI 3.1 document. Request schemas are exported as consts and
@@ -5,7 +8,6 @@ import { documentOutages } from '@app/http-errors';
  * objects, so validation and documentation cannot disagree.
  */
 
-import { apiKeysTag, authOpenApiPaths, documentCommonHeaders, withApiKeyScopes, createKeyBodySchema, keyLastUsedAtSchema, openapiLicense, openapiServers, operationalPaths, operationsTag, securitySchemes, webhookOpenApi } from '@app/auth';
 import { MEETING_EVENTS } from './domain/events.js';
 
 const webhooks = webhookOpenApi('/api/webhooks', MEETING_EVENTS);
@@ -30,10 +32,10 @@ const limit = (max: number, fallback: number) => ({ type: 'integer', format: 'in
 const cursor = { type: 'string', maxLength: 500, description: 'The nextCursor of the previous page; a malformed cursor is 400 invalid_cursor' } as const;
 const revision = { type: 'integer', format: 'int32', minimum: 1, maximum: 2147483647 } as const;
 
-export const CADENCES = ['WEEKLY', 'BIWEEKLY', 'MONTHLY'] as const;
-export const MEETING_STATUSES = ['DRAFT', 'SCHEDULED', 'IN_PROGRESS', 'COMPLETED', 'SKIPPED'] as const;
-export const ITEM_KINDS = ['TALKING_POINT', 'ACTION', 'DECISION'] as const;
-export const ITEM_STATUSES = ['OPEN', 'CARRIED'] as const;
+const CADENCES = ['WEEKLY', 'BIWEEKLY', 'MONTHLY'] as const;
+const MEETING_STATUSES = ['DRAFT', 'SCHEDULED', 'IN_PROGRESS', 'COMPLETED', 'SKIPPED'] as const;
+const ITEM_KINDS = ['TALKING_POINT', 'ACTION', 'DECISION'] as const;
+const ITEM_STATUSES = ['OPEN', 'CARRIED'] as const;
 const startTime = { type: 'string', maxLength: 5, pattern: '^([01][0-9]|2[0-3]):[0-5][0-9]$', description: 'Local wall-clock time HH:MM (24-hour)' } as const;
 
 // ---- request bodies ---------------------------------------------------------------------

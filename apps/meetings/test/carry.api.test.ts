@@ -162,7 +162,7 @@ describe('POST /api/items/:id/carry', () => {
     const b = await addItem(t, c, meetings[0].id);
     const results = await Promise.all([carry(a.id), carry(b.id)]);
     expect(results.map((r) => r.status)).toEqual([200, 200]);
-    expect(results[0]!.body.meeting.id).toBe(results[1]!.body.meeting.id);
+    expect(results[0].body.meeting.id).toBe(results[1].body.meeting.id);
     const rows = await t.db.selectFrom('meetings').select('date').where('series_id', '=', series.id).execute();
     expect(rows).toHaveLength(3);
   });

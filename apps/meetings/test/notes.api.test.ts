@@ -154,7 +154,7 @@ describe('GET /api/notes', () => {
   });
 
   it('with changedSince lists changes oldest first, including deletions as tombstones', async () => {
-    const since = (await t.db.selectFrom('notes').select((eb) => eb.fn.max('updated_at').as('m')).where('account_id', '=', reader.accountId).executeTakeFirstOrThrow()).m as string;
+    const since = (await t.db.selectFrom('notes').select((eb) => eb.fn.max('updated_at').as('m')).where('account_id', '=', reader.accountId).executeTakeFirstOrThrow()).m;
     await put('2031-03-02', { today: 'edited', baseRevision: 1 }, reader).expect(200);
     await t.http().delete('/api/notes/2031-03-03').set('Authorization', reader.auth).expect(204);
     const res = await t.http().get(`/api/notes?changedSince=${encodeURIComponent(since)}`).set('Authorization', reader.auth).expect(200);

@@ -12,7 +12,7 @@ platformSuite({
   scopes: ['meetings:read', 'meetings:write', 'webhooks'],
   bodyLimitBytes: 131072,
   allowedOrigin: ALLOWED_ORIGIN,
-  openapiDocument: openapiDocument as never,
+  openapiDocument: openapiDocument,
   async start(logSink) {
     const t = await startTestApp({}, { logSink });
     return {

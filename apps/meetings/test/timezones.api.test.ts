@@ -1,4 +1,4 @@
-import { canonicalTimezone, knownTimezoneSpellings } from '@app/auth';
+import { canonicalTimezone, knownTimezoneSpellings } from '@app/auth/identity';
 import type { TestApp } from './helpers/harness.js';
 import { createSeries, startApp } from './helpers/factories.js';
 

@@ -1,18 +1,12 @@
 import type { Express } from 'express';
-import { createServiceApp, type AuthConfig } from '@app/auth';
+import { createServiceApp } from '@app/auth/runtime';
 import { adminHooks } from './accounts.js';
-import type { Config } from './config.js';
 import { mcpInstructions, mcpPrompts, mcpToolNotes } from './mcp.js';
 import { openapiDocument } from './openapi.js';
+import { authConfig } from './auth.js';
 import type { AppDeps } from './deps.js';
 import { TASK_EVENTS } from './domain/tasks.service.js';
 import { apiRoutes } from './routes/index.js';
-
-export const SCOPES = ['tasks:read', 'tasks:write', 'webhooks'] as const;
-
-export function authConfig(config: Pick<Config, 'allowedOrigins'>): AuthConfig {
-  return { service: 'tasks', scopes: SCOPES, allowedOrigins: config.allowedOrigins };
-}
 
 /** Builds the tasks app; it never listens by itself. */
 export function createApp(deps: AppDeps): Express {

@@ -86,8 +86,8 @@ export function memoryIdempotencyStore(maxEntries = 100_000): IdempotencyStore {
 }
 
 /** How long a claim lasts while its request runs, and how long a finished result is replayed. */
-export const IN_FLIGHT_SECONDS = 60;
-export const REPLAY_SECONDS = 24 * 60 * 60;
+const IN_FLIGHT_SECONDS = 60;
+const REPLAY_SECONDS = 24 * 60 * 60;
 
 interface InFlight {
   state: 'in_flight';

@@ -1,4 +1,4 @@
-import type { CallOperation, McpPrompt, RestAnswer } from '@app/auth';
+import type { CallOperation, McpPrompt, RestAnswer } from '@app/auth/mcp';
 
 /** What the tasks service tells an assistant on connecting, and appends to each tool. */
 export const mcpInstructions =

@@ -1,5 +1,7 @@
+import { authOpenApiPaths, createKeyBodySchema, keyIdParameter, keyLastUsedAtSchema } from '@app/auth/identity';
+import { apiKeysTag, documentCommonHeaders, openapiLicense, openapiServers, operationalPaths, operationsTag, securitySchemes } from '@app/auth/runtime';
+import { webhookOpenApi } from '@app/auth/webhooks';
 import { documentOutages } from '@app/http-errors';
-import { apiKeysTag, documentCommonHeaders, authOpenApiPaths, createKeyBodySchema, keyIdParameter, keyLastUsedAtSchema, openapiLicense, openapiServers, operationalPaths, operationsTag, securitySchemes, webhookOpenApi } from '@app/auth';
 import { DUE_AT_PATTERN } from './domain/due-time.js';
 import { RECURRENCE_FORMS } from './domain/recurrence.js';
 import { LIMITS, TASK_EVENTS } from './domain/tasks.service.js';

@@ -1,5 +1,5 @@
 import { Kysely, PostgresDialect, sql, type CompiledQuery } from 'kysely';
-import { createPool } from '@app/auth';
+import { createPool } from '@app/auth/runtime';
 import type { Database } from '../src/db/schema.js';
 import * as repo from '../src/db/tasks.repository.js';
 import { startTestApp, type Caller, type TestApp } from './helpers/harness.js';
@@ -23,7 +23,7 @@ beforeAll(async () => {
       due_at: i % 2 ? `2031-01-${String((i % 28) + 1).padStart(2, '0')}T10:00:00Z` : null,
       completed_at: i % 4 === 0 ? '2030-01-01T00:00:00Z' : null,
       position: String(i + 1),
-    })) as never).execute();
+    }))).execute();
   }
   await sql`vacuum analyze tasks`.execute(t.db);
   logged = new Kysely<Database>({

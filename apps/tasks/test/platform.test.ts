@@ -12,7 +12,7 @@ platformSuite({
   scopes: ['tasks:read', 'tasks:write', 'webhooks'],
   bodyLimitBytes: 262144,
   allowedOrigin: ALLOWED_ORIGIN,
-  openapiDocument: openapiDocument as never,
+  openapiDocument: openapiDocument,
   async start(logSink) {
     const t = await startTestApp({}, { logSink });
     return {

@@ -1,5 +1,5 @@
 import { sql } from 'kysely';
-import { createPool } from '@app/auth';
+import { createPool } from '@app/auth/runtime';
 import { encodeCursor, queryDigest } from '../src/domain/cursor.js';
 import { createTask, daysFromNow, micros } from './helpers/factories.js';
 import { startTestApp, type Caller, type TestApp } from './helpers/harness.js';
@@ -169,10 +169,10 @@ describe('GET /api/v1/tasks/changes', () => {
     // One task already sent and one not yet sent change between two pages of the same sync.
     const again = (await t.http().patch(`/api/v1/tasks/${sent[0]}`).set('Authorization', c.auth).send({ title: 'sent, then edited' }).expect(200)).body.item;
     const later = (await t.http().patch(`/api/v1/tasks/${notYet[0]}`).set('Authorization', c.auth).send({ title: 'edited before it was sent' }).expect(200)).body.item;
-    const rest = await catchUp(c, page1.nextCursor, (list) => list.some((ch) => ch.item?.title === 'sent, then edited') && seen(notYet[0]!)(list), 2);
+    const rest = await catchUp(c, page1.nextCursor, (list) => list.some((ch) => ch.item?.title === 'sent, then edited') && seen(notYet[0])(list), 2);
     const ids = rest.changes.map((ch) => ch.id);
     expect(ids.filter((id) => id === notYet[0])).toHaveLength(1);
-    expect(byId(rest.changes).get(notYet[0]!)!.item).toEqual(later);
+    expect(byId(rest.changes).get(notYet[0])!.item).toEqual(later);
     expect(byId(rest.changes).get(sent[0]!)!.item).toEqual(again);
     expect(new Set([...sent, ...ids])).toEqual(new Set(tasks.map((x) => x.id)));
   });

@@ -163,7 +163,7 @@ describe('POST /api/v1/tasks with parentId (subtasks)', () => {
     const parent = await createTask(t, c, { title: 'big parent' });
     await t.db.insertInto('tasks').values(Array.from({ length: 195 }, (_, i) => ({
       workspace_id: c.workspaceId, parent_id: parent.id, title: `sub ${i}`, position: null,
-    })) as never).execute();
+    }))).execute();
     const results = await Promise.all(Array.from({ length: 10 }, (_, i) => post({ title: `race ${i}`, parentId: parent.id })));
     expect(results.filter((r) => r.status === 201)).toHaveLength(5);
     for (const r of results.filter((r) => r.status !== 201)) expect(r.body.error.code).toBe('subtask_limit_reached');

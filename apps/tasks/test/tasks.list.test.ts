@@ -129,7 +129,7 @@ describe('GET /api/v1/tasks (pagination and parameters)', () => {
     const bulk = await t.caller();
     await t.db.insertInto('tasks').values(Array.from({ length: 205 }, (_, i) => ({
       workspace_id: bulk.workspaceId, title: `bulk ${i}`, position: String(i + 1),
-    })) as never).execute();
+    }))).execute();
     const def = await list(bulk, '').expect(200);
     expect(def.body.items).toHaveLength(50);
     const max = await list(bulk, '?limit=200').expect(200);

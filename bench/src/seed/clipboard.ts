@@ -2,9 +2,9 @@ import type pg from 'pg';
 import { Progress } from '../progress.js';
 import { VOCABULARY } from '../words.js';
 
-export const ACCOUNTS = 2;
-export const ITEMS_PER_ACCOUNT = 100_000;
-export const SNIPPETS_PER_ACCOUNT = 200;
+const ACCOUNTS = 2;
+const ITEMS_PER_ACCOUNT = 100_000;
+const SNIPPETS_PER_ACCOUNT = 200;
 
 export interface ClipboardSeed {
   /** Emails are `<label>-<n>@example.test`. */

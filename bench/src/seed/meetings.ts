@@ -2,10 +2,10 @@ import type pg from 'pg';
 import { Progress } from '../progress.js';
 import { VOCABULARY } from '../words.js';
 
-export const SERIES = 50;
-export const MEETINGS_PER_SERIES = 100;
-export const ITEMS_PER_MEETING = 40;
-export const NOTES = 5_000;
+const SERIES = 50;
+const MEETINGS_PER_SERIES = 100;
+const ITEMS_PER_MEETING = 40;
+const NOTES = 5_000;
 
 /** Zipf-like text of `words` words from the vocabulary ($1), as a SQL expression. */
 const text = (words: string) => `(select string_agg(($1::text[])[1 + floor(cardinality($1::text[]) * power(random(), 3))::int], ' ') from generate_series(1, ${words}))`;

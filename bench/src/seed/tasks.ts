@@ -2,7 +2,7 @@ import type pg from 'pg';
 import { Progress } from '../progress.js';
 import { COMMON_WORD, RARE_WORD, VOCABULARY } from '../words.js';
 
-export const WORKSPACES = 20;
+const WORKSPACES = 20;
 
 /**
  * Accounts and their personal workspaces, as the admin command makes them. Returns the

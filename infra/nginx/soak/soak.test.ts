@@ -114,7 +114,7 @@ describe('soak: mixed and hostile load through the gateway', () => {
       } catch (err) {
         json = { error: (err as Error).name };
       }
-      (statuses[kind] ??= {})[status] = (statuses[kind]![status] ?? 0) + 1;
+      (statuses[kind] ??= {})[status] = (statuses[kind][status] ?? 0) + 1;
       if (status >= 500 || status === 0) serverErrors.push(`${kind}: ${method} ${path.slice(0, 80)} -> ${status} ${JSON.stringify(json)?.slice(0, 200)}`);
       return { status, json };
     };

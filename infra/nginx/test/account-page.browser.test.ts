@@ -108,7 +108,7 @@ describe('the tasks account page in Chromium, through the gateway', () => {
     expect((await api('/api/v1/tasks')).status).toBe(200);
     const write = await api('/api/v1/tasks', { method: 'POST', body: JSON.stringify({ title: 'nope' }) });
     expect(write.status).toBe(403);
-    expect(((await write.json()) as any).error.code).toBe('insufficient_scope');
+    expect(((await write.json())).error.code).toBe('insufficient_scope');
   });
 
   it('after a reload the key is listed (now with a last use) but never shown again', async () => {

@@ -133,14 +133,14 @@ describe('request ids and client addresses', () => {
   it('passes a client X-Request-Id through to the service and back', async () => {
     const res = await get('/api/v1/tasks', { 'X-Request-Id': 'client-chosen-42' });
     expect(res.headers.get('x-request-id')).toBe('client-chosen-42');
-    expect(((await res.json()) as any).error.requestId).toBe('client-chosen-42');
+    expect(((await res.json())).error.requestId).toBe('client-chosen-42');
   });
 
   it('sets an X-Request-Id when the client sends none', async () => {
     const res = await get('/api/me');
     const id = res.headers.get('x-request-id');
     expect(id).toMatch(/^[A-Za-z0-9._:-]{8,}$/);
-    expect(((await res.json()) as any).error.requestId).toBe(id);
+    expect(((await res.json())).error.requestId).toBe(id);
   });
 
   it('keys address-based limits by the real client address: a forged X-Forwarded-For gains nothing', async () => {

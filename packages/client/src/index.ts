@@ -14,7 +14,7 @@ export interface ServiceClientOptions extends Omit<ClientOptions, 'baseUrl' | 'h
   headers?: Record<string, string>;
 }
 
-function create<Paths extends {}>({ apiKey, headers, ...options }: ServiceClientOptions): Client<Paths> {
+function create<Paths extends object>({ apiKey, headers, ...options }: ServiceClientOptions): Client<Paths> {
   return createClient<Paths>({ ...options, headers: { ...headers, Authorization: `Bearer ${apiKey}` } });
 }
 

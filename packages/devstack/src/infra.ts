@@ -36,7 +36,7 @@ export async function ensureTestInfra(env: NodeJS.ProcessEnv = process.env): Pro
   let redisUrl = env.REDIS_URL;
   if (!redisUrl) {
     const redis = await startRedis();
-    stops.push(redis.stop);
+    stops.push(() => redis.stop());
     redisUrl = redis.url;
   }
   return {

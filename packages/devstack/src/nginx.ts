@@ -23,7 +23,7 @@ export interface GatewayVars {
  * Looser than the meetings service's own cap (180 a minute per address, shared over Redis) even
  * across one of its window boundaries, so in normal use the service answers first.
  */
-export const MEETINGS_GUARD = { MEETINGS_GUARD_RATE: '600r/m', MEETINGS_GUARD_BURST: 360 } as const;
+const MEETINGS_GUARD = { MEETINGS_GUARD_RATE: '600r/m', MEETINGS_GUARD_BURST: 360 } as const;
 
 /**
  * Renders infra/nginx/templates/gateway.conf.template the way the nginx image's envsubst does,
@@ -31,9 +31,9 @@ export const MEETINGS_GUARD = { MEETINGS_GUARD_RATE: '600r/m', MEETINGS_GUARD_BU
  * upstream servers of a service's replicas) is written once per item. Compose and Kubernetes
  * give one name per service instead, which resolves to every instance.
  */
-export function renderGateway(vars: GatewayVars): string {
+function renderGateway(vars: GatewayVars): string {
   const template = readFileSync(join(repoRoot, 'infra', 'nginx', 'templates', 'gateway.conf.template'), 'utf8');
-  const all: Record<string, unknown> = { ...MEETINGS_GUARD, ...vars };
+  const all: Record<string, string | number | undefined> = { ...MEETINGS_GUARD, ...vars };
   const value = (name: string) => (all[name] === undefined ? undefined : String(all[name]));
   const variable = /\$\{([A-Z_]+)\}/g;
   return template

@@ -47,7 +47,7 @@ function postgresUser(): Identity {
 function nativeDir(): string {
   const packaged = packagedNativeDir();
   if (!isRoot()) return packaged;
-  const version = JSON.parse(readFileSync(join(packaged, '..', 'package.json'), 'utf8')).version as string;
+  const { version } = JSON.parse(readFileSync(join(packaged, '..', 'package.json'), 'utf8')) as { version: string };
   const target = join(ROOT_BASE, `bin-${version}`);
   if (!existsSync(join(target, '.complete'))) {
     mkdirSync(ROOT_BASE, { recursive: true, mode: 0o755 });
@@ -227,8 +227,8 @@ function run(cmd: string, args: string[], options: object): Promise<void> {
   return new Promise((done, failed) => {
     const child = spawn(cmd, args, { ...options, stdio: ['ignore', 'pipe', 'pipe'] });
     let output = '';
-    child.stdout!.on('data', (c: Buffer) => (output += c.toString('utf8')));
-    child.stderr!.on('data', (c: Buffer) => (output += c.toString('utf8')));
+    child.stdout.on('data', (c: Buffer) => (output += c.toString('utf8')));
+    child.stderr.on('data', (c: Buffer) => (output += c.toString('utf8')));
     child.once('error', failed);
     child.once('exit', (code) => (code === 0 ? done() : failed(new Error(`${cmd} failed (exit ${code}): ${output.trim().slice(-600)}`))));
   });

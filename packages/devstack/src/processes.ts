@@ -9,10 +9,11 @@ import { freePort, waitForPort } from './ports.js';
  * runs before anything is installed or built, so the one copy is plain Node there (this file is
  * packages/devstack/{src,dist}/, three levels below the repository root).
  */
+// eslint-disable-next-line @typescript-eslint/no-require-imports -- plain CommonJS outside every tsconfig (cli.mjs runs it before anything is built); SystemPackages types it
 export const systemPackages = require('../../../scripts/system-packages.cjs') as SystemPackages;
 
 /** A program npm start or npm test needs and this machine lacks. */
-export interface MissingProgram {
+interface MissingProgram {
   cmd: string;
   package: string;
   why: string;

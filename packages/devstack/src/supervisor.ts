@@ -2,7 +2,7 @@ import type { ChildProcess } from 'node:child_process';
 import { stopChild } from './processes.js';
 
 /** Restart delays: 1 s, doubling to 30 s, back to 1 s once a process has run for a minute. */
-export const BACKOFF = { firstMs: 1000, maxMs: 30_000, healthyMs: 60_000 } as const;
+const BACKOFF = { firstMs: 1000, maxMs: 30_000, healthyMs: 60_000 } as const;
 export type Backoff = { [K in keyof typeof BACKOFF]: number };
 
 export interface SupervisedOptions {

@@ -3,7 +3,7 @@ import type { AddressInfo } from 'node:net';
 import { Webhook } from 'standardwebhooks';
 
 /** One request a receiver got: when, its headers and raw body. */
-export interface Received {
+interface Received {
   at: number;
   id: string;
   headers: IncomingHttpHeaders;
@@ -15,7 +15,7 @@ export interface Received {
 }
 
 /** What the receiver answers: a status, or `hang` (no answer until it is closed). */
-export type Answer = number | 'hang';
+type Answer = number | 'hang';
 
 export interface Receiver {
   url: string;

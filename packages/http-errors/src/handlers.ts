@@ -2,6 +2,16 @@ import type { ErrorRequestHandler, RequestHandler } from 'express';
 import { AppError, DependencyUnavailableError, errors } from './errors.js';
 import { errorBody, type EnvelopeStyle } from './envelope.js';
 
+declare global {
+  // eslint-disable-next-line @typescript-eslint/no-namespace -- Express types Request through its global namespace; augmenting it is the only way to add a field
+  namespace Express {
+    interface Request {
+      /** The request id (set by @app/auth/runtime's requestId middleware): the caller's (or the gateway's) `X-Request-Id` when well-formed, else a new UUID. */
+      id: string;
+    }
+  }
+}
+
 /** The slice of a pino logger the error handler uses. */
 export interface ErrorLogger {
   error(obj: object, msg?: string): void;

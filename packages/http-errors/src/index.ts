@@ -1,8 +1,6 @@
+// `@app/http-errors`: the one error type (AppError, the `errors` catalog of common answers), the
+// JSON envelope it becomes, and the one place that turns errors into responses (handlers).
 export { AppError, DependencyUnavailableError, RETRY_AFTER_UNAVAILABLE_SECONDS, errors, type ErrorDetail } from './errors.js';
 export { errorBody, type EnvelopeStyle } from './envelope.js';
-export { errorHandler, isDependencyOutage, notFoundHandler, type ErrorLogger } from './handlers.js';
-export { requestId } from './request-id.js';
-export { compileBody, compileQuery, addSchema, toDetails, type Validator } from './validation.js';
-export { ConfigError, envInt, serviceEnv, type ServiceEnv } from './env.js';
+export { errorHandler, isDependencyOutage, notFoundHandler } from './handlers.js';
 export { documentOutages } from './openapi.js';
-export { MAX_JSON_DEPTH, jsonBody, rejectUnsafeInput, unsafeInputProblem } from './input.js';

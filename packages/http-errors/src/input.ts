@@ -2,7 +2,7 @@ import express, { type RequestHandler } from 'express';
 import { errors, type ErrorDetail } from './errors.js';
 
 /** DESIGN.md "Hardening": JSON nested deeper than this is refused (400) before any code walks it. */
-export const MAX_JSON_DEPTH = 64;
+const MAX_JSON_DEPTH = 64;
 
 interface Frame {
   value: unknown;

@@ -1,3 +1,6 @@
+// `@app/http-errors/validation`: ajv schemas compiled once (body and query validators whose
+// failures are 400s with `details[].path`) and the input checks every request body passes
+// (JSON depth, NUL characters).
 import Ajv, { type ErrorObject, type Options, type ValidateFunction } from 'ajv';
 import addFormats from 'ajv-formats';
 import { errors, type ErrorDetail } from './errors.js';
@@ -75,8 +78,4 @@ export function compileQuery<T>(schema: object): Validator<T> {
   return { validate, parse: (input) => inner.parse({ ...(input as object) }) };
 }
 
-/** Registers a shared schema (referenced with `$ref`) in both ajv instances. */
-export function addSchema(schema: object & { $id: string }): void {
-  bodyAjv.addSchema(schema);
-  queryAjv.addSchema(schema);
-}
+export { jsonBody, unsafeInputProblem } from './input.js';

@@ -1,5 +1,5 @@
 import type { ColumnType, Generated } from 'kysely';
-import type { AuthDatabase } from '@app/auth';
+import type { AuthDatabase } from '@app/auth/identity';
 
 /** A timestamp the database fills in by default. */
 type Stamp = ColumnType<string, string | undefined, string>;
@@ -36,7 +36,7 @@ export interface SnippetsTable {
   updated_at: Stamp;
 }
 
-export interface ChangesTable {
+interface ChangesTable {
   account_id: string;
   seq: number;
   entity: string;
@@ -45,7 +45,7 @@ export interface ChangesTable {
   changed_at: Stamp;
 }
 
-export interface SyncReceiptsTable {
+interface SyncReceiptsTable {
   account_id: string;
   client_change_id: string;
   status: string;

@@ -1,5 +1,5 @@
 import type { Kysely } from 'kysely';
-import { emitEvent, emitEvents } from '@app/auth';
+import { emitEvent, emitEvents } from '@app/auth/webhooks';
 import type { Database } from '../db/schema.js';
 
 /** The webhook events of the clipboard service, each with the scope that reads its resource. */

@@ -1,11 +1,11 @@
 import { randomUUID } from 'node:crypto';
+import { emitEvents, noSubscriberFor } from '@app/auth/webhooks';
 import { errors } from '@app/http-errors';
 import * as repo from '../db/items.repository.js';
 import { withAccount, type AccountTx, type Db } from '../db/state.repository.js';
 import { TOMBSTONE_DAYS } from '../openapi.js';
 import { batchedPerKey } from './batching.js';
 import { emit, emitDeleted } from './events.js';
-import { emitEvents, noSubscriberFor } from '@app/auth';
 import { isUuid, toItem, type Item } from './mappers.js';
 
 export interface NewItem {

@@ -29,7 +29,7 @@ export interface Settings {
 }
 
 /** What an account has before it changes anything (the column defaults of account_state). */
-export const DEFAULT_SETTINGS: Settings = Object.freeze({ historyLimit: 1000, retentionDays: 0, captureEnabled: true, updatedAt: null });
+const DEFAULT_SETTINGS: Settings = Object.freeze({ historyLimit: 1000, retentionDays: 0, captureEnabled: true, updatedAt: null });
 
 export function toItem(r: ItemRow): Item {
   return { id: r.id, type: r.type, content: r.content, source: r.source, favorite: r.favorite, createdAt: r.created_at, updatedAt: r.updated_at };

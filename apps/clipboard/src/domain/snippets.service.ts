@@ -1,11 +1,11 @@
 import { randomUUID } from 'node:crypto';
+import { emitEvents } from '@app/auth/webhooks';
 import { errors } from '@app/http-errors';
 import * as repo from '../db/snippets.repository.js';
 import { withAccount, type AccountTx, type Db } from '../db/state.repository.js';
 import { MAX_SNIPPETS } from '../openapi.js';
 import { emit, emitDeleted } from './events.js';
 import { isUuid, toSnippet, type Snippet } from './mappers.js';
-import { emitEvents } from '@app/auth';
 
 export interface SnippetInput {
   name: string;
@@ -13,7 +13,7 @@ export interface SnippetInput {
   keyword?: string | null;
 }
 
-export const limitMessage = `Snippet limit reached: an account can have at most ${MAX_SNIPPETS} snippets; delete one first`;
+const limitMessage = `Snippet limit reached: an account can have at most ${MAX_SNIPPETS} snippets; delete one first`;
 export const keywordMessage = (keyword: string) => `A snippet with the keyword "${keyword}" already exists (keywords are unique ignoring case)`;
 
 /** Every snippet of the account. */

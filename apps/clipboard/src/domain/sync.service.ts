@@ -1,3 +1,4 @@
+import { emitEvents } from '@app/auth/webhooks';
 import { AppError, errors } from '@app/http-errors';
 import * as itemsRepo from '../db/items.repository.js';
 import * as snippetsRepo from '../db/snippets.repository.js';
@@ -22,10 +23,9 @@ import { itemContentProblem, pruneHistory, type NewItem } from './items.service.
 import { toItem, toSettings, toSnippet, type Item, type Settings, type Snippet } from './mappers.js';
 import { applySettings, type SettingsPatch } from './settings.service.js';
 import type { ClipboardEvent } from './events.js';
-import { emitEvents } from '@app/auth';
 import { creationProblem, keywordMessage, type SnippetInput } from './snippets.service.js';
 
-export interface Change {
+interface Change {
   seq: number;
   entity: Entity;
   id: string;
@@ -68,12 +68,12 @@ const settingsData = partParser<SettingsPatch>(settingsPatchSchema);
 const CURSOR = /^v1:(0|[1-9][0-9]{0,14})$/;
 
 /** The opaque cursor for "every change up to and including `seq`". */
-export function encodeCursor(seq: number): string {
+function encodeCursor(seq: number): string {
   return Buffer.from(`v1:${seq}`).toString('base64url');
 }
 
 /** The seq a cursor stands for; absent or empty is 0 (the beginning). Anything not issued by {@link encodeCursor} is 400. */
-export function decodeCursor(raw: string | undefined): number {
+function decodeCursor(raw: string | undefined): number {
   if (raw === undefined || raw === '') return 0;
   const match = CURSOR.exec(Buffer.from(raw, 'base64url').toString('utf8'));
   const seq = match ? Number(match[1]) : NaN;

@@ -1,6 +1,6 @@
 import { Router, type RequestHandler } from 'express';
-import { jsonBody } from '@app/http-errors';
-import { requireScope } from '@app/auth';
+import { requireScope } from '@app/auth/identity';
+import { jsonBody } from '@app/http-errors/validation';
 import type { AppDeps } from '../deps.js';
 import { clipboardRoutes } from './clipboard.routes.js';
 import type { Guards } from './guards.js';

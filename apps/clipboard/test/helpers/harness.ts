@@ -1,6 +1,8 @@
-import { createDb, createLogger, createPool, migrateToLatest, runAdminCommand } from '@app/auth';
+import { runAdminCommand } from '@app/auth/identity';
+import { createDb, createLogger, createPool, migrateToLatest } from '@app/auth/runtime';
 import { stdinOf, startTestApp as start, type AppKit, type TestApp as GenericTestApp, type TestAppOptions } from '@app/devstack';
-import { authConfig, createApp } from '../../src/app.js';
+import { createApp } from '../../src/app.js';
+import { authConfig } from '../../src/auth.js';
 import { loadConfig, type Config } from '../../src/config.js';
 import { migrations } from '../../src/db/migrations/index.js';
 import type { Database } from '../../src/db/schema.js';
@@ -34,5 +36,5 @@ const kit: AppKit<Database, Config> = {
  * prefix, listening on an ephemeral port. `env` overrides configuration (e.g. rate limits).
  */
 export function startTestApp(env: Record<string, string> = {}, options: TestAppOptions<Database, Config> = {}): Promise<TestApp> {
-  return start(kit, env, options) as Promise<TestApp>;
+  return start(kit, env, options);
 }

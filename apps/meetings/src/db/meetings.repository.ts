@@ -143,7 +143,7 @@ export async function findNextOpenOccurrence(db: Kysely<Database>, seriesId: str
 /** The latest date any occurrence of the series ever had (deleted ones too, so they are not resurrected). */
 export async function latestOccurrenceDate(db: Kysely<Database>, seriesId: string): Promise<string | null> {
   const row = await db.selectFrom('meetings').select((eb) => eb.fn.max('date').as('latest')).where('series_id', '=', seriesId).executeTakeFirst();
-  return (row?.latest as string | null | undefined) ?? null;
+  return row?.latest ?? null;
 }
 
 /** SCHEDULED occurrences of a series dated on or after `fromDate`. */

@@ -1,5 +1,5 @@
 import type { ColumnType, Generated } from 'kysely';
-import type { AuthDatabase } from '@app/auth';
+import type { AuthDatabase } from '@app/auth/identity';
 
 /** A timestamp the database fills in on insert; written explicitly on update. */
 type Stamp = ColumnType<string, string | undefined, string>;

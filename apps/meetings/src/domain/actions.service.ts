@@ -12,7 +12,7 @@ export interface ActionsQuery {
 }
 
 /** An action item with the meeting it belongs to and that meeting's person (null for a daily note's). */
-export type Action = Item & {
+type Action = Item & {
   meeting: { id: string; date: string | null; seriesId: string; title: string };
   person: { id: string; name: string } | null;
 };

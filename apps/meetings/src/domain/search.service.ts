@@ -12,7 +12,7 @@ export interface SearchQuery {
   limit: number;
 }
 
-export interface SearchResult {
+interface SearchResult {
   type: 'meeting' | 'item' | 'note';
   id: string;
   date: string | null;

@@ -1,6 +1,6 @@
 import type { Kysely } from 'kysely';
+import { canonicalTimezone } from '@app/auth/identity';
 import { AppError, errors, type ErrorDetail } from '@app/http-errors';
-import { canonicalTimezone } from '@app/auth';
 import type { Database } from '../db/schema.js';
 import { lockAccountResource } from '../db/locks.repository.js';
 import * as meetingsRepo from '../db/meetings.repository.js';

@@ -1,6 +1,6 @@
 import { Router } from 'express';
 import type { Kysely } from 'kysely';
-import { compileQuery } from '@app/http-errors';
+import { compileQuery } from '@app/http-errors/validation';
 import type { Database } from '../db/schema.js';
 import * as actions from '../domain/actions.service.js';
 import * as search from '../domain/search.service.js';

@@ -1,5 +1,5 @@
 import type { Request, RequestHandler } from 'express';
-import { requireScope } from '@app/auth';
+import { requireScope } from '@app/auth/identity';
 import { errors } from '@app/http-errors';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;

@@ -1,7 +1,7 @@
 import { Router } from 'express';
-import { callerTimezone } from '@app/auth';
-import type { Kysely } from 'kysely';
+import { callerTimezone } from '@app/auth/identity';
 import { errors } from '@app/http-errors';
+import type { Kysely } from 'kysely';
 import type { Database } from '../db/schema.js';
 import { findAccount } from '../db/locks.repository.js';
 import { account, canRead } from './http.js';

@@ -1,6 +1,7 @@
 import { Router } from 'express';
 import type { Kysely } from 'kysely';
-import { compileBody, compileQuery, errors } from '@app/http-errors';
+import { errors } from '@app/http-errors';
+import { compileBody, compileQuery } from '@app/http-errors/validation';
 import type { Database } from '../db/schema.js';
 import * as notes from '../domain/notes.service.js';
 import { notePutBody, notesQuery } from '../openapi.js';

@@ -1,6 +1,6 @@
 import { Router } from 'express';
 import type { Kysely } from 'kysely';
-import { compileBody, compileQuery } from '@app/http-errors';
+import { compileBody, compileQuery } from '@app/http-errors/validation';
 import type { Database } from '../db/schema.js';
 import * as people from '../domain/people.service.js';
 import { peopleQuery, personCreateBody, personPatchBody } from '../openapi.js';

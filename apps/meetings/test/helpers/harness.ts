@@ -1,6 +1,8 @@
-import { createDb, createLogger, createPool, migrateToLatest, runAdminCommand } from '@app/auth';
+import { runAdminCommand } from '@app/auth/identity';
+import { createDb, createLogger, createPool, migrateToLatest } from '@app/auth/runtime';
 import { stdinOf, startTestApp as start, type AppKit, type TestApp as GenericTestApp, type TestAppOptions } from '@app/devstack';
-import { authConfig, createApp } from '../../src/app.js';
+import { createApp } from '../../src/app.js';
+import { authConfig } from '../../src/auth.js';
 import { loadConfig, type Config } from '../../src/config.js';
 import { migrations } from '../../src/db/migrations/index.js';
 import type { Database } from '../../src/db/schema.js';
@@ -36,5 +38,5 @@ const kit: AppKit<Database, Config> = {
 export function startTestApp(env: Record<string, string> = {}, options: TestAppOptions<Database, Config> = {}): Promise<TestApp> {
   // Every test talks from 127.0.0.1: the per-address network cap (180 a minute) would count a
   // whole file's requests together. The tests of the cap set it themselves.
-  return start(kit, { RATE_LIMIT_NETWORK_PER_MINUTE: '1000000', ...env }, options) as Promise<TestApp>;
+  return start(kit, { RATE_LIMIT_NETWORK_PER_MINUTE: '1000000', ...env }, options);
 }

@@ -1,10 +1,10 @@
 import type { ColumnType, Generated } from 'kysely';
-import type { AuthDatabase } from '@app/auth';
+import type { AuthDatabase } from '@app/auth/identity';
 
 /** A timestamp the database fills in. */
 type CreatedAt = ColumnType<string, string | undefined, never>;
 
-export interface WorkspacesTable {
+interface WorkspacesTable {
   id: Generated<string>;
   owner_account_id: string;
   name: string;
@@ -39,7 +39,7 @@ export interface TasksTable {
 }
 
 /** A create's Idempotency-Key, kept with the task it created (see the 2026_11_23_2200 migration). */
-export interface TaskIdempotencyKeysTable {
+interface TaskIdempotencyKeysTable {
   account_id: string;
   key_hash: Buffer;
   fingerprint: string;

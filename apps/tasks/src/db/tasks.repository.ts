@@ -4,7 +4,7 @@ import type { Database, TasksTable } from './schema.js';
 type Db = Kysely<Database>;
 
 /** The columns a Task is built from (never the tsvector). */
-export const TASK_COLUMNS = [
+const TASK_COLUMNS = [
   'id', 'title', 'notes', 'priority', 'due_at', 'completed_at', 'tags', 'created_at', 'updated_at',
   'parent_id', 'goal_id', 'recurrence', 'location', 'assignee_id',
 ] as const;

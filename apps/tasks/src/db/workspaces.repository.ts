@@ -2,8 +2,8 @@ import type { Kysely } from 'kysely';
 import type { Database } from './schema.js';
 
 /** Creates the account's personal workspace; returns its id. */
-export async function createPersonalWorkspace(db: Kysely<any>, accountId: string): Promise<string> {
-  const row = await (db as Kysely<Database>)
+export async function createPersonalWorkspace(db: Kysely<Database>, accountId: string): Promise<string> {
+  const row = await db
     .insertInto('workspaces')
     .values({ owner_account_id: accountId, name: 'Personal' })
     .returning('id')

@@ -6,7 +6,7 @@ import { toTask, type Context, type Task } from './tasks.service.js';
 
 type Db = Kysely<Database>;
 
-export type Change = { type: 'upsert'; id: string; item: Task } | { type: 'delete'; id: string; item: null };
+type Change = { type: 'upsert'; id: string; item: Task } | { type: 'delete'; id: string; item: null };
 
 export interface ChangesPage {
   changes: Change[];

@@ -85,7 +85,7 @@ function isChangesCursor(c: Record<string, unknown>): boolean {
 }
 
 /** Decodes and strictly checks a token: 400 `invalid_cursor` for anything this service did not issue. */
-export function decodeCursor(token: string): Cursor {
+function decodeCursor(token: string): Cursor {
   const [payload, sum, extra] = token.split('.');
   if (!payload || !sum || extra !== undefined || checksum(payload) !== sum) throw invalid();
   let value: unknown;

@@ -14,7 +14,7 @@ export function dueAtMillis(text: string): number | undefined {
 }
 
 /** The start of tomorrow in `zone`, as an ISO instant: the line between `today` and `upcoming`. */
-export function startOfTomorrow(zone: string, now: DateTime = DateTime.now()): string {
+function startOfTomorrow(zone: string, now: DateTime = DateTime.now()): string {
   return now.setZone(zone).startOf('day').plus({ days: 1 }).toUTC().toISO()!;
 }
 

@@ -1,4 +1,4 @@
-import { emitEvent, noSubscriberFor } from '@app/auth';
+import { emitEvent, noSubscriberFor } from '@app/auth/webhooks';
 import { errors, type ErrorDetail } from '@app/http-errors';
 import type { Kysely, RawBuilder } from 'kysely';
 import type { Database } from '../db/schema.js';
@@ -476,7 +476,7 @@ export async function moveTask(db: Db, ctx: Context, id: string, afterId: string
 }
 
 /** Exact comparison of two numeric texts (positions can carry more digits than a double holds). */
-export function isGreater(a: string, b: string): boolean {
+function isGreater(a: string, b: string): boolean {
   const [ai, af = ''] = a.split('.');
   const [bi, bf = ''] = b.split('.');
   const aNeg = ai!.startsWith('-');

@@ -1,7 +1,8 @@
 import { Router, type Request, type Response } from 'express';
 import type { Kysely } from 'kysely';
-import { callerTimezone, requireScope } from '@app/auth';
-import { compileBody, compileQuery, errors } from '@app/http-errors';
+import { callerTimezone, requireScope } from '@app/auth/identity';
+import { errors } from '@app/http-errors';
+import { compileBody, compileQuery } from '@app/http-errors/validation';
 import type { AppDeps } from '../deps.js';
 import type { Database } from '../db/schema.js';
 import { findPersonalWorkspace } from '../db/workspaces.repository.js';
@@ -38,7 +39,7 @@ function taskId(req: Request): string {
  * `If-Match`: `*` or a list of entity tags. Weak tags are kept out (If-Match compares strongly,
  * so they never match: 412); anything that is not an entity-tag list is 400.
  */
-export function readIfMatch(header: string | undefined): IfMatch | undefined {
+function readIfMatch(header: string | undefined): IfMatch | undefined {
   if (header === undefined) return undefined;
   if (header.length > IF_MATCH_MAX_LENGTH) throw errors.validation([{ path: 'If-Match', message: `must be at most ${IF_MATCH_MAX_LENGTH} characters` }]);
   if (header.trim() === '*') return '*';

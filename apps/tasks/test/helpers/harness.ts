@@ -1,7 +1,9 @@
-import { createDb, createLogger, createPool, migrateToLatest, runAdminCommand } from '@app/auth';
+import { runAdminCommand } from '@app/auth/identity';
+import { createDb, createLogger, createPool, migrateToLatest } from '@app/auth/runtime';
 import { stdinOf, startTestApp as start, type AppKit, type TestApp as GenericTestApp, type TestAppOptions } from '@app/devstack';
 import { adminHooks } from '../../src/accounts.js';
-import { authConfig, createApp } from '../../src/app.js';
+import { createApp } from '../../src/app.js';
+import { authConfig } from '../../src/auth.js';
 import { loadConfig, type Config } from '../../src/config.js';
 import { migrations } from '../../src/db/migrations/index.js';
 import type { Database } from '../../src/db/schema.js';

@@ -29,6 +29,12 @@ async function tasksKey(email = `${randomUUID()}@example.test`): Promise<Record<
 
 const gw = (path: string, init: RequestInit = {}) => fetch(`${stack.gateway}${path}`, init);
 
+/** Why a fetch failed: undici puts the socket's error in `cause`. */
+function networkReason(err: unknown): string {
+  const { cause, message } = err as Error;
+  return cause instanceof Error ? String(cause) : message;
+}
+
 describe('rate limits across instances', () => {
   it("answers one account's 601st tasks request in a minute with 429, whichever instance serves it", async () => {
     const auth = await tasksKey();
@@ -137,7 +143,7 @@ describe('one instance killed under load', () => {
               ids.push(item.id);
             } else await res.text();
           } catch (err) {
-            writes.push(`network: ${(err as Error).cause ?? (err as Error).message}`);
+            writes.push(`network: ${networkReason(err)}`);
           }
         } else {
           const id = ids[i % ids.length]!;
@@ -146,7 +152,7 @@ describe('one instance killed under load', () => {
             reads.push(String(res.status));
             await res.text();
           } catch (err) {
-            reads.push(`network: ${(err as Error).cause ?? (err as Error).message}`);
+            reads.push(`network: ${networkReason(err)}`);
           }
         }
         await new Promise((r) => setTimeout(r, 5));

@@ -4,14 +4,14 @@
 (function () {
   'use strict';
 
-  var body = document.body;
-  var service = body.dataset.service;
-  var keysPath = body.dataset.keysPath;
+  const body = document.body;
+  const service = body.dataset.service;
+  const keysPath = body.dataset.keysPath;
   // `authorize`: an OAuth authorize step (sign in, then the server-rendered consent), not the account page.
-  var authorizing = body.dataset.mode === 'authorize';
-  var authPath = '/auth/' + service;
-  var $ = function (id) { return document.getElementById(id); };
-  var status = $('status');
+  const authorizing = body.dataset.mode === 'authorize';
+  const authPath = '/auth/' + service;
+  const $ = function (id) { return document.getElementById(id); };
+  const status = $('status');
 
   /** Says something to everyone: visibly, and through the live region to screen readers. */
   function say(message, kind) {
@@ -21,7 +21,7 @@
 
   /** A JSON request to the service; resolves to { status, body } and never rejects on HTTP errors. */
   function call(method, path, payload) {
-    var init = { method: method, credentials: 'same-origin', headers: { Accept: 'application/json' } };
+    const init = { method: method, credentials: 'same-origin', headers: { Accept: 'application/json' } };
     if (payload !== undefined) {
       init.headers['Content-Type'] = 'application/json';
       init.body = JSON.stringify(payload);
@@ -37,7 +37,7 @@
 
   /** The message of either envelope: tasks/meetings { error: { message } }, clipboard { error }. */
   function errorText(res) {
-    var error = res.body && res.body.error;
+    const error = res.body && res.body.error;
     if (typeof error === 'string') return error;
     if (error && error.details && error.details.length) return error.message + ': ' + error.details.map(function (d) { return d.path.replace(/^\//, '') + ' ' + d.message; }).join('; ');
     if (error && error.message) return error.message;
@@ -46,11 +46,11 @@
 
   function formatDate(iso) {
     if (!iso) return 'Never';
-    var date = new Date(iso);
+    const date = new Date(iso);
     return date.toLocaleString(undefined, { dateStyle: 'medium', timeStyle: 'short', timeZone: currentZone || undefined });
   }
 
-  var currentZone = '';
+  let currentZone = '';
 
   function show(signedIn) {
     $('signed-out').hidden = signedIn;
@@ -98,16 +98,16 @@
   }
 
   function renderApps(apps) {
-    var tbody = $('apps-body');
+    const tbody = $('apps-body');
     tbody.textContent = '';
     apps.forEach(function (app) {
-      var row = document.createElement('tr');
+      const row = document.createElement('tr');
       cell(row, app.clientName);
       cell(row, app.scopes.join(', '), 'scopes');
       cell(row, formatDate(app.createdAt));
       cell(row, formatDate(app.lastUsedAt));
-      var actions = cell(row, '', 'actions');
-      var disconnect = button('Disconnect', 'danger', function () {
+      const actions = cell(row, '', 'actions');
+      const disconnect = button('Disconnect', 'danger', function () {
         confirmInPlace(actions, disconnect, app.id, 'Disconnect ' + app.clientName + '? It loses access at once.', 'Confirm disconnect', function () {
           return call('DELETE', authPath + '/apps/' + encodeURIComponent(app.id)).then(function (res) {
             if (res.status === 401) { showSignedOut('Your session has ended; please sign in again.'); return true; }
@@ -129,7 +129,7 @@
   }
 
   function cell(row, text, className) {
-    var td = document.createElement('td');
+    const td = document.createElement('td');
     td.textContent = text;
     if (className) td.className = className;
     row.appendChild(td);
@@ -137,7 +137,7 @@
   }
 
   function button(text, className, onClick) {
-    var b = document.createElement('button');
+    const b = document.createElement('button');
     b.type = 'button';
     b.textContent = text;
     if (className) b.className = className;
@@ -146,17 +146,17 @@
   }
 
   function renderKeys(keys) {
-    var tbody = $('keys-body');
+    const tbody = $('keys-body');
     tbody.textContent = '';
     keys.forEach(function (key) {
-      var row = document.createElement('tr');
-      var label = key.name || key.prefix + '…';
+      const row = document.createElement('tr');
+      const label = key.name || key.prefix + '…';
       cell(row, label);
       cell(row, key.scopes.join(', '), 'scopes');
       cell(row, formatDate(key.createdAt));
       cell(row, formatDate(key.lastUsedAt));
-      var actions = cell(row, '', 'actions');
-      var revoke = button('Revoke', 'danger', function () { confirmRevoke(actions, revoke, key, label); });
+      const actions = cell(row, '', 'actions');
+      const revoke = button('Revoke', 'danger', function () { confirmRevoke(actions, revoke, key, label); });
       revoke.setAttribute('aria-label', 'Revoke ' + label);
       actions.appendChild(revoke);
       tbody.appendChild(row);
@@ -185,17 +185,17 @@
    * whether it is done; false puts the confirm button back in use), "Cancel" restores the button.
    */
   function confirmInPlace(actions, trigger, id, questionText, confirmLabel, act) {
-    var box = document.createElement('span');
+    const box = document.createElement('span');
     box.className = 'confirm';
-    var question = document.createElement('span');
+    const question = document.createElement('span');
     question.textContent = questionText;
     question.id = 'confirm-' + id;
-    var yes = button(confirmLabel, 'danger', function () {
+    const yes = button(confirmLabel, 'danger', function () {
       yes.disabled = true;
       act().then(function (done) { if (!done) yes.disabled = false; });
     });
     yes.setAttribute('aria-describedby', question.id);
-    var no = button('Cancel', 'quiet', function () {
+    const no = button('Cancel', 'quiet', function () {
       actions.replaceChild(trigger, box);
       trigger.focus();
     });
@@ -208,9 +208,9 @@
 
   $('signin-form').addEventListener('submit', function (event) {
     event.preventDefault();
-    var signUp = event.submitter && event.submitter.value === 'signup';
-    var email = $('email').value.trim();
-    var password = $('password').value;
+    const signUp = event.submitter && event.submitter.value === 'signup';
+    const email = $('email').value.trim();
+    const password = $('password').value;
     if (!email || !password) {
       say('Enter your email and password.', 'error');
       (email ? $('password') : $('email')).focus();
@@ -226,10 +226,10 @@
       $('password').focus();
       return;
     }
-    var payload = { email: email, password: password };
+    const payload = { email: email, password: password };
     if (signUp) {
       // The browser's zone when it is a known IANA name; otherwise the service's default, UTC.
-      var zone = Intl.DateTimeFormat().resolvedOptions().timeZone;
+      const zone = Intl.DateTimeFormat().resolvedOptions().timeZone;
       if (zone && knownZones.indexOf(zone) >= 0) payload.timezone = zone;
     }
     say(signUp ? 'Creating your account…' : 'Signing in…');
@@ -269,8 +269,8 @@
 
   $('key-form').addEventListener('submit', function (event) {
     event.preventDefault();
-    var name = $('key-name').value.trim();
-    var scopes = Array.prototype.map.call(document.querySelectorAll('input[name="scope"]:checked'), function (box) { return box.value; });
+    const name = $('key-name').value.trim();
+    const scopes = Array.prototype.map.call(document.querySelectorAll('input[name="scope"]:checked'), function (box) { return box.value; });
     if (!name) { say('Give the key a name.', 'error'); $('key-name').focus(); return; }
     if (scopes.length === 0) { say('Choose at least one scope.', 'error'); document.querySelector('input[name="scope"]').focus(); return; }
     call('POST', keysPath, { name: name, scopes: scopes }).then(function (res) {
@@ -288,34 +288,34 @@
   });
 
   $('copy').addEventListener('click', function () {
-    var text = $('new-key').textContent;
-    var done = function () { say('Key copied to the clipboard.', 'ok'); };
+    const text = $('new-key').textContent;
+    const done = function () { say('Key copied to the clipboard.', 'ok'); };
     if (navigator.clipboard && window.isSecureContext) {
       navigator.clipboard.writeText(text).then(done, function () { selectKey(); say('Copying was refused: the key is selected, press Ctrl+C.', 'error'); });
     } else {
       selectKey();
-      try { document.execCommand('copy'); done(); } catch (e) { say('The key is selected: press Ctrl+C to copy it.'); }
+      try { document.execCommand('copy'); done(); } catch { say('The key is selected: press Ctrl+C to copy it.'); }
     }
   });
 
   function selectKey() {
-    var range = document.createRange();
+    const range = document.createRange();
     range.selectNodeContents($('new-key'));
-    var selection = window.getSelection();
+    const selection = window.getSelection();
     selection.removeAllRanges();
     selection.addRange(range);
   }
 
-  var knownZones = [];
+  let knownZones = [];
   try {
     knownZones = Intl.supportedValuesOf ? Intl.supportedValuesOf('timeZone') : [];
-    var list = $('timezones');
+    const list = $('timezones');
     knownZones.concat(['UTC']).forEach(function (zone) {
-      var option = document.createElement('option');
+      const option = document.createElement('option');
       option.value = zone;
       list.appendChild(option);
     });
-  } catch (e) { /* the field still takes any name */ }
+  } catch { /* the field still takes any name */ }
 
   if (body.dataset.signedIn === 'true' && authorizing) {
     show(true);

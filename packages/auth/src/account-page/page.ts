@@ -101,7 +101,7 @@ export function accountPageRouter(cfg: AuthConfig, keysPath: string, signup: 'op
     res.set('Cache-Control', 'no-store').type('html').send(page({ signedIn: req.caller?.kind === 'session', mode: 'account' }));
   });
   router.get(`/account/${cfg.service}/:asset`, (req, res, next) => {
-    const asset = ASSETS[req.params.asset!];
+    const asset = ASSETS[req.params.asset];
     if (!asset) return next();
     res.set('Cache-Control', 'no-cache').type(asset.type).send(asset.body);
   });

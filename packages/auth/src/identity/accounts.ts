@@ -1,4 +1,3 @@
-import type { Kysely } from 'kysely';
 import { AppError, errors } from '@app/http-errors';
 import type { AuthConfig } from './config.js';
 import { forgetAccount } from './credential-cache.js';
@@ -12,7 +11,7 @@ import { hashSecret } from './tokens.js';
 /** What a service adds to every new account, however it is made (sign-up or the admin command). */
 export interface AdminHooks {
   /** Runs in the account's creating transaction; its result is merged into the admin command's output. */
-  onAccountCreated?: (trx: Kysely<any>, accountId: string) => Promise<Record<string, unknown>>;
+  onAccountCreated?: (trx: AnyDb, accountId: string) => Promise<Record<string, unknown>>;
 }
 
 /** What an email must look like (sign-up and the admin command): something@something, no spaces. */

@@ -1,6 +1,7 @@
 import { Router, type CookieOptions, type Request, type RequestHandler, type Response } from 'express';
 import { ipKeyGenerator } from 'express-rate-limit';
-import { compileBody, errors } from '@app/http-errors';
+import { errors } from '@app/http-errors';
+import { compileBody } from '@app/http-errors/validation';
 import { EMAIL_PATTERN, normalizeEmail, type AccountService } from './accounts.js';
 import { DEFAULT_SESSION_TTL_SECONDS, cookieName, secureCookieName, type AuthConfig, type CookieSecure } from './config.js';
 import { forgetCredential } from './credential-cache.js';

@@ -1,5 +1,6 @@
 import { Router } from 'express';
-import { compileBody, errors } from '@app/http-errors';
+import { errors } from '@app/http-errors';
+import { compileBody } from '@app/http-errors/validation';
 import type { AuthConfig } from './config.js';
 import { DEFAULT_SESSION_TTL_SECONDS, cookieName } from './config.js';
 import { forgetCredential } from './credential-cache.js';
@@ -80,7 +81,7 @@ export function keysRouter(db: AnyDb, cfg: AuthConfig): Router {
     res.status(201).json(created);
   });
   router.delete('/:id', async (req, res) => {
-    const id = req.params.id!;
+    const id = req.params.id;
     const revoked = UUID.test(id) ? await repo.revokeKey(db, id, req.caller!.accountId) : undefined;
     if (!revoked) throw errors.notFound('API key not found');
     forgetCredential(revoked.id);

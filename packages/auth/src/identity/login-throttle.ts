@@ -3,11 +3,11 @@ import type { Redis } from 'ioredis';
 import type { Logger } from 'pino';
 
 /** DESIGN.md: 10 failed sign-ins for one email within 15 minutes, then 429 until the window ends. */
-export const LOGIN_FAILURE_LIMIT = 10;
-export const LOGIN_WINDOW_MS = 15 * 60_000;
+const LOGIN_FAILURE_LIMIT = 10;
+const LOGIN_WINDOW_MS = 15 * 60_000;
 /** DESIGN.md "Hardening": one client address gets at most 100 failed sign-ins an hour, whatever the emails. */
-export const ADDRESS_FAILURE_LIMIT = 100;
-export const ADDRESS_WINDOW_MS = 60 * 60_000;
+const ADDRESS_FAILURE_LIMIT = 100;
+const ADDRESS_WINDOW_MS = 60 * 60_000;
 
 /**
  * Every sign-in attempt is counted as a failure before its password hash is checked, in one atomic

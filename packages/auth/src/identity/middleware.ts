@@ -69,7 +69,7 @@ export function createCredentialResolver(db: AnyDb, cfg: AuthConfig, onUsed: (cr
 }
 
 declare global {
-  // eslint-disable-next-line @typescript-eslint/no-namespace
+  // eslint-disable-next-line @typescript-eslint/no-namespace -- Express types Request through its global namespace; augmenting it is the only way to add a field
   namespace Express {
     interface Request {
       caller?: Caller;

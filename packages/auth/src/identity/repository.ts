@@ -1,8 +1,9 @@
 import { CompiledQuery, sql, type Kysely } from 'kysely';
 import type { AuthDatabase } from './tables.js';
 
-/** Any service database: it holds the auth tables among its own. */
-export type AnyDb = Kysely<any>;
+import type { AnyDb } from '../runtime/database.js';
+
+export type { AnyDb };
 const auth = (db: AnyDb) => db as Kysely<AuthDatabase>;
 
 export interface IdentityRow {

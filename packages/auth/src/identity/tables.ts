@@ -5,7 +5,7 @@ type Timestamp = ColumnType<string, string | undefined, string>;
 /** A timestamp the database fills in. */
 type CreatedAt = ColumnType<string, string | undefined, never>;
 
-export interface AccountsTable {
+interface AccountsTable {
   id: Generated<string>;
   email: string;
   timezone: Generated<string>;
@@ -14,7 +14,7 @@ export interface AccountsTable {
   created_at: CreatedAt;
 }
 
-export interface ApiKeysTable {
+interface ApiKeysTable {
   id: Generated<string>;
   account_id: string;
   name: string | null;
@@ -26,7 +26,7 @@ export interface ApiKeysTable {
   last_used_at: Timestamp | null;
 }
 
-export interface SessionsTable {
+interface SessionsTable {
   id: Generated<string>;
   account_id: string;
   token_hash: Buffer;
@@ -35,7 +35,7 @@ export interface SessionsTable {
   revoked_at: Timestamp | null;
 }
 
-export interface OAuthClientsTable {
+interface OAuthClientsTable {
   id: string;
   name: string | null;
   redirect_uris: string[];
@@ -45,7 +45,7 @@ export interface OAuthClientsTable {
 }
 
 /** One consent: an account let a client act with these scopes. Revoking it ends all its tokens. */
-export interface OAuthGrantsTable {
+interface OAuthGrantsTable {
   id: Generated<string>;
   account_id: string;
   client_id: string;
@@ -57,7 +57,7 @@ export interface OAuthGrantsTable {
 }
 
 /** A consent page shown and not yet answered; its id is the form's only field that matters. */
-export interface OAuthRequestsTable {
+interface OAuthRequestsTable {
   id: Generated<string>;
   account_id: string;
   client_id: string;
@@ -69,7 +69,7 @@ export interface OAuthRequestsTable {
   expires_at: Timestamp;
 }
 
-export interface OAuthCodesTable {
+interface OAuthCodesTable {
   code_hash: Buffer;
   account_id: string;
   client_id: string;
@@ -83,7 +83,7 @@ export interface OAuthCodesTable {
   grant_id: string | null;
 }
 
-export interface OAuthTokensTable {
+interface OAuthTokensTable {
   token_hash: Buffer;
   grant_id: string;
   kind: 'access' | 'refresh';
@@ -109,7 +109,7 @@ export interface AuthDatabase {
  * The identity tables, created in the schema the connection's search_path points at (each
  * service applies this to its own schema, so a key of one service is unknown to another).
  */
-export const authMigration: Migration = {
+const authMigration: Migration = {
   async up(db: Kysely<any>): Promise<void> {
     await db.schema
       .createTable('accounts')
@@ -152,7 +152,7 @@ export const authMigration: Migration = {
 };
 
 /** Sign-in: an optional password per account, and when each key was last used. */
-export const authPasswordsMigration: Migration = {
+const authPasswordsMigration: Migration = {
   async up(db: Kysely<any>): Promise<void> {
     await db.schema.alterTable('accounts').addColumn('password_hash', 'text').execute();
     await db.schema.alterTable('api_keys').addColumn('last_used_at', 'timestamptz').execute();
@@ -164,7 +164,7 @@ export const authPasswordsMigration: Migration = {
 };
 
 /** OAuth 2.1 for MCP connectors: registered clients, consents (grants), codes and tokens (hashed). */
-export const authOAuthMigration: Migration = {
+const authOAuthMigration: Migration = {
   async up(db: Kysely<any>): Promise<void> {
     await sql`
       create table oauth_clients (

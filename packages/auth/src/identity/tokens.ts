@@ -15,7 +15,7 @@ export function hashSecret(secret: string): Buffer {
 }
 
 /** Reads one cookie from a Cookie header without decoding the others. */
-export function readCookie(header: string | undefined, name: string): string | undefined {
+function readCookie(header: string | undefined, name: string): string | undefined {
   if (!header) return undefined;
   for (const part of header.split(';')) {
     const eq = part.indexOf('=');

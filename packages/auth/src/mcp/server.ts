@@ -13,7 +13,8 @@ import {
   type CallToolResult,
   type GetPromptResult,
 } from '@modelcontextprotocol/sdk/types.js';
-import { errorBody, errors, jsonBody, type AppError, type EnvelopeStyle } from '@app/http-errors';
+import { errorBody, errors, type AppError, type EnvelopeStyle } from '@app/http-errors';
+import { jsonBody } from '@app/http-errors/validation';
 import type { AuthConfig } from '../identity/config.js';
 import { toAuthInfo } from '../oauth/provider.js';
 import { oauthUrls, publicOrigin } from '../oauth/routes.js';
@@ -151,7 +152,7 @@ export function mcpRouter(o: McpOptions): Router {
       { capabilities: { tools: {}, prompts: {} }, instructions: o.instructions },
     );
     s.setRequestHandler(ListToolsRequestSchema, async () => ({ tools: o.tools.filter((t) => holds(scopes, t.scopes)).map((t) => byName.get(t.name)!.listed) }));
-    s.setRequestHandler(CallToolRequestSchema, async (request) => callTool(req, scopes, request.params.name, (request.params.arguments ?? {}) as Record<string, unknown>));
+    s.setRequestHandler(CallToolRequestSchema, async (request) => callTool(req, scopes, request.params.name, (request.params.arguments ?? {})));
     const prompts = o.prompts.filter((p) => holds(scopes, p.scopes));
     s.setRequestHandler(ListPromptsRequestSchema, async () => ({
       prompts: prompts.map(({ name, title, description, arguments: args }) => ({ name, title, description, ...(args ? { arguments: args } : {}) })),

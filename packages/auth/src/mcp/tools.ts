@@ -30,7 +30,7 @@ const METHODS = ['get', 'put', 'post', 'patch', 'delete'] as const;
 const NEVER = [/^\/auth\//, /^\/oauth\//, /^\/mcp\//, /^\/\.well-known\//];
 
 /** How one tool's arguments become a REST request. */
-export interface ToolRoute {
+interface ToolRoute {
   method: string;
   /** The OpenAPI path template, e.g. `/api/v1/tasks/{id}`. */
   path: string;

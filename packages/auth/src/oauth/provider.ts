@@ -6,7 +6,7 @@ import { InvalidClientMetadataError, InvalidGrantError, InvalidRequestError, Inv
 import type { AuthorizationParams, OAuthServerProvider } from '@modelcontextprotocol/sdk/server/auth/provider.js';
 import type { AuthInfo } from '@modelcontextprotocol/sdk/server/auth/types.js';
 import type { OAuthClientInformationFull, OAuthTokenRevocationRequest, OAuthTokens } from '@modelcontextprotocol/sdk/shared/auth.js';
-import { unsafeInputProblem } from '@app/http-errors';
+import { unsafeInputProblem } from '@app/http-errors/validation';
 import type { AuthConfig } from '../identity/config.js';
 import { forgetCredential } from '../identity/credential-cache.js';
 import type { Caller, CredentialResolver } from '../identity/middleware.js';
@@ -16,7 +16,7 @@ import { OAUTH_ACCESS_PREFIX, OAUTH_REFRESH_PREFIX, hashSecret, newSecret } from
 import * as repo from './repository.js';
 
 /** Access tokens live an hour (DESIGN: within 1 h); a refresh token 30 days, and only until it is used once. */
-export const ACCESS_TOKEN_TTL_SECONDS = 3600;
+const ACCESS_TOKEN_TTL_SECONDS = 3600;
 const REFRESH_TOKEN_TTL_SECONDS = 30 * 24 * 3600;
 const LOOPBACK = new Set(['localhost', '127.0.0.1', '[::1]']);
 
@@ -68,7 +68,7 @@ export class OAuthProvider implements OAuthServerProvider {
         // Postgres cannot hold a NUL in text: such an id names no client (400 invalid_client).
         if (unsafeInputProblem(clientId)) return undefined;
         const client = await repo.findClient(o.db, clientId);
-        return client && ({ ...client.metadata, client_id: client.id, redirect_uris: client.redirectUris } as OAuthClientInformationFull);
+        return client && ({ ...client.metadata, client_id: client.id, redirect_uris: client.redirectUris });
       },
       registerClient: async (client) => {
         const unsafe = unsafeInputProblem(client);
@@ -86,7 +86,7 @@ export class OAuthProvider implements OAuthServerProvider {
           id: registered.client_id,
           name: registered.client_name?.slice(0, 200) ?? null,
           redirectUris: registered.redirect_uris.map(String),
-          metadata: registered as unknown as Record<string, unknown>,
+          metadata: registered,
         });
         return registered;
       },

@@ -206,7 +206,7 @@ export async function listGrants(db: AnyDb, accountId: string): Promise<Connecte
     .where('g.revoked_at', 'is', null)
     .orderBy('g.created_at', 'desc')
     .orderBy('g.id')
-    .execute() as Promise<ConnectedApp[]>;
+    .execute();
 }
 
 // Run on every request made with an OAuth token (through the credential cache), so written once.

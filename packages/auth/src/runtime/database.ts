@@ -3,12 +3,20 @@ import pg from 'pg';
 import { DependencyUnavailableError } from '@app/http-errors';
 
 /** timestamptz as text (the session runs in UTC) -> ISO 8601 with `Z`, microseconds kept. */
-export function pgTimestampToIso(text: string): string {
+function pgTimestampToIso(text: string): string {
   // "2026-11-22 10:00:00.123456+00" -> "2026-11-22T10:00:00.123456Z", by slicing (a four-digit
   // year, the usual case: it runs for every timestamp of every row); else by pattern.
   if (text.charCodeAt(10) === 32 && text.endsWith('+00')) return `${text.slice(0, 10)}T${text.slice(11, -3)}Z`;
   return text.replace(' ', 'T').replace(/\+00(?::00)?$/, 'Z');
 }
+
+/**
+ * Any service's database: shared code (identity, webhooks, migrations runner) works on the tables
+ * it owns inside a database whose full type only the service knows.
+ */
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- the service's own Database type cannot be named here
+export type AnySchema = any;
+export type AnyDb = Kysely<AnySchema>;
 
 const OID = { int8: 20, date: 1082, timestamptz: 1184 } as const;
 
@@ -17,7 +25,7 @@ function getTypeParser(oid: number, format?: 'text' | 'binary') {
   if (oid === OID.timestamptz) return pgTimestampToIso;
   if (oid === OID.date) return (text: string) => text;
   if (oid === OID.int8) return (text: string) => Number(text);
-  return pg.types.getTypeParser(oid, format ?? 'text');
+  return pg.types.getTypeParser(oid, format ?? 'text') as (text: string) => unknown;
 }
 
 export interface PoolOptions {
@@ -47,7 +55,7 @@ export function createPool(url: string, schema: string, max: number, options: Po
     max,
     application_name: options.applicationName ?? schema,
     options: `-c search_path=${schema},public -c TimeZone=UTC -c statement_timeout=${options.statementTimeoutMs ?? 30_000}`,
-    types: { getTypeParser } as pg.CustomTypesConfig,
+    types: { getTypeParser },
     idleTimeoutMillis: 30_000,
     connectionTimeoutMillis: options.connectTimeoutMs ?? 1_500,
     // Dead peers are found by the kernel too, not only by the next query.
@@ -150,7 +158,7 @@ export function createDb<DB>(pool: pg.Pool): Kysely<DB> {
 export const SCHEMA_CHANGE_LOCK = 727_210_021;
 
 /** Creates the schema if needed and applies every pending migration; throws on failure. */
-export async function migrateToLatest(db: Kysely<any>, schema: string, migrations: Record<string, Migration>): Promise<void> {
+export async function migrateToLatest(db: AnyDb, schema: string, migrations: Record<string, Migration>): Promise<void> {
   await db.connection().execute(async (conn) => {
     await sql`select pg_advisory_lock(${SCHEMA_CHANGE_LOCK})`.execute(conn);
     try {
@@ -161,7 +169,7 @@ export async function migrateToLatest(db: Kysely<any>, schema: string, migration
   });
 }
 
-async function migrateUnlocked(db: Kysely<any>, schema: string, migrations: Record<string, Migration>): Promise<void> {
+async function migrateUnlocked(db: AnyDb, schema: string, migrations: Record<string, Migration>): Promise<void> {
   await sql`create schema if not exists ${sql.id(schema)}`.execute(db);
   const migrator = new Migrator({
     db,

@@ -1,9 +1,9 @@
 import type { Express, Request, RequestHandler } from 'express';
-import type { Kysely } from 'kysely';
 import { sql } from 'kysely';
 import type { Redis } from 'ioredis';
 import pino, { type Logger } from 'pino';
 import { Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+import type { AnyDb } from './database.js';
 
 /** JSON logs; nothing in them may carry a key, a cookie or user content. */
 export function createLogger(service: string, level: string, destination?: pino.DestinationStream): Logger {
@@ -82,7 +82,7 @@ export function createObservability(service: string, logger: Logger): Observabil
 }
 
 /** `/healthz` (process up), `/readyz` (Postgres and Redis answer), `/metrics` (Prometheus text). */
-export function mountHealth(app: Express, deps: { db: Kysely<any>; redis: Redis | null; registry: Registry }): void {
+export function mountHealth(app: Express, deps: { db: AnyDb; redis: Redis | null; registry: Registry }): void {
   app.get('/healthz', (_req, res) => {
     res.json({ status: 'ok' });
   });

@@ -158,7 +158,7 @@ export function documentCommonHeaders<D extends object>(doc: D): D {
  * their own security (public, session-only, or already scoped) are left as they are.
  */
 export function withApiKeyScopes<T extends object>(document: T, scopesFor: (method: string, path: string) => string[]): T {
-  const paths = (document as { paths?: Record<string, Record<string, { security?: unknown } | unknown>> }).paths ?? {};
+  const paths = (document as { paths?: Record<string, Record<string, unknown>> }).paths ?? {};
   for (const [path, item] of Object.entries(paths)) {
     for (const [method, op] of Object.entries(item)) {
       if (!['get', 'put', 'post', 'patch', 'delete'].includes(method) || !op || typeof op !== 'object') continue;

@@ -1,9 +1,11 @@
 import express, { type Express, type Router } from 'express';
 import helmet from 'helmet';
 import type { Redis } from 'ioredis';
-import type { Kysely } from 'kysely';
 import type { Logger } from 'pino';
-import { errorHandler, jsonBody, notFoundHandler, requestId, type EnvelopeStyle, type ServiceEnv } from '@app/http-errors';
+import { errorHandler, notFoundHandler, type EnvelopeStyle } from '@app/http-errors';
+import { jsonBody } from '@app/http-errors/validation';
+import type { ServiceEnv } from './env.js';
+import { requestId } from './request-id.js';
 import { accountPageRouter, authorizePageRenderer } from '../account-page/page.js';
 import { AccountService, type AdminHooks } from '../identity/accounts.js';
 import { authRouter } from '../identity/auth-routes.js';
@@ -23,11 +25,12 @@ import { createRateLimit } from './rate-limit.js';
 import type { EventCatalog } from './webhooks/events.js';
 import { webhooksRouter } from './webhooks/routes.js';
 import { createWebhookWorker, type WebhookWorker } from './webhooks/worker.js';
+import type { AnyDb } from './database.js';
 
 export interface ServiceAppOptions {
   auth: AuthConfig;
   config: ServiceEnv;
-  db: Kysely<any>;
+  db: AnyDb;
   redis: Redis | null;
   logger: Logger;
   envelope: EnvelopeStyle;

@@ -3,10 +3,10 @@ import type { Express } from 'express';
 import type { Redis } from 'ioredis';
 import type { Kysely, Migration } from 'kysely';
 import type { Logger } from 'pino';
-import { ConfigError, type ServiceEnv } from '@app/http-errors';
+import { ConfigError, type ServiceEnv } from './env.js';
 import { AdminError, runAdminCommand, type AdminHooks } from '../identity/admin.js';
 import type { AuthConfig } from '../identity/config.js';
-import { createDb, createPool, migrateToLatest } from './database.js';
+import { createDb, createPool, migrateToLatest, type AnySchema } from './database.js';
 import { createLogger } from './observability.js';
 import { createRedis, redisReady } from './redis.js';
 import { webhookWorkerOf } from './service-app.js';
@@ -33,7 +33,7 @@ function fail(prefix: string, err: unknown): never {
  * SIGTERM/SIGINT: stop accepting, drain in-flight requests, close the pools, exit 0; whatever is
  * still running at SHUTDOWN_TIMEOUT_MS is cut off and the process exits 1.
  */
-export async function startService<C extends ServiceEnv, DB>(spec: ServiceSpec<C, DB>): Promise<void> {
+async function startService<C extends ServiceEnv, DB>(spec: ServiceSpec<C, DB>): Promise<void> {
   let config: C;
   try {
     config = spec.loadConfig(process.env);
@@ -99,12 +99,15 @@ export async function startService<C extends ServiceEnv, DB>(spec: ServiceSpec<C
       setImmediate(() => process.exit(1));
     }, config.shutdownTimeoutMs);
     force.unref();
-    server.close(async () => {
-      await worker?.stop().catch(() => {});
-      await db.destroy().catch(() => {});
-      await redis?.quit().catch(() => {});
-      logger.info('stopped');
-      process.exit(0);
+    // Each step swallows its own error, so the closing chain cannot reject.
+    server.close(() => {
+      void (async () => {
+        await worker?.stop().catch(() => {});
+        await db.destroy().catch(() => {});
+        await redis?.quit().catch(() => {});
+        logger.info('stopped');
+        process.exit(0);
+      })();
     });
     // A keep-alive connection whose request was in flight when the drain began goes idle only
     // after its answer (which went out without Connection: close); close each as soon as it does.
@@ -116,7 +119,7 @@ export async function startService<C extends ServiceEnv, DB>(spec: ServiceSpec<C
 }
 
 /** Runs {@link startService}; a failure to start is one line on stderr and exit 1. */
-export function main<C extends ServiceEnv, DB>(spec: ServiceSpec<C, DB>): void {
+export function runService<C extends ServiceEnv, DB>(spec: ServiceSpec<C, DB>): void {
   startService(spec).catch((err: unknown) => fail(`${spec.name}: failed to start`, err));
 }
 
@@ -137,7 +140,7 @@ export function runAdmin(name: string, auth: AuthConfig, migrations: Record<stri
   const run = async () => {
     const url = process.env.DATABASE_URL;
     if (!url) throw new AdminError('DATABASE_URL is not set and no running instance was found');
-    const db = createDb<any>(createPool(url, name, 2));
+    const db = createDb<AnySchema>(createPool(url, name, 2));
     try {
       await migrateToLatest(db, name, migrations);
       const result = await runAdminCommand(db, auth, process.argv.slice(2), hooks, { readStdin });

@@ -1,5 +1,6 @@
 import type { Migration } from 'kysely';
-import { authMigrations, webhookMigrations } from '@app/auth';
+import { authMigrations } from '@app/auth/identity';
+import { webhookMigrations } from '@app/auth/webhooks';
 import * as clipboard from './2026_11_22_1000_clipboard.js';
 import * as createItem from './2026_11_23_0900_create_item.js';
 import * as sharedRules from './2026_11_23_1300_shared_rules.js';

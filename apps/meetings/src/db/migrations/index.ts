@@ -1,5 +1,6 @@
 import type { Migration } from 'kysely';
-import { authMigrations, webhookMigrations } from '@app/auth';
+import { authMigrations } from '@app/auth/identity';
+import { webhookMigrations } from '@app/auth/webhooks';
 import * as meetings from './2026_11_22_1000_meetings.js';
 
 /** Every migration of the meetings schema, by name; names sort in the order they apply. */

@@ -1,5 +1,6 @@
 import type { Migration } from 'kysely';
-import { authMigrations, webhookMigrations } from '@app/auth';
+import { authMigrations } from '@app/auth/identity';
+import { webhookMigrations } from '@app/auth/webhooks';
 import * as createWorkspaces from './2026_11_22_0910_create_workspaces.js';
 import * as createTasks from './2026_11_22_1000_create_tasks.js';
 import * as positionSequence from './2026_11_22_1100_position_sequence.js';

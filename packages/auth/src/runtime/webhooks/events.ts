@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
-import { CompiledQuery, sql, type Kysely, type RawBuilder } from 'kysely';
+import { CompiledQuery, sql, type RawBuilder } from 'kysely';
+import type { AnyDb } from '../database.js';
 
 /** What a service declares: each event type it emits and the read scope its resource needs. */
 export type EventCatalog = Readonly<Record<string, string>>;
@@ -29,14 +30,14 @@ export function noSubscriberFor(accountId: string, ...types: string[]): RawBuild
  * it. Call it with the transaction that makes the change, so the event commits (or not) with it.
  * `data` is the resource as the REST API returns it to an API key.
  */
-export async function emitEvent(trx: Kysely<any>, accountId: string, type: string, data: unknown): Promise<void> {
+export async function emitEvent(trx: AnyDb, accountId: string, type: string, data: unknown): Promise<void> {
   await trx.executeQuery(CompiledQuery.raw(EMIT, [accountId, type, newEventId(), eventBody(type, data)]));
 }
 
 const EMIT_MANY = 'select webhook_emit($1, t.type, t.id, t.body) from unnest($2::text[], $3::text[], $4::text[]) with ordinality as t(type, id, body, n) order by t.n';
 
 /** {@link emitEvent} for several events of one account, in this order, in one statement. */
-export async function emitEvents(trx: Kysely<any>, accountId: string, events: ReadonlyArray<{ type: string; data: unknown }>): Promise<void> {
+export async function emitEvents(trx: AnyDb, accountId: string, events: ReadonlyArray<{ type: string; data: unknown }>): Promise<void> {
   if (events.length === 0) return;
   if (events.length === 1) return emitEvent(trx, accountId, events[0]!.type, events[0]!.data);
   await trx.executeQuery(CompiledQuery.raw(EMIT_MANY, [

@@ -1,5 +1,5 @@
-export { emitEvent, emitEvents, noSubscriberFor, type EventCatalog } from './events.js';
-export { webhookMigrations, workerSchema } from './tables.js';
-export { webhooksRouter } from './routes.js';
-export { createWebhookWorker, retryDelayMs, type WebhookWorker } from './worker.js';
+// `@app/auth/webhooks`: what a service's domain emits (events, in its own transaction), the
+// webhook tables' migrations and the OpenAPI document of the webhook endpoints and callbacks.
+export { emitEvent, emitEvents, noSubscriberFor } from './events.js';
+export { webhookMigrations } from './tables.js';
 export { webhookOpenApi } from './openapi.js';

@@ -1,6 +1,7 @@
-import { CompiledQuery, sql, type Kysely } from 'kysely';
+import { CompiledQuery, sql } from 'kysely';
+import type { AnyDb } from '../database.js';
 
-type Db = Kysely<any>;
+type Db = AnyDb;
 
 export interface SubscriptionRow {
   id: string;
@@ -118,7 +119,7 @@ export async function listAttempts(db: Db, subscriptionId: string, limit: number
     .where('subscription_id', '=', subscriptionId)
     .orderBy('id', 'desc')
     .limit(limit)
-    .execute() as Promise<AttemptRow[]>;
+    .execute();
 }
 
 /** The subscription's oldest pending deliveries, in commit order (the head first). */
@@ -130,7 +131,7 @@ export async function pendingDeliveries(db: Db, subscriptionId: string, limit: n
     .where('state', '=', 'pending')
     .orderBy('seq')
     .limit(limit)
-    .execute() as Promise<DeliveryRow[]>;
+    .execute();
 }
 
 /** Settles deliveries; each delivered or failed one counts its last attempt. */

@@ -1,12 +1,13 @@
 import { Router, type Request } from 'express';
-import type { Kysely } from 'kysely';
-import { compileBody, compileQuery, errors } from '@app/http-errors';
+import { errors } from '@app/http-errors';
+import { compileBody, compileQuery } from '@app/http-errors/validation';
 import { eventBody, newEventId, type EventCatalog } from './events.js';
 import * as repo from './repository.js';
 import type { SubscriptionRow } from './repository.js';
 import { MAX_SUBSCRIPTIONS, createBodySchema, deliveriesQuerySchema, updateBodySchema } from './schemas.js';
 import { newSigningSecret } from './signing.js';
 import { targetProblem } from './target.js';
+import type { AnyDb } from '../database.js';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 /** How long a rotated-out secret keeps signing beside the new one. */
@@ -30,7 +31,7 @@ function toSubscription(r: SubscriptionRow) {
 }
 
 export interface WebhookRoutesOptions {
-  db: Kysely<any>;
+  db: AnyDb;
   catalog: EventCatalog;
   allowPrivate: boolean;
 }
@@ -56,7 +57,7 @@ export function webhooksRouter(o: WebhookRoutesOptions): Router {
     const missing = [...new Set(events.map((e) => o.catalog[e]!))].filter((s) => !req.caller!.scopes.has(s));
     if (missing.length > 0) throw errors.forbidden('insufficient_scope', `These events need the scope ${missing.join(', ')}`);
   };
-  const find = async (req: Request, lock = false, trx: Kysely<any> = db) => {
+  const find = async (req: Request, lock = false, trx: AnyDb = db) => {
     const id = String(req.params.id);
     const row = UUID.test(id) ? await repo.findSubscription(trx, req.caller!.accountId, id, lock) : undefined;
     if (!row) throw errors.notFound('Webhook subscription not found');

@@ -6,7 +6,7 @@
 /** Most subscriptions one account may keep; more is 409 `webhook_limit_reached`. */
 export const MAX_SUBSCRIPTIONS = 20;
 /** Most attempts `GET /:id/deliveries` returns (newest first). */
-export const MAX_DELIVERIES_LISTED = 100;
+const MAX_DELIVERIES_LISTED = 100;
 
 /** Postgres cannot store NUL characters: refused here, a 400 rather than a 500. */
 const NO_NUL = '^[^\\u0000]*$';
@@ -52,7 +52,7 @@ export const deliveriesQuerySchema = {
 
 const dateTime = { type: 'string', format: 'date-time' };
 
-export const subscriptionProperties = {
+const subscriptionProperties = {
   id: { type: 'string', format: 'uuid' },
   url: { type: 'string' },
   events: { type: 'array', items: { type: 'string' } },

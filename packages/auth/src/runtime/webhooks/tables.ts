@@ -11,7 +11,7 @@ export const workerSchema = (schema: string): string => `${schema}_worker`;
  * same transaction, so a committed event always has a job and an uncommitted one never does.
  * plpgsql binds `<schema>_worker.add_job` when it first runs it, after the worker installed it.
  */
-export function webhookMigration(schema: string): Migration {
+function webhookMigration(schema: string): Migration {
   const worker = sql.id(workerSchema(schema));
   return {
     async up(db: Kysely<any>): Promise<void> {

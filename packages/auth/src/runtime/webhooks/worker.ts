@@ -1,8 +1,8 @@
-import { Logger as WorkerLogger, run, type Runner, type Task } from 'graphile-worker';
-import { sql, type Kysely } from 'kysely';
+import { LogLevel, Logger as WorkerLogger, run, type Runner, type Task } from 'graphile-worker';
+import { sql } from 'kysely';
 import type { Logger } from 'pino';
 import { Counter, Gauge, type Registry } from 'prom-client';
-import { SCHEMA_CHANGE_LOCK, createDb, createPool } from '../database.js';
+import { SCHEMA_CHANGE_LOCK, createDb, createPool, type AnyDb } from '../database.js';
 import type { EventCatalog } from './events.js';
 import * as repo from './repository.js';
 import type { DeliveryRow, SubscriptionRow } from './repository.js';
@@ -53,7 +53,7 @@ type Outcome = 'delivered' | 'retry' | 'failed' | 'skipped';
 type PostResult = { status: number | null; error: string | null; ms: number };
 
 /** The retry delay after `attempt` failed tries: the base doubling, at most an hour. */
-export const retryDelayMs = (baseMs: number, attempt: number): number => Math.min(baseMs * 2 ** Math.min(attempt - 1, 30), HOUR);
+const retryDelayMs = (baseMs: number, attempt: number): number => Math.min(baseMs * 2 ** Math.min(attempt - 1, 30), HOUR);
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
@@ -66,7 +66,7 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
  */
 export function createWebhookWorker(o: WebhookWorkerOptions): WebhookWorker {
   const schema = workerSchema(o.service);
-  let db: Kysely<any> | undefined;
+  let db: AnyDb | undefined;
   let runner: Runner | undefined;
   let queuePool: ReturnType<typeof createPool> | undefined;
   let tickTimer: NodeJS.Timeout | undefined;
@@ -144,7 +144,7 @@ export function createWebhookWorker(o: WebhookWorkerOptions): WebhookWorker {
    * a busy subscription costs its receiver's answers and little else; a crash before a batch is
    * settled sends its delivered events again (at least once).
    */
-  async function drain(conn: Kysely<any>, subscriptionId: string): Promise<void> {
+  async function drain(conn: AnyDb, subscriptionId: string): Promise<void> {
     const turnEnds = Date.now() + TURN_MS;
     for (;;) {
       if (stopping) return repo.kick(conn, subscriptionId, null);
@@ -213,7 +213,7 @@ export function createWebhookWorker(o: WebhookWorkerOptions): WebhookWorker {
       this.attempts.push({ subscription_id: this.subscriptionId, event_id: d.event_id, type: d.type, attempt: d.attempts + 1, status_code: result.status, ms: result.ms, error: null, next_attempt_at: null });
     }
 
-    async flush(conn: Kysely<any>, sub: SubscriptionRow): Promise<void> {
+    async flush(conn: AnyDb, sub: SubscriptionRow): Promise<void> {
       if (this.done.length > 0) {
         await repo.settleDeliveries(conn, this.done, 'delivered');
         await repo.insertAttempts(conn, this.attempts);
@@ -228,7 +228,7 @@ export function createWebhookWorker(o: WebhookWorkerOptions): WebhookWorker {
   }
 
   /** A failed try of the head: its next time (or given up after 24 h), and the 5-day rule. */
-  async function fail(conn: Kysely<any>, sub: SubscriptionRow, head: DeliveryRow, result: PostResult): Promise<void> {
+  async function fail(conn: AnyDb, sub: SubscriptionRow, head: DeliveryRow, result: PostResult): Promise<void> {
     const attempt = head.attempts + 1;
     const next = new Date(Date.now() + retryDelayMs(o.retryBaseMs, attempt));
     const giveUp = next.getTime() > Date.parse(head.created_at) + RETRY_WINDOW_MS;
@@ -311,7 +311,7 @@ export function createWebhookWorker(o: WebhookWorkerOptions): WebhookWorker {
       taskList: { webhook: webhookTask },
       // Its errors repeat every poll while Postgres is away: one line a minute is enough.
       logger: new WorkerLogger(() => (level, message) => {
-        if (level !== 'error' || Date.now() - lastWorkerLog < 60_000) return;
+        if (level !== LogLevel.ERROR || Date.now() - lastWorkerLog < 60_000) return;
         lastWorkerLog = Date.now();
         log.warn({ worker: message }, 'webhook queue');
       }),

@@ -13,7 +13,7 @@ export function envInt(env: Env, name: string, fallback: number, min: number, ma
 }
 
 /** A URL variable with one of `protocols`; undefined when unset and not `required`. */
-export function envUrl(env: Env, name: string, protocols: string[], required: boolean): string | undefined {
+function envUrl(env: Env, name: string, protocols: string[], required: boolean): string | undefined {
   const raw = env[name];
   if (raw === undefined || raw === '') {
     if (required) throw new ConfigError(`${name} is required (for example ${protocols[0]}//host:port/...)`);
@@ -30,7 +30,7 @@ export function envUrl(env: Env, name: string, protocols: string[], required: bo
 }
 
 /** One of `values`; `fallback` when unset or empty. */
-export function envOneOf<T extends string>(env: Env, name: string, values: readonly T[], fallback: T): T {
+function envOneOf<T extends string>(env: Env, name: string, values: readonly T[], fallback: T): T {
   const raw = env[name];
   if (raw === undefined || raw === '') return fallback;
   if (!values.includes(raw as T)) throw new ConfigError(`${name} must be one of ${values.join(', ')}, got "${raw}"`);
@@ -38,7 +38,7 @@ export function envOneOf<T extends string>(env: Env, name: string, values: reado
 }
 
 /** A comma-separated list of origins (scheme://host[:port], nothing more). */
-export function envOrigins(env: Env, name: string): string[] {
+function envOrigins(env: Env, name: string): string[] {
   const list = (env[name] ?? '').split(',').map((s) => s.trim()).filter(Boolean);
   for (const origin of list) {
     let parsed: URL | undefined;

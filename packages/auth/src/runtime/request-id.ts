@@ -1,17 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import type { RequestHandler } from 'express';
 
+// `req.id` itself is declared by @app/http-errors, whose error handler puts it in every envelope.
 const SAFE_ID = /^[A-Za-z0-9._:-]{1,128}$/;
-
-declare global {
-  // eslint-disable-next-line @typescript-eslint/no-namespace
-  namespace Express {
-    interface Request {
-      /** The request id: the caller's (or the gateway's) `X-Request-Id` when well-formed, else a new UUID. */
-      id: string;
-    }
-  }
-}
 
 /** Accepts a well-formed incoming `X-Request-Id` (the gateway sets one) or makes one, and echoes it. */
 export function requestId(): RequestHandler {

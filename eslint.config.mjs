@@ -1,0 +1,86 @@
+// The lint gate's ESLint half (`npm run lint`, run by `npm test`): typescript-eslint's type-checked
+// recommended rules over every TypeScript file, each file checked against the tsconfig that
+// builds or typechecks it. Import cycles are checked by madge and unused code by knip (same gate).
+import tseslint from 'typescript-eslint';
+
+export default tseslint.config(
+  { ignores: ['**/node_modules/', '**/dist/', '**/.turbo/', 'packages/client/src/generated/'] },
+  {
+    files: ['**/*.ts'],
+    extends: [tseslint.configs.recommendedTypeChecked],
+    languageOptions: {
+      parserOptions: {
+        // The first tsconfig that includes a file types it: tests are in the *.test.json ones.
+        project: [
+          'apps/*/tsconfig.test.json',
+          'packages/auth/tsconfig.json',
+          'packages/http-errors/tsconfig.json',
+          'packages/devstack/tsconfig.json',
+          'packages/client/tsconfig.test.json',
+          'infra/nginx/tsconfig.json',
+          'bench/tsconfig.json',
+        ],
+        tsconfigRootDir: import.meta.dirname,
+      },
+    },
+    linterOptions: { reportUnusedDisableDirectives: 'error' },
+    rules: {
+      // A leading underscore marks a binding kept on purpose: a parameter a signature requires,
+      // or a property taken out of an object so the rest can be passed on.
+      '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_', ignoreRestSiblings: true }],
+      // `async` on a function that implements a Promise-returning interface (a store, an MCP or
+      // kysely callback) without awaiting anything is the plain way to write it; the rules that
+      // catch real promise mistakes (no-floating-promises, no-misused-promises) stay on.
+      '@typescript-eslint/require-await': 'off',
+    },
+  },
+  {
+    // Tests assert on what a client sees: supertest's `res.body` and fetch's `json()` are `any` by
+    // design, and every response is already checked against the service's OpenAPI document
+    // (devstack's checked-request), so typing each body again would add casts, not safety.
+    // devstack's shared suites and response checks, and the bench's load scripts, read responses
+    // the same way.
+    files: [
+      'apps/*/test/**',
+      'packages/*/test/**',
+      'infra/nginx/test/**',
+      'infra/nginx/soak/**',
+      'packages/devstack/src/{accounts-suite,platform-suite,checked-request,envelope,openapi-check,test-app,webhook-receiver}.ts',
+      'bench/src/**',
+    ],
+    rules: {
+      '@typescript-eslint/no-unsafe-member-access': 'off', // res.body is any (see above)
+      '@typescript-eslint/no-unsafe-assignment': 'off', // res.body is any (see above)
+      '@typescript-eslint/no-unsafe-argument': 'off', // res.body is any (see above)
+      '@typescript-eslint/no-unsafe-call': 'off', // res.body is any (see above)
+      '@typescript-eslint/no-unsafe-return': 'off', // res.body is any (see above)
+      '@typescript-eslint/no-explicit-any': 'off', // helpers that pass res.body on say so with any
+    },
+  },
+  {
+    // `npm run admin` loads admin.ts: it reads the service's auth settings from auth.ts and must
+    // not load the app, its routes or its OpenAPI document (slow, and none of them is needed).
+    files: ['apps/*/src/admin.ts', 'apps/*/src/auth.ts'],
+    rules: {
+      'no-restricted-imports': ['error', { patterns: [{ group: ['./app.js', './routes/*', './openapi.js', './mcp.js'], message: 'admin.ts and auth.ts load no app, routes or documents' }] }],
+    },
+  },
+  {
+    // Migrations take Kysely<any> on purpose (STYLE.md, kysely's docs): a migration must keep
+    // working when the schema types of later code change, so it never imports them.
+    files: ['apps/*/src/db/migrations/**', 'packages/auth/src/identity/tables.ts', 'packages/auth/src/runtime/webhooks/tables.ts'],
+    rules: { '@typescript-eslint/no-explicit-any': 'off' }, // Kysely<any> (see above)
+  },
+  {
+    // Plain JavaScript (build scripts, jest configs, the account page's browser script): no types
+    // to check against, so only the rules that need none.
+    files: ['**/*.{js,mjs,cjs}'],
+    extends: [tseslint.configs.recommended],
+    linterOptions: { reportUnusedDisableDirectives: 'error' },
+  },
+  {
+    files: ['**/*.cjs'],
+    // CommonJS files (jest configs, scripts/system-packages.cjs) load modules with require().
+    rules: { '@typescript-eslint/no-require-imports': 'off' },
+  },
+);

@@ -1,0 +1,3 @@
+// `@app/auth/mcp`: the types a service's MCP notes and prompts are written against (the tools
+// themselves are generated from its OpenAPI document by the runtime).
+export type { CallOperation, McpPrompt, RestAnswer } from './server.js';

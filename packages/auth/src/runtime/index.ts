@@ -1,0 +1,11 @@
+// `@app/auth/runtime`: one process model for the three services. Environment config, the app
+// builder (middleware, auth, docs, MCP, webhooks, error handling), Postgres, logging, rate limits,
+// start and ordered shutdown (runService), the admin command line (runAdmin), and the OpenAPI
+// pieces every service document shares.
+export { envInt, serviceEnv } from './env.js';
+export { runService, runAdmin } from './service.js';
+export { createServiceApp } from './service-app.js';
+export { createPool, createDb, migrateToLatest } from './database.js';
+export { createLogger } from './observability.js';
+export { isRead } from './rate-limit.js';
+export { apiKeysTag, documentCommonHeaders, openapiLicense, openapiServers, securitySchemes, operationsTag, operationalPaths, withApiKeyScopes } from './openapi.js';
