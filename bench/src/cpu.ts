@@ -4,7 +4,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 const MS_PER_TICK = 10;
 
 /** User + system CPU time a process has used so far, in milliseconds (0 when it cannot be read). */
-export function cpuMs(pid: number | undefined): number {
+function cpuMs(pid: number | undefined): number {
   if (!pid) return 0;
   try {
     // The command name (field 2) may hold spaces: count fields after its closing parenthesis.
