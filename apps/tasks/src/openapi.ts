@@ -1,4 +1,4 @@
-import { documentOutages } from '@app/http-errors';
+import { documentOutages, idPathParameter } from '@app/http-errors';
 import { apiKeysTag, documentCommonHeaders, authOpenApiPaths, createKeyBodySchema, keyIdParameter, keyLastUsedAtSchema, openapiLicense, openapiServers, operationalPaths, operationsTag, securitySchemes, webhookOpenApi } from '@app/auth';
 import { DUE_AT_PATTERN } from './domain/due-time.js';
 import { RECURRENCE_FORMS } from './domain/recurrence.js';
@@ -211,7 +211,7 @@ const notFound = err('`not_found`: no such task in your workspace (missing, dele
 const stale = err('`precondition_failed`: If-Match names another version; nothing was written');
 const badTimezone = '`validation_failed` (path `X-Timezone`): X-Timezone is not an IANA time zone';
 
-const idParam = { name: 'id', in: 'path', required: true, schema: { type: 'string', maxLength: 36 }, description: 'task id (UUID; anything else is 404)' };
+const idParam = idPathParameter('task id (UUID; anything else is 404)');
 const ifMatchParam = {
   name: 'If-Match',
   in: 'header',

@@ -6,3 +6,4 @@ export { compileBody, compileQuery, addSchema, toDetails, type Validator } from 
 export { ConfigError, envInt, serviceEnv, type ServiceEnv } from './env.js';
 export { documentOutages } from './openapi.js';
 export { MAX_JSON_DEPTH, jsonBody, rejectUnsafeInput, unsafeInputProblem } from './input.js';
+export { UUID_PATTERN, idPathParameter, isUuid, uuidSchema } from './ids.js';

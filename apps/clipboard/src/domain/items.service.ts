@@ -1,12 +1,12 @@
 import { randomUUID } from 'node:crypto';
-import { errors } from '@app/http-errors';
+import { errors, isUuid } from '@app/http-errors';
 import * as repo from '../db/items.repository.js';
 import { withAccount, type AccountTx, type Db } from '../db/state.repository.js';
 import { TOMBSTONE_DAYS } from '../openapi.js';
 import { batchedPerKey } from './batching.js';
 import { emit, emitDeleted } from './events.js';
 import { emitEvents } from '@app/auth';
-import { isUuid, toItem, type Item } from './mappers.js';
+import { toItem, type Item } from './mappers.js';
 
 export interface NewItem {
   type: string;

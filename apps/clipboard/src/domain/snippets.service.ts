@@ -1,10 +1,10 @@
 import { randomUUID } from 'node:crypto';
-import { errors } from '@app/http-errors';
+import { errors, isUuid } from '@app/http-errors';
 import * as repo from '../db/snippets.repository.js';
 import { withAccount, type AccountTx, type Db } from '../db/state.repository.js';
 import { MAX_SNIPPETS } from '../openapi.js';
 import { emit, emitDeleted } from './events.js';
-import { isUuid, toSnippet, type Snippet } from './mappers.js';
+import { toSnippet, type Snippet } from './mappers.js';
 import { emitEvents } from '@app/auth';
 
 export interface SnippetInput {

@@ -1,8 +1,6 @@
 import type { Request, RequestHandler } from 'express';
 import { requireScope } from '@app/auth';
-import { errors } from '@app/http-errors';
-
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+import { errors, isUuid } from '@app/http-errors';
 
 /** GET needs meetings:read; every other method meetings:write. */
 export const canRead: RequestHandler = requireScope('meetings:read');
@@ -14,7 +12,7 @@ export const account = (req: Request): string => req.caller!.accountId;
 /** The `:id` path parameter; anything that is not a UUID names no record, so it is a 404. */
 export function pathId(req: Request, what: string): string {
   const id = String(req.params.id);
-  if (!UUID.test(id)) throw errors.notFound(`${what} not found`);
+  if (!isUuid(id)) throw errors.notFound(`${what} not found`);
   return id;
 }
 

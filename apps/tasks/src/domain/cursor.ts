@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { AppError, errors } from '@app/http-errors';
+import { AppError, errors, isUuid } from '@app/http-errors';
 
 export type View = 'all' | 'today' | 'upcoming' | 'completed';
 
@@ -40,7 +40,6 @@ export interface ChangesCursor {
   i: string;
 }
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 const ISO = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d{1,6})?Z$/;
 const DECIMAL = /^-?\d{1,20}(\.\d{1,16383})?$/;
 const XID = /^\d{1,20}$/;
@@ -67,7 +66,7 @@ function isListCursor(c: Record<string, unknown>): boolean {
   const keys = Object.keys(c).sort().join(',');
   if (typeof c.v !== 'string' || !VIEWS.includes(c.v)) return false;
   if (!(c.t === null || (typeof c.t === 'string' && c.t.length > 0))) return false;
-  if (typeof c.i !== 'string' || !UUID.test(c.i)) return false;
+  if (typeof c.i !== 'string' || !isUuid(c.i)) return false;
   if (c.v === 'all') return keys === 'i,k,p,t,v' && typeof c.p === 'string' && DECIMAL.test(c.p);
   return keys === 'c,i,k,t,v' && typeof c.c === 'string' && ISO.test(c.c);
 }
@@ -75,13 +74,13 @@ function isListCursor(c: Record<string, unknown>): boolean {
 function isSearchCursor(c: Record<string, unknown>): boolean {
   return Object.keys(c).sort().join(',') === 'h,i,k,r'
     && typeof c.h === 'string' && typeof c.r === 'number' && Number.isFinite(c.r)
-    && typeof c.i === 'string' && UUID.test(c.i);
+    && typeof c.i === 'string' && isUuid(c.i);
 }
 
 function isChangesCursor(c: Record<string, unknown>): boolean {
   return Object.keys(c).sort().join(',') === 'i,k,lo,t,w,x'
     && typeof c.w === 'string' && typeof c.lo === 'string' && XID.test(c.lo) && typeof c.x === 'string' && XID.test(c.x)
-    && Number.isSafeInteger(c.t) && typeof c.i === 'string' && UUID.test(c.i);
+    && Number.isSafeInteger(c.t) && typeof c.i === 'string' && isUuid(c.i);
 }
 
 /** Decodes and strictly checks a token: 400 `invalid_cursor` for anything this service did not issue. */

@@ -1,7 +1,7 @@
 import { Router, type Request, type Response } from 'express';
 import type { Kysely } from 'kysely';
 import { callerTimezone, requireScope } from '@app/auth';
-import { compileBody, compileQuery, errors } from '@app/http-errors';
+import { compileBody, compileQuery, errors, isUuid } from '@app/http-errors';
 import type { AppDeps } from '../deps.js';
 import type { Database } from '../db/schema.js';
 import { findPersonalWorkspace } from '../db/workspaces.repository.js';
@@ -20,7 +20,6 @@ const listQuery = compileQuery<ListQuery>(listQuerySchema);
 const changesQuery = compileQuery<{ cursor?: string; limit: number }>(changesQuerySchema);
 const previewQuery = compileQuery<{ rule: string; from?: string; count: number }>(previewQuerySchema);
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 /** complete / reopen / auto-tag: no body, or `{}`. */
 function noBody(req: Request): void {
@@ -30,7 +29,7 @@ function noBody(req: Request): void {
 /** A path id that is not a UUID names no task: 404, like a missing one. */
 function taskId(req: Request): string {
   const id = String(req.params.id);
-  if (!UUID.test(id)) throw errors.notFound('Task not found');
+  if (!isUuid(id)) throw errors.notFound('Task not found');
   return id.toLowerCase();
 }
 

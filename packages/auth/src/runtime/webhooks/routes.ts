@@ -1,6 +1,6 @@
 import { Router, type Request } from 'express';
 import type { Kysely } from 'kysely';
-import { compileBody, compileQuery, errors } from '@app/http-errors';
+import { compileBody, compileQuery, errors, isUuid } from '@app/http-errors';
 import { eventBody, newEventId, type EventCatalog } from './events.js';
 import * as repo from './repository.js';
 import type { SubscriptionRow } from './repository.js';
@@ -8,7 +8,6 @@ import { MAX_SUBSCRIPTIONS, createBodySchema, deliveriesQuerySchema, updateBodyS
 import { newSigningSecret } from './signing.js';
 import { targetProblem } from './target.js';
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 /** How long a rotated-out secret keeps signing beside the new one. */
 const ROTATION_OVERLAP_MS = 24 * 3600_000;
 
@@ -58,7 +57,7 @@ export function webhooksRouter(o: WebhookRoutesOptions): Router {
   };
   const find = async (req: Request, lock = false, trx: Kysely<any> = db) => {
     const id = String(req.params.id);
-    const row = UUID.test(id) ? await repo.findSubscription(trx, req.caller!.accountId, id, lock) : undefined;
+    const row = isUuid(id) ? await repo.findSubscription(trx, req.caller!.accountId, id, lock) : undefined;
     if (!row) throw errors.notFound('Webhook subscription not found');
     return row;
   };
@@ -114,7 +113,7 @@ export function webhooksRouter(o: WebhookRoutesOptions): Router {
   });
   router.delete('/:id', async (req, res) => {
     const id = String(req.params.id);
-    if (!UUID.test(id) || !(await repo.deleteSubscription(db, req.caller!.accountId, id))) throw errors.notFound('Webhook subscription not found');
+    if (!isUuid(id) || !(await repo.deleteSubscription(db, req.caller!.accountId, id))) throw errors.notFound('Webhook subscription not found');
     res.status(204).end();
   });
   router.post('/:id/rotate-secret', async (req, res) => {
