@@ -1,4 +1,4 @@
-import { documentOutages } from '@app/http-errors';
+import { documentOutages, uuidSchema } from '@app/http-errors';
 /**
  * The meetings service's OpenAPI 3.1 document. Request schemas are exported as consts and
  * compiled by the routes (ajv, once at module load); the document below embeds the very same
@@ -10,18 +10,14 @@ import { MEETING_EVENTS } from './domain/events.js';
 
 const webhooks = webhookOpenApi('/api/webhooks', MEETING_EVENTS);
 
-/** Postgres cannot store NUL characters; refusing them here keeps them a 400, never a 500. */
-const NO_NUL = '^[^\\u0000]*$';
-const UUID_PATTERN = '^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$';
 
 const text = (maxLength: number, minLength = 0, description?: string) => ({
   type: 'string',
   minLength,
   maxLength,
-  pattern: NO_NUL,
   ...(description ? { description } : {}),
 });
-const uuid = { type: 'string', maxLength: 36, pattern: UUID_PATTERN } as const;
+const uuid = uuidSchema;
 const date = { type: 'string', format: 'date', maxLength: 10, description: 'A real calendar date, YYYY-MM-DD' } as const;
 const dateTime = { type: 'string', format: 'date-time', maxLength: 40 } as const;
 const nullable = (schema: object) => ({ anyOf: [schema, { type: 'null' }] });
@@ -497,6 +493,7 @@ export const openapiDocument = {
       '(scopes meetings:read for GET, meetings:write for everything else) or a `meetings_sid` browser session. ' +
       'privateNotes are for browser sessions only: never returned to, written by or searched for API keys. ' +
       'Errors: `{ error: { code, message, requestId, details? } }`; a 409 revision conflict adds `current` (the server record) at `current` and `error.current`. ' +
+      'A NUL character (U+0000) in any string, body or query, is 400 validation_failed (the one input check every service runs). ' +
       'Ids are UUIDs; every record of another account is 404. Per-account limits answer 409 with a distinct code: ' +
       'note_limit_reached (5,000 live notes), person_limit_reached (100 active people), series_limit_reached (50 active series), ' +
       'meeting_limit_reached (5,000 meetings not deleted), item_limit_reached (200 items per meeting).',
