@@ -8,7 +8,7 @@ export { createRateLimit, isRead, type RateLimitOptions } from './runtime/rate-l
 export { runAdminCommand, AdminError, type AdminHooks, type AdminIo } from './identity/admin.js';
 export { hashSecret } from './identity/tokens.js';
 export { CREDENTIAL_TTL_MS, forgetAccount, forgetCredential } from './identity/credential-cache.js';
-export { createPool, createDb, migrateToLatest } from './runtime/database.js';
+export { createPool, createDb, inTransaction, migrateToLatest } from './runtime/database.js';
 export { createLogger } from './runtime/observability.js';
 export { startService, main, runAdmin, type ServiceSpec } from './runtime/service.js';
 export { createServiceApp, webhookWorkerOf, type ServiceAppOptions } from './runtime/service-app.js';

@@ -5,7 +5,7 @@ import { withAccount, type AccountTx, type Db } from '../db/state.repository.js'
 import { TOMBSTONE_DAYS } from '../openapi.js';
 import { batchedPerKey } from './batching.js';
 import { emit, emitDeleted } from './events.js';
-import { emitEvents } from '@app/auth';
+import { emitEvents, inTransaction } from '@app/auth';
 import { toItem, type Item } from './mappers.js';
 
 export interface NewItem {
@@ -56,7 +56,7 @@ const CREATE_BATCH = 100;
 export function itemCreator(db: Db): (accountId: string, input: NewItem) => Promise<{ item: Item; created: boolean }> {
   const create = batchedPerKey<NewItem & { id: string }, repo.CreatedRow>(
     // The batch's events commit with it: created, or updated when an item moved to the top.
-    (accountId, batch) => db.transaction().execute(async (trx) => {
+    (accountId, batch) => inTransaction(db, async (trx) => {
       const rows = await repo.createItems(trx, accountId, batch, TOMBSTONE_DAYS);
       await emitEvents(trx, accountId, rows.map((row, i) => ({
         type: row.created ? 'clipboard.item.created' : 'clipboard.item.updated',

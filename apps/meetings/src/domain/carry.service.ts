@@ -9,6 +9,7 @@ import { assertWithinLimit } from './limits.js';
 import { materialize, parkingLot, ruleOf } from './occurrences.js';
 import { nextDay, occurrencesFrom, previousDay, todayIn } from './recurrence.js';
 import { toItem, toMeeting, type ItemRow, type MeetingRow, type SeriesRow } from './views.js';
+import { inTransaction } from '@app/auth';
 
 export interface CarryTarget {
   targetMeetingId?: string;
@@ -98,7 +99,7 @@ async function moveItems(trx: Kysely<Database>, accountId: string, target: Meeti
  */
 export async function carryItem(db: Kysely<Database>, accountId: string, itemId: string, body: CarryTarget) {
   checkBody(body);
-  return db.transaction().execute(async (trx) => {
+  return inTransaction(db, async (trx) => {
     const item = await itemsRepo.findItem(trx, accountId, itemId, true);
     if (!item) throw errors.notFound('Item not found');
     if (item.parent_id !== null || item.kind !== 'TALKING_POINT' || item.status !== 'OPEN') {
@@ -118,7 +119,7 @@ export async function carryItem(db: Kysely<Database>, accountId: string, itemId:
  */
 export async function carryMeeting(db: Kysely<Database>, accountId: string, meetingId: string, body: CarryTarget) {
   checkBody(body);
-  return db.transaction().execute(async (trx) => {
+  return inTransaction(db, async (trx) => {
     // Locking the source serializes two carries of the same meeting: the second carries nothing.
     const source = await meetingsRepo.findMeeting(trx, accountId, meetingId, true);
     if (!source) throw errors.notFound('Meeting not found');

@@ -6,6 +6,7 @@ import * as meetingsRepo from '../db/meetings.repository.js';
 import { emit } from './events.js';
 import { assertWithinLimit } from './limits.js';
 import { toItem, toMeeting } from './views.js';
+import { inTransaction } from '@app/auth';
 
 export interface ItemCreate {
   kind: string;
@@ -20,7 +21,7 @@ export interface ItemCreate {
 
 /** Appends an OPEN item to a meeting (nested one level under `parentId` when given). */
 export async function createItem(db: Kysely<Database>, accountId: string, meetingId: string, input: ItemCreate) {
-  return db.transaction().execute(async (trx) => {
+  return inTransaction(db, async (trx) => {
     // The meeting row lock serializes position assignment and the per-meeting count.
     const meeting = await meetingsRepo.findMeeting(trx, accountId, meetingId, true);
     if (!meeting) throw errors.notFound('Meeting not found');
@@ -61,7 +62,7 @@ export interface ItemPatch {
 
 /** Partial update of the listed fields; completedAt null reopens an action. */
 export async function updateItem(db: Kysely<Database>, accountId: string, id: string, input: ItemPatch) {
-  return db.transaction().execute(async (trx) => {
+  return inTransaction(db, async (trx) => {
   const row = await repo.findItem(trx, accountId, id);
   if (!row) throw errors.notFound('Item not found');
   const updated = await repo.updateItem(trx, id, {
@@ -79,7 +80,7 @@ export async function updateItem(db: Kysely<Database>, accountId: string, id: st
 
 /** Deletes an item and its nested items for good. */
 export async function deleteItem(db: Kysely<Database>, accountId: string, id: string): Promise<void> {
-  await db.transaction().execute(async (trx) => {
+  await inTransaction(db, async (trx) => {
     const row = await repo.findItem(trx, accountId, id);
     if (!row) throw errors.notFound('Item not found');
     await repo.deleteItem(trx, id);
@@ -92,7 +93,7 @@ export async function deleteItem(db: Kysely<Database>, accountId: string, id: st
  * otherwise 409 reorder_conflict (the client's view of the meeting is stale).
  */
 export async function reorderItems(db: Kysely<Database>, accountId: string, meetingId: string, itemIds: string[]) {
-  return db.transaction().execute(async (trx) => {
+  return inTransaction(db, async (trx) => {
     const meeting = await meetingsRepo.findMeeting(trx, accountId, meetingId, true);
     if (!meeting) throw errors.notFound('Meeting not found');
     const current = (await repo.listMeetingItems(trx, meeting.id)).filter((i) => i.parent_id === null).map((i) => i.id.toLowerCase());

@@ -10,6 +10,7 @@ import { emit } from './events.js';
 import { assertWithinLimit } from './limits.js';
 import { startsAtUtc } from './recurrence.js';
 import { inReadingOrder, toItem, toMeeting } from './views.js';
+import { inTransaction } from '@app/auth';
 
 /** The status moves DESIGN.md allows; the parking lot's DRAFT never moves. */
 const MOVES: Record<string, readonly string[]> = {
@@ -27,7 +28,7 @@ export interface MeetingCreate {
 
 /** Adds a SCHEDULED occurrence to an active series on any date that has none yet. */
 export async function createMeeting(db: Kysely<Database>, accountId: string, input: MeetingCreate, withPrivate: boolean) {
-  return db.transaction().execute(async (trx) => {
+  return inTransaction(db, async (trx) => {
     const series = await seriesRepo.findSeries(trx, accountId, input.seriesId);
     if (!series) throw new AppError(404, 'series_not_found', 'Series not found');
     if (series.archived_at !== null) throw errors.conflict('series_archived', 'An archived series takes no new meetings');
@@ -102,7 +103,7 @@ export interface MeetingPatch {
 
 /** Partial update guarded by baseRevision; a stale one is 409 with the server record. */
 export async function updateMeeting(db: Kysely<Database>, accountId: string, id: string, input: MeetingPatch, withPrivate: boolean) {
-  return db.transaction().execute(async (trx) => {
+  return inTransaction(db, async (trx) => {
     const row = await repo.findMeeting(trx, accountId, id, true);
     if (!row) throw errors.notFound('Meeting not found');
     if (input.baseRevision !== row.revision) {
@@ -119,7 +120,7 @@ export async function updateMeeting(db: Kysely<Database>, accountId: string, id:
 
 /** Soft-deletes a meeting; its items go out of sight with it. */
 export async function deleteMeeting(db: Kysely<Database>, accountId: string, id: string): Promise<void> {
-  await db.transaction().execute(async (trx) => {
+  await inTransaction(db, async (trx) => {
     const row = await repo.softDeleteMeeting(trx, accountId, id);
     if (!row) throw errors.notFound('Meeting not found');
     await emit(trx, accountId, 'meeting.updated', toMeeting(row, false));

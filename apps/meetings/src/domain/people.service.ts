@@ -6,9 +6,10 @@ import * as repo from '../db/people.repository.js';
 import { decodeCursor, encodeCursor } from './cursor.js';
 import { assertWithinLimit } from './limits.js';
 import { toPerson } from './views.js';
+import { inTransaction } from '@app/auth';
 
 export async function createPerson(db: Kysely<Database>, accountId: string, input: { name: string; email?: string | null }) {
-  return db.transaction().execute(async (trx) => {
+  return inTransaction(db, async (trx) => {
     await lockAccountResource(trx, accountId, 'people');
     assertWithinLimit('people', await repo.countActivePeople(trx, accountId));
     return toPerson(await repo.insertPerson(trx, accountId, { name: input.name, email: input.email ?? null }));
@@ -17,7 +18,7 @@ export async function createPerson(db: Kysely<Database>, accountId: string, inpu
 
 /** Renames, re-addresses, archives (`archived: true`) or restores (`archived: false`) a person. */
 export async function updatePerson(db: Kysely<Database>, accountId: string, id: string, input: { name?: string; email?: string | null; archived?: boolean }) {
-  return db.transaction().execute(async (trx) => {
+  return inTransaction(db, async (trx) => {
     if (input.archived === false) await lockAccountResource(trx, accountId, 'people');
     const row = await repo.findPerson(trx, accountId, id, true);
     if (!row) throw errors.notFound('Person not found');

@@ -1,6 +1,6 @@
 import type { Kysely } from 'kysely';
 import { AppError, errors, type ErrorDetail } from '@app/http-errors';
-import { canonicalTimezone } from '@app/auth';
+import { canonicalTimezone, inTransaction } from '@app/auth';
 import type { Database } from '../db/schema.js';
 import { lockAccountResource } from '../db/locks.repository.js';
 import * as meetingsRepo from '../db/meetings.repository.js';
@@ -73,7 +73,7 @@ export async function createSeries(db: Kysely<Database>, accountId: string, give
   const input = { ...given, timezone: checkTimezone(given.timezone)! };
   checkSchedule(input.cadence, input, true);
   const participantIds = input.participantIds ?? [];
-  return db.transaction().execute(async (trx) => {
+  return inTransaction(db, async (trx) => {
     await lockAccountResource(trx, accountId, 'series');
     assertWithinLimit('series', await repo.countActiveSeries(trx, accountId));
     await checkParticipants(trx, accountId, participantIds);
@@ -100,7 +100,7 @@ export async function createSeries(db: Kysely<Database>, accountId: string, give
  */
 export async function updateSeries(db: Kysely<Database>, accountId: string, id: string, given: SeriesPatch) {
   const input: SeriesPatch = given.timezone === undefined ? given : { ...given, timezone: checkTimezone(given.timezone)! };
-  return db.transaction().execute(async (trx) => {
+  return inTransaction(db, async (trx) => {
     const row = await repo.findSeries(trx, accountId, id, true);
     if (!row) throw errors.notFound('Series not found');
     checkSchedule(row.cadence, input, false);

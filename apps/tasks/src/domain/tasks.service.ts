@@ -1,4 +1,4 @@
-import { emitEvent } from '@app/auth';
+import { emitEvent, inTransaction } from '@app/auth';
 import { errors, type ErrorDetail } from '@app/http-errors';
 import type { Kysely, RawBuilder } from 'kysely';
 import type { Database } from '../db/schema.js';
@@ -204,7 +204,7 @@ async function insertTask(db: Db, ctx: Context, input: TaskInput & { title: stri
 /** Creates a task: a subtask under `parentId`, or a top-level task at the end of the manual order. */
 export async function createTask(db: Db, ctx: Context, input: TaskInput & { title: string }): Promise<Task> {
   checkShape(input);
-  return repo.inTransaction(db, (trx) => insertNew(trx, ctx, input));
+  return inTransaction(db, (trx) => insertNew(trx, ctx, input));
 }
 
 /**
@@ -246,7 +246,7 @@ export async function createTaskOnce(
   once: CreateOnce,
 ): Promise<{ created: { status: 201; body: { item: Task } } } | { kept: KeptAnswer }> {
   checkShape(input);
-  const outcome = await repo.inTransaction(db, async (trx) => {
+  const outcome = await inTransaction(db, async (trx) => {
     if (!(await idempotency.claimKey(trx, once.accountId, once.keyHash, once.fingerprint))) return undefined;
     const item = await insertNew(trx, ctx, input);
     const created = { status: 201 as const, body: { item } };
@@ -282,7 +282,7 @@ export async function autoTag(db: Db, ctx: Context, id: string): Promise<Task> {
 export async function updateTask(db: Db, ctx: Context, id: string, input: TaskInput, ifMatch?: IfMatch): Promise<Task> {
   checkShape(input);
   if (isPlainEdit(input)) return plainEdit(db, ctx, id, input, ifMatch);
-  return repo.inTransaction(db, async (trx) => {
+  return inTransaction(db, async (trx) => {
     const task = await findLive(trx, ctx, id, true);
     const moving = input.parentId !== undefined && input.parentId !== task.parent_id;
     const parent = moving && input.parentId ? await loadParent(trx, ctx, input.parentId) : undefined;
@@ -341,7 +341,7 @@ const isVersion = (tag: string) => /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d{1,
  */
 async function plainEdit(db: Db, ctx: Context, id: string, input: TaskInput, ifMatch?: IfMatch): Promise<Task> {
   const versions = ifMatch === undefined || ifMatch === '*' ? null : ifMatch.filter(isVersion);
-  const updated = await repo.inTransaction(db, async (trx) => {
+  const updated = await inTransaction(db, async (trx) => {
     const row = await repo.updateLiveTask(trx, ctx.workspaceId, id, fieldChanges(input), versions);
     return row && emit(trx, ctx, 'task.updated', toTask(row));
   });
@@ -357,7 +357,7 @@ async function plainEdit(db: Db, ctx: Context, id: string, input: TaskInput, ifM
  * older than any valid feed cursor needs (a day of margin for transactions in flight) is pruned.
  */
 export async function deleteTask(db: Db, ctx: Context, id: string, ifMatch?: IfMatch): Promise<Task> {
-  const deleted = await repo.inTransaction(db, async (trx) => {
+  const deleted = await inTransaction(db, async (trx) => {
     const task = await findLive(trx, ctx, id, true);
     checkIfMatch(ifMatch, task);
     await repo.softDeleteSubtasks(trx, id);
@@ -382,7 +382,7 @@ async function findForStateChange(trx: Db, ctx: Context, id: string, ifMatch?: I
  * the manual order, with its subtasks copied open.
  */
 export async function completeTask(db: Db, ctx: Context, id: string, ifMatch?: IfMatch): Promise<{ item: Task; next: Task | null }> {
-  return repo.inTransaction(db, async (trx) => {
+  return inTransaction(db, async (trx) => {
     const task = await findForStateChange(trx, ctx, id, ifMatch);
     if (task.completed_at !== null) throw errors.conflict('task_already_completed', 'The task is already completed');
     const item = await emit(trx, ctx, 'task.completed', toTask(await repo.updateTask(trx, ctx.workspaceId, id, { completed_at: 'now' })));
@@ -430,7 +430,7 @@ export async function completeTask(db: Db, ctx: Context, id: string, ifMatch?: I
 
 /** Reopens a completed task. */
 export async function reopenTask(db: Db, ctx: Context, id: string, ifMatch?: IfMatch): Promise<Task> {
-  return repo.inTransaction(db, async (trx) => {
+  return inTransaction(db, async (trx) => {
     const task = await findForStateChange(trx, ctx, id, ifMatch);
     if (task.completed_at === null) throw errors.conflict('task_not_completed', 'The task is not completed');
     return emit(trx, ctx, 'task.reopened', toTask(await repo.updateTask(trx, ctx.workspaceId, id, { completed_at: null })));
@@ -442,7 +442,7 @@ export async function reopenTask(db: Db, ctx: Context, id: string, ifMatch?: IfM
  * and nothing at all when it is already there, so repeating a move changes nothing.
  */
 export async function moveTask(db: Db, ctx: Context, id: string, afterId: string | null): Promise<Task> {
-  return repo.inTransaction(db, async (trx) => {
+  return inTransaction(db, async (trx) => {
     const task = await findLive(trx, ctx, id, true);
     let after: TaskState | undefined;
     if (afterId !== null && afterId !== id) {

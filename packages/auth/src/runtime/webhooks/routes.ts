@@ -7,6 +7,7 @@ import type { SubscriptionRow } from './repository.js';
 import { MAX_SUBSCRIPTIONS, createBodySchema, deliveriesQuerySchema, updateBodySchema } from './schemas.js';
 import { newSigningSecret } from './signing.js';
 import { targetProblem } from './target.js';
+import { inTransaction } from '../database.js';
 
 /** How long a rotated-out secret keeps signing beside the new one. */
 const ROTATION_OVERLAP_MS = 24 * 3600_000;
@@ -102,7 +103,7 @@ export function webhooksRouter(o: WebhookRoutesOptions): Router {
       changes.disabled_reason = null;
       changes.failing_since = null;
     }
-    const row = await db.transaction().execute(async (trx) => {
+    const row = await inTransaction(db, async (trx) => {
       const updated = await repo.updateSubscription(trx, req.caller!.accountId, String(req.params.id), changes);
       if (!updated) throw errors.notFound('Webhook subscription not found');
       // Turned off: what is still waiting is dropped with what will happen meanwhile.
@@ -119,7 +120,7 @@ export function webhooksRouter(o: WebhookRoutesOptions): Router {
   router.post('/:id/rotate-secret', async (req, res) => {
     const secret = newSigningSecret();
     const expires = new Date(Date.now() + ROTATION_OVERLAP_MS).toISOString();
-    const row = await db.transaction().execute(async (trx) => {
+    const row = await inTransaction(db, async (trx) => {
       const current = await find(req, true, trx);
       return (await repo.updateSubscription(trx, current.account_id, current.id, { secret, previous_secret: current.secret, previous_secret_expires_at: expires }))!;
     });
@@ -129,7 +130,7 @@ export function webhooksRouter(o: WebhookRoutesOptions): Router {
     const sub = await find(req);
     if (!sub.enabled) throw errors.conflict('webhook_disabled', 'The subscription is disabled; enable it first');
     const eventId = newEventId();
-    await db.transaction().execute((trx) => repo.enqueueOne(trx, sub.id, eventId, 'ping', eventBody('ping', { subscriptionId: sub.id })));
+    await inTransaction(db, (trx) => repo.enqueueOne(trx, sub.id, eventId, 'ping', eventBody('ping', { subscriptionId: sub.id })));
     res.status(202).json({ eventId, type: 'ping' });
   });
   router.get('/:id/deliveries', async (req, res) => {
