@@ -1,10 +1,5 @@
 import type { Request, RequestHandler } from 'express';
-import { requireScope } from '@app/auth';
 import { errors, isUuid } from '@app/http-errors';
-
-/** GET needs meetings:read; every other method meetings:write. */
-export const canRead: RequestHandler = requireScope('meetings:read');
-export const canWrite: RequestHandler = requireScope('meetings:write');
 
 /** The caller's account id (the routes run behind authenticate). */
 export const account = (req: Request): string => req.caller!.accountId;

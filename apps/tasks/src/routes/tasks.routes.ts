@@ -1,6 +1,6 @@
 import { Router, type Request, type Response } from 'express';
 import type { Kysely } from 'kysely';
-import { callerTimezone, requireScope } from '@app/auth';
+import { callerTimezone } from '@app/auth';
 import { compileBody, compileQuery, errors, isUuid } from '@app/http-errors';
 import type { AppDeps } from '../deps.js';
 import type { Database } from '../db/schema.js';
@@ -79,16 +79,14 @@ export function tasksRouter(deps: AppDeps): Router {
     timezone: callerTimezone(req),
     workspaceId: await workspaceOf(req.caller!.accountId),
   });
-  const read = requireScope('tasks:read');
-  const write = requireScope('tasks:write');
   const router = Router();
 
-  router.get('/tasks', read, async (req, res) => {
+  router.get('/tasks', async (req, res) => {
     const query = listQuery.parse(req.query);
     res.json(await service.listTasks(db, await context(req), query));
   });
 
-  router.post('/tasks', write, async (req, res) => {
+  router.post('/tasks', async (req, res) => {
     const input = createBody.parse(req.body);
     const clientKey = readIdempotencyKey(req.get('idempotency-key'));
     const ctx = await context(req);
@@ -104,35 +102,35 @@ export function tasksRouter(deps: AppDeps): Router {
   });
 
   // Before /tasks/:id, which would take "changes" for an id.
-  router.get('/tasks/changes', read, async (req, res) => {
+  router.get('/tasks/changes', async (req, res) => {
     const query = changesQuery.parse(req.query);
     res.json(await listChanges(db, await context(req), query));
   });
 
-  router.get('/recurrence/preview', read, async (req, res) => {
+  router.get('/recurrence/preview', async (req, res) => {
     const query = previewQuery.parse(req.query);
     res.json(previewRecurrence(query, callerTimezone(req)));
   });
 
-  router.get('/tasks/:id', read, async (req, res) => {
+  router.get('/tasks/:id', async (req, res) => {
     const ctx = await context(req);
     sendTask(res, 200, await service.getTask(db, ctx, taskId(req)));
   });
 
-  router.patch('/tasks/:id', write, async (req, res) => {
+  router.patch('/tasks/:id', async (req, res) => {
     const input = updateBody.parse(req.body);
     const ifMatch = readIfMatch(req.get('if-match'));
     const ctx = await context(req);
     sendTask(res, 200, await service.updateTask(db, ctx, taskId(req), input, ifMatch));
   });
 
-  router.delete('/tasks/:id', write, async (req, res) => {
+  router.delete('/tasks/:id', async (req, res) => {
     const ifMatch = readIfMatch(req.get('if-match'));
     const ctx = await context(req);
     sendTask(res, 200, await service.deleteTask(db, ctx, taskId(req), ifMatch));
   });
 
-  router.post('/tasks/:id/complete', write, async (req, res) => {
+  router.post('/tasks/:id/complete', async (req, res) => {
     noBody(req);
     const ifMatch = readIfMatch(req.get('if-match'));
     const ctx = await context(req);
@@ -140,20 +138,20 @@ export function tasksRouter(deps: AppDeps): Router {
     sendTask(res, 200, item, { next });
   });
 
-  router.post('/tasks/:id/reopen', write, async (req, res) => {
+  router.post('/tasks/:id/reopen', async (req, res) => {
     noBody(req);
     const ifMatch = readIfMatch(req.get('if-match'));
     const ctx = await context(req);
     sendTask(res, 200, await service.reopenTask(db, ctx, taskId(req), ifMatch));
   });
 
-  router.post('/tasks/:id/auto-tag', write, async (req, res) => {
+  router.post('/tasks/:id/auto-tag', async (req, res) => {
     noBody(req);
     const ctx = await context(req);
     sendTask(res, 200, await service.autoTag(db, ctx, taskId(req)), { tagged: false });
   });
 
-  router.put('/tasks/:id/position', write, async (req, res) => {
+  router.put('/tasks/:id/position', async (req, res) => {
     const { afterId } = positionBody.parse(req.body);
     const ctx = await context(req);
     sendTask(res, 200, await service.moveTask(db, ctx, taskId(req), afterId === null ? null : afterId.toLowerCase()));
