@@ -455,7 +455,7 @@ const conflictWithCurrent = (current: object, description: string) =>
 const common = {
   '400': error('Invalid input (validation_failed, invalid_json, invalid_cursor; an unknown X-Timezone is validation_failed with the path X-Timezone)'),
   '401': error('Missing, invalid or revoked key or session'),
-  '403': error('Missing scope (insufficient_scope), a session from a foreign Origin (cross_origin), or privateNotes sent by an API key'),
+  '403': error('Missing scope (insufficient_scope), a session from a foreign Origin (cross_origin), or privateNotes sent by an API key (private_notes_forbidden)'),
   '404': error('No such record for this account (a malformed id is also 404)'),
   '413': error('Body over 128 KB'),
   '429': error('Rate limited: 120 reads and 120 writes per account per minute, counted separately, and the network-level cap of 180 API requests per minute per client address (whoever the caller; counted before authentication, shared by every instance). Retry-After says when to retry; RateLimit-* headers describe the window.'),
@@ -480,6 +480,8 @@ function params(query: { properties: Record<string, object>; required?: readonly
 const noQuery = { properties: {} };
 const noContent = { '204': { description: 'Done; no body' } };
 const conflict = (description: string) => ({ '409': error(description) });
+/** A 404 that names a record besides the path's own (`not_found`): a code of its own. */
+const missing = (description: string) => ({ '404': error(`No such record for this account (not_found), or ${description}`) });
 
 
 export const openapiDocument = {
@@ -562,15 +564,15 @@ export const openapiDocument = {
       get: op('Series', 'listSeries', 'List series (oldest first; archived ones only with includeArchived=1)', { '200': json(page('Series')) }, {}, params(seriesQuery)),
       post: op('Series', 'createSeries', 'Create a series and materialize its next two occurrences', {
         '201': json(obj({ series: ref('Series'), meetings: { type: 'array', items: ref('Meeting') } }), 'Created: the series and its two SCHEDULED meetings'),
-      }, conflict('series_limit_reached (50 active series), meeting_limit_reached, person_archived'), body(seriesCreateBody)),
+      }, { ...conflict('series_limit_reached (50 active series), meeting_limit_reached, person_archived'), ...missing('person_not_found: a participantId names no person of this account') }, body(seriesCreateBody)),
     },
     '/api/series/{id}': {
-      patch: op('Series', 'updateSeries', 'Update a series', { '200': json(ref('Series')) }, conflict('series_archived, person_archived'), { ...params(noQuery, ['id']), ...body(seriesPatchBody) }),
+      patch: op('Series', 'updateSeries', 'Update a series', { '200': json(ref('Series')) }, { ...conflict('series_archived, person_archived'), ...missing('person_not_found: a participantId names no person of this account') }, { ...params(noQuery, ['id']), ...body(seriesPatchBody) }),
       delete: op('Series', 'archiveSeries', 'Archive a series (idempotent): no new meetings or carries into it; its meetings stay', { '200': json(ref('Series')) }, {}, params(noQuery, ['id'])),
     },
     '/api/meetings': {
       get: op('Meetings', 'listMeetings', 'List meetings by date (parking lots last), keyset pages of at most 500', { '200': json(page('Meeting')) }, {}, params(meetingsQuery)),
-      post: op('Meetings', 'createMeeting', 'Create a SCHEDULED meeting in a series', { '201': json(ref('Meeting'), 'Created') }, conflict('meeting_exists, series_archived, meeting_limit_reached (5,000)'), body(meetingCreateBody)),
+      post: op('Meetings', 'createMeeting', 'Create a SCHEDULED meeting in a series', { '201': json(ref('Meeting'), 'Created') }, { ...conflict('meeting_exists, series_archived, meeting_limit_reached (5,000)'), ...missing('series_not_found: seriesId names no series of this account') }, body(meetingCreateBody)),
     },
     '/api/meetings/{id}': {
       get: op('Meetings', 'getMeeting', 'Read a meeting with its items and the previous completed meeting', { '200': json(ref('MeetingDetail')) }, {}, params(meetingReadQuery, ['id'])),
@@ -580,12 +582,12 @@ export const openapiDocument = {
       delete: op('Meetings', 'deleteMeeting', 'Soft-delete a meeting (its items disappear with it)', noContent, {}, params(noQuery, ['id'])),
     },
     '/api/meetings/{id}/items': {
-      post: op('Items', 'createItem', 'Add an item to a meeting', { '201': json(ref('Item'), 'Created') }, conflict('item_limit_reached (200 per meeting)'), { ...params(noQuery, ['id']), ...body(itemCreateBody) }),
+      post: op('Items', 'createItem', 'Add an item to a meeting', { '201': json(ref('Item'), 'Created') }, { ...conflict('item_limit_reached (200 per meeting), nesting_too_deep (parentId names a nested item)'), ...missing('parent_not_found: parentId names no item of this meeting') }, { ...params(noQuery, ['id']), ...body(itemCreateBody) }),
     },
     '/api/meetings/{id}/carry': {
       post: op('Meetings', 'carryMeeting', 'Carry every open top-level talking point of a COMPLETED or SKIPPED meeting', {
         '200': json(obj({ meeting: ref('Meeting'), items: { type: 'array', items: ref('Item') } }), 'The target meeting (never with privateNotes) and the new copies (possibly none)'),
-      }, conflict('meeting_not_finished, series_archived, invalid_carry_target, item_limit_reached'), { ...params(noQuery, ['id']), ...optionalBody(carryMeetingBody) }),
+      }, { ...conflict('meeting_not_finished, series_archived, invalid_carry_target, item_limit_reached'), ...missing('target_not_found: targetMeetingId names no meeting of this account') }, { ...params(noQuery, ['id']), ...optionalBody(carryMeetingBody) }),
     },
     '/api/items/reorder': {
       post: op('Items', 'reorderItems', 'Set the exact order of a meeting\'s top-level items', {
@@ -599,7 +601,7 @@ export const openapiDocument = {
     '/api/items/{id}/carry': {
       post: op('Items', 'carryItem', 'Carry one open top-level talking point', {
         '200': json(obj({ meeting: ref('Meeting'), item: ref('Item') }), 'The target meeting (never with privateNotes) and the copy; the source is now CARRIED'),
-      }, conflict('not_carryable (not a top-level OPEN talking point, e.g. already carried), series_archived, invalid_carry_target, already_in_parking_lot, item_limit_reached, meeting_limit_reached'), {
+      }, { ...conflict('not_carryable (not a top-level OPEN talking point, e.g. already carried), series_archived, invalid_carry_target, already_in_parking_lot, item_limit_reached, meeting_limit_reached'), ...missing('target_not_found: targetMeetingId names no meeting of this account') }, {
         ...params(noQuery, ['id']),
         ...optionalBody(carryItemBody),
       }),

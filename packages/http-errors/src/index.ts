@@ -1,4 +1,4 @@
-export { AppError, DependencyUnavailableError, RETRY_AFTER_UNAVAILABLE_SECONDS, errors, type ErrorDetail } from './errors.js';
+export { AppError, DependencyUnavailableError, PLATFORM_ERROR_CODES, RETRY_AFTER_UNAVAILABLE_SECONDS, catalogError, errors, type ErrorCatalog, type ErrorDetail } from './errors.js';
 export { errorBody, type EnvelopeStyle } from './envelope.js';
 export { errorHandler, isDependencyOutage, notFoundHandler, type ErrorLogger } from './handlers.js';
 export { requestId } from './request-id.js';

@@ -6,6 +6,7 @@ import { MAX_SNIPPETS } from '../openapi.js';
 import { emit, emitDeleted } from './events.js';
 import { toSnippet, type Snippet } from './mappers.js';
 import { emitEvents } from '@app/auth';
+import { fail } from './errors.js';
 
 export interface SnippetInput {
   name: string;
@@ -35,7 +36,7 @@ export async function creationProblem(tx: AccountTx, keyword: string | null | un
 export async function createSnippet(db: Db, accountId: string, input: SnippetInput): Promise<Snippet> {
   return withAccount(db, accountId, async (tx) => {
     const problem = await creationProblem(tx, input.keyword, await repo.countSnippets(tx));
-    if (problem) throw errors.conflict(problem === limitMessage ? 'snippet_limit' : 'keyword_taken', problem);
+    if (problem) throw fail(problem === limitMessage ? 'snippet_limit' : 'keyword_taken', problem);
     const row = await repo.insertSnippet(tx, { id: randomUUID(), name: input.name, content: input.content, keyword: input.keyword ?? null });
     tx.record('snippet', row!.id, 'upsert');
     return emit(tx.trx, accountId, 'snippet.created', toSnippet(row!));

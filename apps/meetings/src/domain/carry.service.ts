@@ -1,5 +1,5 @@
 import type { Kysely } from 'kysely';
-import { AppError, errors } from '@app/http-errors';
+import { errors } from '@app/http-errors';
 import type { Database } from '../db/schema.js';
 import * as itemsRepo from '../db/items.repository.js';
 import * as meetingsRepo from '../db/meetings.repository.js';
@@ -10,6 +10,7 @@ import { materialize, parkingLot, ruleOf } from './occurrences.js';
 import { nextDay, occurrencesFrom, previousDay, todayIn } from './recurrence.js';
 import { toItem, toMeeting, type ItemRow, type MeetingRow, type SeriesRow } from './views.js';
 import { inTransaction } from '@app/auth';
+import { fail } from './errors.js';
 
 export interface CarryTarget {
   targetMeetingId?: string;
@@ -27,7 +28,7 @@ function checkBody(body: CarryTarget): void {
 async function activeSeries(trx: Kysely<Database>, accountId: string, seriesId: string): Promise<SeriesRow> {
   const series = await seriesRepo.findSeries(trx, accountId, seriesId);
   if (!series) throw errors.notFound('Series not found');
-  if (series.archived_at !== null) throw errors.conflict('series_archived', 'Nothing can be carried within an archived series');
+  if (series.archived_at !== null) throw fail('series_archived', 'Nothing can be carried within an archived series');
   return series;
 }
 
@@ -46,15 +47,15 @@ async function resolveTarget(
   whenNone: 'materialize' | 'parkingLot',
 ): Promise<MeetingRow> {
   if (body.parkingLot === true) {
-    if (source.date === null) throw errors.conflict('already_in_parking_lot', 'The source is the parking lot already');
+    if (source.date === null) throw fail('already_in_parking_lot', 'The source is the parking lot already');
     return parkingLot(trx, accountId, series);
   }
   if (body.targetMeetingId !== undefined) {
     const target = await meetingsRepo.findMeeting(trx, accountId, body.targetMeetingId);
-    if (!target) throw new AppError(404, 'target_not_found', 'Target meeting not found');
+    if (!target) throw fail('target_not_found', 'Target meeting not found');
     const later = target.date !== null && (source.date === null || target.date > source.date);
     if (target.series_id !== series.id || !later || !OPEN_OCCURRENCE.includes(target.status)) {
-      throw errors.conflict('invalid_carry_target', 'The target must be a later SCHEDULED or IN_PROGRESS occurrence of the same series');
+      throw fail('invalid_carry_target', 'The target must be a later SCHEDULED or IN_PROGRESS occurrence of the same series');
     }
     return target;
   }
@@ -103,7 +104,7 @@ export async function carryItem(db: Kysely<Database>, accountId: string, itemId:
     const item = await itemsRepo.findItem(trx, accountId, itemId, true);
     if (!item) throw errors.notFound('Item not found');
     if (item.parent_id !== null || item.kind !== 'TALKING_POINT' || item.status !== 'OPEN') {
-      throw errors.conflict('not_carryable', 'Only an OPEN top-level TALKING_POINT can be carried');
+      throw fail('not_carryable', 'Only an OPEN top-level TALKING_POINT can be carried');
     }
     const source = (await meetingsRepo.findMeeting(trx, accountId, item.meeting_id))!;
     const series = await activeSeries(trx, accountId, item.series_id);
@@ -124,7 +125,7 @@ export async function carryMeeting(db: Kysely<Database>, accountId: string, meet
     const source = await meetingsRepo.findMeeting(trx, accountId, meetingId, true);
     if (!source) throw errors.notFound('Meeting not found');
     if (source.status !== 'COMPLETED' && source.status !== 'SKIPPED') {
-      throw errors.conflict('meeting_not_finished', `Only a COMPLETED or SKIPPED meeting can be carried; this one is ${source.status}`);
+      throw fail('meeting_not_finished', `Only a COMPLETED or SKIPPED meeting can be carried; this one is ${source.status}`);
     }
     const series = await activeSeries(trx, accountId, source.series_id);
     const points = await itemsRepo.lockOpenTalkingPoints(trx, source.id);

@@ -1,4 +1,5 @@
-import { errors, unsafeInputProblem } from '@app/http-errors';
+import { unsafeInputProblem } from '@app/http-errors';
+import { fail } from './errors.js';
 
 /** Opaque keyset cursors: the sort key of the last row of a page, base64url JSON. */
 export function encodeCursor(values: (string | number)[]): string {
@@ -19,7 +20,7 @@ export function decodeCursor(cursor: string | undefined, arity: number): string[
   }
   // A NUL could come out of the base64: refused by the one input check, as everywhere else.
   if (!Array.isArray(values) || values.length !== arity || unsafeInputProblem(values) !== null || !values.every((v) => typeof v === 'string' && v.length > 0 && v.length < 100)) {
-    throw errors.badRequest('invalid_cursor', 'cursor is not one this API returned', [{ path: 'cursor', message: 'malformed cursor' }]);
+    throw fail('invalid_cursor', 'cursor is not one this API returned', { details: [{ path: 'cursor', message: 'malformed cursor' }] });
   }
   return values as string[];
 }

@@ -1,5 +1,5 @@
 import type { Kysely } from 'kysely';
-import { AppError, errors } from '@app/http-errors';
+import { errors } from '@app/http-errors';
 import type { Database } from '../db/schema.js';
 import * as repo from '../db/items.repository.js';
 import * as meetingsRepo from '../db/meetings.repository.js';
@@ -7,6 +7,7 @@ import { emit } from './events.js';
 import { assertWithinLimit } from './limits.js';
 import { toItem, toMeeting } from './views.js';
 import { inTransaction } from '@app/auth';
+import { fail } from './errors.js';
 
 export interface ItemCreate {
   kind: string;
@@ -27,8 +28,8 @@ export async function createItem(db: Kysely<Database>, accountId: string, meetin
     if (!meeting) throw errors.notFound('Meeting not found');
     if (input.parentId !== undefined) {
       const parent = await repo.findItem(trx, accountId, input.parentId);
-      if (!parent || parent.meeting_id !== meeting.id) throw new AppError(404, 'parent_not_found', 'parentId names no item of this meeting');
-      if (parent.parent_id !== null) throw errors.conflict('nesting_too_deep', 'Items nest one level deep: parentId must be a top-level item');
+      if (!parent || parent.meeting_id !== meeting.id) throw fail('parent_not_found', 'parentId names no item of this meeting');
+      if (parent.parent_id !== null) throw fail('nesting_too_deep', 'Items nest one level deep: parentId must be a top-level item');
     }
     assertWithinLimit('items', await repo.countMeetingItems(trx, meeting.id));
     const parentId = input.parentId ?? null;
@@ -100,7 +101,7 @@ export async function reorderItems(db: Kysely<Database>, accountId: string, meet
     const wanted = itemIds.map((id) => id.toLowerCase());
     const exact = wanted.length === current.length && new Set(wanted).size === wanted.length && wanted.every((id) => current.includes(id));
     if (!exact) {
-      throw errors.conflict('reorder_conflict', `itemIds must list each of the meeting's ${current.length} top-level items exactly once`);
+      throw fail('reorder_conflict', `itemIds must list each of the meeting's ${current.length} top-level items exactly once`);
     }
     const rows = await repo.setTopLevelOrder(trx, meeting.id, wanted);
     // One call, one event: the meeting's order changed.

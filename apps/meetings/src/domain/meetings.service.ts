@@ -1,5 +1,5 @@
 import type { Kysely } from 'kysely';
-import { AppError, errors } from '@app/http-errors';
+import { errors } from '@app/http-errors';
 import type { Database } from '../db/schema.js';
 import { lockAccountResource } from '../db/locks.repository.js';
 import * as itemsRepo from '../db/items.repository.js';
@@ -11,6 +11,7 @@ import { assertWithinLimit } from './limits.js';
 import { startsAtUtc } from './recurrence.js';
 import { inReadingOrder, toItem, toMeeting } from './views.js';
 import { inTransaction } from '@app/auth';
+import { fail } from './errors.js';
 
 /** The status moves DESIGN.md allows; the parking lot's DRAFT never moves. */
 const MOVES: Record<string, readonly string[]> = {
@@ -30,8 +31,8 @@ export interface MeetingCreate {
 export async function createMeeting(db: Kysely<Database>, accountId: string, input: MeetingCreate, withPrivate: boolean) {
   return inTransaction(db, async (trx) => {
     const series = await seriesRepo.findSeries(trx, accountId, input.seriesId);
-    if (!series) throw new AppError(404, 'series_not_found', 'Series not found');
-    if (series.archived_at !== null) throw errors.conflict('series_archived', 'An archived series takes no new meetings');
+    if (!series) throw fail('series_not_found', 'Series not found');
+    if (series.archived_at !== null) throw fail('series_archived', 'An archived series takes no new meetings');
     await lockAccountResource(trx, accountId, 'meetings');
     assertWithinLimit('meetings', await repo.countLiveMeetings(trx, accountId));
     const { row, created } = await repo.insertMeetingOrGet(trx, accountId, {
@@ -42,7 +43,7 @@ export async function createMeeting(db: Kysely<Database>, accountId: string, inp
       ...(input.sharedNotes !== undefined ? { sharedNotes: input.sharedNotes } : {}),
       ...(input.privateNotes !== undefined ? { privateNotes: input.privateNotes } : {}),
     });
-    if (!created) throw errors.conflict('meeting_exists', `The series already has a meeting on ${input.date}`);
+    if (!created) throw fail('meeting_exists', `The series already has a meeting on ${input.date}`);
     await emit(trx, accountId, 'meeting.updated', toMeeting(row, false));
     return toMeeting(row, withPrivate);
   });
@@ -107,10 +108,10 @@ export async function updateMeeting(db: Kysely<Database>, accountId: string, id:
     const row = await repo.findMeeting(trx, accountId, id, true);
     if (!row) throw errors.notFound('Meeting not found');
     if (input.baseRevision !== row.revision) {
-      throw errors.conflict('revision_conflict', `The meeting is at revision ${row.revision}, not ${input.baseRevision}; merge and retry`, { current: toMeeting(row, withPrivate) });
+      throw fail('revision_conflict', `The meeting is at revision ${row.revision}, not ${input.baseRevision}; merge and retry`, { extra: { current: toMeeting(row, withPrivate) } });
     }
     if (input.status !== undefined && input.status !== row.status && !(MOVES[row.status] ?? []).includes(input.status)) {
-      throw errors.conflict('invalid_status_transition', `A ${row.status} meeting cannot become ${input.status}`);
+      throw fail('invalid_status_transition', `A ${row.status} meeting cannot become ${input.status}`);
     }
     const updated = await repo.updateMeeting(trx, id, input);
     await emit(trx, accountId, 'meeting.updated', toMeeting(updated, false));

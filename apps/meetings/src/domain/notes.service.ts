@@ -8,6 +8,7 @@ import { emit } from './events.js';
 import { assertWithinLimit } from './limits.js';
 import { toNote, type Note } from './views.js';
 import { inTransaction } from '@app/auth';
+import { fail } from './errors.js';
 
 export interface NoteInput {
   yesterday?: string;
@@ -18,7 +19,7 @@ export interface NoteInput {
 }
 
 function revisionConflict(current: Note | null, message: string) {
-  return errors.conflict('revision_conflict', message, { current });
+  return fail('revision_conflict', message, { extra: { current } });
 }
 
 /**

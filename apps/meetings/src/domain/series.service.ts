@@ -1,5 +1,5 @@
 import type { Kysely } from 'kysely';
-import { AppError, errors, type ErrorDetail } from '@app/http-errors';
+import { errors, type ErrorDetail } from '@app/http-errors';
 import { canonicalTimezone, inTransaction } from '@app/auth';
 import type { Database } from '../db/schema.js';
 import { lockAccountResource } from '../db/locks.repository.js';
@@ -11,6 +11,7 @@ import { assertWithinLimit } from './limits.js';
 import { materialize, ruleOf } from './occurrences.js';
 import { occurrencesFrom, startsAtUtc, todayIn } from './recurrence.js';
 import { toMeeting, toSeries } from './views.js';
+import { fail } from './errors.js';
 
 export interface SeriesInput {
   title: string;
@@ -59,10 +60,10 @@ async function checkParticipants(db: Kysely<Database>, accountId: string, ids: s
   const found = await peopleRepo.findPeople(db, accountId, ids);
   const missing = ids.filter((id) => !found.some((p) => p.id === id));
   if (missing.length > 0) {
-    throw new AppError(404, 'person_not_found', `No person with id ${missing.join(', ')}`);
+    throw fail('person_not_found', `No person with id ${missing.join(', ')}`);
   }
   const archived = found.filter((p) => p.archived_at !== null);
-  if (archived.length > 0) throw errors.conflict('person_archived', `Archived people cannot join a series: ${archived.map((p) => p.id).join(', ')}`);
+  if (archived.length > 0) throw fail('person_archived', `Archived people cannot join a series: ${archived.map((p) => p.id).join(', ')}`);
 }
 
 /**
@@ -104,7 +105,7 @@ export async function updateSeries(db: Kysely<Database>, accountId: string, id: 
     const row = await repo.findSeries(trx, accountId, id, true);
     if (!row) throw errors.notFound('Series not found');
     checkSchedule(row.cadence, input, false);
-    if (row.archived_at !== null) throw errors.conflict('series_archived', 'An archived series cannot be changed');
+    if (row.archived_at !== null) throw fail('series_archived', 'An archived series cannot be changed');
     if (input.participantIds !== undefined) await checkParticipants(trx, accountId, input.participantIds);
     const updated = await repo.updateSeries(trx, id, {
       ...(input.title !== undefined ? { title: input.title } : {}),

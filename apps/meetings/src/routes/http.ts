@@ -1,5 +1,6 @@
 import type { Request, RequestHandler } from 'express';
 import { errors, isUuid } from '@app/http-errors';
+import { fail } from '../domain/errors.js';
 
 /** The caller's account id (the routes run behind authenticate). */
 export const account = (req: Request): string => req.caller!.accountId;
@@ -28,7 +29,7 @@ export function writesPrivate(req: Request): boolean {
 export const noPrivateNotesForKeys: RequestHandler = (req, _res, next) => {
   const body: unknown = req.body;
   if (req.caller?.kind === 'key' && body !== null && typeof body === 'object' && !Array.isArray(body) && 'privateNotes' in body) {
-    return next(errors.forbidden('private_notes_forbidden', 'privateNotes are available to browser sessions only'));
+    return next(fail('private_notes_forbidden', 'privateNotes are available to browser sessions only'));
   }
   next();
 };

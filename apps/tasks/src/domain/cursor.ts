@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
-import { AppError, errors, isUuid } from '@app/http-errors';
+import { errors, isUuid } from '@app/http-errors';
+import { fail } from './errors.js';
 
 export type View = 'all' | 'today' | 'upcoming' | 'completed';
 
@@ -60,7 +61,7 @@ export function encodeCursor(cursor: Cursor): string {
   return `${payload}.${checksum(payload)}`;
 }
 
-const invalid = () => errors.badRequest('invalid_cursor', 'cursor is malformed or was altered; start again without it', [{ path: 'cursor', message: 'is not a cursor this service issued' }]);
+const invalid = () => fail('invalid_cursor', 'cursor is malformed or was altered; start again without it', { details: [{ path: 'cursor', message: 'is not a cursor this service issued' }] });
 
 function isListCursor(c: Record<string, unknown>): boolean {
   const keys = Object.keys(c).sort().join(',');
@@ -109,7 +110,7 @@ export function listCursor(token: string, view: View, tag: string | null): ListC
   const c = decodeCursor(token);
   if (c.k !== 'list') throw kindMismatch(c.k, 'list');
   if (c.v !== view || c.t !== tag) {
-    throw errors.badRequest('invalid_cursor', 'cursor belongs to a different view or tag', [{ path: 'cursor', message: `was issued for view=${c.v}${c.t === null ? '' : ` and a tag`}` }]);
+    throw fail('invalid_cursor', 'cursor belongs to a different view or tag', { details: [{ path: 'cursor', message: `was issued for view=${c.v}${c.t === null ? '' : ` and a tag`}` }] });
   }
   return c;
 }
@@ -118,7 +119,7 @@ export function listCursor(token: string, view: View, tag: string | null): ListC
 export function searchCursor(token: string, q: string): SearchCursor {
   const c = decodeCursor(token);
   if (c.k !== 'search') throw kindMismatch(c.k, 'search');
-  if (c.h !== queryDigest(q)) throw errors.badRequest('invalid_cursor', 'cursor belongs to a different search', [{ path: 'cursor', message: 'was issued for another q' }]);
+  if (c.h !== queryDigest(q)) throw fail('invalid_cursor', 'cursor belongs to a different search', { details: [{ path: 'cursor', message: 'was issued for another q' }] });
   return c;
 }
 
@@ -134,10 +135,10 @@ export function changesCursor(token: string, workspaceId: string, nowSeconds: nu
   const c = decodeCursor(token);
   if (c.k !== 'changes') throw kindMismatch(c.k, 'changes');
   if (c.w !== queryDigest(workspaceId)) {
-    throw errors.badRequest('invalid_cursor', 'cursor belongs to another workspace', [{ path: 'cursor', message: 'was not issued to this account' }]);
+    throw fail('invalid_cursor', 'cursor belongs to another workspace', { details: [{ path: 'cursor', message: 'was not issued to this account' }] });
   }
   if (nowSeconds - c.t > CHANGES_CURSOR_DAYS * 86_400) {
-    throw new AppError(410, 'cursor_expired', `cursor is older than ${CHANGES_CURSOR_DAYS} days; start a full sync again without a cursor`);
+    throw fail('cursor_expired', `cursor is older than ${CHANGES_CURSOR_DAYS} days; start a full sync again without a cursor`);
   }
   return c;
 }

@@ -9,6 +9,7 @@ import type { TaskRow, TaskState } from '../db/tasks.repository.js';
 import { CHANGES_CURSOR_DAYS, encodeCursor, listCursor, queryDigest, searchCursor, type View } from './cursor.js';
 import { currentStartOfTomorrow, dueAtMillis } from './due-time.js';
 import { UNREADABLE_RULE, nextDue, parseRecurrence } from './recurrence.js';
+import { fail } from './errors.js';
 
 type Db = Kysely<Database>;
 
@@ -143,13 +144,13 @@ function checkShape(input: TaskInput): void {
 
 function checkPriority(priority: string | null | undefined): void {
   if (typeof priority === 'string' && !PRIORITIES.includes(priority)) {
-    throw errors.unprocessable('invalid_priority', 'priority must be high, medium or low', [{ path: '/priority', message: 'must be one of: high, medium, low' }]);
+    throw fail('invalid_priority', 'priority must be high, medium or low', { details: [{ path: '/priority', message: 'must be one of: high, medium, low' }] });
   }
 }
 
 function checkNotPast(dueAt: string): void {
   if (dueAtMillis(dueAt)! < Date.now() - LIMITS.pastDueGraceMs) {
-    throw errors.unprocessable('due_date_in_past', 'dueAt is in the past', [{ path: '/dueAt', message: 'must not be in the past' }]);
+    throw fail('due_date_in_past', 'dueAt is in the past', { details: [{ path: '/dueAt', message: 'must not be in the past' }] });
   }
 }
 
@@ -167,12 +168,12 @@ async function loadParent(trx: Db, ctx: Context, parentId: string): Promise<Task
 
 /** A parent must be another top-level task with room for one more subtask. */
 async function checkParent(trx: Db, parent: TaskState, childId?: string): Promise<void> {
-  if (parent.id === childId) throw errors.unprocessable('parent_is_self', 'A task cannot be its own parent', [{ path: '/parentId', message: 'names the task itself' }]);
+  if (parent.id === childId) throw fail('parent_is_self', 'A task cannot be its own parent', { details: [{ path: '/parentId', message: 'names the task itself' }] });
   if (parent.parent_id !== null) {
-    throw errors.unprocessable('parent_is_subtask', 'Subtasks cannot have subtasks: parentId must name a top-level task', [{ path: '/parentId', message: 'names a subtask' }]);
+    throw fail('parent_is_subtask', 'Subtasks cannot have subtasks: parentId must name a top-level task', { details: [{ path: '/parentId', message: 'names a subtask' }] });
   }
   if ((await repo.countSubtasks(trx, parent.id)) >= LIMITS.subtasksPerParent) {
-    throw errors.conflict('subtask_limit_reached', `A task can have at most ${LIMITS.subtasksPerParent} subtasks`);
+    throw fail('subtask_limit_reached', `A task can have at most ${LIMITS.subtasksPerParent} subtasks`);
   }
 }
 
@@ -256,7 +257,7 @@ export async function createTaskOnce(
   if (outcome) return outcome;
   const kept = await idempotency.findKeptAnswer(db, once.accountId, once.keyHash);
   // Claimed a moment ago by a create that then failed and rolled back: the caller may retry.
-  if (!kept) throw errors.conflict('idempotency_request_in_progress', 'A request with this Idempotency-Key is still being processed; retry shortly');
+  if (!kept) throw fail('idempotency_request_in_progress', 'A request with this Idempotency-Key is still being processed; retry shortly');
   return { kept };
 }
 
@@ -296,7 +297,7 @@ export async function updateTask(db: Db, ctx: Context, id: string, input: TaskIn
       if (parent) {
         await checkParent(trx, parent, id);
         if ((await repo.countSubtasks(trx, id)) > 0) {
-          throw errors.unprocessable('task_has_subtasks', 'A task with subtasks cannot become a subtask', [{ path: '/parentId', message: 'the task has subtasks' }]);
+          throw fail('task_has_subtasks', 'A task with subtasks cannot become a subtask', { details: [{ path: '/parentId', message: 'the task has subtasks' }] });
         }
         changes.position = null;
       } else {
@@ -371,7 +372,7 @@ async function findForStateChange(trx: Db, ctx: Context, id: string, ifMatch?: I
   const task = await repo.findTask(trx, ctx.workspaceId, id, true);
   if (!task) throw notFound();
   checkIfMatch(ifMatch, task);
-  if (task.deleted_at !== null) throw errors.conflict('task_deleted', 'The task is deleted');
+  if (task.deleted_at !== null) throw fail('task_deleted', 'The task is deleted');
   return task;
 }
 
@@ -384,7 +385,7 @@ async function findForStateChange(trx: Db, ctx: Context, id: string, ifMatch?: I
 export async function completeTask(db: Db, ctx: Context, id: string, ifMatch?: IfMatch): Promise<{ item: Task; next: Task | null }> {
   return inTransaction(db, async (trx) => {
     const task = await findForStateChange(trx, ctx, id, ifMatch);
-    if (task.completed_at !== null) throw errors.conflict('task_already_completed', 'The task is already completed');
+    if (task.completed_at !== null) throw fail('task_already_completed', 'The task is already completed');
     const item = await emit(trx, ctx, 'task.completed', toTask(await repo.updateTask(trx, ctx.workspaceId, id, { completed_at: 'now' })));
     const rule = task.recurrence === null ? undefined : parseRecurrence(task.recurrence);
     if (!rule) return { item, next: null };
@@ -432,7 +433,7 @@ export async function completeTask(db: Db, ctx: Context, id: string, ifMatch?: I
 export async function reopenTask(db: Db, ctx: Context, id: string, ifMatch?: IfMatch): Promise<Task> {
   return inTransaction(db, async (trx) => {
     const task = await findForStateChange(trx, ctx, id, ifMatch);
-    if (task.completed_at === null) throw errors.conflict('task_not_completed', 'The task is not completed');
+    if (task.completed_at === null) throw fail('task_not_completed', 'The task is not completed');
     return emit(trx, ctx, 'task.reopened', toTask(await repo.updateTask(trx, ctx.workspaceId, id, { completed_at: null })));
   });
 }
@@ -449,8 +450,8 @@ export async function moveTask(db: Db, ctx: Context, id: string, afterId: string
       after = await repo.findTask(trx, ctx.workspaceId, afterId);
       if (!after || after.deleted_at !== null || after.parent_id !== null) throw errors.notFound('afterId does not name a task in the manual order');
     }
-    if (task.parent_id !== null) throw errors.conflict('not_top_level', 'Subtasks are ordered under their parent and cannot be moved');
-    if (afterId === id) throw errors.unprocessable('after_self', 'A task cannot be placed after itself', [{ path: '/afterId', message: 'names the task being moved' }]);
+    if (task.parent_id !== null) throw fail('not_top_level', 'Subtasks are ordered under their parent and cannot be moved');
+    if (afterId === id) throw fail('after_self', 'A task cannot be placed after itself', { details: [{ path: '/afterId', message: 'names the task being moved' }] });
     await repo.lockOrder(trx, ctx.workspaceId);
     const current = task.position!;
     let before: string | null;

@@ -1,0 +1,30 @@
+import { PLATFORM_ERROR_CODES, catalogError } from '@app/http-errors';
+
+/**
+ * Every error code the tasks service answers besides the platform's ({@link PLATFORM_ERROR_CODES}),
+ * with its status: the one place a status is chosen. Domain code throws them with {@link fail}.
+ * test/error-catalog.test.ts checks this list against the OpenAPI document.
+ */
+export const ERROR_CODES = {
+  invalid_cursor: 400,
+  idempotency_key_conflict: 409,
+  idempotency_request_in_progress: 409,
+  not_top_level: 409,
+  subtask_limit_reached: 409,
+  task_already_completed: 409,
+  task_deleted: 409,
+  task_not_completed: 409,
+  cursor_expired: 410,
+  after_self: 422,
+  due_date_in_past: 422,
+  invalid_priority: 422,
+  parent_is_self: 422,
+  parent_is_subtask: 422,
+  task_has_subtasks: 422,
+} as const;
+
+/** Every code the service can answer: its own and the platform's. */
+export const ALL_ERROR_CODES = { ...PLATFORM_ERROR_CODES, ...ERROR_CODES } as const;
+
+/** The error of a catalogued code: `throw fail('task_deleted', 'The task is deleted')`. */
+export const fail = catalogError(ALL_ERROR_CODES);

@@ -1,0 +1,50 @@
+type Doc = { paths?: Record<string, Record<string, any>>; webhooks?: Record<string, Record<string, any>> } & Record<string, any>;
+
+/** A snake_case word with at least one underscore, standing alone (not part of a path, name or pointer). */
+const CODE = /(?<![\w./-])[a-z][a-z0-9]*(?:_[a-z0-9]+)+(?![\w/-])/g;
+
+function resolve(doc: Doc, node: any): any {
+  while (node && typeof node.$ref === 'string' && node.$ref.startsWith('#/')) {
+    node = node.$ref.slice(2).split('/').reduce((acc: any, part: string) => acc?.[part], doc);
+  }
+  return node;
+}
+
+/** Each error code an error response (status 400 and up) of the document names, with the statuses it is named under. */
+export function documentedErrorCodes(document: object): Map<string, Set<number>> {
+  const doc = document as Doc;
+  const codes = new Map<string, Set<number>>();
+  for (const items of [doc.paths, doc.webhooks]) {
+    for (const item of Object.values(items ?? {})) {
+      for (const operation of Object.values(item)) {
+        for (const [status, response] of Object.entries<any>(operation?.responses ?? {})) {
+          if (!(Number(status) >= 400)) continue;
+          for (const [code] of String(resolve(doc, response)?.description ?? '').matchAll(CODE)) {
+            if (!codes.has(code)) codes.set(code, new Set());
+            codes.get(code)!.add(Number(status));
+          }
+        }
+      }
+    }
+  }
+  return codes;
+}
+
+/**
+ * Where a service's OpenAPI document and its error catalog disagree: a code an error response
+ * names that the catalog lacks, or names under a status other than the catalog's; and, with
+ * `own` (the service's own codes, when its envelope shows clients a code), a code no error
+ * response names. An empty list means they agree.
+ */
+export function errorCatalogProblems(document: object, catalog: Readonly<Record<string, number>>, own?: Readonly<Record<string, number>>): string[] {
+  const documented = documentedErrorCodes(document);
+  const problems: string[] = [];
+  for (const [code, statuses] of documented) {
+    if (!(code in catalog)) problems.push(`the document names ${code} (${[...statuses].join(', ')}), which the catalog lacks`);
+    else for (const status of statuses) if (catalog[code] !== status) problems.push(`the document names ${code} under ${status}; the catalog answers it with ${catalog[code]}`);
+  }
+  for (const code of Object.keys(own ?? {})) {
+    if (!documented.has(code)) problems.push(`the catalog has ${code} (${own![code]}), which no error response of the document names`);
+  }
+  return problems;
+}
