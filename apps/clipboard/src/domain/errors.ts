@@ -18,3 +18,6 @@ export const ALL_ERROR_CODES = { ...PLATFORM_ERROR_CODES, ...ERROR_CODES } as co
 
 /** The error of a catalogued code: `throw fail('task_deleted', 'The task is deleted')`. */
 export const fail = catalogError(ALL_ERROR_CODES);
+
+/** 404 `not_found` for an item or snippet of the account that does not exist (or an id that is not a UUID). */
+export const notFound = (what: 'Clipboard item' | 'Snippet') => fail('not_found', `${what} not found`);

@@ -6,7 +6,7 @@ import { MAX_SNIPPETS } from '../openapi.js';
 import { emit, emitDeleted } from './events.js';
 import { toSnippet, type Snippet } from './mappers.js';
 import { emitEvents } from '@app/auth';
-import { fail } from './errors.js';
+import { fail, notFound } from './errors.js';
 
 export interface SnippetInput {
   name: string;
@@ -98,13 +98,13 @@ export async function replaceSnippets(db: Db, accountId: string, items: (Snippet
 
 /** Deletes one snippet (404 when it is not this account's). */
 export async function deleteSnippet(db: Db, accountId: string, id: string): Promise<{ deleted: number }> {
-  if (!isUuid(id)) throw errors.notFound('Snippet not found');
+  if (!isUuid(id)) throw notFound('Snippet');
   const deleted = await withAccount(db, accountId, async (tx) => {
     const ids = await repo.deleteSnippets(tx, [id]);
     for (const d of ids) tx.record('snippet', d, 'delete');
     await emitDeleted(tx.trx, accountId, 'snippet.deleted', ids);
     return ids.length;
   });
-  if (deleted === 0) throw errors.notFound('Snippet not found');
+  if (deleted === 0) throw notFound('Snippet');
   return { deleted };
 }

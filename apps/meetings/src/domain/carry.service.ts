@@ -10,7 +10,7 @@ import { materialize, parkingLot, ruleOf } from './occurrences.js';
 import { nextDay, occurrencesFrom, previousDay, todayIn } from './recurrence.js';
 import { toItem, toMeeting, type ItemRow, type MeetingRow, type SeriesRow } from './views.js';
 import { inTransaction } from '@app/auth';
-import { fail } from './errors.js';
+import { fail, notFound } from './errors.js';
 
 export interface CarryTarget {
   targetMeetingId?: string;
@@ -27,7 +27,7 @@ function checkBody(body: CarryTarget): void {
 
 async function activeSeries(trx: Kysely<Database>, accountId: string, seriesId: string): Promise<SeriesRow> {
   const series = await seriesRepo.findSeries(trx, accountId, seriesId);
-  if (!series) throw errors.notFound('Series not found');
+  if (!series) throw notFound('Series');
   if (series.archived_at !== null) throw fail('series_archived', 'Nothing can be carried within an archived series');
   return series;
 }
@@ -102,7 +102,7 @@ export async function carryItem(db: Kysely<Database>, accountId: string, itemId:
   checkBody(body);
   return inTransaction(db, async (trx) => {
     const item = await itemsRepo.findItem(trx, accountId, itemId, true);
-    if (!item) throw errors.notFound('Item not found');
+    if (!item) throw notFound('Item');
     if (item.parent_id !== null || item.kind !== 'TALKING_POINT' || item.status !== 'OPEN') {
       throw fail('not_carryable', 'Only an OPEN top-level TALKING_POINT can be carried');
     }
@@ -123,7 +123,7 @@ export async function carryMeeting(db: Kysely<Database>, accountId: string, meet
   return inTransaction(db, async (trx) => {
     // Locking the source serializes two carries of the same meeting: the second carries nothing.
     const source = await meetingsRepo.findMeeting(trx, accountId, meetingId, true);
-    if (!source) throw errors.notFound('Meeting not found');
+    if (!source) throw notFound('Meeting');
     if (source.status !== 'COMPLETED' && source.status !== 'SKIPPED') {
       throw fail('meeting_not_finished', `Only a COMPLETED or SKIPPED meeting can be carried; this one is ${source.status}`);
     }

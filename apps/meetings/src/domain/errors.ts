@@ -35,3 +35,6 @@ export const ALL_ERROR_CODES = { ...PLATFORM_ERROR_CODES, ...ERROR_CODES } as co
 
 /** The error of a catalogued code: `throw fail('task_deleted', 'The task is deleted')`. */
 export const fail = catalogError(ALL_ERROR_CODES);
+
+/** 404 `not_found` for a record of the account that does not exist (or a path id that is not a UUID). */
+export const notFound = (what: 'Person' | 'Series' | 'Meeting' | 'Item') => fail('not_found', `${what} not found`);

@@ -1,5 +1,4 @@
 import type { Kysely } from 'kysely';
-import { errors } from '@app/http-errors';
 import type { Database } from '../db/schema.js';
 import * as repo from '../db/items.repository.js';
 import * as meetingsRepo from '../db/meetings.repository.js';
@@ -7,7 +6,7 @@ import { emit } from './events.js';
 import { assertWithinLimit } from './limits.js';
 import { toItem, toMeeting } from './views.js';
 import { inTransaction } from '@app/auth';
-import { fail } from './errors.js';
+import { fail, notFound } from './errors.js';
 
 export interface ItemCreate {
   kind: string;
@@ -25,7 +24,7 @@ export async function createItem(db: Kysely<Database>, accountId: string, meetin
   return inTransaction(db, async (trx) => {
     // The meeting row lock serializes position assignment and the per-meeting count.
     const meeting = await meetingsRepo.findMeeting(trx, accountId, meetingId, true);
-    if (!meeting) throw errors.notFound('Meeting not found');
+    if (!meeting) throw notFound('Meeting');
     if (input.parentId !== undefined) {
       const parent = await repo.findItem(trx, accountId, input.parentId);
       if (!parent || parent.meeting_id !== meeting.id) throw fail('parent_not_found', 'parentId names no item of this meeting');
@@ -65,7 +64,7 @@ export interface ItemPatch {
 export async function updateItem(db: Kysely<Database>, accountId: string, id: string, input: ItemPatch) {
   return inTransaction(db, async (trx) => {
   const row = await repo.findItem(trx, accountId, id);
-  if (!row) throw errors.notFound('Item not found');
+  if (!row) throw notFound('Item');
   const updated = await repo.updateItem(trx, id, {
     ...(input.kind !== undefined ? { kind: input.kind } : {}),
     ...(input.owner !== undefined ? { owner: input.owner } : {}),
@@ -83,7 +82,7 @@ export async function updateItem(db: Kysely<Database>, accountId: string, id: st
 export async function deleteItem(db: Kysely<Database>, accountId: string, id: string): Promise<void> {
   await inTransaction(db, async (trx) => {
     const row = await repo.findItem(trx, accountId, id);
-    if (!row) throw errors.notFound('Item not found');
+    if (!row) throw notFound('Item');
     await repo.deleteItem(trx, id);
     await emit(trx, accountId, 'item.deleted', toItem(row));
   });
@@ -96,7 +95,7 @@ export async function deleteItem(db: Kysely<Database>, accountId: string, id: st
 export async function reorderItems(db: Kysely<Database>, accountId: string, meetingId: string, itemIds: string[]) {
   return inTransaction(db, async (trx) => {
     const meeting = await meetingsRepo.findMeeting(trx, accountId, meetingId, true);
-    if (!meeting) throw errors.notFound('Meeting not found');
+    if (!meeting) throw notFound('Meeting');
     const current = (await repo.listMeetingItems(trx, meeting.id)).filter((i) => i.parent_id === null).map((i) => i.id.toLowerCase());
     const wanted = itemIds.map((id) => id.toLowerCase());
     const exact = wanted.length === current.length && new Set(wanted).size === wanted.length && wanted.every((id) => current.includes(id));

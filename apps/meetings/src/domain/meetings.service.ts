@@ -1,5 +1,4 @@
 import type { Kysely } from 'kysely';
-import { errors } from '@app/http-errors';
 import type { Database } from '../db/schema.js';
 import { lockAccountResource } from '../db/locks.repository.js';
 import * as itemsRepo from '../db/items.repository.js';
@@ -11,7 +10,7 @@ import { assertWithinLimit } from './limits.js';
 import { startsAtUtc } from './recurrence.js';
 import { inReadingOrder, toItem, toMeeting } from './views.js';
 import { inTransaction } from '@app/auth';
-import { fail } from './errors.js';
+import { fail, notFound } from './errors.js';
 
 /** The status moves DESIGN.md allows; the parking lot's DRAFT never moves. */
 const MOVES: Record<string, readonly string[]> = {
@@ -75,7 +74,7 @@ export async function listMeetings(db: Kysely<Database>, accountId: string, q: M
  */
 export async function getMeeting(db: Kysely<Database>, accountId: string, id: string, withPrivate: boolean) {
   const row = await repo.findMeeting(db, accountId, id);
-  if (!row) throw errors.notFound('Meeting not found');
+  if (!row) throw notFound('Meeting');
   const [items, prev] = await Promise.all([
     itemsRepo.listMeetingItems(db, row.id),
     row.date === null ? Promise.resolve(undefined) : repo.findPreviousCompleted(db, row.series_id, row.date),
@@ -106,7 +105,7 @@ export interface MeetingPatch {
 export async function updateMeeting(db: Kysely<Database>, accountId: string, id: string, input: MeetingPatch, withPrivate: boolean) {
   return inTransaction(db, async (trx) => {
     const row = await repo.findMeeting(trx, accountId, id, true);
-    if (!row) throw errors.notFound('Meeting not found');
+    if (!row) throw notFound('Meeting');
     if (input.baseRevision !== row.revision) {
       throw fail('revision_conflict', `The meeting is at revision ${row.revision}, not ${input.baseRevision}; merge and retry`, { extra: { current: toMeeting(row, withPrivate) } });
     }
@@ -123,7 +122,7 @@ export async function updateMeeting(db: Kysely<Database>, accountId: string, id:
 export async function deleteMeeting(db: Kysely<Database>, accountId: string, id: string): Promise<void> {
   await inTransaction(db, async (trx) => {
     const row = await repo.softDeleteMeeting(trx, accountId, id);
-    if (!row) throw errors.notFound('Meeting not found');
+    if (!row) throw notFound('Meeting');
     await emit(trx, accountId, 'meeting.updated', toMeeting(row, false));
   });
 }

@@ -1,5 +1,4 @@
 import type { Kysely } from 'kysely';
-import { errors } from '@app/http-errors';
 import type { Database } from '../db/schema.js';
 import { lockAccountResource } from '../db/locks.repository.js';
 import * as repo from '../db/notes.repository.js';
@@ -61,7 +60,7 @@ export async function deleteNote(db: Kysely<Database>, accountId: string, date: 
   // A deletion is an update of the day's note: its data carries deletedAt.
   await inTransaction(db, async (trx) => {
     const row = await repo.softDeleteNote(trx, accountId, date);
-    if (!row) throw errors.notFound(`No note for ${date}`);
+    if (!row) throw fail('not_found', `No note for ${date}`);
     await emit(trx, accountId, 'note.updated', toNote(row));
   });
 }

@@ -11,7 +11,7 @@ import { assertWithinLimit } from './limits.js';
 import { materialize, ruleOf } from './occurrences.js';
 import { occurrencesFrom, startsAtUtc, todayIn } from './recurrence.js';
 import { toMeeting, toSeries } from './views.js';
-import { fail } from './errors.js';
+import { fail, notFound } from './errors.js';
 
 export interface SeriesInput {
   title: string;
@@ -103,7 +103,7 @@ export async function updateSeries(db: Kysely<Database>, accountId: string, id: 
   const input: SeriesPatch = given.timezone === undefined ? given : { ...given, timezone: checkTimezone(given.timezone)! };
   return inTransaction(db, async (trx) => {
     const row = await repo.findSeries(trx, accountId, id, true);
-    if (!row) throw errors.notFound('Series not found');
+    if (!row) throw notFound('Series');
     checkSchedule(row.cadence, input, false);
     if (row.archived_at !== null) throw fail('series_archived', 'An archived series cannot be changed');
     if (input.participantIds !== undefined) await checkParticipants(trx, accountId, input.participantIds);
@@ -127,7 +127,7 @@ export async function updateSeries(db: Kysely<Database>, accountId: string, id: 
 /** Archives a series (idempotent); its meetings stay readable. */
 export async function archiveSeries(db: Kysely<Database>, accountId: string, id: string) {
   const row = await repo.archiveSeries(db, accountId, id);
-  if (!row) throw errors.notFound('Series not found');
+  if (!row) throw notFound('Series');
   return toSeries(row);
 }
 

@@ -1,14 +1,14 @@
 import type { Request, RequestHandler } from 'express';
-import { errors, isUuid } from '@app/http-errors';
-import { fail } from '../domain/errors.js';
+import { isUuid } from '@app/http-errors';
+import { fail, notFound } from '../domain/errors.js';
 
 /** The caller's account id (the routes run behind authenticate). */
 export const account = (req: Request): string => req.caller!.accountId;
 
 /** The `:id` path parameter; anything that is not a UUID names no record, so it is a 404. */
-export function pathId(req: Request, what: string): string {
+export function pathId(req: Request, what: Parameters<typeof notFound>[0]): string {
   const id = String(req.params.id);
-  if (!isUuid(id)) throw errors.notFound(`${what} not found`);
+  if (!isUuid(id)) throw notFound(what);
   return id;
 }
 

@@ -28,3 +28,6 @@ export const ALL_ERROR_CODES = { ...PLATFORM_ERROR_CODES, ...ERROR_CODES } as co
 
 /** The error of a catalogued code: `throw fail('task_deleted', 'The task is deleted')`. */
 export const fail = catalogError(ALL_ERROR_CODES);
+
+/** 404 `not_found`: no such live task in the caller's workspace (or a path id that is not a UUID). */
+export const taskNotFound = (message = 'Task not found') => fail('not_found', message);

@@ -9,7 +9,7 @@ import type { TaskRow, TaskState } from '../db/tasks.repository.js';
 import { CHANGES_CURSOR_DAYS, encodeCursor, listCursor, queryDigest, searchCursor, type View } from './cursor.js';
 import { currentStartOfTomorrow, dueAtMillis } from './due-time.js';
 import { UNREADABLE_RULE, nextDue, parseRecurrence } from './recurrence.js';
-import { fail } from './errors.js';
+import { fail, taskNotFound } from './errors.js';
 
 type Db = Kysely<Database>;
 
@@ -112,7 +112,7 @@ function withSubtasks(r: TaskRow, subtasks: Task[]): TaskWithSubtasks {
   return task;
 }
 
-const notFound = () => errors.notFound('Task not found');
+const notFound = () => taskNotFound();
 
 /** The webhook events of the tasks service, each with the scope that reads its resource. */
 export const TASK_EVENTS = {
@@ -162,7 +162,7 @@ function checkIfMatch(ifMatch: IfMatch | undefined, task: TaskState): void {
 /** The parent named by parentId, locked (two racing creates cannot both take its last subtask slot); 404 unless live in the workspace. */
 async function loadParent(trx: Db, ctx: Context, parentId: string): Promise<TaskState> {
   const parent = await repo.findTask(trx, ctx.workspaceId, parentId, true);
-  if (!parent || parent.deleted_at !== null) throw errors.notFound('Parent task not found');
+  if (!parent || parent.deleted_at !== null) throw taskNotFound('Parent task not found');
   return parent;
 }
 
@@ -448,7 +448,7 @@ export async function moveTask(db: Db, ctx: Context, id: string, afterId: string
     let after: TaskState | undefined;
     if (afterId !== null && afterId !== id) {
       after = await repo.findTask(trx, ctx.workspaceId, afterId);
-      if (!after || after.deleted_at !== null || after.parent_id !== null) throw errors.notFound('afterId does not name a task in the manual order');
+      if (!after || after.deleted_at !== null || after.parent_id !== null) throw taskNotFound('afterId does not name a task in the manual order');
     }
     if (task.parent_id !== null) throw fail('not_top_level', 'Subtasks are ordered under their parent and cannot be moved');
     if (afterId === id) throw fail('after_self', 'A task cannot be placed after itself', { details: [{ path: '/afterId', message: 'names the task being moved' }] });

@@ -11,6 +11,7 @@ import { idempotencyKey, keyDigest, memoryIdempotencyStore, readIdempotencyKey, 
 import { listChanges } from '../domain/changes.service.js';
 import { previewRecurrence } from '../domain/recurrence.service.js';
 import { IF_MATCH_MAX_LENGTH, changesQuerySchema, createTaskSchema, emptyBodySchema, listQuerySchema, positionSchema, previewQuerySchema, updateTaskSchema } from '../openapi.js';
+import { taskNotFound } from '../domain/errors.js';
 
 const createBody = compileBody<TaskInput & { title: string }>(createTaskSchema);
 const updateBody = compileBody<TaskInput>(updateTaskSchema);
@@ -29,7 +30,7 @@ function noBody(req: Request): void {
 /** A path id that is not a UUID names no task: 404, like a missing one. */
 function taskId(req: Request): string {
   const id = String(req.params.id);
-  if (!isUuid(id)) throw errors.notFound('Task not found');
+  if (!isUuid(id)) throw taskNotFound();
   return id.toLowerCase();
 }
 
