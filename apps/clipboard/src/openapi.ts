@@ -1,4 +1,4 @@
-import { documentOutages, idPathParameter, uuidSchema } from '@app/http-errors';
+import { documentOutages, errorEnvelopeSchema, idPathParameter, uuidSchema } from '@app/http-errors';
 /**
  * The clipboard service's OpenAPI 3.1 document. The request schemas below are the ones the
  * routes compile for validation, so the document and the checks cannot drift apart.
@@ -358,7 +358,7 @@ export const openapiDocument = {
   components: {
     securitySchemes: securitySchemes('clipboard', ['clipboard:read', 'clipboard:write', 'snippets:read', 'snippets:write', 'settings:read', 'settings:write', 'webhooks']),
     schemas: {
-      Error: { type: 'object', additionalProperties: false, required: ['error'], properties: { error: { type: 'string' } } },
+      Error: errorEnvelopeSchema('simple'),
       ...webhooks.schemas,
       Item: item,
       ItemList: {

@@ -1,4 +1,4 @@
-import { documentOutages, uuidSchema } from '@app/http-errors';
+import { documentOutages, errorEnvelopeSchema, uuidSchema } from '@app/http-errors';
 /**
  * The meetings service's OpenAPI 3.1 document. Request schemas are exported as consts and
  * compiled by the routes (ajv, once at module load); the document below embeds the very same
@@ -422,26 +422,7 @@ const searchResultSchema = obj({
 
 const page = (itemRef: string) => obj({ items: { type: 'array', items: ref(itemRef) }, nextCursor: nullable(str) }, 'Keyset page: pass nextCursor as cursor for the next one; null on the last page');
 
-const errorSchema = {
-  type: 'object',
-  additionalProperties: false,
-  required: ['error'],
-  properties: {
-    error: {
-      type: 'object',
-      additionalProperties: false,
-      required: ['code', 'message', 'requestId'],
-      properties: {
-        code: str,
-        message: str,
-        requestId: str,
-        details: { type: 'array', items: obj({ path: str, message: str }) },
-        current: { description: 'On a 409 revision conflict: the server record (no privateNotes for API keys)' },
-      },
-    },
-    current: { description: 'Same as error.current' },
-  },
-};
+const errorSchema = errorEnvelopeSchema('rich', { current: 'On a 409 revision conflict: the server record (no privateNotes for API keys)' });
 
 const keySchema = obj({ id: str, name: nullable(str), prefix: str, scopes: { type: 'array', items: str }, createdAt: dateTime, revokedAt: nullable(dateTime), lastUsedAt: keyLastUsedAtSchema });
 

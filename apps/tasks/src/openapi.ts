@@ -1,4 +1,4 @@
-import { documentOutages, idPathParameter } from '@app/http-errors';
+import { documentOutages, errorEnvelopeSchema, idPathParameter } from '@app/http-errors';
 import { apiKeysTag, documentCommonHeaders, authOpenApiPaths, createKeyBodySchema, keyIdParameter, keyLastUsedAtSchema, openapiLicense, openapiServers, operationalPaths, operationsTag, securitySchemes, webhookOpenApi } from '@app/auth';
 import { DUE_AT_PATTERN } from './domain/due-time.js';
 import { RECURRENCE_FORMS } from './domain/recurrence.js';
@@ -158,27 +158,7 @@ const taskWithSubtasksSchema = {
   },
 };
 
-const errorSchema = {
-  type: 'object',
-  additionalProperties: false,
-  required: ['error'],
-  properties: {
-    error: {
-      type: 'object',
-      additionalProperties: false,
-      required: ['code', 'message', 'requestId'],
-      properties: {
-        code: { type: 'string' },
-        message: { type: 'string' },
-        requestId: { type: 'string' },
-        details: {
-          type: 'array',
-          items: { type: 'object', additionalProperties: false, required: ['path', 'message'], properties: { path: { type: 'string' }, message: { type: 'string' } } },
-        },
-      },
-    },
-  },
-};
+const errorSchema = errorEnvelopeSchema('rich');
 
 const keyProperties = {
   id: { type: 'string', format: 'uuid' },

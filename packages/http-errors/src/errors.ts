@@ -91,14 +91,6 @@ export const errors = {
 /** A service's error catalog: each code it answers, with its HTTP status. */
 export type ErrorCatalog = Readonly<Record<string, number>>;
 
-/**
- * The constructor of a catalog's errors: the code names the status, so domain code never picks
- * one, and a code the catalog lacks does not compile.
- */
-export function catalogError<C extends ErrorCatalog>(catalog: C) {
-  return (code: keyof C & string, message: string, options?: ConstructorParameters<typeof AppError>[3]): AppError =>
-    new AppError(catalog[code]!, code, message, options);
-}
 
 /**
  * The codes every service can answer without naming them itself: this package's (validation,
@@ -114,3 +106,15 @@ export const PLATFORM_ERROR_CODES = {
   precondition_failed: 412, payload_too_large: 413, unsupported_encoding: 415, unsupported_charset: 415, rate_limited: 429,
   internal_error: 500, service_unavailable: 503, query_timeout: 503,
 } as const satisfies ErrorCatalog;
+
+/**
+ * A service's catalog: its own codes (`own`, each with its status) and the platform's, and the
+ * constructor of their errors. The code names the status, so domain code never picks one, and a
+ * code the catalog lacks does not compile: `throw fail('task_deleted', 'The task is deleted')`.
+ */
+export function errorCatalog<const C extends ErrorCatalog>(own: C) {
+  const codes = { ...PLATFORM_ERROR_CODES, ...own };
+  const fail = (code: keyof typeof codes & string, message: string, options?: ConstructorParameters<typeof AppError>[3]): AppError =>
+    new AppError((codes as ErrorCatalog)[code]!, code, message, options);
+  return { codes, fail };
+}

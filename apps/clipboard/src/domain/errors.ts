@@ -1,8 +1,10 @@
-import { PLATFORM_ERROR_CODES, catalogError } from '@app/http-errors';
+import { errorCatalog } from '@app/http-errors';
 
 /**
- * Every error code the clipboard service answers besides the platform's ({@link PLATFORM_ERROR_CODES}),
- * with its status: the one place a status is chosen. Clients see only the message (the simple envelope has no code field); the code still names the error in logs and tests.
+ * Every error code the clipboard service answers besides the platform's (http-errors'
+ * PLATFORM_ERROR_CODES), with its status: the one place a status is chosen.
+ * Clients see only the message (the simple envelope has no code field); the code names the error
+ * for the server's own code and tests.
  * test/error-catalog.test.ts checks this list against the OpenAPI document.
  */
 export const ERROR_CODES = {
@@ -13,11 +15,8 @@ export const ERROR_CODES = {
   cursor_unknown: 410,
 } as const;
 
-/** Every code the service can answer: its own and the platform's. */
-export const ALL_ERROR_CODES = { ...PLATFORM_ERROR_CODES, ...ERROR_CODES } as const;
-
-/** The error of a catalogued code: `throw fail('task_deleted', 'The task is deleted')`. */
-export const fail = catalogError(ALL_ERROR_CODES);
+/** Every code the service can answer (its own and the platform's), and `fail(code, message)`, which builds its error. */
+export const { codes: ALL_ERROR_CODES, fail } = errorCatalog(ERROR_CODES);
 
 /** 404 `not_found` for an item or snippet of the account that does not exist (or an id that is not a UUID). */
 export const notFound = (what: 'Clipboard item' | 'Snippet') => fail('not_found', `${what} not found`);

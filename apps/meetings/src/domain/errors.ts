@@ -1,8 +1,9 @@
-import { PLATFORM_ERROR_CODES, catalogError } from '@app/http-errors';
+import { errorCatalog } from '@app/http-errors';
 
 /**
- * Every error code the meetings service answers besides the platform's ({@link PLATFORM_ERROR_CODES}),
- * with its status: the one place a status is chosen. Domain code throws them with {@link fail}; the per-account limits (domain/limits.ts) name theirs here too.
+ * Every error code the meetings service answers besides the platform's (http-errors'
+ * PLATFORM_ERROR_CODES), with its status: the one place a status is chosen. The per-account limits
+ * (domain/limits.ts) name theirs here too.
  * test/error-catalog.test.ts checks this list against the OpenAPI document.
  */
 export const ERROR_CODES = {
@@ -30,11 +31,8 @@ export const ERROR_CODES = {
   series_limit_reached: 409,
 } as const;
 
-/** Every code the service can answer: its own and the platform's. */
-export const ALL_ERROR_CODES = { ...PLATFORM_ERROR_CODES, ...ERROR_CODES } as const;
-
-/** The error of a catalogued code: `throw fail('task_deleted', 'The task is deleted')`. */
-export const fail = catalogError(ALL_ERROR_CODES);
+/** Every code the service can answer (its own and the platform's), and `fail(code, message)`, which builds its error. */
+export const { codes: ALL_ERROR_CODES, fail } = errorCatalog(ERROR_CODES);
 
 /** 404 `not_found` for a record of the account that does not exist (or a path id that is not a UUID). */
 export const notFound = (what: 'Person' | 'Series' | 'Meeting' | 'Item') => fail('not_found', `${what} not found`);

@@ -1,8 +1,8 @@
-import { PLATFORM_ERROR_CODES, catalogError } from '@app/http-errors';
+import { errorCatalog } from '@app/http-errors';
 
 /**
- * Every error code the tasks service answers besides the platform's ({@link PLATFORM_ERROR_CODES}),
- * with its status: the one place a status is chosen. Domain code throws them with {@link fail}.
+ * Every error code the tasks service answers besides the platform's (http-errors'
+ * PLATFORM_ERROR_CODES), with its status: the one place a status is chosen.
  * test/error-catalog.test.ts checks this list against the OpenAPI document.
  */
 export const ERROR_CODES = {
@@ -23,11 +23,8 @@ export const ERROR_CODES = {
   task_has_subtasks: 422,
 } as const;
 
-/** Every code the service can answer: its own and the platform's. */
-export const ALL_ERROR_CODES = { ...PLATFORM_ERROR_CODES, ...ERROR_CODES } as const;
-
-/** The error of a catalogued code: `throw fail('task_deleted', 'The task is deleted')`. */
-export const fail = catalogError(ALL_ERROR_CODES);
+/** Every code the service can answer (its own and the platform's), and `fail(code, message)`, which builds its error. */
+export const { codes: ALL_ERROR_CODES, fail } = errorCatalog(ERROR_CODES);
 
 /** 404 `not_found`: no such live task in the caller's workspace (or a path id that is not a UUID). */
 export const taskNotFound = (message = 'Task not found') => fail('not_found', message);
