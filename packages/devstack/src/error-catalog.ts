@@ -48,3 +48,27 @@ export function errorCatalogProblems(document: object, catalog: Readonly<Record<
   }
   return problems;
 }
+
+/**
+ * The catalog check of one service, as a jest suite: its document and catalog agree (see
+ * {@link errorCatalogProblems}), and the check itself would see a code dropped from either side.
+ * `own` is left out where the envelope shows clients no code (clipboard): then only the document's
+ * codes are checked.
+ */
+export function errorCatalogSuite(target: { document: object; catalog: Readonly<Record<string, number>>; own?: Readonly<Record<string, number>> }): void {
+  const { document, catalog, own } = target;
+  describe('the error catalog (src/domain/errors.ts) and the OpenAPI document', () => {
+    it(own ? 'agree: every code an error response names is catalogued with that status, and every code of the service is named'
+      : 'agree: every code an error response names is catalogued with that status', () => {
+      expect(errorCatalogProblems(document, catalog, own)).toEqual([]);
+    });
+
+    it('would catch a code left out of the catalog, a status that differs, and a code left out of the document', () => {
+      const [code, statuses] = [...documentedErrorCodes(document)][0]!;
+      const { [code]: status, ...withoutCode } = catalog;
+      expect(errorCatalogProblems(document, withoutCode)).toEqual([expect.stringContaining(`names ${code}`)]);
+      expect(errorCatalogProblems(document, { ...catalog, [code]: status! + 1 })).toHaveLength(statuses.size);
+      expect(errorCatalogProblems(document, { ...catalog, made_up_code: 409 }, { ...own, made_up_code: 409 })).toEqual([expect.stringContaining('made_up_code')]);
+    });
+  });
+}

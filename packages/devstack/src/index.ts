@@ -12,4 +12,4 @@ export { startProduct, SERVICES, DEFAULT_PORTS, REPLICA_PORT_STEP, MAX_REPLICAS,
 export { startTestApp, stdinOf, ALLOWED_ORIGIN, type AppKit, type TestApp, type TestAppOptions } from './test-app.js';
 export { Supervised, BACKOFF, type Backoff, type SupervisedOptions } from './supervisor.js';
 export { startReceiver, type Receiver, type Received, type Answer } from './webhook-receiver.js';
-export { documentedErrorCodes, errorCatalogProblems } from './error-catalog.js';
+export { documentedErrorCodes, errorCatalogProblems, errorCatalogSuite } from './error-catalog.js';
