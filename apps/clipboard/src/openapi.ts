@@ -1,7 +1,8 @@
 import { authOpenApiPaths, createKeyBodySchema, keyIdParameter, keyLastUsedAtSchema } from '@app/auth/identity';
 import { apiKeysTag, documentCommonHeaders, withApiKeyScopes, openapiLicense, openapiServers, operationalPaths, operationsTag, securitySchemes } from '@app/auth/runtime';
 import { webhookOpenApi } from '@app/auth/webhooks';
-import { documentOutages } from '@app/http-errors';
+import { documentOutages, errorEnvelopeSchema } from '@app/http-errors';
+import { idPathParameter, uuidSchema } from '@app/http-errors/validation';
 /**
  * The clipboard service's OpenAPI 3.1 document. The request schemas below are the ones the
  * routes compile for validation, so the document and the checks cannot drift apart.
@@ -17,8 +18,7 @@ const MAX_BULK_IDS = 500;
 const MAX_SYNC_CHANGES = 500;
 export const TOMBSTONE_DAYS = 30;
 
-/** Lower- or upper-case hex with hyphens; ajv's `uuid` format also takes `urn:uuid:`, Postgres does not. */
-const uuid = { type: 'string', maxLength: 36, pattern: '^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$' } as const;
+const uuid = uuidSchema;
 const timestamp = { type: 'string', description: 'UTC instant, ISO 8601 with microseconds, e.g. 2026-11-22T10:00:00.123456Z' } as const;
 
 const itemType = {
@@ -307,7 +307,7 @@ const common = { 401: resp('Unauthorized'), 403: resp('Forbidden'), 429: resp('R
 /** ...and those of operations that read a JSON body. */
 const withBody = { ...common, 400: resp('BadRequest'), 413: resp('TooLarge'), 415: resp('UnsupportedEncoding') };
 const body = (schema: object, required = true) => ({ required, content: { 'application/json': { schema } } });
-const idParam = (what: string) => ({ name: 'id', in: 'path', required: true, schema: { type: 'string', maxLength: 36 }, description: `The ${what} id (a UUID; anything else is 404).` });
+const idParam = (what: string) => idPathParameter(`The ${what} id (a UUID; anything else is 404).`);
 const scope = (name: string) => `Needs the scope \`${name}\` (a key without it: 403).`;
 
 const SYNC_PROTOCOL = `
@@ -361,7 +361,7 @@ export const openapiDocument = {
   components: {
     securitySchemes: securitySchemes('clipboard', ['clipboard:read', 'clipboard:write', 'snippets:read', 'snippets:write', 'settings:read', 'settings:write', 'webhooks']),
     schemas: {
-      Error: { type: 'object', additionalProperties: false, required: ['error'], properties: { error: { type: 'string' } } },
+      Error: errorEnvelopeSchema('simple'),
       ...webhooks.schemas,
       Item: item,
       ItemList: {

@@ -1,7 +1,8 @@
 import { authOpenApiPaths, createKeyBodySchema, keyLastUsedAtSchema } from '@app/auth/identity';
 import { apiKeysTag, documentCommonHeaders, withApiKeyScopes, openapiLicense, openapiServers, operationalPaths, operationsTag, securitySchemes } from '@app/auth/runtime';
 import { webhookOpenApi } from '@app/auth/webhooks';
-import { documentOutages } from '@app/http-errors';
+import { documentOutages, errorEnvelopeSchema } from '@app/http-errors';
+import { uuidSchema } from '@app/http-errors/validation';
 /**
  * The meetings service's OpenAPI 3.1 document. Request schemas are exported as consts and
  * compiled by the routes (ajv, once at module load); the document below embeds the very same
@@ -12,18 +13,14 @@ import { MEETING_EVENTS } from './domain/events.js';
 
 const webhooks = webhookOpenApi('/api/webhooks', MEETING_EVENTS);
 
-/** Postgres cannot store NUL characters; refusing them here keeps them a 400, never a 500. */
-const NO_NUL = '^[^\\u0000]*$';
-const UUID_PATTERN = '^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$';
 
 const text = (maxLength: number, minLength = 0, description?: string) => ({
   type: 'string',
   minLength,
   maxLength,
-  pattern: NO_NUL,
   ...(description ? { description } : {}),
 });
-const uuid = { type: 'string', maxLength: 36, pattern: UUID_PATTERN } as const;
+const uuid = uuidSchema;
 const date = { type: 'string', format: 'date', maxLength: 10, description: 'A real calendar date, YYYY-MM-DD' } as const;
 const dateTime = { type: 'string', format: 'date-time', maxLength: 40 } as const;
 const nullable = (schema: object) => ({ anyOf: [schema, { type: 'null' }] });
@@ -428,26 +425,7 @@ const searchResultSchema = obj({
 
 const page = (itemRef: string) => obj({ items: { type: 'array', items: ref(itemRef) }, nextCursor: nullable(str) }, 'Keyset page: pass nextCursor as cursor for the next one; null on the last page');
 
-const errorSchema = {
-  type: 'object',
-  additionalProperties: false,
-  required: ['error'],
-  properties: {
-    error: {
-      type: 'object',
-      additionalProperties: false,
-      required: ['code', 'message', 'requestId'],
-      properties: {
-        code: str,
-        message: str,
-        requestId: str,
-        details: { type: 'array', items: obj({ path: str, message: str }) },
-        current: { description: 'On a 409 revision conflict: the server record (no privateNotes for API keys)' },
-      },
-    },
-    current: { description: 'Same as error.current' },
-  },
-};
+const errorSchema = errorEnvelopeSchema('rich', { current: 'On a 409 revision conflict: the server record (no privateNotes for API keys)' });
 
 const keySchema = obj({ id: str, name: nullable(str), prefix: str, scopes: { type: 'array', items: str }, createdAt: dateTime, revokedAt: nullable(dateTime), lastUsedAt: keyLastUsedAtSchema });
 
@@ -461,7 +439,7 @@ const conflictWithCurrent = (current: object, description: string) =>
 const common = {
   '400': error('Invalid input (validation_failed, invalid_json, invalid_cursor; an unknown X-Timezone is validation_failed with the path X-Timezone)'),
   '401': error('Missing, invalid or revoked key or session'),
-  '403': error('Missing scope (insufficient_scope), a session from a foreign Origin (cross_origin), or privateNotes sent by an API key'),
+  '403': error('Missing scope (insufficient_scope), a session from a foreign Origin (cross_origin), or privateNotes sent by an API key (private_notes_forbidden)'),
   '404': error('No such record for this account (a malformed id is also 404)'),
   '413': error('Body over 128 KB'),
   '429': error('Rate limited: 120 reads and 120 writes per account per minute, counted separately, and the network-level cap of 180 API requests per minute per client address (whoever the caller; counted before authentication, shared by every instance). Retry-After says when to retry; RateLimit-* headers describe the window.'),
@@ -486,6 +464,8 @@ function params(query: { properties: Record<string, object>; required?: readonly
 const noQuery = { properties: {} };
 const noContent = { '204': { description: 'Done; no body' } };
 const conflict = (description: string) => ({ '409': error(description) });
+/** A 404 that names a record besides the path's own (`not_found`): a code of its own. */
+const missing = (description: string) => ({ '404': error(`No such record for this account (not_found), or ${description}`) });
 
 
 export const openapiDocument = {
@@ -499,6 +479,7 @@ export const openapiDocument = {
       '(scopes meetings:read for GET, meetings:write for everything else) or a `meetings_sid` browser session. ' +
       'privateNotes are for browser sessions only: never returned to, written by or searched for API keys. ' +
       'Errors: `{ error: { code, message, requestId, details? } }`; a 409 revision conflict adds `current` (the server record) at `current` and `error.current`. ' +
+      'A NUL character (U+0000) in any string, body or query, is 400 validation_failed (the one input check every service runs). ' +
       'Ids are UUIDs; every record of another account is 404. Per-account limits answer 409 with a distinct code: ' +
       'note_limit_reached (5,000 live notes), person_limit_reached (100 active people), series_limit_reached (50 active series), ' +
       'meeting_limit_reached (5,000 meetings not deleted), item_limit_reached (200 items per meeting).',
@@ -567,15 +548,15 @@ export const openapiDocument = {
       get: op('Series', 'listSeries', 'List series (oldest first; archived ones only with includeArchived=1)', { '200': json(page('Series')) }, {}, params(seriesQuery)),
       post: op('Series', 'createSeries', 'Create a series and materialize its next two occurrences', {
         '201': json(obj({ series: ref('Series'), meetings: { type: 'array', items: ref('Meeting') } }), 'Created: the series and its two SCHEDULED meetings'),
-      }, conflict('series_limit_reached (50 active series), meeting_limit_reached, person_archived'), body(seriesCreateBody)),
+      }, { ...conflict('series_limit_reached (50 active series), meeting_limit_reached, person_archived'), ...missing('person_not_found: a participantId names no person of this account') }, body(seriesCreateBody)),
     },
     '/api/series/{id}': {
-      patch: op('Series', 'updateSeries', 'Update a series', { '200': json(ref('Series')) }, conflict('series_archived, person_archived'), { ...params(noQuery, ['id']), ...body(seriesPatchBody) }),
+      patch: op('Series', 'updateSeries', 'Update a series', { '200': json(ref('Series')) }, { ...conflict('series_archived, person_archived'), ...missing('person_not_found: a participantId names no person of this account') }, { ...params(noQuery, ['id']), ...body(seriesPatchBody) }),
       delete: op('Series', 'archiveSeries', 'Archive a series (idempotent): no new meetings or carries into it; its meetings stay', { '200': json(ref('Series')) }, {}, params(noQuery, ['id'])),
     },
     '/api/meetings': {
       get: op('Meetings', 'listMeetings', 'List meetings by date (parking lots last), keyset pages of at most 500', { '200': json(page('Meeting')) }, {}, params(meetingsQuery)),
-      post: op('Meetings', 'createMeeting', 'Create a SCHEDULED meeting in a series', { '201': json(ref('Meeting'), 'Created') }, conflict('meeting_exists, series_archived, meeting_limit_reached (5,000)'), body(meetingCreateBody)),
+      post: op('Meetings', 'createMeeting', 'Create a SCHEDULED meeting in a series', { '201': json(ref('Meeting'), 'Created') }, { ...conflict('meeting_exists, series_archived, meeting_limit_reached (5,000)'), ...missing('series_not_found: seriesId names no series of this account') }, body(meetingCreateBody)),
     },
     '/api/meetings/{id}': {
       get: op('Meetings', 'getMeeting', 'Read a meeting with its items and the previous completed meeting', { '200': json(ref('MeetingDetail')) }, {}, params(meetingReadQuery, ['id'])),
@@ -585,12 +566,12 @@ export const openapiDocument = {
       delete: op('Meetings', 'deleteMeeting', 'Soft-delete a meeting (its items disappear with it)', noContent, {}, params(noQuery, ['id'])),
     },
     '/api/meetings/{id}/items': {
-      post: op('Items', 'createItem', 'Add an item to a meeting', { '201': json(ref('Item'), 'Created') }, conflict('item_limit_reached (200 per meeting)'), { ...params(noQuery, ['id']), ...body(itemCreateBody) }),
+      post: op('Items', 'createItem', 'Add an item to a meeting', { '201': json(ref('Item'), 'Created') }, { ...conflict('item_limit_reached (200 per meeting), nesting_too_deep (parentId names a nested item)'), ...missing('parent_not_found: parentId names no item of this meeting') }, { ...params(noQuery, ['id']), ...body(itemCreateBody) }),
     },
     '/api/meetings/{id}/carry': {
       post: op('Meetings', 'carryMeeting', 'Carry every open top-level talking point of a COMPLETED or SKIPPED meeting', {
         '200': json(obj({ meeting: ref('Meeting'), items: { type: 'array', items: ref('Item') } }), 'The target meeting (never with privateNotes) and the new copies (possibly none)'),
-      }, conflict('meeting_not_finished, series_archived, invalid_carry_target, item_limit_reached'), { ...params(noQuery, ['id']), ...optionalBody(carryMeetingBody) }),
+      }, { ...conflict('meeting_not_finished, series_archived, invalid_carry_target, item_limit_reached'), ...missing('target_not_found: targetMeetingId names no meeting of this account') }, { ...params(noQuery, ['id']), ...optionalBody(carryMeetingBody) }),
     },
     '/api/items/reorder': {
       post: op('Items', 'reorderItems', 'Set the exact order of a meeting\'s top-level items', {
@@ -604,7 +585,7 @@ export const openapiDocument = {
     '/api/items/{id}/carry': {
       post: op('Items', 'carryItem', 'Carry one open top-level talking point', {
         '200': json(obj({ meeting: ref('Meeting'), item: ref('Item') }), 'The target meeting (never with privateNotes) and the copy; the source is now CARRIED'),
-      }, conflict('not_carryable (not a top-level OPEN talking point, e.g. already carried), series_archived, invalid_carry_target, already_in_parking_lot, item_limit_reached, meeting_limit_reached'), {
+      }, { ...conflict('not_carryable (not a top-level OPEN talking point, e.g. already carried), series_archived, invalid_carry_target, already_in_parking_lot, item_limit_reached, meeting_limit_reached'), ...missing('target_not_found: targetMeetingId names no meeting of this account') }, {
         ...params(noQuery, ['id']),
         ...optionalBody(carryItemBody),
       }),

@@ -1,6 +1,7 @@
 import { createHash, randomUUID } from 'node:crypto';
 import type { Redis } from 'ioredis';
 import { DependencyUnavailableError, errors } from '@app/http-errors';
+import { fail } from './domain/errors.js';
 
 /**
  * Where idempotency records live: Redis when configured (shared by every instance), else this
@@ -161,10 +162,10 @@ export async function runIdempotent<T>(
 /** The answer for a key that already holds a record: 409 for another body or a create still running. */
 function replay<T>(record: InFlight | Done, fingerprint: string): { status: number; body: T; replayed: true } {
   if (record.fingerprint !== fingerprint) {
-    throw errors.conflict('idempotency_key_conflict', 'This Idempotency-Key was already used with a different request body');
+    throw fail('idempotency_key_conflict', 'This Idempotency-Key was already used with a different request body');
   }
   if (record.state === 'in_flight') {
-    throw errors.conflict('idempotency_request_in_progress', 'A request with this Idempotency-Key is still being processed; retry shortly');
+    throw fail('idempotency_request_in_progress', 'A request with this Idempotency-Key is still being processed; retry shortly');
   }
   return { status: record.status, body: record.body as T, replayed: true };
 }

@@ -1,7 +1,8 @@
 import { authOpenApiPaths, createKeyBodySchema, keyIdParameter, keyLastUsedAtSchema } from '@app/auth/identity';
 import { apiKeysTag, documentCommonHeaders, openapiLicense, openapiServers, operationalPaths, operationsTag, securitySchemes } from '@app/auth/runtime';
 import { webhookOpenApi } from '@app/auth/webhooks';
-import { documentOutages } from '@app/http-errors';
+import { documentOutages, errorEnvelopeSchema } from '@app/http-errors';
+import { idPathParameter } from '@app/http-errors/validation';
 import { DUE_AT_PATTERN } from './domain/due-time.js';
 import { RECURRENCE_FORMS } from './domain/recurrence.js';
 import { LIMITS, TASK_EVENTS } from './domain/tasks.service.js';
@@ -160,27 +161,7 @@ const taskWithSubtasksSchema = {
   },
 };
 
-const errorSchema = {
-  type: 'object',
-  additionalProperties: false,
-  required: ['error'],
-  properties: {
-    error: {
-      type: 'object',
-      additionalProperties: false,
-      required: ['code', 'message', 'requestId'],
-      properties: {
-        code: { type: 'string' },
-        message: { type: 'string' },
-        requestId: { type: 'string' },
-        details: {
-          type: 'array',
-          items: { type: 'object', additionalProperties: false, required: ['path', 'message'], properties: { path: { type: 'string' }, message: { type: 'string' } } },
-        },
-      },
-    },
-  },
-};
+const errorSchema = errorEnvelopeSchema('rich');
 
 const keyProperties = {
   id: { type: 'string', format: 'uuid' },
@@ -213,7 +194,7 @@ const notFound = err('`not_found`: no such task in your workspace (missing, dele
 const stale = err('`precondition_failed`: If-Match names another version; nothing was written');
 const badTimezone = '`validation_failed` (path `X-Timezone`): X-Timezone is not an IANA time zone';
 
-const idParam = { name: 'id', in: 'path', required: true, schema: { type: 'string', maxLength: 36 }, description: 'task id (UUID; anything else is 404)' };
+const idParam = idPathParameter('task id (UUID; anything else is 404)');
 const ifMatchParam = {
   name: 'If-Match',
   in: 'header',

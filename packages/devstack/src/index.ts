@@ -9,3 +9,4 @@ export { startProduct, SERVICES, type Service, type Instance, type RunningProduc
 export { startTestApp, stdinOf, ALLOWED_ORIGIN, type AppKit, type TestApp, type TestAppOptions } from './test-app.js';
 export { Supervised } from './supervisor.js';
 export { startReceiver, type Receiver } from './webhook-receiver.js';
+export { errorCatalogSuite } from './error-catalog.js';

@@ -168,6 +168,43 @@ export function platformSuite(target: PlatformTarget): void {
     });
   });
 
+  describe('scopes', () => {
+    const METHODS = ['get', 'post', 'put', 'patch', 'delete'];
+    // Each operation's API-key scopes, as its document says (`security: [{ apiKey: [...] }, ...]`).
+    const operations = Object.entries(target.openapiDocument.paths)
+      .filter(([path]) => path.startsWith('/api/') && !path.startsWith(keysPath))
+      .flatMap(([path, item]) => METHODS.filter((m) => m in item).map((method) => {
+        const security = ((item as Record<string, { security?: Record<string, string[]>[] }>)[method]!.security ?? []);
+        return { method, path, needs: security.find((s) => s.apiKey)?.apiKey ?? [] };
+      }))
+      .filter((op) => op.needs.length > 0);
+
+    it('lists the API operations it checks', () => {
+      expect(operations.length).toBeGreaterThan(5);
+    });
+
+    it('answers 403 insufficient_scope on every API operation to a key holding every scope but the one it needs, before the body', async () => {
+      const id = '00000000-0000-4000-8000-000000000000';
+      const failures: string[] = [];
+      const callers = new Map<string, string>();
+      for (const { method, path, needs } of operations) {
+        const others = target.scopes.filter((s) => !needs.includes(s));
+        const key = others.join(' ');
+        if (!callers.has(key)) callers.set(key, (await t.caller(others)).auth);
+        const url = path.replace(/\{date\}/g, '2030-01-01').replace(/\{[^}]+\}/g, id);
+        const res = await (t.http() as any)[method](url)
+          .set('Authorization', callers.get(key)!)
+          .set('Content-Type', 'application/json')
+          .send(method === 'get' || method === 'delete' ? undefined : '{"not": "checked yet"');
+        const ok = res.status === 403 && (target.envelope === 'simple'
+          ? typeof res.body.error === 'string'
+          : res.body.error?.code === 'insufficient_scope');
+        if (!ok) failures.push(`${method.toUpperCase()} ${path} without ${needs.join(', ')}: ${res.status} ${JSON.stringify(res.body)}`);
+      }
+      expect(failures).toEqual([]);
+    });
+  });
+
   describe('X-Timezone', () => {
     const METHODS = ['get', 'post', 'put', 'patch', 'delete'];
     const operations = Object.entries(target.openapiDocument.paths)

@@ -1,6 +1,6 @@
 // `@app/http-errors`: the one error type (AppError, the `errors` catalog of common answers), the
 // JSON envelope it becomes, and the one place that turns errors into responses (handlers).
-export { AppError, DependencyUnavailableError, RETRY_AFTER_UNAVAILABLE_SECONDS, errors, type ErrorDetail } from './errors.js';
+export { AppError, DependencyUnavailableError, RETRY_AFTER_UNAVAILABLE_SECONDS, errorCatalog, errors, type ErrorDetail } from './errors.js';
 export { errorBody, type EnvelopeStyle } from './envelope.js';
 export { errorHandler, isDependencyOutage, notFoundHandler } from './handlers.js';
-export { documentOutages } from './openapi.js';
+export { documentOutages, errorEnvelopeSchema } from './openapi.js';

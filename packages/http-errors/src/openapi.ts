@@ -1,3 +1,4 @@
+import type { EnvelopeStyle } from './envelope.js';
 import { RETRY_AFTER_UNAVAILABLE_SECONDS } from './errors.js';
 
 type Operations = Record<string, unknown>;
@@ -26,4 +27,34 @@ export function documentOutages<D extends object>(doc: D): D {
     }
   }
   return doc;
+}
+
+/**
+ * The `Error` schema of a service's document (`#/components/schemas/Error`), the shape
+ * {@link errorBody} writes: `simple` is `{ error: message }`; `rich` is
+ * `{ error: { code, message, requestId, details? } }`, and with `current` (the description of a
+ * revision conflict's server record) also `current` inside `error` and at the top level.
+ */
+export function errorEnvelopeSchema(style: EnvelopeStyle, options: { current?: string } = {}) {
+  const string = { type: 'string' };
+  if (style === 'simple') return { type: 'object', additionalProperties: false, required: ['error'], properties: { error: string } };
+  const details = {
+    type: 'array',
+    items: { type: 'object', additionalProperties: false, required: ['path', 'message'], properties: { path: string, message: string } },
+  };
+  const current = options.current === undefined ? undefined : { description: options.current };
+  return {
+    type: 'object',
+    additionalProperties: false,
+    required: ['error'],
+    properties: {
+      error: {
+        type: 'object',
+        additionalProperties: false,
+        required: ['code', 'message', 'requestId'],
+        properties: { code: string, message: string, requestId: string, details, ...(current ? { current } : {}) },
+      },
+      ...(current ? { current: { description: 'Same as error.current' } } : {}),
+    },
+  };
 }

@@ -79,3 +79,4 @@ export function compileQuery<T>(schema: object): Validator<T> {
 }
 
 export { jsonBody, unsafeInputProblem } from './input.js';
+export { idPathParameter, isUuid, uuidSchema } from './ids.js';

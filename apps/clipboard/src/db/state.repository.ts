@@ -1,6 +1,7 @@
 import { sql, type Kysely, type Selectable, type Transaction } from 'kysely';
 import { TOMBSTONE_DAYS } from '../openapi.js';
 import type { AccountStateTable, Database } from './schema.js';
+import { inTransaction } from '@app/auth/runtime';
 
 export type Db = Kysely<Database>;
 export type StateRow = Selectable<AccountStateTable>;
@@ -66,7 +67,7 @@ export class AccountTx {
  * Every write of the service goes through here.
  */
 export async function withAccount<T>(db: Db, accountId: string, work: (tx: AccountTx) => Promise<T>): Promise<T> {
-  return db.transaction().execute(async (trx) => {
+  return inTransaction(db, async (trx) => {
     const state = await trx
       .insertInto('account_state')
       .values({ account_id: accountId })

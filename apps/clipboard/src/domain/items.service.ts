@@ -1,12 +1,15 @@
 import { randomUUID } from 'node:crypto';
+import { inTransaction } from '@app/auth/runtime';
 import { emitEvents, noSubscriberFor } from '@app/auth/webhooks';
 import { errors } from '@app/http-errors';
+import { isUuid } from '@app/http-errors/validation';
 import * as repo from '../db/items.repository.js';
 import { withAccount, type AccountTx, type Db } from '../db/state.repository.js';
 import { TOMBSTONE_DAYS } from '../openapi.js';
 import { batchedPerKey } from './batching.js';
 import { emit, emitDeleted } from './events.js';
-import { isUuid, toItem, type Item } from './mappers.js';
+import { toItem, type Item } from './mappers.js';
+import { notFound } from './errors.js';
 
 export interface NewItem {
   type: string;
@@ -23,7 +26,7 @@ export function itemContentProblem(item: { type: string; content: string }): str
   return 'content of a url item must be an absolute URL without spaces (e.g. https://example.com/page)';
 }
 
-const notFound = () => errors.notFound('Clipboard item not found');
+const itemNotFound = () => notFound('Clipboard item');
 
 /** One page of the history, newest first; `hasMore` without counting the rest. */
 export async function listItems(db: Db, accountId: string, page: { limit: number; offset: number; favorite?: boolean | undefined }): Promise<{ items: Item[]; hasMore: boolean }> {
@@ -63,7 +66,7 @@ export function itemCreator(db: Db): (accountId: string, input: NewItem) => Prom
       const unobserved = await repo.createItems(db, accountId, batch, TOMBSTONE_DAYS, noSubscriberFor(accountId, ...ITEM_WRITTEN));
       if (unobserved.length > 0) return unobserved;
       // The batch's events commit with it: created, or updated when an item moved to the top.
-      return db.transaction().execute(async (trx) => {
+      return inTransaction(db, async (trx) => {
         const rows = await repo.createItems(trx, accountId, batch, TOMBSTONE_DAYS);
         await emitEvents(trx, accountId, rows.map((row, i) => ({
           type: row.created ? ITEM_WRITTEN[0] : ITEM_WRITTEN[1],
@@ -85,10 +88,10 @@ export function itemCreator(db: Db): (accountId: string, input: NewItem) => Prom
 
 /** Toggles the favorite flag, or sets it when `favorite` is given. */
 export async function setFavorite(db: Db, accountId: string, id: string, favorite: boolean | undefined): Promise<Item> {
-  if (!isUuid(id)) throw notFound();
+  if (!isUuid(id)) throw itemNotFound();
   return withAccount(db, accountId, async (tx) => {
     const row = await repo.setFavorite(tx, id, favorite ?? 'toggle');
-    if (!row) throw notFound();
+    if (!row) throw itemNotFound();
     tx.record('item', row.id, 'upsert');
     return emit(tx.trx, accountId, 'clipboard.item.updated', toItem(row));
   });
@@ -103,9 +106,9 @@ async function deleteLogged(tx: AccountTx, ids: string[]): Promise<number> {
 
 /** Deletes one item (404 when it is not this account's). */
 export async function deleteItem(db: Db, accountId: string, id: string): Promise<{ deleted: number }> {
-  if (!isUuid(id)) throw notFound();
+  if (!isUuid(id)) throw itemNotFound();
   const deleted = await withAccount(db, accountId, (tx) => deleteLogged(tx, [id]));
-  if (deleted === 0) throw notFound();
+  if (deleted === 0) throw itemNotFound();
   return { deleted };
 }
 

@@ -43,10 +43,3 @@ export function toSettings(r: Pick<StateRow, 'history_limit' | 'retention_days' 
   if (!r) return { ...DEFAULT_SETTINGS };
   return { historyLimit: r.history_limit, retentionDays: r.retention_days, captureEnabled: r.capture_enabled, updatedAt: r.settings_updated_at };
 }
-
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-
-/** Path ids that are not UUIDs name nothing (404), rather than reaching Postgres as a bad uuid. */
-export function isUuid(id: string): boolean {
-  return UUID.test(id);
-}

@@ -1,11 +1,13 @@
 import { randomUUID } from 'node:crypto';
 import { emitEvents } from '@app/auth/webhooks';
 import { errors } from '@app/http-errors';
+import { isUuid } from '@app/http-errors/validation';
 import * as repo from '../db/snippets.repository.js';
 import { withAccount, type AccountTx, type Db } from '../db/state.repository.js';
 import { MAX_SNIPPETS } from '../openapi.js';
 import { emit, emitDeleted } from './events.js';
-import { isUuid, toSnippet, type Snippet } from './mappers.js';
+import { toSnippet, type Snippet } from './mappers.js';
+import { fail, notFound } from './errors.js';
 
 export interface SnippetInput {
   name: string;
@@ -35,7 +37,7 @@ export async function creationProblem(tx: AccountTx, keyword: string | null | un
 export async function createSnippet(db: Db, accountId: string, input: SnippetInput): Promise<Snippet> {
   return withAccount(db, accountId, async (tx) => {
     const problem = await creationProblem(tx, input.keyword, await repo.countSnippets(tx));
-    if (problem) throw errors.conflict(problem === limitMessage ? 'snippet_limit' : 'keyword_taken', problem);
+    if (problem) throw fail(problem === limitMessage ? 'snippet_limit' : 'keyword_taken', problem);
     const row = await repo.insertSnippet(tx, { id: randomUUID(), name: input.name, content: input.content, keyword: input.keyword ?? null });
     tx.record('snippet', row!.id, 'upsert');
     return emit(tx.trx, accountId, 'snippet.created', toSnippet(row!));
@@ -97,13 +99,13 @@ export async function replaceSnippets(db: Db, accountId: string, items: (Snippet
 
 /** Deletes one snippet (404 when it is not this account's). */
 export async function deleteSnippet(db: Db, accountId: string, id: string): Promise<{ deleted: number }> {
-  if (!isUuid(id)) throw errors.notFound('Snippet not found');
+  if (!isUuid(id)) throw notFound('Snippet');
   const deleted = await withAccount(db, accountId, async (tx) => {
     const ids = await repo.deleteSnippets(tx, [id]);
     for (const d of ids) tx.record('snippet', d, 'delete');
     await emitDeleted(tx.trx, accountId, 'snippet.deleted', ids);
     return ids.length;
   });
-  if (deleted === 0) throw errors.notFound('Snippet not found');
+  if (deleted === 0) throw notFound('Snippet');
   return { deleted };
 }

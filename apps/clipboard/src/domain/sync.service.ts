@@ -1,5 +1,4 @@
 import { emitEvents } from '@app/auth/webhooks';
-import { AppError, errors } from '@app/http-errors';
 import * as itemsRepo from '../db/items.repository.js';
 import * as snippetsRepo from '../db/snippets.repository.js';
 import {
@@ -24,6 +23,7 @@ import { toItem, toSettings, toSnippet, type Item, type Settings, type Snippet }
 import { applySettings, type SettingsPatch } from './settings.service.js';
 import type { ClipboardEvent } from './events.js';
 import { creationProblem, keywordMessage, type SnippetInput } from './snippets.service.js';
+import { fail } from './errors.js';
 
 interface Change {
   seq: number;
@@ -78,7 +78,7 @@ function decodeCursor(raw: string | undefined): number {
   const match = CURSOR.exec(Buffer.from(raw, 'base64url').toString('utf8'));
   const seq = match ? Number(match[1]) : NaN;
   if (!match || encodeCursor(seq) !== raw) {
-    throw errors.badRequest('invalid_cursor', 'cursor is malformed: send back a cursor exactly as a pull or sync returned it, or none to start from the beginning');
+    throw fail('invalid_cursor', 'cursor is malformed: send back a cursor exactly as a pull or sync returned it, or none to start from the beginning');
   }
   return seq;
 }
@@ -87,10 +87,10 @@ function decodeCursor(raw: string | undefined): number {
 function checkCursor(state: StateRow | undefined, seq: number): void {
   if (seq === 0) return;
   if (seq > (state?.seq ?? 0)) {
-    throw new AppError(410, 'cursor_unknown', 'cursor is ahead of this account\'s change log (not issued for it): discard local state and do a full resync by pulling without a cursor');
+    throw fail('cursor_unknown', 'cursor is ahead of this account\'s change log (not issued for it): discard local state and do a full resync by pulling without a cursor');
   }
   if (seq < (state?.min_retained_seq ?? 0)) {
-    throw new AppError(410, 'cursor_expired', 'cursor expired: changes after it are no longer retained; discard local state and do a full resync by pulling without a cursor');
+    throw fail('cursor_expired', 'cursor expired: changes after it are no longer retained; discard local state and do a full resync by pulling without a cursor');
   }
 }
 

@@ -1,5 +1,5 @@
 import type { Kysely } from 'kysely';
-import { AppError, errors } from '@app/http-errors';
+import { errors } from '@app/http-errors';
 import type { Database } from '../db/schema.js';
 import * as itemsRepo from '../db/items.repository.js';
 import * as meetingsRepo from '../db/meetings.repository.js';
@@ -9,6 +9,8 @@ import { assertWithinLimit } from './limits.js';
 import { materialize, parkingLot, ruleOf } from './occurrences.js';
 import { nextDay, occurrencesFrom, previousDay, todayIn } from './recurrence.js';
 import { toItem, toMeeting, type ItemRow, type MeetingRow, type SeriesRow } from './views.js';
+import { inTransaction } from '@app/auth/runtime';
+import { fail, notFound } from './errors.js';
 
 export interface CarryTarget {
   targetMeetingId?: string;
@@ -25,8 +27,8 @@ function checkBody(body: CarryTarget): void {
 
 async function activeSeries(trx: Kysely<Database>, accountId: string, seriesId: string): Promise<SeriesRow> {
   const series = await seriesRepo.findSeries(trx, accountId, seriesId);
-  if (!series) throw errors.notFound('Series not found');
-  if (series.archived_at !== null) throw errors.conflict('series_archived', 'Nothing can be carried within an archived series');
+  if (!series) throw notFound('Series');
+  if (series.archived_at !== null) throw fail('series_archived', 'Nothing can be carried within an archived series');
   return series;
 }
 
@@ -45,15 +47,15 @@ async function resolveTarget(
   whenNone: 'materialize' | 'parkingLot',
 ): Promise<MeetingRow> {
   if (body.parkingLot === true) {
-    if (source.date === null) throw errors.conflict('already_in_parking_lot', 'The source is the parking lot already');
+    if (source.date === null) throw fail('already_in_parking_lot', 'The source is the parking lot already');
     return parkingLot(trx, accountId, series);
   }
   if (body.targetMeetingId !== undefined) {
     const target = await meetingsRepo.findMeeting(trx, accountId, body.targetMeetingId);
-    if (!target) throw new AppError(404, 'target_not_found', 'Target meeting not found');
+    if (!target) throw fail('target_not_found', 'Target meeting not found');
     const later = target.date !== null && (source.date === null || target.date > source.date);
     if (target.series_id !== series.id || !later || !OPEN_OCCURRENCE.includes(target.status)) {
-      throw errors.conflict('invalid_carry_target', 'The target must be a later SCHEDULED or IN_PROGRESS occurrence of the same series');
+      throw fail('invalid_carry_target', 'The target must be a later SCHEDULED or IN_PROGRESS occurrence of the same series');
     }
     return target;
   }
@@ -98,11 +100,11 @@ async function moveItems(trx: Kysely<Database>, accountId: string, target: Meeti
  */
 export async function carryItem(db: Kysely<Database>, accountId: string, itemId: string, body: CarryTarget) {
   checkBody(body);
-  return db.transaction().execute(async (trx) => {
+  return inTransaction(db, async (trx) => {
     const item = await itemsRepo.findItem(trx, accountId, itemId, true);
-    if (!item) throw errors.notFound('Item not found');
+    if (!item) throw notFound('Item');
     if (item.parent_id !== null || item.kind !== 'TALKING_POINT' || item.status !== 'OPEN') {
-      throw errors.conflict('not_carryable', 'Only an OPEN top-level TALKING_POINT can be carried');
+      throw fail('not_carryable', 'Only an OPEN top-level TALKING_POINT can be carried');
     }
     const source = (await meetingsRepo.findMeeting(trx, accountId, item.meeting_id))!;
     const series = await activeSeries(trx, accountId, item.series_id);
@@ -118,12 +120,12 @@ export async function carryItem(db: Kysely<Database>, accountId: string, itemId:
  */
 export async function carryMeeting(db: Kysely<Database>, accountId: string, meetingId: string, body: CarryTarget) {
   checkBody(body);
-  return db.transaction().execute(async (trx) => {
+  return inTransaction(db, async (trx) => {
     // Locking the source serializes two carries of the same meeting: the second carries nothing.
     const source = await meetingsRepo.findMeeting(trx, accountId, meetingId, true);
-    if (!source) throw errors.notFound('Meeting not found');
+    if (!source) throw notFound('Meeting');
     if (source.status !== 'COMPLETED' && source.status !== 'SKIPPED') {
-      throw errors.conflict('meeting_not_finished', `Only a COMPLETED or SKIPPED meeting can be carried; this one is ${source.status}`);
+      throw fail('meeting_not_finished', `Only a COMPLETED or SKIPPED meeting can be carried; this one is ${source.status}`);
     }
     const series = await activeSeries(trx, accountId, source.series_id);
     const points = await itemsRepo.lockOpenTalkingPoints(trx, source.id);

@@ -1,4 +1,5 @@
-import { errors } from '@app/http-errors';
+import { unsafeInputProblem } from '@app/http-errors/validation';
+import { fail } from './errors.js';
 
 /** Opaque keyset cursors: the sort key of the last row of a page, base64url JSON. */
 export function encodeCursor(values: (string | number)[]): string {
@@ -17,8 +18,9 @@ export function decodeCursor(cursor: string | undefined, arity: number): string[
   } catch {
     values = undefined;
   }
-  if (!Array.isArray(values) || values.length !== arity || !values.every((v) => typeof v === 'string' && v.length > 0 && v.length < 100 && !v.includes('\u0000'))) {
-    throw errors.badRequest('invalid_cursor', 'cursor is not one this API returned', [{ path: 'cursor', message: 'malformed cursor' }]);
+  // A NUL could come out of the base64: refused by the one input check, as everywhere else.
+  if (!Array.isArray(values) || values.length !== arity || unsafeInputProblem(values) !== null || !values.every((v) => typeof v === 'string' && v.length > 0 && v.length < 100)) {
+    throw fail('invalid_cursor', 'cursor is not one this API returned', { details: [{ path: 'cursor', message: 'malformed cursor' }] });
   }
   return values as string[];
 }

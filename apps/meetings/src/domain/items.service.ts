@@ -1,11 +1,12 @@
 import type { Kysely } from 'kysely';
-import { AppError, errors } from '@app/http-errors';
 import type { Database } from '../db/schema.js';
 import * as repo from '../db/items.repository.js';
 import * as meetingsRepo from '../db/meetings.repository.js';
 import { emit } from './events.js';
 import { assertWithinLimit } from './limits.js';
 import { toItem, toMeeting } from './views.js';
+import { inTransaction } from '@app/auth/runtime';
+import { fail, notFound } from './errors.js';
 
 export interface ItemCreate {
   kind: string;
@@ -20,14 +21,14 @@ export interface ItemCreate {
 
 /** Appends an OPEN item to a meeting (nested one level under `parentId` when given). */
 export async function createItem(db: Kysely<Database>, accountId: string, meetingId: string, input: ItemCreate) {
-  return db.transaction().execute(async (trx) => {
+  return inTransaction(db, async (trx) => {
     // The meeting row lock serializes position assignment and the per-meeting count.
     const meeting = await meetingsRepo.findMeeting(trx, accountId, meetingId, true);
-    if (!meeting) throw errors.notFound('Meeting not found');
+    if (!meeting) throw notFound('Meeting');
     if (input.parentId !== undefined) {
       const parent = await repo.findItem(trx, accountId, input.parentId);
-      if (!parent || parent.meeting_id !== meeting.id) throw new AppError(404, 'parent_not_found', 'parentId names no item of this meeting');
-      if (parent.parent_id !== null) throw errors.conflict('nesting_too_deep', 'Items nest one level deep: parentId must be a top-level item');
+      if (!parent || parent.meeting_id !== meeting.id) throw fail('parent_not_found', 'parentId names no item of this meeting');
+      if (parent.parent_id !== null) throw fail('nesting_too_deep', 'Items nest one level deep: parentId must be a top-level item');
     }
     assertWithinLimit('items', await repo.countMeetingItems(trx, meeting.id));
     const parentId = input.parentId ?? null;
@@ -61,9 +62,9 @@ export interface ItemPatch {
 
 /** Partial update of the listed fields; completedAt null reopens an action. */
 export async function updateItem(db: Kysely<Database>, accountId: string, id: string, input: ItemPatch) {
-  return db.transaction().execute(async (trx) => {
+  return inTransaction(db, async (trx) => {
   const row = await repo.findItem(trx, accountId, id);
-  if (!row) throw errors.notFound('Item not found');
+  if (!row) throw notFound('Item');
   const updated = await repo.updateItem(trx, id, {
     ...(input.kind !== undefined ? { kind: input.kind } : {}),
     ...(input.owner !== undefined ? { owner: input.owner } : {}),
@@ -79,9 +80,9 @@ export async function updateItem(db: Kysely<Database>, accountId: string, id: st
 
 /** Deletes an item and its nested items for good. */
 export async function deleteItem(db: Kysely<Database>, accountId: string, id: string): Promise<void> {
-  await db.transaction().execute(async (trx) => {
+  await inTransaction(db, async (trx) => {
     const row = await repo.findItem(trx, accountId, id);
-    if (!row) throw errors.notFound('Item not found');
+    if (!row) throw notFound('Item');
     await repo.deleteItem(trx, id);
     await emit(trx, accountId, 'item.deleted', toItem(row));
   });
@@ -92,14 +93,14 @@ export async function deleteItem(db: Kysely<Database>, accountId: string, id: st
  * otherwise 409 reorder_conflict (the client's view of the meeting is stale).
  */
 export async function reorderItems(db: Kysely<Database>, accountId: string, meetingId: string, itemIds: string[]) {
-  return db.transaction().execute(async (trx) => {
+  return inTransaction(db, async (trx) => {
     const meeting = await meetingsRepo.findMeeting(trx, accountId, meetingId, true);
-    if (!meeting) throw errors.notFound('Meeting not found');
+    if (!meeting) throw notFound('Meeting');
     const current = (await repo.listMeetingItems(trx, meeting.id)).filter((i) => i.parent_id === null).map((i) => i.id.toLowerCase());
     const wanted = itemIds.map((id) => id.toLowerCase());
     const exact = wanted.length === current.length && new Set(wanted).size === wanted.length && wanted.every((id) => current.includes(id));
     if (!exact) {
-      throw errors.conflict('reorder_conflict', `itemIds must list each of the meeting's ${current.length} top-level items exactly once`);
+      throw fail('reorder_conflict', `itemIds must list each of the meeting's ${current.length} top-level items exactly once`);
     }
     const rows = await repo.setTopLevelOrder(trx, meeting.id, wanted);
     // One call, one event: the meeting's order changed.

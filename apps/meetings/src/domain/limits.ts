@@ -1,4 +1,4 @@
-import { errors } from '@app/http-errors';
+import { fail } from './errors.js';
 
 /** The spec's per-account limits; exceeding one is a 409 with the limit's own code. */
 export const LIMITS = {
@@ -12,5 +12,5 @@ export const LIMITS = {
 /** Throws the limit's 409 unless `current + adding` stays within it. */
 export function assertWithinLimit(limit: keyof typeof LIMITS, current: number, adding = 1): void {
   const l = LIMITS[limit];
-  if (current + adding > l.max) throw errors.conflict(l.code, `Limit reached: at most ${l.max} ${l.what}`);
+  if (current + adding > l.max) throw fail(l.code, `Limit reached: at most ${l.max} ${l.what}`);
 }

@@ -1,5 +1,4 @@
 import type { Kysely } from 'kysely';
-import { AppError, errors } from '@app/http-errors';
 import type { Database } from '../db/schema.js';
 import { lockAccountResource } from '../db/locks.repository.js';
 import * as itemsRepo from '../db/items.repository.js';
@@ -10,6 +9,8 @@ import { emit } from './events.js';
 import { assertWithinLimit } from './limits.js';
 import { startsAtUtc } from './recurrence.js';
 import { inReadingOrder, toItem, toMeeting } from './views.js';
+import { inTransaction } from '@app/auth/runtime';
+import { fail, notFound } from './errors.js';
 
 /** The status moves DESIGN.md allows; the parking lot's DRAFT never moves. */
 const MOVES: Record<string, readonly string[]> = {
@@ -27,10 +28,10 @@ export interface MeetingCreate {
 
 /** Adds a SCHEDULED occurrence to an active series on any date that has none yet. */
 export async function createMeeting(db: Kysely<Database>, accountId: string, input: MeetingCreate, withPrivate: boolean) {
-  return db.transaction().execute(async (trx) => {
+  return inTransaction(db, async (trx) => {
     const series = await seriesRepo.findSeries(trx, accountId, input.seriesId);
-    if (!series) throw new AppError(404, 'series_not_found', 'Series not found');
-    if (series.archived_at !== null) throw errors.conflict('series_archived', 'An archived series takes no new meetings');
+    if (!series) throw fail('series_not_found', 'Series not found');
+    if (series.archived_at !== null) throw fail('series_archived', 'An archived series takes no new meetings');
     await lockAccountResource(trx, accountId, 'meetings');
     assertWithinLimit('meetings', await repo.countLiveMeetings(trx, accountId));
     const { row, created } = await repo.insertMeetingOrGet(trx, accountId, {
@@ -41,7 +42,7 @@ export async function createMeeting(db: Kysely<Database>, accountId: string, inp
       ...(input.sharedNotes !== undefined ? { sharedNotes: input.sharedNotes } : {}),
       ...(input.privateNotes !== undefined ? { privateNotes: input.privateNotes } : {}),
     });
-    if (!created) throw errors.conflict('meeting_exists', `The series already has a meeting on ${input.date}`);
+    if (!created) throw fail('meeting_exists', `The series already has a meeting on ${input.date}`);
     await emit(trx, accountId, 'meeting.updated', toMeeting(row, false));
     return toMeeting(row, withPrivate);
   });
@@ -73,7 +74,7 @@ export async function listMeetings(db: Kysely<Database>, accountId: string, q: M
  */
 export async function getMeeting(db: Kysely<Database>, accountId: string, id: string, withPrivate: boolean) {
   const row = await repo.findMeeting(db, accountId, id);
-  if (!row) throw errors.notFound('Meeting not found');
+  if (!row) throw notFound('Meeting');
   const [items, prev] = await Promise.all([
     itemsRepo.listMeetingItems(db, row.id),
     row.date === null ? Promise.resolve(undefined) : repo.findPreviousCompleted(db, row.series_id, row.date),
@@ -102,14 +103,14 @@ export interface MeetingPatch {
 
 /** Partial update guarded by baseRevision; a stale one is 409 with the server record. */
 export async function updateMeeting(db: Kysely<Database>, accountId: string, id: string, input: MeetingPatch, withPrivate: boolean) {
-  return db.transaction().execute(async (trx) => {
+  return inTransaction(db, async (trx) => {
     const row = await repo.findMeeting(trx, accountId, id, true);
-    if (!row) throw errors.notFound('Meeting not found');
+    if (!row) throw notFound('Meeting');
     if (input.baseRevision !== row.revision) {
-      throw errors.conflict('revision_conflict', `The meeting is at revision ${row.revision}, not ${input.baseRevision}; merge and retry`, { current: toMeeting(row, withPrivate) });
+      throw fail('revision_conflict', `The meeting is at revision ${row.revision}, not ${input.baseRevision}; merge and retry`, { extra: { current: toMeeting(row, withPrivate) } });
     }
     if (input.status !== undefined && input.status !== row.status && !(MOVES[row.status] ?? []).includes(input.status)) {
-      throw errors.conflict('invalid_status_transition', `A ${row.status} meeting cannot become ${input.status}`);
+      throw fail('invalid_status_transition', `A ${row.status} meeting cannot become ${input.status}`);
     }
     const updated = await repo.updateMeeting(trx, id, input);
     await emit(trx, accountId, 'meeting.updated', toMeeting(updated, false));
@@ -119,9 +120,9 @@ export async function updateMeeting(db: Kysely<Database>, accountId: string, id:
 
 /** Soft-deletes a meeting; its items go out of sight with it. */
 export async function deleteMeeting(db: Kysely<Database>, accountId: string, id: string): Promise<void> {
-  await db.transaction().execute(async (trx) => {
+  await inTransaction(db, async (trx) => {
     const row = await repo.softDeleteMeeting(trx, accountId, id);
-    if (!row) throw errors.notFound('Meeting not found');
+    if (!row) throw notFound('Meeting');
     await emit(trx, accountId, 'meeting.updated', toMeeting(row, false));
   });
 }

@@ -1,5 +1,4 @@
 import type { Kysely } from 'kysely';
-import { errors } from '@app/http-errors';
 import type { Database } from '../db/schema.js';
 import { lockAccountResource } from '../db/locks.repository.js';
 import * as repo from '../db/notes.repository.js';
@@ -7,6 +6,8 @@ import { decodeCursor, encodeCursor } from './cursor.js';
 import { emit } from './events.js';
 import { assertWithinLimit } from './limits.js';
 import { toNote, type Note } from './views.js';
+import { inTransaction } from '@app/auth/runtime';
+import { fail } from './errors.js';
 
 export interface NoteInput {
   yesterday?: string;
@@ -17,7 +18,7 @@ export interface NoteInput {
 }
 
 function revisionConflict(current: Note | null, message: string) {
-  return errors.conflict('revision_conflict', message, { current });
+  return fail('revision_conflict', message, { extra: { current } });
 }
 
 /**
@@ -32,7 +33,7 @@ export async function putNote(db: Kysely<Database>, accountId: string, date: str
     impediments: input.impediments ?? [],
     todayPriority: input.todayPriority ?? '',
   };
-  return db.transaction().execute(async (trx) => {
+  return inTransaction(db, async (trx) => {
     // Creates race on the date's unique key and on the account's note count: serialize them.
     await lockAccountResource(trx, accountId, 'notes');
     const row = await repo.findNoteForUpdate(trx, accountId, date);
@@ -57,9 +58,9 @@ export async function putNote(db: Kysely<Database>, accountId: string, date: str
 /** Soft-deletes the live note of `date`; 404 when there is none. */
 export async function deleteNote(db: Kysely<Database>, accountId: string, date: string): Promise<void> {
   // A deletion is an update of the day's note: its data carries deletedAt.
-  await db.transaction().execute(async (trx) => {
+  await inTransaction(db, async (trx) => {
     const row = await repo.softDeleteNote(trx, accountId, date);
-    if (!row) throw errors.notFound(`No note for ${date}`);
+    if (!row) throw fail('not_found', `No note for ${date}`);
     await emit(trx, accountId, 'note.updated', toNote(row));
   });
 }

@@ -1,6 +1,7 @@
 import type { Kysely } from 'kysely';
 import { canonicalTimezone } from '@app/auth/identity';
-import { AppError, errors, type ErrorDetail } from '@app/http-errors';
+import { inTransaction } from '@app/auth/runtime';
+import { errors, type ErrorDetail } from '@app/http-errors';
 import type { Database } from '../db/schema.js';
 import { lockAccountResource } from '../db/locks.repository.js';
 import * as meetingsRepo from '../db/meetings.repository.js';
@@ -11,6 +12,7 @@ import { assertWithinLimit } from './limits.js';
 import { materialize, ruleOf } from './occurrences.js';
 import { occurrencesFrom, startsAtUtc, todayIn } from './recurrence.js';
 import { toMeeting, toSeries } from './views.js';
+import { fail, notFound } from './errors.js';
 
 export interface SeriesInput {
   title: string;
@@ -59,10 +61,10 @@ async function checkParticipants(db: Kysely<Database>, accountId: string, ids: s
   const found = await peopleRepo.findPeople(db, accountId, ids);
   const missing = ids.filter((id) => !found.some((p) => p.id === id));
   if (missing.length > 0) {
-    throw new AppError(404, 'person_not_found', `No person with id ${missing.join(', ')}`);
+    throw fail('person_not_found', `No person with id ${missing.join(', ')}`);
   }
   const archived = found.filter((p) => p.archived_at !== null);
-  if (archived.length > 0) throw errors.conflict('person_archived', `Archived people cannot join a series: ${archived.map((p) => p.id).join(', ')}`);
+  if (archived.length > 0) throw fail('person_archived', `Archived people cannot join a series: ${archived.map((p) => p.id).join(', ')}`);
 }
 
 /**
@@ -73,7 +75,7 @@ export async function createSeries(db: Kysely<Database>, accountId: string, give
   const input = { ...given, timezone: checkTimezone(given.timezone)! };
   checkSchedule(input.cadence, input, true);
   const participantIds = input.participantIds ?? [];
-  return db.transaction().execute(async (trx) => {
+  return inTransaction(db, async (trx) => {
     await lockAccountResource(trx, accountId, 'series');
     assertWithinLimit('series', await repo.countActiveSeries(trx, accountId));
     await checkParticipants(trx, accountId, participantIds);
@@ -100,11 +102,11 @@ export async function createSeries(db: Kysely<Database>, accountId: string, give
  */
 export async function updateSeries(db: Kysely<Database>, accountId: string, id: string, given: SeriesPatch) {
   const input: SeriesPatch = given.timezone === undefined ? given : { ...given, timezone: checkTimezone(given.timezone)! };
-  return db.transaction().execute(async (trx) => {
+  return inTransaction(db, async (trx) => {
     const row = await repo.findSeries(trx, accountId, id, true);
-    if (!row) throw errors.notFound('Series not found');
+    if (!row) throw notFound('Series');
     checkSchedule(row.cadence, input, false);
-    if (row.archived_at !== null) throw errors.conflict('series_archived', 'An archived series cannot be changed');
+    if (row.archived_at !== null) throw fail('series_archived', 'An archived series cannot be changed');
     if (input.participantIds !== undefined) await checkParticipants(trx, accountId, input.participantIds);
     const updated = await repo.updateSeries(trx, id, {
       ...(input.title !== undefined ? { title: input.title } : {}),
@@ -126,7 +128,7 @@ export async function updateSeries(db: Kysely<Database>, accountId: string, id: 
 /** Archives a series (idempotent); its meetings stay readable. */
 export async function archiveSeries(db: Kysely<Database>, accountId: string, id: string) {
   const row = await repo.archiveSeries(db, accountId, id);
-  if (!row) throw errors.notFound('Series not found');
+  if (!row) throw notFound('Series');
   return toSeries(row);
 }
 

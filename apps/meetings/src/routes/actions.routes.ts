@@ -5,7 +5,7 @@ import type { Database } from '../db/schema.js';
 import * as actions from '../domain/actions.service.js';
 import * as search from '../domain/search.service.js';
 import { actionsQuery, searchQuery } from '../openapi.js';
-import { account, canRead, readsPrivate } from './http.js';
+import { account, readsPrivate } from './http.js';
 
 const listQuery = compileQuery<actions.ActionsQuery>(actionsQuery);
 const findQuery = compileQuery<search.SearchQuery & { includePrivate?: string }>(searchQuery);
@@ -13,10 +13,10 @@ const findQuery = compileQuery<search.SearchQuery & { includePrivate?: string }>
 /** GET /api/actions and GET /api/search: the cross-meeting reads. */
 export function actionsRoutes(db: Kysely<Database>): Router {
   const router = Router();
-  router.get('/actions', canRead, async (req, res) => {
+  router.get('/actions', async (req, res) => {
     res.json(await actions.listActions(db, account(req), listQuery.parse(req.query)));
   });
-  router.get('/search', canRead, async (req, res) => {
+  router.get('/search', async (req, res) => {
     const q = findQuery.parse(req.query);
     res.json(await search.search(db, account(req), q, readsPrivate(req, q.includePrivate)));
   });

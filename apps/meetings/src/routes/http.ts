@@ -1,20 +1,14 @@
 import type { Request, RequestHandler } from 'express';
-import { requireScope } from '@app/auth/identity';
-import { errors } from '@app/http-errors';
-
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-
-/** GET needs meetings:read; every other method meetings:write. */
-export const canRead: RequestHandler = requireScope('meetings:read');
-export const canWrite: RequestHandler = requireScope('meetings:write');
+import { isUuid } from '@app/http-errors/validation';
+import { fail, notFound } from '../domain/errors.js';
 
 /** The caller's account id (the routes run behind authenticate). */
 export const account = (req: Request): string => req.caller!.accountId;
 
 /** The `:id` path parameter; anything that is not a UUID names no record, so it is a 404. */
-export function pathId(req: Request, what: string): string {
+export function pathId(req: Request, what: Parameters<typeof notFound>[0]): string {
   const id = String(req.params.id);
-  if (!UUID.test(id)) throw errors.notFound(`${what} not found`);
+  if (!isUuid(id)) throw notFound(what);
   return id;
 }
 
@@ -35,7 +29,7 @@ export function writesPrivate(req: Request): boolean {
 export const noPrivateNotesForKeys: RequestHandler = (req, _res, next) => {
   const body: unknown = req.body;
   if (req.caller?.kind === 'key' && body !== null && typeof body === 'object' && !Array.isArray(body) && 'privateNotes' in body) {
-    return next(errors.forbidden('private_notes_forbidden', 'privateNotes are available to browser sessions only'));
+    return next(fail('private_notes_forbidden', 'privateNotes are available to browser sessions only'));
   }
   next();
 };

@@ -8,7 +8,10 @@ import { notesRoutes } from './notes.routes.js';
 import { peopleRoutes } from './people.routes.js';
 import { seriesRoutes } from './series.routes.js';
 
-/** Every /api route of the meetings service (the keys routes are mounted beside it). */
+/**
+ * Every /api route of the meetings service (the keys routes are mounted beside it). No route checks
+ * a scope: app.ts's scopeByMethod has, before any of them runs (GET/HEAD meetings:read, else write).
+ */
 export function apiRoutes(deps: AppDeps): Router {
   const router = Router();
   const { db } = deps;

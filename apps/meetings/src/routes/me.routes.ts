@@ -4,7 +4,7 @@ import { errors } from '@app/http-errors';
 import type { Kysely } from 'kysely';
 import type { Database } from '../db/schema.js';
 import { findAccount } from '../db/locks.repository.js';
-import { account, canRead } from './http.js';
+import { account } from './http.js';
 
 /**
  * GET /api/me: the account behind the key or session, how the caller authenticated, and the
@@ -12,7 +12,7 @@ import { account, canRead } from './http.js';
  */
 export function meRoutes(db: Kysely<Database>): Router {
   const router = Router();
-  router.get('/me', canRead, async (req, res) => {
+  router.get('/me', async (req, res) => {
     const timezone = callerTimezone(req);
     const row = await findAccount(db, account(req));
     if (!row) throw errors.unauthorized();

@@ -23,11 +23,6 @@ const bumpedUpdatedAt = sql<string>`greatest(clock_timestamp(), updated_at + int
  */
 const WRITE_STAMP = { updated_at: bumpedUpdatedAt, change_xid: sql<string>`pg_current_xact_id()` };
 
-/** Runs `fn` in one transaction. */
-export function inTransaction<T>(db: Db, fn: (trx: Db) => Promise<T>): Promise<T> {
-  return db.transaction().execute(fn);
-}
-
 /**
  * The list queries run on every list request: their SQL is assembled from fixed fragments
  * (values only ever as parameters) and sent as is, skipping the query builder, whose work per

@@ -1,5 +1,7 @@
 import { createHash } from 'node:crypto';
-import { AppError, errors } from '@app/http-errors';
+import { errors } from '@app/http-errors';
+import { isUuid } from '@app/http-errors/validation';
+import { fail } from './errors.js';
 
 export type View = 'all' | 'today' | 'upcoming' | 'completed';
 
@@ -40,7 +42,6 @@ export interface ChangesCursor {
   i: string;
 }
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 const ISO = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d{1,6})?Z$/;
 const DECIMAL = /^-?\d{1,20}(\.\d{1,16383})?$/;
 const XID = /^\d{1,20}$/;
@@ -61,13 +62,13 @@ export function encodeCursor(cursor: Cursor): string {
   return `${payload}.${checksum(payload)}`;
 }
 
-const invalid = () => errors.badRequest('invalid_cursor', 'cursor is malformed or was altered; start again without it', [{ path: 'cursor', message: 'is not a cursor this service issued' }]);
+const invalid = () => fail('invalid_cursor', 'cursor is malformed or was altered; start again without it', { details: [{ path: 'cursor', message: 'is not a cursor this service issued' }] });
 
 function isListCursor(c: Record<string, unknown>): boolean {
   const keys = Object.keys(c).sort().join(',');
   if (typeof c.v !== 'string' || !VIEWS.includes(c.v)) return false;
   if (!(c.t === null || (typeof c.t === 'string' && c.t.length > 0))) return false;
-  if (typeof c.i !== 'string' || !UUID.test(c.i)) return false;
+  if (typeof c.i !== 'string' || !isUuid(c.i)) return false;
   if (c.v === 'all') return keys === 'i,k,p,t,v' && typeof c.p === 'string' && DECIMAL.test(c.p);
   return keys === 'c,i,k,t,v' && typeof c.c === 'string' && ISO.test(c.c);
 }
@@ -75,13 +76,13 @@ function isListCursor(c: Record<string, unknown>): boolean {
 function isSearchCursor(c: Record<string, unknown>): boolean {
   return Object.keys(c).sort().join(',') === 'h,i,k,r'
     && typeof c.h === 'string' && typeof c.r === 'number' && Number.isFinite(c.r)
-    && typeof c.i === 'string' && UUID.test(c.i);
+    && typeof c.i === 'string' && isUuid(c.i);
 }
 
 function isChangesCursor(c: Record<string, unknown>): boolean {
   return Object.keys(c).sort().join(',') === 'i,k,lo,t,w,x'
     && typeof c.w === 'string' && typeof c.lo === 'string' && XID.test(c.lo) && typeof c.x === 'string' && XID.test(c.x)
-    && Number.isSafeInteger(c.t) && typeof c.i === 'string' && UUID.test(c.i);
+    && Number.isSafeInteger(c.t) && typeof c.i === 'string' && isUuid(c.i);
 }
 
 /** Decodes and strictly checks a token: 400 `invalid_cursor` for anything this service did not issue. */
@@ -110,7 +111,7 @@ export function listCursor(token: string, view: View, tag: string | null): ListC
   const c = decodeCursor(token);
   if (c.k !== 'list') throw kindMismatch(c.k, 'list');
   if (c.v !== view || c.t !== tag) {
-    throw errors.badRequest('invalid_cursor', 'cursor belongs to a different view or tag', [{ path: 'cursor', message: `was issued for view=${c.v}${c.t === null ? '' : ` and a tag`}` }]);
+    throw fail('invalid_cursor', 'cursor belongs to a different view or tag', { details: [{ path: 'cursor', message: `was issued for view=${c.v}${c.t === null ? '' : ` and a tag`}` }] });
   }
   return c;
 }
@@ -119,7 +120,7 @@ export function listCursor(token: string, view: View, tag: string | null): ListC
 export function searchCursor(token: string, q: string): SearchCursor {
   const c = decodeCursor(token);
   if (c.k !== 'search') throw kindMismatch(c.k, 'search');
-  if (c.h !== queryDigest(q)) throw errors.badRequest('invalid_cursor', 'cursor belongs to a different search', [{ path: 'cursor', message: 'was issued for another q' }]);
+  if (c.h !== queryDigest(q)) throw fail('invalid_cursor', 'cursor belongs to a different search', { details: [{ path: 'cursor', message: 'was issued for another q' }] });
   return c;
 }
 
@@ -135,10 +136,10 @@ export function changesCursor(token: string, workspaceId: string, nowSeconds: nu
   const c = decodeCursor(token);
   if (c.k !== 'changes') throw kindMismatch(c.k, 'changes');
   if (c.w !== queryDigest(workspaceId)) {
-    throw errors.badRequest('invalid_cursor', 'cursor belongs to another workspace', [{ path: 'cursor', message: 'was not issued to this account' }]);
+    throw fail('invalid_cursor', 'cursor belongs to another workspace', { details: [{ path: 'cursor', message: 'was not issued to this account' }] });
   }
   if (nowSeconds - c.t > CHANGES_CURSOR_DAYS * 86_400) {
-    throw new AppError(410, 'cursor_expired', `cursor is older than ${CHANGES_CURSOR_DAYS} days; start a full sync again without a cursor`);
+    throw fail('cursor_expired', `cursor is older than ${CHANGES_CURSOR_DAYS} days; start a full sync again without a cursor`);
   }
   return c;
 }

@@ -1,3 +1,4 @@
+import { inTransaction } from '@app/auth/runtime';
 import { emitEvent, noSubscriberFor } from '@app/auth/webhooks';
 import { errors, type ErrorDetail } from '@app/http-errors';
 import type { Kysely, RawBuilder } from 'kysely';
@@ -9,6 +10,7 @@ import type { TaskRow, TaskState } from '../db/tasks.repository.js';
 import { CHANGES_CURSOR_DAYS, encodeCursor, listCursor, queryDigest, searchCursor, type View } from './cursor.js';
 import { currentStartOfTomorrow, dueAtMillis } from './due-time.js';
 import { UNREADABLE_RULE, nextDue, parseRecurrence } from './recurrence.js';
+import { fail, taskNotFound } from './errors.js';
 
 type Db = Kysely<Database>;
 
@@ -111,7 +113,7 @@ function withSubtasks(r: TaskRow, subtasks: Task[]): TaskWithSubtasks {
   return task;
 }
 
-const notFound = () => errors.notFound('Task not found');
+const notFound = () => taskNotFound();
 
 /** The webhook events of the tasks service, each with the scope that reads its resource. */
 export const TASK_EVENTS = {
@@ -143,13 +145,13 @@ function checkShape(input: TaskInput): void {
 
 function checkPriority(priority: string | null | undefined): void {
   if (typeof priority === 'string' && !PRIORITIES.includes(priority)) {
-    throw errors.unprocessable('invalid_priority', 'priority must be high, medium or low', [{ path: '/priority', message: 'must be one of: high, medium, low' }]);
+    throw fail('invalid_priority', 'priority must be high, medium or low', { details: [{ path: '/priority', message: 'must be one of: high, medium, low' }] });
   }
 }
 
 function checkNotPast(dueAt: string): void {
   if (dueAtMillis(dueAt)! < Date.now() - LIMITS.pastDueGraceMs) {
-    throw errors.unprocessable('due_date_in_past', 'dueAt is in the past', [{ path: '/dueAt', message: 'must not be in the past' }]);
+    throw fail('due_date_in_past', 'dueAt is in the past', { details: [{ path: '/dueAt', message: 'must not be in the past' }] });
   }
 }
 
@@ -161,18 +163,18 @@ function checkIfMatch(ifMatch: IfMatch | undefined, task: TaskState): void {
 /** The parent named by parentId, locked (two racing creates cannot both take its last subtask slot); 404 unless live in the workspace. */
 async function loadParent(trx: Db, ctx: Context, parentId: string): Promise<TaskState> {
   const parent = await repo.findTask(trx, ctx.workspaceId, parentId, true);
-  if (!parent || parent.deleted_at !== null) throw errors.notFound('Parent task not found');
+  if (!parent || parent.deleted_at !== null) throw taskNotFound('Parent task not found');
   return parent;
 }
 
 /** A parent must be another top-level task with room for one more subtask. */
 async function checkParent(trx: Db, parent: TaskState, childId?: string): Promise<void> {
-  if (parent.id === childId) throw errors.unprocessable('parent_is_self', 'A task cannot be its own parent', [{ path: '/parentId', message: 'names the task itself' }]);
+  if (parent.id === childId) throw fail('parent_is_self', 'A task cannot be its own parent', { details: [{ path: '/parentId', message: 'names the task itself' }] });
   if (parent.parent_id !== null) {
-    throw errors.unprocessable('parent_is_subtask', 'Subtasks cannot have subtasks: parentId must name a top-level task', [{ path: '/parentId', message: 'names a subtask' }]);
+    throw fail('parent_is_subtask', 'Subtasks cannot have subtasks: parentId must name a top-level task', { details: [{ path: '/parentId', message: 'names a subtask' }] });
   }
   if ((await repo.countSubtasks(trx, parent.id)) >= LIMITS.subtasksPerParent) {
-    throw errors.conflict('subtask_limit_reached', `A task can have at most ${LIMITS.subtasksPerParent} subtasks`);
+    throw fail('subtask_limit_reached', `A task can have at most ${LIMITS.subtasksPerParent} subtasks`);
   }
 }
 
@@ -204,7 +206,7 @@ async function insertTask(db: Db, ctx: Context, input: TaskInput & { title: stri
 /** Creates a task: a subtask under `parentId`, or a top-level task at the end of the manual order. */
 export async function createTask(db: Db, ctx: Context, input: TaskInput & { title: string }): Promise<Task> {
   checkShape(input);
-  return repo.inTransaction(db, (trx) => insertNew(trx, ctx, input));
+  return inTransaction(db, (trx) => insertNew(trx, ctx, input));
 }
 
 /**
@@ -246,7 +248,7 @@ export async function createTaskOnce(
   once: CreateOnce,
 ): Promise<{ created: { status: 201; body: { item: Task } } } | { kept: KeptAnswer }> {
   checkShape(input);
-  const outcome = await repo.inTransaction(db, async (trx) => {
+  const outcome = await inTransaction(db, async (trx) => {
     if (!(await idempotency.claimKey(trx, once.accountId, once.keyHash, once.fingerprint))) return undefined;
     const item = await insertNew(trx, ctx, input);
     const created = { status: 201 as const, body: { item } };
@@ -256,7 +258,7 @@ export async function createTaskOnce(
   if (outcome) return outcome;
   const kept = await idempotency.findKeptAnswer(db, once.accountId, once.keyHash);
   // Claimed a moment ago by a create that then failed and rolled back: the caller may retry.
-  if (!kept) throw errors.conflict('idempotency_request_in_progress', 'A request with this Idempotency-Key is still being processed; retry shortly');
+  if (!kept) throw fail('idempotency_request_in_progress', 'A request with this Idempotency-Key is still being processed; retry shortly');
   return { kept };
 }
 
@@ -282,7 +284,7 @@ export async function autoTag(db: Db, ctx: Context, id: string): Promise<Task> {
 export async function updateTask(db: Db, ctx: Context, id: string, input: TaskInput, ifMatch?: IfMatch): Promise<Task> {
   checkShape(input);
   if (isPlainEdit(input)) return plainEdit(db, ctx, id, input, ifMatch);
-  return repo.inTransaction(db, async (trx) => {
+  return inTransaction(db, async (trx) => {
     const task = await findLive(trx, ctx, id, true);
     const moving = input.parentId !== undefined && input.parentId !== task.parent_id;
     const parent = moving && input.parentId ? await loadParent(trx, ctx, input.parentId) : undefined;
@@ -296,7 +298,7 @@ export async function updateTask(db: Db, ctx: Context, id: string, input: TaskIn
       if (parent) {
         await checkParent(trx, parent, id);
         if ((await repo.countSubtasks(trx, id)) > 0) {
-          throw errors.unprocessable('task_has_subtasks', 'A task with subtasks cannot become a subtask', [{ path: '/parentId', message: 'the task has subtasks' }]);
+          throw fail('task_has_subtasks', 'A task with subtasks cannot become a subtask', { details: [{ path: '/parentId', message: 'the task has subtasks' }] });
         }
         changes.position = null;
       } else {
@@ -348,7 +350,7 @@ async function plainEdit(db: Db, ctx: Context, id: string, input: TaskInput, ifM
   const changes = fieldChanges(input);
   const unobserved = await repo.updateLiveTask(db, ctx.workspaceId, id, changes, versions, noSubscriberFor(ctx.accountId, 'task.updated'));
   if (unobserved) return toTask(unobserved);
-  const updated = await repo.inTransaction(db, async (trx) => {
+  const updated = await inTransaction(db, async (trx) => {
     const row = await repo.updateLiveTask(trx, ctx.workspaceId, id, changes, versions);
     return row && emit(trx, ctx, 'task.updated', toTask(row));
   });
@@ -364,7 +366,7 @@ async function plainEdit(db: Db, ctx: Context, id: string, input: TaskInput, ifM
  * older than any valid feed cursor needs (a day of margin for transactions in flight) is pruned.
  */
 export async function deleteTask(db: Db, ctx: Context, id: string, ifMatch?: IfMatch): Promise<Task> {
-  const deleted = await repo.inTransaction(db, async (trx) => {
+  const deleted = await inTransaction(db, async (trx) => {
     const task = await findLive(trx, ctx, id, true);
     checkIfMatch(ifMatch, task);
     await repo.softDeleteSubtasks(trx, id);
@@ -378,7 +380,7 @@ async function findForStateChange(trx: Db, ctx: Context, id: string, ifMatch?: I
   const task = await repo.findTask(trx, ctx.workspaceId, id, true);
   if (!task) throw notFound();
   checkIfMatch(ifMatch, task);
-  if (task.deleted_at !== null) throw errors.conflict('task_deleted', 'The task is deleted');
+  if (task.deleted_at !== null) throw fail('task_deleted', 'The task is deleted');
   return task;
 }
 
@@ -389,9 +391,9 @@ async function findForStateChange(trx: Db, ctx: Context, id: string, ifMatch?: I
  * the manual order, with its subtasks copied open.
  */
 export async function completeTask(db: Db, ctx: Context, id: string, ifMatch?: IfMatch): Promise<{ item: Task; next: Task | null }> {
-  return repo.inTransaction(db, async (trx) => {
+  return inTransaction(db, async (trx) => {
     const task = await findForStateChange(trx, ctx, id, ifMatch);
-    if (task.completed_at !== null) throw errors.conflict('task_already_completed', 'The task is already completed');
+    if (task.completed_at !== null) throw fail('task_already_completed', 'The task is already completed');
     const item = await emit(trx, ctx, 'task.completed', toTask(await repo.updateTask(trx, ctx.workspaceId, id, { completed_at: 'now' })));
     const rule = task.recurrence === null ? undefined : parseRecurrence(task.recurrence);
     if (!rule) return { item, next: null };
@@ -437,9 +439,9 @@ export async function completeTask(db: Db, ctx: Context, id: string, ifMatch?: I
 
 /** Reopens a completed task. */
 export async function reopenTask(db: Db, ctx: Context, id: string, ifMatch?: IfMatch): Promise<Task> {
-  return repo.inTransaction(db, async (trx) => {
+  return inTransaction(db, async (trx) => {
     const task = await findForStateChange(trx, ctx, id, ifMatch);
-    if (task.completed_at === null) throw errors.conflict('task_not_completed', 'The task is not completed');
+    if (task.completed_at === null) throw fail('task_not_completed', 'The task is not completed');
     return emit(trx, ctx, 'task.reopened', toTask(await repo.updateTask(trx, ctx.workspaceId, id, { completed_at: null })));
   });
 }
@@ -449,15 +451,15 @@ export async function reopenTask(db: Db, ctx: Context, id: string, ifMatch?: IfM
  * and nothing at all when it is already there, so repeating a move changes nothing.
  */
 export async function moveTask(db: Db, ctx: Context, id: string, afterId: string | null): Promise<Task> {
-  return repo.inTransaction(db, async (trx) => {
+  return inTransaction(db, async (trx) => {
     const task = await findLive(trx, ctx, id, true);
     let after: TaskState | undefined;
     if (afterId !== null && afterId !== id) {
       after = await repo.findTask(trx, ctx.workspaceId, afterId);
-      if (!after || after.deleted_at !== null || after.parent_id !== null) throw errors.notFound('afterId does not name a task in the manual order');
+      if (!after || after.deleted_at !== null || after.parent_id !== null) throw taskNotFound('afterId does not name a task in the manual order');
     }
-    if (task.parent_id !== null) throw errors.conflict('not_top_level', 'Subtasks are ordered under their parent and cannot be moved');
-    if (afterId === id) throw errors.unprocessable('after_self', 'A task cannot be placed after itself', [{ path: '/afterId', message: 'names the task being moved' }]);
+    if (task.parent_id !== null) throw fail('not_top_level', 'Subtasks are ordered under their parent and cannot be moved');
+    if (afterId === id) throw fail('after_self', 'A task cannot be placed after itself', { details: [{ path: '/afterId', message: 'names the task being moved' }] });
     await repo.lockOrder(trx, ctx.workspaceId);
     const current = task.position!;
     let before: string | null;

@@ -2,7 +2,10 @@ import { Router } from 'express';
 import type { AppDeps } from '../deps.js';
 import { tasksRouter } from './tasks.routes.js';
 
-/** Every /api/v1 route of the tasks service (the keys routes are mounted beside it). */
+/**
+ * Every /api/v1 route of the tasks service (the keys routes are mounted beside it). No route checks
+ * a scope: app.ts's scopeByMethod has, before any of them runs (GET/HEAD tasks:read, else write).
+ */
 export function apiRoutes(deps: AppDeps): Router {
   const router = Router();
   router.use(tasksRouter(deps));

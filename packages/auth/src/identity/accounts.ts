@@ -7,6 +7,7 @@ import { hashPassword, verifyPassword } from './passwords.js';
 import * as repo from './repository.js';
 import type { AccountRecord, AnyDb } from './repository.js';
 import { hashSecret } from './tokens.js';
+import { inTransaction } from '../runtime/database.js';
 
 /** What a service adds to every new account, however it is made (sign-up or the admin command). */
 export interface AdminHooks {
@@ -32,7 +33,7 @@ export async function createAccount(
   hooks: AdminHooks = {},
 ): Promise<({ accountId: string } & Record<string, unknown>) | undefined> {
   try {
-    return await db.transaction().execute(async (trx) => {
+    return await inTransaction(db, async (trx) => {
       if (await repo.emailTaken(trx, input.email)) return undefined;
       const { id } = await repo.insertAccount(trx, input.email, input.timezone, input.passwordHash);
       const extra = hooks.onAccountCreated ? await hooks.onAccountCreated(trx, id) : {};

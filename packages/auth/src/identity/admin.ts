@@ -1,3 +1,4 @@
+import { isUuid } from '@app/http-errors/validation';
 import { parseArgs } from 'node:util';
 import { createAccount, EMAIL_PATTERN, normalizeEmail, type AdminHooks } from './accounts.js';
 import type { AuthConfig } from './config.js';
@@ -18,7 +19,6 @@ export interface AdminIo {
   readStdin(): Promise<string>;
 }
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 const EMAIL = new RegExp(EMAIL_PATTERN);
 const COMMANDS = 'create-account, create-key, revoke-key, create-session, set-password';
 
@@ -28,7 +28,7 @@ function required(value: string | undefined, flag: string): string {
 }
 
 async function existingAccount(db: AnyDb, id: string): Promise<string> {
-  if (!UUID.test(id) || !(await repo.accountExists(db, id))) throw new AdminError(`no account with id ${id}`);
+  if (!isUuid(id) || !(await repo.accountExists(db, id))) throw new AdminError(`no account with id ${id}`);
   return id;
 }
 
@@ -93,7 +93,7 @@ export async function runAdminCommand(db: AnyDb, cfg: AuthConfig, argv: string[]
     }
     case 'revoke-key': {
       const id = required(str('id'), 'id');
-      const revoked = UUID.test(id) ? await repo.revokeKey(db, id) : undefined;
+      const revoked = isUuid(id) ? await repo.revokeKey(db, id) : undefined;
       if (!revoked) throw new AdminError(`no key with id ${id}`);
       forgetCredential(revoked.id);
       return { id: revoked.id, revoked: true };

@@ -1,6 +1,6 @@
 import { Router } from 'express';
 import { errors } from '@app/http-errors';
-import { compileBody } from '@app/http-errors/validation';
+import { compileBody, idPathParameter, isUuid } from '@app/http-errors/validation';
 import type { AuthConfig } from './config.js';
 import { DEFAULT_SESSION_TTL_SECONDS, cookieName } from './config.js';
 import { forgetCredential } from './credential-cache.js';
@@ -9,7 +9,6 @@ import * as repo from './repository.js';
 import type { AnyDb, KeyRecord } from './repository.js';
 import { hashSecret, newSecret } from './tokens.js';
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 /** A new key as returned once, at creation: the secret is never retrievable again. */
 export interface CreatedKey extends KeyRecord {
@@ -60,7 +59,7 @@ export const createKeyBodySchema = {
 } as const;
 
 /** The key id in `DELETE <keys path>/{id}`: a UUID; anything else is 404. */
-export const keyIdParameter = { name: 'id', in: 'path', required: true, schema: { type: 'string', maxLength: 36 }, description: 'The key id (a UUID; anything else is 404)' } as const;
+export const keyIdParameter = idPathParameter('The key id (a UUID; anything else is 404)');
 
 const createKeyBody = compileBody<{ name?: string; scopes?: string[] }>(createKeyBodySchema);
 
@@ -82,7 +81,7 @@ export function keysRouter(db: AnyDb, cfg: AuthConfig): Router {
   });
   router.delete('/:id', async (req, res) => {
     const id = req.params.id;
-    const revoked = UUID.test(id) ? await repo.revokeKey(db, id, req.caller!.accountId) : undefined;
+    const revoked = isUuid(id) ? await repo.revokeKey(db, id, req.caller!.accountId) : undefined;
     if (!revoked) throw errors.notFound('API key not found');
     forgetCredential(revoked.id);
     res.json({ id: revoked.id, revoked: true });

@@ -1,3 +1,4 @@
+import { idPathParameter } from '@app/http-errors/validation';
 import { authBodySchemas } from './auth-routes.js';
 import { PASSWORD_MAX_LENGTH, PASSWORD_MIN_LENGTH } from './passwords.js';
 
@@ -149,7 +150,7 @@ export function authOpenApiPaths(service: string): Record<string, object> {
         operationId: 'disconnectApp',
         summary: 'Disconnect an app: its access and refresh tokens stop working at once (session only)',
         security: [{ session: [] }],
-        parameters: [{ name: 'id', in: 'path', required: true, schema: { type: 'string', format: 'uuid', maxLength: 36 }, description: 'the connection id from the list (a UUID; anything else is 404)' }],
+        parameters: [idPathParameter('the connection id from the list (a UUID; anything else is 404)')],
         responses: {
           '200': json('disconnected', { type: 'object', additionalProperties: false, required: ['id', 'disconnected'], properties: { id: { type: 'string', format: 'uuid' }, disconnected: { const: true } } }),
           '401': error('`unauthorized`: no valid session'),

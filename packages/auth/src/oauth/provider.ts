@@ -14,6 +14,7 @@ import type { AnyDb } from '../identity/repository.js';
 import type { AuthDatabase } from '../identity/tables.js';
 import { OAUTH_ACCESS_PREFIX, OAUTH_REFRESH_PREFIX, hashSecret, newSecret } from '../identity/tokens.js';
 import * as repo from './repository.js';
+import { inTransaction } from '../runtime/database.js';
 
 /** Access tokens live an hour (DESIGN: within 1 h); a refresh token 30 days, and only until it is used once. */
 const ACCESS_TOKEN_TTL_SECONDS = 3600;
@@ -158,7 +159,7 @@ export class OAuthProvider implements OAuthServerProvider {
 
   async exchangeAuthorizationCode(client: OAuthClientInformationFull, authorizationCode: string, _verifier?: string, redirectUri?: string, resource?: URL): Promise<OAuthTokens> {
     const hash = hashSecret(authorizationCode);
-    const outcome = await this.db.transaction().execute(async (trx): Promise<Exchange> => {
+    const outcome = await inTransaction(this.db, async (trx): Promise<Exchange> => {
       // Locked, so two exchanges of one code cannot both succeed.
       const code = await repo.findCode(trx, hash, true);
       if (!code || code.clientId !== client.client_id) return { error: 'The authorization code is invalid' };
@@ -178,7 +179,7 @@ export class OAuthProvider implements OAuthServerProvider {
 
   async exchangeRefreshToken(client: OAuthClientInformationFull, refreshToken: string, scopes?: string[], resource?: URL): Promise<OAuthTokens> {
     const hash = hashSecret(refreshToken);
-    const outcome = await this.db.transaction().execute(async (trx): Promise<Exchange> => {
+    const outcome = await inTransaction(this.db, async (trx): Promise<Exchange> => {
       const token = await repo.findToken(trx, hash, true);
       if (!token || token.kind !== 'refresh' || token.clientId !== client.client_id) return { error: 'The refresh token is invalid' };
       if (token.grantRevoked) return { error: 'The app was disconnected' };

@@ -6,6 +6,7 @@ import { clientRegistrationHandler } from '@modelcontextprotocol/sdk/server/auth
 import { revocationHandler } from '@modelcontextprotocol/sdk/server/auth/handlers/revoke.js';
 import { tokenHandler } from '@modelcontextprotocol/sdk/server/auth/handlers/token.js';
 import { RETRY_AFTER_UNAVAILABLE_SECONDS, errors, isDependencyOutage } from '@app/http-errors';
+import { isUuid } from '@app/http-errors/validation';
 import type { AuthConfig } from '../identity/config.js';
 import { authenticate, requireAllowedOrigin, requireSession } from '../identity/middleware.js';
 import type { OAuthProvider } from './provider.js';
@@ -132,7 +133,7 @@ export function oauthRouter(o: OAuthRouterOptions): Router {
   });
   router.delete(`/auth/${svc}/apps/:id`, ...session, async (req, res) => {
     const id = String(req.params.id);
-    if (!/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(id) || !(await o.provider.endGrant(id, req.caller!.accountId))) {
+    if (!isUuid(id) || !(await o.provider.endGrant(id, req.caller!.accountId))) {
       throw errors.notFound('No such connected app');
     }
     res.json({ id, disconnected: true });

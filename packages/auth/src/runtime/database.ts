@@ -1,4 +1,4 @@
-import { Kysely, Migrator, PostgresDialect, sql, type Migration, type PostgresPool, type PostgresPoolClient } from 'kysely';
+import { Kysely, Migrator, PostgresDialect, sql, type Migration, type PostgresPool, type PostgresPoolClient, type Transaction } from 'kysely';
 import pg from 'pg';
 import { DependencyUnavailableError } from '@app/http-errors';
 
@@ -143,6 +143,16 @@ function resilient(pool: pg.Pool): PostgresPool {
     },
     end: () => pool.end(),
   };
+}
+
+/**
+ * Runs `work` in one transaction, committed when it resolves and rolled back when it throws: the
+ * one way every service opens a transaction. Postgres's default isolation (READ COMMITTED) and no
+ * retry: the rules that need more take row locks inside `work`, and a serialization failure that
+ * still happens is the error handler's 409 `concurrent_update`.
+ */
+export function inTransaction<DB, T>(db: Kysely<DB>, work: (trx: Transaction<DB>) => Promise<T>): Promise<T> {
+  return db.transaction().execute(work);
 }
 
 export function createDb<DB>(pool: pg.Pool): Kysely<DB> {

@@ -1,3 +1,4 @@
+import { idPathParameter } from '@app/http-errors/validation';
 import type { EventCatalog } from './events.js';
 import { MAX_SUBSCRIPTIONS, attemptSchema, createBodySchema, deliveriesQuerySchema, subscriptionSchema, subscriptionWithSecretSchema, updateBodySchema } from './schemas.js';
 
@@ -21,7 +22,7 @@ const common = {
 const badBody = err('`validation_failed` (details give each JSON pointer; a private target without WEBHOOK_ALLOW_PRIVATE=1 is path /url), `invalid_json`');
 const tooLarge = err('`payload_too_large`: body over the service\'s limit');
 const notFound = err('`not_found`: no such subscription of this account (or an id that is not a UUID)');
-const idParam = { name: 'id', in: 'path', required: true, schema: { type: 'string', maxLength: 100 }, description: 'subscription id (UUID)' };
+const idParam = idPathParameter('subscription id (a UUID; anything else is 404)');
 
 /**
  * The webhook routes of a service's OpenAPI document at `path` (`/api/v1/webhooks`, ...), its tag

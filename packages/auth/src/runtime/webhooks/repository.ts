@@ -1,5 +1,5 @@
 import { CompiledQuery, sql } from 'kysely';
-import type { AnyDb } from '../database.js';
+import { inTransaction, type AnyDb } from '../database.js';
 
 type Db = AnyDb;
 
@@ -87,7 +87,7 @@ export async function setFailingSince(db: Db, id: string, since: 'now' | null): 
 
 /** Deletes the account's subscription with its deliveries and attempts (they have no foreign key). */
 export async function deleteSubscription(db: Db, accountId: string, id: string): Promise<boolean> {
-  return db.transaction().execute(async (trx) => {
+  return inTransaction(db, async (trx) => {
     const r = await trx.deleteFrom('webhook_subscriptions').where('account_id', '=', accountId).where('id', '=', id).executeTakeFirst();
     if (Number(r.numDeletedRows) === 0) return false;
     await forgetSubscription(trx, id);

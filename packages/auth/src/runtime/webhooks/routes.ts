@@ -1,15 +1,14 @@
 import { Router, type Request } from 'express';
 import { errors } from '@app/http-errors';
-import { compileBody, compileQuery } from '@app/http-errors/validation';
+import { compileBody, compileQuery, isUuid } from '@app/http-errors/validation';
 import { eventBody, newEventId, type EventCatalog } from './events.js';
 import * as repo from './repository.js';
 import type { SubscriptionRow } from './repository.js';
 import { MAX_SUBSCRIPTIONS, createBodySchema, deliveriesQuerySchema, updateBodySchema } from './schemas.js';
 import { newSigningSecret } from './signing.js';
 import { targetProblem } from './target.js';
-import type { AnyDb } from '../database.js';
+import { inTransaction, type AnyDb } from '../database.js';
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 /** How long a rotated-out secret keeps signing beside the new one. */
 const ROTATION_OVERLAP_MS = 24 * 3600_000;
 
@@ -59,7 +58,7 @@ export function webhooksRouter(o: WebhookRoutesOptions): Router {
   };
   const find = async (req: Request, lock = false, trx: AnyDb = db) => {
     const id = String(req.params.id);
-    const row = UUID.test(id) ? await repo.findSubscription(trx, req.caller!.accountId, id, lock) : undefined;
+    const row = isUuid(id) ? await repo.findSubscription(trx, req.caller!.accountId, id, lock) : undefined;
     if (!row) throw errors.notFound('Webhook subscription not found');
     return row;
   };
@@ -104,7 +103,7 @@ export function webhooksRouter(o: WebhookRoutesOptions): Router {
       changes.disabled_reason = null;
       changes.failing_since = null;
     }
-    const row = await db.transaction().execute(async (trx) => {
+    const row = await inTransaction(db, async (trx) => {
       const updated = await repo.updateSubscription(trx, req.caller!.accountId, String(req.params.id), changes);
       if (!updated) throw errors.notFound('Webhook subscription not found');
       // Turned off: what is still waiting is dropped with what will happen meanwhile.
@@ -115,13 +114,13 @@ export function webhooksRouter(o: WebhookRoutesOptions): Router {
   });
   router.delete('/:id', async (req, res) => {
     const id = String(req.params.id);
-    if (!UUID.test(id) || !(await repo.deleteSubscription(db, req.caller!.accountId, id))) throw errors.notFound('Webhook subscription not found');
+    if (!isUuid(id) || !(await repo.deleteSubscription(db, req.caller!.accountId, id))) throw errors.notFound('Webhook subscription not found');
     res.status(204).end();
   });
   router.post('/:id/rotate-secret', async (req, res) => {
     const secret = newSigningSecret();
     const expires = new Date(Date.now() + ROTATION_OVERLAP_MS).toISOString();
-    const row = await db.transaction().execute(async (trx) => {
+    const row = await inTransaction(db, async (trx) => {
       const current = await find(req, true, trx);
       return (await repo.updateSubscription(trx, current.account_id, current.id, { secret, previous_secret: current.secret, previous_secret_expires_at: expires }))!;
     });
@@ -131,7 +130,7 @@ export function webhooksRouter(o: WebhookRoutesOptions): Router {
     const sub = await find(req);
     if (!sub.enabled) throw errors.conflict('webhook_disabled', 'The subscription is disabled; enable it first');
     const eventId = newEventId();
-    await db.transaction().execute((trx) => repo.enqueueOne(trx, sub.id, eventId, 'ping', eventBody('ping', { subscriptionId: sub.id })));
+    await inTransaction(db, (trx) => repo.enqueueOne(trx, sub.id, eventId, 'ping', eventBody('ping', { subscriptionId: sub.id })));
     res.status(202).json({ eventId, type: 'ping' });
   });
   router.get('/:id/deliveries', async (req, res) => {
