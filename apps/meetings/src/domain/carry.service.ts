@@ -2,6 +2,7 @@ import type { Kysely } from 'kysely';
 import { errors } from '@app/http-errors';
 import type { Database } from '../db/schema.js';
 import * as itemsRepo from '../db/items.repository.js';
+import { lockAccountResource } from '../db/locks.repository.js';
 import * as meetingsRepo from '../db/meetings.repository.js';
 import * as seriesRepo from '../db/series.repository.js';
 import { emit } from './events.js';
@@ -64,6 +65,12 @@ async function resolveTarget(
   const next = await meetingsRepo.findNextOpenOccurrence(trx, series.id, after);
   if (next) return next;
   if (whenNone === 'parkingLot') return parkingLot(trx, accountId, series);
+  // Materializing: first the lock every materialization of the account takes, then look again.
+  // A concurrent carry may have materialized the occurrence after the look above; without the
+  // second look this one would read that occurrence as the latest and create the one after it.
+  await lockAccountResource(trx, accountId, 'meetings');
+  const materialized = await meetingsRepo.findNextOpenOccurrence(trx, series.id, after);
+  if (materialized) return materialized;
   const latest = await meetingsRepo.latestOccurrenceDate(trx, series.id);
   const from = nextDay(latest !== null && latest > after ? latest : after);
   const [row] = await materialize(trx, accountId, series, occurrencesFrom(ruleOf(series), from, 1));
