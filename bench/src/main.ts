@@ -1,11 +1,9 @@
-import { execFile, spawn, spawnSync } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { promisify } from 'node:util';
 import pg from 'pg';
-import {
-  createDatabase,
+import { adminCommand,   createDatabase,
   findExecutable,
   freePort,
   repoRoot,
@@ -29,7 +27,6 @@ import { mixedScenario, seedFleet } from './mixed.bench.js';
 import { WEBHOOKS_SCENARIO, webhookBench } from './webhooks.bench.js';
 import type { BenchContext, Scenario } from './types.js';
 
-const run = promisify(execFile);
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 50);
 const WARMUP_SECONDS = Number(process.env.BENCH_WARMUP_SECONDS ?? 3);
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
@@ -129,10 +126,7 @@ async function main(): Promise<number> {
     const ctx: BenchContext = {
       client,
       gateway,
-      async admin(service: Service, ...argv: string[]) {
-        const { stdout } = await run(process.execPath, [join(repoRoot, 'apps', service, 'dist', 'admin.js'), ...argv], { env: { ...process.env, DATABASE_URL: databaseUrl } });
-        return JSON.parse(stdout) as Record<string, any>;
-      },
+      admin: (service: Service, ...argv: string[]) => adminCommand(service, databaseUrl, ...argv),
       async getJson(path, headers) {
         const res = await fetch(`${gateway}${path}`, { headers });
         if (!res.ok) throw new Error(`GET ${path} answered ${res.status}: ${await res.text()}`);

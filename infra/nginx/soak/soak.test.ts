@@ -1,10 +1,8 @@
-import { execFile } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { promisify } from 'node:util';
-import { freePort, repoRoot, startEmbeddedPostgres, startProduct, startRedis, type RunningPostgres, type RunningProduct, type RunningRedis, type Service } from '@app/devstack';
+import { adminCommand, freePort, startEmbeddedPostgres, startProduct, startRedis, type RunningPostgres, type RunningProduct, type RunningRedis, type Service } from '@app/devstack';
 import { findLostWrites, printTable } from '../test/faults/load.js';
 
 /**
@@ -17,7 +15,6 @@ import { findLostWrites, printTable } from '../test/faults/load.js';
  * warm-up: a leak grows, garbage collection only swings), every acknowledged write in the database,
  * no service process exiting. Prints the RSS curve of each service.
  */
-const run = promisify(execFile);
 const SECONDS = Number(process.env.SOAK_SECONDS ?? 600);
 const WARM_UP_SECONDS = Math.min(120, Math.max(30, Math.round(SECONDS * 0.25)));
 const SAMPLE_MS = 5000;
@@ -50,10 +47,7 @@ describe('soak: mixed and hostile load through the gateway', () => {
   /** Service processes that exited during the run (none may). */
   const exits: string[] = [];
 
-  const admin = async (service: Service, ...argv: string[]) => {
-    const { stdout } = await run(process.execPath, [join(repoRoot, 'apps', service, 'dist', 'admin.js'), ...argv], { env: { ...process.env, DATABASE_URL: pgServer.url } });
-    return JSON.parse(stdout) as Record<string, string>;
-  };
+  const admin = (service: Service, ...argv: string[]) => adminCommand(service, pgServer.url, ...argv);
   const accounts = {} as Record<Service, [Account, Account]>;
 
   beforeAll(async () => {
@@ -76,7 +70,7 @@ describe('soak: mixed and hostile load through the gateway', () => {
       const pair: Account[] = [];
       for (const who of ['a', 'b']) {
         const account = await admin(svc, 'create-account', '--email', `soak-${svc}-${who}@example.test`);
-        pair.push({ accountId: account.accountId!, auth: `Bearer ${(await admin(svc, 'create-key', '--account', account.accountId!)).key}` });
+        pair.push({ accountId: account.accountId!, auth: `Bearer ${(await admin(svc, 'create-key', '--account', account.accountId)).key}` });
       }
       accounts[svc] = pair as [Account, Account];
     }

@@ -1,10 +1,8 @@
-import { execFile } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { promisify } from 'node:util';
-import { freePort, repoRoot, startEmbeddedPostgres, startProduct, startReceiver, startRedis, type Receiver, type RunningPostgres, type RunningProduct, type RunningRedis } from '@app/devstack';
+import { adminCommand, freePort, startEmbeddedPostgres, startProduct, startReceiver, startRedis, type Receiver, type RunningPostgres, type RunningProduct, type RunningRedis } from '@app/devstack';
 import { printTable } from './faults/load.js';
 
 /**
@@ -14,7 +12,6 @@ import { printTable } from './faults/load.js';
  * deliveries are in flight, a receiver that is down for a while. After each, every event whose
  * write was acknowledged arrives, and no event is ever in flight twice at once.
  */
-const run = promisify(execFile);
 jest.setTimeout(180_000);
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
@@ -35,10 +32,7 @@ describe('webhooks under faults', () => {
   let answerDelayMs = 20;
   const rows: Array<Record<string, string | number>> = [];
 
-  const admin = async (...argv: string[]) => {
-    const { stdout } = await run(process.execPath, [join(repoRoot, 'apps', 'tasks', 'dist', 'admin.js'), ...argv], { env: { ...process.env, DATABASE_URL: pgServer.url } });
-    return JSON.parse(stdout) as Record<string, string>;
-  };
+  const admin = (...argv: string[]) => adminCommand('tasks', pgServer.url, ...argv);
 
   /** A receiver on the same port each time, counting overlapping deliveries of one event. */
   async function openReceiver(): Promise<void> {
@@ -122,7 +116,7 @@ describe('webhooks under faults', () => {
     if (!product.gateway) throw new Error('nginx is not installed: apt-get install -y nginx-light');
     gateway = product.gateway;
     const account = await admin('create-account', '--email', 'hooks@example.test');
-    auth = `Bearer ${(await admin('create-key', '--account', account.accountId!)).key}`;
+    auth = `Bearer ${(await admin('create-key', '--account', account.accountId)).key}`;
     const res = await fetch(`${gateway}/api/v1/webhooks`, {
       method: 'POST',
       headers: { authorization: auth, 'content-type': 'application/json' },

@@ -1,11 +1,9 @@
-import { execFile } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { promisify } from 'node:util';
 import pg from 'pg';
-import { freePort, repoRoot, startEmbeddedPostgres, startProduct, startRedis, waitForPort, type RunningPostgres, type RunningProduct, type RunningRedis, type Service } from '@app/devstack';
+import { adminCommand, freePort, startEmbeddedPostgres, startProduct, startRedis, waitForPort, type RunningPostgres, type RunningProduct, type RunningRedis, type Service } from '@app/devstack';
 import { findLostWrites, printTable, runLoad, summarize, type Target } from './faults/load.js';
 
 /**
@@ -14,7 +12,6 @@ import { findLostWrites, printTable, runLoad, summarize, type Target } from './f
  * kills and restarts under load. Each phase prints what the clients saw and re-reads every write
  * that was acknowledged.
  */
-const run = promisify(execFile);
 jest.setTimeout(180_000);
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -31,12 +28,7 @@ describe('faults under load through the gateway', () => {
   const rows: Array<Record<string, string | number>> = [];
   const supervisorLog: string[] = [];
 
-  const admin = async (service: Service, ...argv: string[]) => {
-    const { stdout } = await run(process.execPath, [join(repoRoot, 'apps', service, 'dist', 'admin.js'), ...argv], {
-      env: { ...process.env, DATABASE_URL: pgServer.url },
-    });
-    return JSON.parse(stdout) as Record<string, string>;
-  };
+  const admin = (service: Service, ...argv: string[]) => adminCommand(service, pgServer.url, ...argv);
   /** Each service's process and restarts: unchanged across a phase means nothing crashed. */
   const pids = () => Object.fromEntries(Object.entries(product.instances).map(([svc, [instance]]) => [svc, `${instance!.process.pid} restarts ${instance!.restarts}`]));
 
@@ -59,7 +51,7 @@ describe('faults under load through the gateway', () => {
     gateway = product.gateway;
     for (const svc of ['tasks', 'meetings', 'clipboard'] as const) {
       const account = await admin(svc, 'create-account', '--email', `faults-${svc}@example.test`);
-      auth[svc] = `Bearer ${(await admin(svc, 'create-key', '--account', account.accountId!)).key}`;
+      auth[svc] = `Bearer ${(await admin(svc, 'create-key', '--account', account.accountId)).key}`;
     }
   });
 

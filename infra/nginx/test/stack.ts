@@ -1,12 +1,10 @@
-import { execFile, spawn, type ChildProcess } from 'node:child_process';
+import { spawn, type ChildProcess } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { promisify } from 'node:util';
-import { SERVICES, createDatabase, dropDatabase, freePort, repoRoot, startProduct, type Instance, type Service } from '@app/devstack';
+import { adminCommand, SERVICES, createDatabase, dropDatabase, freePort, repoRoot, startProduct, type Instance, type Service } from '@app/devstack';
 
-const run = promisify(execFile);
 export type { Service };
 
 export interface Stack {
@@ -66,12 +64,7 @@ export async function startStack(env: Partial<Record<Service, Record<string, str
     instances: product.instances,
     databaseUrl,
     process: (service) => product.children[service],
-    async admin(service, ...argv) {
-      const { stdout } = await run(process.execPath, [join(repoRoot, 'apps', service, 'dist', 'admin.js'), ...argv], {
-        env: { ...process.env, DATABASE_URL: databaseUrl },
-      });
-      return JSON.parse(stdout) as Record<string, any>;
-    },
+    admin: (service, ...argv) => adminCommand(service, databaseUrl, ...argv),
     adminWithStdin(service, stdin, ...argv) {
       const child = spawn(process.execPath, [join(repoRoot, 'apps', service, 'dist', 'admin.js'), ...argv], {
         env: { ...process.env, DATABASE_URL: databaseUrl },
