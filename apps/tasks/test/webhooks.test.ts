@@ -1,4 +1,5 @@
 import { startReceiver, type Receiver } from '@app/devstack';
+import { sql } from 'kysely';
 import { createTask } from './helpers/factories.js';
 import { startTestApp, type Caller, type TestApp } from './helpers/harness.js';
 
@@ -307,4 +308,32 @@ describe('webhook deliveries', () => {
     expect(metrics.text).toMatch(/webhook_deliveries_total\{outcome="delivered"[^}]*\} [1-9]/);
     expect(metrics.text).toMatch(/webhook_queue_age_seconds\{[^}]*\} \d/);
   });
+});
+
+describe('stopping the delivery worker', () => {
+  it('finishes its deliveries in flight: every job is released, and nothing fails after it stopped', async () => {
+    // A second process on the same database, with the default 8 workers: every one of its jobs
+    // ends at once when it stops, so their completions contend for its queue connections.
+    const other = await startTestApp({ WEBHOOK_ALLOW_PRIVATE: '1' }, { shareWith: t, webhooks: true });
+    const unhandled: unknown[] = [];
+    const onUnhandled = (reason: unknown) => unhandled.push(reason);
+    process.on('unhandledRejection', onUnhandled);
+    try {
+      receiver.answer = () => new Promise((resolve) => setTimeout(() => resolve(204), 300));
+      for (let i = 0; i < 16; i++) {
+        const c = await t.caller();
+        await subscribe(c, { events: ['task.created'] });
+        await createTask(t, c);
+      }
+      await receiver.waitFor((all) => all.length >= 4, 10_000);
+      await other.close();
+      // A completion left waiting for a connection of the ended pool fails 5 s later.
+      await sleep(6_000);
+      expect(unhandled).toEqual([]);
+      const { rows } = await sql<{ n: number }>`select count(*)::int as n from tasks_worker._private_jobs where locked_by is not null and locked_at < now() - interval '6 seconds'`.execute(t.db);
+      expect(rows[0]!.n).toBe(0);
+    } finally {
+      process.off('unhandledRejection', onUnhandled);
+    }
+  }, 40_000);
 });

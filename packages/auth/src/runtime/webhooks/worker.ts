@@ -315,7 +315,15 @@ export function createWebhookWorker(o: WebhookWorkerOptions): WebhookWorker {
         lastWorkerLog = Date.now();
         log.warn({ worker: message }, 'webhook queue');
       }),
-      preset: { plugins: [existingSchemaPlugin(schema)], worker: { localQueue: { size: o.concurrency } } },
+      preset: {
+        plugins: [existingSchemaPlugin(schema)],
+        // Completions are batched (0: those of one tick together) rather than sent one by one
+        // unawaited: stopping then waits for them, and a failure is the runner's (which ends and
+        // is started again) instead of an unhandled rejection. One-by-one, the jobs that all end
+        // at a stop waited for the few queue connections, the pool was ended under them, and
+        // their rows stayed locked until graphile's 4 h lock expiry.
+        worker: { localQueue: { size: o.concurrency }, completeJobBatchDelay: 0, failJobBatchDelay: 0 },
+      },
     });
     runner = current;
     const relaunch = () => {
