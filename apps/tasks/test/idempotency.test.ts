@@ -1,3 +1,4 @@
+import { sql } from 'kysely';
 import { startTestApp, type Caller, type TestApp } from './helpers/harness.js';
 
 const countTitled = async (t: TestApp, c: Caller, title: string) =>
@@ -115,6 +116,32 @@ describe('POST /api/v1/tasks with Idempotency-Key after the fast store lost its 
       if (r.status === 201) expect(r.body.item.id).toBe(first.body.item.id);
     }
     expect(await countTitled(t, c, 'lost and raced')).toBe(1);
+  });
+
+  it('takes over a key kept more than 24 hours ago, and each create sweeps a few expired keys', async () => {
+    const c = await t.caller();
+    const other = await t.caller();
+    const post = (caller: Caller, key: string, title: string) => t.http().post('/api/v1/tasks').set('Authorization', caller.auth).set('Idempotency-Key', key).send({ title });
+    const old = await post(c, 'a-day-old', 'yesterday').expect(201);
+    for (let i = 0; i < 12; i++) await post(other, `other-${i}`, `other ${i}`).expect(201);
+    // A day passes (for these keys); Redis forgot them too.
+    await t.db.updateTable('task_idempotency_keys').set({ created_at: sql<Date>`now() - interval '25 hours'` }).where('account_id', 'in', [c.accountId, other.accountId]).execute();
+    await t.redis.del(...(await t.redis.keys(`${t.config.redisPrefix}idem:*`)));
+    const kept = () => t.db.selectFrom('task_idempotency_keys').select(['account_id', 'task_id']).where('account_id', 'in', [c.accountId, other.accountId]).execute();
+    expect(await kept()).toHaveLength(13);
+
+    // The same key with another body is a new create now, not a conflict.
+    const fresh = await post(c, 'a-day-old', 'today').expect(201);
+    expect(fresh.body.item.id).not.toBe(old.body.item.id);
+    expect(fresh.headers['idempotent-replayed']).toBeUndefined();
+    // That create took over its own key and removed 8 expired ones of any account (oldest first).
+    let rows = await kept();
+    expect(rows).toHaveLength(13 - 8);
+    expect(rows).toContainEqual({ account_id: c.accountId, task_id: fresh.body.item.id });
+    await post(c, 'another-key', 'today too').expect(201);
+    rows = await kept();
+    expect(rows.filter((r) => r.account_id === other.accountId)).toEqual([]);
+    expect(rows).toHaveLength(2);
   });
 
   it('replays from Postgres in single-instance mode after a restart (the in-process store is empty)', async () => {

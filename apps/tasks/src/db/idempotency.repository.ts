@@ -1,4 +1,4 @@
-import { sql, type Kysely } from 'kysely';
+import { sql, type Kysely, type RawBuilder } from 'kysely';
 import type { Database } from './schema.js';
 
 type Db = Kysely<Database>;
@@ -13,30 +13,36 @@ export interface KeptAnswer {
   body: unknown;
 }
 
-/**
- * Takes `keyHash` for the account in the create's transaction, or returns false when another
- * create holds it: a concurrent one waits here on the row until the first commits or rolls back.
- * The account's expired keys are dropped first, so the table holds only a day of creates.
- */
-export async function claimKey(trx: Db, accountId: string, keyHash: Buffer, fingerprint: string): Promise<boolean> {
-  await trx.deleteFrom('task_idempotency_keys').where('account_id', '=', accountId).where('created_at', '<', sql<Date>`now() - ${KEPT_FOR}`).execute();
-  const row = await trx
-    .insertInto('task_idempotency_keys')
-    .values({ account_id: accountId, key_hash: keyHash, fingerprint, task_id: null, status: null, response: null })
-    .onConflict((oc) => oc.columns(['account_id', 'key_hash']).doNothing())
-    .returning('account_id')
-    .executeTakeFirst();
-  return row !== undefined;
-}
+/** Expired keys one create removes (oldest first), so the table holds about a day of creates. */
+const SWEEP = 8;
 
-/** Records the answer of the create that claimed the key (same transaction). */
-export async function keepAnswer(trx: Db, accountId: string, keyHash: Buffer, taskId: string, status: number, body: unknown): Promise<void> {
-  await trx
-    .updateTable('task_idempotency_keys')
-    .set({ task_id: taskId, status, response: JSON.stringify(body) })
-    .where('account_id', '=', accountId)
-    .where('key_hash', '=', keyHash)
-    .execute();
+/**
+ * Keeps `keyHash` for the account with the create's answer, in the create's transaction (after
+ * its insert), and records `event` (an expression such as a webhook emit, run only when the key
+ * was taken). Returns false when the key is held: by an earlier create within 24 hours, or by a
+ * concurrent one, which this statement waits for on the key's row until it commits or rolls
+ * back; the caller then rolls back. An expired key is taken over. One statement, which also
+ * sweeps a few expired keys of any account.
+ */
+export async function claimKey(trx: Db, accountId: string, keyHash: Buffer, answer: KeptAnswer & { taskId: string }, event: RawBuilder<unknown>): Promise<boolean> {
+  const { rows } = await sql<{ claimed: boolean }>`
+    with swept as (
+      delete from task_idempotency_keys k
+      where (k.account_id, k.key_hash) in (
+        select e.account_id, e.key_hash from task_idempotency_keys e
+        where e.created_at < now() - ${KEPT_FOR} and not (e.account_id = ${accountId} and e.key_hash = ${keyHash})
+        order by e.created_at limit ${SWEEP} for update skip locked
+      )
+    ), claimed as (
+      insert into task_idempotency_keys as k (account_id, key_hash, fingerprint, task_id, status, response)
+      values (${accountId}, ${keyHash}, ${answer.fingerprint}, ${answer.taskId}, ${answer.status}, ${JSON.stringify(answer.body)})
+      on conflict (account_id, key_hash) do update
+        set fingerprint = excluded.fingerprint, task_id = excluded.task_id, status = excluded.status, response = excluded.response, created_at = now()
+        where k.created_at < now() - ${KEPT_FOR}
+      returning 1
+    )
+    select true as claimed, ${event} from claimed`.execute(trx);
+  return rows.length > 0;
 }
 
 /** The first answer kept for this key within 24 hours, if any. */

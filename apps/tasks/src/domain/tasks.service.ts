@@ -1,5 +1,5 @@
 import { inTransaction } from '@app/auth/runtime';
-import { emitEvent, noSubscriberFor } from '@app/auth/webhooks';
+import { emitEvent, emitEventCall, noSubscriberFor } from '@app/auth/webhooks';
 import { errors, type ErrorDetail } from '@app/http-errors';
 import type { Kysely, RawBuilder } from 'kysely';
 import type { Database } from '../db/schema.js';
@@ -206,26 +206,23 @@ async function insertTask(db: Db, ctx: Context, input: TaskInput & { title: stri
 /** Creates a task: a subtask under `parentId`, or a top-level task at the end of the manual order. */
 export async function createTask(db: Db, ctx: Context, input: TaskInput & { title: string }): Promise<Task> {
   checkShape(input);
-  return inTransaction(db, (trx) => insertNew(trx, ctx, input));
+  // The `task.created` event (an outbox row) commits with the task.
+  return inTransaction(db, async (trx) => emit(trx, ctx, 'task.created', await insertNew(trx, ctx, input)));
 }
 
 /**
- * Inserts a new task and its `task.created` event (the outbox row commits with the task). The
- * place at the end of the order comes from a sequence, so a top-level task takes no lock; a
- * subtask locks its parent.
+ * Inserts a new task (without its event). The place at the end of the order comes from a
+ * sequence, so a top-level task takes no lock; a subtask locks its parent.
  */
 async function insertNew(trx: Db, ctx: Context, input: TaskInput & { title: string }): Promise<Task> {
-  let task: Task;
   if (input.parentId) {
     const parent = await loadParent(trx, ctx, input.parentId);
     checkBusinessRules(input);
     await checkParent(trx, parent);
-    task = await insertTask(trx, ctx, input, null);
-  } else {
-    checkBusinessRules(input);
-    task = await insertTask(trx, ctx, input, repo.endPosition);
+    return insertTask(trx, ctx, input, null);
   }
-  return emit(trx, ctx, 'task.created', task);
+  checkBusinessRules(input);
+  return insertTask(trx, ctx, input, repo.endPosition);
 }
 
 /** An Idempotency-Key create: the key as its SHA-256, and the request body's fingerprint. */
@@ -235,11 +232,16 @@ export interface CreateOnce {
   fingerprint: string;
 }
 
+/** Thrown inside a keyed create's transaction to roll it back: another create holds the key. */
+class KeyHeld extends Error {}
+
 /**
  * {@link createTask} under an Idempotency-Key kept in Postgres with the task, in one transaction:
- * the task, its event and its key commit together or not at all. When the key already holds an
- * answer (a replay whose Redis record is gone, or a concurrent duplicate that waited on the key's
- * row), nothing is created and that first answer is returned as `kept`.
+ * the task, its event and its key (with the answer) commit together or not at all. The task is
+ * inserted first and the key taken with the answer after, in the statement that also records
+ * the event. When the key already holds an answer (a replay whose Redis record is gone, or a
+ * concurrent duplicate that waited on the key's row), the insert is rolled back and that first
+ * answer is returned as `kept`.
  */
 export async function createTaskOnce(
   db: Db,
@@ -248,16 +250,19 @@ export async function createTaskOnce(
   once: CreateOnce,
 ): Promise<{ created: { status: 201; body: { item: Task } } } | { kept: KeptAnswer }> {
   checkShape(input);
-  const outcome = await inTransaction(db, async (trx) => {
-    if (!(await idempotency.claimKey(trx, once.accountId, once.keyHash, once.fingerprint))) return undefined;
-    const item = await insertNew(trx, ctx, input);
-    const created = { status: 201 as const, body: { item } };
-    await idempotency.keepAnswer(trx, once.accountId, once.keyHash, item.id, created.status, created.body);
-    return { created };
-  });
-  if (outcome) return outcome;
+  try {
+    return await inTransaction(db, async (trx) => {
+      const item = await insertNew(trx, ctx, input);
+      const created = { status: 201 as const, body: { item } };
+      const answer = { fingerprint: once.fingerprint, taskId: item.id, ...created };
+      if (!(await idempotency.claimKey(trx, once.accountId, once.keyHash, answer, emitEventCall(ctx.accountId, 'task.created', item)))) throw new KeyHeld();
+      return { created };
+    });
+  } catch (err) {
+    if (!(err instanceof KeyHeld)) throw err;
+  }
   const kept = await idempotency.findKeptAnswer(db, once.accountId, once.keyHash);
-  // Claimed a moment ago by a create that then failed and rolled back: the caller may retry.
+  // The key's answer expired between the two statements: the caller may retry.
   if (!kept) throw fail('idempotency_request_in_progress', 'A request with this Idempotency-Key is still being processed; retry shortly');
   return { kept };
 }

@@ -6,6 +6,7 @@ import * as createTasks from './2026_11_22_1000_create_tasks.js';
 import * as positionSequence from './2026_11_22_1100_position_sequence.js';
 import * as changesFeed from './2026_11_23_0900_changes_feed.js';
 import * as idempotencyKeys from './2026_11_23_2200_idempotency_keys.js';
+import * as idempotencySweep from './2026_11_24_0300_idempotency_sweep.js';
 
 /** Every migration of the tasks schema, by name; names sort in the order they apply. */
 export const migrations: Record<string, Migration> = {
@@ -15,5 +16,6 @@ export const migrations: Record<string, Migration> = {
   '2026_11_22_1100_position_sequence': positionSequence,
   '2026_11_23_0900_changes_feed': changesFeed,
   '2026_11_23_2200_idempotency_keys': idempotencyKeys,
+  '2026_11_24_0300_idempotency_sweep': idempotencySweep,
   ...webhookMigrations('tasks'),
 };

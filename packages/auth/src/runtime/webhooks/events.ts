@@ -34,6 +34,14 @@ export async function emitEvent(trx: AnyDb, accountId: string, type: string, dat
   await trx.executeQuery(CompiledQuery.raw(EMIT, [accountId, type, newEventId(), eventBody(type, data)]));
 }
 
+/**
+ * {@link emitEvent} as an expression, for a statement that records its event itself (in its
+ * select list, where it runs once per row that statement yields): one round trip less.
+ */
+export function emitEventCall(accountId: string, type: string, data: unknown): RawBuilder<unknown> {
+  return sql`webhook_emit(${accountId}, ${type}, ${newEventId()}, ${eventBody(type, data)})`;
+}
+
 const EMIT_MANY = 'select webhook_emit($1, t.type, t.id, t.body) from unnest($2::text[], $3::text[], $4::text[]) with ordinality as t(type, id, body, n) order by t.n';
 
 /** {@link emitEvent} for several events of one account, in this order, in one statement. */
