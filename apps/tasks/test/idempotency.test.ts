@@ -125,7 +125,7 @@ describe('POST /api/v1/tasks with Idempotency-Key after the fast store lost its 
     const old = await post(c, 'a-day-old', 'yesterday').expect(201);
     for (let i = 0; i < 12; i++) await post(other, `other-${i}`, `other ${i}`).expect(201);
     // A day passes (for these keys); Redis forgot them too.
-    await t.db.updateTable('task_idempotency_keys').set({ created_at: sql<Date>`now() - interval '25 hours'` }).where('account_id', 'in', [c.accountId, other.accountId]).execute();
+    await sql`update task_idempotency_keys set created_at = now() - interval '25 hours' where account_id in (${c.accountId}, ${other.accountId})`.execute(t.db);
     await t.redis.del(...(await t.redis.keys(`${t.config.redisPrefix}idem:*`)));
     const kept = () => t.db.selectFrom('task_idempotency_keys').select(['account_id', 'task_id']).where('account_id', 'in', [c.accountId, other.accountId]).execute();
     expect(await kept()).toHaveLength(13);
