@@ -48,4 +48,45 @@ describe('rate limit', () => {
     await t.http().get('/api/v1/tasks').set('Authorization', a.auth).expect(429);
     await t.http().get('/api/v1/tasks').set('Authorization', b.auth).expect(200);
   });
+
+  describe('with a budget large enough for leases', () => {
+    let big: TestApp;
+    let bigTwin: TestApp;
+    beforeAll(async () => {
+      big = await startTestApp({ RATE_LIMIT_PER_MINUTE: '200' });
+      bigTwin = await startTestApp({ RATE_LIMIT_PER_MINUTE: '200' }, { shareWith: big });
+    });
+    afterAll(async () => {
+      await bigTwin.close();
+      await big.close();
+    });
+
+    it('counts every request exactly on one instance, while Redis is asked for hits in leases', async () => {
+      const c = await big.caller();
+      for (let i = 1; i <= 200; i += 1) {
+        const ok = await big.http().get('/api/v1/tasks').set('Authorization', c.auth).expect(200);
+        expect(ok.headers['ratelimit-remaining']).toBe(String(200 - i));
+        if (i === 100) {
+          // The window's count in Redis holds every hit so far and at most one lease (32) more.
+          const [key] = await big.redis.keys(`${big.config.redisPrefix}rl:api:a:${c.accountId}`);
+          const counted = Number(await big.redis.get(key!));
+          expect(counted).toBeGreaterThanOrEqual(100);
+          expect(counted).toBeLessThanOrEqual(132);
+        }
+      }
+      const refused = await big.http().get('/api/v1/tasks').set('Authorization', c.auth).expect(429);
+      expect(refused.headers['ratelimit-remaining']).toBe('0');
+    });
+
+    it('never admits more than the limit across two instances under concurrent requests', async () => {
+      const c = await big.caller();
+      const statuses = await Promise.all(Array.from({ length: 260 }, async (_, i) =>
+        (await (i % 2 === 0 ? big : bigTwin).raw().get('/api/v1/tasks').set('Authorization', c.auth)).status));
+      const admitted = statuses.filter((s) => s === 200).length;
+      expect(statuses.filter((s) => s !== 200 && s !== 429)).toEqual([]);
+      // Hits leased by one instance and not used when the budget ran out are lost: a few at most.
+      expect(admitted).toBeLessThanOrEqual(200);
+      expect(admitted).toBeGreaterThanOrEqual(190);
+    });
+  });
 });

@@ -1,8 +1,8 @@
 import type { RequestHandler } from 'express';
 import { rateLimit, ipKeyGenerator, type Options } from 'express-rate-limit';
-import { RedisStore } from 'rate-limit-redis';
 import type { Redis } from 'ioredis';
 import { errors } from '@app/http-errors';
+import { LeasingRedisStore } from './rate-limit-store.js';
 
 export interface RateLimitOptions {
   /** Names the counter; part of the Redis key. */
@@ -52,15 +52,8 @@ export function createRateLimit(opts: RateLimitOptions): RequestHandler {
     const applies = opts.applies;
     options.skip = (req) => !applies(req.method);
   }
-  if (opts.redis) {
-    const redis = opts.redis;
-    options.store = new RedisStore({
-      prefix: `${opts.prefix}rl:${opts.name}:`,
-      // While Redis is away the request goes on unlimited at once, rather than waiting on it.
-      sendCommand: (command: string, ...args: string[]) =>
-        (redis.status === 'ready' ? redis.call(command, ...args) : Promise.reject(new Error('redis is not connected'))) as never,
-    });
-  }
+  // Without Redis the counts are this process's; while Redis is away requests pass (passOnStoreError).
+  if (opts.redis) options.store = new LeasingRedisStore(opts.redis, `${opts.prefix}rl:${opts.name}:`);
   return rateLimit(options);
 }
 
