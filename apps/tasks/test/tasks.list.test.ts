@@ -58,6 +58,22 @@ describe('GET /api/v1/tasks (views)', () => {
     expect(ids(await list(c, '?view=all').expect(200))).toEqual(ids(res));
   });
 
+  it('gives each task of view=all its subtasks exactly as GET /tasks/:id does: live ones, by createdAt, every field', async () => {
+    const parent = await createTask(t, c, { title: 'parent with three' });
+    const a = await createTask(t, c, { title: 'a', parentId: parent.id, dueAt: daysFromNow(2), tags: ['x', 'y'], notes: 'n', priority: 'high', location: 'desk' });
+    const b = await createTask(t, c, { title: 'b', parentId: parent.id });
+    const gone = await createTask(t, c, { title: 'gone', parentId: parent.id });
+    await t.http().post(`/api/v1/tasks/${b.id}/complete`).set('Authorization', c.auth).expect(200);
+    await t.http().delete(`/api/v1/tasks/${gone.id}`).set('Authorization', c.auth).expect(200);
+    const one = await t.http().get(`/api/v1/tasks/${parent.id}`).set('Authorization', c.auth).expect(200);
+    const listed = (await list(c, '?view=all').expect(200)).body.items.find((i: { id: string }) => i.id === parent.id);
+    expect(listed.subtasks.map((s: { id: string }) => s.id)).toEqual([a.id, b.id]);
+    expect(listed.subtasks).toEqual(one.body.item.subtasks);
+    expect(listed.subtasks[1].completedAt).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?Z$/);
+    expect(listed.progress).toEqual({ completed: 1, total: 2, allComplete: false });
+    await t.http().delete(`/api/v1/tasks/${parent.id}`).set('Authorization', c.auth).expect(200);
+  });
+
   it('lists view=today: open tasks of any level due before tomorrow in the caller\'s zone, overdue included, by createdAt', async () => {
     const res = await list(c, '?view=today').expect(200);
     expect(ids(res)).toEqual([made.sub.id, made.today.id, made.overdue.id]);

@@ -29,6 +29,7 @@ const WRITE_STAMP = { updated_at: bumpedUpdatedAt, change_xid: sql<string>`pg_cu
  * request was a measurable share of a list's CPU.
  */
 const LIST_COLUMNS = TASK_COLUMNS.map((c) => `t.${c}`).join(', ');
+const SUBTASK_COLUMNS = TASK_COLUMNS.map((c) => `s.${c}`).join(', ');
 
 async function rawRows<R>(db: Db, text: string, params: unknown[]): Promise<R[]> {
   return (await db.executeQuery<R>(CompiledQuery.raw(text, params))).rows;
@@ -40,20 +41,44 @@ function andParam(where: string[], params: unknown[], condition: string, value: 
   where.push(condition.replace('$?', `$${params.length}`));
 }
 
+/** A subtask as `json_agg` gives it: the row's columns, its timestamps in JSON's form (`...+00:00`). */
+type SubtaskJson = TaskRow;
+
+/** JSON's `2026-11-22T10:00:00.123456+00:00` (the session is in UTC) as the API's `...Z`. */
+const jsonTimestamp = (value: string | null): string | null => (value === null ? null : value.replace(/\+00:00$/, 'Z'));
+
 /**
- * view=all page: top-level, not deleted tasks of the workspace in manual order, after `afterPosition`.
- * Served by tasks_order_key (and tasks_tags_idx with a tag).
+ * view=all page: top-level, not deleted tasks of the workspace in manual order, after `afterPosition`,
+ * each with its not deleted subtasks (by createdAt, then id) in the same statement. Served by
+ * tasks_order_key (and tasks_tags_idx with a tag); the subtasks by tasks_parent_idx.
  */
 export async function listOrderedPage(
   db: Db,
   p: { workspaceId: string; tag: string | null; afterPosition: string | null; limit: number },
-): Promise<(TaskRow & { position: string })[]> {
+): Promise<(TaskRow & { position: string; subtasks: TaskRow[] })[]> {
   const params: unknown[] = [p.workspaceId];
   const where = ['t.workspace_id = $1', 't.parent_id is null', 't.deleted_at is null'];
   if (p.tag !== null) andParam(where, params, 't.tags @> array[$?]::text[]', p.tag);
   if (p.afterPosition !== null) andParam(where, params, 't.position > $?::numeric', p.afterPosition);
   params.push(p.limit);
-  return rawRows(db, `select ${LIST_COLUMNS}, t.position from tasks t where ${where.join(' and ')} order by t.position limit $${params.length}`, params);
+  const rows = await rawRows<TaskRow & { position: string; subtasks: SubtaskJson[] | null }>(db, `
+    select ${LIST_COLUMNS}, t.position, st.subtasks
+    from tasks t
+    left join lateral (
+      select json_agg(s order by s.created_at, s.id) as subtasks
+      from (select ${SUBTASK_COLUMNS} from tasks s where s.parent_id = t.id and s.deleted_at is null) s
+    ) st on true
+    where ${where.join(' and ')} order by t.position limit $${params.length}`, params);
+  return rows.map((r) => ({ ...r, subtasks: (r.subtasks ?? []).map(fromJson) }));
+}
+
+/** A subtask from json_agg with the timestamps the API writes. */
+function fromJson(s: SubtaskJson): TaskRow {
+  s.due_at = jsonTimestamp(s.due_at);
+  s.completed_at = jsonTimestamp(s.completed_at);
+  s.created_at = jsonTimestamp(s.created_at)!;
+  s.updated_at = jsonTimestamp(s.updated_at)!;
+  return s;
 }
 
 /**

@@ -529,16 +529,9 @@ export async function listTasks(db: Db, ctx: Context, query: ListQuery): Promise
   if (query.view === 'all') {
     const rows = await repo.listOrderedPage(db, { workspaceId: ctx.workspaceId, tag, afterPosition: after?.p ?? null, limit: limit + 1 });
     const page = rows.slice(0, limit);
-    const subtasks = await repo.listSubtasks(db, page.map((r) => r.id));
-    const byParent = new Map<string, Task[]>();
-    for (const s of subtasks) {
-      const list = byParent.get(s.parent_id!);
-      if (list) list.push(toTask(s));
-      else byParent.set(s.parent_id!, [toTask(s)]);
-    }
     const last = page[page.length - 1];
     return {
-      items: page.map((r) => withSubtasks(r, byParent.get(r.id) ?? [])),
+      items: page.map((r) => withSubtasks(r, r.subtasks.map(toTask))),
       nextCursor: rows.length > limit && last ? encodeCursor({ k: 'list', v: 'all', t: tag, p: last.position, i: last.id }) : null,
     };
   }
