@@ -72,7 +72,8 @@ async function main(): Promise<number> {
     rmSync(work, { recursive: true, force: true });
     rmSync(pgDir, { recursive: true, force: true });
   };
-  process.on('SIGINT', () => void cleanup().then(() => process.exit(130)));
+  // Ctrl-C, or a SIGTERM from whatever runs the bench: stop what it started, not leave it running.
+  for (const [signal, code] of [['SIGINT', 130], ['SIGTERM', 143]] as const) process.on(signal, () => void cleanup().then(() => process.exit(code)));
 
   try {
     log('starting Postgres (auto_explain preloaded), Redis, the three services and nginx...');
