@@ -7,6 +7,7 @@ import * as positionSequence from './2026_11_22_1100_position_sequence.js';
 import * as changesFeed from './2026_11_23_0900_changes_feed.js';
 import * as idempotencyKeys from './2026_11_23_2200_idempotency_keys.js';
 import * as idempotencySweep from './2026_11_24_0300_idempotency_sweep.js';
+import * as keptAnswerAsSent from './2026_11_24_0500_kept_answer_as_sent.js';
 
 /** Every migration of the tasks schema, by name; names sort in the order they apply. */
 export const migrations: Record<string, Migration> = {
@@ -17,5 +18,6 @@ export const migrations: Record<string, Migration> = {
   '2026_11_23_0900_changes_feed': changesFeed,
   '2026_11_23_2200_idempotency_keys': idempotencyKeys,
   '2026_11_24_0300_idempotency_sweep': idempotencySweep,
+  '2026_11_24_0500_kept_answer_as_sent': keptAnswerAsSent,
   ...webhookMigrations('tasks'),
 };
