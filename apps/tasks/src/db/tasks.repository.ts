@@ -1,3 +1,4 @@
+import { pgTimestampToIso } from '@app/auth/runtime';
 import { CompiledQuery, sql, type Kysely, type RawBuilder, type Selectable } from 'kysely';
 import type { Database, TasksTable } from './schema.js';
 
@@ -41,11 +42,8 @@ function andParam(where: string[], params: unknown[], condition: string, value: 
   where.push(condition.replace('$?', `$${params.length}`));
 }
 
-/** A subtask as `json_agg` gives it: the row's columns, its timestamps in JSON's form (`...+00:00`). */
-type SubtaskJson = TaskRow;
-
-/** JSON's `2026-11-22T10:00:00.123456+00:00` (the session is in UTC) as the API's `...Z`. */
-const jsonTimestamp = (value: string | null): string | null => (value === null ? null : value.replace(/\+00:00$/, 'Z'));
+/** JSON's `2026-11-22T10:00:00.123456+00:00` (the session is in UTC) as the API's `...Z`, as a column's text is. */
+const jsonTimestamp = (value: string | null): string | null => (value === null ? null : pgTimestampToIso(value));
 
 /**
  * view=all page: top-level, not deleted tasks of the workspace in manual order, after `afterPosition`,
@@ -61,7 +59,7 @@ export async function listOrderedPage(
   if (p.tag !== null) andParam(where, params, 't.tags @> array[$?]::text[]', p.tag);
   if (p.afterPosition !== null) andParam(where, params, 't.position > $?::numeric', p.afterPosition);
   params.push(p.limit);
-  const rows = await rawRows<TaskRow & { position: string; subtasks: SubtaskJson[] | null }>(db, `
+  const rows = await rawRows<TaskRow & { position: string; subtasks: TaskRow[] | null }>(db, `
     select ${LIST_COLUMNS}, t.position, st.subtasks
     from tasks t
     left join lateral (
@@ -75,7 +73,7 @@ export async function listOrderedPage(
 }
 
 /** A subtask from json_agg with the timestamps the API writes. */
-function fromJson(s: SubtaskJson): TaskRow {
+function fromJson(s: TaskRow): TaskRow {
   s.due_at = jsonTimestamp(s.due_at);
   s.completed_at = jsonTimestamp(s.completed_at);
   s.created_at = jsonTimestamp(s.created_at)!;

@@ -3,7 +3,7 @@ import pg from 'pg';
 import { DependencyUnavailableError } from '@app/http-errors';
 
 /** timestamptz as text (the session runs in UTC) -> ISO 8601 with `Z`, microseconds kept. */
-function pgTimestampToIso(text: string): string {
+export function pgTimestampToIso(text: string): string {
   // "2026-11-22 10:00:00.123456+00" -> "2026-11-22T10:00:00.123456Z", by slicing (a four-digit
   // year, the usual case: it runs for every timestamp of every row); else by pattern.
   if (text.charCodeAt(10) === 32 && text.endsWith('+00')) return `${text.slice(0, 10)}T${text.slice(11, -3)}Z`;
