@@ -97,6 +97,7 @@ describe('configuration validated at start', () => {
     ['clipboard', { DATABASE_URL: 'mysql://x@127.0.0.1:1/x' }, 'DATABASE_URL'],
     ['tasks', {}, 'DATABASE_URL'],
     ['meetings', { DATABASE_URL: 'postgres://x@127.0.0.1:1/x', ALLOWED_ORIGINS: 'not a url' }, 'ALLOWED_ORIGINS'],
+    ['clipboard', { DATABASE_URL: 'postgres://x@127.0.0.1:1/x', HEAP_GROWING_PERCENT: '-5' }, 'HEAP_GROWING_PERCENT'],
   ])('%s stops with one line naming the bad variable (%j)', async (service, env, variable) => {
     const { code, stderr } = await run(service, env);
     expect(code).not.toBe(0);

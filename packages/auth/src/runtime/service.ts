@@ -1,4 +1,5 @@
 import type { Server } from 'node:http';
+import { setFlagsFromString } from 'node:v8';
 import type { Express } from 'express';
 import type { Redis } from 'ioredis';
 import type { Kysely, Migration } from 'kysely';
@@ -42,6 +43,8 @@ async function startService<C extends ServiceEnv, DB>(spec: ServiceSpec<C, DB>):
     throw err;
   }
   const logger = createLogger(spec.name, config.logLevel);
+  // V8 reads the flag each time a full collection sets the heap's next limit, so it applies from here on.
+  if (config.heapGrowingPercent > 0) setFlagsFromString(`--heap-growing-percent=${config.heapGrowingPercent}`);
   // A bug that leaves a promise unhandled fails its request, not the process (and every other
   // request with it); it is logged in full to be fixed.
   process.on('unhandledRejection', (reason) => {
