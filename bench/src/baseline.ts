@@ -1,5 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import express from 'express';
 import pg from 'pg';
 
 /**
@@ -7,6 +8,9 @@ import pg from 'pg';
  * rate limit or logging. Each route replays statements captured from the product (or, for
  * writes, a bare INSERT/UPDATE), parses the rows into JS objects with pg's default parsers and
  * answers with plain JSON.stringify.
+ *
+ * A route with `via: 'express'` is served instead by a minimal Express 5 app (express.json() and
+ * one handler, res.json): the framework's own floor, with nothing of the product around it.
  *
  * Run as its own process: `node baseline.js <routes.json> <port>` with DATABASE_URL set.
  */
@@ -16,6 +20,7 @@ export interface BaselineRoute {
   statements: Array<{ sql: string; params: Array<string | null> }>;
   /** Parameter index -> values used round-robin (e.g. the task a PATCH updates). */
   rotate?: Record<number, string[]>;
+  via?: 'express';
 }
 
 function main(): void {
@@ -31,35 +36,52 @@ function main(): void {
     return pool;
   };
   const counters = new Map<string, number>();
-
-  const handle = async (req: IncomingMessage, res: ServerResponse) => {
-    const path = (req.url ?? '/').split('?')[0]!;
-    const route = routes[path];
-    if (!route) {
-      res.writeHead(404).end();
-      return;
-    }
-    // Drain the request body (writes send one, as the product's clients do).
-    for await (const _ of req) void _;
+  /** The route's statements in order, with this request's rotated parameters; the rows as the response body. */
+  const run = async (path: string, route: BaselineRoute): Promise<object> => {
     const n = counters.get(path) ?? 0;
     counters.set(path, n + 1);
+    const results: unknown[][] = [];
+    for (const statement of route.statements) {
+      const params = statement.params.map((p, i) => {
+        const values = route.rotate?.[i];
+        return values ? values[n % values.length]! : p;
+      });
+      results.push((await poolFor(route.schema).query(statement.sql, params)).rows);
+    }
+    return results.length === 1 ? { items: results[0] } : { results };
+  };
+
+  const handle = async (req: IncomingMessage, res: ServerResponse, path: string, route: BaselineRoute) => {
+    // Drain the request body (writes send one, as the product's clients do).
+    for await (const _ of req) void _;
     try {
-      const results: unknown[][] = [];
-      for (const statement of route.statements) {
-        const params = statement.params.map((p, i) => {
-          const values = route.rotate?.[i];
-          return values ? values[n % values.length]! : p;
-        });
-        results.push((await poolFor(route.schema).query(statement.sql, params)).rows);
-      }
-      const body = JSON.stringify(results.length === 1 ? { items: results[0] } : { results });
+      const body = JSON.stringify(await run(path, route));
       res.writeHead(200, { 'content-type': 'application/json' }).end(body);
     } catch (err) {
       res.writeHead(500, { 'content-type': 'application/json' }).end(JSON.stringify({ error: (err as Error).message }));
     }
   };
+
+  // As the product's app is set: no ETag of each body, no X-Powered-By.
+  const app = express();
+  app.set('etag', false);
+  app.disable('x-powered-by');
+  app.use(express.json());
+  for (const [path, route] of Object.entries(routes)) {
+    if (route.via !== 'express') continue;
+    app.all(path, async (_req, res) => {
+      res.json(await run(path, route));
+    });
+  }
+
   // A request that fails before its query (its body aborted mid-read) just loses its socket.
-  const server = createServer((req, res) => void handle(req, res).catch(() => res.destroy()));
+  const server = createServer((req, res) => {
+    const path = (req.url ?? '/').split('?')[0]!;
+    const route = routes[path];
+    if (!route) res.writeHead(404).end();
+    else if (route.via === 'express') void app(req, res);
+    else void handle(req, res, path, route).catch(() => res.destroy());
+  });
   server.keepAliveTimeout = 65_000;
   server.listen(Number(portText), '127.0.0.1');
   process.on('SIGTERM', () => server.close(() => void Promise.all([...pools.values()].map((p) => p.end())).then(() => process.exit(0))));

@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { expressFloor } from './floor.js';
 import { seedClipboardAccounts, seedClipboardData } from './seed/clipboard.js';
 import { insertKeys } from './seed/keys.js';
 import type { BenchContext, Scenario } from './types.js';
@@ -74,6 +75,7 @@ function sameFunction(accountIds: string[]): NonNullable<Scenario['moreBaselines
  */
 export async function clipboardScenarios(_ctx: BenchContext, f: ClipboardFixture): Promise<Scenario[]> {
   let next = 0;
+  const spreadBaseline = bareInsert(f.spread.accountIds);
   return [
     { name: 'clipboard list (limit=100)', service: 'clipboard', request: { path: '/api/clipboard?limit=100', headers: f.auth }, baseline: { replay: true } },
     {
@@ -91,8 +93,8 @@ export async function clipboardScenarios(_ctx: BenchContext, f: ClipboardFixture
         path: '/api/clipboard',
         setup: () => ({ headers: { authorization: f.spread.auth[next++ % f.spread.auth.length]! }, body: newClipboardItem() }),
       },
-      baseline: bareInsert(f.spread.accountIds),
-      moreBaselines: [sameFunction(f.spread.accountIds)],
+      baseline: spreadBaseline,
+      moreBaselines: [sameFunction(f.spread.accountIds), expressFloor(spreadBaseline)],
     },
     { name: 'clipboard pull (first page)', service: 'clipboard', request: { path: '/api/clipboard/pull?limit=100', headers: f.auth }, baseline: { replay: true } },
   ];

@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { expressFloor } from './floor.js';
 import { COMMON_WORD, RARE_WORD } from './words.js';
 import { seedTaskAccounts, seedTasks } from './seed/tasks.js';
 import type { BenchContext, Scenario } from './types.js';
@@ -84,6 +85,27 @@ export async function taskScenarios(ctx: BenchContext, f: TasksFixture): Promise
   const first = await ctx.getJson('/api/v1/tasks?view=all&limit=200', f.auth);
   const free: Array<{ id: string; updatedAt: string }> = first.items.map((t: any) => ({ id: t.id, updatedAt: t.updatedAt }));
   const targetIds = free.map((t) => t.id);
+  const createBaseline: Scenario['baseline'] = {
+    route: {
+      schema: 'tasks',
+      statements: [{
+        sql: `insert into tasks (workspace_id, title, notes, priority, tags, position) values ($1, $2, $3, $4, $5, 1e12 + random() * 1e12) returning ${TASK_COLUMNS}`,
+        params: [f.workspaces[0]!, 'Prepare the quarterly review', 'Collect numbers from finance and sales', 'medium', '{work}'],
+      }],
+    },
+    does: 'runs one bare INSERT of the task (no idempotency record, transaction or change feed)',
+  };
+  const patchBaseline: Scenario['baseline'] = {
+    route: {
+      schema: 'tasks',
+      statements: [{
+        sql: `update tasks set title = $1, updated_at = greatest(clock_timestamp(), updated_at + interval '1 microsecond'), change_xid = pg_current_xact_id() where id = $2 and workspace_id = $3 and deleted_at is null returning ${TASK_COLUMNS}`,
+        params: ['Renamed', '', f.workspaces[0]!],
+      }],
+      rotate: { 1: targetIds },
+    },
+    does: 'runs one bare UPDATE ... RETURNING of the task (no If-Match check, validation or transaction)',
+  };
 
   return [
     {
@@ -112,16 +134,8 @@ export async function taskScenarios(ctx: BenchContext, f: TasksFixture): Promise
         body: JSON.stringify({ title: 'Prepare the quarterly review', notes: 'Collect numbers from finance and sales', priority: 'medium', tags: ['work'] }),
         setup: () => ({ headers: { 'idempotency-key': randomUUID() } }),
       },
-      baseline: {
-        route: {
-          schema: 'tasks',
-          statements: [{
-            sql: `insert into tasks (workspace_id, title, notes, priority, tags, position) values ($1, $2, $3, $4, $5, 1e12 + random() * 1e12) returning ${TASK_COLUMNS}`,
-            params: [f.workspaces[0]!, 'Prepare the quarterly review', 'Collect numbers from finance and sales', 'medium', '{work}'],
-          }],
-        },
-        does: 'runs one bare INSERT of the task (no idempotency record, transaction or change feed)',
-      },
+      baseline: createBaseline,
+      moreBaselines: [expressFloor(createBaseline)],
     },
     {
       name: 'tasks patch (If-Match)',
@@ -139,17 +153,8 @@ export async function taskScenarios(ctx: BenchContext, f: TasksFixture): Promise
           free.push(c.target);
         },
       },
-      baseline: {
-        route: {
-          schema: 'tasks',
-          statements: [{
-            sql: `update tasks set title = $1, updated_at = greatest(clock_timestamp(), updated_at + interval '1 microsecond'), change_xid = pg_current_xact_id() where id = $2 and workspace_id = $3 and deleted_at is null returning ${TASK_COLUMNS}`,
-            params: ['Renamed', '', f.workspaces[0]!],
-          }],
-          rotate: { 1: targetIds },
-        },
-        does: 'runs one bare UPDATE ... RETURNING of the task (no If-Match check, validation or transaction)',
-      },
+      baseline: patchBaseline,
+      moreBaselines: [expressFloor(patchBaseline)],
     },
   ];
 }
