@@ -144,14 +144,9 @@ export async function searchPage(
   return result.rows;
 }
 
-/** The not deleted subtasks of these parents, in one query, by parent then creation. */
-export async function listSubtasks(db: Db, parentIds: readonly string[]): Promise<TaskRow[]> {
-  if (parentIds.length === 0) return [];
-  return rawRows(
-    db,
-    `select ${LIST_COLUMNS} from tasks t where t.parent_id = any($1::uuid[]) and t.deleted_at is null order by t.parent_id, t.created_at, t.id`,
-    [parentIds],
-  );
+/** The not deleted subtasks of one task, by creation (as view=all lists them). Served by tasks_parent_idx. */
+export async function listSubtasks(db: Db, parentId: string): Promise<TaskRow[]> {
+  return rawRows(db, `select ${LIST_COLUMNS} from tasks t where t.parent_id = $1 and t.deleted_at is null order by t.created_at, t.id`, [parentId]);
 }
 
 /** One task of the workspace, deleted or not; `lock` takes its row lock for the transaction. */

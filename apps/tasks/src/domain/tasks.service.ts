@@ -276,7 +276,7 @@ async function findLive(db: Db, ctx: Context, id: string, lock = false): Promise
 /** One not deleted task with its subtasks. */
 export async function getTask(db: Db, ctx: Context, id: string): Promise<TaskWithSubtasks> {
   const task = await findLive(db, ctx, id);
-  const subtasks = task.parent_id === null ? await repo.listSubtasks(db, [id]) : [];
+  const subtasks = task.parent_id === null ? await repo.listSubtasks(db, id) : [];
   return withSubtasks(task, subtasks.map(toTask));
 }
 
@@ -424,7 +424,7 @@ export async function completeTask(db: Db, ctx: Context, id: string, ifMatch?: I
     if (task.parent_id === null) {
       // Subtask due times keep their distance to the parent's (none when the parent had no due time).
       const shift = due === null || task.due_at === null ? null : dueAtMillis(due)! - dueAtMillis(task.due_at)!;
-      const subtasks = await repo.listSubtasks(trx, [id]);
+      const subtasks = await repo.listSubtasks(trx, id);
       await repo.insertTasks(trx, ctx.workspaceId, subtasks.map((s) => ({
         title: s.title,
         notes: s.notes,
