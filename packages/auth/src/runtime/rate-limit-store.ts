@@ -5,6 +5,8 @@ import type { IncrementResponse, Options, Store } from 'express-rate-limit';
 const MAX_LEASE = 32;
 /** A lease takes at most this share of what is left of the limit. */
 const LEASE_SHARE = 8;
+/** Leases kept before the first sweep of ended windows. */
+const SWEEP_FROM = 10_000;
 
 /**
  * Takes `ARGV[1]` hits for a fixed window of `ARGV[2]` ms that starts with its first hit; returns
@@ -45,6 +47,8 @@ export class LeasingRedisStore implements Store {
   private readonly leases = new Map<string, Lease>();
   /** Leases being taken, so concurrent requests of one key wait for one rather than each taking one. */
   private readonly taking = new Map<string, Promise<void>>();
+  /** The next sweep runs past this many leases: twice what the last one kept, so sweeps stay rare with many live keys. */
+  private sweepAt = SWEEP_FROM;
 
   constructor(private readonly redis: Redis, prefix: string) {
     this.prefix = prefix;
@@ -77,7 +81,7 @@ export class LeasingRedisStore implements Store {
     const known = previous && Date.now() < previous.resetAt ? previous.end : undefined;
     const size = known === undefined ? 1 : Math.max(1, Math.min(MAX_LEASE, Math.floor((this.limit - known) / LEASE_SHARE)));
     const [end, ttl] = (await this.redis.eval(LEASE_SCRIPT, 1, this.prefix + key, size, this.windowMs)) as [number, number];
-    if (this.leases.size > 10_000) this.sweep();
+    if (this.leases.size > this.sweepAt) this.sweep();
     this.leases.set(key, { end, size, used: 0, resetAt: Date.now() + ttl });
   }
 
@@ -85,6 +89,7 @@ export class LeasingRedisStore implements Store {
   private sweep(): void {
     const now = Date.now();
     for (const [key, lease] of this.leases) if (lease.resetAt <= now) this.leases.delete(key);
+    this.sweepAt = Math.max(SWEEP_FROM, 2 * this.leases.size);
   }
 
   /** A hit given back goes back to this instance's lease (express-rate-limit calls it for skipped outcomes). */
