@@ -34,7 +34,6 @@ const REAL_SECRETS = [
   'MEETINGS_DATABASE_URL=postgres://meetings:s3cret-b@db.internal:5432/product',
   'CLIPBOARD_DATABASE_URL=postgres://clipboard:s3cret-c@db.internal:5432/product',
   'REDIS_URL=rediss://redis.internal:6380',
-  'ALLOWED_ORIGINS=https://app.example.com',
 ].join('\n');
 
 function manifests(): Manifest[] {
@@ -112,7 +111,7 @@ describe(`the Kubernetes manifests (${kubectl ? 'kubectl kustomize of the produc
     });
   });
 
-  describe.each(['tasks', 'meetings', 'clipboard', 'gateway'])('%s pods', (name) => {
+  describe.each(['tasks', 'meetings', 'clipboard', 'tasks-worker', 'meetings-worker', 'clipboard-worker', 'gateway'])('%s pods', (name) => {
     const pod = () => find('Deployment', name)!.spec.template.spec;
 
     it('mount no service-account token and run under seccomp RuntimeDefault as a non-root user', () => {
@@ -178,6 +177,58 @@ describe(`the Kubernetes manifests (${kubectl ? 'kubectl kustomize of the produc
   it('does not commit a secrets.env', () => {
     const ignored = readFileSync(join(repoRoot, '.gitignore'), 'utf8');
     expect(ignored).toContain('infra/k8s/overlays/production/secrets.env');
+  });
+
+  const serviceConfig = () => all.find((m) => m.kind === 'ConfigMap' && m.metadata.name.startsWith('service-config'))!.data!;
+  const envOf = (deployment: string) =>
+    Object.fromEntries((find('Deployment', deployment)!.spec.template.spec.containers[0].env as Array<{ name: string; value?: string }>).map((e) => [e.name, e.value]));
+
+  it('trusts exactly one hop in the services (TRUST_PROXY=1, the gateway), which only the Ingress controller reaches', () => {
+    expect(serviceConfig().TRUST_PROXY).toBe('1');
+    expect(find('NetworkPolicy', 'gateway')!.spec.ingress).toEqual([
+      { from: [{ namespaceSelector: { matchLabels: { 'kubernetes.io/metadata.name': 'ingress-nginx' } } }], ports: [{ protocol: 'TCP', port: 8080 }] },
+    ]);
+  });
+
+  (kubectl ? it : it.skip)('has the gateway believe X-Forwarded-For only from the Ingress controller range the overlay names', () => {
+    const range = envOf('gateway').TRUSTED_PROXIES;
+    expect(range).toMatch(/^[0-9a-f.:]+\/\d+$/);
+    expect(find('Deployment', 'gateway')!.spec.template.spec.containers[0].env.find((e: { name: string }) => e.name === 'NGINX_ENVSUBST_FILTER').value).toContain('TRUSTED_PROXIES');
+  });
+
+  it('accepts browser sessions from its own public origin: ALLOWED_ORIGINS holds PUBLIC_URL, the Ingress host over https', () => {
+    const config = serviceConfig();
+    expect(config.ALLOWED_ORIGINS!.split(',')).toContain(config.PUBLIC_URL);
+    const ingress = find('Ingress', 'gateway')!;
+    expect(new URL(config.PUBLIC_URL!).host).toBe(ingress.spec.rules[0].host);
+  });
+
+  describe.each(Object.entries(SERVICES))('%s webhook workers', (svc, port) => {
+    it('run as their own Deployment (SERVICE_ROLE=worker), the API pods as SERVICE_ROLE=api, scaled on queue age', () => {
+      expect(envOf(svc).SERVICE_ROLE).toBe('api');
+      expect(envOf(`${svc}-worker`).SERVICE_ROLE).toBe('worker');
+      expect(envOf(`${svc}-worker`)[`${svc.toUpperCase()}_PORT`]).toBe(String(port));
+      const hpa = find('HorizontalPodAutoscaler', `${svc}-worker`)!;
+      expect(hpa.spec.metrics[0].pods.metric.name).toBe('webhook_queue_age_seconds');
+    });
+
+    it('take no connections and reach public addresses on 80 and 443, no private range, besides Postgres, Redis and DNS', () => {
+      const policy = find('NetworkPolicy', `${svc}-worker`)!;
+      expect(policy.spec.podSelector).toEqual({ matchLabels: { app: `${svc}-worker` } });
+      expect(policy.spec.policyTypes).toEqual(['Ingress', 'Egress']);
+      expect(policy.spec.ingress).toBeUndefined();
+      type Rule = { to?: Array<{ ipBlock?: { cidr: string; except?: string[] } }>; ports: Array<{ port: number }> };
+      const web = (policy.spec.egress as Rule[]).filter((r) => r.ports.some((p) => p.port === 80 || p.port === 443));
+      expect(web).toHaveLength(1);
+      expect(web[0]!.ports.map((p) => p.port).sort()).toEqual([443, 80]);
+      const blocks = Object.fromEntries(web[0]!.to!.map((t) => [t.ipBlock!.cidr, t.ipBlock!.except ?? []]));
+      expect(Object.keys(blocks).sort()).toEqual(['0.0.0.0/0', '::/0']);
+      for (const range of ['10.0.0.0/8', '172.16.0.0/12', '192.168.0.0/16', '127.0.0.0/8', '169.254.0.0/16', '100.64.0.0/10']) expect(blocks['0.0.0.0/0']).toContain(range);
+      for (const range of ['::1/128', 'fc00::/7', 'fe80::/10', '::ffff:0:0/96']) expect(blocks['::/0']).toContain(range);
+      // The API pods keep the narrow policy: no connection to any receiver.
+      const apiPorts = find('NetworkPolicy', svc)!.spec.egress.flatMap((rule: { ports: Array<{ port: number }> }) => rule.ports.map((p) => p.port));
+      expect(apiPorts).not.toContain(443);
+    });
   });
 
   it('denies every other connection in the namespace by default', () => {

@@ -155,6 +155,8 @@ async function main(): Promise<void> {
     gateway,
     gatewayPort,
     nginxDir: join(dataDir, 'nginx'),
+    // A TLS terminator or load balancer in front of this machine's gateway names its clients.
+    ...(process.env.TRUSTED_PROXIES ? { gatewayVars: { TRUSTED_PROXIES: process.env.TRUSTED_PROXIES } } : {}),
     env: {
       ALLOWED_ORIGINS: process.env.ALLOWED_ORIGINS ?? pagePorts.flatMap((port) => [`http://localhost:${port}`, `http://127.0.0.1:${port}`]).join(','),
       // A person trying the product locally signs up at /account/<service>.
