@@ -25,9 +25,11 @@ const taskInputProperties = {
   title: { type: 'string', minLength: 1, maxLength: 500, pattern: '\\S', description: '1 to 500 characters, not only white space' },
   notes: nullable({ maxLength: 20000, description: 'at most 20000 characters' }, 'string'),
   priority: nullable({
-    description: '`high`, `medium` or `low`. Another string is 422 `invalid_priority`; a value that is not a string (or null) is 400.',
+    maxLength: 20,
+    description: '`high`, `medium` or `low`. Another string (up to 20 characters) is 422 `invalid_priority`; a longer one, or a value that is not a string (or null), is 400.',
   }, 'string'),
   dueAt: nullable({
+    maxLength: 64,
     pattern: DUE_AT_PATTERN,
     description:
       'ISO 8601 date-time with `Z` or `+hh:mm`/`-hh:mm` (seconds and fraction optional), on a real calendar day ' +
@@ -42,6 +44,7 @@ const taskInputProperties = {
   },
   parentId: nullable({
     format: 'uuid',
+    maxLength: 36,
     description:
       'Makes the task a subtask. Must name a live top-level task of your workspace: missing, deleted or another ' +
       "workspace's is 404; a subtask is 422 `parent_is_subtask`; the task itself 422 `parent_is_self`; a parent with " +
@@ -54,7 +57,7 @@ const taskInputProperties = {
     description: `1 to 50 characters, case-insensitive; text the service cannot read is 400 \`validation_failed\` (path /recurrence). Understood: ${RECURRENCE_FORMS}.`,
   }, 'string'),
   location: nullable({ maxLength: 500, description: 'free-text place, at most 500 characters' }, 'string'),
-  assigneeId: nullable({ minLength: 1, description: 'free string of at least 1 character; not checked against any user directory' }, 'string'),
+  assigneeId: nullable({ minLength: 1, maxLength: 200, description: 'free string of 1 to 200 characters; not checked against any user directory' }, 'string'),
 };
 
 /** POST /api/v1/tasks body. */
@@ -79,7 +82,7 @@ export const positionSchema = {
   type: 'object',
   additionalProperties: false,
   required: ['afterId'],
-  properties: { afterId: nullable({ format: 'uuid', description: 'the task to place this one right after; null moves it to the top' }, 'string') },
+  properties: { afterId: nullable({ format: 'uuid', maxLength: 36, description: 'the task to place this one right after; null moves it to the top' }, 'string') },
 };
 
 /** complete / reopen / auto-tag take no body: none, or an empty JSON object. */
