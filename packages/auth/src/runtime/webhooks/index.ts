@@ -3,3 +3,6 @@
 export { emitEvent, emitEventCall, emitEvents, noSubscriberFor } from './events.js';
 export { webhookMigrations } from './tables.js';
 export { webhookOpenApi } from './openapi.js';
+// The delivery's connect-time address check, for the tests that prove it against a rebinding resolver.
+export { postJson } from './http-post.js';
+export { targetProblem, type Resolve } from './target.js';

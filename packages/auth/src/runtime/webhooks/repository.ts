@@ -160,14 +160,20 @@ export async function insertAttempts(db: Db, rows: Array<Omit<AttemptRow, 'creat
       ${col('status_code')}::int[], ${col('ms')}::int[], ${col('error')}::text[], ${col('next_attempt_at')}::timestamptz[])`.execute(db);
 }
 
+// The creator is an API key or, made with an OAuth access token, its grant (the credential id of
+// either): the live one's scopes, none once it is revoked, disconnected or expired.
+const CREATOR_SCOPES = `select scopes from api_keys where id = $1 and revoked_at is null
+  union all
+  select scopes from oauth_grants where id = $1 and revoked_at is null and expires_at > now()`;
+
 /**
- * The scopes the key that created a subscription holds now (none once revoked); null for one a
- * browser session made, which holds every scope.
+ * The scopes the key or connected app (OAuth grant) that created a subscription holds now (none
+ * once it ended); null for one a browser session made, which holds every scope.
  */
-export async function creatorScopes(db: Db, keyId: string | null): Promise<ReadonlySet<string> | null> {
-  if (keyId === null) return null;
-  const row = await db.selectFrom('api_keys').select('scopes').where('id', '=', keyId).where('revoked_at', 'is', null).executeTakeFirst();
-  return new Set((row?.scopes as string[] | undefined) ?? []);
+export async function creatorScopes(db: Db, credentialId: string | null): Promise<ReadonlySet<string> | null> {
+  if (credentialId === null) return null;
+  const { rows } = await db.executeQuery<{ scopes: string[] }>(CompiledQuery.raw(CREATOR_SCOPES, [credentialId]));
+  return new Set(rows[0]?.scopes ?? []);
 }
 
 /**

@@ -1,4 +1,5 @@
 import { lookup } from 'node:dns/promises';
+import type { LookupFunction } from 'node:net';
 import { BlockList, isIP } from 'node:net';
 
 /** Private, loopback, link-local and other non-public ranges a webhook may not reach by default. */
@@ -7,18 +8,43 @@ for (const [net, bits] of [
   ['0.0.0.0', 8], ['10.0.0.0', 8], ['100.64.0.0', 10], ['127.0.0.0', 8], ['169.254.0.0', 16], ['172.16.0.0', 12],
   ['192.0.0.0', 24], ['192.168.0.0', 16], ['198.18.0.0', 15], ['224.0.0.0', 4], ['240.0.0.0', 4],
 ] as const) refused.addSubnet(net, bits, 'ipv4');
-for (const [net, bits] of [['::', 128], ['::1', 128], ['fc00::', 7], ['fe80::', 10], ['ff00::', 8], ['64:ff9b::', 96]] as const) {
+// IPv6: unspecified and IPv4-compatible (::/96), loopback, unique-local, link-local, multicast,
+// NAT64, 6to4 (2002::/16 embeds an IPv4 address), discard-only and documentation.
+for (const [net, bits] of [
+  ['::', 96], ['::1', 128], ['fc00::', 7], ['fe80::', 10], ['ff00::', 8], ['64:ff9b::', 96], ['2002::', 16], ['100::', 64], ['2001:db8::', 32],
+] as const) {
   refused.addSubnet(net, bits, 'ipv6');
 }
 
+/** An IPv4-mapped IPv6 address (`::ffff:127.0.0.1`, also spelled `::ffff:7f00:1`) as its IPv4 address. */
+function mappedIpv4(address: string): string | undefined {
+  const dotted = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/i.exec(address);
+  if (dotted) return dotted[1];
+  const hex = /^::ffff:([0-9a-f]{1,4}):([0-9a-f]{1,4})$/i.exec(address);
+  if (!hex) return undefined;
+  const [high, low] = [parseInt(hex[1]!, 16), parseInt(hex[2]!, 16)];
+  return [high >> 8, high & 255, low >> 8, low & 255].join('.');
+}
+
 function isRefusedAddress(address: string): boolean {
-  const mapped = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/i.exec(address);
-  if (mapped) return refused.check(mapped[1]!, 'ipv4');
+  const v4 = mappedIpv4(address);
+  if (v4 !== undefined) return refused.check(v4, 'ipv4');
   return refused.check(address, isIP(address) === 6 ? 'ipv6' : 'ipv4');
 }
 
+/** Resolves a host name to every address it has (the system resolver by default). */
+export type Resolve = (hostname: string) => Promise<Array<{ address: string; family: number }>>;
+const systemResolve: Resolve = (hostname) => lookup(hostname, { all: true, verbatim: true });
+
+/** A delivery's target answered with an address it may not reach. */
+export class TargetRefusedError extends Error {
+  override readonly name = 'TargetRefusedError';
+}
+
+const REFUSED = 'resolves to a private, loopback or link-local address';
+
 /** Why a target URL is refused, or undefined when it may be called. */
-export async function targetProblem(url: string, allowPrivate: boolean): Promise<string | undefined> {
+export async function targetProblem(url: string, allowPrivate: boolean, resolve: Resolve = systemResolve): Promise<string | undefined> {
   let parsed: URL;
   try {
     parsed = new URL(url);
@@ -33,11 +59,38 @@ export async function targetProblem(url: string, allowPrivate: boolean): Promise
   if (isIP(host)) addresses = [host];
   else {
     try {
-      addresses = (await lookup(host, { all: true, verbatim: true })).map((a) => a.address);
+      addresses = (await resolve(host)).map((a) => a.address);
     } catch {
       return 'host does not resolve';
     }
   }
-  if (addresses.some(isRefusedAddress)) return 'resolves to a private, loopback or link-local address';
+  if (addresses.some(isRefusedAddress)) return REFUSED;
   return undefined;
+}
+
+/** Why a literal address in a URL's host may not be connected to (a name is checked by {@link refusingLookup}). */
+export function literalAddressProblem(hostname: string): string | undefined {
+  const host = hostname.replace(/^\[|\]$/g, '');
+  return isIP(host) && isRefusedAddress(host) ? REFUSED : undefined;
+}
+
+/**
+ * The `lookup` of a delivery's connection: it resolves the name once, refuses it when any
+ * address is private, loopback or link-local, and hands the socket exactly the addresses it
+ * checked. A check before connecting and a second resolution to connect would let a name that
+ * answers a public address and then 127.0.0.1 (DNS rebinding) reach the private network.
+ */
+export function refusingLookup(resolve: Resolve = systemResolve): LookupFunction {
+  return (hostname, options, callback) => {
+    resolve(hostname).then(
+      (all) => {
+        const addresses = options.family === 4 || options.family === 6 ? all.filter((a) => a.family === options.family) : all;
+        if (addresses.some((a) => isRefusedAddress(a.address))) return callback(new TargetRefusedError(`${hostname} ${REFUSED}`), '', 0);
+        if (addresses.length === 0) return callback(Object.assign(new Error(`${hostname} does not resolve`), { code: 'ENOTFOUND' }), '', 0);
+        if (options.all) return (callback as unknown as (err: null, list: typeof addresses) => void)(null, addresses);
+        callback(null, addresses[0]!.address, addresses[0]!.family);
+      },
+      (err: NodeJS.ErrnoException) => callback(err, '', 0),
+    );
+  };
 }

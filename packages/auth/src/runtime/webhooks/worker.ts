@@ -8,7 +8,7 @@ import * as repo from './repository.js';
 import type { DeliveryRow, SubscriptionRow } from './repository.js';
 import { postJson } from './http-post.js';
 import { signatureHeader } from './signing.js';
-import { targetProblem } from './target.js';
+import { TargetRefusedError } from './target.js';
 import { workerSchema } from './tables.js';
 
 const HOUR = 3600_000;
@@ -129,10 +129,12 @@ export function createWebhookWorker(o: WebhookWorkerOptions): WebhookWorker {
         'webhook-id': d.event_id,
         'webhook-timestamp': String(timestamp),
         'webhook-signature': signatureHeader(secrets, d.event_id, timestamp, d.body),
-      }, d.body, TIMEOUT_MS);
+      }, d.body, TIMEOUT_MS, { allowPrivate: o.allowPrivate });
       const ok = status >= 200 && status < 300;
       return { status, error: ok ? null : status >= 300 && status < 400 ? 'redirect not followed' : 'non-2xx answer', ms: Date.now() - started };
     } catch (err) {
+      // Every attempt checks the address it connects to: a name that comes to resolve to a private one is refused then.
+      if (err instanceof TargetRefusedError) return { status: null, error: `target refused: ${err.message}`, ms: Date.now() - started };
       const name = (err as Error).name;
       return { status: null, error: name === 'TimeoutError' ? `no answer within ${TIMEOUT_MS / 1000} s` : 'connection failed', ms: Date.now() - started };
     }
@@ -158,8 +160,6 @@ export function createWebhookWorker(o: WebhookWorkerOptions): WebhookWorker {
       const batch = await repo.pendingDeliveries(conn, sub.id, BATCH);
       if (batch.length === 0) return;
       const scopes = await repo.creatorScopes(conn, sub.creator_key_id);
-      // Checked again at each batch (a name may come to resolve to a private address), not each event.
-      const problem = o.allowPrivate ? undefined : await targetProblem(sub.url, false);
       const settled = new Settled(sub.id);
       let failed: { head: DeliveryRow; result: PostResult } | undefined;
       let waitUntil: number | undefined;
@@ -175,7 +175,7 @@ export function createWebhookWorker(o: WebhookWorkerOptions): WebhookWorker {
           break;
         }
         if (Date.now() > turnEnds) break;
-        const result = problem ? { status: null, error: `target refused: ${problem}`, ms: 0 } : await post(sub, d);
+        const result = await post(sub, d);
         if (result.error !== null) {
           failed = { head: d, result };
           break;
