@@ -121,7 +121,8 @@ describe.each(['tasks', 'meetings', 'clipboard'] as const)('MCP at /mcp/%s throu
   });
 
   it('answers a browser client\'s preflight and lets it read the challenge', async () => {
-    const origin = 'https://assistant.example';
+    // A page on the user's own machine (the MCP Inspector's origin): allowed, as are ALLOWED_ORIGINS and PUBLIC_URL.
+    const origin = 'http://localhost:6274';
     const preflight = await fetch(`${stack.gateway}/mcp/${service}`, {
       method: 'OPTIONS',
       headers: { Origin: origin, 'Access-Control-Request-Method': 'POST', 'Access-Control-Request-Headers': 'authorization, content-type, mcp-protocol-version' },
@@ -131,6 +132,17 @@ describe.each(['tasks', 'meetings', 'clipboard'] as const)('MCP at /mcp/%s throu
     const challenged = await listTools({ Origin: origin });
     expect(challenged.status).toBe(401);
     expect(challenged.headers.get('access-control-expose-headers')).toContain('WWW-Authenticate');
+  });
+
+  it('refuses a request from a foreign Origin with 403, a key or not (the transport\'s DNS-rebinding rule)', async () => {
+    for (const origin of ['https://assistant.example', 'http://evil.example.com', 'null']) {
+      for (const headers of [{}, { Authorization: `Bearer ${acct.full}` }]) {
+        const res = await listTools({ Origin: origin, ...headers });
+        expect(res.status).toBe(403);
+        expect(((await res.json()) as { error: { message: string } }).error.message).toContain('may not call this MCP server');
+      }
+    }
+    expect((await listTools({ Origin: new URL(stack.gateway).origin, Authorization: `Bearer ${acct.full}` })).status).toBe(200);
   });
 
   it('refuses GET and DELETE on the stateless endpoint with 405', async () => {
@@ -281,19 +293,24 @@ describe('the OAuth endpoints refuse hostile input with a 4xx, never a 500', () 
     for (const res of [
       await oauth('/token', form({ grant_type: 'authorization_code', client_id: 'a\u0000b', code: 'x', code_verifier: 'y' })),
       await oauth('/revoke', form({ client_id: '\u0000', token: 'x' })),
-      await oauth('/authorize?client_id=a%00b&response_type=code&code_challenge=x&code_challenge_method=S256', {}),
     ]) {
       expect(res.status).toBe(400);
       expect((await res.json()).error).toBe('invalid_client');
     }
+    // authorize answers the person at the browser: a page, never JSON or a redirect.
+    const authorize = await oauth('/authorize?client_id=a%00b&response_type=code&code_challenge=x&code_challenge_method=S256', { redirect: 'manual' });
+    expect(authorize.status).toBe(400);
+    expect(authorize.headers.get('content-type')).toMatch(/text\/html/);
+    expect(await authorize.text()).toContain('invalid_client');
     const { client_id } = await (await oauth('/register', {
       method: 'POST',
       headers: { 'Content-Type': 'application/json' },
       body: JSON.stringify({ client_name: 'ok', redirect_uris: ['http://localhost/cb'], token_endpoint_auth_method: 'none' }),
     })).json();
     const withNulState = await oauth(`/authorize?client_id=${client_id}&response_type=code&code_challenge=x&code_challenge_method=S256&state=a%00b`, { redirect: 'manual' });
-    expect(withNulState.status).toBe(302);
-    expect(new URL(withNulState.headers.get('location')!).searchParams.get('error')).toBe('invalid_request');
+    expect(withNulState.status).toBe(400);
+    expect(withNulState.headers.get('location')).toBeNull();
+    expect(await withNulState.text()).toContain('invalid_request');
   });
 });
 
@@ -320,9 +337,9 @@ describe('the official MCP conformance suite (server scenarios that apply to a d
   afterAll(() => new Promise<void>((resolve) => proxy.close(() => resolve())));
 
   // Not run: logging-set-level and completion-complete (capabilities these servers do not offer: -32601 is the right answer),
-  // the tools-call-*, resources-* and elicitation scenarios (they call the suite's own test tools), and
-  // dns-rebinding-protection (a bearer token is required, and API keys may be used from any origin).
-  it.each(['server-initialize', 'tools-list', 'prompts-list', 'ping'])('passes %s', async (scenario) => {
+  // and the tools-call-*, resources-* and elicitation scenarios (they call the suite's own test tools).
+  // dns-rebinding-protection sends Origin http://evil.example.com (403) and the proxy's own loopback origin (served).
+  it.each(['server-initialize', 'tools-list', 'prompts-list', 'ping', 'dns-rebinding-protection'])('passes %s', async (scenario) => {
     const out = mkdtempSync(join(tmpdir(), 'conformance-'));
     try {
       // The suite needs Node 22 or later (fs.globSync): the Node 24 binary from the npm registry when this one is

@@ -365,6 +365,24 @@ export function platformSuite(target: PlatformTarget): void {
     });
   });
 
+  describe('paths of any name under the pages, assets and docs', () => {
+    // Names an object lookup would find on Object.prototype, a NUL, a traversal and a 10 KB name.
+    const names = ['constructor', '__proto__', 'toString', 'hasOwnProperty', 'valueOf', '%00', 'a%00.js', '..%2F..%2Fpackage.json', 'x'.repeat(10_240)];
+    const prefixes = [`/account/${target.service}/`, `/docs/${target.service}/`, `/oauth/${target.service}/`, `/auth/${target.service}/`, `/mcp/${target.service}/`];
+
+    it('answers every one with a JSON 404 or 400, never a 500', async () => {
+      const wrong: string[] = [];
+      for (const prefix of prefixes) {
+        for (const name of names) {
+          const res = await t.http().get(`${prefix}${name}`);
+          const type = String(res.headers['content-type']);
+          if (![400, 404].includes(res.status) || !type.includes('application/json')) wrong.push(`${prefix}${name.slice(0, 40)}: ${res.status} ${type}`);
+        }
+      }
+      expect(wrong).toEqual([]);
+    });
+  });
+
   describe('request logs', () => {
     it('writes one line per request with the route template, status, time, request id and account, and never a secret or content', async () => {
       const account = await t.admin('create-account', '--email', 'logs@example.test');

@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import { Router, type Response } from 'express';
 import type { AuthConfig } from '../identity/config.js';
 import type { ConsentView } from '../oauth/provider.js';
+import { GRANT_LIFETIME_DAYS } from '../oauth/repository.js';
 
 // The build copies this folder's assets beside the compiled page.js (dist/account-page/).
 const read = (file: string) => readFileSync(join(__dirname, file), 'utf8');
@@ -57,6 +58,7 @@ function consentSection(cfg: AuthConfig, view: Extract<ConsentView, { signedIn: 
       <h1 id="consent-title" tabindex="-1">Connect ${client} to your ${title} account?</h1>
       <p><strong>${client}</strong> asks to act as you through the ${title} MCP server. It will be able to:</p>
       <ul class="scope-list">${scopes}</ul>
+      <p>Its access is for <code>${escapeHtml(view.resource)}</code> only, and ends ${GRANT_LIFETIME_DAYS} days from now at the latest.</p>
       <p class="hint">You can disconnect it at any time under "Connected apps" on your account page. Your answer goes back to <code>${escapeHtml(new URL(view.redirectUri).origin)}</code>.</p>
       <form method="post" action="/oauth/${escapeHtml(cfg.service)}/consent" class="actions">
         <input type="hidden" name="request" value="${escapeHtml(view.requestId)}">
@@ -101,9 +103,43 @@ export function accountPageRouter(cfg: AuthConfig, keysPath: string, signup: 'op
     res.set('Cache-Control', 'no-store').type('html').send(page({ signedIn: req.caller?.kind === 'session', mode: 'account' }));
   });
   router.get(`/account/${cfg.service}/:asset`, (req, res, next) => {
-    const asset = ASSETS[req.params.asset];
+    // Own names only: `constructor` or `__proto__` is no asset (a 404, not Object's own members).
+    const asset = Object.hasOwn(ASSETS, req.params.asset) ? ASSETS[req.params.asset] : undefined;
     if (!asset) return next();
     res.set('Cache-Control', 'no-cache').type(asset.type).send(asset.body);
   });
   return router;
+}
+
+/**
+ * An authorize request this server will not answer (an unknown client, scope or resource, a
+ * malformed parameter), shown to the person at the browser and sent nowhere: before the user has
+ * answered the consent page, a redirect would let anyone who registered a client bounce a
+ * browser to any address (RFC 9700 4.11.2). No script; the account page's stylesheet.
+ */
+export function authorizeErrorPage(cfg: AuthConfig): (res: Response, error: string, description: string) => void {
+  const service = escapeHtml(cfg.service);
+  const title = escapeHtml(cfg.service.charAt(0).toUpperCase() + cfg.service.slice(1));
+  return (res, error, description) => {
+    res.set('Cache-Control', 'no-store').type('html').send(`<!doctype html>
+<html lang="en">
+<head>
+  <meta charset="utf-8">
+  <meta name="viewport" content="width=device-width, initial-scale=1">
+  <title>${title}: the app cannot connect</title>
+  <link rel="icon" href="data:,">
+  <link rel="stylesheet" href="/account/${service}/account.css">
+</head>
+<body>
+  <main id="main" class="wrap">
+    <section class="card narrow" aria-labelledby="error-title">
+      <h1 id="error-title">The app cannot connect to ${title}</h1>
+      <p>${escapeHtml(description)}</p>
+      <p class="hint">Error <code>${escapeHtml(error)}</code>. Nothing was shared with the app. Go back to it and connect again, or tell its makers.</p>
+    </section>
+  </main>
+</body>
+</html>
+`);
+  };
 }

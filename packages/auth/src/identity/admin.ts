@@ -78,9 +78,10 @@ export async function runAdminCommand(db: AnyDb, cfg: AuthConfig, argv: string[]
     case 'set-password': {
       const accountId = await existingAccount(db, required(str('account'), 'account'));
       await repo.setPasswordHash(db, accountId, await passwordFromStdin(io));
-      // A new password ends the sessions signed in with the old one.
+      // A new password ends what the old one let in: its sessions and the apps connected with it.
       const sessionsRevoked = await repo.revokeAccountSessions(db, accountId);
-      return { accountId, passwordSet: true, sessionsRevoked };
+      const grantsRevoked = await repo.revokeAccountGrants(db, accountId);
+      return { accountId, passwordSet: true, sessionsRevoked, grantsRevoked };
     }
     case 'create-key': {
       const accountId = await existingAccount(db, required(str('account'), 'account'));

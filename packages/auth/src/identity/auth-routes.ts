@@ -3,7 +3,7 @@ import { ipKeyGenerator } from 'express-rate-limit';
 import { errors } from '@app/http-errors';
 import { compileBody } from '@app/http-errors/validation';
 import { EMAIL_PATTERN, normalizeEmail, type AccountService } from './accounts.js';
-import { DEFAULT_SESSION_TTL_SECONDS, cookieName, secureCookieName, type AuthConfig, type CookieSecure } from './config.js';
+import { DEFAULT_SESSION_TTL_SECONDS, cookieName, secureCookieName, secureCookies, sessionCookieNames, type AuthConfig, type CookieSecure } from './config.js';
 import { forgetCredential } from './credential-cache.js';
 import { authenticate, requireAllowedOrigin, requireSession } from './middleware.js';
 import { canonicalTimezone } from './timezones.js';
@@ -73,13 +73,13 @@ function forgetHeldSession(req: Request): void {
  */
 export function authRouter(o: AuthRoutesOptions): Router {
   const names = { secure: secureCookieName(o.cfg), plain: cookieName(o.cfg) };
-  const isSecure = (req: Request) => o.cookieSecure === 'always' || (o.cookieSecure === 'auto' && req.secure);
+  const isSecure = (req: Request) => secureCookies(o.cookieSecure, req);
   const options = (secure: boolean): CookieOptions => ({ httpOnly: true, sameSite: 'lax', path: '/', secure });
   const signIn = (req: Request, res: Response, token: string) => {
     const secure = isSecure(req);
     res.cookie(secure ? names.secure : names.plain, token, { ...options(secure), maxAge: (o.cfg.sessionTtlSeconds ?? DEFAULT_SESSION_TTL_SECONDS) * 1000 });
   };
-  const held = (req: Request) => readSessionCookie(req.headers.cookie, names);
+  const held = (req: Request) => readSessionCookie(req.headers.cookie, sessionCookieNames(o.cfg, o.cookieSecure, req));
 
   const router = Router();
   const json = o.json;

@@ -30,3 +30,17 @@ export function secureCookieName(cfg: AuthConfig): string {
  * request came over https (`req.secure`: TLS here, or `X-Forwarded-Proto` from the trusted proxy).
  */
 export type CookieSecure = 'auto' | 'always' | 'never';
+
+/** Whether this request's session cookie is `Secure`, and so named `__Host-<service>_sid`. */
+export function secureCookies(mode: CookieSecure, req: { secure: boolean }): boolean {
+  return mode === 'always' || (mode === 'auto' && req.secure);
+}
+
+/**
+ * The cookie names a request's session is read from: where cookies are `Secure`, only the
+ * `__Host-` name (a sibling subdomain can plant a plain `<service>_sid`, never a `__Host-` one);
+ * otherwise either.
+ */
+export function sessionCookieNames(cfg: AuthConfig, mode: CookieSecure, req: { secure: boolean }): { secure: string; plain?: string } {
+  return secureCookies(mode, req) ? { secure: secureCookieName(cfg) } : { secure: secureCookieName(cfg), plain: cookieName(cfg) };
+}

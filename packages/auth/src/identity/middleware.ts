@@ -1,6 +1,6 @@
 import type { RequestHandler, Request } from 'express';
 import { errors } from '@app/http-errors';
-import { cookieName, secureCookieName, type AuthConfig } from './config.js';
+import { sessionCookieNames, type AuthConfig, type CookieSecure } from './config.js';
 import { CredentialCache } from './credential-cache.js';
 import { findAccessToken } from '../oauth/repository.js';
 import { findKeyByHash, findSessionByHash, type AnyDb, type IdentityRow } from './repository.js';
@@ -21,7 +21,7 @@ export interface Caller {
    * Set for an OAuth access token (a connected app): it acts as an API key with the consented
    * scopes (kind `key`), and `credentialId` is its grant's id.
    */
-  oauth?: { expiresAt: number };
+  oauth?: { expiresAt: number; resource: string | null };
 }
 
 /** A zone read from the database, canonically spelled (rows written before names were canonical may differ in case). */
@@ -47,7 +47,7 @@ export function createCredentialResolver(db: AnyDb, cfg: AuthConfig, onUsed: (cr
     credentialId: row.credentialId,
     scopes: new Set(row.scopes ?? []),
     timezone: storedZone(row.timezone),
-    ...(oauth ? { oauth: { expiresAt: row.expiresAt! } } : {}),
+    ...(oauth ? { oauth: { expiresAt: row.expiresAt!, resource: row.resource ?? null } } : {}),
   });
   return {
     async bearer(token) {
@@ -81,15 +81,22 @@ declare global {
 
 const BEARER = /^Bearer[ ]+([A-Za-z0-9._~+/=-]{1,512})[ ]*$/i;
 
+export interface IdentifyOptions {
+  /** This service's MCP URL as the request reaches it: an OAuth access token issued for another resource is refused. */
+  ownResource(req: Request): string;
+  /** `COOKIE_SECURE`: with `Secure` cookies in force, only the `__Host-` name is read. */
+  cookieSecure: CookieSecure;
+}
+
 /**
  * Resolves the caller from `Authorization: Bearer <key or OAuth access token>` or, without that
- * header, the service's session cookie (`__Host-<service>_sid` or `<service>_sid`; through a
- * cache of up to a second: see
- * credential-cache.ts). Rejects nothing: rate limiting runs next (keyed by the account when there
- * is one), then {@link authenticate} answers 401/403.
+ * header, the service's session cookie (through a cache of up to a second: see
+ * credential-cache.ts). Where cookies are `Secure` (COOKIE_SECURE=always, or auto over https)
+ * only `__Host-<service>_sid` is read: a sibling subdomain can plant a plain `<service>_sid`, never
+ * a `__Host-` one. Rejects nothing: rate limiting runs next (keyed by the account when there is
+ * one), then {@link authenticate} answers 401/403.
  */
-export function identify(cfg: AuthConfig, credentials: CredentialResolver): RequestHandler {
-  const sessionCookie = { secure: secureCookieName(cfg), plain: cookieName(cfg) };
+export function identify(cfg: AuthConfig, credentials: CredentialResolver, o: IdentifyOptions): RequestHandler {
   return async (req, _res, next) => {
     const header = req.get('authorization');
     if (header !== undefined) {
@@ -98,11 +105,14 @@ export function identify(cfg: AuthConfig, credentials: CredentialResolver): Requ
         req.authFailure = 'Authorization header must be "Bearer <API key>"';
         return next();
       }
-      req.caller = await credentials.bearer(match[1]!);
-      if (!req.caller) req.authFailure = 'API key is invalid or revoked';
+      const caller = await credentials.bearer(match[1]!);
+      // RFC 8707: a token bound to another server (a grant made for it) is no credential here.
+      if (caller?.oauth?.resource && caller.oauth.resource !== o.ownResource(req)) req.authFailure = 'The access token was issued for another resource';
+      else if (!caller) req.authFailure = 'API key is invalid or revoked';
+      else req.caller = caller;
       return next();
     }
-    const token = readSessionCookie(req.headers.cookie, sessionCookie);
+    const token = readSessionCookie(req.headers.cookie, sessionCookieNames(cfg, o.cookieSecure, req));
     if (token !== undefined) {
       req.caller = await credentials.session(token);
       if (!req.caller) req.authFailure = 'Session is invalid or expired';

@@ -14,6 +14,8 @@ export interface IdentityRow {
   credentialId: string;
   /** An OAuth access token's expiry, in seconds since the epoch. */
   expiresAt?: number;
+  /** An OAuth access token's resource (the MCP URL it was issued for; null for grants made before binding). */
+  resource?: string | null;
 }
 
 // Every request runs one of these two lookups: they are written out once instead of being
@@ -133,6 +135,21 @@ export async function revokeSessionByHash(db: AnyDb, hash: Buffer): Promise<bool
 export async function revokeAccountSessions(db: AnyDb, accountId: string): Promise<number> {
   const result = await auth(db).updateTable('sessions').set({ revoked_at: sql<string>`now()` }).where('account_id', '=', accountId).where('revoked_at', 'is', null).executeTakeFirst();
   return Number(result.numUpdatedRows);
+}
+
+/** Ends every live OAuth grant of an account and their tokens (after its password changes); returns how many. */
+export async function revokeAccountGrants(db: AnyDb, accountId: string): Promise<number> {
+  const grants = await auth(db)
+    .updateTable('oauth_grants')
+    .set({ revoked_at: sql<string>`now()` })
+    .where('account_id', '=', accountId)
+    .where('revoked_at', 'is', null)
+    .returning('id')
+    .execute();
+  if (grants.length > 0) {
+    await auth(db).updateTable('oauth_tokens').set({ revoked_at: sql<string>`now()` }).where('grant_id', 'in', grants.map((g) => g.id)).where('revoked_at', 'is', null).execute();
+  }
+  return grants.length;
 }
 
 /**

@@ -44,14 +44,19 @@ interface OAuthClientsTable {
   created_at: CreatedAt;
 }
 
-/** One consent: an account let a client act with these scopes. Revoking it ends all its tokens. */
+/**
+ * One consent: an account let a client act with these scopes at this resource (the service's MCP
+ * URL), until `expires_at`. Revoking it ends all its tokens.
+ */
 interface OAuthGrantsTable {
   id: Generated<string>;
   account_id: string;
   client_id: string;
   scopes: string[];
+  /** Null only for grants made before every grant was bound to its resource. */
   resource: string | null;
   created_at: CreatedAt;
+  expires_at: Timestamp;
   last_used_at: Timestamp | null;
   revoked_at: Timestamp | null;
 }
@@ -226,6 +231,23 @@ const authOAuthMigration: Migration = {
 };
 
 /**
+ * A grant lives at most 90 days from consent (a refresh token no longer renews it for ever); grants
+ * made before this get their 90 days from when they were made.
+ */
+const authGrantLifetimeMigration: Migration = {
+  async up(db: Kysely<any>): Promise<void> {
+    await sql`
+      alter table oauth_grants add column expires_at timestamptz;
+      update oauth_grants set expires_at = created_at + interval '90 days';
+      alter table oauth_grants alter column expires_at set not null;
+    `.execute(db);
+  },
+  async down(db: Kysely<any>): Promise<void> {
+    await db.schema.alterTable('oauth_grants').dropColumn('expires_at').execute();
+  },
+};
+
+/**
  * The identity migrations by name, to spread into a service's own set. Their names sort before
  * or after the service's own as they were added; the Migrator applies them in name order.
  */
@@ -233,4 +255,5 @@ export const authMigrations: Record<string, Migration> = {
   '2026_11_22_0900_auth': authMigration,
   '2026_11_23_0900_auth_passwords': authPasswordsMigration,
   '2026_11_23_2300_auth_oauth': authOAuthMigration,
+  '2026_11_25_0600_auth_grant_lifetime': authGrantLifetimeMigration,
 };

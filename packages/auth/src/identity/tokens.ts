@@ -25,7 +25,7 @@ function readCookie(header: string | undefined, name: string): string | undefine
   return undefined;
 }
 
-/** The session token from a Cookie header: the `__Host-` cookie (https) first, then the plain one. */
-export function readSessionCookie(header: string | undefined, names: { secure: string; plain: string }): string | undefined {
-  return readCookie(header, names.secure) ?? readCookie(header, names.plain);
+/** The session token from a Cookie header: the `__Host-` cookie (https) first, then the plain one when it may be read. */
+export function readSessionCookie(header: string | undefined, names: { secure: string; plain?: string }): string | undefined {
+  return readCookie(header, names.secure) ?? (names.plain === undefined ? undefined : readCookie(header, names.plain));
 }

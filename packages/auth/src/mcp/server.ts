@@ -52,6 +52,8 @@ export interface McpOptions {
   envelope: EnvelopeStyle;
   bodyLimitBytes: number;
   publicUrl?: string;
+  /** Browser origins that may call the server besides loopback ones (ALLOWED_ORIGINS and PUBLIC_URL). */
+  allowedOrigins: readonly string[];
   /** Property names removed from every tool result wherever they appear (meetings: privateNotes). */
   redact?: string[];
   version?: string;
@@ -88,6 +90,31 @@ function withoutKeys(value: unknown, keys: ReadonlySet<string>): unknown {
   if (Array.isArray(value)) return value.map((v) => withoutKeys(v, keys));
   if (!value || typeof value !== 'object') return value;
   return Object.fromEntries(Object.entries(value).filter(([k]) => !keys.has(k)).map(([k, v]) => [k, withoutKeys(v, keys)]));
+}
+
+const LOOPBACK_HOSTS = new Set(['localhost', '127.0.0.1', '[::1]']);
+
+/**
+ * The Streamable HTTP transport's DNS-rebinding rule: a request whose `Origin` is present and not
+ * allowed is 403. Allowed: the configured origins, and pages on the user's own machine (a loopback
+ * origin, such as the MCP Inspector's): a rebinding page's origin is always the attacker's own name.
+ * No `Origin` (assistants, scripts, servers) is not a browser page and is served.
+ */
+function rebindingGuard(allowed: readonly string[]): RequestHandler {
+  const origins = new Set(allowed);
+  const isLoopback = (origin: string) => {
+    try {
+      const url = new URL(origin);
+      return (url.protocol === 'http:' || url.protocol === 'https:') && LOOPBACK_HOSTS.has(url.hostname) && url.origin === origin;
+    } catch {
+      return false;
+    }
+  };
+  return (req, res, next) => {
+    const origin = req.get('origin');
+    if (origin === undefined || origins.has(origin) || isLoopback(origin)) return next();
+    res.status(403).json({ jsonrpc: '2.0', error: { code: ErrorCode.ConnectionClosed, message: `Origin ${origin.slice(0, 200)} may not call this MCP server` }, id: null });
+  };
 }
 
 /**
@@ -186,7 +213,7 @@ export function mcpRouter(o: McpOptions): Router {
   };
 
   const router = Router();
-  router.all(path, bearer);
+  router.all(path, rebindingGuard(o.allowedOrigins), bearer);
   // Stateless: no session to resume (GET) or end (DELETE).
   router.all(path, (req, res, next) => {
     if (req.method === 'POST') return next();

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import type { Response } from 'express';
+import type { Request, Response } from 'express';
 import type { Kysely } from 'kysely';
 import type { OAuthRegisteredClientsStore } from '@modelcontextprotocol/sdk/server/auth/clients.js';
 import { InvalidClientMetadataError, InvalidGrantError, InvalidRequestError, InvalidScopeError, InvalidTargetError, InvalidTokenError } from '@modelcontextprotocol/sdk/server/auth/errors.js';
@@ -35,19 +35,19 @@ function allowedRedirect(uri: string): boolean {
 /** A token exchange's result, decided inside its transaction and acted on after it. */
 type Exchange =
   | { tokens: OAuthTokens }
-  | { error: string; scope?: boolean; replayedGrant?: string | null };
+  | { error: string; scope?: boolean; target?: boolean; replayedGrant?: string | null };
 
 /** What the authorize step shows: the sign-in form, or the consent for a stored pending request. */
 export type ConsentView =
   | { signedIn: false }
-  | { signedIn: true; requestId: string; clientName: string; scopes: string[]; redirectUri: string };
+  | { signedIn: true; requestId: string; clientName: string; scopes: string[]; redirectUri: string; resource: string };
 
 export interface ProviderOptions {
   db: AnyDb;
   cfg: AuthConfig;
   credentials: CredentialResolver;
-  /** The MCP endpoint's path (`/mcp/<service>`): the only resource a token may be asked for. */
-  resourcePath: string;
+  /** The MCP endpoint's URL as this request reaches it: the only resource a token may be asked for. */
+  resourceOf(req: Request): string;
   /** Renders the authorize page (sign-in or consent) into the response. */
   render(res: Response, view: ConsentView): void;
 }
@@ -101,19 +101,22 @@ export class OAuthProvider implements OAuthServerProvider {
     return [...new Set(requested)];
   }
 
-  private checkResource(resource: URL | undefined): string | null {
-    if (!resource) return null;
-    if (resource.pathname.replace(/\/$/, '') !== this.o.resourcePath) {
-      throw new InvalidTargetError(`this server issues tokens only for its MCP endpoint ${this.o.resourcePath}`);
-    }
-    return resource.href;
+  /**
+   * RFC 8707: a token is for one resource, this server's MCP URL exactly (PUBLIC_URL's origin, or
+   * the request's). Another (another host's /mcp/tasks included) is `invalid_target`; none asked
+   * for binds the grant to this one, so every grant and token names where it may be used.
+   */
+  private checkResource(resource: URL | undefined, req: Request): string {
+    const own = this.o.resourceOf(req);
+    if (resource && resource.href !== own) throw new InvalidTargetError(`this server issues tokens only for its MCP server ${own}`);
+    return own;
   }
 
   async authorize(client: OAuthClientInformationFull, params: AuthorizationParams, res: Response): Promise<void> {
     const unsafe = unsafeInputProblem({ state: params.state, scopes: params.scopes, redirectUri: params.redirectUri, codeChallenge: params.codeChallenge });
     if (unsafe) throw new InvalidRequestError(`${unsafe.path.slice(1)} ${unsafe.message}`);
     const scopes = this.checkScopes(params.scopes);
-    const resource = this.checkResource(params.resource);
+    const resource = this.checkResource(params.resource, res.req);
     const caller = (res.req as { caller?: Caller }).caller;
     res.set('Cache-Control', 'no-store');
     if (caller?.kind !== 'session') return this.o.render(res, { signedIn: false });
@@ -125,7 +128,7 @@ export class OAuthProvider implements OAuthServerProvider {
       state: params.state ?? null,
       resource,
     });
-    this.o.render(res, { signedIn: true, requestId, clientName: client.client_name ?? client.client_id, scopes, redirectUri: params.redirectUri });
+    this.o.render(res, { signedIn: true, requestId, clientName: client.client_name ?? client.client_id, scopes, redirectUri: params.redirectUri, resource });
   }
 
   /**
@@ -166,12 +169,13 @@ export class OAuthProvider implements OAuthServerProvider {
       if (code.usedAt !== null) return { error: 'The authorization code was already used', replayedGrant: code.grantId };
       if (code.expired) return { error: 'The authorization code has expired' };
       if (redirectUri !== undefined && redirectUri !== code.redirectUri) return { error: 'redirect_uri does not match the authorization request' };
-      if (resource && code.resource !== null && resource.href !== code.resource) return { error: 'resource does not match the authorization request' };
+      if (resource && code.resource !== null && resource.href !== code.resource) return { error: 'resource does not match the authorization request', target: true };
       const grantId = await repo.insertGrant(trx, { accountId: code.accountId, clientId: code.clientId, scopes: code.scopes, resource: code.resource });
       await repo.markCodeUsed(trx, hash, grantId);
       return { tokens: await this.issue(trx, grantId, code.scopes) };
     });
     if ('tokens' in outcome) return outcome.tokens;
+    if (outcome.target) throw new InvalidTargetError(outcome.error);
     // A code used twice was intercepted or replayed: what it issued is ended too (RFC 6749 4.1.2).
     if (outcome.replayedGrant) await this.endGrant(outcome.replayedGrant);
     throw new InvalidGrantError(outcome.error);
@@ -183,9 +187,10 @@ export class OAuthProvider implements OAuthServerProvider {
       const token = await repo.findToken(trx, hash, true);
       if (!token || token.kind !== 'refresh' || token.clientId !== client.client_id) return { error: 'The refresh token is invalid' };
       if (token.grantRevoked) return { error: 'The app was disconnected' };
+      if (token.grantExpired) return { error: `The connection ended ${repo.GRANT_LIFETIME_DAYS} days after consent; connect the app again` };
       if (token.revoked) return { error: 'The refresh token was already used', replayedGrant: token.grantId };
       if (token.expired) return { error: 'The refresh token has expired' };
-      if (resource && token.resource !== null && resource.href !== token.resource) return { error: 'resource does not match the grant' };
+      if (resource && token.resource !== null && resource.href !== token.resource) return { error: 'resource does not match the grant', target: true };
       const narrowed = scopes && scopes.length > 0 ? scopes : token.scopes;
       if (narrowed.some((s) => !token.scopes.includes(s))) return { error: `scope may only narrow the grant's: ${token.scopes.join(' ')}`, scope: true };
       await repo.revokeToken(trx, hash);
@@ -193,6 +198,7 @@ export class OAuthProvider implements OAuthServerProvider {
     });
     if ('tokens' in outcome) return outcome.tokens;
     if (outcome.scope) throw new InvalidScopeError(outcome.error);
+    if (outcome.target) throw new InvalidTargetError(outcome.error);
     // A spent refresh token used again was stolen or replayed: the whole grant ends (OAuth 2.1 4.3.1).
     if (outcome.replayedGrant) await this.endGrant(outcome.replayedGrant);
     throw new InvalidGrantError(outcome.error);

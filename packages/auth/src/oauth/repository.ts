@@ -118,10 +118,19 @@ export async function markCodeUsed(db: Db, hash: Buffer, grantId: string): Promi
   await db.updateTable('oauth_codes').set({ used_at: sql<string>`now()`, grant_id: grantId }).where('code_hash', '=', hash).execute();
 }
 
+/** How long a consent lasts, whatever its refresh tokens do: the user connects the app again after it. */
+export const GRANT_LIFETIME_DAYS = 90;
+
 export async function insertGrant(db: Db, g: { accountId: string; clientId: string; scopes: string[]; resource: string | null }): Promise<string> {
   const row = await db
     .insertInto('oauth_grants')
-    .values({ account_id: g.accountId, client_id: g.clientId, scopes: g.scopes, resource: g.resource })
+    .values({
+      account_id: g.accountId,
+      client_id: g.clientId,
+      scopes: g.scopes,
+      resource: g.resource,
+      expires_at: sql<string>`now() + make_interval(days => ${GRANT_LIFETIME_DAYS})`,
+    })
     .returning('id')
     .executeTakeFirstOrThrow();
   return row.id;
@@ -130,7 +139,14 @@ export async function insertGrant(db: Db, g: { accountId: string; clientId: stri
 export async function insertToken(db: Db, t: { hash: Buffer; grantId: string; kind: 'access' | 'refresh'; scopes: string[]; ttlSeconds: number }): Promise<void> {
   await db
     .insertInto('oauth_tokens')
-    .values({ token_hash: t.hash, grant_id: t.grantId, kind: t.kind, scopes: t.scopes, expires_at: sql<string>`now() + make_interval(secs => ${t.ttlSeconds})` })
+    .values({
+      token_hash: t.hash,
+      grant_id: t.grantId,
+      kind: t.kind,
+      scopes: t.scopes,
+      // No token outlives its grant.
+      expires_at: sql<string>`least(now() + make_interval(secs => ${t.ttlSeconds}), (select expires_at from oauth_grants where id = ${t.grantId}))`,
+    })
     .execute();
 }
 
@@ -144,6 +160,7 @@ export interface TokenRecord {
   expired: boolean;
   revoked: boolean;
   grantRevoked: boolean;
+  grantExpired: boolean;
 }
 
 /** A token with its grant, whatever its state (the caller decides what a revoked one means). */
@@ -161,6 +178,7 @@ export async function findToken(db: Db, hash: Buffer, forUpdate = false): Promis
       sql<boolean>`t.expires_at <= now()`.as('expired'),
       sql<boolean>`t.revoked_at is not null`.as('revoked'),
       sql<boolean>`g.revoked_at is not null`.as('grantRevoked'),
+      sql<boolean>`g.expires_at <= now()`.as('grantExpired'),
     ])
     .where('t.token_hash', '=', hash);
   if (forUpdate) query = query.forUpdate();
@@ -211,11 +229,12 @@ export async function listGrants(db: AnyDb, accountId: string): Promise<Connecte
 
 // Run on every request made with an OAuth token (through the credential cache), so written once.
 const FIND_ACCESS = `select g.id as "credentialId", g.account_id as "accountId", t.scopes, a.timezone,
-    extract(epoch from t.expires_at)::float8 as "expiresAt"
+    extract(epoch from t.expires_at)::float8 as "expiresAt", g.resource
   from oauth_tokens t join oauth_grants g on g.id = t.grant_id join accounts a on a.id = g.account_id
-  where t.token_hash = $1 and t.kind = 'access' and t.revoked_at is null and t.expires_at > now() and g.revoked_at is null`;
+  where t.token_hash = $1 and t.kind = 'access' and t.revoked_at is null and t.expires_at > now()
+    and g.revoked_at is null and g.expires_at > now()`;
 
-/** The live access token with this hash, as a credential: its grant, account and scopes. */
+/** The live access token with this hash, as a credential: its grant, account, scopes and resource. */
 export async function findAccessToken(db: AnyDb, hash: Buffer): Promise<(IdentityRow & { expiresAt: number }) | undefined> {
   const { rows } = await db.executeQuery<IdentityRow & { expiresAt: number }>(CompiledQuery.raw(FIND_ACCESS, [hash]));
   return rows[0];

@@ -1,4 +1,4 @@
-import express, { Router, type Request, type RequestHandler } from 'express';
+import express, { Router, type Request, type RequestHandler, type Response } from 'express';
 import { TemporarilyUnavailableError } from '@modelcontextprotocol/sdk/server/auth/errors.js';
 import { authorizationHandler } from '@modelcontextprotocol/sdk/server/auth/handlers/authorize.js';
 import { metadataHandler } from '@modelcontextprotocol/sdk/server/auth/handlers/metadata.js';
@@ -22,10 +22,20 @@ export function publicOrigin(req: Request, publicUrl: string | undefined): strin
   return publicUrl ?? `${req.protocol}://${req.host}`;
 }
 
+/** A URL as URL parsing spells it; a Host header that makes no URL is left as it came (it matches nothing). */
+function canonicalUrl(url: string): string {
+  try {
+    return new URL(url).href;
+  } catch {
+    return url;
+  }
+}
+
 /** The MCP endpoint, its protected-resource metadata and its authorization server, for one origin. */
 export function oauthUrls(service: string, origin: string) {
   return {
-    resource: `${origin}/mcp/${service}`,
+    // As URL parsing spells it (lower-case host, no default port): the form a client's `resource` is compared in.
+    resource: canonicalUrl(`${origin}/mcp/${service}`),
     resourceMetadata: `${origin}/.well-known/oauth-protected-resource/mcp/${service}`,
     issuer: `${origin}/oauth/${service}`,
   };
@@ -54,6 +64,35 @@ function guardOutages(provider: OAuthProvider): void {
   store.registerClient = wrap(store.registerClient!.bind(store));
 }
 
+/**
+ * The SDK's authorize handler redirects its errors (an unknown scope or resource, a malformed
+ * parameter) to the client's redirect URI, and answers others (an unknown client or redirect URI)
+ * as JSON. Before the signed-in user has answered the consent page every one of them is shown as
+ * a page instead and redirects nowhere (RFC 9700 4.11.2): 400, or 503 with Retry-After when
+ * Postgres is down. The consent page itself is rendered by the provider, never redirected.
+ */
+function authorizeErrorsAsPage(show: (res: Response, error: string, description: string) => void): RequestHandler {
+  return (_req, res, next) => {
+    const page = (error: string, description: string) => {
+      if (error === 'temporarily_unavailable') res.status(503).set('Retry-After', String(RETRY_AFTER_UNAVAILABLE_SECONDS));
+      else res.status(400);
+      show(res, error, description);
+      return res;
+    };
+    res.redirect = ((...args: unknown[]) => {
+      const target = new URL(String(args[args.length - 1]));
+      page(target.searchParams.get('error') ?? 'invalid_request', target.searchParams.get('error_description') ?? 'The authorization request is invalid');
+    }) as Response['redirect'];
+    const json = res.json.bind(res);
+    res.json = (body: unknown) => {
+      const err = body as { error?: unknown; error_description?: unknown } | null;
+      if (res.statusCode < 400 || typeof err?.error !== 'string') return json(body);
+      return page(err.error, typeof err.error_description === 'string' ? err.error_description : 'The authorization request is invalid');
+    };
+    next();
+  };
+}
+
 const outagesAs503: RequestHandler = (_req, res, next) => {
   const json = res.json.bind(res);
   res.json = (body: unknown) => {
@@ -68,6 +107,8 @@ export interface OAuthRouterOptions {
   db: AnyDb;
   provider: OAuthProvider;
   publicUrl?: string;
+  /** Renders an authorize error for the person at the browser (see {@link authorizeErrorsAsPage}). */
+  errorPage(res: Response, error: string, description: string): void;
 }
 
 /**
@@ -123,7 +164,7 @@ export function oauthRouter(o: OAuthRouterOptions): Router {
     res.set('Cache-Control', 'no-store').redirect(302, target);
   });
   router.use(`${base}`, outagesAs503);
-  router.use(`${base}/authorize`, authorizationHandler({ provider: o.provider, rateLimit: false }));
+  router.use(`${base}/authorize`, authorizeErrorsAsPage(o.errorPage), authorizationHandler({ provider: o.provider, rateLimit: false }));
   router.use(`${base}/token`, tokenHandler({ provider: o.provider, rateLimit: false }));
   router.use(`${base}/register`, clientRegistrationHandler({ clientsStore: o.provider.clientsStore, rateLimit: false, clientSecretExpirySeconds: 0 }));
   router.use(`${base}/revoke`, revocationHandler({ provider: o.provider, rateLimit: false }));

@@ -1,4 +1,4 @@
-import express, { type Express, type Router } from 'express';
+import express, { type Express, type Request, type Router } from 'express';
 import helmet from 'helmet';
 import type { Redis } from 'ioredis';
 import type { Logger } from 'pino';
@@ -6,7 +6,7 @@ import { errorHandler, notFoundHandler, type EnvelopeStyle } from '@app/http-err
 import { jsonBody } from '@app/http-errors/validation';
 import type { ServiceEnv } from './env.js';
 import { requestId } from './request-id.js';
-import { accountPageRouter, authorizePageRenderer } from '../account-page/page.js';
+import { accountPageRouter, authorizeErrorPage, authorizePageRenderer } from '../account-page/page.js';
 import { AccountService, type AdminHooks } from '../identity/accounts.js';
 import { authRouter } from '../identity/auth-routes.js';
 import type { AuthConfig } from '../identity/config.js';
@@ -18,7 +18,7 @@ import { authenticate, checkTimezoneHeader, createCredentialResolver, identify, 
 import { mcpRouter, type McpPrompt } from '../mcp/server.js';
 import { toolsFromOpenApi } from '../mcp/tools.js';
 import { OAuthProvider } from '../oauth/provider.js';
-import { oauthRouter } from '../oauth/routes.js';
+import { oauthRouter, oauthUrls, publicOrigin } from '../oauth/routes.js';
 import { docsRouter } from './docs.js';
 import { createObservability, mountHealth } from './observability.js';
 import { createRateLimit } from './rate-limit.js';
@@ -101,7 +101,8 @@ export function createServiceApp(o: ServiceAppOptions): Express {
     app.use(o.api.path, createRateLimit({ name: 'network', limit: o.networkCap, by: 'address', windowMs: 60_000, redis: o.redis, prefix: o.config.redisPrefix }));
   }
   const credentials = createCredentialResolver(o.db, o.auth, createKeyUsageRecorder(o.db, o.logger));
-  app.use(identify(o.auth, credentials));
+  const ownResource = (req: Request) => oauthUrls(o.auth.service, publicOrigin(req, o.config.publicUrl)).resource;
+  app.use(identify(o.auth, credentials, { ownResource, cookieSecure: o.config.cookieSecure }));
   app.use(accountPageRouter(o.auth, o.keysPath, o.config.signup));
   // Before the rate limits: each tool call is sent to this process as its REST request and
   // counted there, once, like the REST call it is.
@@ -113,6 +114,7 @@ export function createServiceApp(o: ServiceAppOptions): Express {
     envelope: o.envelope,
     bodyLimitBytes: o.config.bodyLimitBytes,
     publicUrl: o.config.publicUrl,
+    allowedOrigins: [...o.config.allowedOrigins, ...(o.config.publicUrl ? [o.config.publicUrl] : [])],
     redact: o.mcp.redact,
   }));
   for (const limit of o.rateLimits) {
@@ -123,10 +125,10 @@ export function createServiceApp(o: ServiceAppOptions): Express {
     db: o.db,
     cfg: o.auth,
     credentials,
-    resourcePath: `/mcp/${o.auth.service}`,
+    resourceOf: ownResource,
     render: authorizePageRenderer(o.auth, o.keysPath, o.config.signup),
   });
-  app.use(oauthRouter({ cfg: o.auth, db: o.db, provider, publicUrl: o.config.publicUrl }));
+  app.use(oauthRouter({ cfg: o.auth, db: o.db, provider, publicUrl: o.config.publicUrl, errorPage: authorizeErrorPage(o.auth) }));
   const accounts = new AccountService(o.db, o.auth, createLoginThrottle(o.redis, o.config.redisPrefix, o.logger), o.accountHooks ?? {});
   app.use(`/auth/${o.auth.service}`, authRouter({ cfg: o.auth, accounts, signup: o.config.signup, json, cookieSecure: o.config.cookieSecure }));
   app.use(o.keysPath, authenticate(o.auth), json, keysRouter(o.db, o.auth));
