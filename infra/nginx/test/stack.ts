@@ -3,7 +3,7 @@ import { randomUUID } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { adminCommand, SERVICES, createDatabase, dropDatabase, freePort, repoRoot, startProduct, type Instance, type Service } from '@app/devstack';
+import { adminCommand, SERVICES, createDatabase, dropDatabase, freePort, repoRoot, startProduct, type Instance, type ProductOptions, type Service } from '@app/devstack';
 
 export type { Service };
 
@@ -30,6 +30,8 @@ export interface StackOptions {
   replicas?: number;
   /** Restart a process that exits, as `npm start` does; its log lines go to `log`. */
   supervise?: { log(line: string): void };
+  /** Gateway settings (TRUSTED_PROXIES: a TLS terminator in front of it). */
+  gatewayVars?: ProductOptions['gatewayVars'];
 }
 
 /**

@@ -1,5 +1,5 @@
 import type { ChildProcess } from 'node:child_process';
-import { spawn } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { findExecutable, stopChild } from './processes.js';
@@ -89,4 +89,68 @@ export async function startNginx(dir: string, vars: GatewayVars): Promise<Runnin
   const child = spawn(bin, ['-p', dir, '-c', join(dir, 'nginx.conf'), '-g', 'daemon off; user root;'], { stdio: ['ignore', 'ignore', 'inherit'] });
   await waitForPort(vars.GATEWAY_PORT, 10000);
   return { url: `http://127.0.0.1:${vars.GATEWAY_PORT}`, stop: () => stopChild(child), process: child };
+}
+
+export interface TlsTerminator {
+  /** https://localhost:<port> */
+  url: string;
+  /** The PEM certificate it serves (made for this run): a client's only trusted CA. */
+  certificate: string;
+  stop(): Promise<void>;
+}
+
+/**
+ * An nginx terminating TLS in front of `upstream` (the gateway), as a Kubernetes Ingress
+ * controller does: a certificate made for the run (openssl, for localhost and 127.0.0.1), the
+ * client's Host kept, X-Forwarded-For appended to (a client's own entries pass through, as they
+ * do through ingress-nginx with forwarded headers on), X-Forwarded-Proto https, and every
+ * connection to the gateway made from 127.0.0.1: the one address the gateway is told to trust.
+ * Returns undefined when nginx or openssl is not installed.
+ */
+export async function startTlsTerminator(dir: string, o: { port: number; upstream: string }): Promise<TlsTerminator | undefined> {
+  const bin = findExecutable('nginx');
+  const openssl = findExecutable('openssl');
+  if (!bin || !openssl) return undefined;
+  mkdirSync(join(dir, 'logs'), { recursive: true });
+  const tmp = join(dir, 'tmp');
+  mkdirSync(tmp, { recursive: true });
+  const [cert, key] = [join(dir, 'cert.pem'), join(dir, 'key.pem')];
+  const made = spawnSync(openssl, [
+    'req', '-x509', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:prime256v1', '-nodes', '-days', '1',
+    '-subj', '/CN=localhost', '-addext', 'subjectAltName=DNS:localhost,IP:127.0.0.1', '-keyout', key, '-out', cert,
+  ], { encoding: 'utf8' });
+  if (made.status !== 0) throw new Error(`openssl could not make a certificate: ${made.stderr}`);
+  writeFileSync(
+    join(dir, 'nginx.conf'),
+    [
+      'worker_processes 1;',
+      `pid ${join(dir, 'nginx.pid')};`,
+      'error_log stderr error;',
+      'events { worker_connections 4096; }',
+      'http {',
+      '  access_log off;',
+      `  client_body_temp_path ${tmp}/body; proxy_temp_path ${tmp}/proxy; fastcgi_temp_path ${tmp}/fcgi;`,
+      `  uwsgi_temp_path ${tmp}/uwsgi; scgi_temp_path ${tmp}/scgi;`,
+      '  server {',
+      `    listen 127.0.0.1:${o.port} ssl;`,
+      `    ssl_certificate ${cert};`,
+      `    ssl_certificate_key ${key};`,
+      '    client_max_body_size 4m;',
+      '    location / {',
+      `      proxy_pass http://${o.upstream};`,
+      '      proxy_http_version 1.1;',
+      '      proxy_set_header Connection "";',
+      '      proxy_set_header Host $http_host;',
+      '      proxy_set_header X-Forwarded-For $proxy_add_x_forwarded_for;',
+      '      proxy_set_header X-Forwarded-Proto https;',
+      '      proxy_bind 127.0.0.1;',
+      '    }',
+      '  }',
+      '}',
+      '',
+    ].join('\n'),
+  );
+  const child = spawn(bin, ['-p', dir, '-c', join(dir, 'nginx.conf'), '-g', 'daemon off; user root;'], { stdio: ['ignore', 'ignore', 'inherit'] });
+  await waitForPort(o.port, 10000);
+  return { url: `https://localhost:${o.port}`, certificate: readFileSync(cert, 'utf8'), stop: () => stopChild(child) };
 }
