@@ -136,7 +136,8 @@ describe.each(['tasks', 'meetings', 'clipboard'] as const)('MCP at /mcp/%s throu
 
   it('refuses a request from a foreign Origin with 403, a key or not (the transport\'s DNS-rebinding rule)', async () => {
     for (const origin of ['https://assistant.example', 'http://evil.example.com', 'null']) {
-      for (const headers of [{}, { Authorization: `Bearer ${acct.full}` }]) {
+      const credentials: Array<Record<string, string>> = [{}, { Authorization: `Bearer ${acct.full}` }];
+      for (const headers of credentials) {
         const res = await listTools({ Origin: origin, ...headers });
         expect(res.status).toBe(403);
         expect(((await res.json()) as { error: { message: string } }).error.message).toContain('may not call this MCP server');

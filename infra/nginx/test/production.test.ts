@@ -73,8 +73,9 @@ function send(from: string, path: string, init: { method?: string; headers?: Rec
 
 /** `send` as a fetch, for the OAuth client. */
 const fetchFrom = (from: string) => async (url: string, init: RequestInit = {}): Promise<Response> => {
-  const headers = Object.fromEntries(new Headers(init.headers).entries());
-  const body = init.body === undefined || init.body === null ? undefined : String(init.body);
+  const headers: Record<string, string> = {};
+  new Headers(init.headers).forEach((value, name) => (headers[name] = value));
+  const body = init.body instanceof URLSearchParams ? init.body.toString() : typeof init.body === 'string' ? init.body : undefined;
   const answer = await send(from, url, { method: init.method ?? 'GET', headers, body });
   const out = new Headers();
   for (const [name, value] of Object.entries(answer.headers)) if (value !== undefined) out.set(name, Array.isArray(value) ? value.join(', ') : value);
@@ -114,7 +115,7 @@ describe('the production rehearsal: a TLS ingress in front of the gateway, two i
     // Another address signs in; claiming the blocked one in its own header changes nothing either.
     const other = await login('127.0.3.1', email, PASSWORD, { 'X-Forwarded-For': attacker });
     expect(other.status).toBe(200);
-    say(`101 failed sign-ins from 127.0.2.1: ${statuses.filter((s) => s === 401).length} x 401 then 429 (Retry-After ${blocked.headers['retry-after']} s); forged X-Forwarded-For from it: 429; 127.0.3.1 signs in: ${other.status}`);
+    say(`101 failed sign-ins from 127.0.2.1: ${statuses.filter((s) => s === 401).length} x 401 then 429 (Retry-After ${String(blocked.headers['retry-after'])} s); forged X-Forwarded-For from it: 429; 127.0.3.1 signs in: ${other.status}`);
   }, 180_000);
 
   it('sets the session cookie as __Host- and Secure, and reads only that name', async () => {

@@ -79,10 +79,10 @@ function authorizeErrorsAsPage(show: (res: Response, error: string, description:
       show(res, error, description);
       return res;
     };
-    res.redirect = ((...args: unknown[]) => {
+    res.redirect = (...args: unknown[]) => {
       const target = new URL(String(args[args.length - 1]));
       page(target.searchParams.get('error') ?? 'invalid_request', target.searchParams.get('error_description') ?? 'The authorization request is invalid');
-    }) as Response['redirect'];
+    };
     const json = res.json.bind(res);
     res.json = (body: unknown) => {
       const err = body as { error?: unknown; error_description?: unknown } | null;
@@ -108,7 +108,7 @@ export interface OAuthRouterOptions {
   provider: OAuthProvider;
   publicUrl?: string;
   /** Renders an authorize error for the person at the browser (see {@link authorizeErrorsAsPage}). */
-  errorPage(res: Response, error: string, description: string): void;
+  errorPage: (res: Response, error: string, description: string) => void;
 }
 
 /**
