@@ -58,20 +58,17 @@ export interface RunningNginx {
 }
 
 /**
- * Starts nginx in the foreground with a prefix directory of its own (`dir`), serving the
- * rendered gateway. Returns undefined when nginx is not installed.
+ * nginx in the foreground with a prefix directory of its own (`dir`: config, pid, temp files),
+ * its `http` block holding `http` after the settings every one here shares.
  */
-export async function startNginx(dir: string, vars: GatewayVars): Promise<RunningNginx | undefined> {
-  const bin = findExecutable('nginx');
-  if (!bin) return undefined;
-  mkdirSync(join(dir, 'logs'), { recursive: true });
-  mkdirSync(join(dir, 'tmp'), { recursive: true });
-  writeFileSync(join(dir, 'gateway.conf'), renderGateway(vars));
+function spawnNginx(bin: string, dir: string, workers: string, http: string[]): ChildProcess {
   const tmp = join(dir, 'tmp');
+  mkdirSync(join(dir, 'logs'), { recursive: true });
+  mkdirSync(tmp, { recursive: true });
   writeFileSync(
     join(dir, 'nginx.conf'),
     [
-      'worker_processes auto;',
+      `worker_processes ${workers};`,
       `pid ${join(dir, 'nginx.pid')};`,
       'error_log stderr error;',
       'events { worker_connections 4096; }',
@@ -79,14 +76,25 @@ export async function startNginx(dir: string, vars: GatewayVars): Promise<Runnin
       '  access_log off;',
       `  client_body_temp_path ${tmp}/body; proxy_temp_path ${tmp}/proxy; fastcgi_temp_path ${tmp}/fcgi;`,
       `  uwsgi_temp_path ${tmp}/uwsgi; scgi_temp_path ${tmp}/scgi;`,
-      '  keepalive_timeout 65s;',
-      `  include ${join(dir, 'gateway.conf')};`,
+      ...http.map((line) => `  ${line}`),
       '}',
       '',
     ].join('\n'),
   );
   // `user` is only honoured when started as root; nobody can read the prefix in /tmp or .data.
-  const child = spawn(bin, ['-p', dir, '-c', join(dir, 'nginx.conf'), '-g', 'daemon off; user root;'], { stdio: ['ignore', 'ignore', 'inherit'] });
+  return spawn(bin, ['-p', dir, '-c', join(dir, 'nginx.conf'), '-g', 'daemon off; user root;'], { stdio: ['ignore', 'ignore', 'inherit'] });
+}
+
+/**
+ * Starts nginx in the foreground with a prefix directory of its own (`dir`), serving the
+ * rendered gateway. Returns undefined when nginx is not installed.
+ */
+export async function startNginx(dir: string, vars: GatewayVars): Promise<RunningNginx | undefined> {
+  const bin = findExecutable('nginx');
+  if (!bin) return undefined;
+  mkdirSync(dir, { recursive: true });
+  writeFileSync(join(dir, 'gateway.conf'), renderGateway(vars));
+  const child = spawnNginx(bin, dir, 'auto', ['keepalive_timeout 65s;', `include ${join(dir, 'gateway.conf')};`]);
   await waitForPort(vars.GATEWAY_PORT, 10000);
   return { url: `http://127.0.0.1:${vars.GATEWAY_PORT}`, stop: () => stopChild(child), process: child };
 }
@@ -111,46 +119,30 @@ export async function startTlsTerminator(dir: string, o: { port: number; upstrea
   const bin = findExecutable('nginx');
   const openssl = findExecutable('openssl');
   if (!bin || !openssl) return undefined;
-  mkdirSync(join(dir, 'logs'), { recursive: true });
-  const tmp = join(dir, 'tmp');
-  mkdirSync(tmp, { recursive: true });
+  mkdirSync(dir, { recursive: true });
   const [cert, key] = [join(dir, 'cert.pem'), join(dir, 'key.pem')];
   const made = spawnSync(openssl, [
     'req', '-x509', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:prime256v1', '-nodes', '-days', '1',
     '-subj', '/CN=localhost', '-addext', 'subjectAltName=DNS:localhost,IP:127.0.0.1', '-keyout', key, '-out', cert,
   ], { encoding: 'utf8' });
   if (made.status !== 0) throw new Error(`openssl could not make a certificate: ${made.stderr}`);
-  writeFileSync(
-    join(dir, 'nginx.conf'),
-    [
-      'worker_processes 1;',
-      `pid ${join(dir, 'nginx.pid')};`,
-      'error_log stderr error;',
-      'events { worker_connections 4096; }',
-      'http {',
-      '  access_log off;',
-      `  client_body_temp_path ${tmp}/body; proxy_temp_path ${tmp}/proxy; fastcgi_temp_path ${tmp}/fcgi;`,
-      `  uwsgi_temp_path ${tmp}/uwsgi; scgi_temp_path ${tmp}/scgi;`,
-      '  server {',
-      `    listen 127.0.0.1:${o.port} ssl;`,
-      `    ssl_certificate ${cert};`,
-      `    ssl_certificate_key ${key};`,
-      '    client_max_body_size 4m;',
-      '    location / {',
-      `      proxy_pass http://${o.upstream};`,
-      '      proxy_http_version 1.1;',
-      '      proxy_set_header Connection "";',
-      '      proxy_set_header Host $http_host;',
-      '      proxy_set_header X-Forwarded-For $proxy_add_x_forwarded_for;',
-      '      proxy_set_header X-Forwarded-Proto https;',
-      '      proxy_bind 127.0.0.1;',
-      '    }',
-      '  }',
-      '}',
-      '',
-    ].join('\n'),
-  );
-  const child = spawn(bin, ['-p', dir, '-c', join(dir, 'nginx.conf'), '-g', 'daemon off; user root;'], { stdio: ['ignore', 'ignore', 'inherit'] });
+  const child = spawnNginx(bin, dir, '1', [
+    'server {',
+    `  listen 127.0.0.1:${o.port} ssl;`,
+    `  ssl_certificate ${cert};`,
+    `  ssl_certificate_key ${key};`,
+    '  client_max_body_size 4m;',
+    '  location / {',
+    `    proxy_pass http://${o.upstream};`,
+    '    proxy_http_version 1.1;',
+    '    proxy_set_header Connection "";',
+    '    proxy_set_header Host $http_host;',
+    '    proxy_set_header X-Forwarded-For $proxy_add_x_forwarded_for;',
+    '    proxy_set_header X-Forwarded-Proto https;',
+    '    proxy_bind 127.0.0.1;',
+    '  }',
+    '}',
+  ]);
   await waitForPort(o.port, 10000);
   return { url: `https://localhost:${o.port}`, certificate: readFileSync(cert, 'utf8'), stop: () => stopChild(child) };
 }

@@ -67,8 +67,8 @@ const loopback = new Agent({ keepAlive: true, maxSockets: 64 });
 /**
  * Sends a request to this same server, on the address and port the MCP request arrived at, so it
  * passes every middleware a REST request passes. The caller's address goes in X-Forwarded-For:
- * the process's own address is a trusted proxy under the default TRUST_PROXY (loopback, and
- * uniquelocal in compose and Kubernetes), so limits by address still see the client.
+ * the process's own address is the one hop it trusts (TRUST_PROXY: loopback by default, one hop in
+ * compose and Kubernetes), so limits by address still see the client.
  */
 function sendToSelf(req: Request, method: string, url: string, headers: Record<string, string>, body: string | undefined): Promise<{ status: number; payload: string }> {
   return new Promise((resolve, reject) => {
