@@ -435,7 +435,7 @@ export function accountsSuite(target: AccountsTarget): void {
     it('set-password replaces the password from stdin and ends the account\'s sessions', async () => {
       const { email, accountId, cookie } = await signUp();
       const result = await t.adminWithStdin('a brand new password\n', 'set-password', '--account', accountId);
-      expect(result).toEqual({ accountId, passwordSet: true, sessionsRevoked: 1 });
+      expect(result).toEqual({ accountId, passwordSet: true, sessionsRevoked: 1, grantsRevoked: 0 });
       await t.http().get(`${auth}/me`).set('Cookie', cookie).expect(401);
       await t.http().post(`${auth}/login`).send({ email, password: PASSWORD }).expect(401);
       await t.http().post(`${auth}/login`).send({ email, password: 'a brand new password' }).expect(200);
