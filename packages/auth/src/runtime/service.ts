@@ -11,6 +11,7 @@ import { createDb, createPool, migrateToLatest, pendingMigrations, type AnyDb, t
 import { createLogger } from './observability.js';
 import { isSchemaCommand, runSchemaCommand } from './operations.js';
 import { createRedis, redisReady } from './redis.js';
+import { flushTracing } from './tracing.js';
 import { webhookWorkerOf } from './service-app.js';
 
 /** What a service is made of, for {@link startService} and {@link runAdmin}. */
@@ -110,6 +111,7 @@ async function startService<C extends ServiceEnv, DB>(spec: ServiceSpec<C, DB>):
         await worker?.stop().catch(() => {});
         await db.destroy().catch(() => {});
         await redis?.quit().catch(() => {});
+        await flushTracing();
         logger.info('stopped');
         process.exit(0);
       })();
