@@ -15,7 +15,7 @@ interface Span {
   parentSpanId?: string;
   name: string;
   kind: number;
-  attributes: Record<string, unknown>;
+  attributes: Record<string, string | number | boolean | undefined>;
 }
 const KIND = { SERVER: 2, CLIENT: 3 } as const;
 
@@ -33,7 +33,7 @@ beforeAll(async () => {
         const service = rs.resource.attributes.find((a: any) => a.key === 'service.name')?.value.stringValue as string;
         for (const ss of rs.scopeSpans) {
           for (const s of ss.spans) {
-            const attributes = Object.fromEntries((s.attributes ?? []).map((a: any) => [a.key, Object.values(a.value)[0]]));
+            const attributes = Object.fromEntries((s.attributes ?? []).map((a: any) => [a.key, Object.values(a.value)[0] as string | number | boolean]));
             spans.push({ service, traceId: s.traceId, spanId: s.spanId, parentSpanId: s.parentSpanId || undefined, name: s.name, kind: s.kind, attributes });
           }
         }

@@ -53,7 +53,7 @@ export interface RunningNginx {
 }
 
 /** The containers' JSON access log format (infra/nginx/nginx.conf), so every gateway logs alike. */
-export function gatewayLogFormat(): string {
+function gatewayLogFormat(): string {
   const conf = readFileSync(join(repoRoot, 'infra', 'nginx', 'nginx.conf'), 'utf8');
   const match = /^\s*(log_format gateway_json[^;]*;)/m.exec(conf);
   if (!match) throw new Error('infra/nginx/nginx.conf has no log_format gateway_json');

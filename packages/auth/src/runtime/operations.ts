@@ -10,7 +10,7 @@ import { workerSchema } from './webhooks/tables.js';
 const run = promisify(execFile);
 
 /** The operator commands that change or copy the schema itself, run before any migration. */
-export const SCHEMA_COMMANDS = ['migrate', 'backup', 'restore'] as const;
+const SCHEMA_COMMANDS = ['migrate', 'backup', 'restore'] as const;
 type SchemaCommand = (typeof SCHEMA_COMMANDS)[number];
 
 export const isSchemaCommand = (command: string | undefined): command is SchemaCommand => SCHEMA_COMMANDS.includes(command as SchemaCommand);
@@ -20,7 +20,7 @@ const serviceSchemas = (service: string): string[] => [service, workerSchema(ser
 
 function flags(argv: string[], options: Record<string, { type: 'string' | 'boolean' }>): Record<string, string | boolean | undefined> {
   try {
-    return parseArgs({ args: argv, options, strict: true }).values as Record<string, string | boolean | undefined>;
+    return parseArgs({ args: argv, options, strict: true }).values;
   } catch (err) {
     throw new AdminError((err as Error).message);
   }
