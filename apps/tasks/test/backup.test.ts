@@ -1,9 +1,9 @@
-import { execFile } from 'node:child_process';
+import { execFile, spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import { freePort, repoRoot, startEmbeddedPostgres, type RunningPostgres } from '@app/devstack';
+import { createDatabase, dropDatabase, freePort, repoRoot, startEmbeddedPostgres, stopChild, type RunningPostgres } from '@app/devstack';
 import pg from 'pg';
 import { startTestApp, type Caller, type TestApp } from './helpers/harness.js';
 
@@ -125,5 +125,33 @@ describe('admin migrate', () => {
     expect(to).toEqual({ service: 'tasks', applied: [], reverted: [last] });
     expect(await adminProcess(t.databaseUrl, 'migrate')).toEqual({ service: 'tasks', applied: [last], reverted: [] });
     await expect(adminProcess(t.databaseUrl, 'migrate', '--to', 'nope')).rejects.toMatchObject({ stderr: expect.stringMatching(/^admin tasks: no migration named nope; known: /) });
+  }, 60_000);
+
+  it('with MIGRATE_ON_START=0 a service does not migrate: it listens only once `admin migrate` has run', async () => {
+    const name = `tasks_wait_${Date.now()}`;
+    const url = await createDatabase(process.env.TEST_DATABASE_URL!, name);
+    const port = await freePort();
+    const child = spawn(process.execPath, [join(repoRoot, 'apps', 'tasks', 'dist', 'server.js')], {
+      env: { ...process.env, DATABASE_URL: url, TASKS_PORT: String(port), HOST: '127.0.0.1', MIGRATE_ON_START: '0', REDIS_URL: '', LOG_LEVEL: 'warn' },
+      stdio: ['ignore', 'ignore', 'pipe'],
+    });
+    const healthy = () => fetch(`http://127.0.0.1:${port}/healthz`).then((r) => r.ok, () => false);
+    try {
+      await new Promise((r) => setTimeout(r, 3000));
+      expect(await healthy()).toBe(false);
+      const su = new pg.Client({ connectionString: url });
+      await su.connect();
+      // Nothing was created: the schema is the migration Job's to make.
+      expect((await su.query(`select 1 from information_schema.tables where table_schema = 'tasks'`)).rowCount).toBe(0);
+      await su.end();
+      const migrated = await adminProcess(url, 'migrate');
+      expect(migrated.applied.length).toBeGreaterThan(5);
+      const deadline = Date.now() + 15_000;
+      while (!(await healthy()) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 200));
+      expect(await healthy()).toBe(true);
+    } finally {
+      await stopChild(child);
+      await dropDatabase(process.env.TEST_DATABASE_URL!, name);
+    }
   }, 60_000);
 });
