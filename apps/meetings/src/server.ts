@@ -1,3 +1,4 @@
+import './tracing.js';
 import { runService } from '@app/auth/runtime';
 import { createApp } from './app.js';
 import { loadConfig } from './config.js';

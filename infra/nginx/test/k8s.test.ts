@@ -34,6 +34,7 @@ const REAL_SECRETS = [
   'MEETINGS_DATABASE_URL=postgres://meetings:s3cret-b@db.internal:5432/product',
   'CLIPBOARD_DATABASE_URL=postgres://clipboard:s3cret-c@db.internal:5432/product',
   'REDIS_URL=rediss://redis.internal:6380',
+  'POSTGRES_ADMIN_URL=postgres://postgres:s3cret-d@db.internal:5432/product',
 ].join('\n');
 
 function manifests(): Manifest[] {
@@ -44,13 +45,13 @@ function manifests(): Manifest[] {
   }
   const base = parseAllDocuments(readFileSync(join(k8s, 'base', 'kustomization.yaml'), 'utf8'))[0]!.toJS() as {
     resources: string[];
-    configMapGenerator: Array<{ name: string; literals: string[] }>;
+    configMapGenerator: Array<{ name: string; literals?: string[] }>;
   };
   const files = base.resources.flatMap((file) => parseAllDocuments(readFileSync(join(k8s, 'base', file), 'utf8')).map((d) => d.toJS() as Manifest));
   const generated = base.configMapGenerator.map((g) => ({
     kind: 'ConfigMap',
     metadata: { name: g.name },
-    data: Object.fromEntries(g.literals.map((l) => l.split('=', 2) as [string, string])),
+    data: Object.fromEntries((g.literals ?? []).map((l) => l.split('=', 2) as [string, string])),
   }));
   return [...files, ...generated];
 }
@@ -231,6 +232,22 @@ describe(`the Kubernetes manifests (${kubectl ? 'kubectl kustomize of the produc
     });
   });
 
+  it('gives every secretKeyRef a Secret of that name (the overlay\'s generated one included)', () => {
+    const secrets = new Set(all.filter((m) => m.kind === 'Secret').map((m) => m.metadata.name));
+    const refs = new Set<string>();
+    const walk = (node: unknown): void => {
+      if (Array.isArray(node)) node.forEach(walk);
+      else if (node && typeof node === 'object') {
+        const ref = (node as { secretKeyRef?: { name: string } }).secretKeyRef;
+        if (ref) refs.add(ref.name);
+        Object.values(node).forEach(walk);
+      }
+    };
+    walk(all);
+    expect(refs.size).toBeGreaterThan(0);
+    if (kubectl) expect([...refs].filter((name) => !secrets.has(name))).toEqual([]);
+  });
+
   it('denies every other connection in the namespace by default', () => {
     expect(find('NetworkPolicy', 'default-deny')?.spec).toEqual({ podSelector: {}, policyTypes: ['Ingress', 'Egress'] });
   });
@@ -241,6 +258,87 @@ describe(`the Kubernetes manifests (${kubectl ? 'kubectl kustomize of the produc
       expect(egress).toContainEqual({ to: [{ podSelector: { matchLabels: { app: svc } } }], ports: [{ protocol: 'TCP', port }] });
     }
     expect(find('PodDisruptionBudget', 'gateway')).toBeDefined();
+  });
+});
+
+describe(`day-two operations in the manifests (${kubectl ? 'kubectl kustomize of the production overlay' : 'base files; kubectl is not on PATH'})`, () => {
+  const podOf = (m: Manifest) => (m.kind === 'CronJob' ? m.spec.jobTemplate.spec.template.spec : m.spec.template.spec);
+  const deployments = all.filter((m) => m.kind === 'Deployment');
+  const configFor = (container: { envFrom?: Array<{ configMapRef?: { name: string } }> }) => {
+    const names = (container.envFrom ?? []).flatMap((e) => (e.configMapRef ? [e.configMapRef.name] : []));
+    return Object.assign({}, ...all.filter((m) => m.kind === 'ConfigMap' && names.includes(m.metadata.name)).map((m) => m.data)) as Record<string, string>;
+  };
+
+  (kubectl ? it : it.skip)('gives every container of every Deployment a startupProbe', () => {
+    expect(deployments.length).toBeGreaterThanOrEqual(4);
+    for (const d of deployments) {
+      for (const c of d.spec.template.spec.containers) expect([d.metadata.name, c.name, c.startupProbe]).toEqual([d.metadata.name, c.name, expect.any(Object)]);
+    }
+  });
+
+  it('keeps the gateway alive on a liveness probe', () => {
+    expect(find('Deployment', 'gateway')!.spec.template.spec.containers[0].livenessProbe).toEqual(expect.objectContaining({ tcpSocket: { port: 'http' } }));
+  });
+
+  it('lets no service pod migrate its schema: MIGRATE_ON_START=0 everywhere, the waiting bounded by the startupProbe', () => {
+    for (const d of deployments.filter((m) => m.metadata.name !== 'gateway')) {
+      for (const c of d.spec.template.spec.containers) {
+        const env = Object.fromEntries((c.env ?? []).map((e: { name: string; value?: string }) => [e.name, e.value]));
+        expect([d.metadata.name, env.MIGRATE_ON_START ?? configFor(c).MIGRATE_ON_START]).toEqual([d.metadata.name, '0']);
+      }
+    }
+  });
+
+  it.each(Object.keys(SERVICES))('migrates %s with a Job running `admin migrate` from the Deployment\'s image, as the service\'s role', (svc) => {
+    const job = find('Job', `${svc}-migrate`);
+    const container = job?.spec.template.spec.containers[0];
+    expect(container.command).toEqual(['node', 'dist/admin.js', 'migrate']);
+    expect(container.image).toBe(find('Deployment', svc)!.spec.template.spec.containers[0].image);
+    expect(container.env).toContainEqual({ name: 'DATABASE_URL', valueFrom: { secretKeyRef: { name: expect.stringMatching(/^product-secrets/), key: `${svc.toUpperCase()}_DATABASE_URL` } } });
+    // Not counted by the service's Service, autoscaler or disruption budget.
+    expect(job!.spec.template.metadata.labels.app).toBeUndefined();
+  });
+
+  it('creates what compose\'s init.sql creates, with a Job running the same file from a ConfigMap', () => {
+    const copy = readFileSync(join(k8s, 'base', 'postgres-init.sql'), 'utf8');
+    expect(copy).toBe(readFileSync(join(repoRoot, 'infra', 'postgres', 'init.sql'), 'utf8'));
+    const job = find('Job', 'postgres-init')!;
+    const volume = job.spec.template.spec.volumes.find((v: { name: string }) => v.name === 'init');
+    const configMap = all.find((m) => m.kind === 'ConfigMap' && m.metadata.name === volume.configMap.name);
+    if (kubectl) expect(configMap?.data?.['init.sql']).toBe(copy);
+    expect(job.spec.template.spec.containers[0].args[0]).toContain('-f /init/init.sql');
+  });
+
+  it('backs every service\'s schemas up nightly in the archive format `admin restore` reads', () => {
+    const cron = find('CronJob', 'backup')!;
+    expect(cron.spec.concurrencyPolicy).toBe('Forbid');
+    const script = podOf(cron).containers[0].args[0] as string;
+    expect(script).toMatch(/for svc in tasks meetings clipboard/);
+    expect(script).toContain('--format=custom --no-owner --no-privileges');
+    expect(script).toContain('--schema="$svc" --schema="${svc}_worker"');
+  });
+
+  it('runs the operations pods like the others: non-root, no capabilities, no token, Postgres and DNS only', () => {
+    const pods = all.filter((m) => m.kind === 'Job' || m.kind === 'CronJob').map(podOf);
+    expect(pods).toHaveLength(5);
+    for (const pod of pods) {
+      expect(pod.automountServiceAccountToken).toBe(false);
+      expect(pod.securityContext).toMatchObject({ runAsNonRoot: true, seccompProfile: { type: 'RuntimeDefault' } });
+      for (const c of pod.containers) expect(c.securityContext).toMatchObject({ allowPrivilegeEscalation: false, readOnlyRootFilesystem: true, capabilities: { drop: ['ALL'] } });
+    }
+    const policy = find('NetworkPolicy', 'operations')!;
+    const ports = policy.spec.egress.flatMap((rule: { ports: Array<{ port: number }> }) => rule.ports.map((p) => p.port));
+    expect(ports.sort()).toEqual([53, 53, 5432]);
+  });
+
+  it('gives the gateway the JSON access log with the request id, trace id and upstream time', () => {
+    const spec = find('Deployment', 'gateway')!.spec.template.spec;
+    const mount = spec.containers[0].volumeMounts.find((m: { mountPath: string }) => m.mountPath === '/etc/nginx/nginx.conf');
+    expect(mount).toMatchObject({ subPath: 'nginx.conf' });
+    const conf = readFileSync(join(repoRoot, 'infra', 'nginx', 'nginx.conf'), 'utf8');
+    expect(conf).toMatch(/log_format gateway_json escape=json/);
+    for (const field of ['$gw_request_id', '$gw_trace_id', '$upstream_response_time']) expect(conf).toContain(field);
+    expect(conf).toContain('access_log /dev/stdout gateway_json;');
   });
 });
 

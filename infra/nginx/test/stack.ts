@@ -14,6 +14,8 @@ export interface Stack {
   /** Every instance of each service. */
   instances: Record<Service, Instance[]>;
   databaseUrl: string;
+  /** The gateway's JSON access log (one line per request). */
+  accessLog: string;
   /** A service's process, e.g. to signal it. */
   process(service: Service): ChildProcess;
   /** `npm run admin -- <service> ...` as operators run it (the app's own admin entry). */
@@ -65,6 +67,7 @@ export async function startStack(env: Partial<Record<Service, Record<string, str
     ports: product.ports,
     instances: product.instances,
     databaseUrl,
+    accessLog: join(nginxDir, 'logs', 'access.log'),
     process: (service) => product.children[service],
     admin: (service, ...argv) => adminCommand(service, databaseUrl, ...argv),
     adminWithStdin(service, stdin, ...argv) {

@@ -7,13 +7,13 @@ export const k8sTemplatePath = join(repoRoot, 'infra', 'k8s', 'base', 'gateway-t
 /**
  * The gateway template as a Kubernetes ConfigMap. kustomize loads files only from below the
  * kustomization, so infra/k8s carries this generated copy of infra/nginx/templates/
- * gateway.conf.template; the gateway tests fail when the two differ.
+ * gateway.conf.template and of the main config infra/nginx/nginx.conf; the gateway tests fail when the two differ.
  */
 export function renderGatewayConfigMap(): string {
-  const template = readFileSync(join(repoRoot, 'infra', 'nginx', 'templates', 'gateway.conf.template'), 'utf8');
-  const body = template.split('\n').map((line) => (line ? `    ${line}` : '')).join('\n');
+  const indent = (file: string) =>
+    readFileSync(join(repoRoot, 'infra', 'nginx', file), 'utf8').split('\n').map((line) => (line ? `    ${line}` : '')).join('\n').replace(/\n+$/, '');
   return [
-    '# Generated from infra/nginx/templates/gateway.conf.template by',
+    '# Generated from infra/nginx/templates/gateway.conf.template and infra/nginx/nginx.conf by',
     '# `node packages/devstack/dist/k8s-gateway.js`; do not edit by hand.',
     'apiVersion: v1',
     'kind: ConfigMap',
@@ -21,7 +21,9 @@ export function renderGatewayConfigMap(): string {
     '  name: gateway-template',
     'data:',
     '  gateway.conf.template: |',
-    body.replace(/\n+$/, ''),
+    indent('templates/gateway.conf.template'),
+    '  nginx.conf: |',
+    indent('nginx.conf'),
     '',
   ].join('\n');
 }

@@ -57,6 +57,14 @@ export interface RunningNginx {
   process: ChildProcess;
 }
 
+/** The containers' JSON access log format (infra/nginx/nginx.conf), so every gateway logs alike. */
+function gatewayLogFormat(): string {
+  const conf = readFileSync(join(repoRoot, 'infra', 'nginx', 'nginx.conf'), 'utf8');
+  const match = /^\s*(log_format gateway_json[^;]*;)/m.exec(conf);
+  if (!match) throw new Error('infra/nginx/nginx.conf has no log_format gateway_json');
+  return match[1]!;
+}
+
 /**
  * nginx in the foreground with a prefix directory of its own (`dir`: config, pid, temp files),
  * its `http` block holding `http` after the settings every one here shares.
@@ -73,7 +81,8 @@ function spawnNginx(bin: string, dir: string, workers: string, http: string[]): 
       'error_log stderr error;',
       'events { worker_connections 4096; }',
       'http {',
-      '  access_log off;',
+      `  ${gatewayLogFormat()}`,
+      `  access_log ${join(dir, 'logs', 'access.log')} gateway_json;`,
       `  client_body_temp_path ${tmp}/body; proxy_temp_path ${tmp}/proxy; fastcgi_temp_path ${tmp}/fcgi;`,
       `  uwsgi_temp_path ${tmp}/uwsgi; scgi_temp_path ${tmp}/scgi;`,
       ...http.map((line) => `  ${line}`),

@@ -117,11 +117,16 @@ export async function startEmbeddedPostgres(opts: {
   persistent: boolean;
   /** Extra `-c name=value` settings (the benchmark preloads auto_explain). */
   settings?: Record<string, string>;
+  /**
+   * Another PostgreSQL's binaries (initdb, postgres), e.g. Debian's `/usr/lib/postgresql/<major>/bin`,
+   * for a test that needs a server of the major its client tools have; default: the npm package's.
+   */
+  binDir?: string;
   /** Receives the server's log output. */
   onLog?: (message: string) => void;
 }): Promise<RunningPostgres> {
   const owner = isRoot() ? postgresUser() : undefined;
-  const bin = join(nativeDir(), 'bin');
+  const bin = opts.binDir ?? join(nativeDir(), 'bin');
   const dataDir = serverDataDir(opts.dataDir, opts.persistent, owner);
   const spawnOptions = { ...(owner ?? {}), env: { ...process.env, LC_MESSAGES: 'C' } };
 

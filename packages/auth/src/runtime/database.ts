@@ -167,28 +167,59 @@ export function createDb<DB>(pool: pg.Pool): Kysely<DB> {
  */
 export const SCHEMA_CHANGE_LOCK = 727_210_021;
 
+/** Where `migrate` takes the schema: the latest migration, a named one (up or down), or one step down. */
+export type MigrationTarget = { latest: true } | { to: string } | { down: true };
+
+/** What a migration run did: the migrations applied (up) and reverted (down), in order. */
+export interface MigrationOutcome {
+  applied: string[];
+  reverted: string[];
+}
+
 /** Creates the schema if needed and applies every pending migration; throws on failure. */
 export async function migrateToLatest(db: AnyDb, schema: string, migrations: Record<string, Migration>): Promise<void> {
-  await db.connection().execute(async (conn) => {
+  await migrateSchema(db, schema, migrations, { latest: true });
+}
+
+/**
+ * Moves the schema to `target` under the schema-change lock (kysely's Migrator: `migrateToLatest`,
+ * `migrateTo(name)` up or down, `migrateDown` one step); throws when a migration fails.
+ */
+export async function migrateSchema(db: AnyDb, schema: string, migrations: Record<string, Migration>, target: MigrationTarget): Promise<MigrationOutcome> {
+  return db.connection().execute(async (conn) => {
     await sql`select pg_advisory_lock(${SCHEMA_CHANGE_LOCK})`.execute(conn);
     try {
-      await migrateUnlocked(db, schema, migrations);
+      return await migrateUnlocked(db, schema, migrations, target);
     } finally {
       await sql`select pg_advisory_unlock(${SCHEMA_CHANGE_LOCK})`.execute(conn).catch(() => {});
     }
   });
 }
 
-async function migrateUnlocked(db: AnyDb, schema: string, migrations: Record<string, Migration>): Promise<void> {
+const migratorOf = (db: AnyDb, schema: string, migrations: Record<string, Migration>) =>
+  new Migrator({ db, migrationTableSchema: schema, provider: { getMigrations: async () => migrations } });
+
+/** The migrations not yet applied to the schema, by name (all of them before the first run). */
+export async function pendingMigrations(db: AnyDb, schema: string, migrations: Record<string, Migration>): Promise<string[]> {
+  const infos = await migratorOf(db, schema, migrations).getMigrations();
+  return infos.filter((m) => m.executedAt === undefined).map((m) => m.name);
+}
+
+async function migrateUnlocked(db: AnyDb, schema: string, migrations: Record<string, Migration>, target: MigrationTarget): Promise<MigrationOutcome> {
   await sql`create schema if not exists ${sql.id(schema)}`.execute(db);
-  const migrator = new Migrator({
-    db,
-    migrationTableSchema: schema,
-    provider: { getMigrations: async () => migrations },
-  });
-  const { error, results } = await migrator.migrateToLatest();
+  const migrator = migratorOf(db, schema, migrations);
+  const { error, results } = await ('latest' in target
+    ? migrator.migrateToLatest()
+    : 'to' in target
+      ? migrator.migrateTo(target.to)
+      : migrator.migrateDown());
   const failed = results?.find((r) => r.status === 'Error');
   if (error || failed) {
     throw new Error(`migration ${failed?.migrationName ?? ''} failed: ${String((error as Error | undefined)?.message ?? error)}`);
   }
+  // kysely skips (NotExecuted) a migration without down() instead of failing.
+  const skipped = results?.find((r) => r.status === 'NotExecuted');
+  if (skipped) throw new Error(`migration ${skipped.migrationName} cannot be reverted (it has no down())`);
+  const done = (direction: 'Up' | 'Down') => (results ?? []).filter((r) => r.status === 'Success' && r.direction === direction).map((r) => r.migrationName);
+  return { applied: done('Up'), reverted: done('Down') };
 }

@@ -76,7 +76,7 @@ const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'
 /**
  * The settings every service reads the same way: `<SERVICE>_PORT` (or `PORT`), `HOST`,
  * `DATABASE_URL`, `DATABASE_POOL_SIZE`, `DATABASE_CONNECT_TIMEOUT_MS`, `DATABASE_STATEMENT_TIMEOUT_MS`, `REDIS_URL`, `REDIS_PREFIX`, `ALLOWED_ORIGINS`,
- * `TRUST_PROXY`, `BODY_LIMIT_BYTES`, `LOG_LEVEL`, `SHUTDOWN_TIMEOUT_MS`, `HEAP_GROWING_PERCENT`, `COOKIE_SECURE`, `WEBHOOK_RETRY_BASE_MS`, `WEBHOOK_ALLOW_PRIVATE`, `WEBHOOK_CONCURRENCY`, `SIGNUP` (`open` lets anyone create
+ * `TRUST_PROXY`, `BODY_LIMIT_BYTES`, `LOG_LEVEL`, `SHUTDOWN_TIMEOUT_MS`, `HEAP_GROWING_PERCENT`, `COOKIE_SECURE`, `WEBHOOK_RETRY_BASE_MS`, `WEBHOOK_ALLOW_PRIVATE`, `WEBHOOK_CONCURRENCY`, `MIGRATE_ON_START`, `SIGNUP` (`open` lets anyone create
  * an account at `/auth/<service>/signup`; `closed`, the default, leaves it to the operator),
  * `PUBLIC_URL` (the origin clients use, e.g. https://api.example.com, named in the OAuth and MCP
  * metadata; unset: the origin each request came through).
@@ -100,6 +100,8 @@ export function serviceEnv(env: Env, service: { name: string; port: number; body
     // How far V8 lets the heap grow past what the last full collection kept (0: V8's own choice,
     // up to 300 %, which takes the process to about 250 MB under load; 100 keeps it near 160 MB).
     heapGrowingPercent: envInt(env, 'HEAP_GROWING_PERCENT', 100, 0, 1000),
+    // 0: the schema is migrated by `admin migrate` (a k8s Job) and the process waits for it.
+    migrateOnStart: envOneOf(env, 'MIGRATE_ON_START', ['0', '1'] as const, '1') === '1',
     signup: envOneOf(env, 'SIGNUP', ['open', 'closed'] as const, 'closed'),
     // The session cookie: Secure and `__Host-` always, never, or (auto) when the request came over https.
     cookieSecure: envOneOf(env, 'COOKIE_SECURE', ['auto', 'always', 'never'] as const, 'auto'),

@@ -4,6 +4,7 @@ import type { Redis } from 'ioredis';
 import pino, { type Logger } from 'pino';
 import { Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 import type { AnyDb } from './database.js';
+import { activeTraceId } from './tracing.js';
 
 /** JSON logs; nothing in them may carry a key, a cookie or user content. */
 export function createLogger(service: string, level: string, destination?: pino.DestinationStream): Logger {
@@ -61,6 +62,8 @@ export function createObservability(service: string, logger: Logger): Observabil
   });
   const middleware: RequestHandler = (req, res, next) => {
     const start = process.hrtime.bigint();
+    // Read here, inside the request's context (undefined when tracing is off).
+    const traceId = activeTraceId();
     trackRouteTemplate(req);
     res.once('finish', () => {
       const seconds = Number(process.hrtime.bigint() - start) / 1e9;
@@ -74,6 +77,7 @@ export function createObservability(service: string, logger: Logger): Observabil
         ms: Math.round(seconds * 1e4) / 10,
         requestId: req.id,
         accountId: req.caller?.accountId,
+        traceId,
       }, 'request');
     });
     next();

