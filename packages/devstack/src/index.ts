@@ -11,3 +11,4 @@ export { startTestApp, stdinOf, ALLOWED_ORIGIN, type AppKit, type TestApp, type 
 export { Supervised } from './supervisor.js';
 export { startReceiver, type Receiver } from './webhook-receiver.js';
 export { errorCatalogSuite } from './error-catalog.js';
+export { openEventStream, type OpenedStream, type ChangeEvent, type StreamBlock } from './event-stream.js';
