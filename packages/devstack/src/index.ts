@@ -12,3 +12,4 @@ export { Supervised } from './supervisor.js';
 export { startReceiver, type Receiver } from './webhook-receiver.js';
 export { errorCatalogSuite } from './error-catalog.js';
 export { openEventStream, type OpenedStream, type ChangeEvent, type StreamBlock } from './event-stream.js';
+export { streamSuite } from './stream-suite.js';
