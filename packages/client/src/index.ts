@@ -18,12 +18,12 @@ export interface ServiceClientOptions extends Omit<ClientOptions, 'baseUrl' | 'h
 }
 
 /** A service's typed client, plus `subscribe`: its live change stream, resumed by itself. */
-export type ServiceClient<Paths extends {}, Change> = Client<Paths> & {
+export type ServiceClient<Paths extends object, Change> = Client<Paths> & {
   /** Opens the change stream; each change (as the feed returns it) goes to `onChange`, in order, once. */
   subscribe(options: SubscribeOptions<Change>): Subscription;
 };
 
-function create<Paths extends {}, Change>({ apiKey, headers, ...options }: ServiceClientOptions, streamPath: string): ServiceClient<Paths, Change> {
+function create<Paths extends object, Change>({ apiKey, headers, ...options }: ServiceClientOptions, streamPath: string): ServiceClient<Paths, Change> {
   const auth = { ...headers, Authorization: `Bearer ${apiKey}` };
   const client = createClient<Paths>({ ...options, headers: auth });
   const target = { baseUrl: options.baseUrl, path: streamPath, headers: auth, ...(options.fetch ? { fetch: options.fetch as typeof fetch } : {}) };

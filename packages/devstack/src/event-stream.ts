@@ -1,5 +1,5 @@
 /** One block of a Server-Sent Events stream: its fields, or a comment line. */
-export interface StreamBlock {
+interface StreamBlock {
   id?: string;
   event?: string;
   data?: string;
@@ -8,9 +8,9 @@ export interface StreamBlock {
 }
 
 /** A change event: its id and its parsed data. */
-export interface ChangeEvent {
+interface ChangeEvent {
   id: string;
-  change: { type: string; id: string; kind?: string; item: any; entity?: string; op?: string; seq?: number; data?: any };
+  change: { id: string } & Record<string, unknown>;
 }
 
 /**
@@ -21,7 +21,7 @@ export interface OpenedStream {
   status: number;
   headers: Headers;
   /** A non-200 answer's body (JSON when it is). */
-  body?: any;
+  body?: unknown;
   blocks: Array<StreamBlock & { at: number }>;
   changes(): ChangeEvent[];
   /** The id of the last change event. */
@@ -81,7 +81,7 @@ export async function openEventStream(url: string, headers: Record<string, strin
   if (res.status !== 200) {
     const text = await res.text();
     try {
-      stream.body = JSON.parse(text);
+      stream.body = JSON.parse(text) as unknown;
     } catch {
       stream.body = text;
     }

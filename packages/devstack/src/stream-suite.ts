@@ -4,8 +4,8 @@ import { openEventStream, type OpenedStream } from './event-stream.js';
 interface StreamApp {
   server: { address(): AddressInfo | string | null };
   app: { locals: Record<string, unknown> };
-  caller(scopes?: string[]): Promise<{ accountId: string; auth: string } & Record<string, any>>;
-  admin(...argv: string[]): Promise<Record<string, any>>;
+  caller(scopes?: string[]): Promise<{ accountId: string; auth: string }>;
+  admin(...argv: string[]): Promise<Record<string, unknown>>;
   close(): Promise<void>;
 }
 
@@ -16,7 +16,7 @@ export interface StreamSuiteOptions<T extends StreamApp> {
   /** The app, with a short keepalive (the suite sets STREAM_KEEPALIVE_MS). */
   start(env: Record<string, string>): Promise<T>;
   /** Makes one change of `caller`'s that the stream carries; returns the change's `id` in the feed. */
-  write(t: T, caller: { accountId: string; auth: string } & Record<string, any>, n: number): Promise<string>;
+  write(t: T, caller: { accountId: string; auth: string }, n: number): Promise<string>;
   /** The scopes of a key that may not read the stream (403). */
   withoutReadScope: string[];
 }
@@ -116,7 +116,7 @@ export function streamSuite<T extends StreamApp>(o: StreamSuiteOptions<T>): void
     it('ends the streams of a revoked key within a second', async () => {
       const account = await t.admin('create-account', '--email', `${Date.now()}-${Math.random()}@example.test`);
       const key = await t.admin('create-key', '--account', account.accountId as string);
-      const s = await open(`Bearer ${key.key}`);
+      const s = await open(`Bearer ${key.key as string}`);
       await s.until(() => s.blocks.length > 0);
       const revoked = Date.now();
       await t.admin('revoke-key', '--id', key.id as string);

@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createMeetingsClient, type MeetingsChange, type Subscription } from '@app/client';
-import { adminCommand, freePort, startEmbeddedPostgres, startProduct, startRedis, type RunningPostgres, type RunningProduct, type RunningRedis } from '@app/devstack';
+import { adminCommand, freePort, openEventStream, startEmbeddedPostgres, startProduct, startRedis, type RunningPostgres, type RunningProduct, type RunningRedis } from '@app/devstack';
 
 /**
  * Two devices of one account: a stream held on one meetings replica, writes made through the
@@ -61,7 +61,8 @@ describe('a meetings stream on one replica, writes through the other', () => {
     const routed: typeof fetch = (input, init) => {
       current = new AbortController();
       const signals = [current.signal, ...(init?.signal ? [init.signal] : [])];
-      return fetch(String(input).replace(/^http:\/\/127\.0\.0\.1:\d+/, base), { ...init, signal: AbortSignal.any(signals) });
+      const url = typeof input === 'string' ? input : input instanceof URL ? input.href : input.url;
+      return fetch(url.replace(/^http:\/\/127\.0\.0\.1:\d+/, base), { ...init, signal: AbortSignal.any(signals) });
     };
     const received: Array<{ id: string; change: MeetingsChange }> = [];
     const drops: string[] = [];
@@ -139,5 +140,21 @@ describe('a meetings stream on one replica, writes through the other', () => {
     expect(upserts()).toEqual(written);
     expect(new Set(received.map((r) => r.id)).size).toBe(received.length);
     console.log(`streams across faults: ${written.length} writes, ${received.length} events, ${drops.length} reconnects`);
+  });
+  it('ends a replica\'s streams with retry: 1000 on SIGTERM, and the process exits cleanly', async () => {
+    const { accountId } = await adminCommand('meetings', pgServer.url, 'create-account', '--email', 'sigterm@example.test');
+    const { key } = await adminCommand('meetings', pgServer.url, 'create-key', '--account', accountId);
+    const instance = product.instances.meetings[1]!;
+    const stream = await openEventStream(`http://127.0.0.1:${instance.port}/api/changes/stream`, { Authorization: `Bearer ${key}` });
+    expect(stream.status).toBe(200);
+    await stream.until((s) => s.blocks.length > 0);
+    const victim = instance.process;
+    const exited = new Promise<number | null>((resolve) => victim.once('exit', (code) => resolve(code)));
+    const signalled = Date.now();
+    victim.kill('SIGTERM');
+    await stream.ended;
+    expect(stream.blocks.at(-1)).toMatchObject({ retry: '1000' });
+    expect(await exited).toBe(0);
+    console.log(`SIGTERM: stream ended with retry: 1000, process exited 0 after ${Date.now() - signalled} ms`);
   });
 });

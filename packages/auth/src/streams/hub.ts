@@ -27,7 +27,7 @@ export interface StreamPage {
 }
 
 /** The caller's feed, opened once per stream. */
-export interface FeedReader {
+interface FeedReader {
   /** What the feed's notifications name (the account, or the tasks workspace). */
   key: string;
   /** A page after `cursor` (undefined: from the initial sync); throws the feed's 400/410 for a bad cursor. */

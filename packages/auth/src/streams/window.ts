@@ -77,7 +77,7 @@ export function windowPage<R extends StampedRow>(rows: R[], limit: number, from:
 }
 
 /** Days a window cursor stays valid (tombstones are kept at least this long). */
-export const WINDOW_CURSOR_DAYS = 30;
+const WINDOW_CURSOR_DAYS = 30;
 
 const XID = /^\d{1,20}$/;
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
