@@ -157,4 +157,24 @@ describe('a meetings stream on one replica, writes through the other', () => {
     expect(await exited).toBe(0);
     console.log(`SIGTERM: stream ended with retry: 1000, process exited 0 after ${Date.now() - signalled} ms`);
   });
+  it.each([
+    ['tasks', '/api/v1/tasks/changes/stream', '/api/v1/tasks', { title: 'Through the gateway' }],
+    ['meetings', '/api/changes/stream', '/api/people', { name: 'Through the gateway' }],
+    ['clipboard', '/api/clipboard/pull/stream', '/api/clipboard', { type: 'text', content: 'through the gateway', source: 'laptop' }],
+  ] as const)('passes the %s stream through the gateway unbuffered', async (service, path, create, body) => {
+    const { accountId } = await adminCommand(service, pgServer.url, 'create-account', '--email', `gateway-${service}@example.test`);
+    const { key } = await adminCommand(service, pgServer.url, 'create-key', '--account', accountId);
+    const auth = `Bearer ${key}`;
+    const stream = await openEventStream(`${product.gateway}${path}`, { Authorization: auth });
+    expect(stream.status).toBe(200);
+    expect(stream.headers.get('content-type')).toMatch(/^text\/event-stream/);
+    expect(stream.headers.get('x-accel-buffering')).toBe('no');
+    await stream.until((s) => s.blocks.length > 0);
+    const sent = Date.now();
+    const res = await fetch(`${product.gateway}${create}`, { method: 'POST', headers: { Authorization: auth, 'Content-Type': 'application/json' }, body: JSON.stringify(body) });
+    expect(res.status).toBe(201);
+    await stream.until((s) => s.changes().length === 1, 2000);
+    expect(stream.blocks.find((b) => b.event === 'change')!.at - sent).toBeLessThan(1000);
+    stream.close();
+  });
 });
