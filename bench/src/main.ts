@@ -25,6 +25,7 @@ import { meetingScenarios, seedMeetings } from './meetings.bench.js';
 import { clipboardScenarios, seedClipboard } from './clipboard.bench.js';
 import { mixedScenario, seedFleet } from './mixed.bench.js';
 import { WEBHOOKS_SCENARIO, webhookBench } from './webhooks.bench.js';
+import { STREAMS_LATENCY_SCENARIO, STREAMS_MEMORY_SCENARIO, streamBench, type StreamBenchResult } from './streams.bench.js';
 import type { BenchContext, Scenario } from './types.js';
 
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 50);
@@ -56,6 +57,17 @@ async function sendOnce(gateway: string, req: LoadRequest, context: Record<strin
   const body = await res.text();
   req.onResponse?.(res.status, body, context);
   return res.status;
+}
+
+function printStreams(r: StreamBenchResult): void {
+  if (r.latency) {
+    const l = r.latency;
+    process.stdout.write(`${STREAMS_LATENCY_SCENARIO}: ${l.deliveries} deliveries of ${l.changes} changes to ${l.streams} streams, request sent -> event received p50 ${l.p50} ms, p90 ${l.p90} ms, p99 ${l.p99} ms, max ${l.max} ms\n`);
+  }
+  if (r.memory) {
+    const m = r.memory;
+    process.stdout.write(`${STREAMS_MEMORY_SCENARIO}: ${m.streams} idle streams over two replicas, RSS ${m.rssBeforeMb.toFixed(1)} -> ${m.rssAfterMb.toFixed(1)} MB, ${m.perStreamKb.toFixed(1)} KB per stream\n`);
+  }
 }
 
 async function main(): Promise<number> {
@@ -134,6 +146,20 @@ async function main(): Promise<number> {
         return res.json();
       },
     };
+
+    // The stream rows run on a product of their own (two replicas), before anything is seeded;
+    // BENCH_ONLY=streams runs them alone.
+    const streamRows = { latency: selected(STREAMS_LATENCY_SCENARIO), memory: selected(STREAMS_MEMORY_SCENARIO) };
+    let streams: StreamBenchResult | null = null;
+    if (streamRows.latency || streamRows.memory) {
+      log('streams: two meetings replicas, 200 streams through the gateway...');
+      streams = await streamBench({ databaseUrl, redisUrl: redis.url, nginxDir: join(work, 'nginx-streams'), ...streamRows });
+      printStreams(streams);
+      if (ONLY.length > 0 && ONLY.every((o) => 'streams'.includes(o) || o.includes('stream'))) {
+        writeResults(join(repoRoot, 'bench', 'results.json'), { date: new Date().toISOString(), machine: machine(), settings: { only: ONLY }, streams });
+        return 0;
+      }
+    }
 
     // Scale check, part 1: 10,000 tasks.
     const tasks = await seedTasksSmall(ctx);
@@ -239,6 +265,7 @@ async function main(): Promise<number> {
           `${hooks.delivered} events delivered, commit-to-receiver lag p50 ${hooks.lagP50} ms, p99 ${hooks.lagP99} ms, max ${hooks.lagMax} ms\n`,
       );
     }
+    if (streams) printStreams(streams);
     if (seqScanFailures.length > 0) {
       process.stdout.write(`\nFAIL: sequential scans of big tables: ${seqScanFailures.map((e) => `${e.scenario} (${e.seqScans.join(', ')})`).join('; ')}\n`);
     } else {
@@ -258,6 +285,7 @@ async function main(): Promise<number> {
       scenarios: rows,
       scale: scaleFigures,
       webhooks: hooks,
+      streams,
       explain: explained.map((e) => ({ scenario: e.scenario, seqScans: e.seqScans, plans: e.plans })),
     });
     process.stdout.write(`results written to ${file} (${Math.round((Date.now() - started) / 1000)} s in all)\n`);

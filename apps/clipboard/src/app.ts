@@ -1,5 +1,5 @@
 import type { Express } from 'express';
-import { createServiceApp } from '@app/auth/runtime';
+import { createServiceApp, serviceStreamHub } from '@app/auth/runtime';
 import { mcpInstructions, mcpPrompts, mcpToolNotes } from './mcp.js';
 import { openapiDocument } from './openapi.js';
 import { authConfig } from './auth.js';
@@ -9,6 +9,7 @@ import { apiRoutes } from './routes/index.js';
 
 /** Builds the clipboard app; it never listens by itself. */
 export function createApp(deps: AppDeps): Express {
+  const streams = serviceStreamHub('clipboard', deps);
   return createServiceApp({
     ...deps,
     auth: authConfig(deps.config),
@@ -19,6 +20,7 @@ export function createApp(deps: AppDeps): Express {
     keysPath: '/api/settings/keys',
     webhooks: { path: '/api/clipboard/webhooks', catalog: CLIPBOARD_EVENTS },
     // Each route checks the scope the spec's table names, then parses its body.
-    api: { path: '/api', router: apiRoutes(deps) },
+    streams,
+    api: { path: '/api', router: apiRoutes(deps, streams) },
   });
 }

@@ -1,5 +1,6 @@
 import { authOpenApiPaths, createKeyBodySchema, keyIdParameter, keyLastUsedAtSchema } from '@app/auth/identity';
 import { apiKeysTag, documentCommonHeaders, withApiKeyScopes, openapiLicense, openapiServers, operationalPaths, operationsTag, securitySchemes } from '@app/auth/runtime';
+import { streamOperation } from '@app/auth/streams';
 import { webhookOpenApi } from '@app/auth/webhooks';
 import { documentOutages, errorEnvelopeSchema } from '@app/http-errors';
 import { idPathParameter, uuidSchema } from '@app/http-errors/validation';
@@ -494,6 +495,26 @@ export const openapiDocument = {
         ],
         responses: { 200: json(ref('ChangePage'), 'Changes in seq order'), 400: resp('BadRequest'), 410: resp('Gone'), ...common },
       },
+    },
+    '/api/clipboard/pull/stream': {
+      get: streamOperation({
+        operationId: 'streamClipboardChanges',
+        tags: ['Sync'],
+        summary: 'Live: the pull feed pushed as Server-Sent Events',
+        feed: 'GET /api/clipboard/pull',
+        change: ref('Change'),
+        cursorMaxLength: 200,
+        security: [{ apiKey: ['clipboard:read'] }, { session: [] }],
+        responses: {
+          400: resp('BadRequest'),
+          410: resp('Gone'),
+          ...common,
+          429: {
+            ...json(ref('Error'), 'At most 10 streams per account are open (`too_many_streams`), or rate limited as every request; Retry-After says when to retry.'),
+            headers: { 'Retry-After': { schema: { type: 'integer', format: 'int32', minimum: 1, maximum: 86_400 }, description: 'Seconds to wait.' } },
+          },
+        },
+      }),
     },
     '/api/clipboard/sync': {
       post: {

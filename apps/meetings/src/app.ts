@@ -1,5 +1,5 @@
 import type { Express } from 'express';
-import { createServiceApp, isRead } from '@app/auth/runtime';
+import { createServiceApp, isRead, serviceStreamHub } from '@app/auth/runtime';
 import { mcpInstructions, mcpPrompts, mcpToolNotes } from './mcp.js';
 import { openapiDocument } from './openapi.js';
 import { authConfig } from './auth.js';
@@ -9,6 +9,7 @@ import { apiRoutes } from './routes/index.js';
 
 /** Builds the meetings app; it never listens by itself. */
 export function createApp(deps: AppDeps): Express {
+  const streams = serviceStreamHub('meetings', deps);
   return createServiceApp({
     ...deps,
     auth: authConfig(deps.config),
@@ -25,6 +26,7 @@ export function createApp(deps: AppDeps): Express {
     networkCap: deps.config.rateLimitNetworkPerMinute,
     keysPath: '/api/me/keys',
     webhooks: { path: '/api/webhooks', catalog: MEETING_EVENTS },
-    api: { path: '/api', router: apiRoutes(deps), scopeByMethod: { read: 'meetings:read', write: 'meetings:write' } },
+    streams,
+    api: { path: '/api', router: apiRoutes(deps, streams), scopeByMethod: { read: 'meetings:read', write: 'meetings:write' } },
   });
 }

@@ -17,7 +17,7 @@ describe('GET /openapi.json', () => {
     const ops = Object.entries(res.body.paths as Record<string, object>).flatMap(([path, methods]) => Object.keys(methods).map((m) => `${m.toUpperCase()} ${path}`));
     expect(ops.sort()).toEqual([
       'DELETE /api/items/{id}', 'DELETE /api/me/keys/{id}', 'DELETE /api/meetings/{id}', 'DELETE /api/notes/{date}', 'DELETE /api/people/{id}', 'DELETE /api/series/{id}',
-      'GET /api/actions', 'GET /api/me', 'GET /api/me/keys', 'GET /api/meetings', 'GET /api/meetings/{id}', 'GET /api/notes', 'GET /api/people', 'GET /api/search', 'GET /api/series',
+      'GET /api/actions', 'GET /api/changes', 'GET /api/changes/stream', 'GET /api/me', 'GET /api/me/keys', 'GET /api/meetings', 'GET /api/meetings/{id}', 'GET /api/notes', 'GET /api/people', 'GET /api/search', 'GET /api/series',
       'GET /healthz', 'GET /metrics', 'GET /openapi.json', 'GET /readyz',
       'PATCH /api/items/{id}', 'PATCH /api/meetings/{id}', 'PATCH /api/people/{id}', 'PATCH /api/series/{id}',
       'POST /api/items/reorder', 'POST /api/items/{id}/carry', 'POST /api/me/keys', 'POST /api/meetings', 'POST /api/meetings/{id}/carry', 'POST /api/meetings/{id}/items', 'POST /api/people', 'POST /api/series',

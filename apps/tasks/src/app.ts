@@ -1,5 +1,5 @@
 import type { Express } from 'express';
-import { createServiceApp } from '@app/auth/runtime';
+import { createServiceApp, serviceStreamHub } from '@app/auth/runtime';
 import { adminHooks } from './accounts.js';
 import { mcpInstructions, mcpPrompts, mcpToolNotes } from './mcp.js';
 import { openapiDocument } from './openapi.js';
@@ -10,6 +10,7 @@ import { apiRoutes } from './routes/index.js';
 
 /** Builds the tasks app; it never listens by itself. */
 export function createApp(deps: AppDeps): Express {
+  const streams = serviceStreamHub('tasks', deps);
   return createServiceApp({
     ...deps,
     auth: authConfig(deps.config),
@@ -20,6 +21,7 @@ export function createApp(deps: AppDeps): Express {
     keysPath: '/api/v1/keys',
     accountHooks: adminHooks,
     webhooks: { path: '/api/v1/webhooks', catalog: TASK_EVENTS },
-    api: { path: '/api/v1', router: apiRoutes(deps), scopeByMethod: { read: 'tasks:read', write: 'tasks:write' } },
+    streams,
+    api: { path: '/api/v1', router: apiRoutes(deps, streams), scopeByMethod: { read: 'tasks:read', write: 'tasks:write' } },
   });
 }

@@ -1,5 +1,6 @@
 import { authOpenApiPaths, createKeyBodySchema, keyIdParameter, keyLastUsedAtSchema } from '@app/auth/identity';
 import { apiKeysTag, documentCommonHeaders, openapiLicense, openapiServers, operationalPaths, operationsTag, securitySchemes } from '@app/auth/runtime';
+import { streamOperation } from '@app/auth/streams';
 import { webhookOpenApi } from '@app/auth/webhooks';
 import { documentOutages, errorEnvelopeSchema } from '@app/http-errors';
 import { idPathParameter } from '@app/http-errors/validation';
@@ -283,6 +284,23 @@ const feedPaths = {
         '410': err('`cursor_expired`: the cursor is older than 30 days; start a full sync without a cursor'),
       },
     },
+  },
+  '/api/v1/tasks/changes/stream': {
+    get: streamOperation({
+      operationId: 'streamTaskChanges',
+      summary: 'Live: the changes feed pushed as Server-Sent Events',
+      feed: 'GET /api/v1/tasks/changes',
+      change: ref('Change'),
+      cursorMaxLength: 4096,
+      security: readScope,
+      responses: {
+        '400': err('`invalid_cursor` (malformed, altered, or another workspace\'s), `validation_failed` (a list or search cursor)'),
+        ...common,
+        '403': forbidden,
+        '410': err('`cursor_expired`: the cursor is older than 30 days; start without a cursor'),
+        '429': err('`too_many_streams`: 10 streams of this account are open (`Retry-After` says when to try again), or `rate_limited` as on every request'),
+      },
+    }),
   },
   '/api/v1/recurrence/preview': {
     get: {

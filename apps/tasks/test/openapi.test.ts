@@ -11,7 +11,7 @@ describe('GET /openapi.json', () => {
     const res = await t.http().get('/openapi.json').expect(200);
     expect(res.body.openapi).toBe('3.1.0');
     expect(Object.keys(res.body.paths).sort()).toEqual([
-      '/api/v1/keys', '/api/v1/keys/{id}', '/api/v1/recurrence/preview', '/api/v1/tasks', '/api/v1/tasks/changes', '/api/v1/tasks/{id}', '/api/v1/tasks/{id}/auto-tag',
+      '/api/v1/keys', '/api/v1/keys/{id}', '/api/v1/recurrence/preview', '/api/v1/tasks', '/api/v1/tasks/changes', '/api/v1/tasks/changes/stream', '/api/v1/tasks/{id}', '/api/v1/tasks/{id}/auto-tag',
       '/api/v1/tasks/{id}/complete', '/api/v1/tasks/{id}/position', '/api/v1/tasks/{id}/reopen',
       '/api/v1/webhooks', '/api/v1/webhooks/{id}', '/api/v1/webhooks/{id}/deliveries', '/api/v1/webhooks/{id}/rotate-secret', '/api/v1/webhooks/{id}/test',
       '/auth/tasks/apps', '/auth/tasks/apps/{id}', '/auth/tasks/login', '/auth/tasks/logout', '/auth/tasks/me', '/auth/tasks/signup',

@@ -64,7 +64,9 @@ async function documentedOperations(service: Service): Promise<Array<{ name: str
   for (const item of Object.values(doc.paths)) {
     for (const [method, op] of Object.entries(item)) {
       const key = (op.security as Array<Record<string, string[]>> | undefined)?.find((r) => 'apiKey' in r);
-      if (key) ops.push({ name: op.operationId, method, scopes: key.apiKey! });
+      // A change stream (text/event-stream) has no single result: never a tool.
+      const stream = op.responses?.['200']?.content?.['text/event-stream'] !== undefined;
+      if (key && !stream) ops.push({ name: op.operationId, method, scopes: key.apiKey! });
     }
   }
   return ops;

@@ -11,3 +11,5 @@ export { startTestApp, stdinOf, ALLOWED_ORIGIN, type AppKit, type TestApp, type 
 export { Supervised } from './supervisor.js';
 export { startReceiver, type Receiver } from './webhook-receiver.js';
 export { errorCatalogSuite } from './error-catalog.js';
+export { openEventStream, type OpenedStream } from './event-stream.js';
+export { streamSuite } from './stream-suite.js';

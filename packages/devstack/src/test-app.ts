@@ -29,6 +29,8 @@ export function stdinOf(text: string | undefined): { readStdin(): Promise<string
 
 export interface TestApp<DB, C> {
   server: Server;
+  /** The app itself (what createServiceApp left in `app.locals`: the stream hub, the webhook worker). */
+  app: Express;
   /** This app's database (share it with {@link TestAppOptions.shareWith}). */
   databaseUrl: string;
   db: Kysely<DB>;
@@ -97,6 +99,7 @@ export async function startTestApp<DB, C extends { redisUrl?: string | undefined
   const admin = (...argv: string[]) => kit.admin(db, config, argv) as Promise<Record<string, any>>;
   return {
     server,
+    app,
     databaseUrl: url,
     db,
     redis,
@@ -112,6 +115,8 @@ export async function startTestApp<DB, C extends { redisUrl?: string | undefined
       return { accountId, ...extra, auth: `Bearer ${key.key}` };
     },
     async close() {
+      // Open change streams never end by themselves: ended first, as the service process does.
+      await (app.locals.streamHub as { close(): Promise<void> } | undefined)?.close();
       await new Promise((resolve) => server.close(resolve));
       await worker?.stop();
       await db.destroy();

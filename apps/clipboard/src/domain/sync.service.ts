@@ -1,3 +1,4 @@
+import type { StreamPage } from '@app/auth/streams';
 import { emitEvents } from '@app/auth/webhooks';
 import * as itemsRepo from '../db/items.repository.js';
 import * as snippetsRepo from '../db/snippets.repository.js';
@@ -129,6 +130,16 @@ export async function pull(db: Db, accountId: string, scopes: ReadonlySet<string
   const afterSeq = decodeCursor(query.cursor);
   checkCursor(await findState(db, accountId), afterSeq);
   return readChanges(db, accountId, scopes, afterSeq, query.limit);
+}
+
+/**
+ * The pull feed as a stream reads it: a pull page, each change's event id the cursor of its seq.
+ * After its first page a stream only moves forward from cursors of its own, so the account's
+ * state (for a 410) is read once, not on every wake.
+ */
+export async function pullStreamPage(db: Db, accountId: string, scopes: ReadonlySet<string>, cursor: string | undefined, limit: number, checked: boolean): Promise<StreamPage> {
+  const page = checked ? await readChanges(db, accountId, scopes, decodeCursor(cursor), limit) : await pull(db, accountId, scopes, { cursor, limit });
+  return { changes: page.changes, nextCursor: page.cursor, hasMore: page.hasMore, cursorAfter: (k) => encodeCursor(page.changes[k]!.seq) };
 }
 
 const applied = (seq: number | null): Outcome => ({ status: 'applied', seq, error: null });

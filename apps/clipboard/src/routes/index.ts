@@ -1,4 +1,5 @@
 import { Router, type RequestHandler } from 'express';
+import type { StreamHub } from '@app/auth/streams';
 import { requireScope } from '@app/auth/identity';
 import { jsonBody } from '@app/http-errors/validation';
 import type { AppDeps } from '../deps.js';
@@ -14,7 +15,7 @@ function chain(first: RequestHandler, second: RequestHandler): RequestHandler {
 }
 
 /** Every /api route of the clipboard service (the keys routes are mounted beside it). */
-export function apiRoutes(deps: AppDeps): Router {
+export function apiRoutes(deps: AppDeps, streams: StreamHub): Router {
   const json = jsonBody({ limit: deps.config.bodyLimitBytes });
   const guards: Guards = {
     read: (scope) => requireScope(scope),
@@ -22,7 +23,7 @@ export function apiRoutes(deps: AppDeps): Router {
   };
   const router = Router();
   // The literal /clipboard/bulk, /pull and /sync routes come before /clipboard/:id.
-  router.use(syncRoutes(deps, guards));
+  router.use(syncRoutes(deps, guards, streams));
   router.use(clipboardRoutes(deps, guards));
   router.use(snippetsRoutes(deps, guards));
   router.use(settingsRoutes(deps, guards));

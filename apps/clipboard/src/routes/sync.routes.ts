@@ -1,4 +1,5 @@
 import { Router } from 'express';
+import type { StreamHub } from '@app/auth/streams';
 import type { AppDeps } from '../deps.js';
 import * as syncing from '../domain/sync.service.js';
 import { pullQuerySchema, syncBodySchema } from '../openapi.js';
@@ -9,11 +10,24 @@ const pullQuery = queryParser<{ cursor?: string; limit: number }>(pullQuerySchem
 const syncBody = bodyParser<{ cursor?: string; limit?: number; changes: syncing.ClientChange[] }>(syncBodySchema);
 
 /** The sync protocol: /api/clipboard/pull and /api/clipboard/sync (see the OpenAPI description). */
-export function syncRoutes({ db }: AppDeps, g: Guards): Router {
+export function syncRoutes({ db }: AppDeps, g: Guards, streams: StreamHub): Router {
   const router = Router();
   router.get('/clipboard/pull', g.read('clipboard:read'), async (req, res) => {
     res.json(await syncing.pull(db, req.caller!.accountId, req.caller!.scopes, pullQuery.parse(req.query)));
   });
+  // The pull feed pushed as it commits: the same cursor, scopes and changes.
+  router.get('/clipboard/pull/stream', g.read('clipboard:read'), streams.route((req) => {
+    const { accountId, scopes } = req.caller!;
+    let checked = false;
+    return {
+      key: accountId,
+      read: async (cursor, limit) => {
+        const page = await syncing.pullStreamPage(db, accountId, scopes, cursor, limit, checked);
+        checked = true;
+        return page;
+      },
+    };
+  }));
   // Sync answers item contents (the server's changes), so it needs read as well as write.
   router.post('/clipboard/sync', g.read('clipboard:read'), g.write('clipboard:write'), async (req, res) => {
     const body = syncBody.parse(req.body);

@@ -1,4 +1,5 @@
 import { pgTimestampToIso } from '@app/auth/runtime';
+import { horizonStatement } from '@app/auth/streams';
 import { CompiledQuery, sql, type Kysely, type RawBuilder, type Selectable } from 'kysely';
 import type { Database, TasksTable } from './schema.js';
 
@@ -317,15 +318,13 @@ export async function changesPage(
 ): Promise<{ horizon: string; rows: ChangeRow[] }> {
   const rows = await rawRows<ChangeRow & { horizon: string; id: string | null }>(
     db,
-    `select h.x::text as horizon, c.* from (select pg_snapshot_xmin(pg_current_snapshot()) as x) h
-     left join lateral (
+    horizonStatement(`
        select ${LIST_COLUMNS}, t.change_xid::text as change_xid, t.deleted_at is not null as deleted
        from tasks t
        where t.workspace_id = $1 and (t.change_xid, t.id) > ($2::xid8, $3::uuid) and t.change_xid < h.x
          and (t.deleted_at is null or t.change_xid >= coalesce($4::xid8, h.x))
        order by t.change_xid, t.id
-       limit $5
-     ) c on true`,
+       limit $5`),
     [p.workspaceId, p.after.xid, p.after.id, p.keepFrom, p.limit],
   );
   const horizon = rows[0]!.horizon;

@@ -1,4 +1,5 @@
 import { Router } from 'express';
+import type { StreamHub } from '@app/auth/streams';
 import type { AppDeps } from '../deps.js';
 import { tasksRouter } from './tasks.routes.js';
 
@@ -6,8 +7,8 @@ import { tasksRouter } from './tasks.routes.js';
  * Every /api/v1 route of the tasks service (the keys routes are mounted beside it). No route checks
  * a scope: app.ts's scopeByMethod has, before any of them runs (GET/HEAD tasks:read, else write).
  */
-export function apiRoutes(deps: AppDeps): Router {
+export function apiRoutes(deps: AppDeps, streams: StreamHub): Router {
   const router = Router();
-  router.use(tasksRouter(deps));
+  router.use(tasksRouter(deps, streams));
   return router;
 }

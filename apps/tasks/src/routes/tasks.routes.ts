@@ -9,7 +9,8 @@ import { findPersonalWorkspace } from '../db/workspaces.repository.js';
 import * as service from '../domain/tasks.service.js';
 import type { Context, IfMatch, ListQuery, Task, TaskInput } from '../domain/tasks.service.js';
 import { idempotencyKey, keyDigest, memoryIdempotencyStore, readIdempotencyKey, redisIdempotencyStore, runIdempotent } from '../idempotency.js';
-import { listChanges } from '../domain/changes.service.js';
+import type { StreamHub } from '@app/auth/streams';
+import { listChanges, readChanges } from '../domain/changes.service.js';
 import { previewRecurrence } from '../domain/recurrence.service.js';
 import { IF_MATCH_MAX_LENGTH, changesQuerySchema, createTaskSchema, emptyBodySchema, listQuerySchema, positionSchema, previewQuerySchema, updateTaskSchema } from '../openapi.js';
 import { taskNotFound } from '../domain/errors.js';
@@ -72,7 +73,7 @@ function sendTask(res: Response, status: number, item: Task, extra: Record<strin
 }
 
 /** The task routes under /api/v1: thin handlers, validated input -> one service call -> one response. */
-export function tasksRouter(deps: AppDeps): Router {
+export function tasksRouter(deps: AppDeps, streams: StreamHub): Router {
   const { db, config } = deps;
   const store = deps.redis ? redisIdempotencyStore(deps.redis) : memoryIdempotencyStore();
   const workspaceOf = workspaceResolver(db);
@@ -108,6 +109,12 @@ export function tasksRouter(deps: AppDeps): Router {
     const query = changesQuery.parse(req.query);
     res.json(await listChanges(db, await context(req), query));
   });
+
+  // The same feed, pushed (Server-Sent Events): the hub reads it when a write to this workspace commits.
+  router.get('/tasks/changes/stream', streams.route(async (req) => {
+    const ctx = await context(req);
+    return { key: ctx.workspaceId, read: (cursor, limit) => readChanges(db, ctx, { cursor, limit }) };
+  }));
 
   router.get('/recurrence/preview', async (req, res) => {
     const query = previewQuery.parse(req.query);

@@ -164,3 +164,17 @@ export async function touchLastUsed(db: AnyDb, table: 'api_keys' | 'oauth_grants
     .where((eb) => eb.or([eb('last_used_at', 'is', null), eb('last_used_at', '<', sql<string>`now() - interval '1 minute'`)]))
     .execute();
 }
+
+/**
+ * Which of these credential ids (keys, sessions, OAuth grants) are still live: the check a held
+ * stream falls back on while revocation notifications cannot reach it.
+ */
+export async function liveCredentialIds(db: AnyDb, ids: string[]): Promise<Set<string>> {
+  const { rows } = await db.executeQuery<{ id: string }>(CompiledQuery.raw(
+    `select id from api_keys where id = any($1::uuid[]) and revoked_at is null
+     union all select id from sessions where id = any($1::uuid[]) and revoked_at is null and expires_at > now()
+     union all select id from oauth_grants where id = any($1::uuid[]) and revoked_at is null`,
+    [ids],
+  ));
+  return new Set(rows.map((r) => r.id));
+}

@@ -21,6 +21,7 @@ interface Operation {
   security?: Array<Record<string, string[]>>;
   parameters?: Parameter[];
   requestBody?: { required?: boolean; content?: Record<string, { schema?: Schema }> };
+  responses?: Record<string, { content?: Record<string, unknown> }>;
 }
 
 /** The header parameters a tool takes as arguments, by header name (lower case). */
@@ -102,7 +103,8 @@ export function toolsFromOpenApi(document: object, options: ToolGeneratorOptions
     const shared = (item.parameters ?? []) as Parameter[];
     for (const method of METHODS) {
       const op = item[method] as Operation | undefined;
-      if (!op?.operationId) continue;
+      // A stream (text/event-stream) never ends, so it cannot be a tool's one result.
+      if (!op?.operationId || op.responses?.['200']?.content?.['text/event-stream']) continue;
       const scopes = keyScopes(op, doc);
       if (scopes === undefined) continue;
       if (scopes.length === 0) {

@@ -106,6 +106,14 @@ export function serviceEnv(env: Env, service: { name: string; port: number; body
     // The session cookie: Secure and `__Host-` always, never, or (auto) when the request came over https.
     cookieSecure: envOneOf(env, 'COOKIE_SECURE', ['auto', 'always', 'never'] as const, 'auto'),
     publicUrl: publicUrl(env),
+    streams: {
+      // The longest silence on a change stream before a `: keepalive` comment (tests shorten it).
+      keepaliveMs: envInt(env, 'STREAM_KEEPALIVE_MS', 15_000, 50, 15_000),
+      // Open change streams per account in this service, across replicas.
+      maxPerAccount: envInt(env, 'STREAMS_PER_ACCOUNT', 10, 1, 1000),
+      // How often streams read their feeds while notifications cannot reach them (2 s at most).
+      fallbackPollMs: envInt(env, 'STREAM_FALLBACK_POLL_MS', 1000, 50, 2000),
+    },
     webhooks: {
       // The first retry's delay; each next one doubles it, up to an hour.
       retryBaseMs: envInt(env, 'WEBHOOK_RETRY_BASE_MS', 5000, 10, 3_600_000),

@@ -4,7 +4,7 @@
 // pieces every service document shares.
 export { envInt, serviceEnv } from './env.js';
 export { runService, runAdmin } from './service.js';
-export { createServiceApp } from './service-app.js';
+export { createServiceApp, serviceStreamHub } from './service-app.js';
 export { createPool, createDb, inTransaction, migrateToLatest, pgTimestampToIso } from './database.js';
 export { createLogger } from './observability.js';
 export { isRead } from './rate-limit.js';

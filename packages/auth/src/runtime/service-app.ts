@@ -26,6 +26,7 @@ import type { EventCatalog } from './webhooks/events.js';
 import { webhooksRouter } from './webhooks/routes.js';
 import { createWebhookWorker, type WebhookWorker } from './webhooks/worker.js';
 import type { AnyDb } from './database.js';
+import { createStreamHub, type StreamHub } from '../streams/hub.js';
 
 export interface ServiceAppOptions {
   auth: AuthConfig;
@@ -62,6 +63,8 @@ export interface ServiceAppOptions {
    * delivery worker for the events in `catalog` (each with the read scope of its resource).
    */
   webhooks?: { path: string; catalog: EventCatalog };
+  /** The app's change streams: built with {@link serviceStreamHub}, closed first on shutdown. */
+  streams?: StreamHub;
   api: {
     path: string;
     router: Router;
@@ -147,6 +150,7 @@ export function createServiceApp(o: ServiceAppOptions): Express {
       registry: observability.registry,
     });
   }
+  if (o.streams) app.locals[STREAMS] = o.streams;
   if (scope) app.use(o.api.path, authenticate(o.auth), requireScopeForMethod(scope.read, scope.write), timezone, json, o.api.router);
   else app.use(o.api.path, authenticate(o.auth), timezone, o.api.router);
 
@@ -163,4 +167,24 @@ const WORKER = 'webhookWorker';
  */
 export function webhookWorkerOf(app: Express): WebhookWorker | undefined {
   return app.locals[WORKER] as WebhookWorker | undefined;
+}
+
+const STREAMS = 'streamHub';
+
+/** The change-stream hub of a service app, from its dependencies (see @app/auth/streams). */
+export function serviceStreamHub(service: string, deps: { config: ServiceEnv; db: AnyDb; redis: Redis | null; logger: Logger }): StreamHub {
+  return createStreamHub({
+    service,
+    databaseUrl: deps.config.databaseUrl,
+    db: deps.db,
+    redis: deps.redis,
+    redisPrefix: deps.config.redisPrefix,
+    logger: deps.logger,
+    ...deps.config.streams,
+  });
+}
+
+/** The app's change streams, if it has any: the process ends them (with `retry:`) before draining. */
+export function streamHubOf(app: Express): StreamHub | undefined {
+  return app.locals[STREAMS] as StreamHub | undefined;
 }

@@ -12,7 +12,7 @@ import { createLogger } from './observability.js';
 import { isSchemaCommand, runSchemaCommand } from './operations.js';
 import { createRedis, redisReady } from './redis.js';
 import { flushTracing } from './tracing.js';
-import { webhookWorkerOf } from './service-app.js';
+import { streamHubOf, webhookWorkerOf } from './service-app.js';
 
 /** What a service is made of, for {@link startService} and {@link runAdmin}. */
 export interface ServiceSpec<C extends ServiceEnv, DB> {
@@ -105,10 +105,13 @@ async function startService<C extends ServiceEnv, DB>(spec: ServiceSpec<C, DB>):
       setImmediate(() => process.exit(1));
     }, config.shutdownTimeoutMs);
     force.unref();
+    // Streams never end by themselves: each is told to reconnect (elsewhere) and closed first.
+    const streams = streamHubOf(app)?.close();
     // Each step swallows its own error, so the closing chain cannot reject.
     server.close(() => {
       void (async () => {
         await worker?.stop().catch(() => {});
+        await streams;
         await db.destroy().catch(() => {});
         await redis?.quit().catch(() => {});
         await flushTracing();

@@ -1,5 +1,6 @@
 import type { Migration } from 'kysely';
 import { authMigrations } from '@app/auth/identity';
+import { streamMigrations } from '@app/auth/streams';
 import { webhookMigrations } from '@app/auth/webhooks';
 import * as clipboard from './2026_11_22_1000_clipboard.js';
 import * as createItem from './2026_11_23_0900_create_item.js';
@@ -7,6 +8,7 @@ import * as sharedRules from './2026_11_23_1300_shared_rules.js';
 import * as pruneByIndex from './2026_11_23_1500_prune_by_index.js';
 import * as genericPlans from './2026_11_23_1700_generic_plans.js';
 import * as oneStateWrite from './2026_11_24_0100_one_state_write.js';
+import * as changesNotify from './2026_11_25_0600_changes_notify.js';
 
 /** Every migration of the clipboard schema, by name; names sort in the order they apply. */
 export const migrations: Record<string, Migration> = {
@@ -17,5 +19,7 @@ export const migrations: Record<string, Migration> = {
   '2026_11_23_1500_prune_by_index': pruneByIndex,
   '2026_11_23_1700_generic_plans': genericPlans,
   '2026_11_24_0100_one_state_write': oneStateWrite,
+  '2026_11_25_0600_changes_notify': changesNotify,
   ...webhookMigrations('clipboard'),
+  ...streamMigrations('clipboard'),
 };

@@ -1,11 +1,15 @@
 import type { Migration } from 'kysely';
 import { authMigrations } from '@app/auth/identity';
+import { streamMigrations } from '@app/auth/streams';
 import { webhookMigrations } from '@app/auth/webhooks';
 import * as meetings from './2026_11_22_1000_meetings.js';
+import * as changesFeed from './2026_11_25_0600_changes_feed.js';
 
 /** Every migration of the meetings schema, by name; names sort in the order they apply. */
 export const migrations: Record<string, Migration> = {
   ...authMigrations,
   '2026_11_22_1000_meetings': meetings,
+  '2026_11_25_0600_changes_feed': changesFeed,
   ...webhookMigrations('meetings'),
+  ...streamMigrations('meetings'),
 };

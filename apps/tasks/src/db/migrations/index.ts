@@ -1,5 +1,6 @@
 import type { Migration } from 'kysely';
 import { authMigrations } from '@app/auth/identity';
+import { streamMigrations } from '@app/auth/streams';
 import { webhookMigrations } from '@app/auth/webhooks';
 import * as createWorkspaces from './2026_11_22_0910_create_workspaces.js';
 import * as createTasks from './2026_11_22_1000_create_tasks.js';
@@ -8,6 +9,7 @@ import * as changesFeed from './2026_11_23_0900_changes_feed.js';
 import * as idempotencyKeys from './2026_11_23_2200_idempotency_keys.js';
 import * as idempotencySweep from './2026_11_24_0300_idempotency_sweep.js';
 import * as keptAnswerAsSent from './2026_11_24_0500_kept_answer_as_sent.js';
+import * as changesNotify from './2026_11_25_0600_changes_notify.js';
 
 /** Every migration of the tasks schema, by name; names sort in the order they apply. */
 export const migrations: Record<string, Migration> = {
@@ -19,5 +21,7 @@ export const migrations: Record<string, Migration> = {
   '2026_11_23_2200_idempotency_keys': idempotencyKeys,
   '2026_11_24_0300_idempotency_sweep': idempotencySweep,
   '2026_11_24_0500_kept_answer_as_sent': keptAnswerAsSent,
+  '2026_11_25_0600_changes_notify': changesNotify,
   ...webhookMigrations('tasks'),
+  ...streamMigrations('tasks'),
 };

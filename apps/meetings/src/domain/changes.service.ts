@@ -1,0 +1,90 @@
+import { WINDOW_ORIGIN, decodeWindowCursor, encodeWindowCursor, windowPage, type StreamPage, type WindowPosition } from '@app/auth/streams';
+import type { Kysely } from 'kysely';
+import { changedRecords, changesPage, type FeedKind } from '../db/changes.repository.js';
+import type { Database } from '../db/schema.js';
+import { fail } from './errors.js';
+import { inReadingOrder, toMeeting, toNote, toPerson, toSeries, type ItemRow } from './views.js';
+
+type Change =
+  | { type: 'upsert'; kind: FeedKind; id: string; item: Record<string, unknown> }
+  | { type: 'delete'; kind: FeedKind; id: string; item: null };
+
+export interface ChangesPage {
+  changes: Change[];
+  nextCursor: string;
+  hasMore: boolean;
+}
+
+/** Salts the cursor's checksum: a cursor of another feed is not one of this feed. */
+const LABEL = 'meetings-changes-v1';
+
+function position(cursor: string, accountId: string, nowSeconds: number): WindowPosition {
+  const p = decodeWindowCursor(LABEL, cursor, accountId, nowSeconds);
+  if (p === 'expired') throw fail('cursor_expired', 'cursor is older than 30 days; start a full sync again without a cursor');
+  if (p === 'foreign') throw fail('invalid_cursor', 'cursor belongs to another account', { details: [{ path: 'cursor', message: 'was not issued to this account' }] });
+  if (p === 'invalid') throw fail('invalid_cursor', 'cursor is malformed or was altered; start again without it', { details: [{ path: 'cursor', message: 'is not a cursor this feed issued' }] });
+  return p;
+}
+
+/**
+ * A page of the account's changes feed over notes, people, series and meetings (each meeting
+ * with its items, as GET returns it without `previous`), and where the feed stands after each
+ * change (a stream's event ids). The tasks feed's rules: without a cursor a full sync of every
+ * record, then each change once in its latest state, in commit order, never missing a late
+ * commit (the window of @app/auth/streams). A soft-deleted note or meeting is a `delete` (a
+ * note's id is its date, as its path names it); archived people and series are upserts.
+ * `privateNotes` only for a session that asks with includePrivate=1.
+ *
+ * The page's keys and its records are read in one repeatable-read transaction, so each record is
+ * in the state the page's snapshot saw.
+ */
+export async function readChanges(
+  db: Kysely<Database>,
+  accountId: string,
+  query: { cursor?: string | undefined; limit: number },
+  withPrivate: boolean,
+  nowMillis = Date.now(),
+): Promise<ChangesPage & StreamPage> {
+  const now = Math.floor(nowMillis / 1000);
+  const from = query.cursor === undefined ? undefined : position(query.cursor, accountId, now);
+  const { page, records } = await db.transaction().setIsolationLevel('repeatable read').execute(async (trx) => {
+    const { horizon, rows } = await changesPage(trx, {
+      accountId,
+      after: from ? { xid: from.x, id: from.i } : { xid: WINDOW_ORIGIN.x, id: WINDOW_ORIGIN.i },
+      keepFrom: from?.lo ?? null,
+      limit: query.limit + 1,
+    });
+    const window = windowPage(rows, query.limit, from, horizon, now);
+    const ids: Record<FeedKind, string[]> = { note: [], person: [], series: [], meeting: [] };
+    for (const r of window.rows) ids[r.kind].push(r.id);
+    return { page: window, records: await changedRecords(trx, accountId, ids) };
+  });
+  const itemsOf = new Map<string, ItemRow[]>();
+  for (const item of records.items) {
+    const list = itemsOf.get(item.meeting_id);
+    if (list) list.push(item);
+    else itemsOf.set(item.meeting_id, [item]);
+  }
+  const notes = new Map(records.notes.map((r) => [r.id, r]));
+  const people = new Map(records.people.map((r) => [r.id, r]));
+  const series = new Map(records.series.map((r) => [r.id, r]));
+  const meetings = new Map(records.meetings.map((r) => [r.id, r]));
+  const changes = page.rows.map((r): Change => {
+    if (r.kind === 'note') {
+      const note = notes.get(r.id)!;
+      return r.deleted ? { type: 'delete', kind: 'note', id: note.date, item: null } : { type: 'upsert', kind: 'note', id: note.date, item: { ...toNote(note) } };
+    }
+    if (r.kind === 'person') return { type: 'upsert', kind: 'person', id: r.id, item: toPerson(people.get(r.id)!) };
+    if (r.kind === 'series') return { type: 'upsert', kind: 'series', id: r.id, item: toSeries(series.get(r.id)!) };
+    if (r.deleted) return { type: 'delete', kind: 'meeting', id: r.id, item: null };
+    return { type: 'upsert', kind: 'meeting', id: r.id, item: { ...toMeeting(meetings.get(r.id)!, withPrivate), items: inReadingOrder(itemsOf.get(r.id) ?? []) } };
+  });
+  const cursor = (p: WindowPosition) => encodeWindowCursor(LABEL, accountId, p);
+  return { changes, nextCursor: cursor(page.next), hasMore: page.hasMore, reached: page.reached, cursorAfter: (k) => cursor(page.after(k)) };
+}
+
+/** A page of the changes feed (GET /api/changes). */
+export async function listChanges(db: Kysely<Database>, accountId: string, query: { cursor?: string; limit: number }, withPrivate: boolean): Promise<ChangesPage> {
+  const { changes, nextCursor, hasMore } = await readChanges(db, accountId, query, withPrivate);
+  return { changes, nextCursor, hasMore };
+}

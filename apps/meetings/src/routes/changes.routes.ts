@@ -1,0 +1,27 @@
+import { Router } from 'express';
+import type { Kysely } from 'kysely';
+import type { StreamHub } from '@app/auth/streams';
+import { compileQuery } from '@app/http-errors/validation';
+import type { Database } from '../db/schema.js';
+import { listChanges, readChanges } from '../domain/changes.service.js';
+import { changesQuery } from '../openapi.js';
+import { account, readsPrivate } from './http.js';
+
+const query = compileQuery<{ cursor?: string; limit: number; includePrivate?: string }>(changesQuery);
+
+/** GET /api/changes (the sync feed) and GET /api/changes/stream (the same feed, pushed as it commits). */
+export function changesRoutes(db: Kysely<Database>, streams: StreamHub): Router {
+  const router = Router();
+  router.get('/changes', async (req, res) => {
+    const q = query.parse(req.query);
+    res.json(await listChanges(db, account(req), q, readsPrivate(req, q.includePrivate)));
+  });
+  router.get('/changes/stream', streams.route((req) => {
+    // The hub takes the start point (cursor or Last-Event-ID); the query is checked here first.
+    const { includePrivate } = query.parse(req.query);
+    const accountId = account(req);
+    const withPrivate = readsPrivate(req, includePrivate);
+    return { key: accountId, read: (cursor, limit) => readChanges(db, accountId, { cursor, limit }, withPrivate) };
+  }));
+  return router;
+}

@@ -1,0 +1,175 @@
+import { encodeWindowCursor } from '@app/auth/streams';
+import { sql } from 'kysely';
+import { addItem, createPerson, createSeries, sessionOf, startApp } from './helpers/factories.js';
+import type { Caller, TestApp } from './helpers/harness.js';
+
+let t: TestApp;
+beforeAll(async () => {
+  t = await startApp();
+});
+afterAll(() => t.close());
+
+interface Change {
+  type: 'upsert' | 'delete';
+  kind: 'note' | 'person' | 'series' | 'meeting';
+  id: string;
+  item: Record<string, any> | null;
+}
+interface Page {
+  changes: Change[];
+  nextCursor: string;
+  hasMore: boolean;
+}
+
+async function page(c: Caller | string, query: Record<string, string | number> = {}): Promise<Page> {
+  const req = t.http().get('/api/changes').query(query);
+  if (typeof c === 'string') req.set('Cookie', c);
+  else req.set('Authorization', c.auth);
+  return (await req.expect(200)).body as Page;
+}
+
+/**
+ * Follows nextCursor until `done` holds for what was gathered. A change shows once every older
+ * transaction of the cluster has ended (the test files beside this one share it): a moment after
+ * its commit, never before it.
+ */
+async function catchUp(c: Caller, cursor: string | undefined, done: (changes: Change[]) => boolean, limit = 100): Promise<{ changes: Change[]; cursor: string }> {
+  const all: Change[] = [];
+  const deadline = Date.now() + 30_000;
+  for (;;) {
+    const p = await page(c, { ...(cursor ? { cursor } : {}), limit });
+    all.push(...p.changes);
+    cursor = p.nextCursor;
+    if (!p.hasMore && done(all)) return { changes: all, cursor };
+    if (Date.now() > deadline) throw new Error(`the feed did not catch up: ${JSON.stringify(all.map((ch) => `${ch.kind}:${ch.id}`))}`);
+    if (!p.hasMore) await new Promise((r) => setTimeout(r, 30));
+  }
+}
+
+const has = (kind: Change['kind'], id: string, type: Change['type'] = 'upsert') => (changes: Change[]) => changes.some((ch) => ch.kind === kind && ch.id === id && ch.type === type);
+const all = (...checks: Array<(changes: Change[]) => boolean>) => (changes: Change[]) => checks.every((check) => check(changes));
+
+const revisions = new Map<string, number>();
+
+async function putNote(c: Caller, date: string, today: string): Promise<any> {
+  const key = `${c.accountId}/${date}`;
+  const base = revisions.get(key);
+  const body = { yesterday: 'y', today, impediments: [], todayPriority: 'p', ...(base !== undefined ? { baseRevision: base } : {}) };
+  const res = await t.http().put(`/api/notes/${date}`).set('Authorization', c.auth).send(body);
+  expect([200, 201]).toContain(res.status);
+  revisions.set(key, res.body.revision as number);
+  return res.body;
+}
+
+describe('GET /api/changes', () => {
+  it('starts with every record of the account, meetings with their items, and nothing of another account', async () => {
+    const c = await t.caller();
+    const other = await t.caller();
+    await createPerson(t, other, 'Not yours');
+    const { series, meetings, person } = await createSeries(t, c);
+    const item = await addItem(t, c, meetings[0].id, { text: 'Roadmap' });
+    await putNote(c, '2030-01-02', 'ship it');
+    const { changes } = await catchUp(c, undefined, all(has('person', person.id), has('series', series.id), has('meeting', meetings[1].id), has('note', '2030-01-02')));
+    expect(changes.map((ch) => ch.kind).sort()).toEqual(['meeting', 'meeting', 'note', 'person', 'series']);
+    const meeting = changes.find((ch) => ch.id === meetings[0].id)!;
+    expect(meeting.item).toMatchObject({ id: meetings[0].id, seriesId: series.id, items: [expect.objectContaining({ id: item.id, text: 'Roadmap' })] });
+    expect(meeting.item).not.toHaveProperty('privateNotes');
+    expect(changes.find((ch) => ch.kind === 'note')!.item).toMatchObject({ date: '2030-01-02', today: 'ship it' });
+    expect(changes.find((ch) => ch.kind === 'series')!.item).toMatchObject({ id: series.id, title: '1:1 with Ada' });
+  });
+
+  it('then gives each changed record once, in its latest state, and deletes as tombstones', async () => {
+    const c = await t.caller();
+    const { meetings, person } = await createSeries(t, c);
+    await putNote(c, '2030-02-01', 'first');
+    const start = await catchUp(c, undefined, all(has('person', person.id), has('note', '2030-02-01')));
+    await putNote(c, '2030-02-01', 'second');
+    await putNote(c, '2030-02-01', 'third');
+    await t.http().delete(`/api/meetings/${meetings[1].id}`).set('Authorization', c.auth).expect(204);
+    const item = await addItem(t, c, meetings[0].id, { text: 'New point' });
+    await t.http().delete(`/api/people/${person.id}`).set('Authorization', c.auth).expect((r) => expect(r.status).toBeLessThan(300));
+    await t.http().delete('/api/notes/2030-02-01').set('Authorization', c.auth).expect(204);
+    const { changes } = await catchUp(c, start.cursor, all(has('note', '2030-02-01', 'delete'), has('meeting', meetings[1].id, 'delete'), has('meeting', meetings[0].id), has('person', person.id)));
+    expect(changes.filter((ch) => ch.kind === 'note')).toEqual([{ type: 'delete', kind: 'note', id: '2030-02-01', item: null }]);
+    expect(changes.filter((ch) => ch.id === meetings[1].id)).toEqual([{ type: 'delete', kind: 'meeting', id: meetings[1].id, item: null }]);
+    expect(changes.find((ch) => ch.id === meetings[0].id)!.item!.items).toEqual([expect.objectContaining({ id: item.id })]);
+    expect(changes.find((ch) => ch.id === person.id)!.item).toMatchObject({ archived: true });
+    // Nothing more: each change once.
+    const again = await page(c, { cursor: (await catchUp(c, start.cursor, () => true)).cursor });
+    expect(again.changes).toEqual([]);
+  });
+
+  it('pages with limit and hasMore, and a full sync of a fresh account leaves out old tombstones', async () => {
+    const c = await t.caller();
+    for (let i = 1; i <= 5; i++) await putNote(c, `2030-03-0${i}`, `n${i}`);
+    await t.http().delete('/api/notes/2030-03-05').set('Authorization', c.auth).expect(204);
+    const { changes } = await catchUp(c, undefined, (ch) => ch.length >= 4, 2);
+    expect(changes.map((ch) => ch.id).sort()).toEqual(['2030-03-01', '2030-03-02', '2030-03-03', '2030-03-04']);
+  });
+
+  it('never misses a change whose transaction commits after a later one (out of order)', async () => {
+    const c = await t.caller();
+    const early = await createPerson(t, c, 'Early');
+    const late = await createPerson(t, c, 'Late');
+    const start = await catchUp(c, undefined, all(has('person', early.id), has('person', late.id)));
+    // A transaction that begins first (lower id) and commits last, around a write that commits at once.
+    let release!: () => void;
+    const held = new Promise<void>((r) => (release = r));
+    const slow = t.db.transaction().execute(async (trx) => {
+      await sql`update people set name = 'Early, renamed' where id = ${early.id}`.execute(trx);
+      await held;
+    });
+    await new Promise((r) => setTimeout(r, 50));
+    await t.http().patch(`/api/people/${late.id}`).set('Authorization', c.auth).send({ name: 'Late, renamed' }).expect(200);
+    // While the early transaction is open, the feed holds back at its line: the late change waits.
+    const meanwhile = await page(c, { cursor: start.cursor });
+    expect(meanwhile.changes).toEqual([]);
+    release();
+    await slow;
+    const { changes } = await catchUp(c, meanwhile.nextCursor, all(has('person', early.id), has('person', late.id)));
+    expect(changes.map((ch) => ch.item!.name)).toEqual(['Early, renamed', 'Late, renamed']);
+  });
+
+  it('rebuilds exactly the records while writers commit in parallel', async () => {
+    const c = await t.caller();
+    const start = await catchUp(c, undefined, () => true);
+    const names = Array.from({ length: 30 }, (_, i) => `P${i}`);
+    const made = await Promise.all(names.map((name) => createPerson(t, c, name)));
+    const { changes } = await catchUp(c, start.cursor, (ch) => made.every((p) => ch.some((x) => x.id === p.id)), 7);
+    expect(new Set(changes.map((ch) => ch.id)).size).toBe(changes.length);
+    expect(changes).toHaveLength(30);
+  });
+
+  it('shows privateNotes only to a session that asks, never to a key', async () => {
+    const c = await t.caller();
+    const cookie = await sessionOf(t, c);
+    const { meetings } = await createSeries(t, c);
+    const current = await t.http().get(`/api/meetings/${meetings[0].id}`).set('Cookie', cookie).expect(200);
+    await t.http().patch(`/api/meetings/${meetings[0].id}`).set('Cookie', cookie).send({ baseRevision: current.body.revision, privateNotes: 'secret' }).expect(200);
+    const byKey = await catchUp(c, undefined, has('meeting', meetings[0].id));
+    expect(JSON.stringify(byKey.changes)).not.toContain('secret');
+    const keyAsking = await page(c, { includePrivate: '1' });
+    expect(JSON.stringify(keyAsking.changes)).not.toContain('privateNotes');
+    const session = await page(cookie, { includePrivate: '1', limit: 500 });
+    expect(session.changes.find((ch) => ch.id === meetings[0].id)!.item).toMatchObject({ privateNotes: 'secret' });
+  });
+
+  it('refuses a malformed, altered or foreign cursor (400 invalid_cursor) and an expired one (410)', async () => {
+    const c = await t.caller();
+    const other = await t.caller();
+    const mine = (await page(c)).nextCursor;
+    for (const cursor of ['garbage', `${mine}x`, (await page(other)).nextCursor]) {
+      const res = await t.http().get('/api/changes').query({ cursor }).set('Authorization', c.auth).expect(400);
+      expect(res.body.error.code).toBe('invalid_cursor');
+    }
+    const old = encodeWindowCursor('meetings-changes-v1', c.accountId, { lo: '1', t: Math.floor(Date.now() / 1000) - 31 * 86_400, x: '1', i: '00000000-0000-0000-0000-000000000000' });
+    const expired = await t.http().get('/api/changes').query({ cursor: old }).set('Authorization', c.auth).expect(410);
+    expect(expired.body.error.code).toBe('cursor_expired');
+    await t.http().get('/api/changes').query({ limit: 501 }).set('Authorization', c.auth).expect(400);
+  });
+
+  it('needs meetings:read', async () => {
+    const c = await t.caller(['meetings:write']);
+    await t.http().get('/api/changes').set('Authorization', c.auth).expect(403);
+  });
+});

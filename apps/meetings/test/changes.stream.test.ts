@@ -1,0 +1,10 @@
+import { streamSuite } from '@app/devstack';
+import { createPerson, startApp } from './helpers/factories.js';
+
+streamSuite({
+  service: 'meetings',
+  path: '/api/changes/stream',
+  start: (env) => startApp(env),
+  write: async (t, c, n) => (await createPerson(t, c, `Person ${n}`)).id as string,
+  withoutReadScope: ['meetings:write'],
+});

@@ -1,0 +1,390 @@
+import { randomUUID } from 'node:crypto';
+import { once } from 'node:events';
+import type { Request, RequestHandler, Response } from 'express';
+import type { Redis } from 'ioredis';
+import pg from 'pg';
+import type { Logger } from 'pino';
+import { AppError } from '@app/http-errors';
+import { liveCredentialIds } from '../identity/repository.js';
+import type { AnyDb } from '../runtime/database.js';
+import { streamChannel } from './migrations.js';
+import { createStreamSlots, type StreamSlots } from './slots.js';
+
+/** One page of a feed, as a stream sends it. */
+export interface StreamPage {
+  /** The changes, each exactly as the feed's JSON answer carries it. */
+  changes: readonly unknown[];
+  /** The cursor just after `changes[k]`: the event's id. */
+  cursorAfter(k: number): string;
+  nextCursor: string;
+  hasMore: boolean;
+  /**
+   * Feeds with a horizon (tasks, meetings): when the page ends its window, every change notified
+   * with a position at or below this is in it or an earlier page. Undefined: a change is readable
+   * as soon as its notification arrives (clipboard, whose writers commit in order).
+   */
+  reached?: bigint;
+}
+
+/** The caller's feed, opened once per stream. */
+interface FeedReader {
+  /** What the feed's notifications name (the account, or the tasks workspace). */
+  key: string;
+  /** A page after `cursor` (undefined: from the initial sync); throws the feed's 400/410 for a bad cursor. */
+  read(cursor: string | undefined, limit: number): Promise<StreamPage>;
+}
+
+/** A service's feed as a stream: how to open it for a caller (its route has checked the scopes). */
+export type StreamFeed = (req: Request) => FeedReader | Promise<FeedReader>;
+
+export interface StreamHubOptions {
+  service: string;
+  databaseUrl: string;
+  db: AnyDb;
+  redis: Redis | null;
+  redisPrefix: string;
+  logger: Logger;
+  /** The longest silence on a stream: a `: keepalive` comment goes out at least this often (15 s). */
+  keepaliveMs: number;
+  /** Open streams per account in this service, across replicas (10). */
+  maxPerAccount: number;
+  /** How often streams read their feed while the notification listener is down (1 s). */
+  fallbackPollMs: number;
+}
+
+/** Changes read per statement: a backlog goes out in pages of this many. */
+const PAGE = 500;
+/** A slot's lease in Redis: a replica that dies frees its slots this long after. */
+const SLOT_LEASE_MS = 30_000;
+/** What a 429 asks the client to wait. */
+const RETRY_AFTER_SECONDS = 5;
+/** The reconnection delay an SSE client is told on shutdown. */
+const SHUTDOWN_RETRY_MS = 1000;
+/** A read that failed (Postgres restarting) is tried again this much later. */
+const READ_RETRY_MS = 500;
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** One open stream: its place in the feed, and what wakes it. */
+class Stream {
+  readonly slot = randomUUID();
+  cursor: string | undefined;
+  /** The highest position notified that the stream has not yet seen delivered. */
+  private want = 0n;
+  private reading = false;
+  private again = false;
+  closed = false;
+  expiry: NodeJS.Timeout | undefined;
+
+  constructor(
+    private readonly hub: StreamHub,
+    readonly res: Response,
+    readonly reader: FeedReader,
+    readonly account: string,
+    readonly credentialId: string,
+    start: string | undefined,
+  ) {
+    this.cursor = start;
+  }
+
+  /** A change may be readable (at `position`, when the notification said): read until it is delivered. */
+  wake(position?: bigint): void {
+    if (position !== undefined && position > this.want) this.want = position;
+    if (this.reading) {
+      this.again = true;
+      return;
+    }
+    void this.pump();
+  }
+
+  /**
+   * The first page (where a bad cursor is refused, before any header goes out). The stream counts
+   * as reading until {@link opened}, so a notification meanwhile waits for the page to be sent.
+   */
+  async first(): Promise<StreamPage> {
+    this.reading = true;
+    try {
+      return await this.reader.read(this.cursor, PAGE);
+    } catch (err) {
+      this.reading = false;
+      throw err;
+    }
+  }
+
+  /** Sends the first page, then carries on as any wake would. */
+  async opened(page: StreamPage): Promise<void> {
+    await this.send(page);
+    this.reading = false;
+    if (page.hasMore || this.again || (page.reached !== undefined && page.reached < this.want)) this.wake();
+  }
+
+  /** Sends `page` and moves the stream after it; resolves when the socket can take more. */
+  async send(page: StreamPage): Promise<void> {
+    let chunk = '';
+    for (let k = 0; k < page.changes.length; k++) {
+      chunk += `id: ${page.cursorAfter(k)}\nevent: change\ndata: ${JSON.stringify(page.changes[k])}\n\n`;
+    }
+    this.cursor = page.nextCursor;
+    if (chunk === '' || this.closed) return;
+    if (!this.res.write(chunk)) await Promise.race([once(this.res, 'drain'), once(this.res, 'close')]);
+  }
+
+  private async pump(): Promise<void> {
+    this.reading = true;
+    let wait = 5;
+    try {
+      do {
+        this.again = false;
+        const page = await this.reader.read(this.cursor, PAGE);
+        if (this.closed) return;
+        await this.send(page);
+        if (page.hasMore) this.again = true;
+        else if (page.reached !== undefined && page.reached < this.want) {
+          // Committed, but an older transaction is still open somewhere: the horizon has not
+          // passed it yet. Ask again shortly (this is the only reading a notified stream repeats).
+          await sleep(wait);
+          wait = Math.min(wait * 2, 100);
+          this.again = true;
+        }
+      } while (this.again && !this.closed);
+    } catch (err) {
+      this.hub.readFailed(err);
+      setTimeout(() => this.wake(), READ_RETRY_MS).unref();
+    } finally {
+      this.reading = false;
+    }
+  }
+
+  write(text: string): void {
+    if (!this.closed) this.res.write(text);
+  }
+
+  end(retryMs?: number): void {
+    if (this.closed) return;
+    if (retryMs !== undefined) this.res.write(`retry: ${retryMs}\n\n`);
+    this.res.end();
+  }
+}
+
+/**
+ * The live change streams of one service process (Server-Sent Events).
+ *
+ * Waking: one Postgres connection per process LISTENs on the service's channel; the feed's
+ * triggers announce each committing write as `c:<key>:<position>` and each revoked credential as
+ * `r:<id>`, and the hub wakes only the streams of that key (or ends that credential's). An idle
+ * stream costs no query. While the listener is down (Postgres restarting, connection lost), every
+ * stream reads its feed each `fallbackPollMs` and the credentials are checked in one query, until
+ * the listener is back (then each stream reads once, for what it may have missed).
+ */
+export class StreamHub {
+  private readonly streams = new Set<Stream>();
+  private readonly byKey = new Map<string, Set<Stream>>();
+  private readonly byCredential = new Map<string, Set<Stream>>();
+  private readonly slots: StreamSlots;
+  private listener: pg.Client | undefined;
+  private listening = false;
+  private connecting = false;
+  private closing = false;
+  private reconnectMs = 100;
+  private timers: NodeJS.Timeout[] = [];
+  private fallback: NodeJS.Timeout | undefined;
+  private lastReadWarning = 0;
+
+  constructor(private readonly o: StreamHubOptions) {
+    this.slots = createStreamSlots({ redis: o.redis, prefix: o.redisPrefix, max: o.maxPerAccount, leaseMs: SLOT_LEASE_MS, logger: o.logger });
+  }
+
+  /** Open streams in this process. */
+  get size(): number {
+    return this.streams.size;
+  }
+
+  /**
+   * The route of a stream over `feed`: 429 past the account's open streams, the feed's 400/410
+   * for a bad start, then `text/event-stream` with the backlog and the live changes.
+   */
+  route(feed: StreamFeed): RequestHandler {
+    return async (req, res) => {
+      const caller = req.caller!;
+      const start = typeof req.query.cursor === 'string' ? req.query.cursor : req.get('last-event-id') || undefined;
+      const reader = await feed(req);
+      const stream = new Stream(this, res, reader, caller.accountId, caller.credentialId, start);
+      if (!(await this.slots.take(stream.account, stream.slot))) {
+        throw new AppError(429, 'too_many_streams', `At most ${this.o.maxPerAccount} streams may be open per account; close one or retry later`, {
+          headers: { 'Retry-After': String(RETRY_AFTER_SECONDS) },
+        });
+      }
+      // Listed (and listening) before the first read, so a change committed meanwhile wakes it.
+      this.add(stream);
+      res.on('close', () => this.remove(stream));
+      this.ensureListener();
+      let first: StreamPage;
+      try {
+        first = await stream.first();
+      } catch (err) {
+        this.remove(stream);
+        throw err;
+      }
+      res.writeHead(200, {
+        'Content-Type': 'text/event-stream; charset=utf-8',
+        'Cache-Control': 'no-cache, no-transform',
+        'X-Accel-Buffering': 'no',
+      });
+      if (caller.oauth) {
+        stream.expiry = setTimeout(() => stream.end(), Math.max(0, caller.oauth.expiresAt * 1000 - Date.now()));
+        stream.expiry.unref();
+      }
+      // A comment first, so the headers and the open stream reach the client before any change.
+      res.write(': stream open\n\n');
+      await stream.opened(first);
+    };
+  }
+
+  /** Ends every stream with `retry:` (clients reconnect, to another replica) and stops listening. */
+  async close(): Promise<void> {
+    this.closing = true;
+    for (const stream of this.streams) stream.end(SHUTDOWN_RETRY_MS);
+    for (const timer of this.timers) clearInterval(timer);
+    this.stopFallback();
+    const listener = this.listener;
+    this.listener = undefined;
+    await listener?.end().catch(() => {});
+  }
+
+  /** A read failed (Postgres down): one warning a minute; the stream tries again. */
+  readFailed(err: unknown): void {
+    if (Date.now() - this.lastReadWarning < 60_000) return;
+    this.lastReadWarning = Date.now();
+    this.o.logger.warn({ err: err instanceof Error ? err.message : String(err) }, 'a stream could not read its feed; retrying');
+  }
+
+  private add(stream: Stream): void {
+    if (this.streams.size === 0) this.startTimers();
+    this.streams.add(stream);
+    addTo(this.byKey, stream.reader.key, stream);
+    addTo(this.byCredential, stream.credentialId, stream);
+  }
+
+  private remove(stream: Stream): void {
+    if (stream.closed) return;
+    stream.closed = true;
+    clearTimeout(stream.expiry);
+    this.streams.delete(stream);
+    removeFrom(this.byKey, stream.reader.key, stream);
+    removeFrom(this.byCredential, stream.credentialId, stream);
+    this.slots.release(stream.account, stream.slot);
+    if (this.streams.size === 0) {
+      for (const timer of this.timers) clearInterval(timer);
+      this.timers = [];
+    }
+  }
+
+  /** Keepalive comments and slot leases: one timer each for all streams. */
+  private startTimers(): void {
+    const keepalive = setInterval(() => {
+      for (const stream of this.streams) stream.write(': keepalive\n\n');
+    }, this.o.keepaliveMs);
+    const leases = setInterval(() => this.slots.refresh([...this.streams].map((s) => ({ account: s.account, id: s.slot }))), SLOT_LEASE_MS / 3);
+    keepalive.unref();
+    leases.unref();
+    this.timers = [keepalive, leases];
+  }
+
+  private onNotification(payload: string | undefined): void {
+    if (!payload) return;
+    if (payload.startsWith('r:')) {
+      for (const stream of this.byCredential.get(payload.slice(2)) ?? []) stream.end();
+      return;
+    }
+    // c:<key>:<position>
+    const split = payload.lastIndexOf(':');
+    const key = payload.slice(2, split);
+    const position = payload.slice(split + 1);
+    const streams = this.byKey.get(key);
+    if (!streams || !/^\d{1,20}$/.test(position)) return;
+    const at = BigInt(position);
+    for (const stream of streams) stream.wake(at);
+  }
+
+  private ensureListener(): void {
+    if (this.listening || this.connecting || this.closing) return;
+    this.connecting = true;
+    this.startFallback();
+    const client = new pg.Client({ connectionString: this.o.databaseUrl, application_name: `${this.o.service}-streams`, keepAlive: true, connectionTimeoutMillis: 2000 });
+    let lost = false;
+    const onLost = (err?: Error) => {
+      if (lost) return;
+      lost = true;
+      this.listening = false;
+      this.connecting = false;
+      if (this.listener === client) this.listener = undefined;
+      client.end().catch(() => {});
+      if (this.closing) return;
+      this.o.logger.warn({ err: err?.message }, 'stream notifications lost: streams poll their feeds until the listener is back');
+      this.startFallback();
+      const delay = this.reconnectMs;
+      this.reconnectMs = Math.min(this.reconnectMs * 2, 2000);
+      setTimeout(() => this.ensureListener(), delay).unref();
+    };
+    client.on('error', onLost);
+    client.on('end', () => onLost());
+    client.on('notification', (n) => this.onNotification(n.payload));
+    client
+      .connect()
+      .then(() => client.query(`listen ${streamChannel(this.o.service)}`))
+      .then(() => {
+        if (lost) return;
+        if (this.closing) {
+          void client.end();
+          return;
+        }
+        this.listener = client;
+        this.listening = true;
+        this.connecting = false;
+        this.reconnectMs = 100;
+        this.stopFallback();
+        // Whatever was announced while nobody listened: one read per stream, one credential check.
+        this.catchUp();
+      })
+      .catch((err: unknown) => onLost(err instanceof Error ? err : new Error(String(err))));
+  }
+
+  private startFallback(): void {
+    if (this.fallback || this.closing) return;
+    this.fallback = setInterval(() => this.catchUp(), this.o.fallbackPollMs);
+    this.fallback.unref();
+  }
+
+  private stopFallback(): void {
+    clearInterval(this.fallback);
+    this.fallback = undefined;
+  }
+
+  /** Every stream reads its feed once, and streams of credentials revoked meanwhile end. */
+  private catchUp(): void {
+    if (this.streams.size === 0) return;
+    for (const stream of this.streams) stream.wake();
+    const ids = [...this.byCredential.keys()];
+    liveCredentialIds(this.o.db, ids)
+      .then((live) => {
+        for (const id of ids) if (!live.has(id)) for (const stream of this.byCredential.get(id) ?? []) stream.end();
+      })
+      .catch(() => {});
+  }
+}
+
+function addTo<K, V>(map: Map<K, Set<V>>, key: K, value: V): void {
+  const set = map.get(key);
+  if (set) set.add(value);
+  else map.set(key, new Set([value]));
+}
+
+function removeFrom<K, V>(map: Map<K, Set<V>>, key: K, value: V): void {
+  const set = map.get(key);
+  if (set?.delete(value) && set.size === 0) map.delete(key);
+}
+
+/** The app's stream hub (see {@link StreamHub}); the process closes it first on shutdown. */
+export function createStreamHub(o: StreamHubOptions): StreamHub {
+  return new StreamHub(o);
+}

@@ -1,0 +1,60 @@
+/**
+ * The OpenAPI operation of a change stream, the same in the three documents: the start point
+ * (`cursor` or `Last-Event-ID`), the `text/event-stream` answer with the event's schema, and the
+ * answers the service adds (its own 400/410 envelopes, 401, 403, 429).
+ */
+export function streamOperation(o: {
+  operationId: string;
+  summary: string;
+  /** The feed this streams, e.g. `GET /api/changes`. */
+  feed: string;
+  /** The schema of one change (`data:`), as the feed's answer carries it. */
+  change: object;
+  cursorMaxLength: number;
+  security: object[];
+  tags?: string[];
+  responses: Record<string, unknown>;
+}) {
+  const cursor = { type: 'string', minLength: 1, maxLength: o.cursorMaxLength };
+  return {
+    operationId: o.operationId,
+    ...(o.tags ? { tags: o.tags } : {}),
+    summary: o.summary,
+    description: [
+      `Server-Sent Events: the changes of \`${o.feed}\`, pushed as they commit. The start point is the \`cursor\` query parameter or the \`Last-Event-ID\` header (a cursor of that feed; the query wins); neither starts with the initial sync. The backlog comes first, then live changes, each once, in the feed's order.`,
+      'Each change is one event: `id:` the feed cursor just after it (so a reconnecting client resumes after the last event it saw, exactly once), `event: change`, `data:` the change exactly as the feed returns it, on one line. A `: keepalive` comment goes out at least every 15 s. On shutdown the server sends `retry: 1000` and closes the stream: reconnect with `Last-Event-ID` (EventSource does so itself). A revoked key or session, or a disconnected app, ends its streams within a second; the gateway holds a stream up to an hour.',
+      'At most 10 streams per account may be open at once (across every replica): the 11th is 429 `too_many_streams` with `Retry-After`.',
+    ].join('\n\n'),
+    security: o.security,
+    parameters: [
+      { name: 'cursor', in: 'query', required: false, schema: cursor, description: 'Where to start: a cursor of the feed (or an event id). Absent: the initial sync.' },
+      { name: 'Last-Event-ID', in: 'header', required: false, schema: cursor, description: 'The id of the last event received (sent by EventSource on reconnect); used when `cursor` is absent.' },
+    ],
+    responses: {
+      '200': {
+        description: 'The event stream (it stays open)',
+        headers: { 'Cache-Control': { description: '`no-cache, no-transform`', schema: { type: 'string', maxLength: 40 } } },
+        content: {
+          'text/event-stream': {
+            schema: {
+              type: 'array',
+              maxItems: 1_000_000_000,
+              description: 'The stream as a sequence of events (each `id:`, `event:`, `data:` lines and a blank line), with `: keepalive` comments between them.',
+              items: {
+                type: 'object',
+                additionalProperties: false,
+                required: ['id', 'event', 'data'],
+                properties: {
+                  id: { ...cursor, description: 'The feed cursor just after this change' },
+                  event: { const: 'change' },
+                  data: { description: 'The change, as JSON on one line', contentMediaType: 'application/json', contentSchema: o.change, type: 'string', maxLength: 10_000_000 },
+                },
+              },
+            },
+          },
+        },
+      },
+      ...o.responses,
+    },
+  };
+}

@@ -1,0 +1,79 @@
+import type { Redis } from 'ioredis';
+import type { Logger } from 'pino';
+
+/**
+ * Takes a slot when fewer than ARGV[3] live ones remain: one sorted set per account, a member per
+ * open stream scored with its expiry, so the slots of a process that died without releasing
+ * them run out by themselves (crash-safe) while live streams keep refreshing theirs.
+ */
+const TAKE = `
+redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', ARGV[1])
+if redis.call('ZCARD', KEYS[1]) >= tonumber(ARGV[3]) then return 0 end
+redis.call('ZADD', KEYS[1], tonumber(ARGV[1]) + tonumber(ARGV[2]), ARGV[4])
+redis.call('PEXPIRE', KEYS[1], ARGV[2])
+return 1`;
+
+/** The open streams of each account, counted across replicas (Redis) or in this process (no Redis). */
+export interface StreamSlots {
+  /** Whether the account may open one more stream; `id` names the slot taken. */
+  take(account: string, id: string): Promise<boolean>;
+  release(account: string, id: string): void;
+  /** Keeps the slots of live streams from expiring, and puts them back into a Redis that lost them (called every third of the lease). */
+  refresh(held: Iterable<{ account: string; id: string }>): void;
+}
+
+/**
+ * Per-account stream slots. With Redis each slot is leased for `leaseMs` and refreshed while its
+ * stream lives; when Redis fails the check fails open (one warning), as the rate limits do.
+ */
+export function createStreamSlots(o: { redis: Redis | null; prefix: string; max: number; leaseMs: number; logger: Logger }): StreamSlots {
+  const redis = o.redis;
+  if (!redis) {
+    const local = new Map<string, Set<string>>();
+    return {
+      take: (account, id) => {
+        const held = local.get(account) ?? new Set<string>();
+        if (held.size >= o.max) return Promise.resolve(false);
+        local.set(account, held.add(id));
+        return Promise.resolve(true);
+      },
+      release: (account, id) => {
+        const held = local.get(account);
+        if (held?.delete(id) && held.size === 0) local.delete(account);
+      },
+      refresh: () => {},
+    };
+  }
+  const key = (account: string) => `${o.prefix}streams:${account}`;
+  let warned = false;
+  const warn = (err: unknown) => {
+    if (warned) return;
+    warned = true;
+    o.logger.warn({ err: err instanceof Error ? err.message : String(err) }, 'redis unavailable: the open-stream limit fails open until it is back');
+  };
+  return {
+    async take(account, id) {
+      try {
+        const taken = await redis.eval(TAKE, 1, key(account), Date.now(), o.leaseMs, o.max, id);
+        warned = false;
+        return taken === 1;
+      } catch (err) {
+        warn(err);
+        return true;
+      }
+    },
+    release(account, id) {
+      redis.zrem(key(account), id).catch(warn);
+    },
+    refresh(held) {
+      const expires = Date.now() + o.leaseMs;
+      const batch = redis.pipeline();
+      let any = false;
+      for (const slot of held) {
+        any = true;
+        batch.zadd(key(slot.account), expires, slot.id).pexpire(key(slot.account), o.leaseMs);
+      }
+      if (any) batch.exec().catch(warn);
+    },
+  };
+}

@@ -1,0 +1,116 @@
+import { createHash } from 'node:crypto';
+
+/**
+ * The feed window of a transaction-stamped changes feed (tasks, meetings), shared so both answer
+ * late commits the same way.
+ *
+ * Every write stamps its rows with its own transaction id (`change_xid xid8`). A reader takes the
+ * oldest transaction still running when its statement's snapshot was taken,
+ * `pg_snapshot_xmin(pg_current_snapshot())`, the horizon: every row stamped below it is final, and
+ * every later write is stamped at or above it. A page hands out rows below the horizon only, in
+ * (change_xid, id) order, so a change that commits late (out of order) is delivered later, never
+ * skipped. When a page is short, the window is done and the next one starts at the horizon.
+ */
+
+/** Before every change: the start of a full sync. */
+export const WINDOW_ORIGIN = { x: '0', i: '00000000-0000-0000-0000-000000000000' } as const;
+
+/**
+ * A place in a feed: every change stamped below (x, i) has been delivered. `lo` is where the
+ * client's current window began (tombstones stamped below it are never needed) and `t` when that
+ * was, in seconds (the cursor's age).
+ */
+export interface WindowPosition {
+  lo: string;
+  t: number;
+  x: string;
+  i: string;
+}
+
+/** What a feed row carries for its place in the window. */
+export interface StampedRow {
+  change_xid: string;
+  id: string;
+}
+
+/**
+ * The statement of one page: `rows` (a select of stamped rows that may use `h.x`, the horizon)
+ * laterally joined to the horizon, so the horizon and the rows come from one snapshot. The first
+ * result column is `horizon`; a window with no rows still answers one row (its other columns null).
+ */
+export function horizonStatement(rows: string): string {
+  return `select h.x::text as horizon, c.* from (select pg_snapshot_xmin(pg_current_snapshot()) as x) h
+     left join lateral (${rows}) c on true`;
+}
+
+/** One page of a window: the rows to hand out and where the feed stands after each. */
+export interface WindowPage<R> {
+  rows: R[];
+  next: WindowPosition;
+  hasMore: boolean;
+  /** The window's horizon when it is done (`hasMore` false): every change stamped below it is delivered. */
+  reached: bigint;
+  /** The position just after `rows[k]`. */
+  after(k: number): WindowPosition;
+}
+
+/**
+ * Cuts a page of `limit` rows from `rows` (read with `limit + 1`, all below `horizon`, after
+ * `from`) and places the feed after it: mid-window the window's start and age stay and the
+ * position moves; a done window starts the next one at the horizon.
+ */
+export function windowPage<R extends StampedRow>(rows: R[], limit: number, from: WindowPosition | undefined, horizon: string, nowSeconds: number): WindowPage<R> {
+  const page = rows.slice(0, limit);
+  const hasMore = rows.length > limit;
+  const lo = from?.lo ?? horizon;
+  const t = from?.t ?? nowSeconds;
+  const at = (r: R): WindowPosition => ({ lo, t, x: r.change_xid, i: r.id });
+  let next: WindowPosition;
+  if (hasMore) {
+    next = at(page[page.length - 1]!);
+  } else {
+    // The horizon never moves back; the max only guards the cursor against ever doing so.
+    const x = from && BigInt(from.x) > BigInt(horizon) ? from.x : horizon;
+    next = { lo: x, t: nowSeconds, x, i: WINDOW_ORIGIN.i };
+  }
+  return { rows: page, next, hasMore, reached: BigInt(next.x), after: (k) => (k === page.length - 1 ? next : at(page[k]!)) };
+}
+
+/** Days a window cursor stays valid (tombstones are kept at least this long). */
+const WINDOW_CURSOR_DAYS = 30;
+
+const XID = /^\d{1,20}$/;
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
+const digest = (text: string) => createHash('sha256').update(text).digest('base64url').slice(0, 16);
+
+/**
+ * A position as an opaque cursor of `owner` (the account the feed belongs to). Not a secret:
+ * every query is filtered by the caller's account anyway; the checksum (salted by `label`, the
+ * feed's name) makes an edited or truncated cursor a clear 400 instead of an odd page.
+ */
+export function encodeWindowCursor(label: string, owner: string, p: WindowPosition): string {
+  const payload = Buffer.from(JSON.stringify({ o: digest(owner), lo: p.lo, t: p.t, x: p.x, i: p.i })).toString('base64url');
+  return `${payload}.${digest(`${label}.${payload}`)}`;
+}
+
+/**
+ * The position of a cursor made by {@link encodeWindowCursor}, or why it cannot be used:
+ * `invalid` (not issued by this feed), `foreign` (another owner's), `expired` (older than
+ * {@link WINDOW_CURSOR_DAYS}).
+ */
+export function decodeWindowCursor(label: string, token: string, owner: string, nowSeconds: number): WindowPosition | 'invalid' | 'foreign' | 'expired' {
+  const [payload, sum, extra] = token.split('.');
+  if (!payload || !sum || extra !== undefined || digest(`${label}.${payload}`) !== sum) return 'invalid';
+  let c: Record<string, unknown>;
+  try {
+    c = JSON.parse(Buffer.from(payload, 'base64url').toString('utf8')) as Record<string, unknown>;
+  } catch {
+    return 'invalid';
+  }
+  if (!c || typeof c !== 'object' || Object.keys(c).sort().join(',') !== 'i,lo,o,t,x') return 'invalid';
+  const { o, lo, t, x, i } = c;
+  if (typeof lo !== 'string' || !XID.test(lo) || typeof x !== 'string' || !XID.test(x) || !Number.isSafeInteger(t) || typeof i !== 'string' || !UUID.test(i)) return 'invalid';
+  if (o !== digest(owner)) return 'foreign';
+  if (nowSeconds - (t as number) > WINDOW_CURSOR_DAYS * 86_400) return 'expired';
+  return { lo, t: t as number, x, i };
+}

@@ -1,0 +1,135 @@
+import type { AddressInfo } from 'node:net';
+import { openEventStream, type OpenedStream } from './event-stream.js';
+
+interface StreamApp {
+  server: { address(): AddressInfo | string | null };
+  app: { locals: Record<string, unknown> };
+  caller(scopes?: string[]): Promise<{ accountId: string; auth: string }>;
+  admin(...argv: string[]): Promise<Record<string, unknown>>;
+  close(): Promise<void>;
+}
+
+export interface StreamSuiteOptions<T extends StreamApp> {
+  service: string;
+  /** The stream's path, e.g. `/api/changes/stream`. */
+  path: string;
+  /** The app, with a short keepalive (the suite sets STREAM_KEEPALIVE_MS). */
+  start(env: Record<string, string>): Promise<T>;
+  /** Makes one change of `caller`'s that the stream carries; returns the change's `id` in the feed. */
+  write(t: T, caller: { accountId: string; auth: string }, n: number): Promise<string>;
+  /** The scopes of a key that may not read the stream (403). */
+  withoutReadScope: string[];
+}
+
+/** The id a change event names its record by (tasks/meetings `id`, clipboard `id` as well). */
+const changeId = (c: { id: string }) => c.id;
+
+/**
+ * The live change stream's contract (DESIGN.md "Live change streams"), the same for the three
+ * services: headers, backlog then live, Last-Event-ID resume exactly once, keepalive, the
+ * 11th stream's 429, a revoked key's stream ended within a second, a bad start refused before
+ * the stream, and shutdown's `retry:`.
+ */
+export function streamSuite<T extends StreamApp>(o: StreamSuiteOptions<T>): void {
+  describe(`GET ${o.path} (${o.service})`, () => {
+    let t: T;
+    const opened: OpenedStream[] = [];
+    let url: string;
+    beforeAll(async () => {
+      t = await o.start({ STREAM_KEEPALIVE_MS: '300' });
+      url = `http://127.0.0.1:${(t.server.address() as AddressInfo).port}${o.path}`;
+    });
+    afterEach(() => {
+      for (const s of opened.splice(0)) s.close();
+    });
+    afterAll(() => t.close());
+    const open = async (auth: string, headers: Record<string, string> = {}, query = '') => {
+      const s = await openEventStream(`${url}${query}`, { Authorization: auth, ...headers });
+      opened.push(s);
+      return s;
+    };
+
+    it('sends the backlog, then each change as it commits, as text/event-stream events with the feed cursor as id', async () => {
+      const c = await t.caller();
+      const first = await o.write(t, c, 1);
+      const s = await open(c.auth);
+      expect(s.status).toBe(200);
+      expect(s.headers.get('content-type')).toMatch(/^text\/event-stream/);
+      expect(s.headers.get('cache-control')).toBe('no-cache, no-transform');
+      expect(s.headers.get('x-accel-buffering')).toBe('no');
+      await s.until(() => s.changes().length === 1);
+      expect(changeId(s.changes()[0]!.change)).toBe(first);
+      const written = Date.now();
+      const second = await o.write(t, c, 2);
+      await s.until(() => s.changes().length === 2, 3000);
+      expect(changeId(s.changes()[1]!.change)).toBe(second);
+      expect(s.blocks.find((b) => b.event === 'change' && b.data?.includes(second))!.at - written).toBeLessThan(2000);
+      for (const b of s.blocks.filter((x) => x.event === 'change')) expect(b.id).toEqual(expect.any(String));
+    });
+
+    it('resumes after Last-Event-ID (or ?cursor=) with exactly the changes after it, once each', async () => {
+      const c = await t.caller();
+      await o.write(t, c, 1);
+      const s = await open(c.auth);
+      await s.until(() => s.changes().length === 1);
+      const last = s.lastId()!;
+      s.close();
+      const a = await o.write(t, c, 2);
+      const b = await o.write(t, c, 3);
+      const resumed = await open(c.auth, { 'Last-Event-ID': last });
+      await resumed.until(() => resumed.changes().length >= 2);
+      await new Promise((r) => setTimeout(r, 300));
+      expect(resumed.changes().map((e) => changeId(e.change))).toEqual([a, b]);
+      const byQuery = await open(c.auth, { 'Last-Event-ID': 'ignored-when-the-query-names-one' }, `?cursor=${encodeURIComponent(resumed.changes()[0]!.id)}`);
+      await byQuery.until(() => byQuery.changes().length >= 1);
+      await new Promise((r) => setTimeout(r, 300));
+      expect(byQuery.changes().map((e) => changeId(e.change))).toEqual([b]);
+    });
+
+    it('sends a keepalive comment while idle (STREAM_KEEPALIVE_MS)', async () => {
+      const c = await t.caller();
+      const s = await open(c.auth);
+      await s.until(() => s.blocks.some((b) => b.comment === 'keepalive'), 2000);
+    });
+
+    it('refuses a bad start before the stream (400), a key without the read scope (403) and no key (401)', async () => {
+      const c = await t.caller();
+      const bad = await open(c.auth, { 'Last-Event-ID': 'not-a-cursor' });
+      expect(bad.status).toBe(400);
+      const weak = await t.caller(o.withoutReadScope);
+      expect((await open(weak.auth)).status).toBe(403);
+      expect((await open('Bearer nope')).status).toBe(401);
+    });
+
+    it('answers the 11th open stream of an account 429 with Retry-After, and takes one again once a stream ends', async () => {
+      const c = await t.caller();
+      const ten = await Promise.all(Array.from({ length: 10 }, () => open(c.auth)));
+      expect(ten.map((s) => s.status)).toEqual(Array(10).fill(200));
+      const eleventh = await open(c.auth);
+      expect(eleventh.status).toBe(429);
+      expect(Number(eleventh.headers.get('retry-after'))).toBeGreaterThan(0);
+      ten[0]!.close();
+      await new Promise((r) => setTimeout(r, 200));
+      expect((await open(c.auth)).status).toBe(200);
+    });
+
+    it('ends the streams of a revoked key within a second', async () => {
+      const account = await t.admin('create-account', '--email', `${Date.now()}-${Math.random()}@example.test`);
+      const key = await t.admin('create-key', '--account', account.accountId as string);
+      const s = await open(`Bearer ${key.key as string}`);
+      await s.until(() => s.blocks.length > 0);
+      const revoked = Date.now();
+      await t.admin('revoke-key', '--id', key.id as string);
+      expect((await s.ended) - revoked).toBeLessThan(1000);
+    });
+
+    it('ends every stream with retry: on shutdown', async () => {
+      const c = await t.caller();
+      const s = await open(c.auth);
+      await s.until(() => s.blocks.length > 0);
+      await (t.app.locals.streamHub as { close(): Promise<void> }).close();
+      await s.ended;
+      expect(s.blocks.at(-1)).toMatchObject({ retry: '1000' });
+    });
+  });
+}
