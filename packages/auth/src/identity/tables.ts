@@ -91,6 +91,8 @@ interface OAuthTokensTable {
   created_at: CreatedAt;
   expires_at: Timestamp;
   revoked_at: Timestamp | null;
+  /** A rotated refresh token: the pair it was exchanged for, sealed with the token itself (see oauth/provider). */
+  successor: Buffer | null;
 }
 
 /** The identity tables every service keeps in its own schema. */
@@ -225,6 +227,16 @@ const authOAuthMigration: Migration = {
   },
 };
 
+/** A rotated refresh token keeps what it was exchanged for, so a second refresh within the grace window gets the same pair. */
+const authRefreshGraceMigration: Migration = {
+  async up(db: Kysely<any>): Promise<void> {
+    await sql`alter table oauth_tokens add column successor bytea`.execute(db);
+  },
+  async down(db: Kysely<any>): Promise<void> {
+    await sql`alter table oauth_tokens drop column successor`.execute(db);
+  },
+};
+
 /**
  * The identity migrations by name, to spread into a service's own set. Their names sort before
  * or after the service's own as they were added; the Migrator applies them in name order.
@@ -233,4 +245,5 @@ export const authMigrations: Record<string, Migration> = {
   '2026_11_22_0900_auth': authMigration,
   '2026_11_23_0900_auth_passwords': authPasswordsMigration,
   '2026_11_23_2300_auth_oauth': authOAuthMigration,
+  '2026_11_25_0700_auth_refresh_grace': authRefreshGraceMigration,
 };
