@@ -29,6 +29,7 @@ export const mcpTools: ToolTableEntry[] = [
     title: 'Record in meetings',
     description: 'During or after a meeting, one or more changes in one call: add talking points, actions and decisions; update, reorder, carry forward or delete items; change the meeting (status, shared notes, with its baseRevision); carry its open points to the next meeting.',
     batch: 'changes',
+    compact: ['meetingId', 'kind', 'text', 'owner', 'dueDate', 'completedAt', 'status', 'revision'],
     actions: { add_item: 'createItem', update_item: 'updateItem', reorder_items: 'reorderItems', carry_item: 'carryItem', update_meeting: 'updateMeeting', carry_meeting: 'carryMeeting', delete_item: 'deleteItem' },
     omit: PRIVATE,
   },

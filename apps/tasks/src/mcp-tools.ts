@@ -18,6 +18,7 @@ export const mcpTools: ToolTableEntry[] = [
     description: 'Create one or more tasks (or subtasks with parentId) in one call: give each its title and, as needed, dueAt, priority, tags, notes and recurrence.',
     batch: 'tasks',
     actions: { add: 'createTask' },
+    compact: ['title', 'dueAt', 'priority', 'tags', 'parentId', 'recurrence'],
   },
   {
     name: 'update_tasks',
@@ -25,6 +26,7 @@ export const mcpTools: ToolTableEntry[] = [
     description: 'Change one or more tasks in one call, each by its id and action: edit its fields, complete or reopen it (a recurring task moves to its next due time), move it in the manual order, suggest tags, or delete it.',
     batch: 'tasks',
     actions: { edit: 'updateTask', complete: 'completeTask', reopen: 'reopenTask', move: 'moveTask', auto_tag: 'autoTagTask', delete: 'deleteTask' },
+    compact: ['title', 'dueAt', 'priority', 'tags', 'completedAt', 'recurrence'],
   },
   {
     name: 'preview_recurrence',

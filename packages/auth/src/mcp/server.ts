@@ -176,7 +176,11 @@ export function mcpRouter(o: McpOptions): Router {
       const answer: TaskAnswer = { action: typeof args.action === 'string' ? args.action : '', status, result: errorBody(o.envelope, err, req.id), nextCursor: null, truncated: false };
       return { isError: true, content: [{ type: 'text', text: JSON.stringify(answer) }], structuredContent: answer };
     };
-    if (allowed.length === 0) return refuse(errors.forbidden('insufficient_scope', `This tool needs the scope ${tool.actions[0]!.op.scopes.join(' and ')}`), 403);
+    if (allowed.length === 0) {
+      return readOnly && allowedActions(tool, (needed) => holds(scopes, needed), false).length > 0
+        ? refuse(errors.forbidden('read_only', `${tool.name} changes data and this connection is read-only`), 403)
+        : refuse(errors.forbidden('insufficient_scope', `This tool needs the scope ${tool.actions[0]!.op.scopes.join(' and ')}`), 403);
+    }
     const outcome = await runTaskTool(tool, allowed, args, (op, opArgs) => dispatch(req, op, opArgs));
     if ('refusal' in outcome) {
       return outcome.refusal === 'scope'

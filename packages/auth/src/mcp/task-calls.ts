@@ -29,6 +29,8 @@ export interface TaskAnswer {
 }
 
 const SHAPED = new Set(['object', 'array']);
+/** The arguments a task-level tool adds to its operations' own. */
+const CONTROL = new Set(['action', 'fields', 'confirm']);
 const isObject = (v: unknown): v is Record<string, unknown> => v !== null && typeof v === 'object' && !Array.isArray(v);
 /** A list operation pages with `offset` and no cursor: the tool gives it one (the next offset). */
 const offsetPaged = (op: GeneratedTool) => op.route.queryArgs.includes('offset') && !op.route.queryArgs.includes('cursor');
@@ -53,7 +55,10 @@ function readNested(args: Record<string, unknown>, op: GeneratedTool): Record<st
   return out;
 }
 
-/** The action a call runs: the one it names, or the first whose required arguments it gives. */
+/**
+ * The action a call runs: the one it names, or else the first that takes every argument given
+ * and whose required ones are there (`find_tasks` with an id gets it, with a tag lists).
+ */
 function chooseAction(tool: TaskTool, allowed: ToolAction[], args: Record<string, unknown>, at: string): ToolAction | Refusal {
   const named = args.action;
   if (named !== undefined) {
@@ -68,7 +73,9 @@ function chooseAction(tool: TaskTool, allowed: ToolAction[], args: Record<string
     return action;
   }
   const given = (a: ToolAction) => (a.op.inputSchema.required ?? []).every((name) => args[name] !== undefined);
-  return allowed.find(given) ?? { refusal: 'arguments', problems: [{ path: `${at}/action`, message: `is required: one of ${allowed.map((a) => a.name).join(', ')}` }] };
+  const takes = (a: ToolAction) => Object.keys(args).every((name) => CONTROL.has(name) || name in a.op.inputSchema.properties || (name === 'cursor' && offsetPaged(a.op)));
+  return allowed.find((a) => given(a) && takes(a)) ?? allowed.find(given)
+    ?? { refusal: 'arguments', problems: [{ path: `${at}/action`, message: `is required: one of ${allowed.map((a) => a.name).join(', ')}` }] };
 }
 
 /** The operation's own arguments for one call, or what is wrong with them. */
@@ -76,7 +83,7 @@ function operationArguments(tool: TaskTool, action: ToolAction, args: Record<str
   const problems: ArgumentProblem[] = [];
   const out: Record<string, unknown> = {};
   for (const [name, value] of Object.entries(args)) {
-    if (name === 'action' || name === 'fields' || name === 'confirm' || value === undefined) continue;
+    if (CONTROL.has(name) || value === undefined) continue;
     if (name === 'cursor' && offsetPaged(action.op)) {
       const offset = typeof value === 'string' && /^\d{1,9}$/.test(value) ? Number(value) : Number.NaN;
       if (Number.isNaN(offset)) problems.push({ path: `${at}/cursor`, message: 'must be a nextCursor this tool returned' });
@@ -90,11 +97,15 @@ function operationArguments(tool: TaskTool, action: ToolAction, args: Record<str
   return problems.length > 0 ? { refusal: 'arguments', problems } : { opArgs: readNested(out, action.op) };
 }
 
-/** Keeps the named fields of each record (and always its id); `*` keeps all. */
+/**
+ * Keeps the named fields of each record (and always its id); `*` keeps all. A change of a feed
+ * (`{ type, id, item }`) keeps its envelope and has its `item` kept to those fields.
+ */
 function project(records: unknown[], fields: string[]): unknown[] {
   if (fields.includes('*')) return records;
   const keep = new Set(['id', ...fields]);
-  return records.map((r) => (isObject(r) ? Object.fromEntries(Object.entries(r).filter(([k]) => keep.has(k))) : r));
+  const one = (r: Record<string, unknown>) => Object.fromEntries(Object.entries(r).filter(([k]) => keep.has(k)));
+  return records.map((r) => (!isObject(r) ? r : isObject(r.item) ? { ...r, item: one(r.item) } : one(r)));
 }
 
 function cutStrings(value: unknown, max: number): { value: unknown; cut: boolean } {
@@ -128,6 +139,11 @@ function shape(tool: TaskTool, action: ToolAction, args: Record<string, unknown>
       }
       const wanted = fields ?? tool.compact;
       if (wanted) result = { ...rest, [key]: project(records, wanted) };
+    } else if (!action.readOnly && (fields ?? tool.compact)) {
+      // A write answers with the record it wrote (tasks: under `item`): its id and what a model checks, unless asked for more.
+      const wanted = fields ?? tool.compact!;
+      if (isObject(rest.item)) result = { ...rest, item: project([rest.item], wanted)[0] };
+      else if (typeof rest.id === 'string') result = project([rest], wanted)[0];
     }
   }
   return { action: action.name, status, result, nextCursor, truncated: false };

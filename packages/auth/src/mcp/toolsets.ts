@@ -17,8 +17,8 @@ export interface ToolTableEntry {
   /** The toolset it belongs to (default: `default`). */
   toolset?: string;
   /**
-   * Action name -> operationId. When a call gives no `action`, the first action whose required
-   * arguments are all present runs (so `find_tasks` with an `id` gets one task, without one lists).
+   * Action name -> operationId. When a call gives no `action`, the first action that takes every
+   * argument given runs (so `find_tasks` with an `id` gets one task, with a tag lists).
    */
   actions: Record<string, string>;
   /** Arguments of its operations the tool does not offer (meetings: privateNotes, which no API key may send). */
@@ -181,7 +181,7 @@ export function allowedActions(tool: TaskTool, holds: (scopes: readonly string[]
 export function listTaskTool(tool: TaskTool, actions: ToolAction[]): ListedTool {
   const properties: Record<string, Schema> = {};
   if (actions.length > 1) {
-    properties.action = { type: 'string', enum: actions.map((a) => a.name), description: 'default: the first whose required arguments are given' };
+    properties.action = { type: 'string', enum: actions.map((a) => a.name), description: 'default: the first that takes the arguments given' };
   }
   Object.assign(properties, mergedProperties(actions, tool.omit));
   const destructive = actions.some((a) => a.destructive);
