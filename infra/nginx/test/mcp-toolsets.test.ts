@@ -72,7 +72,7 @@ class Assistant {
   /** A call that must succeed; its structuredContent. */
   async ok(name: string, args: Record<string, unknown> = {}): Promise<any> {
     const result = await this.call(name, args);
-    if (result.isError) throw new Error(`${name} ${JSON.stringify(args).slice(0, 200)} failed: ${JSON.stringify(result.structuredContent).slice(0, 400)}`);
+    if (result.isError) throw new Error(`${name} ${JSON.stringify(args).slice(0, 200)} failed: ${JSON.stringify(result.structuredContent ?? result.content).slice(0, 400)}`);
     return result.structuredContent;
   }
 

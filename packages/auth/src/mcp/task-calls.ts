@@ -7,7 +7,7 @@ import type { ArgumentProblem, GeneratedTool } from './tools.js';
 import { BATCH_MAX, type TaskTool, type ToolAction } from './toolsets.js';
 
 /** No tool result carries more text than this (the issue's bound for a model's context). */
-export const RESULT_MAX_CHARACTERS = 20_000;
+const RESULT_MAX_CHARACTERS = 20_000;
 /** What a string longer than this is cut to when one record alone does not fit. */
 const LONG_STRING = 2_000;
 
@@ -237,8 +237,8 @@ export async function runTaskTool(tool: TaskTool, allowed: ToolAction[], rawArgs
   }
   // Every call is checked before the first is sent, so a bad argument anywhere changes nothing.
   const calls: Array<{ action: ToolAction; opArgs: Record<string, unknown> }> = [];
-  for (const [i, raw] of list.entries()) {
-    const c = typeof raw === 'string' ? safeJson(raw) : raw;
+  for (const [i, raw] of (list as unknown[]).entries()) {
+    const c: unknown = typeof raw === 'string' ? safeJson(raw) : raw;
     if (!isObject(c)) return { refusal: 'arguments', problems: [{ path: `/${name}/${i}`, message: 'must be an object of arguments' }] };
     const call = prepare({ ...c, ...(rawArgs.confirm !== undefined && c.confirm === undefined ? { confirm: rawArgs.confirm } : {}) }, `/${name}/${i}`);
     if ('refusal' in call) return call;

@@ -148,7 +148,7 @@ function mergedProperties(actions: ToolAction[], omit: string[]): Record<string,
 const lists = (t: TaskTool) => t.compact !== undefined;
 
 /** The `structuredContent` every task-level tool answers with, successful or not. */
-export const TASK_TOOL_OUTPUT_SCHEMA = {
+const TASK_TOOL_OUTPUT_SCHEMA = {
   type: 'object',
   properties: {
     action: { type: 'string' },
