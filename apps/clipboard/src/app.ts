@@ -1,6 +1,7 @@
 import type { Express } from 'express';
 import { createServiceApp, serviceStreamHub } from '@app/auth/runtime';
 import { mcpInstructions, mcpPrompts, mcpToolNotes } from './mcp.js';
+import { mcpTools } from './mcp-tools.js';
 import { openapiDocument } from './openapi.js';
 import { authConfig } from './auth.js';
 import type { AppDeps } from './deps.js';
@@ -15,7 +16,7 @@ export function createApp(deps: AppDeps): Express {
     auth: authConfig(deps.config),
     envelope: 'simple',
     openapiDocument,
-    mcp: { instructions: mcpInstructions, toolNotes: mcpToolNotes, prompts: mcpPrompts },
+    mcp: { instructions: mcpInstructions, toolNotes: mcpToolNotes, prompts: mcpPrompts, tools: mcpTools },
     rateLimits: [{ name: 'api', limit: deps.config.rateLimitPerMinute }],
     keysPath: '/api/settings/keys',
     webhooks: { path: '/api/clipboard/webhooks', catalog: CLIPBOARD_EVENTS },

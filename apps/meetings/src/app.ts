@@ -1,6 +1,7 @@
 import type { Express } from 'express';
 import { createServiceApp, isRead, serviceStreamHub } from '@app/auth/runtime';
 import { mcpInstructions, mcpPrompts, mcpToolNotes } from './mcp.js';
+import { mcpTools } from './mcp-tools.js';
 import { openapiDocument } from './openapi.js';
 import { authConfig } from './auth.js';
 import type { AppDeps } from './deps.js';
@@ -15,7 +16,7 @@ export function createApp(deps: AppDeps): Express {
     auth: authConfig(deps.config),
     envelope: 'rich',
     openapiDocument,
-    mcp: { instructions: mcpInstructions, toolNotes: mcpToolNotes, prompts: mcpPrompts, redact: ['privateNotes'] },
+    mcp: { instructions: mcpInstructions, toolNotes: mcpToolNotes, prompts: mcpPrompts, tools: mcpTools, redact: ['privateNotes'] },
     rateLimits: [
       // Reads and writes are counted separately, as the spec says.
       { name: 'reads', limit: deps.config.rateLimitReadsPerMinute, applies: isRead },

@@ -2,6 +2,7 @@ import type { Express } from 'express';
 import { createServiceApp, serviceStreamHub } from '@app/auth/runtime';
 import { adminHooks } from './accounts.js';
 import { mcpInstructions, mcpPrompts, mcpToolNotes } from './mcp.js';
+import { mcpTools } from './mcp-tools.js';
 import { openapiDocument } from './openapi.js';
 import { authConfig } from './auth.js';
 import type { AppDeps } from './deps.js';
@@ -16,7 +17,7 @@ export function createApp(deps: AppDeps): Express {
     auth: authConfig(deps.config),
     envelope: 'rich',
     openapiDocument,
-    mcp: { instructions: mcpInstructions, toolNotes: mcpToolNotes, prompts: mcpPrompts },
+    mcp: { instructions: mcpInstructions, toolNotes: mcpToolNotes, prompts: mcpPrompts, tools: mcpTools },
     rateLimits: [{ name: 'api', limit: deps.config.rateLimitPerMinute }],
     keysPath: '/api/v1/keys',
     accountHooks: adminHooks,

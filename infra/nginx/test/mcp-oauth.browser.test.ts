@@ -1,3 +1,5 @@
+import { createHash } from 'node:crypto';
+import pg from 'pg';
 // The callbacks passed to page.evaluate run in the browser.
 /// <reference lib="dom" />
 import { createServer, type Server } from 'node:http';
@@ -66,7 +68,7 @@ const mcpUrl = () => `${stack.gateway}/mcp/tasks`;
 
 async function connect(assistant: Assistant): Promise<Client> {
   const client = new Client({ name: 'test-assistant', version: '1.0.0' });
-  await client.connect(new StreamableHTTPClientTransport(new URL(mcpUrl()), { authProvider: assistant }));
+  await client.connect(new StreamableHTTPClientTransport(new URL(mcpUrl()), { authProvider: assistant, requestInit: { headers: { 'X-MCP-Toolsets': 'all' } } }));
   return client;
 }
 
@@ -166,6 +168,18 @@ describe('connecting an assistant to tasks by URL alone (OAuth 2.1, consent in C
     expect(rotated.body.refresh_token).not.toBe(old.refresh_token);
     transcript.push('POST /oauth/tasks/token grant_type=refresh_token -> 200 (new access and refresh token)');
     expect(await mcpStatus(rotated.body.access_token)).toBe(200);
+    // Within the 30 s grace window a second refresh (here two at once) gets the very same pair.
+    const again = await Promise.all([1, 2].map(() => tokenRequest({ grant_type: 'refresh_token', refresh_token: old.refresh_token!, client_id: clientId })));
+    for (const r of again) {
+      expect(r.status).toBe(200);
+      expect(r.body).toMatchObject({ access_token: rotated.body.access_token, refresh_token: rotated.body.refresh_token });
+      expect(r.body.expires_in).toBeGreaterThan(0);
+    }
+    // Past the window (moved back in the database rather than waited for), reuse ends the grant as before.
+    const db = new pg.Client({ connectionString: stack.databaseUrl });
+    await db.connect();
+    await db.query(`update tasks.oauth_tokens set revoked_at = now() - interval '31 seconds' where token_hash = $1`, [createHash('sha256').update(old.refresh_token!).digest()]);
+    await db.end();
     const replay = await tokenRequest({ grant_type: 'refresh_token', refresh_token: old.refresh_token!, client_id: clientId });
     expect(replay).toMatchObject({ status: 400, body: { error: 'invalid_grant' } });
     transcript.push('POST /oauth/tasks/token with the spent refresh token -> 400 invalid_grant (the grant ends)');

@@ -38,10 +38,13 @@ async function account(service: Service): Promise<Account> {
   return { accountId, full, read, cookie };
 }
 
-/** The official SDK client, configured as Claude Code or Cursor would be: the URL and a bearer header. */
+/**
+ * The official SDK client, configured as Claude Code or Cursor would be: the URL and a bearer header.
+ * These tests are the one-tool-per-operation toolset's (`all`); mcp-toolsets.test.ts has the others.
+ */
 async function connect(service: Service, token: string): Promise<Client> {
   const client = new Client({ name: 'gateway-test', version: '1.0.0' });
-  await client.connect(new StreamableHTTPClientTransport(new URL(`${stack.gateway}/mcp/${service}`), { requestInit: { headers: { Authorization: `Bearer ${token}` } } }));
+  await client.connect(new StreamableHTTPClientTransport(new URL(`${stack.gateway}/mcp/${service}?toolsets=all`), { requestInit: { headers: { Authorization: `Bearer ${token}` } } }));
   return client;
 }
 
@@ -349,7 +352,7 @@ describe('the official MCP conformance suite (server scenarios that apply to a d
       req.pipe(upstream);
     });
     await new Promise<void>((resolve) => proxy.listen(0, '127.0.0.1', resolve));
-    proxyUrl = `http://127.0.0.1:${(proxy.address() as { port: number }).port}/mcp/tasks`;
+    proxyUrl = `http://127.0.0.1:${(proxy.address() as { port: number }).port}/mcp/tasks?toolsets=all`;
   });
   afterAll(() => new Promise<void>((resolve) => proxy.close(() => resolve())));
 

@@ -96,6 +96,8 @@ interface OAuthTokensTable {
   created_at: CreatedAt;
   expires_at: Timestamp;
   revoked_at: Timestamp | null;
+  /** A rotated refresh token: the pair it was exchanged for, sealed with the token itself (see oauth/provider). */
+  successor: Buffer | null;
 }
 
 /** The identity tables every service keeps in its own schema. */
@@ -230,6 +232,16 @@ const authOAuthMigration: Migration = {
   },
 };
 
+/** A rotated refresh token keeps what it was exchanged for, so a second refresh within the grace window gets the same pair. */
+const authRefreshGraceMigration: Migration = {
+  async up(db: Kysely<any>): Promise<void> {
+    await sql`alter table oauth_tokens add column successor bytea`.execute(db);
+  },
+  async down(db: Kysely<any>): Promise<void> {
+    await sql`alter table oauth_tokens drop column successor`.execute(db);
+  },
+};
+
 /**
  * A grant lives at most 90 days from consent (a refresh token no longer renews it for ever); grants
  * made before this get their 90 days from when they were made.
@@ -256,4 +268,5 @@ export const authMigrations: Record<string, Migration> = {
   '2026_11_23_0900_auth_passwords': authPasswordsMigration,
   '2026_11_23_2300_auth_oauth': authOAuthMigration,
   '2026_11_25_0600_auth_grant_lifetime': authGrantLifetimeMigration,
+  '2026_11_25_0700_auth_refresh_grace': authRefreshGraceMigration,
 };

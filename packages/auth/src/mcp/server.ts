@@ -18,7 +18,9 @@ import { jsonBody } from '@app/http-errors/validation';
 import type { AuthConfig } from '../identity/config.js';
 import { toAuthInfo } from '../oauth/provider.js';
 import { oauthUrls, publicOrigin } from '../oauth/routes.js';
-import { toRequest, type GeneratedTool } from './tools.js';
+import { runTaskTool, type TaskAnswer } from './task-calls.js';
+import { toRequest, type ArgumentProblem, type GeneratedTool } from './tools.js';
+import { allowedActions, listTaskTool, type TaskTool } from './toolsets.js';
 
 /** What a tool call answered: the REST status and JSON body (null for an empty one). */
 export interface RestAnswer {
@@ -45,7 +47,10 @@ export interface McpPrompt {
 
 export interface McpOptions {
   auth: AuthConfig;
+  /** The `all` toolset: one tool per operation. */
   tools: GeneratedTool[];
+  /** The task-level tools of the other toolsets (`default`, `webhooks`), built on `tools`. */
+  taskTools: TaskTool[];
   prompts: McpPrompt[];
   /** Told to the model on initialize: what the service is and the rules of its data. */
   instructions: string;
@@ -57,6 +62,21 @@ export interface McpOptions {
   /** Property names removed from every tool result wherever they appear (meetings: privateNotes). */
   redact?: string[];
   version?: string;
+}
+
+/** The toolset of the one-per-operation tools; every other toolset is named by its task-level tools. */
+const ALL = 'all';
+
+/** The toolsets a connection asked for (`?toolsets=` or X-MCP-Toolsets; none: `default`) and whether it is read-only. */
+function selection(req: Request, known: ReadonlySet<string>): { toolsets: Set<string>; readOnly: boolean } | { problem: string } {
+  const query = typeof req.query.toolsets === 'string' ? req.query.toolsets : undefined;
+  const header = req.get('x-mcp-toolsets');
+  const named = (query ?? header ?? 'default').split(',').map((t) => t.trim()).filter(Boolean);
+  const unknown = named.filter((t) => !known.has(t));
+  if (unknown.length > 0 || named.length === 0) return { problem: `toolsets: unknown toolset ${unknown.join(', ') || '(none)'}; this server has ${[...known].join(', ')}` };
+  const flag = typeof req.query.readonly === 'string' ? req.query.readonly : req.get('x-mcp-readonly');
+  if (flag !== undefined && !['1', 'true', '0', 'false'].includes(flag)) return { problem: 'readonly must be 1 or 0' };
+  return { toolsets: new Set(named), readOnly: flag === '1' || flag === 'true' };
 }
 
 /** Headers a tool call takes over from the MCP request that carries it. */
@@ -84,6 +104,11 @@ function sendToSelf(req: Request, method: string, url: string, headers: Record<s
     out.on('error', reject);
     out.end(body);
   });
+}
+
+/** A tool's bad arguments, as the REST validation error naming each field. */
+function invalidArguments(problems: ArgumentProblem[]): AppError {
+  return errors.validation(problems, `Invalid arguments: ${problems.map((p) => `${p.path.slice(1)} ${p.message}`).join('; ')}`);
 }
 
 function withoutKeys(value: unknown, keys: ReadonlySet<string>): unknown {
@@ -136,11 +161,9 @@ export function mcpRouter(o: McpOptions): Router {
   };
 
   /** Sends a tool's REST request into the app, as the MCP request's caller and client address. */
-  const dispatch = async (req: Request, tool: GeneratedTool, args: Record<string, unknown>): Promise<RestAnswer | { problems: AppError }> => {
+  const dispatch = async (req: Request, tool: GeneratedTool, args: Record<string, unknown>): Promise<RestAnswer | { problems: ArgumentProblem[] }> => {
     const built = toRequest(tool, args);
-    if (!built.ok) {
-      return { problems: errors.validation(built.problems, `Invalid arguments: ${built.problems.map((p) => `${p.path.slice(1)} ${p.message}`).join('; ')}`) };
-    }
+    if (!built.ok) return { problems: built.problems };
     // The MCP request's id, so its log line and its tool calls' lines share it.
     const headers: Record<string, string> = { accept: 'application/json', 'x-request-id': req.id, ...built.headers };
     for (const name of FORWARDED) {
@@ -166,20 +189,58 @@ export function mcpRouter(o: McpOptions): Router {
     const missing = entry.tool.scopes.find((s) => !scopes.includes(s));
     if (missing) return fail(errors.forbidden('insufficient_scope', `This tool needs the scope ${missing}`), req.id);
     const answer = await dispatch(req, entry.tool, args);
-    if ('problems' in answer) return fail(answer.problems, req.id);
+    if ('problems' in answer) return fail(invalidArguments(answer.problems), req.id);
     const { status, body } = answer;
     const text = body === null ? `${status} (no content)` : JSON.stringify(body);
     const structured = body !== null && typeof body === 'object' && !Array.isArray(body) ? { structuredContent: body as Record<string, unknown> } : {};
     return { ...(status >= 400 ? { isError: true } : {}), content: [{ type: 'text', text }], ...structured };
   };
 
-  const server = (req: Request, scopes: string[]): Server => {
+  /** A task-level tool's call: its answer (or refusal) in the shape of its outputSchema. */
+  const callTaskTool = async (req: Request, tool: TaskTool, scopes: string[], readOnly: boolean, args: Record<string, unknown>): Promise<CallToolResult> => {
+    const allowed = allowedActions(tool, (needed) => holds(scopes, needed), readOnly);
+    const refuse = (err: AppError, status: number): CallToolResult => {
+      const answer: TaskAnswer = { action: typeof args.action === 'string' ? args.action : '', status, result: errorBody(o.envelope, err, req.id), nextCursor: null, truncated: false };
+      return { isError: true, content: [{ type: 'text', text: JSON.stringify(answer) }], structuredContent: answer };
+    };
+    if (allowed.length === 0) {
+      return readOnly && allowedActions(tool, (needed) => holds(scopes, needed), false).length > 0
+        ? refuse(errors.forbidden('read_only', `${tool.name} changes data and this connection is read-only`), 403)
+        : refuse(errors.forbidden('insufficient_scope', `This tool needs the scope ${tool.actions[0]!.op.scopes.join(' and ')}`), 403);
+    }
+    const outcome = await runTaskTool(tool, allowed, args, (op, opArgs) => dispatch(req, op, opArgs));
+    if ('refusal' in outcome) {
+      return outcome.refusal === 'scope'
+        ? refuse(errors.forbidden('insufficient_scope', outcome.message), 403)
+        : refuse(invalidArguments(outcome.problems), 400);
+    }
+    return { ...(outcome.isError ? { isError: true } : {}), content: [{ type: 'text', text: JSON.stringify(outcome.answer) }], structuredContent: outcome.answer };
+  };
+
+  const server = (req: Request, scopes: string[], chosen: { toolsets: Set<string>; readOnly: boolean }): Server => {
     const s = new Server(
       { name: `${o.auth.service}`, title: `${o.auth.service.charAt(0).toUpperCase()}${o.auth.service.slice(1)}`, version: o.version ?? '1.0.0' },
       { capabilities: { tools: {}, prompts: {} }, instructions: o.instructions },
     );
-    s.setRequestHandler(ListToolsRequestSchema, async () => ({ tools: o.tools.filter((t) => holds(scopes, t.scopes)).map((t) => byName.get(t.name)!.listed) }));
-    s.setRequestHandler(CallToolRequestSchema, async (request) => callTool(req, scopes, request.params.name, (request.params.arguments ?? {})));
+    const perOperation = chosen.toolsets.has(ALL) ? o.tools.filter((t) => holds(scopes, t.scopes) && (!chosen.readOnly || t.annotations.readOnlyHint)) : [];
+    const taskLevel = o.taskTools
+      .filter((t) => chosen.toolsets.has(t.toolset))
+      .map((t) => ({ tool: t, actions: allowedActions(t, (needed) => holds(scopes, needed), chosen.readOnly) }))
+      .filter((t) => t.actions.length > 0);
+    s.setRequestHandler(ListToolsRequestSchema, async () => ({
+      tools: [...perOperation.map((t) => byName.get(t.name)!.listed), ...taskLevel.map((t) => listTaskTool(t.tool, t.actions))],
+    }));
+    s.setRequestHandler(CallToolRequestSchema, async (request) => {
+      const { name } = request.params;
+      const args = request.params.arguments ?? {};
+      const task = o.taskTools.find((t) => t.name === name && chosen.toolsets.has(t.toolset));
+      if (task) return callTaskTool(req, task, scopes, chosen.readOnly, args);
+      if (!chosen.toolsets.has(ALL)) throw new McpError(ErrorCode.InvalidParams, `Unknown tool: ${name}`);
+      if (chosen.readOnly && byName.get(name) && !byName.get(name)!.tool.annotations.readOnlyHint) {
+        return fail(errors.forbidden('read_only', `${name} changes data and this connection is read-only`), req.id);
+      }
+      return callTool(req, scopes, name, args);
+    });
     const prompts = o.prompts.filter((p) => holds(scopes, p.scopes));
     s.setRequestHandler(ListPromptsRequestSchema, async () => ({
       prompts: prompts.map(({ name, title, description, arguments: args }) => ({ name, title, description, ...(args ? { arguments: args } : {}) })),
@@ -195,7 +256,7 @@ export function mcpRouter(o: McpOptions): Router {
         const entry = byName.get(operationId);
         if (!entry) throw new Error(`${operationId} is not a tool of this service`);
         const answer = await dispatch(req, entry.tool, callArgs);
-        if ('problems' in answer) throw new McpError(ErrorCode.InvalidParams, answer.problems.message);
+        if ('problems' in answer) throw new McpError(ErrorCode.InvalidParams, invalidArguments(answer.problems).message);
         return answer;
       };
       const text = await prompt.build(args, call);
@@ -219,9 +280,15 @@ export function mcpRouter(o: McpOptions): Router {
     if (req.method === 'POST') return next();
     res.status(405).set('Allow', 'POST').json({ jsonrpc: '2.0', error: { code: ErrorCode.ConnectionClosed, message: 'This MCP server is stateless: send each JSON-RPC message with POST' }, id: null });
   });
+  const toolsets = new Set([ALL, ...o.taskTools.map((t) => t.toolset)]);
   router.post(path, jsonBody({ limit: o.bodyLimitBytes }), async (req, res) => {
     const scopes = req.auth!.scopes;
-    const s = server(req, scopes);
+    const chosen = selection(req, toolsets);
+    if ('problem' in chosen) {
+      res.status(400).json({ jsonrpc: '2.0', error: { code: ErrorCode.InvalidRequest, message: chosen.problem }, id: null });
+      return;
+    }
+    const s = server(req, scopes, chosen);
     const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
     res.on('close', () => {
       void transport.close();

@@ -24,6 +24,13 @@ interface Operation {
   responses?: Record<string, { content?: Record<string, unknown> }>;
 }
 
+/** An operation whose answer is a stream of Server-Sent Events: a tool call could never return it. */
+function streams(op: Operation): boolean {
+  const ok = Object.entries(op.responses ?? {}).find(([status]) => status.startsWith('2'))?.[1];
+  const types = Object.keys(ok?.content ?? {});
+  return types.length > 0 && types.every((t) => t === 'text/event-stream');
+}
+
 /** The header parameters a tool takes as arguments, by header name (lower case). */
 const HEADER_ARGUMENTS: Record<string, string> = { 'idempotency-key': 'idempotencyKey', 'if-match': 'ifMatch' };
 const METHODS = ['get', 'put', 'post', 'patch', 'delete'] as const;
@@ -92,7 +99,10 @@ function keyScopes(op: Operation, doc: Schema): string[] | undefined {
   return requirement?.apiKey;
 }
 
-/** Turns each operation an API key may call into a tool. Throws on an operation that names no scope. */
+/**
+ * Turns each operation an API key may call into a tool (not those answering with an event
+ * stream). Throws on an operation that names no scope.
+ */
 export function toolsFromOpenApi(document: object, options: ToolGeneratorOptions = {}): GeneratedTool[] {
   const doc = document as Schema;
   const deref = resolveRefs(doc);
@@ -103,8 +113,7 @@ export function toolsFromOpenApi(document: object, options: ToolGeneratorOptions
     const shared = (item.parameters ?? []) as Parameter[];
     for (const method of METHODS) {
       const op = item[method] as Operation | undefined;
-      // A stream (text/event-stream) never ends, so it cannot be a tool's one result.
-      if (!op?.operationId || op.responses?.['200']?.content?.['text/event-stream']) continue;
+      if (!op?.operationId || streams(op)) continue;
       const scopes = keyScopes(op, doc);
       if (scopes === undefined) continue;
       if (scopes.length === 0) {

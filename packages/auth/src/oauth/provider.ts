@@ -1,4 +1,4 @@
-import { randomUUID } from 'node:crypto';
+import { createCipheriv, createDecipheriv, createHash, randomBytes, randomUUID } from 'node:crypto';
 import type { Request, Response } from 'express';
 import type { Kysely } from 'kysely';
 import type { OAuthRegisteredClientsStore } from '@modelcontextprotocol/sdk/server/auth/clients.js';
@@ -19,6 +19,11 @@ import { inTransaction } from '../runtime/database.js';
 /** Access tokens live an hour (DESIGN: within 1 h); a refresh token 30 days, and only until it is used once. */
 const ACCESS_TOKEN_TTL_SECONDS = 3600;
 const REFRESH_TOKEN_TTL_SECONDS = 30 * 24 * 3600;
+/**
+ * A spent refresh token used again within this many seconds gets the pair it was exchanged for:
+ * two sessions of one assistant refreshing at once both go on, instead of the loser ending the grant.
+ */
+const REFRESH_GRACE_SECONDS = 30;
 const LOOPBACK = new Set(['localhost', '127.0.0.1', '[::1]']);
 
 /** https, or http on the local machine (a desktop assistant's callback). */
@@ -29,6 +34,34 @@ function allowedRedirect(uri: string): boolean {
     return url.protocol === 'https:' || (url.protocol === 'http:' && LOOPBACK.has(url.hostname));
   } catch {
     return false;
+  }
+}
+
+/**
+ * The pair a refresh token was exchanged for, sealed (AES-256-GCM) with a key only that token's
+ * holder can derive: the database keeps a token's SHA-256, never the token, so the sealed pair is
+ * no more readable there than the tokens themselves.
+ */
+function successorKey(refreshToken: string): Buffer {
+  return createHash('sha256').update(`oauth-refresh-successor\0${refreshToken}`, 'utf8').digest();
+}
+
+function sealSuccessor(refreshToken: string, tokens: OAuthTokens): Buffer {
+  const iv = randomBytes(12);
+  const cipher = createCipheriv('aes-256-gcm', successorKey(refreshToken), iv);
+  const sealed = Buffer.concat([cipher.update(JSON.stringify(tokens), 'utf8'), cipher.final()]);
+  return Buffer.concat([iv, cipher.getAuthTag(), sealed]);
+}
+
+/** The pair sealed by `sealSuccessor`, its `expires_in` counted down by the seconds since. */
+function openSuccessor(refreshToken: string, sealed: Buffer, secondsAgo: number): OAuthTokens | undefined {
+  try {
+    const decipher = createDecipheriv('aes-256-gcm', successorKey(refreshToken), sealed.subarray(0, 12));
+    decipher.setAuthTag(sealed.subarray(12, 28));
+    const tokens = JSON.parse(Buffer.concat([decipher.update(sealed.subarray(28)), decipher.final()]).toString('utf8')) as OAuthTokens;
+    return { ...tokens, expires_in: Math.max(1, (tokens.expires_in ?? ACCESS_TOKEN_TTL_SECONDS) - Math.floor(secondsAgo)) };
+  } catch {
+    return undefined;
   }
 }
 
@@ -56,7 +89,8 @@ export interface ProviderOptions {
  * The service's OAuth 2.1 authorization server behind the SDK's handlers: public clients only
  * (dynamic registration drops any secret), PKCE S256 (checked by the SDK's token handler),
  * consent per request, opaque tokens stored hashed, refresh tokens rotated on use (reusing a
- * spent one ends the whole grant, as OAuth 2.1 asks for public clients).
+ * spent one within REFRESH_GRACE_SECONDS gets the same new pair; later it ends the whole grant,
+ * as OAuth 2.1 asks for public clients).
  */
 export class OAuthProvider implements OAuthServerProvider {
   readonly clientsStore: OAuthRegisteredClientsStore;
@@ -188,13 +222,20 @@ export class OAuthProvider implements OAuthServerProvider {
       if (!token || token.kind !== 'refresh' || token.clientId !== client.client_id) return { error: 'The refresh token is invalid' };
       if (token.grantRevoked) return { error: 'The app was disconnected' };
       if (token.grantExpired) return { error: `The connection ended ${repo.GRANT_LIFETIME_DAYS} days after consent; connect the app again` };
-      if (token.revoked) return { error: 'The refresh token was already used', replayedGrant: token.grantId };
+      if (token.revoked) {
+        // Locked above, so a concurrent second refresh waits for the first and reads what it stored.
+        const again = token.successor && token.revokedSecondsAgo !== null && token.revokedSecondsAgo < REFRESH_GRACE_SECONDS
+          ? openSuccessor(refreshToken, token.successor, token.revokedSecondsAgo)
+          : undefined;
+        return again ? { tokens: again } : { error: 'The refresh token was already used', replayedGrant: token.grantId };
+      }
       if (token.expired) return { error: 'The refresh token has expired' };
       if (resource && token.resource !== null && resource.href !== token.resource) return { error: 'resource does not match the grant', target: true };
       const narrowed = scopes && scopes.length > 0 ? scopes : token.scopes;
       if (narrowed.some((s) => !token.scopes.includes(s))) return { error: `scope may only narrow the grant's: ${token.scopes.join(' ')}`, scope: true };
-      await repo.revokeToken(trx, hash);
-      return { tokens: await this.issue(trx, token.grantId, narrowed) };
+      const tokens = await this.issue(trx, token.grantId, narrowed);
+      await repo.rotateToken(trx, hash, sealSuccessor(refreshToken, tokens));
+      return { tokens };
     });
     if ('tokens' in outcome) return outcome.tokens;
     if (outcome.scope) throw new InvalidScopeError(outcome.error);

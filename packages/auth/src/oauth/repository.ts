@@ -161,6 +161,9 @@ export interface TokenRecord {
   revoked: boolean;
   grantRevoked: boolean;
   grantExpired: boolean;
+  /** A rotated refresh token: the sealed pair it was exchanged for, and how long ago (seconds). */
+  successor: Buffer | null;
+  revokedSecondsAgo: number | null;
 }
 
 /** A token with its grant, whatever its state (the caller decides what a revoked one means). */
@@ -179,6 +182,8 @@ export async function findToken(db: Db, hash: Buffer, forUpdate = false): Promis
       sql<boolean>`t.revoked_at is not null`.as('revoked'),
       sql<boolean>`g.revoked_at is not null`.as('grantRevoked'),
       sql<boolean>`g.expires_at <= now()`.as('grantExpired'),
+      't.successor',
+      sql<number | null>`extract(epoch from now() - t.revoked_at)::float8`.as('revokedSecondsAgo'),
     ])
     .where('t.token_hash', '=', hash);
   if (forUpdate) query = query.forUpdate();
@@ -187,6 +192,11 @@ export async function findToken(db: Db, hash: Buffer, forUpdate = false): Promis
 
 export async function revokeToken(db: Db, hash: Buffer): Promise<void> {
   await db.updateTable('oauth_tokens').set({ revoked_at: sql<string>`now()` }).where('token_hash', '=', hash).where('revoked_at', 'is', null).execute();
+}
+
+/** Spends a refresh token, keeping the sealed pair it was exchanged for. */
+export async function rotateToken(db: Db, hash: Buffer, successor: Buffer): Promise<void> {
+  await db.updateTable('oauth_tokens').set({ revoked_at: sql<string>`now()`, successor }).where('token_hash', '=', hash).where('revoked_at', 'is', null).execute();
 }
 
 /** Ends a grant and every token it issued; false when the account has no such live grant. */

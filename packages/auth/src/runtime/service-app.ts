@@ -17,6 +17,7 @@ import { createLoginThrottle } from '../identity/login-throttle.js';
 import { authenticate, checkTimezoneHeader, createCredentialResolver, identify, requireScope, requireScopeForMethod } from '../identity/middleware.js';
 import { mcpRouter, type McpPrompt } from '../mcp/server.js';
 import { toolsFromOpenApi } from '../mcp/tools.js';
+import { WEBHOOK_TOOLS, taskTools, type ToolTableEntry } from '../mcp/toolsets.js';
 import { OAuthProvider } from '../oauth/provider.js';
 import { oauthRouter, oauthUrls, publicOrigin } from '../oauth/routes.js';
 import { docsRouter } from './docs.js';
@@ -55,6 +56,8 @@ export interface ServiceAppOptions {
     instructions: string;
     toolNotes: string;
     prompts: McpPrompt[];
+    /** The task-level tools of the `default` toolset: which operations each runs (beside the OpenAPI document). */
+    tools: ToolTableEntry[];
     /** Property names no tool result may carry (meetings: privateNotes). */
     redact?: string[];
   };
@@ -109,11 +112,14 @@ export function createServiceApp(o: ServiceAppOptions): Express {
   app.use(accountPageRouter(o.auth, o.keysPath, o.config.signup));
   // Before the rate limits: each tool call is sent to this process as its REST request and
   // counted there, once, like the REST call it is.
+  const operations = toolsFromOpenApi(o.openapiDocument, { excludePaths: [o.keysPath], notes: o.mcp.toolNotes });
   app.use(mcpRouter({
     auth: o.auth,
-    tools: toolsFromOpenApi(o.openapiDocument, { excludePaths: [o.keysPath], notes: o.mcp.toolNotes }),
+    tools: operations,
+    taskTools: taskTools([...o.mcp.tools, ...(o.webhooks ? WEBHOOK_TOOLS : [])], operations),
     prompts: o.mcp.prompts,
-    instructions: o.mcp.instructions,
+    // The per-operation tools repeat the notes in each description; the task-level tools rely on these.
+    instructions: `${o.mcp.instructions}\n\n${o.mcp.toolNotes}`,
     envelope: o.envelope,
     bodyLimitBytes: o.config.bodyLimitBytes,
     publicUrl: o.config.publicUrl,

@@ -1,0 +1,264 @@
+/*
+ * Running a task-level tool: choosing the action, reading nested arguments sent as JSON text,
+ * asking before a destructive action, and shaping the REST answer so it fits a model's context
+ * (compact records, an explicit nextCursor, at most RESULT_MAX_CHARACTERS of text).
+ */
+import type { ArgumentProblem, GeneratedTool } from './tools.js';
+import { BATCH_MAX, type TaskTool, type ToolAction } from './toolsets.js';
+
+/** No tool result carries more text than this (the issue's bound for a model's context). */
+const RESULT_MAX_CHARACTERS = 20_000;
+/** What a string longer than this is cut to when one record alone does not fit. */
+const LONG_STRING = 2_000;
+
+/** One REST call an action stands for, as the MCP server runs it. */
+export type RunOperation = (op: GeneratedTool, args: Record<string, unknown>) => Promise<{ status: number; body: unknown } | { problems: ArgumentProblem[] }>;
+
+/** A refused call, before anything is sent: the field at fault, or the scope or mode that stops it. */
+export type Refusal = { refusal: 'arguments'; problems: ArgumentProblem[] } | { refusal: 'scope'; message: string };
+
+/** The structuredContent of a task-level tool (TASK_TOOL_OUTPUT_SCHEMA). */
+export interface TaskAnswer {
+  action: string;
+  status: number;
+  result: unknown;
+  nextCursor: string | null;
+  truncated: boolean;
+  note?: string;
+  [key: string]: unknown;
+}
+
+const SHAPED = new Set(['object', 'array']);
+/** The arguments a task-level tool adds to its operations' own. */
+const CONTROL = new Set(['action', 'fields', 'confirm']);
+const isObject = (v: unknown): v is Record<string, unknown> => v !== null && typeof v === 'object' && !Array.isArray(v);
+/** A list operation pages with `offset` and no cursor: the tool gives it one (the next offset). */
+const offsetPaged = (op: GeneratedTool) => op.route.queryArgs.includes('offset') && !op.route.queryArgs.includes('cursor');
+const lists = (op: GeneratedTool) => op.route.queryArgs.includes('limit') && op.route.method === 'GET';
+
+/**
+ * Object and array arguments sent as JSON text (as some clients do) are read as what they hold;
+ * text that is not such JSON is left for the operation's validation to name.
+ */
+function readNested(args: Record<string, unknown>, op: GeneratedTool): Record<string, unknown> {
+  const out: Record<string, unknown> = { ...args };
+  for (const [name, value] of Object.entries(args)) {
+    const type = op.inputSchema.properties[name]?.type;
+    if (typeof value !== 'string' || typeof type !== 'string' || !SHAPED.has(type)) continue;
+    try {
+      const parsed: unknown = JSON.parse(value);
+      if (type === 'array' ? Array.isArray(parsed) : isObject(parsed)) out[name] = parsed;
+    } catch {
+      // Not JSON: the operation's own check says what the argument must be.
+    }
+  }
+  return out;
+}
+
+/**
+ * The action a call runs: the one it names, or else the first that takes every argument given
+ * and whose required ones are there (`find_tasks` with an id gets it, with a tag lists).
+ */
+function chooseAction(tool: TaskTool, allowed: ToolAction[], args: Record<string, unknown>, at: string): ToolAction | Refusal {
+  const named = args.action;
+  if (named !== undefined) {
+    if (typeof named !== 'string' || !tool.actions.some((a) => a.name === named)) {
+      return { refusal: 'arguments', problems: [{ path: `${at}/action`, message: `must be one of ${allowed.map((a) => a.name).join(', ')}` }] };
+    }
+    const action = allowed.find((a) => a.name === named);
+    if (!action) {
+      const wanted = tool.actions.find((a) => a.name === named)!;
+      return { refusal: 'scope', message: `The action ${named} needs the scope ${wanted.op.scopes.join(' and ')} and a connection that is not read-only` };
+    }
+    return action;
+  }
+  const given = (a: ToolAction) => (a.op.inputSchema.required ?? []).every((name) => args[name] !== undefined);
+  const takes = (a: ToolAction) => Object.keys(args).every((name) => CONTROL.has(name) || name in a.op.inputSchema.properties || (name === 'cursor' && offsetPaged(a.op)));
+  return allowed.find((a) => given(a) && takes(a)) ?? allowed.find(given)
+    ?? { refusal: 'arguments', problems: [{ path: `${at}/action`, message: `is required: one of ${allowed.map((a) => a.name).join(', ')}` }] };
+}
+
+/** The operation's own arguments for one call, or what is wrong with them. */
+function operationArguments(tool: TaskTool, action: ToolAction, args: Record<string, unknown>, at: string): { opArgs: Record<string, unknown> } | Refusal {
+  const problems: ArgumentProblem[] = [];
+  const out: Record<string, unknown> = {};
+  for (const [name, value] of Object.entries(args)) {
+    if (CONTROL.has(name) || value === undefined) continue;
+    if (name === 'cursor' && offsetPaged(action.op)) {
+      const offset = typeof value === 'string' && /^\d{1,9}$/.test(value) ? Number(value) : Number.NaN;
+      if (Number.isNaN(offset)) problems.push({ path: `${at}/cursor`, message: 'must be a nextCursor this tool returned' });
+      else out.offset = offset;
+    } else if (name in action.op.inputSchema.properties && !tool.omit.includes(name)) out[name] = value;
+    else problems.push({ path: `${at}/${name}`, message: `is not an argument of the action ${action.name}` });
+  }
+  if (action.destructive && args.confirm !== true) {
+    problems.push({ path: `${at}/confirm`, message: `must be true to ${action.name}: ask the user first, it cannot be undone` });
+  }
+  return problems.length > 0 ? { refusal: 'arguments', problems } : { opArgs: readNested(out, action.op) };
+}
+
+/**
+ * Keeps the named fields of each record (and always its id); `*` keeps all. A change of a feed
+ * (`{ type, id, item }`) keeps its envelope and has its `item` kept to those fields.
+ */
+function project(records: unknown[], fields: string[]): unknown[] {
+  if (fields.includes('*')) return records;
+  const keep = new Set(['id', ...fields]);
+  const one = (r: Record<string, unknown>) => Object.fromEntries(Object.entries(r).filter(([k]) => keep.has(k)));
+  return records.map((r) => (!isObject(r) ? r : isObject(r.item) ? { ...r, item: one(r.item) } : one(r)));
+}
+
+function cutStrings(value: unknown, max: number): { value: unknown; cut: boolean } {
+  let cut = false;
+  const walk = (v: unknown): unknown => {
+    if (typeof v === 'string' && v.length > max) {
+      cut = true;
+      return `${v.slice(0, max)}… [${v.length - max} more characters]`;
+    }
+    if (Array.isArray(v)) return v.map(walk);
+    if (isObject(v)) return Object.fromEntries(Object.entries(v).map(([k, x]) => [k, walk(x)]));
+    return v;
+  };
+  return { value: walk(value), cut };
+}
+
+/** A successful REST answer as the tool returns it: records compacted, the cursor made explicit. */
+function shape(tool: TaskTool, action: ToolAction, args: Record<string, unknown>, fields: string[] | undefined, status: number, body: unknown): TaskAnswer {
+  let nextCursor: string | null = null;
+  let result = body;
+  if (isObject(body)) {
+    const { nextCursor: cursor, ...rest } = body;
+    if (typeof cursor === 'string') nextCursor = cursor;
+    result = rest;
+    const key = recordsKey(rest);
+    const records = key === undefined ? undefined : rest[key];
+    if (key !== undefined && Array.isArray(records) && lists(action.op)) {
+      if (offsetPaged(action.op)) {
+        const limit = Number(args.limit ?? action.op.inputSchema.properties.limit?.default ?? Number.NaN);
+        if (records.length === limit) nextCursor = String(Number(args.offset ?? 0) + records.length);
+      }
+      const wanted = fields ?? tool.compact;
+      if (wanted) result = { ...rest, [key]: project(records, wanted) };
+    } else if (!action.readOnly && (fields ?? tool.compact)) {
+      // A write answers with the record it wrote (tasks: under `item`): its id and what a model checks, unless asked for more.
+      const wanted = fields ?? tool.compact!;
+      if (isObject(rest.item)) result = { ...rest, item: project([rest.item], wanted)[0] };
+      else if (typeof rest.id === 'string') result = project([rest], wanted)[0];
+    }
+  }
+  return { action: action.name, status, result, nextCursor, truncated: false };
+}
+
+/** The property of a list answer that holds its records: its first array. */
+function recordsKey(body: Record<string, unknown>): string | undefined {
+  return Object.keys(body).find((k) => Array.isArray(body[k]));
+}
+
+const size = (a: TaskAnswer) => JSON.stringify(a).length;
+
+/**
+ * Makes an answer fit RESULT_MAX_CHARACTERS: a page of records is asked for again with as many
+ * records as fit (so its nextCursor is the server's own); what still does not fit has its long
+ * strings cut, and the note says how to read them whole.
+ */
+async function fit(answer: TaskAnswer, refetch: (limit: number) => Promise<TaskAnswer | undefined>): Promise<TaskAnswer> {
+  if (size(answer) <= RESULT_MAX_CHARACTERS) return answer;
+  const key = isObject(answer.result) ? recordsKey(answer.result) : undefined;
+  const records = key === undefined ? undefined : (answer.result as Record<string, unknown>)[key];
+  if (key !== undefined && Array.isArray(records) && records.length > 1) {
+    let kept = records.length;
+    const base = size({ ...answer, result: { ...(answer.result as object), [key]: [] } });
+    let total = base;
+    for (let i = 0; i < records.length; i += 1) {
+      total += JSON.stringify(records[i]).length + 1;
+      if (total > RESULT_MAX_CHARACTERS - 400) {
+        kept = Math.max(1, i);
+        break;
+      }
+    }
+    const again = await refetch(kept);
+    if (again && size(again) <= RESULT_MAX_CHARACTERS) {
+      return { ...again, truncated: true, note: `Only ${kept} records fit in one answer: call again with cursor=${JSON.stringify(again.nextCursor)} for the rest, or ask for fewer fields.` };
+    }
+  }
+  for (const max of [LONG_STRING, 500, 100]) {
+    const { value } = cutStrings(answer.result, max);
+    const cut = { ...answer, result: value, truncated: true, note: `Texts longer than ${max} characters were cut to fit ${RESULT_MAX_CHARACTERS} characters: read one record by its id, with fewer records per page (limit) or fewer fields, to see them whole.` };
+    if (size(cut) <= RESULT_MAX_CHARACTERS) return cut;
+  }
+  return { action: answer.action, status: answer.status, result: null, nextCursor: answer.nextCursor, truncated: true, note: `The answer was over ${RESULT_MAX_CHARACTERS} characters even cut: ask for fewer records (limit) or fewer fields.` };
+}
+
+export interface TaskCallOutcome {
+  answer: TaskAnswer;
+  isError: boolean;
+}
+
+/** Runs one call of a task-level tool (a batch runs each of its calls in order, stopping at none). */
+export async function runTaskTool(tool: TaskTool, allowed: ToolAction[], rawArgs: Record<string, unknown>, run: RunOperation): Promise<TaskCallOutcome | Refusal> {
+  let fields: string[] | undefined;
+  const rawFields = typeof rawArgs.fields === 'string' ? safeJson(rawArgs.fields) : rawArgs.fields;
+  if (rawFields !== undefined) {
+    if (!Array.isArray(rawFields) || !rawFields.every((f) => typeof f === 'string' && f.length <= 64) || rawFields.length > 50) {
+      return { refusal: 'arguments', problems: [{ path: '/fields', message: 'must be a list of up to 50 field names' }] };
+    }
+    fields = rawFields as string[];
+  }
+  /** A call checked before anything is sent: its action and the operation's arguments. */
+  const prepare = (args: Record<string, unknown>, at: string): { action: ToolAction; opArgs: Record<string, unknown> } | Refusal => {
+    const action = chooseAction(tool, allowed, args, at);
+    if ('refusal' in action) return action;
+    const checked = operationArguments(tool, action, args, at);
+    return 'refusal' in checked ? checked : { action, opArgs: checked.opArgs };
+  };
+  const execute = async ({ action, opArgs }: { action: ToolAction; opArgs: Record<string, unknown> }, at: string): Promise<TaskCallOutcome | Refusal> => {
+    const answered = await run(action.op, opArgs);
+    if ('problems' in answered) return { refusal: 'arguments', problems: answered.problems.map((p) => ({ ...p, path: `${at}${p.path}` })) };
+    if (answered.status >= 400) return { isError: true, answer: { action: action.name, status: answered.status, result: answered.body, nextCursor: null, truncated: false } };
+    const answer = shape(tool, action, opArgs, fields, answered.status, answered.body);
+    const refetch = async (limit: number) => {
+      if (!lists(action.op)) return undefined;
+      const again = await run(action.op, { ...opArgs, limit });
+      return 'problems' in again || again.status >= 400 ? undefined : shape(tool, action, { ...opArgs, limit }, fields, again.status, again.body);
+    };
+    return { isError: false, answer: await fit(answer, refetch) };
+  };
+
+  if (tool.batch === undefined) {
+    const call = prepare(rawArgs, '');
+    return 'refusal' in call ? call : execute(call, '');
+  }
+  const name = tool.batch;
+  const unknown = Object.keys(rawArgs).filter((k) => k !== name && k !== 'fields' && k !== 'confirm');
+  if (unknown.length > 0) return { refusal: 'arguments', problems: unknown.map((k) => ({ path: `/${k}`, message: `is not an argument of this tool (put it inside ${name})` })) };
+  const list = typeof rawArgs[name] === 'string' ? safeJson(rawArgs[name]) : rawArgs[name];
+  if (!Array.isArray(list) || list.length < 1 || list.length > BATCH_MAX) {
+    return { refusal: 'arguments', problems: [{ path: `/${name}`, message: `must be a list of 1 to ${BATCH_MAX} calls` }] };
+  }
+  // Every call is checked before the first is sent, so a bad argument anywhere changes nothing.
+  const calls: Array<{ action: ToolAction; opArgs: Record<string, unknown> }> = [];
+  for (const [i, raw] of (list as unknown[]).entries()) {
+    const c: unknown = typeof raw === 'string' ? safeJson(raw) : raw;
+    if (!isObject(c)) return { refusal: 'arguments', problems: [{ path: `/${name}/${i}`, message: 'must be an object of arguments' }] };
+    const call = prepare({ ...c, ...(rawArgs.confirm !== undefined && c.confirm === undefined ? { confirm: rawArgs.confirm } : {}) }, `/${name}/${i}`);
+    if ('refusal' in call) return call;
+    calls.push(call);
+  }
+  const results: Array<{ action: string; status: number; result: unknown }> = [];
+  for (const [i, call] of calls.entries()) {
+    const outcome = await execute(call, `/${name}/${i}`);
+    if ('refusal' in outcome) results.push({ action: call.action.name, status: 400, result: outcome.refusal === 'arguments' ? { problems: outcome.problems } : { error: outcome.message } });
+    else results.push({ action: outcome.answer.action, status: outcome.answer.status, result: outcome.answer.result });
+  }
+  const failed = results.some((r) => r.status >= 400);
+  const answer: TaskAnswer = { action: 'batch', status: failed ? 207 : 200, result: results, nextCursor: null, truncated: false };
+  return { isError: results.every((r) => r.status >= 400), answer: await fit(answer, async () => undefined) };
+}
+
+function safeJson(text: unknown): unknown {
+  try {
+    return JSON.parse(String(text));
+  } catch {
+    return text;
+  }
+}
