@@ -69,7 +69,7 @@ function gatewayLogFormat(): string {
  * nginx in the foreground with a prefix directory of its own (`dir`: config, pid, temp files),
  * its `http` block holding `http` after the settings every one here shares.
  */
-function spawnNginx(bin: string, dir: string, workers: string, http: string[]): ChildProcess {
+function spawnNginx(bin: string, dir: string, workers: string, http: string[], gatewayLog = true): ChildProcess {
   const tmp = join(dir, 'tmp');
   mkdirSync(join(dir, 'logs'), { recursive: true });
   mkdirSync(tmp, { recursive: true });
@@ -81,8 +81,8 @@ function spawnNginx(bin: string, dir: string, workers: string, http: string[]): 
       'error_log stderr error;',
       'events { worker_connections 4096; }',
       'http {',
-      `  ${gatewayLogFormat()}`,
-      `  access_log ${join(dir, 'logs', 'access.log')} gateway_json;`,
+      // The gateway's JSON line names its own variables ($gw_request_id); other nginx here log nothing.
+      ...(gatewayLog ? [`  ${gatewayLogFormat()}`, `  access_log ${join(dir, 'logs', 'access.log')} gateway_json;`] : ['  access_log off;']),
       `  client_body_temp_path ${tmp}/body; proxy_temp_path ${tmp}/proxy; fastcgi_temp_path ${tmp}/fcgi;`,
       `  uwsgi_temp_path ${tmp}/uwsgi; scgi_temp_path ${tmp}/scgi;`,
       ...http.map((line) => `  ${line}`),
@@ -151,7 +151,7 @@ export async function startTlsTerminator(dir: string, o: { port: number; upstrea
     '    proxy_bind 127.0.0.1;',
     '  }',
     '}',
-  ]);
+  ], false);
   await waitForPort(o.port, 10000);
   return { url: `https://localhost:${o.port}`, certificate: readFileSync(cert, 'utf8'), stop: () => stopChild(child) };
 }

@@ -93,7 +93,7 @@ const loopback = new Agent({ keepAlive: true, maxSockets: 64 });
 function sendToSelf(req: Request, method: string, url: string, headers: Record<string, string>, body: string | undefined): Promise<{ status: number; payload: string }> {
   return new Promise((resolve, reject) => {
     const out = httpRequest(
-      { agent: loopback, host: req.socket.localAddress, port: req.socket.localPort, method, path: url, headers: { ...headers, 'x-forwarded-for': req.ip ?? '' } },
+      { agent: loopback, host: req.socket.localAddress, port: req.socket.localPort, method, path: url, headers: { ...headers, 'x-forwarded-for': req.ip ?? '', ...(body === undefined ? {} : { 'content-length': String(Buffer.byteLength(body)) }) } },
       (answer) => {
         const chunks: Buffer[] = [];
         answer.on('data', (c: Buffer) => chunks.push(c));
