@@ -102,6 +102,9 @@ export function serviceEnv(env: Env, service: { name: string; port: number; body
     heapGrowingPercent: envInt(env, 'HEAP_GROWING_PERCENT', 100, 0, 1000),
     // 0: the schema is migrated by `admin migrate` (a k8s Job) and the process waits for it.
     migrateOnStart: envOneOf(env, 'MIGRATE_ON_START', ['0', '1'] as const, '1') === '1',
+    // `api`: HTTP only (events are written to the outbox, never delivered here); `worker`: webhook
+    // delivery, serving only /healthz, /readyz and /metrics; `all` (npm start): both in one process.
+    serviceRole: envOneOf(env, 'SERVICE_ROLE', ['api', 'worker', 'all'] as const, 'all'),
     signup: envOneOf(env, 'SIGNUP', ['open', 'closed'] as const, 'closed'),
     // The session cookie: Secure and `__Host-` always, never, or (auto) when the request came over https.
     cookieSecure: envOneOf(env, 'COOKIE_SECURE', ['auto', 'always', 'never'] as const, 'auto'),

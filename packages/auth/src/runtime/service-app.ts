@@ -97,6 +97,21 @@ export function createServiceApp(o: ServiceAppOptions): Express {
   // API keys may be used from any origin (CORS allows it), so responses may be read cross-origin.
   app.use(requestId(), observability.middleware, helmet({ crossOriginResourcePolicy: { policy: 'cross-origin' } }));
   mountHealth(app, { db: o.db, redis: o.redis, registry: observability.registry });
+  const deliverer = () => createWebhookWorker({
+    service: o.auth.service,
+    databaseUrl: o.config.databaseUrl,
+    catalog: o.webhooks!.catalog,
+    ...o.config.webhooks,
+    logger: o.logger,
+    registry: observability.registry,
+  });
+  if (o.config.serviceRole === 'worker') {
+    // A worker process delivers webhooks and serves its probes and metrics, nothing else.
+    if (o.webhooks) app.locals[WORKER] = deliverer();
+    app.use(notFoundHandler());
+    app.use(errorHandler({ style: o.envelope, logger: o.logger }));
+    return app;
+  }
   app.get('/openapi.json', (_req, res) => {
     res.json(o.openapiDocument);
   });
@@ -147,14 +162,8 @@ export function createServiceApp(o: ServiceAppOptions): Express {
     // Before the API's own routes: their scope check (tasks:read, ...) does not apply here.
     app.use(o.webhooks.path, authenticate(o.auth), requireScope('webhooks'), timezone, json,
       webhooksRouter({ db: o.db, catalog: o.webhooks.catalog, allowPrivate: o.config.webhooks.allowPrivate }));
-    app.locals[WORKER] = createWebhookWorker({
-      service: o.auth.service,
-      databaseUrl: o.config.databaseUrl,
-      catalog: o.webhooks.catalog,
-      ...o.config.webhooks,
-      logger: o.logger,
-      registry: observability.registry,
-    });
+    // An API process (SERVICE_ROLE=api) writes events and leaves their delivery to the workers.
+    if (o.config.serviceRole === 'all') app.locals[WORKER] = deliverer();
   }
   if (o.streams) app.locals[STREAMS] = o.streams;
   if (scope) app.use(o.api.path, authenticate(o.auth), requireScopeForMethod(scope.read, scope.write), timezone, json, o.api.router);
