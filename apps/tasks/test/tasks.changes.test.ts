@@ -326,6 +326,29 @@ describe('the feed under concurrency', () => {
     }
   });
 
+  it('is not held back by a write transaction left open in another database of the server', async () => {
+    const c = await t.caller();
+    const { cursor } = await syncAll(c);
+    // Another database on the same server (another service, a restore, a migration) with a write open,
+    // followed by a write here that commits: transaction ids are server-wide, the feed's horizon is not.
+    const otherName = `feed_other_${Date.now()}`;
+    await sql.raw(`create database ${otherName}`).execute(t.db);
+    const other = createPool(t.databaseUrl.replace(/\/[^/?]+(\?|$)/, `/${otherName}$1`), 'public', 1);
+    const held = await other.connect();
+    try {
+      await held.query('begin');
+      await held.query('create table held_open (x int)');
+      const task = await createTask(t, c, { title: 'not held back by another database' });
+      const after = await syncAll(c, cursor);
+      expect(after.changes.map((ch) => ch.id)).toEqual([task.id]);
+    } finally {
+      await held.query('rollback');
+      held.release();
+      await other.end();
+      await sql.raw(`drop database ${otherName}`).execute(t.db);
+    }
+  });
+
   it('holds back a completion the service itself commits late (blocked on the order lock) until it commits', async () => {
     const c = await t.caller();
     const recurring = await createTask(t, c, { title: 'weekly report', recurrence: 'every friday', dueAt: daysFromNow(2) });

@@ -7,7 +7,8 @@ import { createHash } from 'node:crypto';
  * Every write stamps its rows with its own transaction id (`change_xid xid8`). A reader takes the
  * oldest transaction still running when its statement's snapshot was taken,
  * `pg_snapshot_xmin(pg_current_snapshot())`, the horizon: every row stamped below it is final, and
- * every later write is stamped at or above it. A page hands out rows below the horizon only, in
+ * every later write is stamped at or above it (transactions of other databases are left out: see
+ * HORIZON below). A page hands out rows below the horizon only, in
  * (change_xid, id) order, so a change that commits late (out of order) is delivered later, never
  * skipped. When a page is short, the window is done and the next one starts at the horizon.
  */
@@ -39,9 +40,23 @@ export interface StampedRow {
  * result column is `horizon`; a window with no rows still answers one row (its other columns null).
  */
 export function horizonStatement(rows: string): string {
-  return `select h.x::text as horizon, c.* from (select pg_snapshot_xmin(pg_current_snapshot()) as x) h
+  return `select h.x::text as horizon, c.* from (${HORIZON}) h
      left join lateral (${rows}) c on true`;
 }
+
+/**
+ * The horizon: the oldest transaction of the snapshot's in-progress list, leaving out those that
+ * pg_stat_activity shows running in another database (they cannot write here), else the snapshot's
+ * xmax. `pg_snapshot_xmin` alone is cluster-wide: one long write transaction in any other database
+ * of the server (another service, a migration, a restore) held every feed and stream back until
+ * it ended. A transaction not found there (it ended meanwhile, or its row is hidden) still counts,
+ * so the horizon is never later than the plain xmin would allow for this database.
+ */
+const HORIZON = `select coalesce(
+    (select min(x) from pg_snapshot_xip(s.snap) x
+      where not exists (select 1 from pg_stat_activity a where a.backend_xid = x::xid and a.datname is distinct from current_database())),
+    pg_snapshot_xmax(s.snap)) as x
+  from (select pg_current_snapshot() as snap) s`;
 
 /** One page of a window: the rows to hand out and where the feed stands after each. */
 export interface WindowPage<R> {
