@@ -5,7 +5,7 @@
 // installed or built; devstack requires the same file, so both find a program the same way.
 'use strict';
 const { spawnSync } = require('node:child_process');
-const { accessSync, constants, statSync } = require('node:fs');
+const { accessSync, constants, readdirSync, statSync } = require('node:fs');
 const { delimiter, join } = require('node:path');
 
 /**
@@ -55,6 +55,7 @@ function findExecutable(cmd, env = process.env, sbinDirs = SBIN_DIRS) {
 
 /** Where findExecutable looked for `cmd`, for a message. */
 function lookedAt(cmd, env) {
+  if (cmd === 'postgresql-tools') return env.PG_BIN_DIR ? `PG_BIN_DIR=${env.PG_BIN_DIR} has no pg_dump` : 'no /usr/lib/postgresql/<major>/bin with postgres, pg_dump and pg_restore';
   const override = OVERRIDES[cmd];
   if (override && env[override]) return `${override}=${env[override]} is not an executable file`;
   return `not on PATH, nor in ${SBIN_DIRS.join(', ')}`;
@@ -65,12 +66,30 @@ const PROGRAMS = {
   nginx: { package: 'nginx-light', why: 'the gateway on :8080 in front of the three services (/api/..., /docs, /account/...)' },
   'redis-server': { package: 'redis-server', why: 'rate limits and idempotency records shared by every process, as in production' },
   chromium: { package: 'chromium', why: 'the browser the account-page and API-reference tests drive' },
+  'postgresql-tools': { package: 'postgresql', why: 'pg_dump and pg_restore (with a server of their major) for the backup and restore test' },
 };
+
+/**
+ * Debian's Postgres (postgresql-<major>): pg_dump and pg_restore of a major come with its server
+ * in /usr/lib/postgresql/<major>/bin. The backup test runs on such a server of its own when no
+ * tools of the test server's major (the embedded one ships none) are on this machine.
+ */
+function findPostgresTools(env) {
+  if (env.PG_BIN_DIR) return isExecutableFile(join(env.PG_BIN_DIR, 'pg_dump')) ? env.PG_BIN_DIR : undefined;
+  let majors = [];
+  try {
+    majors = readdirSync('/usr/lib/postgresql');
+  } catch {
+    return undefined;
+  }
+  const bin = majors.map((m) => join('/usr/lib/postgresql', m, 'bin')).find((dir) => ['postgres', 'pg_dump', 'pg_restore'].every((f) => isExecutableFile(join(dir, f))));
+  return bin;
+}
 
 /** What each operator command needs; REDIS_URL makes redis-server unnecessary. */
 const NEEDS = {
   start: ['nginx', 'redis-server'],
-  test: ['nginx', 'redis-server', 'chromium'],
+  test: ['nginx', 'redis-server', 'chromium', 'postgresql-tools'],
   'test:faults': ['nginx', 'redis-server'],
   'test:replicas': ['nginx', 'redis-server'],
   'test:soak': ['nginx', 'redis-server'],
@@ -92,7 +111,11 @@ function missingPrograms(command, opts = {}) {
   const find = opts.find ?? findExecutable;
   if (command === 'start' && (opts.args ?? []).includes(NO_GATEWAY)) return [];
   const needed = (NEEDS[command] ?? []).filter((cmd) => !(cmd === 'redis-server' && env.REDIS_URL));
-  const present = (cmd) => (cmd === 'chromium' ? find('chromium', env) || (!env.CHROMIUM_PATH && find('chromium-browser', env)) : find(cmd, env));
+  const present = (cmd) => {
+    // Not a program on PATH: a folder of Debian's (a test's own `find` stands in for it).
+    if (cmd === 'postgresql-tools') return find === findExecutable ? findPostgresTools(env) : find(cmd, env);
+    return cmd === 'chromium' ? find('chromium', env) || (!env.CHROMIUM_PATH && find('chromium-browser', env)) : find(cmd, env);
+  };
   return needed.filter((cmd) => !present(cmd)).map((cmd) => ({ cmd, ...PROGRAMS[cmd], looked: lookedAt(cmd, env) }));
 }
 
@@ -157,7 +180,7 @@ function ensureSystemPackages(command, opts = {}) {
 
   const display = DISPLAY[command] ?? command;
   const packages = missing.map((m) => m.package);
-  const services = [['nginx', 'its own nginx on :80'], ['redis-server', 'redis-server on :6379']].filter(([cmd]) => missing.some((m) => m.cmd === cmd)).map(([, what]) => what);
+  const services = [['nginx', 'its own nginx on :80'], ['redis-server', 'redis-server on :6379'], ['postgresql-tools', 'a Postgres cluster on :5432']].filter(([cmd]) => missing.some((m) => m.cmd === cmd)).map(([, what]) => what);
   // A fresh machine's unattended upgrades may hold the dpkg lock for a while.
   const apt = ['-q', '-o', 'DPkg::Lock::Timeout=120'];
   const steps = [

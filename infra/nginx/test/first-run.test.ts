@@ -200,7 +200,7 @@ describe('the system step of npm start and npm test', () => {
       run: (_cmd: string, args: string[], env: NodeJS.ProcessEnv) => {
         output.push(`(apt-get ${args[0]})`);
         calls.push({ args, env });
-        if (args[0] === 'install') for (const [cmd, pkg] of [['nginx', 'nginx-light'], ['redis-server', 'redis-server'], ['chromium', 'chromium']]) if (args.includes(pkg!)) installed.add(cmd!);
+        if (args[0] === 'install') for (const [cmd, pkg] of [['nginx', 'nginx-light'], ['redis-server', 'redis-server'], ['chromium', 'chromium'], ['postgresql-tools', 'postgresql']]) if (args.includes(pkg!)) installed.add(cmd!);
         return 0;
       },
       out: (text: string) => output.push(text),
@@ -218,13 +218,13 @@ describe('the system step of npm start and npm test', () => {
     expect(m.calls.every((c) => c.env.DEBIAN_FRONTEND === 'noninteractive')).toBe(true);
   });
 
-  it('npm test also installs chromium; REDIS_URL makes redis-server unnecessary; nothing to do when all are there', () => {
+  it('npm test also installs chromium and Debian\'s Postgres (pg_dump for the backup test); REDIS_URL makes redis-server unnecessary; nothing to do when all are there', () => {
     const m = machine(['apt-get', 'redis-server']);
     expect(system.ensureSystemPackages('test', { env: {}, uid: 0, ...m })).toBe(0);
-    expect(m.calls[1]!.args.slice(-2)).toEqual(['nginx-light', 'chromium']);
-    expect(m.output[0]).toContain('(Debian also starts its own nginx on :80 as a system service; npm test runs instances of its own.)');
+    expect(m.calls[1]!.args.slice(-3)).toEqual(['nginx-light', 'chromium', 'postgresql']);
+    expect(m.output[0]).toContain('(Debian also starts its own nginx on :80 and a Postgres cluster on :5432 as system services; npm test runs instances of its own.)');
     expect(system.missingPrograms('start', { env: { REDIS_URL: 'redis://x' }, find: (cmd: string) => (cmd === 'nginx' ? '/usr/sbin/nginx' : undefined) })).toEqual([]);
-    const again = machine(['apt-get', 'nginx', 'redis-server', 'chromium']);
+    const again = machine(['apt-get', 'nginx', 'redis-server', 'chromium', 'postgresql-tools']);
     expect(system.ensureSystemPackages('test', { env: {}, uid: 0, ...again })).toBe(0);
     expect(again.output).toEqual([]);
   });
@@ -237,7 +237,7 @@ describe('the system step of npm start and npm test', () => {
     const noApt = machine([]);
     expect(system.ensureSystemPackages('test', { env: {}, uid: 1000, ...noApt })).toBe(1);
     expect(noApt.output.join('')).toContain(
-      "npm test does not install them: this system has no apt-get.\nInstall nginx, redis-server and chromium with this system's package manager (Debian, Ubuntu: sudo apt-get install -y nginx-light redis-server chromium), then run it again.\n",
+      "npm test does not install them: this system has no apt-get.\nInstall nginx, redis-server, chromium and postgresql-tools with this system's package manager (Debian, Ubuntu: sudo apt-get install -y nginx-light redis-server chromium postgresql), then run it again.\n",
     );
     expect(noApt.output.join('')).not.toContain('--no-gateway');
   });
