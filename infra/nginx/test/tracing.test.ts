@@ -118,7 +118,8 @@ describe('traces (OpenTelemetry, OTLP/HTTP)', () => {
 
   it('makes an MCP tool call\'s REST request a child of the tool call, in the same trace', async () => {
     const tp = traceparent();
-    const res = await fetch(`${stack.gateway}/mcp/tasks`, {
+    // The one-tool-per-operation toolset: createTask is one REST request.
+    const res = await fetch(`${stack.gateway}/mcp/tasks?toolsets=all`, {
       method: 'POST',
       headers: { traceparent: tp.header, authorization: `Bearer ${key}`, 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
       body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'createTask', arguments: { title: 'From an assistant' } } }),

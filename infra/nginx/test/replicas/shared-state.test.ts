@@ -219,7 +219,7 @@ describe('MCP across instances', () => {
     const [a, b] = stack.instances.tasks;
     const before = [await served(a!, { route: '/mcp/tasks' }), await served(b!, { route: '/mcp/tasks' })];
     const client = new Client({ name: 'replicas-test', version: '1.0.0' });
-    await client.connect(new StreamableHTTPClientTransport(new URL(`${stack.gateway}/mcp/tasks`), { requestInit: { headers: { Authorization: auth.Authorization! } } }));
+    await client.connect(new StreamableHTTPClientTransport(new URL(`${stack.gateway}/mcp/tasks?toolsets=all`), { requestInit: { headers: { Authorization: auth.Authorization! } } }));
     expect((await client.listTools()).tools.length).toBeGreaterThan(0);
     for (let i = 0; i < 20; i++) {
       const result = await client.callTool({ name: 'createTask', arguments: { title: `from an assistant ${i}` } });
