@@ -24,23 +24,28 @@ export interface StreamSlots {
 
 /**
  * Per-account stream slots. With Redis each slot is leased for `leaseMs` and refreshed while its
- * stream lives; when Redis fails the check fails open (one warning), as the rate limits do.
+ * stream lives; when Redis fails, this process's own streams are counted (one warning).
  */
 export function createStreamSlots(o: { redis: Redis | null; prefix: string; max: number; leaseMs: number; logger: Logger }): StreamSlots {
   const redis = o.redis;
+  // This process's own streams: the whole count without Redis, and the fallback when Redis does
+  // not answer (down, or slower than its command timeout under load), so the limit then holds
+  // per process instead of not at all.
+  const local = new Map<string, Set<string>>();
+  const takeLocal = (account: string, id: string): boolean => {
+    const held = local.get(account) ?? new Set<string>();
+    if (held.size >= o.max) return false;
+    local.set(account, held.add(id));
+    return true;
+  };
+  const releaseLocal = (account: string, id: string): void => {
+    const held = local.get(account);
+    if (held?.delete(id) && held.size === 0) local.delete(account);
+  };
   if (!redis) {
-    const local = new Map<string, Set<string>>();
     return {
-      take: (account, id) => {
-        const held = local.get(account) ?? new Set<string>();
-        if (held.size >= o.max) return Promise.resolve(false);
-        local.set(account, held.add(id));
-        return Promise.resolve(true);
-      },
-      release: (account, id) => {
-        const held = local.get(account);
-        if (held?.delete(id) && held.size === 0) local.delete(account);
-      },
+      take: (account, id) => Promise.resolve(takeLocal(account, id)),
+      release: releaseLocal,
       refresh: () => {},
     };
   }
@@ -49,20 +54,22 @@ export function createStreamSlots(o: { redis: Redis | null; prefix: string; max:
   const warn = (err: unknown) => {
     if (warned) return;
     warned = true;
-    o.logger.warn({ err: err instanceof Error ? err.message : String(err) }, 'redis unavailable: the open-stream limit fails open until it is back');
+    o.logger.warn({ err: err instanceof Error ? err.message : String(err) }, 'redis unavailable: the open-stream limit counts this process only until it is back');
   };
   return {
     async take(account, id) {
       try {
-        const taken = await redis.eval(TAKE, 1, key(account), Date.now(), o.leaseMs, o.max, id);
+        const taken = (await redis.eval(TAKE, 1, key(account), Date.now(), o.leaseMs, o.max, id)) === 1;
         warned = false;
-        return taken === 1;
+        if (taken) local.set(account, (local.get(account) ?? new Set<string>()).add(id));
+        return taken;
       } catch (err) {
         warn(err);
-        return true;
+        return takeLocal(account, id);
       }
     },
     release(account, id) {
+      releaseLocal(account, id);
       redis.zrem(key(account), id).catch(warn);
     },
     refresh(held) {
