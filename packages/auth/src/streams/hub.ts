@@ -5,8 +5,7 @@ import type { Redis } from 'ioredis';
 import pg from 'pg';
 import type { Logger } from 'pino';
 import { AppError } from '@app/http-errors';
-import { liveCredentialIds } from '../identity/repository.js';
-import type { AnyDb } from '../runtime/database.js';
+import { liveCredentialIds, type AnyDb } from '../identity/repository.js';
 import { streamChannel } from './migrations.js';
 import { createStreamSlots, type StreamSlots } from './slots.js';
 

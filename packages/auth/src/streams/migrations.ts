@@ -1,5 +1,5 @@
-import { sql, type Kysely, type Migration } from 'kysely';
-import type { AnySchema } from '../runtime/database.js';
+import { sql, type Migration } from 'kysely';
+import type { AnyDb } from '../identity/repository.js';
 
 /** The Postgres channel a service's stream notifications travel on (one database holds the three schemas). */
 export const streamChannel = (service: string): string => `${service}_streams`;
@@ -12,7 +12,7 @@ export const streamChannel = (service: string): string => `${service}_streams`;
 function revocationMigration(service: string): Migration {
   const channel = streamChannel(service);
   return {
-    async up(db: Kysely<AnySchema>): Promise<void> {
+    async up(db: AnyDb): Promise<void> {
       await sql`
         create function stream_revoked() returns trigger language plpgsql as $$
         begin
@@ -26,7 +26,7 @@ function revocationMigration(service: string): Migration {
           execute function stream_revoked()`.execute(db);
       }
     },
-    async down(db: Kysely<AnySchema>): Promise<void> {
+    async down(db: AnyDb): Promise<void> {
       for (const table of ['api_keys', 'sessions', 'oauth_grants']) {
         await sql`drop trigger ${sql.id(`${table}_stream_revoked`)} on ${sql.id(table)}`.execute(db);
       }
