@@ -17,6 +17,7 @@ beforeAll(async () => {
   receiver = await startReceiver();
 }, 120_000);
 afterAll(async () => {
+  await pg?.end();
   await receiver?.close();
   await stack?.stop();
 });
@@ -30,15 +31,14 @@ async function signedIn(): Promise<{ accountId: string; cookie: string }> {
   return { accountId, cookie: cookie as string };
 }
 
+/** The tasks schema as an operator sees it: one connection for the whole file. */
+let pg: Pg | undefined;
 async function sql<T = Record<string, unknown>>(text: string, params: unknown[] = []): Promise<T[]> {
-  const pg = new Pg({ connectionString: stack.databaseUrl });
-  await pg.connect();
-  try {
-    await pg.query('set search_path to tasks');
-    return (await pg.query(text, params)).rows as T[];
-  } finally {
-    await pg.end();
+  if (!pg) {
+    pg = new Pg({ connectionString: stack.databaseUrl, options: '-c search_path=tasks' });
+    await pg.connect();
   }
+  return (await pg.query(text, params)).rows as T[];
 }
 
 const bearer = (token: string) => ({ Authorization: `Bearer ${token}` });
