@@ -2,14 +2,11 @@ import { Agent as HttpAgent, request as httpRequest, type IncomingMessage } from
 import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
 import { TargetRefusedError, literalAddressProblem, refusingLookup, type Resolve } from './target.js';
 
-/** Connections to receivers are kept alive: a busy subscription sends one event after another. */
-const agents = { http: new HttpAgent({ keepAlive: true, maxSockets: 64 }), https: new HttpsAgent({ keepAlive: true, maxSockets: 64 }) };
-
 /**
- * Connections made with the connect-time check ({@link refusingLookup}) are pooled apart, so a
- * socket opened without it is never reused for a delivery that needs it.
+ * Connections to receivers are kept alive: a busy subscription sends one event after another.
+ * (WEBHOOK_ALLOW_PRIVATE is the process's, so every pooled socket was opened under the same rule.)
  */
-const guardedAgents = { http: new HttpAgent({ keepAlive: true, maxSockets: 64 }), https: new HttpsAgent({ keepAlive: true, maxSockets: 64 }) };
+const agents = { http: new HttpAgent({ keepAlive: true, maxSockets: 64 }), https: new HttpsAgent({ keepAlive: true, maxSockets: 64 }) };
 const systemLookup = refusingLookup();
 
 export interface PostOptions {
@@ -29,11 +26,10 @@ export function postJson(url: string, headers: Record<string, string>, body: str
   const https = target.protocol === 'https:';
   const literal = o.allowPrivate ? undefined : literalAddressProblem(target.hostname);
   if (literal) return Promise.reject(new TargetRefusedError(`${target.hostname} ${literal}`));
-  const pool = o.allowPrivate ? agents : guardedAgents;
   // Each new connection's address is the one the lookup checked. A resolver of the caller's own
   // (tests) gets a connection of its own, so no pooled socket stands in for its check.
   const lookup = o.allowPrivate ? undefined : o.resolve ? refusingLookup(o.resolve) : systemLookup;
-  const agent = o.resolve ? false : https ? pool.https : pool.http;
+  const agent = o.resolve ? false : https ? agents.https : agents.http;
   return new Promise((resolve, reject) => {
     const req = (https ? httpsRequest : httpRequest)(target, {
       method: 'POST',
