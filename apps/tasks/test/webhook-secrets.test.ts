@@ -239,7 +239,7 @@ describe('WEBHOOK_SECRET_KEY configuration', () => {
       stdio: ['ignore', 'ignore', 'pipe'],
     });
     let stderr = '';
-    child.stderr!.on('data', (d: Buffer) => (stderr += d.toString()));
+    child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
     const code = await new Promise((resolve) => child.once('exit', resolve));
     expect(code).toBe(1);
     expect(stderr).toBe('tasks: configuration error: WEBHOOK_SECRET_KEY must be 32 random bytes as base64 or 64 hex digits (openssl rand -base64 32)\n');

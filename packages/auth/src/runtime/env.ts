@@ -122,6 +122,8 @@ const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'
  * metadata; unset: the origin each request came through).
  */
 export function serviceEnv(env: Env, service: { name: string; port: number; bodyLimitBytes: number }) {
+  // Written out, so the services' inferred config types name nothing outside this package's entry points.
+  const secretKeys: { current: { id: string; key: Buffer }; old: ReadonlyArray<{ id: string; key: Buffer }> } = webhookSecretKeys(env);
   return {
     port: envInt(env, `${service.name.toUpperCase()}_PORT`, envInt(env, 'PORT', service.port, 0, 65535), 0, 65535),
     host: env.HOST || '0.0.0.0',
@@ -165,7 +167,7 @@ export function serviceEnv(env: Env, service: { name: string; port: number; body
       // Deliveries this process makes at once (one per subscription at a time).
       concurrency: envInt(env, 'WEBHOOK_CONCURRENCY', 8, 1, 100),
       // The signing secrets' encryption keys (never logged).
-      secretKeys: webhookSecretKeys(env),
+      secretKeys,
     },
   };
 }

@@ -3,8 +3,6 @@
 // start and ordered shutdown (runService), the admin command line (runAdmin), and the OpenAPI
 // pieces every service document shares.
 export { envInt, serviceEnv } from './env.js';
-// The type of serviceEnv's webhooks.secretKeys, named in each service's inferred config type.
-export type { SecretKeys } from './webhooks/secret-box.js';
 export { runService, runAdmin } from './service.js';
 export { createServiceApp, serviceStreamHub } from './service-app.js';
 export { createPool, createDb, inTransaction, migrateToLatest, pgTimestampToIso } from './database.js';

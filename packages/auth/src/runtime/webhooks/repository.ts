@@ -218,7 +218,7 @@ export type StoredSecrets = Pick<SubscriptionRow, 'id' | 'secret' | 'previous_se
 export async function storedSecrets(db: Db, afterId: string | null, limit: number): Promise<StoredSecrets[]> {
   let q = db.selectFrom('webhook_subscriptions').select(['id', 'secret', 'previous_secret', 'previous_secret_expires_at']).orderBy('id').limit(limit);
   if (afterId !== null) q = q.where('id', '>', afterId);
-  return q.execute() as Promise<StoredSecrets[]>;
+  return q.execute();
 }
 
 /**
