@@ -1,7 +1,7 @@
 import { execFile, spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { promisify } from 'node:util';
 import { createDatabase, dropDatabase, freePort, repoRoot, startEmbeddedPostgres, stopChild, type RunningPostgres } from '@app/devstack';
 import pg from 'pg';
@@ -58,7 +58,7 @@ beforeAll(async () => {
     ownServer = await startEmbeddedPostgres({ dataDir, port: await freePort(), persistent: false, binDir: system.bin });
     process.env.TEST_DATABASE_URL = ownServer.url;
   }
-  t = await startTestApp({ RATE_LIMIT_PER_MINUTE: '100000' });
+  t = await startTestApp({ RATE_LIMIT_PER_MINUTE: '100000', WEBHOOK_ALLOW_PRIVATE: '1' });
   c = await t.caller();
   dir = mkdtempSync(join(tmpdir(), 'backup-'));
 }, 120_000);
@@ -77,6 +77,9 @@ describe('admin backup and restore', () => {
     for (const title of titles) created.push((await t.http().post('/api/v1/tasks').set('Authorization', c.auth).send({ title, tags: ['home'] }).expect(201)).body.item);
     const before = (await t.http().get('/api/v1/tasks?view=all').set('Authorization', c.auth).expect(200)).body;
 
+    const hook = (await t.http().post('/api/v1/webhooks').set('Authorization', c.auth).send({ url: 'http://127.0.0.1:9/hook', events: ['task.created'] }).expect(201)).body;
+    const rotated = (await t.http().post(`/api/v1/webhooks/${hook.id}/rotate-secret`).set('Authorization', c.auth).expect(200)).body;
+
     const out = join(dir, 'tasks.dump');
     const backup = await adminProcess(t.databaseUrl, 'backup', '--out', out);
     expect(backup).toMatchObject({ service: 'tasks', schemas: ['tasks', 'tasks_worker'], out, bytes: expect.any(Number) });
@@ -84,6 +87,16 @@ describe('admin backup and restore', () => {
     // Custom format: only the service's own schemas, no other service's, no owners.
     const dump = readFileSync(out);
     expect(dump.subarray(0, 5).toString()).toBe('PGDMP');
+    // The archive as SQL (it is compressed): the subscription is in it, its signing secrets are
+    // not, in any form (they are sealed under WEBHOOK_SECRET_KEY, which no backup holds).
+    const { stdout: script } = await run(join(dirname(backup.pgDump as string), 'pg_restore'), ['--data-only', '--file=-', out], { maxBuffer: 64 * 1024 * 1024 });
+    expect(script).toContain(hook.id);
+    expect(script).not.toContain('whsec_');
+    for (const secret of [hook.secret as string, rotated.secret as string]) {
+      const bytes = Buffer.from(secret.replace(/^whsec_/, ''), 'base64');
+      for (const form of [bytes.toString('base64'), bytes.toString('hex')]) expect(script).not.toContain(form.slice(0, 20));
+      expect(dump.includes(bytes) || Buffer.from(script, 'latin1').includes(bytes)).toBe(false);
+    }
 
     const su = new pg.Client({ connectionString: t.databaseUrl });
     await su.connect();

@@ -1,4 +1,5 @@
 import { spawnSync } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
 import { cpSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -16,12 +17,13 @@ type Manifest = { kind: string; metadata: { name: string }; spec?: any; data?: R
 const k8s = join(repoRoot, 'infra', 'k8s');
 const kubectl = findExecutable('kubectl');
 
-/** `kubectl kustomize` of the production overlay in a copy of infra/k8s; `secrets` is written as its secrets.env. */
-function renderProduction(secrets: string | undefined): { status: number | null; stdout: string; stderr: string } {
+/** `kubectl kustomize` of the production overlay in a copy of infra/k8s; `secrets` is written as its secrets.env (and the webhook keys as webhook-keys.env). */
+function renderProduction(secrets: string | undefined, webhookKeys: string | null = WEBHOOK_KEYS): { status: number | null; stdout: string; stderr: string } {
   const dir = mkdtempSync(join(tmpdir(), 'k8s-'));
   try {
-    cpSync(k8s, dir, { recursive: true, filter: (src) => !src.endsWith('secrets.env') || src.endsWith('secrets.example.env') });
+    cpSync(k8s, dir, { recursive: true, filter: (src) => !src.endsWith('.env') || src.endsWith('.example.env') });
     if (secrets !== undefined) writeFileSync(join(dir, 'overlays', 'production', 'secrets.env'), secrets);
+    if (webhookKeys !== null) writeFileSync(join(dir, 'overlays', 'production', 'webhook-keys.env'), webhookKeys);
     const run = spawnSync(kubectl!, ['kustomize', join(dir, 'overlays', 'production')], { encoding: 'utf8' });
     return { status: run.status, stdout: run.stdout, stderr: run.stderr };
   } finally {
@@ -36,6 +38,8 @@ const REAL_SECRETS = [
   'REDIS_URL=rediss://redis.internal:6380',
   'POSTGRES_ADMIN_URL=postgres://postgres:s3cret-d@db.internal:5432/product',
 ].join('\n');
+
+const WEBHOOK_KEYS = ['TASKS', 'MEETINGS', 'CLIPBOARD'].map((svc) => `${svc}_WEBHOOK_SECRET_KEY=${randomBytes(32).toString('base64')}\n${svc}_WEBHOOK_SECRET_KEYS_OLD=`).join('\n');
 
 function manifests(): Manifest[] {
   if (kubectl) {
@@ -178,6 +182,7 @@ describe(`the Kubernetes manifests (${kubectl ? 'kubectl kustomize of the produc
   it('does not commit a secrets.env', () => {
     const ignored = readFileSync(join(repoRoot, '.gitignore'), 'utf8');
     expect(ignored).toContain('infra/k8s/overlays/production/secrets.env');
+    expect(ignored).toContain('infra/k8s/overlays/production/webhook-keys.env');
   });
 
   const serviceConfig = () => all.find((m) => m.kind === 'ConfigMap' && m.metadata.name.startsWith('service-config'))!.data!;
@@ -246,6 +251,37 @@ describe(`the Kubernetes manifests (${kubectl ? 'kubectl kustomize of the produc
     walk(all);
     expect(refs.size).toBeGreaterThan(0);
     if (kubectl) expect([...refs].filter((name) => !secrets.has(name))).toEqual([]);
+  });
+
+  (kubectl ? it : it.skip)('gives every secretKeyRef a key its Secret holds (or marks it optional), and refuses to build without webhook-keys.env', () => {
+    const secrets = new Map(all.filter((m) => m.kind === 'Secret').map((m) => [m.metadata.name, Object.keys(m.data ?? {})]));
+    const missing: string[] = [];
+    const walk = (node: unknown): void => {
+      if (Array.isArray(node)) node.forEach(walk);
+      else if (node && typeof node === 'object') {
+        const ref = (node as { secretKeyRef?: { name: string; key: string; optional?: boolean } }).secretKeyRef;
+        if (ref && !ref.optional && !secrets.get(ref.name)?.includes(ref.key)) missing.push(`${ref.name}/${ref.key}`);
+        Object.values(node).forEach(walk);
+      }
+    };
+    walk(all);
+    expect(missing).toEqual([]);
+    const without = renderProduction(REAL_SECRETS, null);
+    expect(without.status).not.toBe(0);
+    expect(without.stderr).toContain('webhook-keys.env');
+  });
+
+  it('gives each service\'s API and worker pods their own WEBHOOK_SECRET_KEY from a Secret no Job reads', () => {
+    const jobs = all.filter((m) => m.kind === 'Job' || m.kind === 'CronJob');
+    expect(jobs.length).toBeGreaterThan(0);
+    expect(JSON.stringify(jobs)).not.toContain('webhook-secret-keys');
+    for (const svc of Object.keys(SERVICES)) {
+      for (const deployment of [svc, `${svc}-worker`]) {
+        const env = find('Deployment', deployment)!.spec.template.spec.containers[0].env as Array<{ name: string; valueFrom?: { secretKeyRef?: { name: string; key: string } } }>;
+        expect(env.find((e) => e.name === 'WEBHOOK_SECRET_KEY')?.valueFrom?.secretKeyRef).toEqual({ name: 'webhook-secret-keys', key: `${svc.toUpperCase()}_WEBHOOK_SECRET_KEY` });
+        expect(env.find((e) => e.name === 'WEBHOOK_SECRET_KEYS_OLD')?.valueFrom?.secretKeyRef).toMatchObject({ name: 'webhook-secret-keys', optional: true });
+      }
+    }
   });
 
   it('denies every other connection in the namespace by default', () => {

@@ -1,6 +1,9 @@
+import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes, randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
+import { join } from 'node:path';
+import { freePort, repoRoot, startReceiver, stopChild, waitForPort, type Receiver } from '@app/devstack';
 import { startStack, type Stack } from './stack.js';
 
 /**
@@ -16,12 +19,16 @@ interface Span {
   name: string;
   kind: number;
   attributes: Record<string, string | number | boolean | undefined>;
+  links: Array<{ traceId: string; spanId: string }>;
 }
-const KIND = { SERVER: 2, CLIENT: 3 } as const;
+const KIND = { SERVER: 2, CLIENT: 3, CONSUMER: 5 } as const;
 
 let receiver: Server;
 const spans: Span[] = [];
 let stack: Stack;
+let worker: ChildProcess | undefined;
+let hooks: Receiver;
+const WEBHOOKS = { WEBHOOK_ALLOW_PRIVATE: '1', WEBHOOK_RETRY_BASE_MS: '200' };
 
 beforeAll(async () => {
   receiver = createServer((req, res) => {
@@ -34,7 +41,8 @@ beforeAll(async () => {
         for (const ss of rs.scopeSpans) {
           for (const s of ss.spans) {
             const attributes = Object.fromEntries((s.attributes ?? []).map((a: any) => [a.key, Object.values(a.value)[0] as string | number | boolean]));
-            spans.push({ service, traceId: s.traceId, spanId: s.spanId, parentSpanId: s.parentSpanId || undefined, name: s.name, kind: s.kind, attributes });
+            const links = (s.links ?? []).map((l: any) => ({ traceId: l.traceId as string, spanId: l.spanId as string }));
+            spans.push({ service, traceId: s.traceId, spanId: s.spanId, parentSpanId: s.parentSpanId || undefined, name: s.name, kind: s.kind, attributes, links });
           }
         }
       }
@@ -44,9 +52,19 @@ beforeAll(async () => {
   await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve));
   const endpoint = `http://127.0.0.1:${(receiver.address() as { port: number }).port}`;
   const otel = { OTEL_EXPORTER_OTLP_ENDPOINT: endpoint, OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json', OTEL_BSP_SCHEDULE_DELAY: '100' };
-  stack = await startStack({ tasks: otel, meetings: otel, clipboard: otel });
+  // tasks as in compose and k8s: the API process writes events, a worker process delivers them.
+  stack = await startStack({ tasks: { ...otel, ...WEBHOOKS, SERVICE_ROLE: 'api' }, meetings: otel, clipboard: otel });
+  const port = await freePort();
+  worker = spawn(process.execPath, [join(repoRoot, 'apps', 'tasks', 'dist', 'server.js')], {
+    env: { ...process.env, ...otel, ...WEBHOOKS, DATABASE_URL: stack.databaseUrl, REDIS_URL: process.env.TEST_REDIS_URL, TASKS_PORT: String(port), HOST: '127.0.0.1', LOG_LEVEL: 'error', SERVICE_ROLE: 'worker' },
+    stdio: ['ignore', 'ignore', 'inherit'],
+  });
+  await waitForPort(port, 60_000);
+  hooks = await startReceiver();
 }, 120_000);
 afterAll(async () => {
+  if (worker) await stopChild(worker);
+  await hooks?.close();
   await stack?.stop();
   await new Promise<void>((resolve) => receiver.close(() => resolve()));
 });
@@ -62,12 +80,13 @@ async function traceOf(traceId: string, done: (trace: Span[]) => boolean): Promi
 }
 
 /** The trace as an indented tree, one span a line: how the test prints what it saw. */
-function printTrace(trace: Span[], rootParent: string): string {
+function printTrace(trace: Span[], rootParent: string | undefined): string {
   const lines: string[] = [];
   const walk = (parent: string | undefined, depth: number) => {
     for (const s of trace.filter((x) => x.parentSpanId === parent)) {
       const what = s.attributes['db.statement'] ?? s.attributes['db.query.text'] ?? s.attributes['http.route'] ?? s.attributes['http.target'] ?? s.attributes['url.path'] ?? '';
-      lines.push(`${'  '.repeat(depth)}${s.service} ${['?', 'INTERNAL', 'SERVER', 'CLIENT'][s.kind] ?? s.kind} ${s.name}${what ? `  [${String(what).slice(0, 90)}]` : ''}`);
+      const linked = s.links.map((l) => `  -> link ${l.traceId}/${l.spanId}`).join('');
+      lines.push(`${'  '.repeat(depth)}${s.service} ${['?', 'INTERNAL', 'SERVER', 'CLIENT', 'PRODUCER', 'CONSUMER'][s.kind] ?? s.kind} ${s.name}${what ? `  [${String(what).slice(0, 90)}]` : ''}${linked}`);
       walk(s.spanId, depth + 1);
     }
   };
@@ -139,5 +158,48 @@ describe('traces (OpenTelemetry, OTLP/HTTP)', () => {
     let at: Span | undefined = client;
     while (at && at !== outer) at = trace.find((s) => s.spanId === at!.parentSpanId);
     expect(at).toBe(outer);
+  }, 30_000);
+  it('links a webhook delivery, made by the worker process in a trace of its own, to the REST create that emitted its event', async () => {
+    const auth = { authorization: `Bearer ${key}`, 'content-type': 'application/json' };
+    const subscribed = await fetch(`${stack.gateway}/api/v1/webhooks`, { method: 'POST', headers: auth, body: JSON.stringify({ url: hooks.url, events: ['task.created'] }) });
+    expect(subscribed.status).toBe(201);
+    const tp = traceparent();
+    const res = await fetch(`${stack.gateway}/api/v1/tasks`, { method: 'POST', headers: { ...auth, traceparent: tp.header }, body: JSON.stringify({ title: 'Delivered' }) });
+    expect(res.status).toBe(201);
+    const { item } = (await res.json()) as { item: { id: string } };
+    await hooks.waitFor((all) => all.some((r) => r.event.data?.id === item.id));
+
+    const create = await traceOf(tp.traceId, (t) => t.some((s) => s.kind === KIND.SERVER));
+    console.log(`trace ${tp.traceId} (POST /api/v1/tasks through the gateway, subscribed):\n${printTrace(create, tp.parentId)}`);
+    const server = create.filter((s) => s.kind === KIND.SERVER);
+    expect(server).toHaveLength(1);
+    expect(server[0]).toMatchObject({ service: 'tasks', parentSpanId: tp.parentId });
+
+    // The delivery: a root span of another trace, linked to the create's trace and to its server span.
+    const deadline = Date.now() + 10_000;
+    let delivery: Span | undefined;
+    while (!delivery && Date.now() < deadline) {
+      delivery = spans.find((s) => s.kind === KIND.CONSUMER && s.attributes['webhook.event_type'] === 'task.created' && s.links.some((l) => l.traceId === tp.traceId));
+      if (!delivery) await new Promise((r) => setTimeout(r, 100));
+    }
+    expect(delivery).toBeDefined();
+    const deliveryTrace = await traceOf(delivery!.traceId, (t) => t.some((s) => s.kind === KIND.CLIENT));
+    console.log(`trace ${delivery!.traceId} (the webhook delivery, by the worker process):\n${printTrace(deliveryTrace, undefined)}`);
+    expect(delivery!.traceId).not.toBe(tp.traceId);
+    expect(delivery!.parentSpanId).toBeUndefined();
+    expect(delivery!.service).toBe('tasks');
+    expect(delivery!.links).toHaveLength(1);
+    expect(delivery!.links[0]!.traceId).toBe(tp.traceId);
+    // The span that was active when the handler wrote the task and its event: the route's handler
+    // span, under the create's server span.
+    const linked = create.find((s) => s.spanId === delivery!.links[0]!.spanId);
+    console.log(`the delivery links to: ${linked?.service} ${linked?.name} [${linked?.attributes['http.route']}] in trace ${tp.traceId}`);
+    expect(linked).toMatchObject({ service: 'tasks', name: 'request handler', parentSpanId: server[0]!.spanId });
+    expect(linked!.attributes['http.route']).toBe('/api/v1/tasks');
+    // The POST to the receiver is its child, and carries the delivery's trace to the receiver.
+    const post = deliveryTrace.find((s) => s.kind === KIND.CLIENT && s.parentSpanId === delivery!.spanId);
+    expect(post).toBeDefined();
+    const received = hooks.received.find((r) => r.event.data?.id === item.id)!;
+    expect(String(received.headers.traceparent)).toContain(delivery!.traceId);
   }, 30_000);
 });

@@ -20,7 +20,7 @@ export interface AdminIo {
 }
 
 const EMAIL = new RegExp(EMAIL_PATTERN);
-const COMMANDS = 'create-account, create-key, revoke-key, create-session, set-password, migrate, backup, restore';
+const COMMANDS = 'create-account, create-key, revoke-key, create-session, set-password, migrate, backup, restore, webhooks reencrypt';
 
 function required(value: string | undefined, flag: string): string {
   if (value === undefined || value === '') throw new AdminError(`--${flag} is required`);

@@ -1,3 +1,6 @@
+import { createHash } from 'node:crypto';
+import { secretKey, type SecretKey, type SecretKeys } from './webhooks/secret-box.js';
+
 /** A configuration problem: the process prints this one line and exits. */
 export class ConfigError extends Error {}
 
@@ -71,17 +74,56 @@ function publicUrl(env: Env): string | undefined {
   return origin;
 }
 
+/**
+ * The key of `npm start` and the tests when WEBHOOK_SECRET_KEY is unset: fixed, so a restart
+ * still reads its rows, and public, so it is refused where NODE_ENV=production (the images).
+ */
+const DEVELOPMENT_KEY = createHash('sha256').update('webhook secret key for development only').digest();
+
+/** One key: 32 bytes as base64 (standard or URL-safe, padded or not) or as 64 hex digits. */
+function parseSecretKey(name: string, raw: string): SecretKey {
+  const text = raw.trim();
+  const key = /^[0-9a-fA-F]{64}$/.test(text) ? Buffer.from(text, 'hex') : /^[A-Za-z0-9+/_-]{43}=?$/.test(text) ? Buffer.from(text, 'base64') : undefined;
+  if (key?.length !== 32) throw new ConfigError(`${name} must be 32 random bytes as base64 or 64 hex digits (openssl rand -base64 32)`);
+  // A random key has about 28 distinct byte values; a typed or patterned one has few.
+  if (new Set(key).size < 16) throw new ConfigError(`${name} is not random enough: make one with openssl rand -base64 32`);
+  return secretKey(key);
+}
+
+/**
+ * `WEBHOOK_SECRET_KEY` (encrypts the webhook signing secrets at rest, and decrypts) and
+ * `WEBHOOK_SECRET_KEYS_OLD` (a comma-separated list that only decrypts: the keys a rotation
+ * replaced, until `webhooks reencrypt` has run). Unset, the development key, except in production.
+ */
+export function webhookSecretKeys(env: Env): SecretKeys {
+  const production = env.NODE_ENV === 'production';
+  const raw = env.WEBHOOK_SECRET_KEY?.trim();
+  let current: SecretKey;
+  if (raw) {
+    current = parseSecretKey('WEBHOOK_SECRET_KEY', raw);
+    if (production && current.key.equals(DEVELOPMENT_KEY)) throw new ConfigError('WEBHOOK_SECRET_KEY is the public development key, refused with NODE_ENV=production');
+  } else if (production) {
+    throw new ConfigError('WEBHOOK_SECRET_KEY is required with NODE_ENV=production (32 random bytes, base64: openssl rand -base64 32)');
+  } else {
+    current = secretKey(DEVELOPMENT_KEY);
+  }
+  const old = (env.WEBHOOK_SECRET_KEYS_OLD ?? '').split(',').map((s) => s.trim()).filter(Boolean).map((k, i) => parseSecretKey(`WEBHOOK_SECRET_KEYS_OLD (entry ${i + 1})`, k));
+  return { current, old: old.filter((k) => k.id !== current.id) };
+}
+
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
 
 /**
  * The settings every service reads the same way: `<SERVICE>_PORT` (or `PORT`), `HOST`,
  * `DATABASE_URL`, `DATABASE_POOL_SIZE`, `DATABASE_CONNECT_TIMEOUT_MS`, `DATABASE_STATEMENT_TIMEOUT_MS`, `REDIS_URL`, `REDIS_PREFIX`, `ALLOWED_ORIGINS`,
- * `TRUST_PROXY`, `BODY_LIMIT_BYTES`, `LOG_LEVEL`, `SHUTDOWN_TIMEOUT_MS`, `HEAP_GROWING_PERCENT`, `COOKIE_SECURE`, `WEBHOOK_RETRY_BASE_MS`, `WEBHOOK_ALLOW_PRIVATE`, `WEBHOOK_CONCURRENCY`, `MIGRATE_ON_START`, `SIGNUP` (`open` lets anyone create
+ * `TRUST_PROXY`, `BODY_LIMIT_BYTES`, `LOG_LEVEL`, `SHUTDOWN_TIMEOUT_MS`, `HEAP_GROWING_PERCENT`, `COOKIE_SECURE`, `WEBHOOK_RETRY_BASE_MS`, `WEBHOOK_ALLOW_PRIVATE`, `WEBHOOK_CONCURRENCY`, `WEBHOOK_SECRET_KEY`, `WEBHOOK_SECRET_KEYS_OLD`, `MIGRATE_ON_START`, `SIGNUP` (`open` lets anyone create
  * an account at `/auth/<service>/signup`; `closed`, the default, leaves it to the operator),
  * `PUBLIC_URL` (the origin clients use, e.g. https://api.example.com, named in the OAuth and MCP
  * metadata; unset: the origin each request came through).
  */
 export function serviceEnv(env: Env, service: { name: string; port: number; bodyLimitBytes: number }) {
+  // Written out, so the services' inferred config types name nothing outside this package's entry points.
+  const secretKeys: { current: { id: string; key: Buffer }; old: ReadonlyArray<{ id: string; key: Buffer }> } = webhookSecretKeys(env);
   return {
     port: envInt(env, `${service.name.toUpperCase()}_PORT`, envInt(env, 'PORT', service.port, 0, 65535), 0, 65535),
     host: env.HOST || '0.0.0.0',
@@ -124,6 +166,8 @@ export function serviceEnv(env: Env, service: { name: string; port: number; body
       allowPrivate: envOneOf(env, 'WEBHOOK_ALLOW_PRIVATE', ['0', '1'] as const, '0') === '1',
       // Deliveries this process makes at once (one per subscription at a time).
       concurrency: envInt(env, 'WEBHOOK_CONCURRENCY', 8, 1, 100),
+      // The signing secrets' encryption keys (never logged).
+      secretKeys,
     },
   };
 }

@@ -161,7 +161,7 @@ export function createServiceApp(o: ServiceAppOptions): Express {
   if (o.webhooks) {
     // Before the API's own routes: their scope check (tasks:read, ...) does not apply here.
     app.use(o.webhooks.path, authenticate(o.auth), requireScope('webhooks'), timezone, json,
-      webhooksRouter({ db: o.db, catalog: o.webhooks.catalog, allowPrivate: o.config.webhooks.allowPrivate }));
+      webhooksRouter({ db: o.db, catalog: o.webhooks.catalog, allowPrivate: o.config.webhooks.allowPrivate, secretKeys: o.config.webhooks.secretKeys }));
     // An API process (SERVICE_ROLE=api) writes events and leaves their delivery to the workers.
     if (o.config.serviceRole === 'all') app.locals[WORKER] = deliverer();
   }

@@ -4,7 +4,7 @@ import type { Express } from 'express';
 import type { Redis } from 'ioredis';
 import type { Kysely, Migration } from 'kysely';
 import type { Logger } from 'pino';
-import { ConfigError, type ServiceEnv } from './env.js';
+import { ConfigError, webhookSecretKeys, type ServiceEnv } from './env.js';
 import { AdminError, runAdminCommand, type AdminHooks } from '../identity/admin.js';
 import type { AuthConfig } from '../identity/config.js';
 import { createDb, createPool, migrateToLatest, pendingMigrations, type AnyDb, type AnySchema } from './database.js';
@@ -12,6 +12,7 @@ import { createLogger } from './observability.js';
 import { isSchemaCommand, runSchemaCommand } from './operations.js';
 import { createRedis, redisReady } from './redis.js';
 import { flushTracing } from './tracing.js';
+import { runWebhookCommand } from './webhooks/commands.js';
 import { streamHubOf, webhookWorkerOf } from './service-app.js';
 
 /** What a service is made of, for {@link startService} and {@link runAdmin}. */
@@ -159,7 +160,8 @@ async function readStdin(): Promise<string> {
 /**
  * `npm run admin -- <service> <command> [--flags]` against DATABASE_URL: prints one JSON object,
  * or one line on stderr and exits 1. `migrate`, `backup` and `restore` act on the schema as it
- * is; every other command migrates it to the latest first.
+ * is; every other command migrates it to the latest first. `webhooks reencrypt` reads
+ * WEBHOOK_SECRET_KEY and WEBHOOK_SECRET_KEYS_OLD as the service does.
  */
 export function runAdmin(name: string, auth: AuthConfig, migrations: Record<string, Migration>, hooks: AdminHooks = {}): void {
   const run = async () => {
@@ -171,6 +173,9 @@ export function runAdmin(name: string, auth: AuthConfig, migrations: Record<stri
       let result: Record<string, unknown>;
       if (isSchemaCommand(command)) {
         result = await runSchemaCommand(db, url, name, migrations, command, rest);
+      } else if (command === 'webhooks') {
+        await migrateToLatest(db, name, migrations);
+        result = await runWebhookCommand(db, rest, () => webhookSecretKeys(process.env));
       } else {
         await migrateToLatest(db, name, migrations);
         result = await runAdminCommand(db, auth, process.argv.slice(2), hooks, { readStdin });

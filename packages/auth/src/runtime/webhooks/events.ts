@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { CompiledQuery, sql, type RawBuilder } from 'kysely';
 import type { AnyDb } from '../database.js';
+import { activeTraceparent } from '../tracing.js';
 
 /** What a service declares: each event type it emits and the read scope its resource needs. */
 export type EventCatalog = Readonly<Record<string, string>>;
@@ -11,7 +12,9 @@ export const newEventId = (): string => `msg_${randomUUID().replace(/-/g, '')}`;
 /** The delivered body: `{type, timestamp, data}`, kept as sent so every retry signs the same bytes. */
 export const eventBody = (type: string, data: unknown): string => JSON.stringify({ type, timestamp: new Date().toISOString(), data });
 
-const EMIT = 'select webhook_emit($1, $2, $3, $4)';
+// The write's trace context (W3C traceparent, null when tracing is off) goes with its event in
+// the same statement, so the delivery's span can link to the request that emitted it.
+const EMIT = 'select webhook_emit($1, $2, $3, $4, $5)';
 
 /**
  * A condition that holds while `accountId` has no enabled subscription to any of `types`: a write
@@ -31,7 +34,7 @@ export function noSubscriberFor(accountId: string, ...types: string[]): RawBuild
  * `data` is the resource as the REST API returns it to an API key.
  */
 export async function emitEvent(trx: AnyDb, accountId: string, type: string, data: unknown): Promise<void> {
-  await trx.executeQuery(CompiledQuery.raw(EMIT, [accountId, type, newEventId(), eventBody(type, data)]));
+  await trx.executeQuery(CompiledQuery.raw(EMIT, [accountId, type, newEventId(), eventBody(type, data), activeTraceparent()]));
 }
 
 /**
@@ -39,10 +42,10 @@ export async function emitEvent(trx: AnyDb, accountId: string, type: string, dat
  * select list, where it runs once per row that statement yields): one round trip less.
  */
 export function emitEventCall(accountId: string, type: string, data: unknown): RawBuilder<unknown> {
-  return sql`webhook_emit(${accountId}, ${type}, ${newEventId()}, ${eventBody(type, data)})`;
+  return sql`webhook_emit(${accountId}, ${type}, ${newEventId()}, ${eventBody(type, data)}, ${activeTraceparent()})`;
 }
 
-const EMIT_MANY = 'select webhook_emit($1, t.type, t.id, t.body) from unnest($2::text[], $3::text[], $4::text[]) with ordinality as t(type, id, body, n) order by t.n';
+const EMIT_MANY = 'select webhook_emit($1, t.type, t.id, t.body, $5) from unnest($2::text[], $3::text[], $4::text[]) with ordinality as t(type, id, body, n) order by t.n';
 
 /** {@link emitEvent} for several events of one account, in this order, in one statement. */
 export async function emitEvents(trx: AnyDb, accountId: string, events: ReadonlyArray<{ type: string; data: unknown }>): Promise<void> {
@@ -53,5 +56,6 @@ export async function emitEvents(trx: AnyDb, accountId: string, events: Readonly
     events.map((e) => e.type),
     events.map(() => newEventId()),
     events.map((e) => eventBody(e.type, e.data)),
+    activeTraceparent(),
   ]));
 }

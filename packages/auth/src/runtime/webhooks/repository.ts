@@ -12,6 +12,7 @@ export interface SubscriptionRow {
   description: string | null;
   enabled: boolean;
   disabled_reason: string | null;
+  /** Sealed (secret-box.ts); `whsec_...` in a row written before encryption, until it is sealed. */
   secret: string;
   previous_secret: string | null;
   previous_secret_expires_at: string | null;
@@ -26,6 +27,8 @@ export interface DeliveryRow {
   subscription_id: string;
   type: string;
   body: string;
+  /** The W3C trace context of the write that emitted the event (null: not traced). */
+  traceparent: string | null;
   attempts: number;
   next_attempt_at: string;
   created_at: string;
@@ -49,7 +52,7 @@ export async function countSubscriptions(db: Db, accountId: string): Promise<num
 
 export async function insertSubscription(
   db: Db,
-  values: { account_id: string; creator_key_id: string | null; url: string; events: string[]; description: string | null; secret: string },
+  values: { id: string; account_id: string; creator_key_id: string | null; url: string; events: string[]; description: string | null; secret: string },
 ): Promise<SubscriptionRow> {
   return db.insertInto('webhook_subscriptions').values(values).returningAll().executeTakeFirstOrThrow() as Promise<SubscriptionRow>;
 }
@@ -102,8 +105,8 @@ export async function forgetSubscription(db: Db, id: string): Promise<void> {
 }
 
 /** Writes one event for one subscription (the test ping) and its delivery job. */
-export async function enqueueOne(db: Db, subscriptionId: string, eventId: string, type: string, body: string): Promise<void> {
-  await db.insertInto('webhook_deliveries').values({ event_id: eventId, subscription_id: subscriptionId, type, body }).execute();
+export async function enqueueOne(db: Db, subscriptionId: string, eventId: string, type: string, body: string, traceparent: string | null): Promise<void> {
+  await db.insertInto('webhook_deliveries').values({ event_id: eventId, subscription_id: subscriptionId, type, body, traceparent }).execute();
   await kick(db, subscriptionId, null);
 }
 
@@ -126,7 +129,7 @@ export async function listAttempts(db: Db, subscriptionId: string, limit: number
 export async function pendingDeliveries(db: Db, subscriptionId: string, limit: number): Promise<DeliveryRow[]> {
   return db
     .selectFrom('webhook_deliveries')
-    .select(['seq', 'event_id', 'subscription_id', 'type', 'body', 'attempts', 'next_attempt_at', 'created_at'])
+    .select(['seq', 'event_id', 'subscription_id', 'type', 'body', 'traceparent', 'attempts', 'next_attempt_at', 'created_at'])
     .where('subscription_id', '=', subscriptionId)
     .where('state', '=', 'pending')
     .orderBy('seq')
@@ -207,4 +210,28 @@ export async function pruneHistory(db: Db, days: number): Promise<void> {
   // Oldest first along the primary key (seq follows time), so no index of its own is needed.
   await sql`delete from webhook_deliveries where seq in (select seq from webhook_deliveries where state <> 'pending' and created_at < ${cutoff} order by seq limit 1000)`.execute(db);
   await sql`delete from webhook_attempts where id in (select id from webhook_attempts where created_at < ${cutoff} limit 1000)`.execute(db);
+}
+
+export type StoredSecrets = Pick<SubscriptionRow, 'id' | 'secret' | 'previous_secret' | 'previous_secret_expires_at'>;
+
+/** A page of every account's subscriptions' stored secrets, in id order after `afterId`. */
+export async function storedSecrets(db: Db, afterId: string | null, limit: number): Promise<StoredSecrets[]> {
+  let q = db.selectFrom('webhook_subscriptions').select(['id', 'secret', 'previous_secret', 'previous_secret_expires_at']).orderBy('id').limit(limit);
+  if (afterId !== null) q = q.where('id', '>', afterId);
+  return q.execute();
+}
+
+/**
+ * Writes a row's re-sealed secrets if they are still what was read (a rotation in between wins,
+ * and wrote its values under the current key anyway); whether it wrote them.
+ */
+export async function replaceSecrets(db: Db, read: StoredSecrets, secret: string, previousSecret: string | null): Promise<boolean> {
+  const r = await db
+    .updateTable('webhook_subscriptions')
+    .set({ secret, previous_secret: previousSecret })
+    .where('id', '=', read.id)
+    .where('secret', '=', read.secret)
+    .where(sql<boolean>`previous_secret is not distinct from ${read.previous_secret}`)
+    .executeTakeFirst();
+  return Number(r.numUpdatedRows) === 1;
 }

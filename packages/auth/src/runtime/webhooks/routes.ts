@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { Router, type Request } from 'express';
 import { errors } from '@app/http-errors';
 import { compileBody, compileQuery, isUuid } from '@app/http-errors/validation';
@@ -6,8 +7,10 @@ import * as repo from './repository.js';
 import type { SubscriptionRow } from './repository.js';
 import { MAX_SUBSCRIPTIONS, createBodySchema, deliveriesQuerySchema, updateBodySchema } from './schemas.js';
 import { newSigningSecret } from './signing.js';
+import { openSecret, sealSecret, SecretUnreadableError, type SecretKeys } from './secret-box.js';
 import { targetProblem } from './target.js';
 import { inTransaction, type AnyDb } from '../database.js';
+import { activeTraceparent } from '../tracing.js';
 
 /** How long a rotated-out secret keeps signing beside the new one. */
 const ROTATION_OVERLAP_MS = 24 * 3600_000;
@@ -33,6 +36,8 @@ export interface WebhookRoutesOptions {
   db: AnyDb;
   catalog: EventCatalog;
   allowPrivate: boolean;
+  /** Seal the signing secrets at rest (WEBHOOK_SECRET_KEY). */
+  secretKeys: SecretKeys;
 }
 
 /**
@@ -73,13 +78,16 @@ export function webhooksRouter(o: WebhookRoutesOptions): Router {
       throw errors.conflict('webhook_limit_reached', `An account can keep at most ${MAX_SUBSCRIPTIONS} webhook subscriptions`);
     }
     const secret = newSigningSecret();
+    // The id is chosen here: the sealed secret is bound to it.
+    const id = randomUUID();
     const row = await repo.insertSubscription(db, {
+      id,
       account_id: caller.accountId,
       creator_key_id: caller.kind === 'key' ? caller.credentialId : null,
       url: body.url,
       events: body.events,
       description: body.description ?? null,
-      secret,
+      secret: sealSecret(o.secretKeys, id, 'secret', secret),
     });
     res.status(201).json({ ...toSubscription(row), secret, previousSecretExpiresAt: null });
   });
@@ -122,7 +130,20 @@ export function webhooksRouter(o: WebhookRoutesOptions): Router {
     const expires = new Date(Date.now() + ROTATION_OVERLAP_MS).toISOString();
     const row = await inTransaction(db, async (trx) => {
       const current = await find(req, true, trx);
-      return (await repo.updateSubscription(trx, current.account_id, current.id, { secret, previous_secret: current.secret, previous_secret_expires_at: expires }))!;
+      // The outgoing secret keeps signing for a day, sealed for its new column. One this process
+      // cannot read (its key is gone) could not sign anyway: the new secret alone then.
+      let previous: string | null;
+      try {
+        previous = sealSecret(o.secretKeys, current.id, 'previous_secret', openSecret(o.secretKeys, current.id, 'secret', current.secret));
+      } catch (err) {
+        if (!(err instanceof SecretUnreadableError)) throw err;
+        previous = null;
+      }
+      return (await repo.updateSubscription(trx, current.account_id, current.id, {
+        secret: sealSecret(o.secretKeys, current.id, 'secret', secret),
+        previous_secret: previous,
+        previous_secret_expires_at: previous === null ? null : expires,
+      }))!;
     });
     res.json({ ...toSubscription(row), secret, previousSecretExpiresAt: row.previous_secret_expires_at });
   });
@@ -130,7 +151,7 @@ export function webhooksRouter(o: WebhookRoutesOptions): Router {
     const sub = await find(req);
     if (!sub.enabled) throw errors.conflict('webhook_disabled', 'The subscription is disabled; enable it first');
     const eventId = newEventId();
-    await inTransaction(db, (trx) => repo.enqueueOne(trx, sub.id, eventId, 'ping', eventBody('ping', { subscriptionId: sub.id })));
+    await inTransaction(db, (trx) => repo.enqueueOne(trx, sub.id, eventId, 'ping', eventBody('ping', { subscriptionId: sub.id }), activeTraceparent()));
     res.status(202).json({ eventId, type: 'ping' });
   });
   router.get('/:id/deliveries', async (req, res) => {

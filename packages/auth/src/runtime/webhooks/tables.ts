@@ -4,6 +4,33 @@ import { sql, type Kysely, type Migration } from 'kysely';
 export const workerSchema = (schema: string): string => `${schema}_worker`;
 
 /**
+ * `webhook_emit(account, type, event id, body[, traceparent])`: fans an event out to the account's
+ * enabled subscriptions of that type, one outbox row each (with the write's trace context once
+ * the traceparent migration has run).
+ */
+async function createEmit(db: Kysely<any>, traced: boolean): Promise<void> {
+  const param = traced ? sql`, p_traceparent text` : sql``;
+  const column = traced ? sql`, traceparent` : sql``;
+  const value = traced ? sql`, p_traceparent` : sql``;
+  await sql`
+    create function webhook_emit(p_account uuid, p_type text, p_event_id text, p_body text${param}) returns int
+    language plpgsql as $$
+    declare
+      s uuid;
+      n int := 0;
+    begin
+      for s in
+        select id from webhook_subscriptions
+        where account_id = p_account and enabled and p_type = any(events)
+      loop
+        insert into webhook_deliveries (event_id, subscription_id, type, body${column}) values (p_event_id, s, p_type, p_body${value});
+        n := n + 1;
+      end loop;
+      return n;
+    end $$`.execute(db);
+}
+
+/**
  * The webhook tables in the service's schema: subscriptions, the outbox of deliveries (one row
  * per event and subscription, written in the change's own transaction) and the attempts log.
  * `webhook_emit` fans an event out to the account's enabled subscriptions of that type and
@@ -73,22 +100,7 @@ function webhookMigration(schema: string): Migration {
           perform ${worker}.add_job('webhook', json_build_object('s', p_subscription), run_at := p_run_at,
             job_key := 'webhook:' || p_subscription, job_key_mode := 'preserve_run_at');
         end $$`.execute(db);
-      await sql`
-        create function webhook_emit(p_account uuid, p_type text, p_event_id text, p_body text) returns int
-        language plpgsql as $$
-        declare
-          s uuid;
-          n int := 0;
-        begin
-          for s in
-            select id from webhook_subscriptions
-            where account_id = p_account and enabled and p_type = any(events)
-          loop
-            insert into webhook_deliveries (event_id, subscription_id, type, body) values (p_event_id, s, p_type, p_body);
-            n := n + 1;
-          end loop;
-          return n;
-        end $$`.execute(db);
+      await createEmit(db, false);
     },
     async down(db: Kysely<any>): Promise<void> {
       await sql`drop function webhook_emit(uuid, text, text, text)`.execute(db);
@@ -100,7 +112,25 @@ function webhookMigration(schema: string): Migration {
   };
 }
 
+/**
+ * Each delivery keeps the trace context (W3C traceparent) of the write that emitted its event,
+ * passed to `webhook_emit` in the write's own statement (null when tracing is off): the delivery
+ * attempt's span links to that trace, in whichever process delivers it.
+ */
+const traceparentMigration: Migration = {
+  async up(db: Kysely<any>): Promise<void> {
+    await sql`alter table webhook_deliveries add column traceparent text`.execute(db);
+    await sql`drop function webhook_emit(uuid, text, text, text)`.execute(db);
+    await createEmit(db, true);
+  },
+  async down(db: Kysely<any>): Promise<void> {
+    await sql`drop function webhook_emit(uuid, text, text, text, text)`.execute(db);
+    await createEmit(db, false);
+    await sql`alter table webhook_deliveries drop column traceparent`.execute(db);
+  },
+};
+
 /** The webhook migrations by name, to spread into a service's own set (after the auth tables). */
 export function webhookMigrations(schema: string): Record<string, Migration> {
-  return { '2026_11_23_2200_webhooks': webhookMigration(schema) };
+  return { '2026_11_23_2200_webhooks': webhookMigration(schema), '2026_11_25_0950_webhook_traceparent': traceparentMigration };
 }

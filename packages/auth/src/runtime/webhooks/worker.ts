@@ -8,6 +8,9 @@ import * as repo from './repository.js';
 import type { DeliveryRow, SubscriptionRow } from './repository.js';
 import { postJson } from './http-post.js';
 import { signatureHeader } from './signing.js';
+import { SecretUnreadableError, type SecretKeys } from './secret-box.js';
+import { resealSecrets, signingSecrets } from './stored-secrets.js';
+import { inLinkedSpan } from '../tracing.js';
 import { TargetRefusedError } from './target.js';
 import { workerSchema } from './tables.js';
 
@@ -40,6 +43,8 @@ export interface WebhookWorkerOptions {
   retryBaseMs: number;
   allowPrivate: boolean;
   concurrency: number;
+  /** WEBHOOK_SECRET_KEY and the old keys: what opens the stored signing secrets. */
+  secretKeys: SecretKeys;
   logger: Logger;
   registry: Registry;
 }
@@ -117,11 +122,27 @@ export function createWebhookWorker(o: WebhookWorkerOptions): WebhookWorker {
     if (blockedUntil.size > 10_000) blockedUntil.clear();
   }
 
-  async function post(sub: SubscriptionRow, d: DeliveryRow): Promise<PostResult> {
+  /**
+   * One delivery attempt, in a span of its own trace (its HTTP client span under it) linked to the
+   * trace of the write that emitted the event, when that was traced.
+   */
+  function post(sub: SubscriptionRow, d: DeliveryRow): Promise<PostResult> {
+    const attributes = { 'webhook.event_id': d.event_id, 'webhook.event_type': d.type, 'webhook.subscription_id': sub.id, 'webhook.attempt': d.attempts + 1 };
+    return inLinkedSpan(`webhook deliver ${d.type}`, d.traceparent, attributes, () => attempt(sub, d), (r) => r.error);
+  }
+
+  async function attempt(sub: SubscriptionRow, d: DeliveryRow): Promise<PostResult> {
     const started = Date.now();
     const timestamp = Math.floor(Date.now() / 1000);
-    const secrets = [sub.secret];
-    if (sub.previous_secret && sub.previous_secret_expires_at && Date.parse(sub.previous_secret_expires_at) > Date.now()) secrets.push(sub.previous_secret);
+    let secrets: string[];
+    try {
+      secrets = signingSecrets(o.secretKeys, sub);
+    } catch (err) {
+      if (!(err instanceof SecretUnreadableError)) throw err;
+      // A failed attempt like any other (retried, in the delivery log): the key may come back.
+      log.warn({ subscriptionId: sub.id, keyId: err.keyId, currentKeyId: o.secretKeys.current.id }, 'webhook signing secret cannot be decrypted; delivery not sent');
+      return { status: null, error: `not sent: ${err.message}`, ms: Date.now() - started };
+    }
     try {
       const status = await postJson(sub.url, {
         'content-type': 'application/json',
@@ -285,6 +306,7 @@ export function createWebhookWorker(o: WebhookWorkerOptions): WebhookWorker {
   }
   let lastWarning = 0;
   let lastWorkerLog = 0;
+  let sealed = false;
 
   /**
    * graphile-worker stops itself when it hears of a breaking migration of a worker schema, on a
@@ -345,6 +367,12 @@ export function createWebhookWorker(o: WebhookWorkerOptions): WebhookWorker {
       stopping = false;
       // A connection per delivery in progress (it holds the subscription's lock), one for the sweep.
       db ??= createDb(createPool(o.databaseUrl, o.service, o.concurrency + 1, { applicationName: `${o.service}-webhooks`, connectTimeoutMs: 5_000 }));
+      if (!sealed) {
+        // Rows from before encryption are sealed by the first process that delivers (it holds the key).
+        const counts = await resealSecrets(db, o.secretKeys, 'plaintext');
+        sealed = true;
+        if (counts.sealedPlaintext > 0) log.info({ sealed: counts.sealedPlaintext }, 'webhook signing secrets stored in plain text are now encrypted');
+      }
       if (!runner) await launch();
       if (!tickTimer) void tick();
     },
