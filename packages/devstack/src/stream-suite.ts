@@ -3,6 +3,9 @@ import { openEventStream, type OpenedStream } from './event-stream.js';
 
 interface StreamApp {
   server: { address(): AddressInfo | string | null };
+  /** The app's Redis client and key prefix (the slots live under `<prefix>streams:<account>`). */
+  redis: { del(...keys: string[]): Promise<number> };
+  config: { redisPrefix: string };
   app: { locals: Record<string, unknown> };
   caller(scopes?: string[]): Promise<{ accountId: string; auth: string }>;
   admin(...argv: string[]): Promise<Record<string, unknown>>;
@@ -111,6 +114,16 @@ export function streamSuite<T extends StreamApp>(o: StreamSuiteOptions<T>): void
       ten[0]!.close();
       await new Promise((r) => setTimeout(r, 200));
       expect((await open(c.auth)).status).toBe(200);
+    });
+
+    it('still answers the 11th stream 429 when Redis comes back without the open streams\' slots', async () => {
+      const c = await t.caller();
+      const ten = await Promise.all(Array.from({ length: 10 }, () => open(c.auth)));
+      expect(ten.map((s) => s.status)).toEqual(Array(10).fill(200));
+      // What a Redis restart or failover leaves (or streams admitted while Redis did not answer):
+      // no slot in Redis until the next refresh, while this process holds ten open streams.
+      await t.redis.del(`${t.config.redisPrefix}streams:${c.accountId}`);
+      expect((await open(c.auth)).status).toBe(429);
     });
 
     it('ends the streams of a revoked key within a second', async () => {

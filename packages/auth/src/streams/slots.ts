@@ -58,6 +58,10 @@ export function createStreamSlots(o: { redis: Redis | null; prefix: string; max:
   };
   return {
     async take(account, id) {
+      // This process's own streams are a part of the account's count: enough of them refuse at
+      // once. Streams admitted while Redis did not answer are in Redis only from the next refresh,
+      // so Redis alone could admit an 11th meanwhile.
+      if ((local.get(account)?.size ?? 0) >= o.max) return false;
       try {
         const taken = (await redis.eval(TAKE, 1, key(account), Date.now(), o.leaseMs, o.max, id)) === 1;
         warned = false;
