@@ -59,13 +59,25 @@ export interface RoundTripCounter {
   /** Runs `work` and returns the round trips made meanwhile (by anything on these clients). */
   measure(work: () => Promise<unknown>): Promise<RoundTrips>;
   /**
-   * The most round trips one request made, over `times` requests sent by `send(i)` (i from 1),
-   * each right after an unmeasured one (`send(-i)`) that warms what a busy client has warm: its
-   * credential in the cache (trusted for a second), a lease of rate-limit hits, lastUsedAt
-   * written for the minute, prepared statements on the connection.
+   * The most round trips one request made, over `times` requests sent by `send(n)` (n > 0, a new
+   * number on every call), each right after an unmeasured one (`send(-n)`) that warms what a busy
+   * client has warm: its credential in the cache, a lease of rate-limit hits, lastUsedAt written
+   * for the minute, prepared statements on the connection.
+   *
+   * The credential cache trusts a lookup for {@link CREDENTIAL_TTL_MS} from when it was sent, so a
+   * measured request must not straddle an expiry (it would count the lookup): each pair starts
+   * after the cache has certainly expired (the warm-up then looks the credential up afresh), and a
+   * pair that took longer than the cache's life is measured again.
    */
-  perRequest(send: (i: number) => Promise<unknown>, times?: number): Promise<RoundTrips>;
+  perRequest(send: (n: number) => Promise<unknown>, times?: number): Promise<RoundTrips>;
 }
+
+/** The services' credential cache life (@app/auth/identity's CREDENTIAL_TTL_MS; devstack does not depend on the services' packages). */
+const CREDENTIAL_TTL_MS = 1000;
+/** Pairs measured again before giving up (the machine is too slow to measure a request within the cache's life). */
+const ATTEMPTS = 5;
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 export function roundTripCounter(pool: pg.Pool, redis: Redis): RoundTripCounter {
   const seen: RoundTrips = { postgres: 0, redis: 0 };
@@ -80,13 +92,24 @@ export function roundTripCounter(pool: pg.Pool, redis: Redis): RoundTripCounter 
     measure,
     async perRequest(send, times = 3) {
       const worst: RoundTrips = { postgres: 0, redis: 0 };
+      let n = 0;
+      // The first request of a rate-limit window takes one hit from Redis, the next a lease of many.
+      await send(-++n);
       for (let i = 1; i <= times; i++) {
-        await send(-i);
-        // lastUsedAt is written off the request's path: let it land before measuring.
-        await new Promise((resolve) => setTimeout(resolve, 20));
-        const one = await measure(() => send(i));
-        worst.postgres = Math.max(worst.postgres, one.postgres);
-        worst.redis = Math.max(worst.redis, one.redis);
+        for (let attempt = 1; ; attempt++) {
+          await sleep(CREDENTIAL_TTL_MS + 50);
+          const started = Date.now();
+          await send(-++n);
+          // lastUsedAt is written off the request's path: let it land before measuring.
+          await sleep(20);
+          const one = await measure(() => send(n));
+          if (Date.now() - started < CREDENTIAL_TTL_MS) {
+            worst.postgres = Math.max(worst.postgres, one.postgres);
+            worst.redis = Math.max(worst.redis, one.redis);
+            break;
+          }
+          if (attempt === ATTEMPTS) throw new Error(`no warm-up and measured request within ${CREDENTIAL_TTL_MS} ms in ${ATTEMPTS} attempts: the machine is too busy to measure`);
+        }
       }
       return worst;
     },
