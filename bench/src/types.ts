@@ -4,7 +4,7 @@ import type { BaselineRoute } from './baseline.js';
 import type { LoadRequest } from './load.js';
 
 /** A baseline route made of the statements the product ran (captured), served `via` a framework. */
-export interface ReplayedRoute {
+interface ReplayedRoute {
   replayVia: NonNullable<BaselineRoute['via']>;
 }
 
