@@ -1,4 +1,5 @@
 import { sql } from 'kysely';
+import * as oneStatement from '../src/db/migrations/2026_11_25_1000_idempotency_one_statement.js';
 import { startTestApp, type Caller, type TestApp } from './helpers/harness.js';
 
 const countTitled = async (t: TestApp, c: Caller, title: string) =>
@@ -147,6 +148,23 @@ describe('POST /api/v1/tasks with Idempotency-Key after Redis came back empty', 
     rows = await kept();
     expect(rows.filter((r) => r.account_id === other.accountId)).toEqual([]);
     expect(rows).toHaveLength(2);
+  });
+
+  it('replays, byte for byte, an answer kept by the previous version (the response body, which the 2026_11_25_1000 migration rewrites)', async () => {
+    const c = await t.caller();
+    const post = () => t.http().post('/api/v1/tasks').set('Authorization', c.auth).set('Idempotency-Key', 'from-before').send({ title: 'kept before', tags: ['x'] });
+    const first = await post().expect(201);
+    // Back to the shape the previous version kept: the body it answered.
+    await oneStatement.down(t.db);
+    try {
+      const kept = await t.db.selectFrom('task_idempotency_keys').select('response').where('account_id', '=', c.accountId).executeTakeFirstOrThrow();
+      expect(kept.response).toMatchObject({ item: { id: first.body.item.id, title: 'kept before', tags: ['x'] } });
+    } finally {
+      await oneStatement.up(t.db);
+    }
+    const again = await post().expect(201);
+    expect(again.text).toBe(first.text);
+    expect(again.headers['idempotent-replayed']).toBe('true');
   });
 
   it('replays from Postgres in single-instance mode after a restart (the in-process store is empty)', async () => {
