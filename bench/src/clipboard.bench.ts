@@ -77,7 +77,13 @@ export async function clipboardScenarios(_ctx: BenchContext, f: ClipboardFixture
   let next = 0;
   const spreadBaseline = bareInsert(f.spread.accountIds);
   return [
-    { name: 'clipboard list (limit=100)', service: 'clipboard', request: { path: '/api/clipboard?limit=100', headers: f.auth }, baseline: { replay: true } },
+    {
+      name: 'clipboard list (limit=100)',
+      service: 'clipboard',
+      request: { path: '/api/clipboard?limit=100', headers: f.auth },
+      baseline: { replay: true },
+      moreBaselines: [expressFloor({ replay: true })],
+    },
     {
       name: 'clipboard create (one account)',
       service: 'clipboard',

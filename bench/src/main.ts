@@ -205,7 +205,9 @@ async function main(): Promise<number> {
       });
       if (statuses.some((status) => status >= 400)) throw new Error(`${s.name}: the product answered ${statuses.join(', ')} to the capture requests`);
       if (s.baseline && s.service !== 'all') routes[`/s${i}`] = 'route' in s.baseline ? s.baseline.route : { schema: s.service, statements: captured.statements };
-      for (const [j, more] of (s.moreBaselines ?? []).entries()) routes[`/s${i}b${j}`] = more.route;
+      for (const [j, more] of (s.moreBaselines ?? []).entries()) {
+        routes[`/s${i}b${j}`] = 'replayVia' in more.route ? { schema: s.service, statements: captured.statements, via: more.route.replayVia } : more.route;
+      }
       const seqScans = [...new Set(captured.plans.flatMap(sequentialScans))].filter((table) => bigEnough.has(table));
       explained.push({ scenario: s.name, plans: captured.plans, seqScans });
     }

@@ -1,3 +1,4 @@
+import { expressFloor } from './floor.js';
 import { seedMeetingsData } from './seed/meetings.js';
 import type { BenchContext, Scenario } from './types.js';
 
@@ -22,7 +23,13 @@ export async function seedMeetings(ctx: BenchContext): Promise<MeetingsFixture> 
 /** The meetings scenarios of the issue: one meeting with `previous`, search, actions. */
 export async function meetingScenarios(_ctx: BenchContext, f: MeetingsFixture): Promise<Scenario[]> {
   return [
-    { name: 'meetings get one (with previous)', service: 'meetings', request: { path: `/api/meetings/${f.meetingId}`, headers: f.auth }, baseline: { replay: true } },
+    {
+      name: 'meetings get one (with previous)',
+      service: 'meetings',
+      request: { path: `/api/meetings/${f.meetingId}`, headers: f.auth },
+      baseline: { replay: true },
+      moreBaselines: [expressFloor({ replay: true })],
+    },
     { name: 'meetings search (q=roadmap)', service: 'meetings', request: { path: '/api/search?q=roadmap', headers: f.auth }, baseline: { replay: true } },
     { name: 'meetings actions (open)', service: 'meetings', request: { path: '/api/actions?openOnly=1', headers: f.auth }, baseline: { replay: true } },
   ];

@@ -3,6 +3,11 @@ import type { Service } from '@app/devstack';
 import type { BaselineRoute } from './baseline.js';
 import type { LoadRequest } from './load.js';
 
+/** A baseline route made of the statements the product ran (captured), served `via` a framework. */
+interface ReplayedRoute {
+  replayVia: NonNullable<BaselineRoute['via']>;
+}
+
 /** One measured load: the product through the gateway, and its baseline route. */
 export interface Scenario {
   name: string;
@@ -22,7 +27,7 @@ export interface Scenario {
    * against both a bare INSERT and the product's own SQL function, so the service's overhead
    * and the feature's cost read apart.
    */
-  moreBaselines?: Array<{ label: string; route: BaselineRoute; does: string }>;
+  moreBaselines?: Array<{ label: string; route: BaselineRoute | ReplayedRoute; does: string }>;
 }
 
 export interface BenchContext {

@@ -21,6 +21,18 @@ describe('per-account limits (409 with a distinct code)', () => {
     await t.http().put('/api/notes/2040-01-01').set('Authorization', c.auth).send({ today: 'fits again' }).expect(201);
   });
 
+  it('lets exactly one of several new notes racing for the last slot in, by one statement each or in a transaction', async () => {
+    const c = await t.caller();
+    await sql`
+      insert into notes (account_id, date, yesterday, today, impediments, today_priority, search_text, revision)
+      select ${c.accountId}::uuid, date '2000-01-01' + i, '', '', '{}', '', '', 1 from generate_series(0, 4998) as i`.execute(t.db);
+    const race = await Promise.all([1, 2, 3, 4, 5].map((d) => t.http().put(`/api/notes/2040-02-0${d}`).set('Authorization', c.auth).send({ today: 'racer' })));
+    expect(race.map((r) => r.status).sort()).toEqual([201, 409, 409, 409, 409]);
+    for (const r of race.filter((r) => r.status === 409)) expect(r.body.error.code).toBe('note_limit_reached');
+    const live = await sql<{ n: number }>`select count(*)::int as n from notes where account_id = ${c.accountId} and deleted_at is null`.execute(t.db);
+    expect(live.rows[0]!.n).toBe(5000);
+  });
+
   it('allows 100 active people: the 101st is 409 person_limit_reached, also when restoring; exactly one of two racing creates wins', async () => {
     const c = await t.caller();
     await sql`insert into people (account_id, name) select ${c.accountId}::uuid, 'P' || i from generate_series(1, 99) as i`.execute(t.db);

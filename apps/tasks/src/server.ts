@@ -5,4 +5,4 @@ import { loadConfig } from './config.js';
 import { migrations } from './db/migrations/index.js';
 import type { Database } from './db/schema.js';
 
-runService<ReturnType<typeof loadConfig>, Database>({ name: 'tasks', loadConfig, migrations, createApp, inProcessState: 'rate limits and idempotency records' });
+runService<ReturnType<typeof loadConfig>, Database>({ name: 'tasks', loadConfig, migrations, createApp, inProcessState: 'rate limits' });

@@ -1,4 +1,5 @@
 import { sql } from 'kysely';
+import * as oneStatement from '../src/db/migrations/2026_11_25_1000_idempotency_one_statement.js';
 import { startTestApp, type Caller, type TestApp } from './helpers/harness.js';
 
 const countTitled = async (t: TestApp, c: Caller, title: string) =>
@@ -33,6 +34,8 @@ describe.each([
     const res = await post('k-conflict', { title: 'second body' }).expect(409);
     expect(res.body.error.code).toBe('idempotency_key_conflict');
     expect(await countTitled(t, c, 'second body')).toBe(0);
+    // A body the create would refuse is still another body under a used key.
+    expect((await post('k-conflict', { title: 'third body', priority: 'urgent' }).expect(409)).body.error.code).toBe('idempotency_key_conflict');
   });
 
   it('releases the key when the create fails, so a corrected retry creates the task', async () => {
@@ -81,28 +84,30 @@ describe.each([
   });
 });
 
-describe('POST /api/v1/tasks with Idempotency-Key after the fast store lost its record', () => {
+describe('POST /api/v1/tasks with Idempotency-Key after Redis came back empty', () => {
   let t: TestApp;
   beforeAll(async () => {
     t = await startTestApp({ RATE_LIMIT_PER_MINUTE: '100000' });
   });
   afterAll(() => t.close());
+  /** Redis restarted empty (or failed over): every key of the service is gone. */
+  const emptyRedis = async () => {
+    const keys = await t.redis.keys(`${t.config.redisPrefix}*`);
+    if (keys.length > 0) await t.redis.del(...keys);
+  };
 
   it('replays the first 201 with the same id when Redis comes back empty', async () => {
     const c = await t.caller();
     const post = (body: object) => t.http().post('/api/v1/tasks').set('Authorization', c.auth).set('Idempotency-Key', 'survives-redis').send(body);
     const first = await post({ title: 'exactly once' }).expect(201);
-    // Redis restarted empty (or failed over): every record of the service is gone.
-    const keys = await t.redis.keys(`${t.config.redisPrefix}idem:*`);
-    expect(keys.length).toBeGreaterThan(0);
-    await t.redis.del(...keys);
+    await emptyRedis();
     const again = await post({ title: 'exactly once' }).expect(201);
     // The first answer as sent, byte for byte (fields in the same order too).
     expect(again.text).toBe(first.text);
     expect(again.headers['idempotent-replayed']).toBe('true');
     expect(await countTitled(t, c, 'exactly once')).toBe(1);
     // Another body under the same key is still a conflict.
-    await t.redis.del(...(await t.redis.keys(`${t.config.redisPrefix}idem:*`)));
+    await emptyRedis();
     expect((await post({ title: 'another' }).expect(409)).body.error.code).toBe('idempotency_key_conflict');
   });
 
@@ -110,7 +115,7 @@ describe('POST /api/v1/tasks with Idempotency-Key after the fast store lost its 
     const c = await t.caller();
     const post = () => t.http().post('/api/v1/tasks').set('Authorization', c.auth).set('Idempotency-Key', 'lost-and-raced').send({ title: 'lost and raced' });
     const first = await post().expect(201);
-    await t.redis.del(...(await t.redis.keys(`${t.config.redisPrefix}idem:*`)));
+    await emptyRedis();
     const results = await Promise.all(Array.from({ length: 10 }, post));
     for (const r of results) {
       expect([201, 409]).toContain(r.status);
@@ -127,7 +132,7 @@ describe('POST /api/v1/tasks with Idempotency-Key after the fast store lost its 
     for (let i = 0; i < 12; i++) await post(other, `other-${i}`, `other ${i}`).expect(201);
     // A day passes (for these keys); Redis forgot them too.
     await sql`update task_idempotency_keys set created_at = now() - interval '25 hours' where account_id in (${c.accountId}, ${other.accountId})`.execute(t.db);
-    await t.redis.del(...(await t.redis.keys(`${t.config.redisPrefix}idem:*`)));
+    await emptyRedis();
     const kept = () => t.db.selectFrom('task_idempotency_keys').select(['account_id', 'task_id']).where('account_id', 'in', [c.accountId, other.accountId]).execute();
     expect(await kept()).toHaveLength(13);
 
@@ -143,6 +148,23 @@ describe('POST /api/v1/tasks with Idempotency-Key after the fast store lost its 
     rows = await kept();
     expect(rows.filter((r) => r.account_id === other.accountId)).toEqual([]);
     expect(rows).toHaveLength(2);
+  });
+
+  it('replays, byte for byte, an answer kept by the previous version (the response body, which the 2026_11_25_1000 migration rewrites)', async () => {
+    const c = await t.caller();
+    const post = () => t.http().post('/api/v1/tasks').set('Authorization', c.auth).set('Idempotency-Key', 'from-before').send({ title: 'kept before', tags: ['x'] });
+    const first = await post().expect(201);
+    // Back to the shape the previous version kept: the body it answered.
+    await oneStatement.down(t.db);
+    try {
+      const kept = await t.db.selectFrom('task_idempotency_keys').select('response').where('account_id', '=', c.accountId).executeTakeFirstOrThrow();
+      expect(kept.response).toMatchObject({ item: { id: first.body.item.id, title: 'kept before', tags: ['x'] } });
+    } finally {
+      await oneStatement.up(t.db);
+    }
+    const again = await post().expect(201);
+    expect(again.text).toBe(first.text);
+    expect(again.headers['idempotent-replayed']).toBe('true');
   });
 
   it('replays from Postgres in single-instance mode after a restart (the in-process store is empty)', async () => {
@@ -162,21 +184,19 @@ describe('POST /api/v1/tasks with Idempotency-Key after the fast store lost its 
   });
 });
 
-describe('idempotency records in Redis', () => {
+describe('idempotency records', () => {
   let t: TestApp;
   beforeAll(async () => {
     t = await startTestApp();
   });
   afterAll(() => t.close());
 
-  it('are kept 24 hours under the service prefix, per workspace and account, the key hashed', async () => {
+  it('are kept in Postgres only, the key hashed: Redis holds none', async () => {
     const c = await t.caller();
-    await t.http().post('/api/v1/tasks').set('Authorization', c.auth).set('Idempotency-Key', 'secret-ish key').send({ title: 'ttl' }).expect(201);
-    const keys = await t.redis.keys(`${t.config.redisPrefix}idem:${c.workspaceId}:${c.accountId}:*`);
-    expect(keys).toHaveLength(1);
-    expect(keys[0]).not.toContain('secret-ish');
-    const ttl = await t.redis.ttl(keys[0]!);
-    expect(ttl).toBeGreaterThan(24 * 3600 - 60);
-    expect(ttl).toBeLessThanOrEqual(24 * 3600);
+    const res = await t.http().post('/api/v1/tasks').set('Authorization', c.auth).set('Idempotency-Key', 'secret-ish key').send({ title: 'kept' }).expect(201);
+    expect(await t.redis.keys(`${t.config.redisPrefix}idem:*`)).toEqual([]);
+    const rows = await t.db.selectFrom('task_idempotency_keys').select(['key_hash', 'task_id']).where('account_id', '=', c.accountId).execute();
+    expect(rows).toEqual([{ key_hash: expect.any(Buffer), task_id: res.body.item.id }]);
+    expect(rows[0]!.key_hash.toString('utf8')).not.toContain('secret-ish');
   });
 });

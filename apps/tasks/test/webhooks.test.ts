@@ -29,6 +29,21 @@ async function subscribe(c: Caller, body: Record<string, unknown> = {}) {
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
+describe('task.created with an Idempotency-Key', () => {
+  it('records one event for 10 concurrent creates with one key, and none for a replay', async () => {
+    const c = await t.caller();
+    const sub = await subscribe(c, { events: ['task.created'] });
+    const post = () => t.http().post('/api/v1/tasks').set('Authorization', c.auth).set('Idempotency-Key', 'watched').send({ title: 'watched once' });
+    const results = await Promise.all(Array.from({ length: 10 }, post));
+    const created = results.filter((r) => r.status === 201 && r.headers['idempotent-replayed'] === undefined);
+    expect(created).toHaveLength(1);
+    for (const r of results) expect(r.status === 201 ? r.body : r.body.error.code).toEqual(r.status === 201 ? created[0]!.body : 'idempotency_request_in_progress');
+    await post().expect(201).expect('Idempotent-Replayed', 'true');
+    const events = await sql<{ body: string }>`select body from webhook_deliveries where subscription_id = ${sub.id}`.execute(t.db);
+    expect(events.rows.map((e) => JSON.parse(e.body).data)).toEqual([created[0]!.body.item]);
+  });
+});
+
 describe('webhook subscriptions', () => {
   it('creates a subscription whose secret is shown once, then lists, gets, updates and deletes it', async () => {
     const c = await t.caller();

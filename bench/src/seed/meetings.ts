@@ -17,6 +17,9 @@ const text = (words: string) => `(select string_agg(($1::text[])[1 + floor(cardi
  */
 export async function seedMeetingsData(client: pg.ClientBase): Promise<{ accountId: string }> {
   const progress = new Progress('meetings', SERIES * MEETINGS_PER_SERIES * (ITEMS_PER_MEETING + 1) + NOTES);
+  // The service's triggers (the changes feed's, which stamp an item's meeting) name its tables
+  // unqualified, as its own connections see them.
+  await client.query('set search_path = meetings, public');
   const { rows } = await client.query<{ id: string }>(`insert into meetings.accounts (email, timezone) values ('bench-meetings@example.test', 'Europe/Berlin') returning id`);
   const accountId = rows[0]!.id;
   await client.query(`insert into meetings.people (account_id, name, email) select $1, 'Person ' || n, 'person' || n || '@example.test' from generate_series(1, 20) n`, [accountId]);
@@ -63,6 +66,7 @@ export async function seedMeetingsData(client: pg.ClientBase): Promise<{ account
         case when d % 4 = 0 then array[${text('6')}] else '{}'::text[] end as imp,
         ${text('4')} as pri) x`, [VOCABULARY, accountId, NOTES]);
   progress.tick(NOTES);
+  await client.query('reset search_path');
   progress.finish();
   return { accountId };
 }

@@ -3,15 +3,19 @@ import type { Server } from 'node:http';
 import type { Express } from 'express';
 import { Redis } from 'ioredis';
 import type { Kysely } from 'kysely';
+import type pg from 'pg';
 import request from 'supertest';
 import { checkedRequest } from './checked-request.js';
 import { createDatabase, dropDatabase } from './postgres.js';
+import { roundTripCounter, type RoundTripCounter } from './round-trips.js';
 
 /** What the harness needs from one service: how it configures, migrates, builds and administers. */
 export interface AppKit<DB, C extends { redisUrl?: string | undefined; redisPrefix: string }> {
   service: 'tasks' | 'meetings' | 'clipboard';
   loadConfig(env: Record<string, string | undefined>): C;
-  openDb(url: string): Kysely<DB>;
+  /** The app's pool (counted by {@link TestApp.roundTrips} from its first connection). */
+  openPool(url: string): pg.Pool;
+  openDb(pool: pg.Pool): Kysely<DB>;
   migrate(db: Kysely<DB>): Promise<void>;
   /** `logSink` receives the app's log lines (JSON) when given; otherwise the app logs nothing. */
   createApp(deps: { config: C; db: Kysely<DB>; redis: Redis | null; logSink?: ((line: string) => void) | undefined }): Express;
@@ -36,6 +40,8 @@ export interface TestApp<DB, C> {
   db: Kysely<DB>;
   redis: Redis;
   config: C;
+  /** Round trips the app's own pool and Redis client make (see round-trips.ts). */
+  roundTrips: RoundTripCounter;
   /** supertest bound to this app's server; every response is checked against the OpenAPI document. */
   http: () => ReturnType<typeof request>;
   /** supertest without the OpenAPI check, for undocumented paths. */
@@ -84,12 +90,15 @@ export async function startTestApp<DB, C extends { redisUrl?: string | undefined
     LOG_LEVEL: 'silent',
     ...env,
   });
-  const db = kit.openDb(url);
-  await kit.migrate(db);
   const redis = new Redis(config.redisUrl!);
   // Connected before use: quitting a connection still being opened (the rate limiter loads its
   // scripts at start) would fail the file after its tests.
   await redis.ping();
+  const pool = kit.openPool(url);
+  // Before the pool's first connection, which the app goes on using after the migrations.
+  const roundTrips = roundTripCounter(pool, redis);
+  const db = kit.openDb(pool);
+  await kit.migrate(db);
   const app = kit.createApp({ config, db, redis: options.withoutRedis ? null : redis, logSink: options.logSink });
   const server = await new Promise<Server>((resolve) => {
     const s = app.listen(0, '127.0.0.1', () => resolve(s));
@@ -104,6 +113,7 @@ export async function startTestApp<DB, C extends { redisUrl?: string | undefined
     db,
     redis,
     config,
+    roundTrips,
     http: checkedRequest(server, kit.openapiDocument),
     raw: () => request(server),
     admin,

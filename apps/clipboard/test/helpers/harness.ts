@@ -23,7 +23,8 @@ export type TestApp = Omit<GenericTestApp<Database, Config>, 'caller'> & { calle
 const kit: AppKit<Database, Config> = {
   service: 'clipboard',
   loadConfig,
-  openDb: (url) => createDb<Database>(createPool(url, 'clipboard', 10)),
+  openPool: (url) => createPool(url, 'clipboard', 10),
+  openDb: (pool) => createDb<Database>(pool),
   migrate: (db) => migrateToLatest(db, 'clipboard', migrations),
   createApp: ({ logSink, ...deps }) =>
     createApp({ ...deps, logger: logSink ? createLogger('clipboard', 'info', { write: logSink }) : createLogger('clipboard', 'silent') }),

@@ -1,5 +1,5 @@
-import { sql, type Kysely } from 'kysely';
-import type { Database } from './schema.js';
+import { sql, type Kysely, type RawBuilder, type Selectable } from 'kysely';
+import type { Database, NotesTable } from './schema.js';
 
 export interface NoteContent {
   yesterday: string;
@@ -37,23 +37,57 @@ export async function insertNote(db: Kysely<Database>, accountId: string, date: 
     .executeTakeFirstOrThrow();
 }
 
+/** What replacing a note's content sets: the content, the next revision, alive, changed now. */
+function replacement(content: NoteContent) {
+  return {
+    yesterday: content.yesterday,
+    today: content.today,
+    impediments: content.impediments,
+    today_priority: content.todayPriority,
+    search_text: searchText(content),
+    revision: sql<number>`revision + 1`,
+    deleted_at: null,
+    updated_at: sql<string>`now()`,
+  };
+}
+
 /** Replaces a note's content (reviving it if soft-deleted) and bumps its revision. */
 export async function replaceNote(db: Kysely<Database>, id: string, content: NoteContent) {
+  return db.updateTable('notes').set(replacement(content)).where('id', '=', id).returningAll().executeTakeFirstOrThrow();
+}
+
+/**
+ * {@link replaceNote} of the live note of `date` in one statement, only if it is at `revision`
+ * and `condition` holds; undefined otherwise. Two writers racing from one revision: the second
+ * re-checks the revision on the row the first wrote, so it matches nothing.
+ */
+export async function replaceLiveNote(db: Kysely<Database>, accountId: string, date: string, revision: number, content: NoteContent, condition: RawBuilder<boolean>) {
   return db
     .updateTable('notes')
-    .set({
-      yesterday: content.yesterday,
-      today: content.today,
-      impediments: content.impediments,
-      today_priority: content.todayPriority,
-      search_text: searchText(content),
-      revision: sql<number>`revision + 1`,
-      deleted_at: null,
-      updated_at: sql<string>`now()`,
-    })
-    .where('id', '=', id)
+    .set(replacement(content))
+    .where('account_id', '=', accountId)
+    .where('date', '=', date)
+    .where('deleted_at', 'is', null)
+    .where('revision', '=', revision)
+    .where(condition)
     .returningAll()
-    .executeTakeFirstOrThrow();
+    .executeTakeFirst();
+}
+
+/**
+ * A new note of `date` in one statement, only if the date has no note (live or deleted), the
+ * account has fewer than `max` live notes (counted under the account's notes lock, as a create
+ * in a transaction counts them) and `condition` holds; undefined otherwise.
+ */
+export async function insertNewNote(db: Kysely<Database>, accountId: string, date: string, content: NoteContent, max: number, condition: RawBuilder<boolean>) {
+  const { rows } = await sql<Selectable<NotesTable>>`
+    insert into notes (account_id, date, yesterday, today, impediments, today_priority, search_text, revision)
+    select ${accountId}::uuid, ${date}::date, ${content.yesterday}::text, ${content.today}::text, ${content.impediments}::text[],
+      ${content.todayPriority}::text, ${searchText(content)}::text, 1
+    where ${condition} and notes_live_count_locked(${accountId}::uuid) < ${max}
+    on conflict (account_id, date) do nothing
+    returning *`.execute(db);
+  return rows[0];
 }
 
 /** Soft-deletes a live note; the revision moves on so sync clients see a change. */

@@ -4,9 +4,10 @@ import { lockAccountResource } from '../db/locks.repository.js';
 import * as repo from '../db/notes.repository.js';
 import { decodeCursor, encodeCursor } from './cursor.js';
 import { emit } from './events.js';
-import { assertWithinLimit } from './limits.js';
+import { LIMITS, assertWithinLimit } from './limits.js';
 import { toNote, type Note } from './views.js';
 import { inTransaction } from '@app/auth/runtime';
+import { noSubscriberFor } from '@app/auth/webhooks';
 import { fail } from './errors.js';
 
 export interface NoteInput {
@@ -33,6 +34,17 @@ export async function putNote(db: Kysely<Database>, accountId: string, date: str
     impediments: input.impediments ?? [],
     todayPriority: input.todayPriority ?? '',
   };
+  // An account nobody watches (no subscriber to note.updated) needs no event: a new note, or an
+  // edit at the current revision, is then one statement. Anything else (a revival, a conflict,
+  // the limit, a subscriber) goes the way below, in a transaction with its event.
+  const unobserved = noSubscriberFor(accountId, 'note.updated');
+  if (input.baseRevision === undefined) {
+    const row = await repo.insertNewNote(db, accountId, date, content, LIMITS.notes.max, unobserved);
+    if (row) return { note: toNote(row), created: true };
+  } else {
+    const row = await repo.replaceLiveNote(db, accountId, date, input.baseRevision, content, unobserved);
+    if (row) return { note: toNote(row), created: false };
+  }
   return inTransaction(db, async (trx) => {
     // Creates race on the date's unique key and on the account's note count: serialize them.
     await lockAccountResource(trx, accountId, 'notes');

@@ -23,7 +23,8 @@ export type TestApp = Omit<GenericTestApp<Database, Config>, 'caller'> & { calle
 const kit: AppKit<Database, Config> = {
   service: 'meetings',
   loadConfig,
-  openDb: (url) => createDb<Database>(createPool(url, 'meetings', 10)),
+  openPool: (url) => createPool(url, 'meetings', 10),
+  openDb: (pool) => createDb<Database>(pool),
   migrate: (db) => migrateToLatest(db, 'meetings', migrations),
   createApp: ({ logSink, ...deps }) =>
     createApp({ ...deps, logger: logSink ? createLogger('meetings', 'info', { write: logSink }) : createLogger('meetings', 'silent') }),

@@ -73,8 +73,8 @@ export async function listOrderedPage(
   return rows as (TaskRow & { position: string; subtasks: TaskRow[] })[];
 }
 
-/** A subtask from json_agg with the timestamps the API writes. */
-function fromJson(s: TaskRow): TaskRow {
+/** A task row from JSON (json_agg, row_to_json) with the timestamps the API writes, as a column's text gives them. */
+export function fromJson(s: TaskRow): TaskRow {
   s.due_at = jsonTimestamp(s.due_at);
   s.completed_at = jsonTimestamp(s.completed_at);
   s.created_at = jsonTimestamp(s.created_at)!;
@@ -237,6 +237,22 @@ export async function insertTasks(
     .values(rows.map((r) => ({ ...r, workspace_id: workspaceId, tags: sql`${r.tags}::text[]` })) as never)
     .returning(TASK_COLUMNS)
     .execute();
+}
+
+const RETURNED_COLUMNS = sql.raw(TASK_COLUMNS.join(', '));
+
+/**
+ * An INSERT of one task that only happens when `condition` holds (else it inserts nothing), as a
+ * statement or a data-modifying CTE; returns the task's columns. Its values are typed one by one:
+ * an INSERT ... SELECT does not give them the columns' types.
+ */
+export function insertTaskWhere(workspaceId: string, v: TaskValues | (Omit<TaskValues, 'position'> & { position: RawBuilder<string> }), condition: RawBuilder<boolean>): RawBuilder<TaskRow> {
+  return sql<TaskRow>`
+    insert into tasks (workspace_id, title, notes, priority, due_at, tags, parent_id, recurrence, location, assignee_id, position)
+    select ${workspaceId}::uuid, ${v.title}::text, ${v.notes}::text, ${v.priority}::text, ${v.due_at}::timestamptz, ${v.tags}::text[],
+      ${v.parent_id}::uuid, ${v.recurrence}::text, ${v.location}::text, ${v.assignee_id}::text, ${v.position}::numeric
+    where ${condition}
+    returning ${RETURNED_COLUMNS}`;
 }
 
 export type TaskChanges = Partial<Omit<TaskValues, 'position'>> & {

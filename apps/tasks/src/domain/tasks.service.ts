@@ -1,10 +1,9 @@
 import { inTransaction } from '@app/auth/runtime';
 import { emitEvent, emitEventCall, noSubscriberFor } from '@app/auth/webhooks';
-import { errors, type ErrorDetail } from '@app/http-errors';
-import type { Kysely, RawBuilder } from 'kysely';
+import { AppError, errors, type ErrorDetail } from '@app/http-errors';
+import { sql, type Kysely, type RawBuilder } from 'kysely';
 import type { Database } from '../db/schema.js';
 import * as idempotency from '../db/idempotency.repository.js';
-import type { KeptAnswer } from '../db/idempotency.repository.js';
 import * as repo from '../db/tasks.repository.js';
 import type { TaskRow, TaskState } from '../db/tasks.repository.js';
 import { CHANGES_CURSOR_DAYS, encodeCursor, listCursor, queryDigest, searchCursor, type View } from './cursor.js';
@@ -187,8 +186,9 @@ function checkBusinessRules(input: TaskInput): void {
   if (input.dueAt) checkNotPast(input.dueAt);
 }
 
-async function insertTask(db: Db, ctx: Context, input: TaskInput & { title: string }, position: RawBuilder<string> | null): Promise<Task> {
-  const [row] = await repo.insertTasks(db, ctx.workspaceId, [{
+/** The columns of a new task from its input. */
+function newTaskValues(input: TaskInput & { title: string }) {
+  return {
     title: input.title,
     notes: input.notes ?? null,
     priority: input.priority ?? null,
@@ -198,23 +198,45 @@ async function insertTask(db: Db, ctx: Context, input: TaskInput & { title: stri
     recurrence: input.recurrence ?? null,
     location: input.location ?? null,
     assignee_id: input.assigneeId ?? null,
-    position,
-  }]);
-  return toTask(row!);
+  };
+}
+
+async function insertTask(db: Db, ctx: Context, input: TaskInput & { title: string }, position: RawBuilder<string> | null): Promise<TaskRow> {
+  const [row] = await repo.insertTasks(db, ctx.workspaceId, [{ ...newTaskValues(input), position }]);
+  return row!;
+}
+
+/**
+ * The INSERT of a new top-level task (at the end of the manual order) that happens only while
+ * `condition` holds and nobody subscribes to `task.created` for the account, so that it needs no
+ * event: for most accounts the whole create is that one statement. Undefined for a subtask (its
+ * parent is locked and checked first, in a transaction).
+ */
+function unobservedTopLevelInsert(ctx: Context, input: TaskInput & { title: string }) {
+  if (input.parentId) return undefined;
+  checkBusinessRules(input);
+  const values = { ...newTaskValues(input), position: repo.endPosition };
+  return (condition: RawBuilder<boolean> = sql<boolean>`true`) =>
+    repo.insertTaskWhere(ctx.workspaceId, values, sql<boolean>`${condition} and ${noSubscriberFor(ctx.accountId, 'task.created')}`);
 }
 
 /** Creates a task: a subtask under `parentId`, or a top-level task at the end of the manual order. */
 export async function createTask(db: Db, ctx: Context, input: TaskInput & { title: string }): Promise<Task> {
   checkShape(input);
+  const unobserved = unobservedTopLevelInsert(ctx, input);
+  if (unobserved) {
+    const { rows } = await unobserved().execute(db);
+    if (rows[0]) return toTask(rows[0]);
+  }
   // The `task.created` event (an outbox row) commits with the task.
-  return inTransaction(db, async (trx) => emit(trx, ctx, 'task.created', await insertNew(trx, ctx, input)));
+  return inTransaction(db, async (trx) => emit(trx, ctx, 'task.created', toTask(await insertNew(trx, ctx, input))));
 }
 
 /**
  * Inserts a new task (without its event). The place at the end of the order comes from a
  * sequence, so a top-level task takes no lock; a subtask locks its parent.
  */
-async function insertNew(trx: Db, ctx: Context, input: TaskInput & { title: string }): Promise<Task> {
+async function insertNew(trx: Db, ctx: Context, input: TaskInput & { title: string }): Promise<TaskRow> {
   if (input.parentId) {
     const parent = await loadParent(trx, ctx, input.parentId);
     checkBusinessRules(input);
@@ -226,45 +248,64 @@ async function insertNew(trx: Db, ctx: Context, input: TaskInput & { title: stri
 }
 
 /** An Idempotency-Key create: the key as its SHA-256, and the request body's fingerprint. */
-export interface CreateOnce {
-  accountId: string;
-  keyHash: Buffer;
-  fingerprint: string;
-}
+export type CreateOnce = idempotency.Key;
 
 /** Thrown inside a keyed create's transaction to roll it back: another create holds the key. */
 class KeyHeld extends Error {}
 
 /**
- * {@link createTask} under an Idempotency-Key kept in Postgres with the task, in one transaction:
- * the task, its event and its key (with the answer) commit together or not at all. The task is
- * inserted first and the key taken with the answer after, in the statement that also records
- * the event. When the key already holds an answer (a replay whose Redis record is gone, or a
- * concurrent duplicate that waited on the key's row), the insert is rolled back and that first
- * answer is returned as `kept`.
+ * The create of {@link createTaskOnce}, or the key's first answer: one statement for a top-level
+ * task of an account nobody watches (see {@link idempotency.createOnce}), else one transaction
+ * in which the task, its event and its key (with the answer) commit together or not at all.
  */
-export async function createTaskOnce(
-  db: Db,
-  ctx: Context,
-  input: TaskInput & { title: string },
-  once: CreateOnce,
-): Promise<{ created: { status: 201; body: { item: Task } } } | { kept: KeptAnswer }> {
+async function createKeyed(db: Db, ctx: Context, input: TaskInput & { title: string }, once: CreateOnce): Promise<idempotency.KeyedOutcome> {
   checkShape(input);
+  const unobserved = unobservedTopLevelInsert(ctx, input);
+  if (unobserved) {
+    const outcome = await idempotency.createOnce(db, once, unobserved);
+    if (outcome) return outcome;
+  }
   try {
     return await inTransaction(db, async (trx) => {
-      const item = await insertNew(trx, ctx, input);
-      const created = { status: 201 as const, body: { item } };
-      const answer = { fingerprint: once.fingerprint, taskId: item.id, ...created };
-      if (!(await idempotency.claimKey(trx, once.accountId, once.keyHash, answer, emitEventCall(ctx.accountId, 'task.created', item)))) throw new KeyHeld();
+      const created = await insertNew(trx, ctx, input);
+      if (!(await idempotency.claimKey(trx, once, created, emitEventCall(ctx.accountId, 'task.created', toTask(created))))) throw new KeyHeld();
       return { created };
     });
   } catch (err) {
-    if (!(err instanceof KeyHeld)) throw err;
+    if (err instanceof KeyHeld) return 'taken';
+    throw err;
   }
-  const kept = await idempotency.findKeptAnswer(db, once.accountId, once.keyHash);
-  // The key's answer expired between the two statements: the caller may retry.
-  if (!kept) throw fail('idempotency_request_in_progress', 'A request with this Idempotency-Key is still being processed; retry shortly');
-  return { kept };
+}
+
+/**
+ * {@link createTask} at most once per Idempotency-Key, the key kept in Postgres with the task it
+ * created: the same key and body replay the first answer (`replayed`) for 24 hours, another body
+ * is 409 `idempotency_key_conflict`. A concurrent create of the same key waits for the first to
+ * commit and replays it. A refused create (4xx) under a key that holds an answer answers as the
+ * key does (a due time that has passed since is no reason to refuse a replay); otherwise it keeps
+ * nothing, so a corrected retry can use the key.
+ */
+export async function createTaskOnce(db: Db, ctx: Context, input: TaskInput & { title: string }, once: CreateOnce): Promise<{ item: Task; replayed: boolean }> {
+  let outcome: idempotency.KeyedOutcome;
+  try {
+    outcome = await createKeyed(db, ctx, input, once);
+  } catch (err) {
+    if (!(err instanceof AppError) || err.status >= 500) throw err;
+    const kept = await idempotency.findKeptAnswer(db, once);
+    if (!kept) throw err;
+    outcome = { kept };
+  }
+  if (outcome === 'taken') {
+    const kept = await idempotency.findKeptAnswer(db, once);
+    // The key's answer expired between the two statements: the caller may retry.
+    if (!kept) throw fail('idempotency_request_in_progress', 'A request with this Idempotency-Key is still being processed; retry shortly');
+    outcome = { kept };
+  }
+  if ('created' in outcome) return { item: toTask(outcome.created), replayed: false };
+  if (outcome.kept.fingerprint !== once.fingerprint) {
+    throw fail('idempotency_key_conflict', 'This Idempotency-Key was already used with a different request body');
+  }
+  return { item: toTask(outcome.kept.task), replayed: true };
 }
 
 async function findLive(db: Db, ctx: Context, id: string, lock = false): Promise<TaskState> {

@@ -8,7 +8,7 @@ import type { Database } from '../db/schema.js';
 import { findPersonalWorkspace } from '../db/workspaces.repository.js';
 import * as service from '../domain/tasks.service.js';
 import type { Context, IfMatch, ListQuery, Task, TaskInput } from '../domain/tasks.service.js';
-import { idempotencyKey, keyDigest, memoryIdempotencyStore, readIdempotencyKey, redisIdempotencyStore, runIdempotent } from '../idempotency.js';
+import { fingerprint, keyDigest, readIdempotencyKey } from '../idempotency.js';
 import type { StreamHub } from '@app/auth/streams';
 import { listChanges, readChanges } from '../domain/changes.service.js';
 import { previewRecurrence } from '../domain/recurrence.service.js';
@@ -74,8 +74,7 @@ function sendTask(res: Response, status: number, item: Task, extra: Record<strin
 
 /** The task routes under /api/v1: thin handlers, validated input -> one service call -> one response. */
 export function tasksRouter(deps: AppDeps, streams: StreamHub): Router {
-  const { db, config } = deps;
-  const store = deps.redis ? redisIdempotencyStore(deps.redis) : memoryIdempotencyStore();
+  const { db } = deps;
   const workspaceOf = workspaceResolver(db);
   const context = async (req: Request): Promise<Context> => ({
     accountId: req.caller!.accountId,
@@ -94,14 +93,9 @@ export function tasksRouter(deps: AppDeps, streams: StreamHub): Router {
     const clientKey = readIdempotencyKey(req.get('idempotency-key'));
     const ctx = await context(req);
     if (clientKey === undefined) return sendTask(res, 201, await service.createTask(db, ctx, input));
-    const key = idempotencyKey(config.redisPrefix, ctx.workspaceId, req.caller!.accountId, clientKey);
-    const once = { accountId: req.caller!.accountId, keyHash: keyDigest(clientKey) };
-    const result = await runIdempotent(store, key, input, async (fingerprint) => {
-      const outcome = await service.createTaskOnce(db, ctx, input, { ...once, fingerprint });
-      return 'kept' in outcome ? outcome : outcome.created;
-    });
+    const result = await service.createTaskOnce(db, ctx, input, { accountId: req.caller!.accountId, keyHash: keyDigest(clientKey), fingerprint: fingerprint(input) });
     if (result.replayed) res.set('Idempotent-Replayed', 'true');
-    sendTask(res, result.status, result.body.item);
+    sendTask(res, 201, result.item);
   });
 
   // Before /tasks/:id, which would take "changes" for an id.

@@ -25,7 +25,8 @@ export type TestApp = Omit<GenericTestApp<Database, Config>, 'caller'> & { calle
 const kit: AppKit<Database, Config> = {
   service: 'tasks',
   loadConfig,
-  openDb: (url) => createDb<Database>(createPool(url, 'tasks', 10)),
+  openPool: (url) => createPool(url, 'tasks', 10),
+  openDb: (pool) => createDb<Database>(pool),
   migrate: (db) => migrateToLatest(db, 'tasks', migrations),
   createApp: ({ logSink, ...deps }) =>
     createApp({ ...deps, logger: logSink ? createLogger('tasks', 'info', { write: logSink }) : createLogger('tasks', 'silent') }),

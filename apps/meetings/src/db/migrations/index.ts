@@ -4,12 +4,14 @@ import { streamMigrations } from '@app/auth/streams';
 import { webhookMigrations } from '@app/auth/webhooks';
 import * as meetings from './2026_11_22_1000_meetings.js';
 import * as changesFeed from './2026_11_25_0600_changes_feed.js';
+import * as noteCountUnderLock from './2026_11_25_1000_note_count_under_lock.js';
 
 /** Every migration of the meetings schema, by name; names sort in the order they apply. */
 export const migrations: Record<string, Migration> = {
   ...authMigrations,
   '2026_11_22_1000_meetings': meetings,
   '2026_11_25_0600_changes_feed': changesFeed,
+  '2026_11_25_1000_note_count_under_lock': noteCountUnderLock,
   ...webhookMigrations('meetings'),
   ...streamMigrations('meetings'),
 };

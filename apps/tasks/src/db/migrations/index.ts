@@ -10,6 +10,7 @@ import * as idempotencyKeys from './2026_11_23_2200_idempotency_keys.js';
 import * as idempotencySweep from './2026_11_24_0300_idempotency_sweep.js';
 import * as keptAnswerAsSent from './2026_11_24_0500_kept_answer_as_sent.js';
 import * as changesNotify from './2026_11_25_0600_changes_notify.js';
+import * as idempotencyOneStatement from './2026_11_25_1000_idempotency_one_statement.js';
 
 /** Every migration of the tasks schema, by name; names sort in the order they apply. */
 export const migrations: Record<string, Migration> = {
@@ -22,6 +23,7 @@ export const migrations: Record<string, Migration> = {
   '2026_11_24_0300_idempotency_sweep': idempotencySweep,
   '2026_11_24_0500_kept_answer_as_sent': keptAnswerAsSent,
   '2026_11_25_0600_changes_notify': changesNotify,
+  '2026_11_25_1000_idempotency_one_statement': idempotencyOneStatement,
   ...webhookMigrations('tasks'),
   ...streamMigrations('tasks'),
 };

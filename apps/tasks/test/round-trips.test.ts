@@ -1,0 +1,45 @@
+import { startTestApp, type Caller, type TestApp } from './helpers/harness.js';
+import { createTask } from './helpers/factories.js';
+
+/**
+ * Each write of the happy path costs at most one Postgres round trip and one Redis round trip,
+ * counted from the clients' own protocol traffic (see devstack's round-trips.ts), so a change
+ * that adds a statement, a BEGIN/COMMIT pair or a second Redis call fails here.
+ */
+describe('round trips per write', () => {
+  let t: TestApp;
+  let c: Caller;
+  beforeAll(async () => {
+    t = await startTestApp({ RATE_LIMIT_PER_MINUTE: '100000' });
+    c = await t.caller();
+  });
+  afterAll(() => t.close());
+
+  // Issue 33's targets. A create of an account nobody watches (no subscriber to task.created) is
+  // one INSERT; with a key, one statement inserts the task and keeps the key with its answer.
+  // Redis: none per request (the rate limit's lease of hits is taken once for many requests).
+  it('a create without Idempotency-Key makes one Postgres round trip and none to Redis', async () => {
+    const seen = await t.roundTrips.perRequest((i) =>
+      t.http().post('/api/v1/tasks').set('Authorization', c.auth).send({ title: `plain ${i}`, tags: ['rt'] }).expect(201));
+    expect(seen).toEqual({ postgres: 1, redis: 0 });
+  });
+
+  it('a create with Idempotency-Key makes one Postgres round trip and none to Redis, and so does its replay', async () => {
+    const seen = await t.roundTrips.perRequest((i) =>
+      t.http().post('/api/v1/tasks').set('Authorization', c.auth).set('Idempotency-Key', `rt-${i}`).send({ title: `keyed ${i}` }).expect(201));
+    expect(seen).toEqual({ postgres: 1, redis: 0 });
+    const replays = await t.roundTrips.perRequest(() =>
+      t.http().post('/api/v1/tasks').set('Authorization', c.auth).set('Idempotency-Key', 'rt-2').send({ title: 'keyed 2' }).expect(201).expect('Idempotent-Replayed', 'true'), 1);
+    expect(replays).toEqual({ postgres: 1, redis: 0 });
+  });
+
+  // A plain edit of an account nobody watches is one UPDATE, If-Match in its condition.
+  it('a PATCH with If-Match makes one Postgres round trip and none to Redis', async () => {
+    let task = await createTask(t, c, { title: 'patched' });
+    const seen = await t.roundTrips.perRequest(async (i) => {
+      const res = await t.http().patch(`/api/v1/tasks/${task.id}`).set('Authorization', c.auth).set('If-Match', `"${task.updatedAt}"`).send({ title: `patched ${i}` }).expect(200);
+      task = res.body.item;
+    });
+    expect(seen).toEqual({ postgres: 1, redis: 0 });
+  });
+});
