@@ -26,7 +26,7 @@ import {
 import type { Confirm, PreparedCall } from './task-calls.js';
 
 /** Where a client's answer went. */
-export type Delivery = 'delivered' | 'unknown' | 'unavailable';
+type Delivery = 'delivered' | 'unknown' | 'unavailable';
 
 export interface AnswerRelay {
   /**
@@ -90,7 +90,7 @@ export function answerRelay(o: { redis: Redis | null; prefix: string; logger: Lo
         if (isJSONRPCRequest(message)) {
           const global = randomUUID();
           const key = keyOf(credentialId, global);
-          const answerAs = (id: RequestId, answer: Omit<JSONRPCResponse, 'id'> | JSONRPCResponse) => transport.onmessage?.({ ...answer, id } as JSONRPCMessage);
+          const answerAs = (id: RequestId, answer: object) => transport.onmessage?.({ ...answer, id } as JSONRPCMessage);
           waiting.set(key, {
             receive: (answer) => {
               release(global);
@@ -98,7 +98,7 @@ export function answerRelay(o: { redis: Redis | null; prefix: string; logger: Lo
             },
             lost: () => {
               release(global);
-              answerAs(message.id, { jsonrpc: '2.0', error: { code: ErrorCode.ConnectionClosed, message: 'Redis, which carries the answer between replicas, became unavailable' } } as JSONRPCResponse);
+              answerAs(message.id, { jsonrpc: '2.0', error: { code: ErrorCode.ConnectionClosed, message: 'Redis, which carries the answer between replicas, became unavailable' } });
             },
           });
           local.set(global, message.id);
@@ -171,7 +171,7 @@ export function askUser(send: SendElicitation, describe: (call: PreparedCall) =>
         },
       }, ElicitResultSchema, { timeout: timeoutMs });
     } catch (err) {
-      if (err instanceof McpError && err.code === ErrorCode.RequestTimeout) return { status: 409, message: `No answer to the confirmation within ${timeoutMs / 1000} s: nothing was changed` };
+      if (err instanceof McpError && err.code === (ErrorCode.RequestTimeout as number)) return { status: 409, message: `No answer to the confirmation within ${timeoutMs / 1000} s: nothing was changed` };
       const why = err instanceof Error ? err.message : String(err);
       return { status: 503, message: `The confirmation could not be asked or its answer did not arrive (${why}): nothing was changed; try again shortly` };
     }

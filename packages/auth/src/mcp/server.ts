@@ -447,7 +447,7 @@ function recordName(body: unknown): string | undefined {
  */
 async function untilFirstEvent(response: globalThis.Response): Promise<globalThis.Response> {
   if (!response.body) return response;
-  const reader = response.body.getReader();
+  const reader = (response.body as ReadableStream<Uint8Array>).getReader();
   const first = await reader.read();
   const body = new ReadableStream<Uint8Array>({
     start(controller) {
