@@ -34,6 +34,8 @@ export interface StackOptions {
   supervise?: { log(line: string): void };
   /** Gateway settings (TRUSTED_PROXIES: a TLS terminator in front of it). */
   gatewayVars?: ProductOptions['gatewayVars'];
+  /** A Redis of the test's own (one it may stop), in place of the suite's. */
+  redisUrl?: string;
 }
 
 /**

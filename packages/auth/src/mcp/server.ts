@@ -1,24 +1,34 @@
 import { Agent, request as httpRequest } from 'node:http';
-import { Router, type Request, type RequestHandler } from 'express';
+import { getRequestListener } from '@hono/node-server';
+import { RESPONSE_ALREADY_SENT } from '@hono/node-server/utils/response';
+import { Router, type Request, type RequestHandler, type Response } from 'express';
+import type { Redis } from 'ioredis';
+import type { Logger } from 'pino';
+import { InvalidTokenError } from '@modelcontextprotocol/sdk/server/auth/errors.js';
 import { requireBearerAuth } from '@modelcontextprotocol/sdk/server/auth/middleware/bearerAuth.js';
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
-import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
+import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
 import {
   CallToolRequestSchema,
   ErrorCode,
   GetPromptRequestSchema,
+  isJSONRPCErrorResponse,
+  isJSONRPCResultResponse,
   ListPromptsRequestSchema,
   ListToolsRequestSchema,
   McpError,
   type CallToolResult,
   type GetPromptResult,
+  type JSONRPCResponse,
 } from '@modelcontextprotocol/sdk/types.js';
-import { errorBody, errors, type AppError, type EnvelopeStyle } from '@app/http-errors';
+import { errorBody, errors, AppError, type EnvelopeStyle } from '@app/http-errors';
 import { jsonBody } from '@app/http-errors/validation';
 import type { AuthConfig } from '../identity/config.js';
 import { toAuthInfo } from '../oauth/provider.js';
 import { oauthUrls, publicOrigin } from '../oauth/routes.js';
-import { runTaskTool, type TaskAnswer } from './task-calls.js';
+import { answerRelay, askUser } from './elicitation.js';
+import { sessionIds, type McpSession } from './sessions.js';
+import { runTaskTool, type Confirm, type PreparedCall, type TaskAnswer } from './task-calls.js';
 import { toRequest, type ArgumentProblem, type GeneratedTool } from './tools.js';
 import { allowedActions, listTaskTool, type TaskTool } from './toolsets.js';
 
@@ -62,7 +72,37 @@ export interface McpOptions {
   /** Property names removed from every tool result wherever they appear (meetings: privateNotes). */
   redact?: string[];
   version?: string;
+  /** Carries clients' answers (elicitation) between replicas; null: this process alone. */
+  redis: Redis | null;
+  redisPrefix: string;
+  logger: Logger;
+  /** What session ids are signed with (a key is derived from it): the same for every replica of the service. */
+  sessionSecret: string;
+  /** How long a destructive call waits for the user's confirmation (default 50 s). */
+  elicitationTimeoutMs?: number;
 }
+
+/**
+ * Under the SDK client's own 60 s request timeout, so a client that waited that long gets the
+ * tool's answer (nothing changed), not its own timeout. The stream meanwhile carries the
+ * transport's keep-alive comments, so the gateway's 60 s read timeout never ends it.
+ */
+const ELICITATION_TIMEOUT_MS = 50_000;
+
+/** The MCP request's caller stopped being valid (revoked, disconnected, expired) during the request. */
+class CallerGone extends McpError {
+  constructor() {
+    super(ErrorCode.InvalidRequest, 'The API key or access token was revoked or expired during this request: authenticate again (the next request is answered HTTP 401)');
+  }
+}
+
+/** One MCP request's state: whether a tool's REST call found its caller gone. */
+interface Exchange {
+  req: Request;
+  callerGone: boolean;
+}
+
+const JSONRPC_SESSION_NOT_FOUND = -32001;
 
 /** The toolset of the one-per-operation tools; every other toolset is named by its task-level tools. */
 const ALL = 'all';
@@ -161,7 +201,8 @@ export function mcpRouter(o: McpOptions): Router {
   };
 
   /** Sends a tool's REST request into the app, as the MCP request's caller and client address. */
-  const dispatch = async (req: Request, tool: GeneratedTool, args: Record<string, unknown>): Promise<RestAnswer | { problems: ArgumentProblem[] }> => {
+  const dispatch = async (x: Exchange, tool: GeneratedTool, args: Record<string, unknown>): Promise<RestAnswer | { problems: ArgumentProblem[] }> => {
+    const { req } = x;
     const built = toRequest(tool, args);
     if (!built.ok) return { problems: built.problems };
     // The MCP request's id, so its log line and its tool calls' lines share it.
@@ -172,6 +213,11 @@ export function mcpRouter(o: McpOptions): Router {
     }
     if (built.body !== undefined) headers['content-type'] = 'application/json';
     const answer = await sendToSelf(req, tool.route.method, built.url, headers, built.body === undefined ? undefined : JSON.stringify(built.body));
+    // A 401 is the MCP request's answer (HTTP 401 with the challenge), never a tool result.
+    if (answer.status === 401) {
+      x.callerGone = true;
+      throw new CallerGone();
+    }
     let body: unknown = null;
     if (answer.payload.length > 0) {
       try {
@@ -183,12 +229,13 @@ export function mcpRouter(o: McpOptions): Router {
     return { status: answer.status, body: redact.size > 0 ? withoutKeys(body, redact) : body };
   };
 
-  const callTool = async (req: Request, scopes: string[], name: string, args: Record<string, unknown>): Promise<CallToolResult> => {
+  const callTool = async (x: Exchange, scopes: string[], name: string, args: Record<string, unknown>): Promise<CallToolResult> => {
+    const { req } = x;
     const entry = byName.get(name);
     if (!entry) throw new McpError(ErrorCode.InvalidParams, `Unknown tool: ${name}`);
     const missing = entry.tool.scopes.find((s) => !scopes.includes(s));
     if (missing) return fail(errors.forbidden('insufficient_scope', `This tool needs the scope ${missing}`), req.id);
-    const answer = await dispatch(req, entry.tool, args);
+    const answer = await dispatch(x, entry.tool, args);
     if ('problems' in answer) return fail(invalidArguments(answer.problems), req.id);
     const { status, body } = answer;
     const text = body === null ? `${status} (no content)` : JSON.stringify(body);
@@ -197,7 +244,8 @@ export function mcpRouter(o: McpOptions): Router {
   };
 
   /** A task-level tool's call: its answer (or refusal) in the shape of its outputSchema. */
-  const callTaskTool = async (req: Request, tool: TaskTool, scopes: string[], readOnly: boolean, args: Record<string, unknown>): Promise<CallToolResult> => {
+  const callTaskTool = async (x: Exchange, tool: TaskTool, scopes: string[], readOnly: boolean, args: Record<string, unknown>, confirm?: Confirm): Promise<CallToolResult> => {
+    const { req } = x;
     const allowed = allowedActions(tool, (needed) => holds(scopes, needed), readOnly);
     const refuse = (err: AppError, status: number): CallToolResult => {
       const answer: TaskAnswer = { action: typeof args.action === 'string' ? args.action : '', status, result: errorBody(o.envelope, err, req.id), nextCursor: null, truncated: false };
@@ -208,16 +256,31 @@ export function mcpRouter(o: McpOptions): Router {
         ? refuse(errors.forbidden('read_only', `${tool.name} changes data and this connection is read-only`), 403)
         : refuse(errors.forbidden('insufficient_scope', `This tool needs the scope ${tool.actions[0]!.op.scopes.join(' and ')}`), 403);
     }
-    const outcome = await runTaskTool(tool, allowed, args, (op, opArgs) => dispatch(req, op, opArgs));
+    const outcome = await runTaskTool(tool, allowed, args, (op, opArgs) => dispatch(x, op, opArgs), confirm);
     if ('refusal' in outcome) {
-      return outcome.refusal === 'scope'
-        ? refuse(errors.forbidden('insufficient_scope', outcome.message), 403)
-        : refuse(invalidArguments(outcome.problems), 400);
+      if (outcome.refusal === 'scope') return refuse(errors.forbidden('insufficient_scope', outcome.message), 403);
+      if (outcome.refusal === 'unconfirmed') return refuse(new AppError(outcome.status, outcome.status === 409 ? 'not_confirmed' : 'service_unavailable', outcome.message), outcome.status);
+      return refuse(invalidArguments(outcome.problems), 400);
     }
     return { ...(outcome.isError ? { isError: true } : {}), content: [{ type: 'text', text: JSON.stringify(outcome.answer) }], structuredContent: outcome.answer };
   };
 
-  const server = (req: Request, scopes: string[], chosen: { toolsets: Set<string>; readOnly: boolean }): Server => {
+  /** What a destructive call will do, for the user: the operation, the record's name (read first, when the caller may) and its id. */
+  const readerOf = new Map(o.tools.filter((t) => t.route.method === 'GET').map((t) => [t.route.path, t]));
+  const describe = async (x: Exchange, scopes: string[], call: PreparedCall): Promise<string> => {
+    const { op } = call.action;
+    const ids = op.route.pathArgs.map((name) => `${name} ${String(call.opArgs[name])}`).join(', ');
+    const reader = readerOf.get(op.route.path);
+    let name: string | undefined;
+    if (reader && holds(scopes, reader.scopes)) {
+      const read = await dispatch(x, reader, Object.fromEntries(reader.route.pathArgs.map((a) => [a, call.opArgs[a]])));
+      if (!('problems' in read) && read.status === 200) name = recordName(read.body);
+    }
+    return `${op.title.replace(/\.$/, '')}${name === undefined ? '' : ` "${name}"`} (${ids})`;
+  };
+
+  const server = (x: Exchange, scopes: string[], chosen: { toolsets: Set<string>; readOnly: boolean }, session: McpSession | undefined): Server => {
+    const { req } = x;
     const s = new Server(
       { name: `${o.auth.service}`, title: `${o.auth.service.charAt(0).toUpperCase()}${o.auth.service.slice(1)}`, version: o.version ?? '1.0.0' },
       { capabilities: { tools: {}, prompts: {} }, instructions: o.instructions },
@@ -230,16 +293,18 @@ export function mcpRouter(o: McpOptions): Router {
     s.setRequestHandler(ListToolsRequestSchema, async () => ({
       tools: [...perOperation.map((t) => byName.get(t.name)!.listed), ...taskLevel.map((t) => listTaskTool(t.tool, t.actions))],
     }));
-    s.setRequestHandler(CallToolRequestSchema, async (request) => {
+    s.setRequestHandler(CallToolRequestSchema, async (request, extra) => {
       const { name } = request.params;
       const args = request.params.arguments ?? {};
       const task = o.taskTools.find((t) => t.name === name && chosen.toolsets.has(t.toolset));
-      if (task) return callTaskTool(req, task, scopes, chosen.readOnly, args);
+      // A client that answers elicitation is asked (the user confirms); any other needs confirm: true.
+      const confirm = session?.elicitation ? askUser(extra.sendRequest, (call) => describe(x, scopes, call), o.elicitationTimeoutMs ?? ELICITATION_TIMEOUT_MS) : undefined;
+      if (task) return callTaskTool(x, task, scopes, chosen.readOnly, args, confirm);
       if (!chosen.toolsets.has(ALL)) throw new McpError(ErrorCode.InvalidParams, `Unknown tool: ${name}`);
       if (chosen.readOnly && byName.get(name) && !byName.get(name)!.tool.annotations.readOnlyHint) {
         return fail(errors.forbidden('read_only', `${name} changes data and this connection is read-only`), req.id);
       }
-      return callTool(req, scopes, name, args);
+      return callTool(x, scopes, name, args);
     });
     const prompts = o.prompts.filter((p) => holds(scopes, p.scopes));
     s.setRequestHandler(ListPromptsRequestSchema, async () => ({
@@ -255,7 +320,7 @@ export function mcpRouter(o: McpOptions): Router {
       const call: CallOperation = async (operationId, callArgs = {}) => {
         const entry = byName.get(operationId);
         if (!entry) throw new Error(`${operationId} is not a tool of this service`);
-        const answer = await dispatch(req, entry.tool, callArgs);
+        const answer = await dispatch(x, entry.tool, callArgs);
         if ('problems' in answer) throw new McpError(ErrorCode.InvalidParams, invalidArguments(answer.problems).message);
         return answer;
       };
@@ -267,35 +332,134 @@ export function mcpRouter(o: McpOptions): Router {
 
   // The caller was resolved by `identify` from this same Authorization header (a database outage
   // there is already a 503), so the SDK's bearer check only decides 401 and its challenge.
-  const bearer: RequestHandler = (req, res, next) => {
+  const bearerCheck = (req: Request, res: Response, verify: (token: string) => ReturnType<typeof toAuthInfo>, next: () => void) => {
     const { resourceMetadata } = oauthUrls(o.auth.service, publicOrigin(req, o.publicUrl));
+    return requireBearerAuth({ verifier: { verifyAccessToken: async (token) => verify(token) }, resourceMetadataUrl: resourceMetadata })(req, res, next);
+  };
+  const bearer: RequestHandler = (req, res, next) => {
     const caller = req.caller?.kind === 'key' ? req.caller : undefined;
-    requireBearerAuth({ verifier: { verifyAccessToken: async (token) => toAuthInfo(token, caller) }, resourceMetadataUrl: resourceMetadata })(req, res, next);
+    void bearerCheck(req, res, (token) => toAuthInfo(token, caller), next);
+  };
+  /** The bearer check's own 401 and challenge, for a caller found gone during the request. */
+  const challenge = (req: Request, res: Response) => bearerCheck(req, res, () => {
+    throw new InvalidTokenError('The API key or access token was revoked or expired during this request');
+  }, () => {});
+  const relay = answerRelay({ redis: o.redis, prefix: o.redisPrefix, logger: o.logger });
+  const ids = sessionIds(o.sessionSecret, o.auth.service);
+  const rpcError = (res: Response, status: number, code: number, message: string) => {
+    res.status(status).json({ jsonrpc: '2.0', error: { code, message }, id: null });
+  };
+
+  /** Clients' answers to this server's requests (elicitation): handed to the process that waits for them. */
+  const answer = async (res: Response, credentialId: string, answers: JSONRPCResponse[]) => {
+    const outcomes = await Promise.all(answers.map((a) => relay.deliver(credentialId, a)));
+    if (outcomes.includes('unavailable')) {
+      res.set('Retry-After', '2');
+      return rpcError(res, 503, ErrorCode.InternalError, 'The answer could not be passed on (Redis, which carries it between replicas, is unavailable); the request it answers ends with nothing changed');
+    }
+    if (outcomes.includes('unknown')) return rpcError(res, 400, ErrorCode.InvalidRequest, 'No request of this server awaits this answer: it was answered already, timed out, or is another client\'s');
+    res.status(202).end();
   };
 
   const router = Router();
   router.all(path, rebindingGuard(o.allowedOrigins), bearer);
-  // Stateless: no session to resume (GET) or end (DELETE).
+  // No standalone stream (GET) and no session to end (DELETE): a session is only a signed note of
+  // the client's capabilities, so there is nothing to close (the SDK client takes 405 as that).
   router.all(path, (req, res, next) => {
     if (req.method === 'POST') return next();
-    res.status(405).set('Allow', 'POST').json({ jsonrpc: '2.0', error: { code: ErrorCode.ConnectionClosed, message: 'This MCP server is stateless: send each JSON-RPC message with POST' }, id: null });
+    res.status(405).set('Allow', 'POST').json({ jsonrpc: '2.0', error: { code: ErrorCode.ConnectionClosed, message: 'This MCP server has no stream to open and no session to end: send each JSON-RPC message with POST' }, id: null });
   });
   const toolsets = new Set([ALL, ...o.taskTools.map((t) => t.toolset)]);
   router.post(path, jsonBody({ limit: o.bodyLimitBytes }), async (req, res) => {
     const scopes = req.auth!.scopes;
+    const credentialId = req.caller!.credentialId;
     const chosen = selection(req, toolsets);
-    if ('problem' in chosen) {
-      res.status(400).json({ jsonrpc: '2.0', error: { code: ErrorCode.InvalidRequest, message: chosen.problem }, id: null });
-      return;
+    if ('problem' in chosen) return rpcError(res, 400, ErrorCode.InvalidRequest, chosen.problem);
+    const messages: unknown[] = Array.isArray(req.body) ? req.body as unknown[] : [req.body];
+    const initialize = messages.find(isInitialize);
+    let session: McpSession | undefined;
+    const sessionId = req.get('mcp-session-id');
+    if (sessionId !== undefined && !initialize) {
+      session = ids.read(sessionId);
+      // Unknown, altered, or issued to another credential: not a session of this server (the spec's 404).
+      if (!session || session.credentialId !== credentialId) return rpcError(res, 404, JSONRPC_SESSION_NOT_FOUND, 'Session not found: initialize a new one');
     }
-    const s = server(req, scopes, chosen);
-    const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
+    const answers = messages.filter((m): m is JSONRPCResponse => isJSONRPCResultResponse(m) || isJSONRPCErrorResponse(m));
+    if (answers.length > 0 && answers.length === messages.length) return answer(res, credentialId, answers);
+
+    // A call that may ask the user is answered as a stream (the question goes out on it); every other as JSON.
+    const asks = session?.elicitation === true && messages.some((m) => mayAsk(m, chosen, scopes));
+    const x: Exchange = { req, callerGone: false };
+    const s = server(x, scopes, chosen, session);
+    const transport = new WebStandardStreamableHTTPServerTransport({
+      sessionIdGenerator: initialize ? () => ids.issue({ credentialId, elicitation: declaresElicitation(initialize) }) : undefined,
+      enableJsonResponse: !asks,
+    });
+    const release = asks ? relay.attach(transport, credentialId) : () => {};
     res.on('close', () => {
+      release();
       void transport.close();
       void s.close();
     });
     await s.connect(transport);
-    await transport.handleRequest(req, res, req.body);
+    const listener = getRequestListener(async (request) => {
+      const response = await transport.handleRequest(request, { authInfo: req.auth, parsedBody: req.body });
+      const settled = asks ? await untilFirstEvent(response) : response;
+      // Nothing is sent yet (JSON, or a stream whose first event is its end): the 401 is the answer.
+      if (x.callerGone) {
+        await settled.body?.cancel();
+        await challenge(req, res);
+        return RESPONSE_ALREADY_SENT;
+      }
+      return settled;
+    }, { overrideGlobalObjects: false });
+    await listener(req, res);
   });
   return router;
+
+  /** Whether a message is a call of a task-level tool that may run a destructive action for this caller. */
+  function mayAsk(m: unknown, chosen: { toolsets: Set<string>; readOnly: boolean }, scopes: string[]): boolean {
+    if (!isObject(m) || m.method !== 'tools/call' || !isObject(m.params)) return false;
+    const tool = o.taskTools.find((t) => t.name === (m.params as Record<string, unknown>).name && chosen.toolsets.has(t.toolset));
+    return tool !== undefined && allowedActions(tool, (needed) => holds(scopes, needed), chosen.readOnly).some((a) => a.destructive);
+  }
+}
+
+const isObject = (v: unknown): v is Record<string, unknown> => v !== null && typeof v === 'object' && !Array.isArray(v);
+const isInitialize = (m: unknown): m is { params: { capabilities?: Record<string, unknown> } } => isObject(m) && m.method === 'initialize' && isObject(m.params);
+/** A client answers elicitation when it declares the capability (an empty object is form mode). */
+const declaresElicitation = (m: { params: { capabilities?: Record<string, unknown> } }) => isObject(m.params.capabilities?.elicitation);
+
+/** The field that names a record for a person, where it has one (`item` is where tasks puts it). */
+const NAMES = ['title', 'name', 'url', 'content', 'text', 'email'];
+function recordName(body: unknown): string | undefined {
+  const record = isObject(body) && isObject(body.item) ? body.item : body;
+  if (!isObject(record)) return undefined;
+  const field = NAMES.find((n) => typeof record[n] === 'string' && record[n] !== '');
+  if (field === undefined) return undefined;
+  const text = (record[field] as string).replace(/\s+/g, ' ');
+  return text.length > 80 ? `${text.slice(0, 79)}…` : text;
+}
+
+/**
+ * A stream answer held until its first event, so that a call which ends before it has asked
+ * anything can still be answered with an HTTP status (the 401); the events then flow unchanged.
+ */
+async function untilFirstEvent(response: globalThis.Response): Promise<globalThis.Response> {
+  if (!response.body) return response;
+  const reader = (response.body as ReadableStream<Uint8Array>).getReader();
+  const first = await reader.read();
+  const body = new ReadableStream<Uint8Array>({
+    start(controller) {
+      if (first.done) controller.close();
+      else controller.enqueue(first.value);
+    },
+    async pull(controller) {
+      const next = await reader.read();
+      if (next.done) controller.close();
+      else controller.enqueue(next.value);
+    },
+    cancel: (reason) => reader.cancel(reason),
+  });
+  return new globalThis.Response(body, { status: response.status, headers: response.headers });
 }

@@ -14,8 +14,24 @@ const LONG_STRING = 2_000;
 /** One REST call an action stands for, as the MCP server runs it. */
 export type RunOperation = (op: GeneratedTool, args: Record<string, unknown>) => Promise<{ status: number; body: unknown } | { problems: ArgumentProblem[] }>;
 
-/** A refused call, before anything is sent: the field at fault, or the scope or mode that stops it. */
-export type Refusal = { refusal: 'arguments'; problems: ArgumentProblem[] } | { refusal: 'scope'; message: string };
+/**
+ * A refused call: the field at fault, or the scope or mode that stops it (before anything is
+ * sent), or the user's answer that stopped its destructive calls (nothing was sent but the reads
+ * that named them).
+ */
+export type Refusal = { refusal: 'arguments'; problems: ArgumentProblem[] } | { refusal: 'scope'; message: string } | { refusal: 'unconfirmed'; status: number; message: string };
+
+/** One call of a task-level tool, checked and ready to send. */
+export interface PreparedCall {
+  action: ToolAction;
+  opArgs: Record<string, unknown>;
+}
+
+/**
+ * Asks the user to confirm a call's destructive calls (where the client answers elicitation):
+ * undefined when confirmed, else why nothing is done. Without it a destructive call needs `confirm: true`.
+ */
+export type Confirm = (calls: PreparedCall[]) => Promise<{ status: number; message: string } | undefined>;
 
 /** The structuredContent of a task-level tool (TASK_TOOL_OUTPUT_SCHEMA). */
 export interface TaskAnswer {
@@ -79,7 +95,7 @@ function chooseAction(tool: TaskTool, allowed: ToolAction[], args: Record<string
 }
 
 /** The operation's own arguments for one call, or what is wrong with them. */
-function operationArguments(tool: TaskTool, action: ToolAction, args: Record<string, unknown>, at: string): { opArgs: Record<string, unknown> } | Refusal {
+function operationArguments(tool: TaskTool, action: ToolAction, args: Record<string, unknown>, at: string, asks: boolean): { opArgs: Record<string, unknown> } | Refusal {
   const problems: ArgumentProblem[] = [];
   const out: Record<string, unknown> = {};
   for (const [name, value] of Object.entries(args)) {
@@ -91,7 +107,7 @@ function operationArguments(tool: TaskTool, action: ToolAction, args: Record<str
     } else if (name in action.op.inputSchema.properties && !tool.omit.includes(name)) out[name] = value;
     else problems.push({ path: `${at}/${name}`, message: `is not an argument of the action ${action.name}` });
   }
-  if (action.destructive && args.confirm !== true) {
+  if (action.destructive && !asks && args.confirm !== true) {
     problems.push({ path: `${at}/confirm`, message: `must be true to ${action.name}: ask the user first, it cannot be undone` });
   }
   return problems.length > 0 ? { refusal: 'arguments', problems } : { opArgs: readNested(out, action.op) };
@@ -194,8 +210,12 @@ export interface TaskCallOutcome {
   isError: boolean;
 }
 
-/** Runs one call of a task-level tool (a batch runs each of its calls in order, stopping at none). */
-export async function runTaskTool(tool: TaskTool, allowed: ToolAction[], rawArgs: Record<string, unknown>, run: RunOperation): Promise<TaskCallOutcome | Refusal> {
+/**
+ * Runs one call of a task-level tool (a batch runs each of its calls in order, stopping at none).
+ * With `confirm`, the user is asked about every destructive call, `confirm: true` or not (that
+ * argument is the model's word; the answer is the user's), once for the whole call, before any is sent.
+ */
+export async function runTaskTool(tool: TaskTool, allowed: ToolAction[], rawArgs: Record<string, unknown>, run: RunOperation, confirm?: Confirm): Promise<TaskCallOutcome | Refusal> {
   let fields: string[] | undefined;
   const rawFields = typeof rawArgs.fields === 'string' ? safeJson(rawArgs.fields) : rawArgs.fields;
   if (rawFields !== undefined) {
@@ -205,13 +225,19 @@ export async function runTaskTool(tool: TaskTool, allowed: ToolAction[], rawArgs
     fields = rawFields as string[];
   }
   /** A call checked before anything is sent: its action and the operation's arguments. */
-  const prepare = (args: Record<string, unknown>, at: string): { action: ToolAction; opArgs: Record<string, unknown> } | Refusal => {
+  const prepare = (args: Record<string, unknown>, at: string): PreparedCall | Refusal => {
     const action = chooseAction(tool, allowed, args, at);
     if ('refusal' in action) return action;
-    const checked = operationArguments(tool, action, args, at);
+    const checked = operationArguments(tool, action, args, at, confirm !== undefined);
     return 'refusal' in checked ? checked : { action, opArgs: checked.opArgs };
   };
-  const execute = async ({ action, opArgs }: { action: ToolAction; opArgs: Record<string, unknown> }, at: string): Promise<TaskCallOutcome | Refusal> => {
+  const confirmed = async (calls: PreparedCall[]): Promise<Refusal | undefined> => {
+    const destructive = calls.filter((c) => c.action.destructive);
+    if (!confirm || destructive.length === 0) return undefined;
+    const no = await confirm(destructive);
+    return no && { refusal: 'unconfirmed', ...no };
+  };
+  const execute = async ({ action, opArgs }: PreparedCall, at: string): Promise<TaskCallOutcome | Refusal> => {
     const answered = await run(action.op, opArgs);
     if ('problems' in answered) return { refusal: 'arguments', problems: answered.problems.map((p) => ({ ...p, path: `${at}${p.path}` })) };
     if (answered.status >= 400) return { isError: true, answer: { action: action.name, status: answered.status, result: answered.body, nextCursor: null, truncated: false } };
@@ -226,7 +252,8 @@ export async function runTaskTool(tool: TaskTool, allowed: ToolAction[], rawArgs
 
   if (tool.batch === undefined) {
     const call = prepare(rawArgs, '');
-    return 'refusal' in call ? call : execute(call, '');
+    if ('refusal' in call) return call;
+    return (await confirmed([call])) ?? execute(call, '');
   }
   const name = tool.batch;
   const unknown = Object.keys(rawArgs).filter((k) => k !== name && k !== 'fields' && k !== 'confirm');
@@ -236,7 +263,7 @@ export async function runTaskTool(tool: TaskTool, allowed: ToolAction[], rawArgs
     return { refusal: 'arguments', problems: [{ path: `/${name}`, message: `must be a list of 1 to ${BATCH_MAX} calls` }] };
   }
   // Every call is checked before the first is sent, so a bad argument anywhere changes nothing.
-  const calls: Array<{ action: ToolAction; opArgs: Record<string, unknown> }> = [];
+  const calls: PreparedCall[] = [];
   for (const [i, raw] of (list as unknown[]).entries()) {
     const c: unknown = typeof raw === 'string' ? safeJson(raw) : raw;
     if (!isObject(c)) return { refusal: 'arguments', problems: [{ path: `/${name}/${i}`, message: 'must be an object of arguments' }] };
@@ -244,6 +271,8 @@ export async function runTaskTool(tool: TaskTool, allowed: ToolAction[], rawArgs
     if ('refusal' in call) return call;
     calls.push(call);
   }
+  const declined = await confirmed(calls);
+  if (declined) return declined;
   const results: Array<{ action: string; status: number; result: unknown }> = [];
   for (const [i, call] of calls.entries()) {
     const outcome = await execute(call, `/${name}/${i}`);

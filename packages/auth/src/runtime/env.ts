@@ -111,6 +111,14 @@ export function webhookSecretKeys(env: Env): SecretKeys {
   return { current, old: old.filter((k) => k.id !== current.id) };
 }
 
+/** A secret of at least 32 characters; undefined when unset. */
+function secret(env: Env, name: string): string | undefined {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return undefined;
+  if (raw.length < 32) throw new ConfigError(`${name} must be at least 32 characters`);
+  return raw;
+}
+
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
 
 /**
@@ -118,7 +126,7 @@ const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'
  * `DATABASE_URL`, `DATABASE_POOL_SIZE`, `DATABASE_CONNECT_TIMEOUT_MS`, `DATABASE_STATEMENT_TIMEOUT_MS`, `REDIS_URL`, `REDIS_PREFIX`, `ALLOWED_ORIGINS`,
  * `TRUST_PROXY`, `BODY_LIMIT_BYTES`, `LOG_LEVEL`, `SHUTDOWN_TIMEOUT_MS`, `HEAP_GROWING_PERCENT`, `COOKIE_SECURE`, `WEBHOOK_RETRY_BASE_MS`, `WEBHOOK_ALLOW_PRIVATE`, `WEBHOOK_CONCURRENCY`, `WEBHOOK_SECRET_KEY`, `WEBHOOK_SECRET_KEYS_OLD`, `MIGRATE_ON_START`, `SIGNUP` (`open` lets anyone create
  * an account at `/auth/<service>/signup`; `closed`, the default, leaves it to the operator),
- * `PUBLIC_URL` (the origin clients use, e.g. https://api.example.com, named in the OAuth and MCP
+ * `MCP_SESSION_SECRET`, `PUBLIC_URL` (the origin clients use, e.g. https://api.example.com, named in the OAuth and MCP
  * metadata; unset: the origin each request came through).
  */
 export function serviceEnv(env: Env, service: { name: string; port: number; bodyLimitBytes: number }) {
@@ -151,6 +159,8 @@ export function serviceEnv(env: Env, service: { name: string; port: number; body
     // The session cookie: Secure and `__Host-` always, never, or (auto) when the request came over https.
     cookieSecure: envOneOf(env, 'COOKIE_SECURE', ['auto', 'always', 'never'] as const, 'auto'),
     publicUrl: publicUrl(env),
+    // What MCP session ids are signed with (unset: derived from DATABASE_URL, which every replica shares).
+    mcpSessionSecret: secret(env, 'MCP_SESSION_SECRET'),
     streams: {
       // The longest silence on a change stream before a `: keepalive` comment (tests shorten it).
       keepaliveMs: envInt(env, 'STREAM_KEEPALIVE_MS', 15_000, 50, 15_000),

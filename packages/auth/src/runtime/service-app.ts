@@ -140,6 +140,11 @@ export function createServiceApp(o: ServiceAppOptions): Express {
     publicUrl: o.config.publicUrl,
     allowedOrigins: [...o.config.allowedOrigins, ...(o.config.publicUrl ? [o.config.publicUrl] : [])],
     redact: o.mcp.redact,
+    redis: o.redis,
+    redisPrefix: o.config.redisPrefix,
+    logger: o.logger,
+    // Every replica of a service has the same DATABASE_URL (its password the deployment's secret).
+    sessionSecret: o.config.mcpSessionSecret ?? o.config.databaseUrl,
   }));
   for (const limit of o.rateLimits) {
     app.use(createRateLimit({ ...limit, windowMs: 60_000, redis: o.redis, prefix: o.config.redisPrefix }));
