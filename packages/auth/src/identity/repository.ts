@@ -1,7 +1,7 @@
 import { CompiledQuery, sql, type Kysely } from 'kysely';
 import type { AuthDatabase } from './tables.js';
 
-import type { AnyDb } from '../runtime/database.js';
+import type { AnyDb } from '../database/database.js';
 
 export type { AnyDb };
 const auth = (db: AnyDb) => db as Kysely<AuthDatabase>;

@@ -14,7 +14,7 @@ import type { AnyDb } from '../identity/repository.js';
 import type { AuthDatabase } from '../identity/tables.js';
 import { OAUTH_ACCESS_PREFIX, OAUTH_REFRESH_PREFIX, hashSecret, newSecret } from '../identity/tokens.js';
 import * as repo from './repository.js';
-import { inTransaction } from '../runtime/database.js';
+import { inTransaction } from '../database/database.js';
 
 /** Access tokens live an hour (DESIGN: within 1 h); a refresh token 30 days, and only until it is used once. */
 const ACCESS_TOKEN_TTL_SECONDS = 3600;

@@ -23,10 +23,10 @@ import { oauthRouter, oauthUrls, publicOrigin } from '../oauth/routes.js';
 import { docsRouter } from './docs.js';
 import { createObservability, mountHealth } from './observability.js';
 import { createRateLimit } from './rate-limit.js';
-import type { EventCatalog } from './webhooks/events.js';
-import { webhooksRouter } from './webhooks/routes.js';
-import { createWebhookWorker, type WebhookWorker } from './webhooks/worker.js';
-import type { AnyDb } from './database.js';
+import type { EventCatalog } from '../webhooks/events.js';
+import { webhooksRouter } from '../webhooks/routes.js';
+import { createWebhookWorker, type WebhookWorker } from '../webhooks/worker.js';
+import type { AnyDb } from '../database/database.js';
 import { createStreamHub, type StreamHub } from '../streams/hub.js';
 
 export interface ServiceAppOptions {

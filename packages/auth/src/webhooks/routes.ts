@@ -7,7 +7,7 @@ import type { SubscriptionRow } from './repository.js';
 import { MAX_SUBSCRIPTIONS, createBodySchema, deliveriesQuerySchema, updateBodySchema } from './schemas.js';
 import { newSigningSecret } from './signing.js';
 import { targetProblem } from './target.js';
-import { inTransaction, type AnyDb } from '../database.js';
+import { inTransaction, type AnyDb } from '../database/database.js';
 
 /** How long a rotated-out secret keeps signing beside the new one. */
 const ROTATION_OVERLAP_MS = 24 * 3600_000;

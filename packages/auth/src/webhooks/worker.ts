@@ -2,7 +2,7 @@ import { LogLevel, Logger as WorkerLogger, run, type Runner, type Task } from 'g
 import { sql } from 'kysely';
 import type { Logger } from 'pino';
 import { Counter, Gauge, type Registry } from 'prom-client';
-import { SCHEMA_CHANGE_LOCK, createDb, createPool, type AnyDb } from '../database.js';
+import { SCHEMA_CHANGE_LOCK, createDb, createPool, type AnyDb } from '../database/database.js';
 import type { EventCatalog } from './events.js';
 import * as repo from './repository.js';
 import type { DeliveryRow, SubscriptionRow } from './repository.js';
