@@ -16,8 +16,7 @@ import {
 import { errorBody, errors, type AppError, type EnvelopeStyle } from '@app/http-errors';
 import { jsonBody } from '@app/http-errors/validation';
 import type { AuthConfig } from '../identity/config.js';
-import { toAuthInfo } from '../oauth/provider.js';
-import { oauthUrls, publicOrigin } from '../oauth/routes.js';
+import { oauthUrls, publicOrigin, toAuthInfo } from '../identity/bearer.js';
 import { runTaskTool, type TaskAnswer } from './task-calls.js';
 import { toRequest, type ArgumentProblem, type GeneratedTool } from './tools.js';
 import { allowedActions, listTaskTool, type TaskTool } from './toolsets.js';
