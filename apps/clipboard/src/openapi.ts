@@ -1,14 +1,13 @@
 import { authOpenApiPaths } from '@app/auth/identity';
 import { apiKeysTag, documentCommonHeaders, openapiLicense, openapiServers, operationalPaths, operationsTag, securitySchemes, withApiKeyScopes } from '@app/auth/runtime';
-import { webhookOpenApi } from '@app/auth/webhooks';
 import { documentOutages, errorEnvelopeSchema } from '@app/http-errors';
-import { CLIPBOARD_EVENTS } from './domain/events.js';
 import { bulkDeleteSchema, createItemSchema, deleted, favoriteBodySchema, item, itemPaths, itemsPaths } from './openapi/items.js';
 import { keyRecord, keysPaths } from './openapi/keys.js';
 import { settings, settingsPatchSchema, settingsPaths } from './openapi/settings.js';
 import { json, MAX_SNIPPETS, ref } from './openapi/shared.js';
 import { replaceSnippetsSchema, snippet, snippetInputSchema, snippetsPaths } from './openapi/snippets.js';
 import { change, changePage, SYNC_PROTOCOL, syncBodySchema, syncPaths, syncResult } from './openapi/sync.js';
+import { webhooks } from './openapi/webhooks.js';
 
 /**
  * The clipboard service's OpenAPI 3.1 document, assembled from one file per resource under
@@ -21,8 +20,6 @@ export { settingsPatchSchema } from './openapi/settings.js';
 export { MAX_SNIPPETS, TOMBSTONE_DAYS } from './openapi/shared.js';
 export { replaceSnippetsSchema, snippetInputSchema } from './openapi/snippets.js';
 export { pullQuerySchema, syncBodySchema, syncFavoriteDataSchema, syncItemDataSchema } from './openapi/sync.js';
-
-const webhooks = webhookOpenApi('/api/clipboard/webhooks', CLIPBOARD_EVENTS);
 
 export const openapiDocument = {
   openapi: '3.1.0',

@@ -1,8 +1,6 @@
 import { authOpenApiPaths } from '@app/auth/identity';
 import { apiKeysTag, documentCommonHeaders, openapiLicense, openapiServers, operationalPaths, operationsTag, securitySchemes, withApiKeyScopes } from '@app/auth/runtime';
-import { webhookOpenApi } from '@app/auth/webhooks';
 import { documentOutages } from '@app/http-errors';
-import { MEETING_EVENTS } from './domain/events.js';
 import { accountPaths, keySchema } from './openapi/account.js';
 import { changeSchema, changesPaths } from './openapi/changes.js';
 import { itemSchema, itemsPaths } from './openapi/items.js';
@@ -12,6 +10,7 @@ import { peoplePaths, personSchema } from './openapi/people.js';
 import { actionSchema, searchPaths, searchResultSchema } from './openapi/search.js';
 import { seriesPaths, seriesSchema } from './openapi/series.js';
 import { errorSchema } from './openapi/shared.js';
+import { webhooks } from './openapi/webhooks.js';
 
 /**
  * The meetings service's OpenAPI 3.1 document, assembled from one file per resource under
@@ -27,8 +26,6 @@ export { notePutBody, notesQuery } from './openapi/notes.js';
 export { peopleQuery, personCreateBody, personPatchBody } from './openapi/people.js';
 export { actionsQuery, searchQuery } from './openapi/search.js';
 export { seriesCreateBody, seriesPatchBody, seriesQuery } from './openapi/series.js';
-
-const webhooks = webhookOpenApi('/api/webhooks', MEETING_EVENTS);
 
 export const openapiDocument = {
   openapi: '3.1.0',

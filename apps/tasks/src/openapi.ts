@@ -1,19 +1,17 @@
 import { authOpenApiPaths } from '@app/auth/identity';
 import { apiKeysTag, documentCommonHeaders, openapiLicense, openapiServers, operationalPaths, operationsTag, securitySchemes } from '@app/auth/runtime';
-import { webhookOpenApi } from '@app/auth/webhooks';
 import { documentOutages } from '@app/http-errors';
-import { LIMITS, TASK_EVENTS } from './domain/tasks.service.js';
+import { LIMITS } from './domain/tasks.service.js';
 import { changeSchema, feedPaths } from './openapi/changes.js';
 import { keyProperties, keysPaths } from './openapi/keys.js';
 import { errorSchema } from './openapi/shared.js';
 import { createTaskSchema, positionSchema, taskSchema, taskWithSubtasksSchema, updateTaskSchema } from './openapi/task-schemas.js';
 import { tasksPaths } from './openapi/tasks.js';
+import { webhooks } from './openapi/webhooks.js';
 
 // The routes compile the request schemas from here (as before the document was split by resource).
 export { IF_MATCH_MAX_LENGTH } from './openapi/shared.js';
 export { changesQuerySchema, createTaskSchema, emptyBodySchema, listQuerySchema, positionSchema, previewQuerySchema, updateTaskSchema } from './openapi/task-schemas.js';
-
-const webhooks = webhookOpenApi('/api/v1/webhooks', TASK_EVENTS);
 
 /*
  * The tasks service's OpenAPI 3.1 document, assembled from one file per resource under openapi/:
