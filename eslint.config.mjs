@@ -1,7 +1,21 @@
 // The lint gate's ESLint half (`npm run lint`, run by `npm test`): typescript-eslint's type-checked
 // recommended rules over every TypeScript file, each file checked against the tsconfig that
 // builds or typechecks it. Import cycles are checked by madge and unused code by knip (same gate).
+import { createNodeResolver, importX } from 'eslint-plugin-import-x';
 import tseslint from 'typescript-eslint';
+
+// The floors of packages/auth (packages/auth/README.md draws them): each room imports only the
+// rooms below it. `runtime` on top composes everything and is not restricted.
+const AUTH = 'packages/auth/src';
+const floors = {
+  database: [], // the ground: the pool, transactions, migrations
+  identity: ['database'],
+  oauth: ['identity', 'database'],
+  mcp: ['identity', 'database'],
+  webhooks: ['identity', 'database'],
+  streams: ['identity', 'database'],
+  'account-page': ['oauth', 'identity', 'database'], // the browser face of identity and oauth
+};
 
 export default tseslint.config(
   { ignores: ['**/node_modules/', '**/dist/', '**/.turbo/', 'packages/client/src/generated/'] },
@@ -66,9 +80,27 @@ export default tseslint.config(
     },
   },
   {
+    // The floors above, kept: an import from a room to one beside it or above it fails the gate.
+    files: [`${AUTH}/**/*.ts`],
+    plugins: { 'import-x': importX },
+    // The sources import `./x.js` for `./x.ts` (NodeNext), so the resolver is told to try .ts first.
+    settings: { 'import-x/resolver-next': [createNodeResolver({ extensions: ['.ts', '.js'], extensionAlias: { '.js': ['.ts', '.js'] } })] },
+    rules: {
+      'import-x/no-restricted-paths': ['error', {
+        basePath: import.meta.dirname,
+        zones: Object.entries(floors).map(([room, below]) => ({
+          target: `${AUTH}/${room}`,
+          from: AUTH,
+          except: [room, ...below].map((r) => `./${r}`),
+          message: `packages/auth/src/${room} may import only ${below.length ? below.join(', ') : 'nothing else of packages/auth'} (the floors in packages/auth/README.md)`,
+        })),
+      }],
+    },
+  },
+  {
     // Migrations take Kysely<any> on purpose (STYLE.md, kysely's docs): a migration must keep
     // working when the schema types of later code change, so it never imports them.
-    files: ['apps/*/src/db/migrations/**', 'packages/auth/src/identity/tables.ts', 'packages/auth/src/runtime/webhooks/tables.ts'],
+    files: ['apps/*/src/db/migrations/**', 'packages/auth/src/identity/tables.ts', 'packages/auth/src/webhooks/tables.ts'],
     rules: { '@typescript-eslint/no-explicit-any': 'off' }, // Kysely<any> (see above)
   },
   {

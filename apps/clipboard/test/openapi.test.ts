@@ -1,3 +1,5 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { startTestApp, type TestApp } from './helpers/harness.js';
 
 let t: TestApp;
@@ -27,5 +29,16 @@ describe('GET /openapi.json', () => {
       }
     }
     expect(res.body.info.description).toMatch(/Conflict rule/);
+  });
+});
+
+// The served document, byte for byte, is the one captured in test/fixtures/openapi.json: the document
+// is assembled from one file per resource (src/openapi/), and moving a piece between them must not
+// change it. After a deliberate change to the document, regenerate the fixture from the build:
+//   node scripts/cli.mjs build && (cd apps/clipboard && node -e "require('node:fs').writeFileSync('test/fixtures/openapi.json', JSON.stringify(require('./dist/openapi.js').openapiDocument))")
+describe('the served document', () => {
+  it('is test/fixtures/openapi.json byte for byte', async () => {
+    const served = (await t.http().get('/openapi.json').expect(200)).text;
+    expect(served === readFileSync(join(__dirname, 'fixtures', 'openapi.json'), 'utf8')).toBe(true);
   });
 });

@@ -1,3 +1,5 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { likePattern, snippet } from '../src/domain/search.service.js';
 import { startApp } from './helpers/factories.js';
 import type { TestApp } from './helpers/harness.js';
@@ -41,5 +43,16 @@ describe('search helpers', () => {
     expect(s.startsWith('…😀')).toBe(true);
     expect(s.endsWith('😀…')).toBe(true);
     expect(snippet('short match', 'match')).toBe('short match');
+  });
+});
+
+// The served document, byte for byte, is the one captured in test/fixtures/openapi.json: the document
+// is assembled from one file per resource (src/openapi/), and moving a piece between them must not
+// change it. After a deliberate change to the document, regenerate the fixture from the build:
+//   node scripts/cli.mjs build && (cd apps/meetings && node -e "require('node:fs').writeFileSync('test/fixtures/openapi.json', JSON.stringify(require('./dist/openapi.js').openapiDocument))")
+describe('the served document', () => {
+  it('is test/fixtures/openapi.json byte for byte', async () => {
+    const served = (await t.http().get('/openapi.json').expect(200)).text;
+    expect(served === readFileSync(join(__dirname, 'fixtures', 'openapi.json'), 'utf8')).toBe(true);
   });
 });

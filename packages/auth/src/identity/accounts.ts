@@ -7,7 +7,7 @@ import { hashPassword, verifyPassword } from './passwords.js';
 import * as repo from './repository.js';
 import type { AccountRecord, AnyDb } from './repository.js';
 import { hashSecret } from './tokens.js';
-import { inTransaction } from '../runtime/database.js';
+import { inTransaction } from '../database/database.js';
 
 /** What a service adds to every new account, however it is made (sign-up or the admin command). */
 export interface AdminHooks {

@@ -2,8 +2,7 @@ import type { RequestHandler, Request } from 'express';
 import { errors } from '@app/http-errors';
 import { sessionCookieNames, type AuthConfig, type CookieSecure } from './config.js';
 import { CredentialCache } from './credential-cache.js';
-import { findAccessToken } from '../oauth/repository.js';
-import { findKeyByHash, findSessionByHash, type AnyDb, type IdentityRow } from './repository.js';
+import { findAccessToken, findKeyByHash, findSessionByHash, type AnyDb, type IdentityRow } from './repository.js';
 import { canonicalTimezone } from './timezones.js';
 import { OAUTH_ACCESS_PREFIX, hashSecret, readSessionCookie } from './tokens.js';
 

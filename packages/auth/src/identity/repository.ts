@@ -1,7 +1,7 @@
 import { CompiledQuery, sql, type Kysely } from 'kysely';
 import type { AuthDatabase } from './tables.js';
 
-import type { AnyDb } from '../runtime/database.js';
+import type { AnyDb } from '../database/database.js';
 
 export type { AnyDb };
 const auth = (db: AnyDb) => db as Kysely<AuthDatabase>;
@@ -177,4 +177,17 @@ export async function liveCredentialIds(db: AnyDb, ids: string[]): Promise<Set<s
     [ids],
   ));
   return new Set(rows.map((r) => r.id));
+}
+
+// Run on every request made with an OAuth token (through the credential cache), so written once.
+const FIND_ACCESS = `select g.id as "credentialId", g.account_id as "accountId", t.scopes, a.timezone,
+    extract(epoch from t.expires_at)::float8 as "expiresAt", g.resource
+  from oauth_tokens t join oauth_grants g on g.id = t.grant_id join accounts a on a.id = g.account_id
+  where t.token_hash = $1 and t.kind = 'access' and t.revoked_at is null and t.expires_at > now()
+    and g.revoked_at is null and g.expires_at > now()`;
+
+/** The live access token with this hash, as a credential: its grant, account, scopes and resource. */
+export async function findAccessToken(db: AnyDb, hash: Buffer): Promise<(IdentityRow & { expiresAt: number }) | undefined> {
+  const { rows } = await db.executeQuery<IdentityRow & { expiresAt: number }>(CompiledQuery.raw(FIND_ACCESS, [hash]));
+  return rows[0];
 }

@@ -24,8 +24,7 @@ import {
 import { errorBody, errors, AppError, type EnvelopeStyle } from '@app/http-errors';
 import { jsonBody } from '@app/http-errors/validation';
 import type { AuthConfig } from '../identity/config.js';
-import { toAuthInfo } from '../oauth/provider.js';
-import { oauthUrls, publicOrigin } from '../oauth/routes.js';
+import { oauthUrls, publicOrigin, toAuthInfo } from '../identity/bearer.js';
 import { answerRelay, askUser } from './elicitation.js';
 import { sessionIds, type McpSession } from './sessions.js';
 import { runTaskTool, type Confirm, type PreparedCall, type TaskAnswer } from './task-calls.js';

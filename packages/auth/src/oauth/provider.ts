@@ -2,7 +2,7 @@ import { createCipheriv, createDecipheriv, createHash, randomBytes, randomUUID }
 import type { Request, Response } from 'express';
 import type { Kysely } from 'kysely';
 import type { OAuthRegisteredClientsStore } from '@modelcontextprotocol/sdk/server/auth/clients.js';
-import { InvalidClientMetadataError, InvalidGrantError, InvalidRequestError, InvalidScopeError, InvalidTargetError, InvalidTokenError } from '@modelcontextprotocol/sdk/server/auth/errors.js';
+import { InvalidClientMetadataError, InvalidGrantError, InvalidRequestError, InvalidScopeError, InvalidTargetError } from '@modelcontextprotocol/sdk/server/auth/errors.js';
 import type { AuthorizationParams, OAuthServerProvider } from '@modelcontextprotocol/sdk/server/auth/provider.js';
 import type { AuthInfo } from '@modelcontextprotocol/sdk/server/auth/types.js';
 import type { OAuthClientInformationFull, OAuthTokenRevocationRequest, OAuthTokens } from '@modelcontextprotocol/sdk/shared/auth.js';
@@ -13,11 +13,11 @@ import type { Caller, CredentialResolver } from '../identity/middleware.js';
 import type { AnyDb } from '../identity/repository.js';
 import type { AuthDatabase } from '../identity/tables.js';
 import { OAUTH_ACCESS_PREFIX, OAUTH_REFRESH_PREFIX, hashSecret, newSecret } from '../identity/tokens.js';
+import { ACCESS_TOKEN_TTL_SECONDS, toAuthInfo } from '../identity/bearer.js';
 import * as repo from './repository.js';
-import { inTransaction } from '../runtime/database.js';
+import { inTransaction } from '../database/database.js';
 
-/** Access tokens live an hour (DESIGN: within 1 h); a refresh token 30 days, and only until it is used once. */
-const ACCESS_TOKEN_TTL_SECONDS = 3600;
+/** A refresh token lives 30 days, and only until it is used once (access tokens: ACCESS_TOKEN_TTL_SECONDS). */
 const REFRESH_TOKEN_TTL_SECONDS = 30 * 24 * 3600;
 /**
  * A spent refresh token used again within this many seconds gets the pair it was exchanged for:
@@ -274,20 +274,4 @@ export class OAuthProvider implements OAuthServerProvider {
       forgetCredential(token.grantId);
     }
   }
-}
-
-/**
- * What the SDK's bearer middleware needs to know of a resolved caller. An API key does not
- * expire; it is given an hour like an access token, since the middleware requires an expiry and
- * every request resolves the key again anyway.
- */
-export function toAuthInfo(token: string, caller: Caller | undefined): AuthInfo {
-  if (!caller) throw new InvalidTokenError('The API key or access token is invalid, expired or revoked');
-  return {
-    token,
-    clientId: caller.oauth ? 'oauth' : 'api-key',
-    scopes: [...caller.scopes],
-    expiresAt: caller.oauth?.expiresAt ?? Math.floor(Date.now() / 1000) + ACCESS_TOKEN_TTL_SECONDS,
-    extra: { accountId: caller.accountId },
-  };
 }

@@ -1,5 +1,5 @@
-import { CompiledQuery, sql, type Kysely, type Transaction } from 'kysely';
-import type { AnyDb, IdentityRow } from '../identity/repository.js';
+import { sql, type Kysely, type Transaction } from 'kysely';
+import type { AnyDb } from '../identity/repository.js';
 import type { AuthDatabase } from '../identity/tables.js';
 
 type Db = Kysely<AuthDatabase> | Transaction<AuthDatabase>;
@@ -235,17 +235,4 @@ export async function listGrants(db: AnyDb, accountId: string): Promise<Connecte
     .orderBy('g.created_at', 'desc')
     .orderBy('g.id')
     .execute();
-}
-
-// Run on every request made with an OAuth token (through the credential cache), so written once.
-const FIND_ACCESS = `select g.id as "credentialId", g.account_id as "accountId", t.scopes, a.timezone,
-    extract(epoch from t.expires_at)::float8 as "expiresAt", g.resource
-  from oauth_tokens t join oauth_grants g on g.id = t.grant_id join accounts a on a.id = g.account_id
-  where t.token_hash = $1 and t.kind = 'access' and t.revoked_at is null and t.expires_at > now()
-    and g.revoked_at is null and g.expires_at > now()`;
-
-/** The live access token with this hash, as a credential: its grant, account, scopes and resource. */
-export async function findAccessToken(db: AnyDb, hash: Buffer): Promise<(IdentityRow & { expiresAt: number }) | undefined> {
-  const { rows } = await db.executeQuery<IdentityRow & { expiresAt: number }>(CompiledQuery.raw(FIND_ACCESS, [hash]));
-  return rows[0];
 }

@@ -1,4 +1,4 @@
-import express, { Router, type Request, type RequestHandler, type Response } from 'express';
+import express, { Router, type RequestHandler, type Response } from 'express';
 import { TemporarilyUnavailableError } from '@modelcontextprotocol/sdk/server/auth/errors.js';
 import { authorizationHandler } from '@modelcontextprotocol/sdk/server/auth/handlers/authorize.js';
 import { metadataHandler } from '@modelcontextprotocol/sdk/server/auth/handlers/metadata.js';
@@ -12,34 +12,7 @@ import { authenticate, requireAllowedOrigin, requireSession } from '../identity/
 import type { OAuthProvider } from './provider.js';
 import { listGrants } from './repository.js';
 import type { AnyDb } from '../identity/repository.js';
-
-/**
- * The origin clients reach the service at: PUBLIC_URL when set, otherwise the one this request
- * came through (the gateway passes its Host and scheme; `trust proxy` decides whether to believe
- * them), so metadata read through http://localhost:8080 names http://localhost:8080.
- */
-export function publicOrigin(req: Request, publicUrl: string | undefined): string {
-  return publicUrl ?? `${req.protocol}://${req.host}`;
-}
-
-/** A URL as URL parsing spells it; a Host header that makes no URL is left as it came (it matches nothing). */
-function canonicalUrl(url: string): string {
-  try {
-    return new URL(url).href;
-  } catch {
-    return url;
-  }
-}
-
-/** The MCP endpoint, its protected-resource metadata and its authorization server, for one origin. */
-export function oauthUrls(service: string, origin: string) {
-  return {
-    // As URL parsing spells it (lower-case host, no default port): the form a client's `resource` is compared in.
-    resource: canonicalUrl(`${origin}/mcp/${service}`),
-    resourceMetadata: `${origin}/.well-known/oauth-protected-resource/mcp/${service}`,
-    issuer: `${origin}/oauth/${service}`,
-  };
-}
+import { oauthUrls, publicOrigin } from '../identity/bearer.js';
 
 /**
  * A provider call that fails because Postgres is down becomes OAuth's `temporarily_unavailable`

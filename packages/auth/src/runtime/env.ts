@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { secretKey, type SecretKey, type SecretKeys } from './webhooks/secret-box.js';
+import { secretKey, type SecretKey, type SecretKeys } from '../webhooks/secret-box.js';
 
 /** A configuration problem: the process prints this one line and exits. */
 export class ConfigError extends Error {}

@@ -3,7 +3,7 @@ import { sql } from 'kysely';
 import type { Redis } from 'ioredis';
 import pino, { type Logger } from 'pino';
 import { Histogram, Registry, collectDefaultMetrics } from 'prom-client';
-import type { AnyDb } from './database.js';
+import type { AnyDb } from '../database/database.js';
 import { activeTraceId } from './tracing.js';
 
 /** JSON logs; nothing in them may carry a key, a cookie or user content. */

@@ -4,8 +4,8 @@ import { join } from 'node:path';
 import { parseArgs, promisify } from 'node:util';
 import { sql, type Migration } from 'kysely';
 import { AdminError } from '../identity/admin.js';
-import { migrateSchema, type AnyDb, type MigrationTarget } from './database.js';
-import { workerSchema } from './webhooks/tables.js';
+import { migrateSchema, type AnyDb, type MigrationTarget } from '../database/database.js';
+import { workerSchema } from '../webhooks/tables.js';
 
 const run = promisify(execFile);
 

@@ -19,14 +19,15 @@ import { mcpRouter, type McpPrompt } from '../mcp/server.js';
 import { toolsFromOpenApi } from '../mcp/tools.js';
 import { WEBHOOK_TOOLS, taskTools, type ToolTableEntry } from '../mcp/toolsets.js';
 import { OAuthProvider } from '../oauth/provider.js';
-import { oauthRouter, oauthUrls, publicOrigin } from '../oauth/routes.js';
+import { oauthUrls, publicOrigin } from '../identity/bearer.js';
+import { oauthRouter } from '../oauth/routes.js';
 import { docsRouter } from './docs.js';
 import { createObservability, mountHealth } from './observability.js';
 import { createRateLimit } from './rate-limit.js';
-import type { EventCatalog } from './webhooks/events.js';
-import { webhooksRouter } from './webhooks/routes.js';
-import { createWebhookWorker, type WebhookWorker } from './webhooks/worker.js';
-import type { AnyDb } from './database.js';
+import type { EventCatalog } from '../webhooks/events.js';
+import { webhooksRouter } from '../webhooks/routes.js';
+import { createWebhookWorker, type WebhookWorker } from '../webhooks/worker.js';
+import type { AnyDb } from '../database/database.js';
 import { createStreamHub, type StreamHub } from '../streams/hub.js';
 
 export interface ServiceAppOptions {

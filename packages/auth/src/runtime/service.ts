@@ -7,12 +7,12 @@ import type { Logger } from 'pino';
 import { ConfigError, webhookSecretKeys, type ServiceEnv } from './env.js';
 import { AdminError, runAdminCommand, type AdminHooks } from '../identity/admin.js';
 import type { AuthConfig } from '../identity/config.js';
-import { createDb, createPool, migrateToLatest, pendingMigrations, type AnyDb, type AnySchema } from './database.js';
+import { createDb, createPool, migrateToLatest, pendingMigrations, type AnyDb, type AnySchema } from '../database/database.js';
 import { createLogger } from './observability.js';
 import { isSchemaCommand, runSchemaCommand } from './operations.js';
 import { createRedis, redisReady } from './redis.js';
 import { flushTracing } from './tracing.js';
-import { runWebhookCommand } from './webhooks/commands.js';
+import { runWebhookCommand } from '../webhooks/commands.js';
 import { streamHubOf, webhookWorkerOf } from './service-app.js';
 
 /** What a service is made of, for {@link startService} and {@link runAdmin}. */

@@ -2,7 +2,7 @@ import { LogLevel, Logger as WorkerLogger, run, type Runner, type Task } from 'g
 import { sql } from 'kysely';
 import type { Logger } from 'pino';
 import { Counter, Gauge, type Registry } from 'prom-client';
-import { SCHEMA_CHANGE_LOCK, createDb, createPool, type AnyDb } from '../database.js';
+import { SCHEMA_CHANGE_LOCK, createDb, createPool, type AnyDb } from '../database/database.js';
 import type { EventCatalog } from './events.js';
 import * as repo from './repository.js';
 import type { DeliveryRow, SubscriptionRow } from './repository.js';
@@ -10,7 +10,7 @@ import { postJson } from './http-post.js';
 import { signatureHeader } from './signing.js';
 import { SecretUnreadableError, type SecretKeys } from './secret-box.js';
 import { resealSecrets, signingSecrets } from './stored-secrets.js';
-import { inLinkedSpan } from '../tracing.js';
+import { inLinkedSpan } from './trace-links.js';
 import { TargetRefusedError } from './target.js';
 import { workerSchema } from './tables.js';
 

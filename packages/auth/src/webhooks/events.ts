@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { CompiledQuery, sql, type RawBuilder } from 'kysely';
-import type { AnyDb } from '../database.js';
-import { activeTraceparent } from '../tracing.js';
+import type { AnyDb } from '../database/database.js';
+import { activeTraceparent } from './trace-links.js';
 
 /** What a service declares: each event type it emits and the read scope its resource needs. */
 export type EventCatalog = Readonly<Record<string, string>>;

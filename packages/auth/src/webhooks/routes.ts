@@ -9,8 +9,8 @@ import { MAX_SUBSCRIPTIONS, createBodySchema, deliveriesQuerySchema, updateBodyS
 import { newSigningSecret } from './signing.js';
 import { openSecret, sealSecret, SecretUnreadableError, type SecretKeys } from './secret-box.js';
 import { targetProblem } from './target.js';
-import { inTransaction, type AnyDb } from '../database.js';
-import { activeTraceparent } from '../tracing.js';
+import { inTransaction, type AnyDb } from '../database/database.js';
+import { activeTraceparent } from './trace-links.js';
 
 /** How long a rotated-out secret keeps signing beside the new one. */
 const ROTATION_OVERLAP_MS = 24 * 3600_000;

@@ -1,5 +1,5 @@
-import { AdminError } from '../../identity/admin.js';
-import type { AnyDb } from '../database.js';
+import { AdminError } from '../identity/admin.js';
+import type { AnyDb } from '../database/database.js';
 import type { SecretKeys } from './secret-box.js';
 import { resealSecrets } from './stored-secrets.js';
 

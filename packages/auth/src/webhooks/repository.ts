@@ -1,5 +1,5 @@
 import { CompiledQuery, sql } from 'kysely';
-import { inTransaction, type AnyDb } from '../database.js';
+import { inTransaction, type AnyDb } from '../database/database.js';
 
 type Db = AnyDb;
 

@@ -1,4 +1,4 @@
-import type { AnyDb } from '../database.js';
+import type { AnyDb } from '../database/database.js';
 import * as repo from './repository.js';
 import type { SubscriptionRow } from './repository.js';
 import { isSealed, openSecret, sealSecret, sealedKeyId, SecretUnreadableError, type SecretKeys } from './secret-box.js';
