@@ -152,7 +152,7 @@ describe('faults under load through the gateway', () => {
     expect(await lostWrites(load.acknowledged)).toEqual([]);
   });
 
-  it('Redis killed for 5 s: reads fail open, Idempotency-Key creates answer 503 or create exactly once, back within 1 s', async () => {
+  it('Redis killed for 5 s: reads fail open, Idempotency-Key creates go on exactly once, back within 1 s', async () => {
     const before = pids();
     type Outcome = { key: string; statuses: number[]; id?: string };
     const outcomes: Outcome[] = [];
@@ -232,7 +232,11 @@ describe('faults under load through the gateway', () => {
     const readsDuring = during.filter((s) => s.kind === 'read');
     expect(readsDuring.length).toBeGreaterThan(0);
     expect(readsDuring.every((s) => s.status === 200)).toBe(true);
-    expect(during.some((s) => s.kind === 'create' && s.status === 503)).toBe(true);
+    // Keyed creates need no Redis (the key is kept in Postgres, in the create's own statement):
+    // they go on being created, exactly once, while Redis is away.
+    const createsDuring = during.filter((s) => s.kind === 'create');
+    expect(createsDuring.length).toBeGreaterThan(0);
+    expect(createsDuring.filter((s) => s.status !== 201)).toEqual([]);
     expect(firstCreateAfter).toBeDefined();
     expect(firstCreateAfter!.at + firstCreateAfter!.ms - window.to).toBeLessThan(1000 + 500);
     expect(pids()).toEqual(before);
