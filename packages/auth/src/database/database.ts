@@ -91,6 +91,11 @@ const hasSqlState = (err: unknown): boolean =>
 const MAX_PREPARED = 500;
 const preparedNames = new Map<string, string>();
 
+/** A data-modifying statement: it starts with one, or a WITH whose CTEs hold one (a one-statement create). */
+const isWrite = (text: string): boolean =>
+  /^\s*(insert|update|delete)\b/i.test(text) ||
+  (/^\s*with\b/i.test(text) && /\b(insert\s+into|delete\s+from)\b|\bupdate\s+\w+(\s+as)?(\s+\w+)?\s+set\b/i.test(text));
+
 /**
  * Writes run as named prepared statements: each connection parses and plans one the first time
  * and then only binds and executes it, which is most of a one-row write's cost in Postgres.
@@ -101,7 +106,7 @@ const preparedNames = new Map<string, string>();
  */
 function statementName(text: string): string | undefined {
   let name = preparedNames.get(text);
-  if (name === undefined && preparedNames.size < MAX_PREPARED && /^\s*(insert|update|delete)\b/i.test(text) && !/\breturning \*/i.test(text)) {
+  if (name === undefined && preparedNames.size < MAX_PREPARED && isWrite(text) && !/\breturning \*/i.test(text)) {
     name = `w${preparedNames.size}`;
     preparedNames.set(text, name);
   }
