@@ -15,13 +15,21 @@ interface RoundTrips {
  * pipelines, so that is one per statement sent (BEGIN and COMMIT included). Hook the pool before
  * it opens a connection.
  */
-function countPostgres(pool: pg.Pool, seen: RoundTrips): void {
+function countPostgres(pool: pg.Pool, seen: RoundTrips, parsed: { count: number }): void {
   pool.on('connect', (client) => {
     // The connection's own ReadyForQuery at start-up comes before this hook, and is not counted.
     // pg's Client keeps its protocol connection (an EventEmitter of messages) as `connection`; the types leave it out.
-    (client as pg.PoolClient & { connection: EventEmitter }).connection.on('readyForQuery', () => {
+    const connection = (client as pg.PoolClient & { connection: EventEmitter & { parse(query: unknown): void } }).connection;
+    connection.on('readyForQuery', () => {
       seen.postgres += 1;
     });
+    // Every Parse message: an unnamed statement sends one each time, a prepared one only the
+    // first time on its connection.
+    const parse = connection.parse.bind(connection);
+    connection.parse = (query: unknown) => {
+      parsed.count += 1;
+      parse(query);
+    };
   });
 }
 
@@ -70,6 +78,12 @@ export interface RoundTripCounter {
    * pair that took longer than the cache's life is measured again.
    */
   perRequest(send: (n: number) => Promise<unknown>, times?: number): Promise<RoundTrips>;
+  /**
+   * The statements Postgres parsed for `work` (Parse messages sent): 0 for a write that runs as a
+   * prepared statement on a connection that has run it before. Sequential requests reuse the
+   * pool's last released connection, so run the same request once before.
+   */
+  parsed(work: () => Promise<unknown>): Promise<number>;
 }
 
 /** The services' credential cache life (@app/auth/identity's CREDENTIAL_TTL_MS; devstack does not depend on the services' packages). */
@@ -81,7 +95,8 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 export function roundTripCounter(pool: pg.Pool, redis: Redis): RoundTripCounter {
   const seen: RoundTrips = { postgres: 0, redis: 0 };
-  countPostgres(pool, seen);
+  const parsed = { count: 0 };
+  countPostgres(pool, seen, parsed);
   countRedis(redis, seen);
   const measure = async (work: () => Promise<unknown>): Promise<RoundTrips> => {
     const before = { ...seen };
@@ -90,6 +105,11 @@ export function roundTripCounter(pool: pg.Pool, redis: Redis): RoundTripCounter 
   };
   return {
     measure,
+    async parsed(work) {
+      const before = parsed.count;
+      await work();
+      return parsed.count - before;
+    },
     async perRequest(send, times = 3) {
       const worst: RoundTrips = { postgres: 0, redis: 0 };
       let n = 0;
