@@ -1,4 +1,4 @@
-import { spawn, spawnSync } from 'node:child_process';
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -10,6 +10,7 @@ import { adminCommand,   createDatabase,
   startEmbeddedPostgres,
   startProduct,
   startRedis,
+  spawnService,
   stopChild,
   waitForPort,
   type Service,
@@ -106,11 +107,7 @@ async function main(): Promise<number> {
     cleanups.push(() => redis.stop());
 
     const limits = '10000000';
-    const product = await startProduct({
-      databaseUrl,
-      redisUrl: redis.url,
-      nginxDir: join(work, 'nginx'),
-      env: {
+    const serviceVars: Record<string, string> = {
         HOST: '127.0.0.1',
         // Request logs would go to this terminal; the services still build every log line's
         // fields, pino drops them at the level check.
@@ -127,12 +124,22 @@ async function main(): Promise<number> {
         // BENCH_PROFILE=<dir>: each service writes a V8 CPU profile there when it stops
         // (`node bench/dist/profile.js <dir>` sums them).
         ...(process.env.BENCH_PROFILE ? { BENCH_PROFILE: process.env.BENCH_PROFILE, NODE_OPTIONS: `--require ${join(repoRoot, 'bench', 'cpu-profile.cjs')}` } : {}),
-      },
+    };
+    const product = await startProduct({
+      databaseUrl,
+      redisUrl: redis.url,
+      nginxDir: join(work, 'nginx'),
+      env: serviceVars,
+      // Tasks as it is deployed (compose, k8s): the API process writes webhook events and a worker
+      // process of its own delivers them, so the webhook scenario meters each apart.
+      serviceEnv: { tasks: { SERVICE_ROLE: 'api' } },
       // The meetings network-level cap (180 a minute per address, in the service) and the
       // gateway's looser guard in front of it would answer most of the load.
       gatewayVars: { MEETINGS_GUARD_RATE: '1000000r/s', MEETINGS_GUARD_BURST: 1000000 },
     });
     cleanups.push(() => product.stop());
+    const tasksWorker = await startTasksWorker({ ...serviceVars, DATABASE_URL: databaseUrl, REDIS_URL: redis.url });
+    cleanups.push(() => stopChild(tasksWorker));
     if (!product.gateway) throw new Error('nginx is not installed (apt-get install -y nginx-light): the bench measures through the gateway');
     const gateway = product.gateway;
 
@@ -245,7 +252,7 @@ async function main(): Promise<number> {
     const table = printTable(rows);
     // Last: it leaves a subscription on each account.
     log(`load: ${WEBHOOKS_SCENARIO}`);
-    const hooks = needs('tasks') && selected(WEBHOOKS_SCENARIO) ? await webhookBench(ctx, tasks, loadOpts) : null;
+    const hooks = needs('tasks') && selected(WEBHOOKS_SCENARIO) ? await webhookBench(ctx, tasks, loadOpts, { api: product.children.tasks.pid, worker: tasksWorker.pid }) : null;
     const scaleFigures = scale && {
       listP95Ms: { at10k: scale.small.list.p95, at1M: scale.large.list.p95, ratio: scale.large.list.p95 / Math.max(scale.small.list.p95, 0.001) },
       rareSearchP95Ms: { at10k: scale.small.search.p95, at1M: scale.large.search.p95, ratio: scale.large.search.p95 / Math.max(scale.small.search.p95, 0.001) },
@@ -264,7 +271,9 @@ async function main(): Promise<number> {
     if (hooks) {
       process.stdout.write(
         `${WEBHOOKS_SCENARIO}: ${hooks.without.reqPerSec.toFixed(0)} req/s without subscriptions -> ${hooks.with.reqPerSec.toFixed(0)} req/s with (${hooks.ratio.toFixed(2)}x; p99 ${hooks.without.p99.toFixed(1)} -> ${hooks.with.p99.toFixed(1)} ms); ` +
-          `${hooks.delivered} events delivered, commit-to-receiver lag p50 ${hooks.lagP50} ms, p99 ${hooks.lagP99} ms, max ${hooks.lagMax} ms\n`,
+          `${hooks.delivered} events delivered, commit-to-receiver lag p50 ${hooks.lagP50} ms, p99 ${hooks.lagP99} ms, max ${hooks.lagMax} ms; ` +
+          `CPU per create: API process ${hooks.without.cpuMsPerRequest.api!.toFixed(3)} -> ${hooks.with.cpuMsPerRequest.api!.toFixed(3)} ms (${hooks.apiCpuRatio.toFixed(2)}x), ` +
+          `worker process ${hooks.without.cpuMsPerRequest.worker!.toFixed(3)} -> ${hooks.with.cpuMsPerRequest.worker!.toFixed(3)} ms, Postgres ${hooks.without.cpuMsPerRequest.postgres!.toFixed(3)} -> ${hooks.with.cpuMsPerRequest.postgres!.toFixed(3)} ms\n`,
       );
     }
     if (streams) printStreams(streams);
@@ -304,3 +313,17 @@ main().then(
     process.exit(1);
   },
 );
+
+/**
+ * The tasks webhook worker (`SERVICE_ROLE=worker`): the same server on its own port, serving only
+ * its probes and metrics, delivering what the API process wrote to the outbox.
+ */
+async function startTasksWorker(env: Record<string, string>): Promise<ChildProcess> {
+  const port = await freePort();
+  const child = spawnService('tasks-worker', process.execPath, [join(repoRoot, 'apps', 'tasks', 'dist', 'server.js')], {
+    cwd: repoRoot,
+    env: { ...process.env, ...env, SERVICE_ROLE: 'worker', TASKS_PORT: String(port) },
+  });
+  await waitForPort(port, 60_000);
+  return child;
+}

@@ -1,6 +1,7 @@
 import { fork } from 'node:child_process';
 import { join } from 'node:path';
 import { runLoad, type LoadRequest, type LoadResult } from './load.js';
+import { pidsNamed } from './cpu.js';
 import { insertKeys } from './seed/keys.js';
 import type { TasksFixture } from './tasks.bench.js';
 import type { BenchContext } from './types.js';
@@ -12,6 +13,8 @@ export interface WebhookBenchResult {
   with: LoadResult;
   /** with / without requests per second (target >= 0.9). */
   ratio: number;
+  /** with / without CPU per create of the API process (target <= 1.1): delivery runs in the worker. */
+  apiCpuRatio: number;
   delivered: number;
   /** Commit (the event's timestamp) to arrival at the receiver, in ms. */
   lagP50: number;
@@ -41,9 +44,16 @@ const percentile = (sorted: number[], p: number) => (sorted.length === 0 ? 0 : s
 /**
  * Task creates spread over the bench's accounts, first with no subscription, then with one
  * subscription per account whose receiver answers at once: the throughput the outbox costs and
- * how long an event takes from its commit to the receiver.
+ * how long an event takes from its commit to the receiver. The API process and the worker process
+ * (SERVICE_ROLE api and worker) are metered apart: CPU per create of each.
  */
-export async function webhookBench(ctx: BenchContext, f: TasksFixture, opts: { connections: number; warmupSeconds: number; seconds: number }): Promise<WebhookBenchResult> {
+export async function webhookBench(
+  ctx: BenchContext,
+  f: TasksFixture,
+  load: { connections: number; warmupSeconds: number; seconds: number },
+  pids: { api: number | undefined; worker: number | undefined },
+): Promise<WebhookBenchResult> {
+  const opts = { ...load, meter: { api: () => [pids.api], worker: () => [pids.worker], postgres: () => pidsNamed('postgres') } };
   const { rows } = await ctx.client.query<{ id: string }>('select owner_account_id as id from tasks.workspaces where id = any($1::uuid[])', [f.workspaces]);
   const auths = await insertKeys(ctx.client, 'tasks', rows.map((r) => r.id), f.keyId);
   let next = 0;
@@ -80,6 +90,7 @@ export async function webhookBench(ctx: BenchContext, f: TasksFixture, opts: { c
       without,
       with: withHooks,
       ratio: withHooks.reqPerSec / Math.max(without.reqPerSec, 0.001),
+      apiCpuRatio: withHooks.cpuMsPerRequest.api! / Math.max(without.cpuMsPerRequest.api!, 0.000001),
       delivered: stats.delivered,
       lagP50: percentile(sorted, 50),
       lagP99: percentile(sorted, 99),

@@ -1,6 +1,6 @@
 export { freePort, waitForPort } from './ports.js';
 export { startEmbeddedPostgres, createDatabase, dropDatabase, type RunningPostgres } from './postgres.js';
-export { startRedis, findExecutable, stopChild, systemPackages, type RunningRedis } from './processes.js';
+export { startRedis, findExecutable, stopChild, spawnService, systemPackages, type RunningRedis } from './processes.js';
 export { startNginx, startTlsTerminator, repoRoot, type TlsTerminator } from './nginx.js';
 export { platformSuite } from './platform-suite.js';
 export { accountsSuite } from './accounts-suite.js';
