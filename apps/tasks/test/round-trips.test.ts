@@ -1,3 +1,4 @@
+import { sql } from 'kysely';
 import { startTestApp, type Caller, type TestApp } from './helpers/harness.js';
 import { createTask } from './helpers/factories.js';
 
@@ -10,7 +11,8 @@ describe('round trips per write', () => {
   let t: TestApp;
   let c: Caller;
   beforeAll(async () => {
-    t = await startTestApp({ RATE_LIMIT_PER_MINUTE: '100000' });
+    // A subscription to a local URL (nothing delivers here: the worker is not started).
+    t = await startTestApp({ RATE_LIMIT_PER_MINUTE: '100000', WEBHOOK_ALLOW_PRIVATE: '1' });
     c = await t.caller();
   });
   afterAll(() => t.close());
@@ -44,6 +46,25 @@ describe('round trips per write', () => {
       await new Promise((resolve) => setTimeout(resolve, 20));
       expect(await t.roundTrips.parsed(() => create(`prepared-${n}`))).toBe(0);
     }
+  });
+
+  // A watched account's create: the unwatched INSERT inserts nothing, then one statement inserts
+  // the task with its event (not a transaction of four more round trips). The event's body is
+  // what the API answered, written as every event body is (compact JSON: type, timestamp, data).
+  it('a create of an account with a task.created subscriber makes two Postgres round trips, and records the answer as the event', async () => {
+    const w = await t.caller();
+    const sub = await t.http().post('/api/v1/webhooks').set('Authorization', w.auth).send({ url: 'http://127.0.0.1:9/hook', events: ['task.created'] }).expect(201);
+    let last: { id: string } | undefined;
+    const seen = await t.roundTrips.perRequest(async (i) => {
+      const res = await t.http().post('/api/v1/tasks').set('Authorization', w.auth).send({ title: `watched ${i}`, tags: ['a', 'b'], dueAt: '2031-05-01T09:30:00Z' }).expect(201);
+      last = res.body.item;
+    });
+    expect(seen).toEqual({ postgres: 2, redis: 0 });
+    const { rows } = await sql<{ body: string }>`select d.body from webhook_deliveries d where d.subscription_id = ${sub.body.id} and d.body like ${`%${last!.id}%`}`.execute(t.db);
+    expect(rows).toHaveLength(1);
+    const event = JSON.parse(rows[0]!.body);
+    expect(rows[0]!.body).toBe(JSON.stringify(event));
+    expect(event).toEqual({ type: 'task.created', timestamp: expect.stringMatching(/^\d{4}-\d\d-\d\dT[\d:.]+Z$/), data: last });
   });
 
   // A plain edit of an account nobody watches is one UPDATE, If-Match in its condition.

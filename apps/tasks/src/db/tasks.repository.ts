@@ -255,6 +255,36 @@ export function insertTaskWhere(workspaceId: string, v: TaskValues | (Omit<TaskV
     returning ${RETURNED_COLUMNS}`;
 }
 
+const API_TIMESTAMPS: ReadonlySet<string> = new Set(['due_at', 'completed_at', 'created_at', 'updated_at']);
+const camelCase = (column: string) => column.replace(/_([a-z])/g, (_, letter: string) => letter.toUpperCase());
+
+/**
+ * The task of row `alias` as JSON text, as the REST API writes it (toTask's fields in its order,
+ * timestamps as pgTimestampToIso gives them), for a statement that sends the task on itself: a
+ * webhook event's data. webhooks.test compares each event's data with the REST answer.
+ */
+function taskJson(alias: string): RawBuilder<string> {
+  const fields = TASK_COLUMNS.map((c) =>
+    `${API_TIMESTAMPS.has(c) ? `replace(replace(${alias}.${c}::text, ' ', 'T'), '+00', 'Z')` : `${alias}.${c}`} as "${camelCase(c)}"`);
+  return sql.raw<string>(`(select row_to_json(x)::text from (select ${fields.join(', ')}) x)`);
+}
+
+/**
+ * An INSERT of one task with its event, in one statement (one implicit transaction): `emit` is
+ * given the task's JSON and returns the call that records the event.
+ */
+export async function insertTaskEmitting(
+  db: Db,
+  workspaceId: string,
+  v: Omit<TaskValues, 'position'> & { position: RawBuilder<string> },
+  emit: (task: RawBuilder<string>) => RawBuilder<unknown>,
+): Promise<TaskRow> {
+  const { rows } = await sql<TaskRow>`
+    with created as (${insertTaskWhere(workspaceId, v, sql<boolean>`true`)})
+    select ${sql.raw(TASK_COLUMNS.map((c) => `c.${c}`).join(', '))}, ${emit(taskJson('c'))} as emitted from created c`.execute(db);
+  return rows[0]!;
+}
+
 export type TaskChanges = Partial<Omit<TaskValues, 'position'>> & {
   position?: string | null | RawBuilder<string>;
   completed_at?: 'now' | null;

@@ -1,5 +1,5 @@
 import { inTransaction } from '@app/auth/runtime';
-import { emitEvent, emitEventCall, noSubscriberFor } from '@app/auth/webhooks';
+import { emitEvent, emitEventCall, emitEventWithData, noSubscriberFor } from '@app/auth/webhooks';
 import { AppError, errors, type ErrorDetail } from '@app/http-errors';
 import { sql, type Kysely, type RawBuilder } from 'kysely';
 import type { Database } from '../db/schema.js';
@@ -216,19 +216,28 @@ function unobservedTopLevelInsert(ctx: Context, input: TaskInput & { title: stri
   if (input.parentId) return undefined;
   checkBusinessRules(input);
   const values = { ...newTaskValues(input), position: repo.endPosition };
-  return (condition: RawBuilder<boolean> = sql<boolean>`true`) =>
+  const insert = (condition: RawBuilder<boolean> = sql<boolean>`true`) =>
     repo.insertTaskWhere(ctx.workspaceId, values, sql<boolean>`${condition} and ${noSubscriberFor(ctx.accountId, 'task.created')}`);
+  // The same task for a watched account, with its event, in one statement.
+  const withEvent = (db: Db) => repo.insertTaskEmitting(db, ctx.workspaceId, values, (task) => emitEventWithData(ctx.accountId, 'task.created', task));
+  return Object.assign(insert, { withEvent });
 }
 
-/** Creates a task: a subtask under `parentId`, or a top-level task at the end of the manual order. */
+/**
+ * Creates a task: a subtask under `parentId`, or a top-level task at the end of the manual order.
+ * The `task.created` event (an outbox row) commits with the task. A top-level task of an account
+ * nobody watches is one INSERT; if the account turns out to be watched (the INSERT inserted
+ * nothing), one more statement inserts the task with its event. A subtask is created in a
+ * transaction that locks its parent.
+ */
 export async function createTask(db: Db, ctx: Context, input: TaskInput & { title: string }): Promise<Task> {
   checkShape(input);
   const unobserved = unobservedTopLevelInsert(ctx, input);
   if (unobserved) {
     const { rows } = await unobserved().execute(db);
     if (rows[0]) return toTask(rows[0]);
+    return toTask(await unobserved.withEvent(db));
   }
-  // The `task.created` event (an outbox row) commits with the task.
   return inTransaction(db, async (trx) => emit(trx, ctx, 'task.created', toTask(await insertNew(trx, ctx, input))));
 }
 

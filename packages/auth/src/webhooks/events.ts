@@ -45,6 +45,16 @@ export function emitEventCall(accountId: string, type: string, data: unknown): R
   return sql`webhook_emit(${accountId}, ${type}, ${newEventId()}, ${eventBody(type, data)}, ${activeTraceparent()})`;
 }
 
+/**
+ * {@link emitEventCall} for a statement that makes the resource itself: `data` is the resource's
+ * JSON text as the statement builds it (as the REST API returns it), so the resource and its event
+ * are one statement, one round trip. The body is byte for byte what {@link eventBody} writes.
+ */
+export function emitEventWithData(accountId: string, type: string, data: RawBuilder<string>): RawBuilder<unknown> {
+  const head = JSON.stringify({ type, timestamp: new Date().toISOString() }).slice(0, -1);
+  return sql`webhook_emit(${accountId}::uuid, ${type}::text, ${newEventId()}::text, ${head}::text || ',"data":' || ${data} || '}', ${activeTraceparent()}::text)`;
+}
+
 const EMIT_MANY = 'select webhook_emit($1, t.type, t.id, t.body, $5) from unnest($2::text[], $3::text[], $4::text[]) with ordinality as t(type, id, body, n) order by t.n';
 
 /** {@link emitEvent} for several events of one account, in this order, in one statement. */
