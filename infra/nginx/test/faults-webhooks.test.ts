@@ -2,64 +2,88 @@ import { randomUUID } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { adminCommand, freePort, startEmbeddedPostgres, startProduct, startReceiver, startRedis, type Receiver, type RunningPostgres, type RunningProduct, type RunningRedis } from '@app/devstack';
+import type { ChildProcess } from 'node:child_process';
+import { adminCommand, freePort, repoRoot, spawnService, startEmbeddedPostgres, startProduct, startReceiver, startRedis, stopChild, waitForPort, type ProductOptions, type Receiver, type RunningPostgres, type RunningProduct, type RunningRedis } from '@app/devstack';
 import { printTable } from './faults/load.js';
 
 /**
  * Webhook faults (part of `npm run test:faults` and `npm test`): the built tasks service as two
  * real processes (`--replicas 2`) behind nginx, a receiver on 127.0.0.1, and the faults of
  * DESIGN.md between commit and delivery: a Postgres restart, SIGKILL of both processes while
- * deliveries are in flight, a receiver that is down for a while. After each, every event whose
- * write was acknowledged arrives, and no event is ever in flight twice at once.
+ * deliveries are in flight, a receiver that is down for a while. Then the production shape: an
+ * API process (`SERVICE_ROLE=api`) and worker processes of their own, one killed mid-delivery.
+ * After each, every event whose write was acknowledged arrives, and no event is ever in flight
+ * twice at once.
  */
 jest.setTimeout(180_000);
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
-describe('webhooks under faults', () => {
-  let pgServer: RunningPostgres;
-  let pgDir: string;
-  let redis: RunningRedis;
-  let product: RunningProduct;
-  let nginxDir: string;
-  let gateway: string;
-  let auth: string;
-  let receiver: Receiver;
-  let receiverPort: number;
-  let secret: string;
+const SETTINGS = { HOST: '127.0.0.1', LOG_LEVEL: 'warn', RATE_LIMIT_PER_MINUTE: '1000000', RATE_LIMIT_READS_PER_MINUTE: '1000000', RATE_LIMIT_WRITES_PER_MINUTE: '1000000', RATE_LIMIT_NETWORK_PER_MINUTE: '1000000', WEBHOOK_ALLOW_PRIVATE: '1', WEBHOOK_RETRY_BASE_MS: '200' };
+const rows: Array<Record<string, string | number>> = [];
+afterAll(() => printTable(rows));
+
+/**
+ * One subscriber's view of a product: a receiver on the same port each time (it counts
+ * overlapping deliveries of one event), task creates through the gateway, and the check that
+ * every committed create arrived (one row of the fault table).
+ */
+class HookWatch {
+  receiver!: Receiver;
+  gateway = '';
+  auth = '';
+  secret = '';
   /** Deliveries of one event id in flight right now, and the worst overlap seen. */
-  const inFlight = new Map<string, number>();
-  let concurrentTwice = 0;
-  let answerDelayMs = 20;
-  const rows: Array<Record<string, string | number>> = [];
+  private readonly inFlight = new Map<string, number>();
+  private concurrentTwice = 0;
+  answerDelayMs = 20;
+  private readonly all: Receiver['received'] = [];
 
-  const admin = (...argv: string[]) => adminCommand('tasks', pgServer.url, ...argv);
+  constructor(private readonly port: number) {}
 
-  /** A receiver on the same port each time, counting overlapping deliveries of one event. */
-  async function openReceiver(): Promise<void> {
-    receiver = await startReceiver(receiverPort);
-    receiver.answer = async (r) => {
-      const n = (inFlight.get(r.id) ?? 0) + 1;
-      inFlight.set(r.id, n);
-      if (n > 1) concurrentTwice += 1;
+  async open(): Promise<void> {
+    this.receiver = await startReceiver(this.port);
+    this.receiver.answer = async (r) => {
+      const n = (this.inFlight.get(r.id) ?? 0) + 1;
+      this.inFlight.set(r.id, n);
+      if (n > 1) this.concurrentTwice += 1;
       // Answered after a moment, so two overlapping deliveries of one event would be seen; a
       // sender that hung up (killed) no longer counts as delivering.
-      for (const until = Date.now() + answerDelayMs; Date.now() < until && !r.gone;) await sleep(10);
-      inFlight.set(r.id, inFlight.get(r.id)! - 1);
+      for (const until = Date.now() + this.answerDelayMs; Date.now() < until && !r.gone;) await sleep(10);
+      this.inFlight.set(r.id, this.inFlight.get(r.id)! - 1);
       return 204;
     };
   }
 
-  const all: Receiver['received'] = [];
-  const collect = () => {
-    for (const r of receiver.received) if (!all.includes(r)) all.push(r);
-  };
+  collect(): void {
+    for (const r of this.receiver.received) if (!this.all.includes(r)) this.all.push(r);
+  }
+
+  /** Events of task.created received so far (every receiver this watch has opened). */
+  createdEvents(): number {
+    this.collect();
+    return this.all.filter((r) => r.event.type === 'task.created').length;
+  }
+
+  /** An account with a key, subscribed to task.created at this receiver. */
+  async subscribe(admin: (...argv: string[]) => Promise<any>, gateway: string): Promise<void> {
+    this.gateway = gateway;
+    const account = await admin('create-account', '--email', `hooks-${randomUUID()}@example.test`);
+    this.auth = `Bearer ${(await admin('create-key', '--account', account.accountId)).key}`;
+    const res = await fetch(`${gateway}/api/v1/webhooks`, {
+      method: 'POST',
+      headers: { authorization: this.auth, 'content-type': 'application/json' },
+      body: JSON.stringify({ url: this.receiver.url, events: ['task.created'] }),
+    });
+    expect(res.status).toBe(201);
+    this.secret = ((await res.json()) as { secret: string }).secret;
+  }
 
   /** Creates a task through the gateway; its id when the create was acknowledged (201). */
-  async function create(): Promise<string | undefined> {
+  async create(): Promise<string | undefined> {
     try {
-      const res = await fetch(`${gateway}/api/v1/tasks`, {
+      const res = await fetch(`${this.gateway}/api/v1/tasks`, {
         method: 'POST',
-        headers: { authorization: auth, 'content-type': 'application/json' },
+        headers: { authorization: this.auth, 'content-type': 'application/json' },
         body: JSON.stringify({ title: `hook ${randomUUID()}` }),
         signal: AbortSignal.timeout(5000),
       });
@@ -71,93 +95,112 @@ describe('webhooks under faults', () => {
   }
 
   /** Waits until every committed task id has arrived; one row of the fault table. */
-  async function expectAllDelivered(phase: string, committed: string[], started: number): Promise<void> {
+  async expectAllDelivered(phase: string, committed: string[], started: number): Promise<void> {
     const wanted = new Set(committed);
     const until = Date.now() + 60_000;
     for (;;) {
-      collect();
-      const got = new Set(all.filter((r) => r.event.type === 'task.created' && wanted.has(r.event.data.id)).map((r) => r.event.data.id as string));
+      this.collect();
+      const got = new Set(this.all.filter((r) => r.event.type === 'task.created' && wanted.has(r.event.data.id)).map((r) => r.event.data.id as string));
       if (got.size === wanted.size || Date.now() > until) break;
       await sleep(100);
     }
-    const mine = all.filter((r) => r.event.type === 'task.created' && wanted.has(r.event.data.id));
+    const mine = this.all.filter((r) => r.event.type === 'task.created' && wanted.has(r.event.data.id));
     const delivered = new Set(mine.map((r) => r.event.data.id as string));
-    const unsigned = mine.filter((r) => !receiver.verifies(r, secret)).length;
+    const unsigned = mine.filter((r) => !this.receiver.verifies(r, this.secret)).length;
     rows.push({
       phase,
       committed: wanted.size,
       delivered: delivered.size,
       'sent again (after a crash)': mine.length - delivered.size,
-      'in flight twice at once': concurrentTwice,
+      'in flight twice at once': this.concurrentTwice,
       unsigned,
       'all in (s)': ((Date.now() - started) / 1000).toFixed(1),
     });
     expect(delivered.size).toBe(wanted.size);
-    expect(concurrentTwice).toBe(0);
+    expect(this.concurrentTwice).toBe(0);
     expect(unsigned).toBe(0);
   }
+}
 
+interface HookStack {
+  pgServer: RunningPostgres;
+  redis: RunningRedis;
+  product: RunningProduct;
+  w: HookWatch;
+  stop(): Promise<void>;
+}
+
+/**
+ * Postgres, Redis, the product (`--replicas 2`) behind nginx with `options` (roles, supervision),
+ * and a subscriber watching task.created.
+ */
+async function startHookStack(options: Pick<ProductOptions, 'serviceEnv' | 'supervise'>): Promise<HookStack> {
+  const pgDir = mkdtempSync(join(tmpdir(), 'hooks-pg-'));
+  const pgServer = await startEmbeddedPostgres({ dataDir: pgDir, port: await freePort(), persistent: false, settings: { fsync: 'off', full_page_writes: 'off' } });
+  const redis = await startRedis();
+  const nginxDir = mkdtempSync(join(tmpdir(), 'hooks-gateway-'));
+  const w = new HookWatch(await freePort());
+  await w.open();
+  const product = await startProduct({
+    databaseUrl: pgServer.url,
+    redisUrl: redis.url,
+    nginxDir,
+    replicas: 2,
+    env: SETTINGS,
+    gatewayVars: { MEETINGS_GUARD_RATE: '1000000r/s', MEETINGS_GUARD_BURST: 1000000 },
+    ...options,
+  });
+  if (!product.gateway) throw new Error('nginx is not installed: apt-get install -y nginx-light');
+  await w.subscribe((...argv) => adminCommand('tasks', pgServer.url, ...argv), product.gateway);
+  return {
+    pgServer,
+    redis,
+    product,
+    w,
+    async stop() {
+      await w.receiver.close();
+      await product.stop();
+      await redis.stop();
+      await pgServer.stop();
+      rmSync(pgDir, { recursive: true, force: true });
+      rmSync(nginxDir, { recursive: true, force: true });
+    },
+  };
+}
+
+describe('webhooks under faults', () => {
+  let stack: HookStack;
+  let w: HookWatch;
+  let pgServer: RunningPostgres;
+  let product: RunningProduct;
   beforeAll(async () => {
-    pgDir = mkdtempSync(join(tmpdir(), 'hooks-pg-'));
-    pgServer = await startEmbeddedPostgres({ dataDir: pgDir, port: await freePort(), persistent: false, settings: { fsync: 'off', full_page_writes: 'off' } });
-    redis = await startRedis();
-    nginxDir = mkdtempSync(join(tmpdir(), 'hooks-gateway-'));
-    receiverPort = await freePort();
-    await openReceiver();
-    product = await startProduct({
-      databaseUrl: pgServer.url,
-      redisUrl: redis.url,
-      nginxDir,
-      replicas: 2,
-      env: { HOST: '127.0.0.1', LOG_LEVEL: 'warn', RATE_LIMIT_PER_MINUTE: '1000000', RATE_LIMIT_READS_PER_MINUTE: '1000000', RATE_LIMIT_WRITES_PER_MINUTE: '1000000', RATE_LIMIT_NETWORK_PER_MINUTE: '1000000', WEBHOOK_ALLOW_PRIVATE: '1', WEBHOOK_RETRY_BASE_MS: '200' },
-      gatewayVars: { MEETINGS_GUARD_RATE: '1000000r/s', MEETINGS_GUARD_BURST: 1000000 },
-      supervise: { log: () => {} },
-    });
-    if (!product.gateway) throw new Error('nginx is not installed: apt-get install -y nginx-light');
-    gateway = product.gateway;
-    const account = await admin('create-account', '--email', 'hooks@example.test');
-    auth = `Bearer ${(await admin('create-key', '--account', account.accountId)).key}`;
-    const res = await fetch(`${gateway}/api/v1/webhooks`, {
-      method: 'POST',
-      headers: { authorization: auth, 'content-type': 'application/json' },
-      body: JSON.stringify({ url: receiver.url, events: ['task.created'] }),
-    });
-    expect(res.status).toBe(201);
-    secret = ((await res.json()) as { secret: string }).secret;
+    stack = await startHookStack({ supervise: { log: () => {} } });
+    ({ w, pgServer, product } = stack);
   });
-
-  afterAll(async () => {
-    printTable(rows);
-    await receiver?.close();
-    await product?.stop();
-    await redis?.stop();
-    await pgServer?.stop();
-    rmSync(pgDir, { recursive: true, force: true });
-    rmSync(nginxDir, { recursive: true, force: true });
-  });
+  afterAll(() => stack?.stop());
 
   it('two replicas: 200 creates spread over both are each delivered, never twice at once', async () => {
     const started = Date.now();
     const ids: string[] = [];
     await Promise.all(Array.from({ length: 4 }, async () => {
       for (let i = 0; i < 50; i++) {
-        const id = await create();
+        const id = await w.create();
         if (id) ids.push(id);
       }
     }));
     expect(ids).toHaveLength(200);
-    await expectAllDelivered('2 replicas, 200 creates', ids, started);
+    await w.expectAllDelivered('2 replicas, 200 creates', ids, started);
   });
 
   it('receiver down for 5 s: what was committed meanwhile arrives once it is back', async () => {
-    collect();
-    await receiver.close();
+    w.collect();
+    await w.receiver.close();
     const started = Date.now();
     const ids: string[] = [];
-    for (let i = 0; i < 30; i++) ids.push((await create())!);
+    for (let i = 0; i < 30; i++) ids.push((await w.create())!);
     await sleep(5000);
-    await openReceiver();
-    await expectAllDelivered('receiver down 5 s', ids, started);
+    await w.open();
+    await w.expectAllDelivered('receiver down 5 s', ids, started);
   });
 
   it('Postgres stopped for 3 s and started again while creating: every acknowledged create is delivered', async () => {
@@ -166,7 +209,7 @@ describe('webhooks under faults', () => {
     let stop = false;
     const writer = (async () => {
       while (!stop) {
-        const id = await create();
+        const id = await w.create();
         if (id) ids.push(id);
         await sleep(20);
       }
@@ -179,19 +222,65 @@ describe('webhooks under faults', () => {
     stop = true;
     await writer;
     expect(ids.length).toBeGreaterThan(10);
-    await expectAllDelivered('postgres restart (3 s)', ids, started);
+    await w.expectAllDelivered('postgres restart (3 s)', ids, started);
   });
 
   it('SIGKILL of both processes while deliveries are in flight: every committed event is delivered after the restart', async () => {
-    answerDelayMs = 1500;
+    w.answerDelayMs = 1500;
     const started = Date.now();
     const ids: string[] = [];
-    for (let i = 0; i < 20; i++) ids.push((await create())!);
+    for (let i = 0; i < 20; i++) ids.push((await w.create())!);
     await sleep(300);
     const before = product.instances.tasks.map((i) => i.restarts);
     for (const instance of product.instances.tasks) instance.process.kill('SIGKILL');
     for (let i = 0; i < 400 && product.instances.tasks.some((inst, n) => inst.restarts === before[n]); i++) await sleep(50);
-    answerDelayMs = 20;
-    await expectAllDelivered('SIGKILL both replicas mid-delivery', ids, started);
+    w.answerDelayMs = 20;
+    await w.expectAllDelivered('SIGKILL both replicas mid-delivery', ids, started);
+  });
+});
+
+describe('webhook workers as processes of their own (SERVICE_ROLE api and worker)', () => {
+  let stack: HookStack;
+  let w: HookWatch;
+  const workers: ChildProcess[] = [];
+
+  const startWorker = async (): Promise<ChildProcess> => {
+    const port = await freePort();
+    const child = spawnService(`tasks-worker#${workers.length + 1}`, process.execPath, [join(repoRoot, 'apps', 'tasks', 'dist', 'server.js')], {
+      cwd: repoRoot,
+      env: { ...process.env, ...SETTINGS, DATABASE_URL: stack.pgServer.url, REDIS_URL: stack.redis.url, TASKS_PORT: String(port), SERVICE_ROLE: 'worker' },
+    });
+    workers.push(child);
+    await waitForPort(port, 30_000);
+    return child;
+  };
+
+  beforeAll(async () => {
+    stack = await startHookStack({ serviceEnv: { tasks: { SERVICE_ROLE: 'api' } } });
+    ({ w } = stack);
+  });
+  afterAll(async () => {
+    await Promise.all(workers.map((child) => stopChild(child)));
+    await stack?.stop();
+  });
+
+  it('the API processes send nothing; a worker killed mid-delivery loses nothing, and the next one sends each event, never twice at once', async () => {
+    const started = Date.now();
+    const ids: string[] = [];
+    for (let i = 0; i < 20; i++) ids.push((await w.create())!);
+    // Two API processes and no worker: committed, not sent.
+    await sleep(1500);
+    expect(w.createdEvents()).toBe(0);
+
+    // One worker, killed while its receiver holds a delivery open.
+    w.answerDelayMs = 1500;
+    const first = await startWorker();
+    await w.receiver.waitFor((all) => all.length > 0, 30_000);
+    first.kill('SIGKILL');
+    await new Promise((resolve) => first.once('exit', resolve));
+    w.answerDelayMs = 20;
+    // And two more, side by side: one of them takes the subscription over.
+    await Promise.all([startWorker(), startWorker()]);
+    await w.expectAllDelivered('API x2 + worker SIGKILLed mid-delivery, then 2 workers', ids, started);
   });
 });
