@@ -271,18 +271,20 @@ function taskJson(alias: string): RawBuilder<string> {
 
 /**
  * An INSERT of one task with its event, in one statement (one implicit transaction): `emit` is
- * given the task's JSON and returns the call that records the event.
+ * given the task's JSON and returns the call that records the event; `emitted` is what that call
+ * returned (webhook_emit: the deliveries it recorded).
  */
 export async function insertTaskEmitting(
   db: Db,
   workspaceId: string,
   v: Omit<TaskValues, 'position'> & { position: RawBuilder<string> },
-  emit: (task: RawBuilder<string>) => RawBuilder<unknown>,
-): Promise<TaskRow> {
-  const { rows } = await sql<TaskRow>`
+  emit: (task: RawBuilder<string>) => RawBuilder<number>,
+): Promise<{ row: TaskRow; emitted: number }> {
+  const { rows } = await sql<TaskRow & { emitted: number }>`
     with created as (${insertTaskWhere(workspaceId, v, sql<boolean>`true`)})
     select ${sql.raw(TASK_COLUMNS.map((c) => `c.${c}`).join(', '))}, ${emit(taskJson('c'))} as emitted from created c`.execute(db);
-  return rows[0]!;
+  const { emitted, ...row } = rows[0]!;
+  return { row, emitted };
 }
 
 export type TaskChanges = Partial<Omit<TaskValues, 'position'>> & {

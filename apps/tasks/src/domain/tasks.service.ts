@@ -224,19 +224,42 @@ function unobservedTopLevelInsert(ctx: Context, input: TaskInput & { title: stri
 }
 
 /**
+ * Accounts this process last saw with a subscriber to task.created: their top-level creates go
+ * straight to the statement that records the event. Only a hint, and never wrong in effect: that
+ * statement is right for any account (it records nothing without a subscriber, and the account
+ * is then forgotten), and the unwatched INSERT of an account not in here inserts nothing when
+ * the account is watched, which sends its create to that statement.
+ */
+const watchedAccounts = new Set<string>();
+const WATCHED_MAX = 10_000;
+
+function rememberWatched(accountId: string, watched: boolean): void {
+  if (!watched) {
+    watchedAccounts.delete(accountId);
+    return;
+  }
+  if (watchedAccounts.size >= WATCHED_MAX) watchedAccounts.clear();
+  watchedAccounts.add(accountId);
+}
+
+/**
  * Creates a task: a subtask under `parentId`, or a top-level task at the end of the manual order.
- * The `task.created` event (an outbox row) commits with the task. A top-level task of an account
- * nobody watches is one INSERT; if the account turns out to be watched (the INSERT inserted
- * nothing), one more statement inserts the task with its event. A subtask is created in a
- * transaction that locks its parent.
+ * The `task.created` event (an outbox row) commits with the task. A top-level task is one
+ * statement: the INSERT that holds only while nobody watches the account, or, for an account
+ * known to be watched (or found so by that INSERT inserting nothing), the INSERT that records the
+ * event with it. A subtask is created in a transaction that locks its parent.
  */
 export async function createTask(db: Db, ctx: Context, input: TaskInput & { title: string }): Promise<Task> {
   checkShape(input);
   const unobserved = unobservedTopLevelInsert(ctx, input);
   if (unobserved) {
-    const { rows } = await unobserved().execute(db);
-    if (rows[0]) return toTask(rows[0]);
-    return toTask(await unobserved.withEvent(db));
+    if (!watchedAccounts.has(ctx.accountId)) {
+      const { rows } = await unobserved().execute(db);
+      if (rows[0]) return toTask(rows[0]);
+    }
+    const { row, emitted } = await unobserved.withEvent(db);
+    rememberWatched(ctx.accountId, emitted > 0);
+    return toTask(row);
   }
   return inTransaction(db, async (trx) => emit(trx, ctx, 'task.created', toTask(await insertNew(trx, ctx, input))));
 }

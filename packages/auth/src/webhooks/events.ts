@@ -49,10 +49,11 @@ export function emitEventCall(accountId: string, type: string, data: unknown): R
  * {@link emitEventCall} for a statement that makes the resource itself: `data` is the resource's
  * JSON text as the statement builds it (as the REST API returns it), so the resource and its event
  * are one statement, one round trip. The body is byte for byte what {@link eventBody} writes.
+ * Its value: the deliveries recorded (0 when nobody subscribes).
  */
-export function emitEventWithData(accountId: string, type: string, data: RawBuilder<string>): RawBuilder<unknown> {
+export function emitEventWithData(accountId: string, type: string, data: RawBuilder<string>): RawBuilder<number> {
   const head = JSON.stringify({ type, timestamp: new Date().toISOString() }).slice(0, -1);
-  return sql`webhook_emit(${accountId}::uuid, ${type}::text, ${newEventId()}::text, ${head}::text || ',"data":' || ${data} || '}', ${activeTraceparent()}::text)`;
+  return sql<number>`webhook_emit(${accountId}::uuid, ${type}::text, ${newEventId()}::text, ${head}::text || ',"data":' || ${data} || '}', ${activeTraceparent()}::text)`;
 }
 
 const EMIT_MANY = 'select webhook_emit($1, t.type, t.id, t.body, $5) from unnest($2::text[], $3::text[], $4::text[]) with ordinality as t(type, id, body, n) order by t.n';
