@@ -1,4 +1,4 @@
-import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -10,7 +10,7 @@ import { adminCommand,   createDatabase,
   startEmbeddedPostgres,
   startProduct,
   startRedis,
-  spawnService,
+  startServiceProcess,
   stopChild,
   waitForPort,
   type Service,
@@ -138,7 +138,8 @@ async function main(): Promise<number> {
       gatewayVars: { MEETINGS_GUARD_RATE: '1000000r/s', MEETINGS_GUARD_BURST: 1000000 },
     });
     cleanups.push(() => product.stop());
-    const tasksWorker = await startTasksWorker({ ...serviceVars, DATABASE_URL: databaseUrl, REDIS_URL: redis.url });
+    // Its webhook worker, which serves only its probes and metrics and delivers what the API process wrote.
+    const { child: tasksWorker } = await startServiceProcess('tasks', 'tasks-worker', { ...serviceVars, DATABASE_URL: databaseUrl, REDIS_URL: redis.url, SERVICE_ROLE: 'worker' });
     cleanups.push(() => stopChild(tasksWorker));
     if (!product.gateway) throw new Error('nginx is not installed (apt-get install -y nginx-light): the bench measures through the gateway');
     const gateway = product.gateway;
@@ -314,16 +315,3 @@ main().then(
   },
 );
 
-/**
- * The tasks webhook worker (`SERVICE_ROLE=worker`): the same server on its own port, serving only
- * its probes and metrics, delivering what the API process wrote to the outbox.
- */
-async function startTasksWorker(env: Record<string, string>): Promise<ChildProcess> {
-  const port = await freePort();
-  const child = spawnService('tasks-worker', process.execPath, [join(repoRoot, 'apps', 'tasks', 'dist', 'server.js')], {
-    cwd: repoRoot,
-    env: { ...process.env, ...env, SERVICE_ROLE: 'worker', TASKS_PORT: String(port) },
-  });
-  await waitForPort(port, 60_000);
-  return child;
-}

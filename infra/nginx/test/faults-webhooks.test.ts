@@ -3,7 +3,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { ChildProcess } from 'node:child_process';
-import { adminCommand, freePort, repoRoot, spawnService, startEmbeddedPostgres, startProduct, startReceiver, startRedis, stopChild, waitForPort, type ProductOptions, type Receiver, type RunningPostgres, type RunningProduct, type RunningRedis } from '@app/devstack';
+import { adminCommand, freePort, startEmbeddedPostgres, startProduct, startReceiver, startRedis, startServiceProcess, stopChild, type ProductOptions, type Receiver, type RunningPostgres, type RunningProduct, type RunningRedis } from '@app/devstack';
 import { printTable } from './faults/load.js';
 
 /**
@@ -245,13 +245,8 @@ describe('webhook workers as processes of their own (SERVICE_ROLE api and worker
   const workers: ChildProcess[] = [];
 
   const startWorker = async (): Promise<ChildProcess> => {
-    const port = await freePort();
-    const child = spawnService(`tasks-worker#${workers.length + 1}`, process.execPath, [join(repoRoot, 'apps', 'tasks', 'dist', 'server.js')], {
-      cwd: repoRoot,
-      env: { ...process.env, ...SETTINGS, DATABASE_URL: stack.pgServer.url, REDIS_URL: stack.redis.url, TASKS_PORT: String(port), SERVICE_ROLE: 'worker' },
-    });
+    const { child } = await startServiceProcess('tasks', `tasks-worker#${workers.length + 1}`, { ...SETTINGS, DATABASE_URL: stack.pgServer.url, REDIS_URL: stack.redis.url, SERVICE_ROLE: 'worker' });
     workers.push(child);
-    await waitForPort(port, 30_000);
     return child;
   };
 

@@ -1,6 +1,5 @@
-import { spawn, type ChildProcess } from 'node:child_process';
-import { join } from 'node:path';
-import { freePort, repoRoot, startReceiver, stopChild, waitForPort, type Receiver } from '@app/devstack';
+import type { ChildProcess } from 'node:child_process';
+import { startReceiver, startServiceProcess, stopChild, type Receiver } from '@app/devstack';
 import { startStack, type Stack } from './stack.js';
 
 /**
@@ -34,12 +33,9 @@ describe('an API process and a worker process of one service', () => {
     await new Promise((r) => setTimeout(r, 2500));
     expect(receiver.received).toEqual([]);
 
-    const port = await freePort();
-    worker = spawn(process.execPath, [join(repoRoot, 'apps', 'tasks', 'dist', 'server.js')], {
-      env: { ...process.env, ...WEBHOOKS, DATABASE_URL: stack.databaseUrl, REDIS_URL: process.env.TEST_REDIS_URL, TASKS_PORT: String(port), HOST: '127.0.0.1', LOG_LEVEL: 'error', SERVICE_ROLE: 'worker' },
-      stdio: ['ignore', 'ignore', 'inherit'],
-    });
-    await waitForPort(port, 60_000);
+    const started = await startServiceProcess('tasks', 'tasks-worker', { ...WEBHOOKS, DATABASE_URL: stack.databaseUrl, REDIS_URL: process.env.TEST_REDIS_URL, HOST: '127.0.0.1', LOG_LEVEL: 'error', SERVICE_ROLE: 'worker' });
+    worker = started.child;
+    const port = started.port;
     await receiver.waitFor((all) => all.some((r) => r.event.data?.id === created.item.id), 15_000);
     expect(receiver.received.filter((r) => r.event.data?.id === created.item.id)).toHaveLength(1);
 

@@ -1,12 +1,12 @@
 export { freePort, waitForPort } from './ports.js';
 export { startEmbeddedPostgres, createDatabase, dropDatabase, type RunningPostgres } from './postgres.js';
-export { startRedis, findExecutable, stopChild, spawnService, systemPackages, type RunningRedis } from './processes.js';
+export { startRedis, findExecutable, stopChild, systemPackages, type RunningRedis } from './processes.js';
 export { startNginx, startTlsTerminator, repoRoot, type TlsTerminator } from './nginx.js';
 export { platformSuite } from './platform-suite.js';
 export { accountsSuite } from './accounts-suite.js';
 export { renderGatewayConfigMap, k8sTemplatePath } from './k8s-gateway.js';
 export { adminCommand } from './admin-command.js';
-export { startProduct, SERVICES, type Service, type Instance, type ProductOptions, type RunningProduct } from './product.js';
+export { startProduct, startServiceProcess, SERVICES, type Service, type Instance, type ProductOptions, type RunningProduct } from './product.js';
 export { startTestApp, stdinOf, ALLOWED_ORIGIN, type AppKit, type TestApp, type TestAppOptions } from './test-app.js';
 export { Supervised } from './supervisor.js';
 export { startReceiver, type Receiver } from './webhook-receiver.js';

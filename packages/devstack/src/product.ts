@@ -12,6 +12,30 @@ export const DEFAULT_PORTS: Record<Service, number> = { tasks: 3001, meetings: 3
 export const REPLICA_PORT_STEP = 10;
 export const MAX_REPLICAS = 8;
 
+/** A service's built server, which every process of it runs. */
+const serverEntry = (service: Service): string => join(repoRoot, 'apps', service, 'dist', 'server.js');
+
+/** A process of a service started on its own, with the port it listens on. */
+interface ServiceProcess {
+  child: ChildProcess;
+  port: number;
+}
+
+/**
+ * One more process of a service beside a running product, on the same database: e.g. a webhook
+ * worker (`SERVICE_ROLE: 'worker'` in `env`, with DATABASE_URL and the rest of its settings). It
+ * listens on a free port; resolved once it does. Not supervised: the caller stops or kills it.
+ */
+export async function startServiceProcess(service: Service, name: string, env: Record<string, string | undefined>): Promise<ServiceProcess> {
+  const port = await freePort();
+  const child = spawnService(name, process.execPath, [serverEntry(service)], {
+    cwd: repoRoot,
+    env: { ...process.env, ...env, [`${service.toUpperCase()}_PORT`]: String(port) },
+  });
+  await waitForPort(port, 60_000);
+  return { child, port };
+}
+
 export interface ProductOptions {
   databaseUrl: string;
   redisUrl?: string | undefined;
@@ -111,7 +135,7 @@ export async function startProduct(opts: ProductOptions): Promise<RunningProduct
       ...opts.serviceEnv?.[svc],
     };
     const proc = new Supervised(name, {
-      spawn: () => spawnService(name, process.execPath, [join(repoRoot, 'apps', svc, 'dist', 'server.js')], { cwd: repoRoot, env }),
+      spawn: () => spawnService(name, process.execPath, [serverEntry(svc)], { cwd: repoRoot, env }),
       ready: () => waitForPort(port, 60000),
       onExit: (code) => {
         if (!started) startFailure?.(new Error(`${name} exited with code ${code} while starting`));
