@@ -1,4 +1,4 @@
-import { pgTimestampToIso } from '@app/auth/runtime';
+import { isoTimestampSql, pgTimestampToIso } from '@app/auth/runtime';
 import { horizonStatement } from '@app/auth/streams';
 import { CompiledQuery, sql, type Kysely, type RawBuilder, type Selectable } from 'kysely';
 import type { Database, TasksTable } from './schema.js';
@@ -255,19 +255,16 @@ export function insertTaskWhere(workspaceId: string, v: TaskValues | (Omit<TaskV
     returning ${RETURNED_COLUMNS}`;
 }
 
-const API_TIMESTAMPS: ReadonlySet<string> = new Set(['due_at', 'completed_at', 'created_at', 'updated_at']);
+const TIMESTAMP_COLUMNS: ReadonlySet<string> = new Set(['due_at', 'completed_at', 'created_at', 'updated_at']);
 const camelCase = (column: string) => column.replace(/_([a-z])/g, (_, letter: string) => letter.toUpperCase());
 
 /**
- * The task of row `alias` as JSON text, as the REST API writes it (toTask's fields in its order,
- * timestamps as pgTimestampToIso gives them), for a statement that sends the task on itself: a
- * webhook event's data. webhooks.test compares each event's data with the REST answer.
+ * The new task (row `c` of the statement below) as JSON text, as the REST API writes it: toTask's
+ * fields in its order, timestamps as pgTimestampToIso gives them. webhooks.test and round-trips.test
+ * compare an event's data made with it to the REST answer.
  */
-function taskJson(alias: string): RawBuilder<string> {
-  const fields = TASK_COLUMNS.map((c) =>
-    `${API_TIMESTAMPS.has(c) ? `replace(replace(${alias}.${c}::text, ' ', 'T'), '+00', 'Z')` : `${alias}.${c}`} as "${camelCase(c)}"`);
-  return sql.raw<string>(`(select row_to_json(x)::text from (select ${fields.join(', ')}) x)`);
-}
+const CREATED_TASK_JSON = sql.raw<string>(`(select row_to_json(x)::text from (select ${TASK_COLUMNS.map((col) =>
+  `${TIMESTAMP_COLUMNS.has(col) ? isoTimestampSql(`c.${col}`) : `c.${col}`} as "${camelCase(col)}"`).join(', ')}) x)`);
 
 /**
  * An INSERT of one task with its event, in one statement (one implicit transaction): `emit` is
@@ -282,7 +279,7 @@ export async function insertTaskEmitting(
 ): Promise<{ row: TaskRow; emitted: number }> {
   const { rows } = await sql<TaskRow & { emitted: number }>`
     with created as (${insertTaskWhere(workspaceId, v, sql<boolean>`true`)})
-    select ${sql.raw(TASK_COLUMNS.map((c) => `c.${c}`).join(', '))}, ${emit(taskJson('c'))} as emitted from created c`.execute(db);
+    select c.*, ${emit(CREATED_TASK_JSON)} as emitted from created c`.execute(db);
   const { emitted, ...row } = rows[0]!;
   return { row, emitted };
 }

@@ -207,20 +207,22 @@ async function insertTask(db: Db, ctx: Context, input: TaskInput & { title: stri
 }
 
 /**
- * The INSERT of a new top-level task (at the end of the manual order) that happens only while
- * `condition` holds and nobody subscribes to `task.created` for the account, so that it needs no
- * event: for most accounts the whole create is that one statement. Undefined for a subtask (its
- * parent is locked and checked first, in a transaction).
+ * The one-statement creates of a new top-level task (at the end of the manual order): `insert`
+ * happens only while `condition` holds and nobody subscribes to `task.created` for the account,
+ * so that it needs no event (for most accounts the whole create is that statement); `withEvent`
+ * records the event with the task. Undefined for a subtask (its parent is locked and checked
+ * first, in a transaction).
  */
-function unobservedTopLevelInsert(ctx: Context, input: TaskInput & { title: string }) {
+function topLevelInserts(ctx: Context, input: TaskInput & { title: string }) {
   if (input.parentId) return undefined;
   checkBusinessRules(input);
   const values = { ...newTaskValues(input), position: repo.endPosition };
-  const insert = (condition: RawBuilder<boolean> = sql<boolean>`true`) =>
-    repo.insertTaskWhere(ctx.workspaceId, values, sql<boolean>`${condition} and ${noSubscriberFor(ctx.accountId, 'task.created')}`);
-  // The same task for a watched account, with its event, in one statement.
-  const withEvent = (db: Db) => repo.insertTaskEmitting(db, ctx.workspaceId, values, (task) => emitEventWithData(ctx.accountId, 'task.created', task));
-  return Object.assign(insert, { withEvent });
+  return {
+    insert: (condition: RawBuilder<boolean> = sql<boolean>`true`) =>
+      repo.insertTaskWhere(ctx.workspaceId, values, sql<boolean>`${condition} and ${noSubscriberFor(ctx.accountId, 'task.created')}`),
+    /** The same task for a watched account, with its event, in one statement. */
+    withEvent: (db: Db) => repo.insertTaskEmitting(db, ctx.workspaceId, values, (task) => emitEventWithData(ctx.accountId, 'task.created', task)),
+  };
 }
 
 /**
@@ -251,13 +253,13 @@ function rememberWatched(accountId: string, watched: boolean): void {
  */
 export async function createTask(db: Db, ctx: Context, input: TaskInput & { title: string }): Promise<Task> {
   checkShape(input);
-  const unobserved = unobservedTopLevelInsert(ctx, input);
-  if (unobserved) {
+  const oneStatement = topLevelInserts(ctx, input);
+  if (oneStatement) {
     if (!watchedAccounts.has(ctx.accountId)) {
-      const { rows } = await unobserved().execute(db);
+      const { rows } = await oneStatement.insert().execute(db);
       if (rows[0]) return toTask(rows[0]);
     }
-    const { row, emitted } = await unobserved.withEvent(db);
+    const { row, emitted } = await oneStatement.withEvent(db);
     rememberWatched(ctx.accountId, emitted > 0);
     return toTask(row);
   }
@@ -292,9 +294,9 @@ class KeyHeld extends Error {}
  */
 async function createKeyed(db: Db, ctx: Context, input: TaskInput & { title: string }, once: CreateOnce): Promise<idempotency.KeyedOutcome> {
   checkShape(input);
-  const unobserved = unobservedTopLevelInsert(ctx, input);
-  if (unobserved) {
-    const outcome = await idempotency.createOnce(db, once, unobserved);
+  const oneStatement = topLevelInserts(ctx, input);
+  if (oneStatement) {
+    const outcome = await idempotency.createOnce(db, once, oneStatement.insert);
     if (outcome) return outcome;
   }
   try {

@@ -11,6 +11,12 @@ export function pgTimestampToIso(text: string): string {
 }
 
 /**
+ * {@link pgTimestampToIso} in SQL, for a statement that writes a row's JSON itself (e.g. a webhook
+ * event's data): the timestamptz column's text with `T` and `Z`, as the API writes it.
+ */
+export const isoTimestampSql = (column: string): string => `replace(replace(${column}::text, ' ', 'T'), '+00', 'Z')`;
+
+/**
  * Any service's database: shared code (identity, webhooks, migrations runner) works on the tables
  * it owns inside a database whose full type only the service knows.
  */
