@@ -7,4 +7,13 @@ streamSuite({
   start: (env) => startTestApp(env),
   write: async (t, c, n) => (await t.http().post('/api/clipboard').set('Authorization', c.auth).send({ type: 'text', content: `copied ${n}`, source: 'laptop' }).expect(201)).body.id as string,
   withoutReadScope: ['clipboard:write'],
+  // What an item write does: the account's next seq (its state row, which the notice hangs on) and the item's change row.
+  touch: async (client, c, id) => {
+    await client.query(
+      `with s as (update account_state set seq = seq + 1 where account_id = $1 returning seq)
+       insert into changes (account_id, seq, entity, entity_id, op) select $1, s.seq, 'item', $2, 'upsert' from s
+       on conflict (account_id, entity, entity_id) do update set seq = excluded.seq, op = excluded.op, changed_at = now()`,
+      [c.accountId, id],
+    );
+  },
 });

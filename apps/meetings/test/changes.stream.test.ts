@@ -7,4 +7,7 @@ streamSuite({
   start: (env) => startApp(env),
   write: async (t, c, n) => (await createPerson(t, c, `Person ${n}`)).id as string,
   withoutReadScope: ['meetings:write'],
+  touch: async (client, _c, id) => {
+    await client.query(`update people set name = name || ' (touched)' where id = $1`, [id]);
+  },
 });

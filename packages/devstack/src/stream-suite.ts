@@ -1,11 +1,12 @@
 import type { AddressInfo } from 'node:net';
+import pg from 'pg';
 import { openEventStream, type OpenedStream } from './event-stream.js';
 
 interface StreamApp {
   server: { address(): AddressInfo | string | null };
   /** The app's Redis client and key prefix (the slots live under `<prefix>streams:<account>`). */
   redis: { del(...keys: string[]): Promise<number> };
-  config: { redisPrefix: string };
+  config: { redisPrefix: string; databaseUrl: string };
   app: { locals: Record<string, unknown> };
   caller(scopes?: string[]): Promise<{ accountId: string; auth: string }>;
   admin(...argv: string[]): Promise<Record<string, unknown>>;
@@ -22,6 +23,12 @@ export interface StreamSuiteOptions<T extends StreamApp> {
   write(t: T, caller: { accountId: string; auth: string }, n: number): Promise<string>;
   /** The scopes of a key that may not read the stream (403). */
   withoutReadScope: string[];
+  /**
+   * Changes record `id` (from {@link write}) through `client`, whose transaction the suite holds
+   * open: the SQL a write of the service runs, so the feed's triggers fire (search_path is the
+   * service's schema).
+   */
+  touch(client: pg.ClientBase, caller: { accountId: string }, id: string): Promise<void>;
 }
 
 /** The id a change event names its record by (tasks/meetings `id`, clipboard `id` as well). */
@@ -46,6 +53,17 @@ export function streamSuite<T extends StreamApp>(o: StreamSuiteOptions<T>): void
       for (const s of opened.splice(0)) s.close();
     });
     afterAll(() => t.close());
+    /** A session of its own on the service's schema (the suite ends it). */
+    const connect = async () => {
+      const client = new pg.Client({ connectionString: t.config.databaseUrl, options: `-c search_path=${o.service},public` });
+      await client.connect();
+      clients.push(client);
+      return client;
+    };
+    const clients: pg.Client[] = [];
+    afterEach(async () => {
+      await Promise.all(clients.splice(0).map((c) => c.end().catch(() => {})));
+    });
     const open = async (auth: string, headers: Record<string, string> = {}, query = '') => {
       const s = await openEventStream(`${url}${query}`, { Authorization: auth, ...headers });
       opened.push(s);
@@ -68,6 +86,48 @@ export function streamSuite<T extends StreamApp>(o: StreamSuiteOptions<T>): void
       expect(changeId(s.changes()[1]!.change)).toBe(second);
       expect(s.blocks.find((b) => b.event === 'change' && b.data?.includes(second))!.at - written).toBeLessThan(2000);
       for (const b of s.blocks.filter((x) => x.event === 'change')) expect(b.id).toEqual(expect.any(String));
+    });
+
+    it('announces a write only while its account is streamed (a notice per write would serialize every commit)', async () => {
+      const listener = await connect();
+      const notices: string[] = [];
+      listener.on('notification', (n) => notices.push(n.payload ?? ''));
+      await listener.query(`listen ${o.service}_streams`);
+      const settle = () => new Promise((r) => setTimeout(r, 300));
+      const c = await t.caller();
+      await o.write(t, c, 1);
+      await settle();
+      const unstreamed = notices.splice(0);
+
+      const s = await open(c.auth);
+      await s.until(() => s.changes().length === 1);
+      await o.write(t, c, 2);
+      await s.until(() => s.changes().length === 2);
+      await settle();
+      // c:<key>:<position>, the key being the account (the workspace for tasks).
+      const announced = notices.splice(0).filter((n) => n.startsWith('c:'));
+      expect(announced.length).toBeGreaterThan(0);
+      const key = announced[0]!.split(':')[1]!;
+      expect(unstreamed.filter((n) => n.startsWith(`c:${key}:`))).toEqual([]);
+
+      s.close();
+      await settle();
+      await o.write(t, c, 3);
+      await settle();
+      expect(notices.filter((n) => n.startsWith(`c:${key}:`))).toEqual([]);
+    });
+
+    it('delivers a write that was already under way, unannounced, when the stream opened', async () => {
+      const c = await t.caller();
+      const id = await o.write(t, c, 1);
+      const writer = await connect();
+      await writer.query('begin');
+      await o.touch(writer, c, id);
+      const s = await open(c.auth);
+      await s.until(() => s.changes().length === 1);
+      await writer.query('commit');
+      await s.until(() => s.changes().length === 2, 3000);
+      expect(s.changes().map((e) => changeId(e.change))).toEqual([id, id]);
     });
 
     it('resumes after Last-Event-ID (or ?cursor=) with exactly the changes after it, once each', async () => {

@@ -8,6 +8,7 @@ import { AppError } from '@app/http-errors';
 import { liveCredentialIds, type AnyDb } from '../identity/repository.js';
 import { streamChannel } from './migrations.js';
 import { createStreamSlots, type StreamSlots } from './slots.js';
+import { StreamWatches, WATCH_RENEW_MS } from './watches.js';
 
 /** One page of a feed, as a stream sends it. */
 export interface StreamPage {
@@ -97,12 +98,14 @@ class Stream {
   }
 
   /**
-   * The first page (where a bad cursor is refused, before any header goes out). The stream counts
-   * as reading until {@link opened}, so a notification meanwhile waits for the page to be sent.
+   * The first page (where a bad cursor is refused, before any header goes out), read once the
+   * stream's key is `watched` (its writes announced). The stream counts as reading until
+   * {@link opened}, so a notification meanwhile waits for the page to be sent.
    */
-  async first(): Promise<StreamPage> {
+  async first(watched: Promise<void>): Promise<StreamPage> {
     this.reading = true;
     try {
+      await watched;
       return await this.reader.read(this.cursor, PAGE);
     } catch (err) {
       this.reading = false;
@@ -169,8 +172,9 @@ class Stream {
  * The live change streams of one service process (Server-Sent Events).
  *
  * Waking: one Postgres connection per process LISTENs on the service's channel; the feed's
- * triggers announce each committing write as `c:<key>:<position>` and each revoked credential as
- * `r:<id>`, and the hub wakes only the streams of that key (or ends that credential's). An idle
+ * triggers announce each committing write of a streamed key (one this or another process
+ * watches, see ./watches.ts) as `c:<key>:<position>` and each revoked credential as `r:<id>`,
+ * and the hub wakes only the streams of that key (or ends that credential's). An idle
  * stream costs no query. While the listener is down (Postgres restarting, connection lost), every
  * stream reads its feed each `fallbackPollMs` and the credentials are checked in one query, until
  * the listener is back (then each stream reads once, for what it may have missed).
@@ -180,6 +184,7 @@ export class StreamHub {
   private readonly byKey = new Map<string, Set<Stream>>();
   private readonly byCredential = new Map<string, Set<Stream>>();
   private readonly slots: StreamSlots;
+  private readonly watches: StreamWatches;
   private listener: pg.Client | undefined;
   private listening = false;
   private connecting = false;
@@ -191,6 +196,9 @@ export class StreamHub {
 
   constructor(private readonly o: StreamHubOptions) {
     this.slots = createStreamSlots({ redis: o.redis, prefix: o.redisPrefix, max: o.maxPerAccount, leaseMs: SLOT_LEASE_MS, logger: o.logger });
+    this.watches = new StreamWatches(o.db, (key) => {
+      for (const stream of this.byKey.get(key) ?? []) stream.wake();
+    });
   }
 
   /** Open streams in this process. */
@@ -219,7 +227,7 @@ export class StreamHub {
       this.ensureListener();
       let first: StreamPage;
       try {
-        first = await stream.first();
+        first = await stream.first(this.watches.watch(stream.reader.key));
       } catch (err) {
         this.remove(stream);
         throw err;
@@ -247,7 +255,7 @@ export class StreamHub {
     this.stopFallback();
     const listener = this.listener;
     this.listener = undefined;
-    await listener?.end().catch(() => {});
+    await Promise.all([listener?.end().catch(() => {}), this.watches.close()]);
   }
 
   /** A read failed (Postgres down): one warning a minute; the stream tries again. */
@@ -269,7 +277,7 @@ export class StreamHub {
     stream.closed = true;
     clearTimeout(stream.expiry);
     this.streams.delete(stream);
-    removeFrom(this.byKey, stream.reader.key, stream);
+    if (removeFrom(this.byKey, stream.reader.key, stream)) this.watches.unwatch(stream.reader.key);
     removeFrom(this.byCredential, stream.credentialId, stream);
     this.slots.release(stream.account, stream.slot);
     if (this.streams.size === 0) {
@@ -284,9 +292,9 @@ export class StreamHub {
       for (const stream of this.streams) stream.write(': keepalive\n\n');
     }, this.o.keepaliveMs);
     const leases = setInterval(() => this.slots.refresh([...this.streams].map((s) => ({ account: s.account, id: s.slot }))), SLOT_LEASE_MS / 3);
-    keepalive.unref();
-    leases.unref();
-    this.timers = [keepalive, leases];
+    const watches = setInterval(() => this.renewWatches(), WATCH_RENEW_MS);
+    for (const timer of [keepalive, leases, watches]) timer.unref();
+    this.timers = [keepalive, leases, watches];
   }
 
   private onNotification(payload: string | undefined): void {
@@ -342,8 +350,10 @@ export class StreamHub {
         this.connecting = false;
         this.reconnectMs = 100;
         this.stopFallback();
-        // Whatever was announced while nobody listened: one read per stream, one credential check.
+        // Whatever was announced while nobody listened: one read per stream, one credential check;
+        // and the watches again, in case their leases ran out meanwhile.
         this.catchUp();
+        this.renewWatches();
       })
       .catch((err: unknown) => onLost(err instanceof Error ? err : new Error(String(err))));
   }
@@ -357,6 +367,10 @@ export class StreamHub {
   private stopFallback(): void {
     clearInterval(this.fallback);
     this.fallback = undefined;
+  }
+
+  private renewWatches(): void {
+    this.watches.renew().catch((err: unknown) => this.readFailed(err));
   }
 
   /** Every stream reads its feed once, and streams of credentials revoked meanwhile end. */
@@ -378,9 +392,12 @@ function addTo<K, V>(map: Map<K, Set<V>>, key: K, value: V): void {
   else map.set(key, new Set([value]));
 }
 
-function removeFrom<K, V>(map: Map<K, Set<V>>, key: K, value: V): void {
+/** Takes `value` out of `key`'s set; true when that emptied the set. */
+function removeFrom<K, V>(map: Map<K, Set<V>>, key: K, value: V): boolean {
   const set = map.get(key);
-  if (set?.delete(value) && set.size === 0) map.delete(key);
+  if (!set?.delete(value) || set.size > 0) return false;
+  map.delete(key);
+  return true;
 }
 
 /** The app's stream hub (see {@link StreamHub}); the process closes it first on shutdown. */

@@ -9,6 +9,7 @@ import * as pruneByIndex from './2026_11_23_1500_prune_by_index.js';
 import * as genericPlans from './2026_11_23_1700_generic_plans.js';
 import * as oneStateWrite from './2026_11_24_0100_one_state_write.js';
 import * as changesNotify from './2026_11_25_0600_changes_notify.js';
+import * as announceWatched from './2026_11_26_0710_announce_watched.js';
 
 /** Every migration of the clipboard schema, by name; names sort in the order they apply. */
 export const migrations: Record<string, Migration> = {
@@ -22,4 +23,5 @@ export const migrations: Record<string, Migration> = {
   '2026_11_25_0600_changes_notify': changesNotify,
   ...webhookMigrations('clipboard'),
   ...streamMigrations('clipboard'),
+  '2026_11_26_0710_announce_watched': announceWatched,
 };

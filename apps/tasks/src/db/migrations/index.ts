@@ -11,6 +11,7 @@ import * as idempotencySweep from './2026_11_24_0300_idempotency_sweep.js';
 import * as keptAnswerAsSent from './2026_11_24_0500_kept_answer_as_sent.js';
 import * as changesNotify from './2026_11_25_0600_changes_notify.js';
 import * as idempotencyOneStatement from './2026_11_25_1000_idempotency_one_statement.js';
+import * as announceWatched from './2026_11_26_0710_announce_watched.js';
 
 /** Every migration of the tasks schema, by name; names sort in the order they apply. */
 export const migrations: Record<string, Migration> = {
@@ -26,4 +27,5 @@ export const migrations: Record<string, Migration> = {
   '2026_11_25_1000_idempotency_one_statement': idempotencyOneStatement,
   ...webhookMigrations('tasks'),
   ...streamMigrations('tasks'),
+  '2026_11_26_0710_announce_watched': announceWatched,
 };

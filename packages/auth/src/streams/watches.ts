@@ -1,0 +1,113 @@
+import { randomUUID } from 'node:crypto';
+import { sql } from 'kysely';
+import type { AnyDb } from '../identity/repository.js';
+
+/** A watch's lease: a process that dies without ending its watches stops their notices this long after. */
+const LEASE_MINUTES = 60;
+/** How often a live process renews its watches (and re-makes any the database lost). */
+export const WATCH_RENEW_MS = 20 * 60_000;
+/** The longest pause between two looks at the transactions a new watch waits out. */
+const SETTLE_MAX_WAIT_MS = 1000;
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/**
+ * The keys (accounts, workspaces) this process streams, as rows of `stream_watches`: while a key
+ * has a live row, its writes are announced (`stream_announce`, see ./migrations.ts); otherwise a
+ * write sends no notice and so does not queue behind every other notifying commit.
+ *
+ * A write that looked for the row before it was committed sends no notice. Each such write already
+ * held its transaction id when it looked, so the transactions still in progress just after the
+ * row's commit (`pg_current_snapshot()`'s list) cover them all: {@link watch} resolves once the row
+ * is committed, and `settled(key)` is called when the last of those transactions has ended, for
+ * the streams of the key to read once more.
+ */
+export class StreamWatches {
+  /** Each watched key's registration: its row's holder id, and the write of that row. */
+  private readonly held = new Map<string, { holder: string; registered: Promise<void> }>();
+
+  constructor(
+    private readonly db: AnyDb,
+    private readonly settled: (key: string) => void,
+  ) {}
+
+  /** Resolves when writes of `key` are announced (at once when this process already streams it). */
+  watch(key: string): Promise<void> {
+    const current = this.held.get(key);
+    if (current) return current.registered;
+    const holder = randomUUID();
+    const registered = this.register([{ key, holder }]);
+    const entry = { holder, registered };
+    this.held.set(key, entry);
+    registered.catch(() => {
+      if (this.held.get(key) === entry) this.held.delete(key);
+    });
+    return registered;
+  }
+
+  /** The last stream of `key` in this process ended: its row goes (best effort; the lease ends it anyway). */
+  unwatch(key: string): void {
+    const entry = this.held.get(key);
+    if (!entry) return;
+    this.held.delete(key);
+    void entry.registered.then(() => this.drop([entry.holder])).catch(() => {});
+  }
+
+  /**
+   * Extends every watch of this process, and writes again any row the database no longer has
+   * (the lease ran out during an outage): the transactions of that gap are waited out as at first.
+   */
+  renew(): Promise<void> {
+    return this.register([...this.held].map(([key, { holder }]) => ({ key, holder })));
+  }
+
+  /** Ends this process's watches (shutdown). */
+  async close(): Promise<void> {
+    const holders = [...this.held.values()].map((e) => e.holder);
+    this.held.clear();
+    await this.drop(holders).catch(() => {});
+  }
+
+  private async register(watches: Array<{ key: string; holder: string }>): Promise<void> {
+    if (watches.length === 0) return;
+    // The rows of processes that died holding these keys go first.
+    await sql`
+      with expired as (
+        delete from stream_watches where key = any(${watches.map((w) => w.key)}::uuid[]) and expires_at < now()
+      )
+      insert into stream_watches (key, holder, expires_at)
+      select w.key, w.holder, now() + make_interval(mins => ${LEASE_MINUTES})
+      from unnest(${watches.map((w) => w.key)}::uuid[], ${watches.map((w) => w.holder)}::uuid[]) as w(key, holder)
+      on conflict (key, holder) do update set expires_at = excluded.expires_at`.execute(this.db);
+    // A statement of its own, so its snapshot is taken after the row's commit.
+    const { rows } = await sql<{ xid: string }>`select pg_snapshot_xip(pg_current_snapshot())::text as xid`.execute(this.db);
+    const keys = watches.map((w) => w.key);
+    if (rows.length === 0) return;
+    void this.settle(
+      keys,
+      rows.map((r) => r.xid),
+    );
+  }
+
+  /** Waits until none of `xids` is in progress, then tells the streams of `keys` to read. */
+  private async settle(keys: string[], xids: string[]): Promise<void> {
+    let wait = 5;
+    for (;;) {
+      await sleep(wait);
+      if (!keys.some((key) => this.held.has(key))) return;
+      const open = await sql<{ n: number }>`
+        select count(*)::int as n from unnest(${xids}::xid8[]) as x(id) where pg_xact_status(x.id) = 'in progress'`
+        .execute(this.db)
+        .then(({ rows }) => rows[0]!.n)
+        .catch(() => 1);
+      if (open === 0) break;
+      wait = Math.min(wait * 2, SETTLE_MAX_WAIT_MS);
+    }
+    for (const key of keys) if (this.held.has(key)) this.settled(key);
+  }
+
+  private async drop(holders: string[]): Promise<void> {
+    if (holders.length === 0) return;
+    await sql`delete from stream_watches where holder = any(${holders}::uuid[])`.execute(this.db);
+  }
+}
