@@ -10,8 +10,8 @@ streamSuite({
   // What an item write does: the account's next seq (its state row, which the notice hangs on) and the item's change row.
   touch: async (client, c, id) => {
     await client.query(
-      `with s as (update account_state set seq = seq + 1 where account_id = $1 returning seq)
-       insert into changes (account_id, seq, entity, entity_id, op) select $1, s.seq, 'item', $2, 'upsert' from s
+      `with s as (update clipboard.account_state set seq = seq + 1 where account_id = $1 returning seq)
+       insert into clipboard.changes (account_id, seq, entity, entity_id, op) select $1, s.seq, 'item', $2, 'upsert' from s
        on conflict (account_id, entity, entity_id) do update set seq = excluded.seq, op = excluded.op, changed_at = now()`,
       [c.accountId, id],
     );

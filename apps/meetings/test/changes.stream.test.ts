@@ -8,6 +8,6 @@ streamSuite({
   write: async (t, c, n) => (await createPerson(t, c, `Person ${n}`)).id as string,
   withoutReadScope: ['meetings:write'],
   touch: async (client, _c, id) => {
-    await client.query(`update people set name = name || ' (touched)' where id = $1`, [id]);
+    await client.query(`update meetings.people set name = name || ' (touched)' where id = $1`, [id]);
   },
 });

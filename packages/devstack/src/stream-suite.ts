@@ -25,8 +25,8 @@ export interface StreamSuiteOptions<T extends StreamApp> {
   withoutReadScope: string[];
   /**
    * Changes record `id` (from {@link write}) through `client`, whose transaction the suite holds
-   * open: the SQL a write of the service runs, so the feed's triggers fire (search_path is the
-   * service's schema).
+   * open: the SQL a write of the service runs, so the feed's triggers fire. The session is an
+   * operator's (the default search_path, without the service's schema): name the tables with it.
    */
   touch(client: pg.ClientBase, caller: { accountId: string }, id: string): Promise<void>;
 }
@@ -53,9 +53,9 @@ export function streamSuite<T extends StreamApp>(o: StreamSuiteOptions<T>): void
       for (const s of opened.splice(0)) s.close();
     });
     afterAll(() => t.close());
-    /** A session of its own on the service's schema (the suite ends it). */
+    /** A session of its own, with the default search_path (the suite ends it). */
     const connect = async () => {
-      const client = new pg.Client({ connectionString: t.config.databaseUrl, options: `-c search_path=${o.service},public` });
+      const client = new pg.Client({ connectionString: t.config.databaseUrl });
       await client.connect();
       clients.push(client);
       return client;

@@ -2,6 +2,6 @@
 // per-process hub (one LISTEN connection, keepalives, per-account slots, revocation, shutdown), the
 // feed window that tasks and meetings share, the revocation triggers and the OpenAPI operation.
 export type { StreamHub, StreamPage } from './hub.js';
-export { streamMigrations } from './migrations.js';
+export { streamAnnounceFunction, streamMigrations } from './migrations.js';
 export { streamOperation } from './openapi.js';
 export { WINDOW_ORIGIN, decodeWindowCursor, encodeWindowCursor, horizonStatement, windowPage, type WindowPosition } from './window.js';

@@ -1,4 +1,4 @@
-import { sql, type Migration } from 'kysely';
+import { sql, type Migration, type RawBuilder } from 'kysely';
 import type { AnyDb } from '../identity/repository.js';
 
 /** The Postgres channel a service's stream notifications travel on (one database holds the three schemas). */
@@ -51,8 +51,9 @@ function watchMigration(service: string): Migration {
   const channel = streamChannel(service);
   return {
     async up(db: AnyDb): Promise<void> {
+      const watches = sql.id(await currentSchema(db), 'stream_watches');
       await sql`
-        create table stream_watches (
+        create table ${watches} (
           key uuid not null,
           holder uuid not null,
           expires_at timestamptz not null,
@@ -61,7 +62,7 @@ function watchMigration(service: string): Migration {
       await sql`
         create function stream_announce(p_key uuid, p_position text) returns void language plpgsql as $$
         begin
-          if exists (select 1 from stream_watches w where w.key = p_key and w.expires_at > now()) then
+          if exists (select 1 from ${watches} w where w.key = p_key and w.expires_at > now()) then
             perform pg_notify(${sql.lit(channel)}, 'c:' || p_key::text || ':' || p_position);
           end if;
         end $$`.execute(db);
@@ -71,6 +72,19 @@ function watchMigration(service: string): Migration {
       await sql`drop table stream_watches`.execute(db);
     },
   };
+}
+
+async function currentSchema(db: AnyDb): Promise<string> {
+  const { rows } = await sql<{ schema: string }>`select current_schema() as schema`.execute(db);
+  return rows[0]!.schema;
+}
+
+/**
+ * `<schema>.stream_announce`, in the schema the migration runs in: a feed trigger fires in any
+ * session (an operator's psql, a restore, a seeding script), whatever its search_path.
+ */
+export async function streamAnnounceFunction(db: AnyDb): Promise<RawBuilder<unknown>> {
+  return sql.id(await currentSchema(db), 'stream_announce');
 }
 
 /**

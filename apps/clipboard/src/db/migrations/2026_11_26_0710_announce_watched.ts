@@ -1,4 +1,5 @@
 import { sql, type Kysely } from 'kysely';
+import { streamAnnounceFunction } from '@app/auth/streams';
 
 /**
  * A write is announced only while some process streams its account (`stream_announce`,
@@ -6,10 +7,11 @@ import { sql, type Kysely } from 'kysely';
  * the state row's update, so the transaction already holds its id when it looks.
  */
 export async function up(db: Kysely<any>): Promise<void> {
+  const announce = await streamAnnounceFunction(db);
   await sql`
     create or replace function clipboard_stream_notify() returns trigger language plpgsql as $$
     begin
-      perform stream_announce(new.account_id, new.seq::text);
+      perform ${announce}(new.account_id, new.seq::text);
       return null;
     end $$`.execute(db);
 }

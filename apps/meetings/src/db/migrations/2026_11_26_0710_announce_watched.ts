@@ -1,4 +1,5 @@
 import { sql, type Kysely } from 'kysely';
+import { streamAnnounceFunction } from '@app/auth/streams';
 
 /**
  * A write is announced only while some process streams its account (`stream_announce`,
@@ -6,11 +7,12 @@ import { sql, type Kysely } from 'kysely';
  * with the transaction id first, so the transaction holds its id before it looks.
  */
 export async function up(db: Kysely<any>): Promise<void> {
+  const announce = await streamAnnounceFunction(db);
   await sql`
     create or replace function meetings_feed_stamp() returns trigger language plpgsql as $$
     begin
       new.change_xid := pg_current_xact_id();
-      perform stream_announce(new.account_id, (new.change_xid::text::numeric + 1)::text);
+      perform ${announce}(new.account_id, (new.change_xid::text::numeric + 1)::text);
       return new;
     end $$`.execute(db);
 }

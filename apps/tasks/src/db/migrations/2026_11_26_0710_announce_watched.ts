@@ -1,4 +1,5 @@
 import { sql, type Kysely } from 'kysely';
+import { streamAnnounceFunction } from '@app/auth/streams';
 
 /**
  * A task's write is announced only while some process streams its workspace
@@ -6,10 +7,11 @@ import { sql, type Kysely } from 'kysely';
  * The position is taken first, so the transaction holds its id before it looks.
  */
 export async function up(db: Kysely<any>): Promise<void> {
+  const announce = await streamAnnounceFunction(db);
   await sql`
     create or replace function tasks_stream_notify() returns trigger language plpgsql as $$
     begin
-      perform stream_announce(new.workspace_id, (pg_current_xact_id()::text::numeric + 1)::text);
+      perform ${announce}(new.workspace_id, (pg_current_xact_id()::text::numeric + 1)::text);
       return new;
     end $$`.execute(db);
 }
