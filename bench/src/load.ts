@@ -33,6 +33,8 @@ export interface LoadOptions {
   seconds: number;
   /** Groups of processes whose CPU time the measured run reports, per request (e.g. service, postgres). */
   meter?: Record<string, () => Array<number | undefined>>;
+  /** Requests per second over all connections (autocannon's `overallRate`); unset: as fast as answered. */
+  rate?: number;
 }
 
 function percentile(sorted: number[], p: number): number {
@@ -41,7 +43,7 @@ function percentile(sorted: number[], p: number): number {
   return sorted[idx]!;
 }
 
-async function once(baseUrl: string, req: LoadRequest, connections: number, seconds: number, record: boolean, meter: LoadOptions['meter'] = {}): Promise<LoadResult> {
+async function once(baseUrl: string, req: LoadRequest, connections: number, seconds: number, record: boolean, meter: LoadOptions['meter'] = {}, rate?: number): Promise<LoadResult> {
   const latencies: number[] = [];
   const meters = Object.entries(meter).map(([name, pids]) => [name, cpuMeter(pids)] as const);
   let finish!: (result: any) => void;
@@ -55,6 +57,7 @@ async function once(baseUrl: string, req: LoadRequest, connections: number, seco
     connections,
     duration: seconds,
     timeout: 10,
+    ...(rate !== undefined ? { overallRate: rate } : {}),
     requests: [
       {
         method: req.method ?? 'GET',
@@ -100,6 +103,6 @@ async function once(baseUrl: string, req: LoadRequest, connections: number, seco
 
 /** A warm-up run (discarded), then the measured run. Latencies in milliseconds. */
 export async function runLoad(baseUrl: string, req: LoadRequest, opts: LoadOptions): Promise<LoadResult> {
-  if (opts.warmupSeconds > 0) await once(baseUrl, req, opts.connections, opts.warmupSeconds, false);
-  return once(baseUrl, req, opts.connections, opts.seconds, true, opts.meter);
+  if (opts.warmupSeconds > 0) await once(baseUrl, req, opts.connections, opts.warmupSeconds, false, {}, opts.rate);
+  return once(baseUrl, req, opts.connections, opts.seconds, true, opts.meter, opts.rate);
 }

@@ -274,7 +274,8 @@ async function main(): Promise<number> {
         `${WEBHOOKS_SCENARIO}: ${hooks.without.reqPerSec.toFixed(0)} req/s without subscriptions -> ${hooks.with.reqPerSec.toFixed(0)} req/s with (${hooks.ratio.toFixed(2)}x; p99 ${hooks.without.p99.toFixed(1)} -> ${hooks.with.p99.toFixed(1)} ms); ` +
           `${hooks.delivered} events delivered, commit-to-receiver lag p50 ${hooks.lagP50} ms, p99 ${hooks.lagP99} ms, max ${hooks.lagMax} ms; ` +
           `CPU per create: API process ${hooks.without.cpuMsPerRequest.api!.toFixed(3)} -> ${hooks.with.cpuMsPerRequest.api!.toFixed(3)} ms (${hooks.apiCpuRatio.toFixed(2)}x), ` +
-          `worker process ${hooks.without.cpuMsPerRequest.worker!.toFixed(3)} -> ${hooks.with.cpuMsPerRequest.worker!.toFixed(3)} ms, Postgres ${hooks.without.cpuMsPerRequest.postgres!.toFixed(3)} -> ${hooks.with.cpuMsPerRequest.postgres!.toFixed(3)} ms\n`,
+          `worker process ${hooks.without.cpuMsPerRequest.worker!.toFixed(3)} -> ${hooks.with.cpuMsPerRequest.worker!.toFixed(3)} ms, Postgres ${hooks.without.cpuMsPerRequest.postgres!.toFixed(3)} -> ${hooks.with.cpuMsPerRequest.postgres!.toFixed(3)} ms; ` +
+          `at one rate, ${hooks.sameRate.rate} creates/s (${hooks.sameRate.without.reqPerSec.toFixed(0)} and ${hooks.sameRate.with.reqPerSec.toFixed(0)} reached): API process ${hooks.sameRate.without.cpuMsPerRequest.api!.toFixed(3)} -> ${hooks.sameRate.with.cpuMsPerRequest.api!.toFixed(3)} ms per create (${hooks.sameRate.apiCpuRatio.toFixed(2)}x)\n`,
       );
     }
     if (streams) printStreams(streams);

@@ -15,6 +15,13 @@ export interface WebhookBenchResult {
   ratio: number;
   /** with / without CPU per create of the API process (target <= 1.1): delivery runs in the worker. */
   apiCpuRatio: number;
+  /**
+   * The API process's CPU per create with and without the subscriptions at one fixed request rate
+   * (90% of the rate reached with them): a process answering fewer requests a second spends more
+   * CPU on each (fewer requests share each wakeup and each write to a socket), so the ratio above
+   * mixes what an event costs with what a lower rate costs; this one holds the rate still.
+   */
+  sameRate: { rate: number; with: LoadResult; without: LoadResult; apiCpuRatio: number };
   delivered: number;
   /** Commit (the event's timestamp) to arrival at the receiver, in ms. */
   lagP50: number;
@@ -37,6 +44,18 @@ async function startReceiver(): Promise<{ url: string; stats(): Promise<{ delive
     }),
     close: () => child.kill(),
   };
+}
+
+/** Waits until the receiver has had nothing new for a second (at most two minutes); what it has had by then. */
+async function idle(receiver: Awaited<ReturnType<typeof startReceiver>>): Promise<{ delivered: number; lags: number[] }> {
+  let stats = await receiver.stats();
+  for (let i = 0; i < 120; i++) {
+    await new Promise((r) => setTimeout(r, 1000));
+    const now = await receiver.stats();
+    if (now.delivered === stats.delivered) break;
+    stats = now;
+  }
+  return stats;
 }
 
 const percentile = (sorted: number[], p: number) => (sorted.length === 0 ? 0 : sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)]!);
@@ -68,6 +87,7 @@ export async function webhookBench(
 
   const receiver = await startReceiver();
   try {
+    const subscriptions: Array<{ authorization: string; id: string }> = [];
     for (const authorization of auths) {
       const res = await fetch(`${ctx.gateway}/api/v1/webhooks`, {
         method: 'POST',
@@ -75,18 +95,27 @@ export async function webhookBench(
         body: JSON.stringify({ url: receiver.url, events: ['task.created'] }),
       });
       if (res.status !== 201) throw new Error(`subscribing answered ${res.status}: ${await res.text()}`);
+      subscriptions.push({ authorization, id: ((await res.json()) as { id: string }).id });
     }
     const withHooks = await runLoad(ctx.gateway, request, opts);
-    // Every create of this load (warm-up too) is an event: wait until the receiver is idle.
-    let stats = await receiver.stats();
-    for (let i = 0; i < 120; i++) {
-      await new Promise((r) => setTimeout(r, 1000));
-      const now = await receiver.stats();
-      if (now.delivered === stats.delivered) break;
-      stats = now;
-    }
+    // Every create of this load (warm-up too) is an event: the lag is of these, once all arrived.
+    const stats = await idle(receiver);
     const sorted = [...stats.lags].sort((a, b) => a - b);
+    const rate = Math.floor(withHooks.reqPerSec * 0.9);
+    const withAtRate = await runLoad(ctx.gateway, request, { ...opts, rate });
+    await idle(receiver);
+    for (const { authorization, id } of subscriptions) {
+      const res = await fetch(`${ctx.gateway}/api/v1/webhooks/${id}`, { method: 'DELETE', headers: { authorization } });
+      if (res.status !== 204) throw new Error(`unsubscribing answered ${res.status}: ${await res.text()}`);
+    }
+    const withoutAtRate = await runLoad(ctx.gateway, request, { ...opts, rate });
     return {
+      sameRate: {
+        rate,
+        with: withAtRate,
+        without: withoutAtRate,
+        apiCpuRatio: withAtRate.cpuMsPerRequest.api! / Math.max(withoutAtRate.cpuMsPerRequest.api!, 0.000001),
+      },
       without,
       with: withHooks,
       ratio: withHooks.reqPerSec / Math.max(without.reqPerSec, 0.001),
