@@ -86,4 +86,16 @@ describe('round trips per write', () => {
     });
     expect(seen).toEqual({ postgres: 1, redis: 0 });
   });
+
+  it('a PATCH with If-Match, once its connection has run one, sends no Parse: it runs as a prepared statement', async () => {
+    let task = await createTask(t, c, { title: 'prepared patch' });
+    const patch = async (title: string) => {
+      task = (await t.http().patch(`/api/v1/tasks/${task.id}`).set('Authorization', c.auth).set('If-Match', `"${task.updatedAt}"`).send({ title }).expect(200)).body.item;
+    };
+    for (const n of [1, 2]) {
+      await patch(`warm ${n}`);
+      await new Promise((resolve) => setTimeout(resolve, 20));
+      expect(await t.roundTrips.parsed(() => patch(`prepared ${n}`))).toBe(0);
+    }
+  });
 });

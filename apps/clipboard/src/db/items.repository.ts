@@ -1,4 +1,5 @@
 import { sql, type RawBuilder, type Selectable } from 'kysely';
+import { WRITES_THROUGH_FUNCTION } from '@app/auth/runtime';
 import type { ItemsTable } from './schema.js';
 import type { AccountTx, Db } from './state.repository.js';
 
@@ -47,7 +48,7 @@ export async function createItems(
   /** A condition tested once before anything is written (e.g. that nobody subscribes to the events); false: nothing is created. */
   only: RawBuilder<boolean> = sql<boolean>`true`,
 ): Promise<CreatedRow[]> {
-  const { rows } = await sql<CreatedRow>`
+  const { rows } = await sql<CreatedRow>`${WRITES_THROUGH_FUNCTION}
     select c.id, c.type, c.source, c.favorite, c.created_at, c.updated_at, c.created
     from unnest(${items.map((i) => i.id)}::uuid[], ${items.map((i) => i.type)}::text[], ${items.map((i) => i.content)}::text[], ${items.map((i) => i.source)}::text[])
       with ordinality as t(id, type, content, source, n)

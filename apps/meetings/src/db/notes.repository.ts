@@ -8,6 +8,12 @@ export interface NoteContent {
   todayPriority: string;
 }
 
+/**
+ * What a note write returns, named (not `returning *`): a write that names its columns runs as a
+ * prepared statement (see @app/auth's database.ts).
+ */
+const NOTE_COLUMNS = ['id', 'account_id', 'date', 'yesterday', 'today', 'impediments', 'today_priority', 'search_text', 'revision', 'created_at', 'updated_at', 'deleted_at'] as const;
+
 const searchText = (c: NoteContent) => [c.yesterday, c.today, ...c.impediments, c.todayPriority].join('\n');
 
 /** The note of a date, live or soft-deleted, locked for the rest of the transaction. */
@@ -33,7 +39,7 @@ export async function insertNote(db: Kysely<Database>, accountId: string, date: 
       search_text: searchText(content),
       revision: 1,
     })
-    .returningAll()
+    .returning(NOTE_COLUMNS)
     .executeTakeFirstOrThrow();
 }
 
@@ -53,7 +59,7 @@ function replacement(content: NoteContent) {
 
 /** Replaces a note's content (reviving it if soft-deleted) and bumps its revision. */
 export async function replaceNote(db: Kysely<Database>, id: string, content: NoteContent) {
-  return db.updateTable('notes').set(replacement(content)).where('id', '=', id).returningAll().executeTakeFirstOrThrow();
+  return db.updateTable('notes').set(replacement(content)).where('id', '=', id).returning(NOTE_COLUMNS).executeTakeFirstOrThrow();
 }
 
 /**
@@ -70,7 +76,7 @@ export async function replaceLiveNote(db: Kysely<Database>, accountId: string, d
     .where('deleted_at', 'is', null)
     .where('revision', '=', revision)
     .where(condition)
-    .returningAll()
+    .returning(NOTE_COLUMNS)
     .executeTakeFirst();
 }
 
@@ -86,7 +92,7 @@ export async function insertNewNote(db: Kysely<Database>, accountId: string, dat
       ${content.todayPriority}::text, ${searchText(content)}::text, 1
     where ${condition} and notes_live_count_locked(${accountId}::uuid) < ${max}
     on conflict (account_id, date) do nothing
-    returning *`.execute(db);
+    returning ${sql.join(NOTE_COLUMNS.map((c) => sql.ref(c)))}`.execute(db);
   return rows[0];
 }
 
@@ -98,7 +104,7 @@ export async function softDeleteNote(db: Kysely<Database>, accountId: string, da
     .where('account_id', '=', accountId)
     .where('date', '=', date)
     .where('deleted_at', 'is', null)
-    .returningAll()
+    .returning(NOTE_COLUMNS)
     .executeTakeFirst();
 }
 

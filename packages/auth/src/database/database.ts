@@ -97,8 +97,18 @@ const hasSqlState = (err: unknown): boolean =>
 const MAX_PREPARED = 500;
 const preparedNames = new Map<string, string>();
 
-/** A data-modifying statement: it starts with one, or a WITH whose CTEs hold one (a one-statement create). */
+/**
+ * Put first in a SELECT that writes through a function it calls (`select … from create_item(…)`),
+ * which its text alone does not show: it then runs prepared like any other write.
+ */
+export const WRITES_THROUGH_FUNCTION = sql.raw('/* writes */ ');
+
+/**
+ * A data-modifying statement: it starts with one, or a WITH whose CTEs hold one (a one-statement
+ * create), or it is marked {@link WRITES_THROUGH_FUNCTION}.
+ */
 const isWrite = (text: string): boolean =>
+  text.startsWith('/* writes */') ||
   /^\s*(insert|update|delete)\b/i.test(text) ||
   (/^\s*with\b/i.test(text) && /\b(insert\s+into|delete\s+from)\b|\bupdate\s+\w+(\s+as)?(\s+\w+)?\s+set\b/i.test(text));
 

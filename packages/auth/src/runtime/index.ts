@@ -5,7 +5,7 @@
 export { envInt, serviceEnv } from './env.js';
 export { runService, runAdmin } from './service.js';
 export { createServiceApp, serviceStreamHub } from './service-app.js';
-export { createPool, createDb, inTransaction, isoTimestampSql, migrateToLatest, pgTimestampToIso } from '../database/database.js';
+export { WRITES_THROUGH_FUNCTION, createPool, createDb, inTransaction, isoTimestampSql, migrateToLatest, pgTimestampToIso } from '../database/database.js';
 export { createLogger } from './observability.js';
 export { isRead } from './rate-limit.js';
 export { apiKeysTag, documentCommonHeaders, openapiLicense, openapiServers, securitySchemes, operationsTag, operationalPaths, withApiKeyScopes } from './openapi.js';
