@@ -131,7 +131,7 @@ describe('PATCH /api/v1/tasks/{id}', () => {
 
   it('answers 412 for an If-Match tag that looks like a version but names no real instant', async () => {
     const task = await createTask(t, c, { title: 'kept' });
-    for (const tag of ['"2031-02-30T00:00:00Z"', '"9999-99-99T99:99:99Z"', '""']) {
+    for (const tag of ['"2031-02-30T00:00:00Z"', '"9999-99-99T99:99:99Z"', '"0000-01-01T00:00:00Z"', '"2031-01-01T24:00:00Z"', '""']) {
       expect((await patch(task.id, { title: 'lost' }).set('If-Match', tag).expect(412)).body.error.code).toBe('precondition_failed');
     }
     expect((await t.http().get(url(task.id)).set('Authorization', c.auth).expect(200)).body.item.title).toBe('kept');
