@@ -33,10 +33,10 @@ async function createEmit(db: Kysely<any>, traced: boolean): Promise<void> {
 /**
  * The webhook tables in the service's schema: subscriptions, the outbox of deliveries (one row
  * per event and subscription, written in the change's own transaction) and the attempts log.
- * `webhook_emit` fans an event out to the account's enabled subscriptions of that type and
- * enqueues a graphile-worker job per subscription (job_key: at most one waiting job each) in the
- * same transaction, so a committed event always has a job and an uncommitted one never does.
- * plpgsql binds `<schema>_worker.add_job` when it first runs it, after the worker installed it.
+ * `webhook_emit` writes only the outbox rows (the workers poll for them); `webhook_kick` queues
+ * the graphile-worker job that drains one subscription (job_key: at most one waiting job each),
+ * called by the worker and by a test ping, never by a change's write. plpgsql binds
+ * `<schema>_worker.add_job` when it first runs it, after the worker installed it.
  */
 function webhookMigration(schema: string): Migration {
   const worker = sql.id(workerSchema(schema));
