@@ -130,6 +130,24 @@ export function streamSuite<T extends StreamApp>(o: StreamSuiteOptions<T>): void
       expect(s.changes().map((e) => changeId(e.change))).toEqual([id, id]);
     });
 
+    it('writes its watch again when the database lost it (a lease run out during an outage), once the listener is back', async () => {
+      const c = await t.caller();
+      await o.write(t, c, 1);
+      const s = await open(c.auth);
+      await s.until(() => s.changes().length === 1);
+      const admin = await connect();
+      const watches = async () => (await admin.query<{ n: number }>(`select count(*)::int as n from ${o.service}.stream_watches`)).rows[0]!.n;
+      expect(await watches()).toBeGreaterThan(0);
+      await admin.query(`delete from ${o.service}.stream_watches`);
+      await admin.query(`select pg_terminate_backend(pid) from pg_stat_activity where application_name = $1`, [`${o.service}-streams`]);
+      const deadline = Date.now() + 5000;
+      while ((await watches()) === 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
+      expect(await watches()).toBeGreaterThan(0);
+      const second = await o.write(t, c, 2);
+      await s.until(() => s.changes().length === 2, 3000);
+      expect(changeId(s.changes()[1]!.change)).toBe(second);
+    });
+
     it('resumes after Last-Event-ID (or ?cursor=) with exactly the changes after it, once each', async () => {
       const c = await t.caller();
       await o.write(t, c, 1);

@@ -292,7 +292,7 @@ export class StreamHub {
       for (const stream of this.streams) stream.write(': keepalive\n\n');
     }, this.o.keepaliveMs);
     const leases = setInterval(() => this.slots.refresh([...this.streams].map((s) => ({ account: s.account, id: s.slot }))), SLOT_LEASE_MS / 3);
-    const watches = setInterval(() => this.renewWatches(), WATCH_RENEW_MS);
+    const watches = setInterval(() => this.renewWatches(false), WATCH_RENEW_MS);
     for (const timer of [keepalive, leases, watches]) timer.unref();
     this.timers = [keepalive, leases, watches];
   }
@@ -353,7 +353,7 @@ export class StreamHub {
         // Whatever was announced while nobody listened: one read per stream, one credential check;
         // and the watches again, in case their leases ran out meanwhile.
         this.catchUp();
-        this.renewWatches();
+        this.renewWatches(true);
       })
       .catch((err: unknown) => onLost(err instanceof Error ? err : new Error(String(err))));
   }
@@ -369,8 +369,8 @@ export class StreamHub {
     this.fallback = undefined;
   }
 
-  private renewWatches(): void {
-    this.watches.renew().catch((err: unknown) => this.readFailed(err));
+  private renewWatches(afterOutage: boolean): void {
+    this.watches.renew(afterOutage).catch((err: unknown) => this.readFailed(err));
   }
 
   /** Every stream reads its feed once, and streams of credentials revoked meanwhile end. */

@@ -36,7 +36,7 @@ export class StreamWatches {
     const current = this.held.get(key);
     if (current) return current.registered;
     const holder = randomUUID();
-    const registered = this.register([{ key, holder }]);
+    const registered = this.register([{ key, holder }], 'wait out');
     const entry = { holder, registered };
     this.held.set(key, entry);
     registered.catch(() => {
@@ -54,11 +54,15 @@ export class StreamWatches {
   }
 
   /**
-   * Extends every watch of this process, and writes again any row the database no longer has
-   * (the lease ran out during an outage): the transactions of that gap are waited out as at first.
+   * Extends every watch of this process. `afterOutage` (the database was out of reach, maybe
+   * longer than a lease): the rows are written again, and once the transactions of that moment
+   * have ended every streamed key's streams read once, for writes that went unannounced meanwhile.
    */
-  renew(): Promise<void> {
-    return this.register([...this.held].map(([key, { holder }]) => ({ key, holder })));
+  renew(afterOutage: boolean): Promise<void> {
+    return this.register(
+      [...this.held].map(([key, { holder }]) => ({ key, holder })),
+      afterOutage ? 'wake' : 'extend',
+    );
   }
 
   /** Ends this process's watches (shutdown). */
@@ -68,23 +72,31 @@ export class StreamWatches {
     await this.drop(holders).catch(() => {});
   }
 
-  private async register(watches: Array<{ key: string; holder: string }>): Promise<void> {
+  /**
+   * Writes (or extends) the rows, then: `extend`, nothing more; `wait out`, the writes that looked
+   * before the rows committed (if any transaction was then in progress); `wake`, the same, and the
+   * streams read once even when none was.
+   */
+  private async register(watches: Array<{ key: string; holder: string }>, then: 'extend' | 'wait out' | 'wake'): Promise<void> {
     if (watches.length === 0) return;
-    // The rows of processes that died holding these keys go first.
+    const holders = watches.map((w) => w.holder);
+    // The rows of processes that died holding these keys go first (not this process's own,
+    // which the upsert extends: one statement may not both delete and update a row).
     await sql`
       with expired as (
-        delete from stream_watches where key = any(${watches.map((w) => w.key)}::uuid[]) and expires_at < now()
+        delete from stream_watches
+        where key = any(${watches.map((w) => w.key)}::uuid[]) and expires_at < now() and holder <> all(${holders}::uuid[])
       )
       insert into stream_watches (key, holder, expires_at)
       select w.key, w.holder, now() + make_interval(mins => ${LEASE_MINUTES})
-      from unnest(${watches.map((w) => w.key)}::uuid[], ${watches.map((w) => w.holder)}::uuid[]) as w(key, holder)
+      from unnest(${watches.map((w) => w.key)}::uuid[], ${holders}::uuid[]) as w(key, holder)
       on conflict (key, holder) do update set expires_at = excluded.expires_at`.execute(this.db);
-    // A statement of its own, so its snapshot is taken after the row's commit.
+    if (then === 'extend') return;
+    // A statement of its own, so its snapshot is taken after the rows' commit.
     const { rows } = await sql<{ xid: string }>`select pg_snapshot_xip(pg_current_snapshot())::text as xid`.execute(this.db);
-    const keys = watches.map((w) => w.key);
-    if (rows.length === 0) return;
+    if (rows.length === 0 && then === 'wait out') return;
     void this.settle(
-      keys,
+      watches.map((w) => w.key),
       rows.map((r) => r.xid),
     );
   }
