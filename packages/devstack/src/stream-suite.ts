@@ -148,6 +148,21 @@ export function streamSuite<T extends StreamApp>(o: StreamSuiteOptions<T>): void
       expect(changeId(s.changes()[1]!.change)).toBe(second);
     });
 
+    it('sweeps a watch that a dead process left a day past its lease, and leaves one whose lease just ran out', async () => {
+      const c = await t.caller();
+      const admin = await connect();
+      const table = `${o.service}.stream_watches`;
+      // Dead holders: one lease just run out on a key nobody streams, one a day past it.
+      const recent = '00000000-0000-4000-8000-000000000001';
+      const old = '00000000-0000-4000-8000-000000000002';
+      await admin.query(`insert into ${table} (key, holder, expires_at) values ($1, gen_random_uuid(), now() - interval '1 minute'), ($2, gen_random_uuid(), now() - interval '25 hours')`, [recent, old]);
+      const s = await open(c.auth);
+      await s.until(() => s.blocks.length > 0);
+      const { rows } = await admin.query<{ key: string }>(`select key::text from ${table} where key = any($1::uuid[])`, [[recent, old]]);
+      expect(rows.map((r) => r.key)).toEqual([recent]);
+      await admin.query(`delete from ${table} where key = $1`, [recent]);
+    });
+
     it('resumes after Last-Event-ID (or ?cursor=) with exactly the changes after it, once each', async () => {
       const c = await t.caller();
       await o.write(t, c, 1);

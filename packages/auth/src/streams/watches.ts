@@ -80,12 +80,14 @@ export class StreamWatches {
   private async register(watches: Array<{ key: string; holder: string }>, then: 'extend' | 'wait out' | 'wake'): Promise<void> {
     if (watches.length === 0) return;
     const holders = watches.map((w) => w.holder);
-    // The rows of processes that died holding these keys go first (not this process's own,
-    // which the upsert extends: one statement may not both delete and update a row).
+    // The rows of processes that died holding these keys go first, and any such row a day past
+    // its lease (a key nobody streamed since); not this process's own, which the upsert extends
+    // (one statement may not both delete and update a row).
     await sql`
       with expired as (
         delete from stream_watches
-        where key = any(${watches.map((w) => w.key)}::uuid[]) and expires_at < now() and holder <> all(${holders}::uuid[])
+        where expires_at < now() and holder <> all(${holders}::uuid[])
+          and (key = any(${watches.map((w) => w.key)}::uuid[]) or expires_at < now() - interval '1 day')
       )
       insert into stream_watches (key, holder, expires_at)
       select w.key, w.holder, now() + make_interval(mins => ${LEASE_MINUTES})
