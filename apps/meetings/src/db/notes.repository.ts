@@ -9,10 +9,14 @@ export interface NoteContent {
 }
 
 /**
- * What a note write returns, named (not `returning *`): a write that names its columns runs as a
- * prepared statement (see @app/auth's database.ts).
+ * What a note write returns: the columns a note's answer is made of (toNote), named. A write that
+ * names its columns runs as a prepared statement (see @app/auth's database.ts), and `search_text`,
+ * a second copy of every text field, does not travel back.
  */
-const NOTE_COLUMNS = ['id', 'account_id', 'date', 'yesterday', 'today', 'impediments', 'today_priority', 'search_text', 'revision', 'created_at', 'updated_at', 'deleted_at'] as const;
+const NOTE_COLUMNS = ['date', 'yesterday', 'today', 'impediments', 'today_priority', 'revision', 'created_at', 'updated_at', 'deleted_at'] as const;
+
+/** A note as the writes return it, and as toNote reads it. */
+export type NoteRow = Pick<Selectable<NotesTable>, (typeof NOTE_COLUMNS)[number]>;
 
 const searchText = (c: NoteContent) => [c.yesterday, c.today, ...c.impediments, c.todayPriority].join('\n');
 
@@ -86,7 +90,7 @@ export async function replaceLiveNote(db: Kysely<Database>, accountId: string, d
  * in a transaction counts them) and `condition` holds; undefined otherwise.
  */
 export async function insertNewNote(db: Kysely<Database>, accountId: string, date: string, content: NoteContent, max: number, condition: RawBuilder<boolean>) {
-  const { rows } = await sql<Selectable<NotesTable>>`
+  const { rows } = await sql<NoteRow>`
     insert into notes (account_id, date, yesterday, today, impediments, today_priority, search_text, revision)
     select ${accountId}::uuid, ${date}::date, ${content.yesterday}::text, ${content.today}::text, ${content.impediments}::text[],
       ${content.todayPriority}::text, ${searchText(content)}::text, 1

@@ -1,9 +1,9 @@
 import type { Selectable } from 'kysely';
-import type { ItemsTable, MeetingsTable, NotesTable, PeopleTable, SeriesTable } from '../db/schema.js';
+import type { ItemsTable, MeetingsTable, PeopleTable, SeriesTable } from '../db/schema.js';
+import type { NoteRow } from '../db/notes.repository.js';
 
 /** The one place rows become API objects: column names never reach a response. */
 
-export type NoteRow = Selectable<NotesTable>;
 export type PersonRow = Selectable<PeopleTable>;
 export type SeriesRow = Selectable<SeriesTable>;
 export type MeetingRow = Selectable<MeetingsTable>;
