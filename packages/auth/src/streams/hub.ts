@@ -258,11 +258,11 @@ export class StreamHub {
     await Promise.all([listener?.end().catch(() => {}), this.watches.close()]);
   }
 
-  /** A read failed (Postgres down): one warning a minute; the stream tries again. */
-  readFailed(err: unknown): void {
+  /** A read (or a watch's renewal) failed, Postgres down: one warning a minute; it is tried again. */
+  readFailed(err: unknown, what = 'a stream could not read its feed; retrying'): void {
     if (Date.now() - this.lastReadWarning < 60_000) return;
     this.lastReadWarning = Date.now();
-    this.o.logger.warn({ err: err instanceof Error ? err.message : String(err) }, 'a stream could not read its feed; retrying');
+    this.o.logger.warn({ err: err instanceof Error ? err.message : String(err) }, what);
   }
 
   private add(stream: Stream): void {
@@ -370,7 +370,7 @@ export class StreamHub {
   }
 
   private renewWatches(afterOutage: boolean): void {
-    this.watches.renew(afterOutage).catch((err: unknown) => this.readFailed(err));
+    this.watches.renew(afterOutage).catch((err: unknown) => this.readFailed(err, 'the stream watches could not be renewed; trying again at the next renewal or reconnect'));
   }
 
   /** Every stream reads its feed once, and streams of credentials revoked meanwhile end. */

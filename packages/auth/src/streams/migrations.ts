@@ -38,8 +38,9 @@ function revocationMigration(service: string): Migration {
 /**
  * Announcing only what somebody streams. Postgres serializes the commits of every transaction that
  * sent a NOTIFY (one lock on the notification queue, held through the commit's WAL flush), so a
- * notice per write capped the whole database's write throughput: 50 connections inserting one row
- * each, durable commits, 17.8-20.0k commits/s without a notice, 4.5-4.9k with one (this machine, two runs).
+ * notice per write capped the whole database's write throughput (`node bench/dist/notify-cost.js`:
+ * 50 connections inserting one row each, durable commits, 15-20k commits/s without a notice and
+ * 4.2-4.5k with one, on the 2-core development machine).
  *
  * A process with open streams holds a row per streamed key (account or workspace) in
  * `stream_watches`, with a lease it renews; `stream_announce(key, position)` (called by the feed's
