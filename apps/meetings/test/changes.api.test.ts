@@ -89,13 +89,15 @@ describe('GET /api/changes', () => {
     const item = await addItem(t, c, meetings[0].id, { text: 'New point' });
     await t.http().delete(`/api/people/${person.id}`).set('Authorization', c.auth).expect((r) => expect(r.status).toBeLessThan(300));
     await t.http().delete('/api/notes/2030-02-01').set('Authorization', c.auth).expect(204);
-    const { changes } = await catchUp(c, start.cursor, all(has('note', '2030-02-01', 'delete'), has('meeting', meetings[1].id, 'delete'), has('meeting', meetings[0].id), has('person', person.id)));
+    const { changes, cursor } = await catchUp(c, start.cursor, all(has('note', '2030-02-01', 'delete'), has('meeting', meetings[1].id, 'delete'), has('meeting', meetings[0].id), has('person', person.id)));
     expect(changes.filter((ch) => ch.kind === 'note')).toEqual([{ type: 'delete', kind: 'note', id: '2030-02-01', item: null }]);
     expect(changes.filter((ch) => ch.id === meetings[1].id)).toEqual([{ type: 'delete', kind: 'meeting', id: meetings[1].id, item: null }]);
     expect(changes.find((ch) => ch.id === meetings[0].id)!.item!.items).toEqual([expect.objectContaining({ id: item.id })]);
     expect(changes.find((ch) => ch.id === person.id)!.item).toMatchObject({ archived: true });
-    // Nothing more: each change once.
-    const again = await page(c, { cursor: (await catchUp(c, start.cursor, () => true)).cursor });
+    // Nothing more: each change once. (From the cursor that ended the catch-up of every write: a
+    // fresh read from `start` may stop early at the horizon, while any transaction in the cluster
+    // is open, e.g. a parallel test file's, and leave later changes to a next page.)
+    const again = await page(c, { cursor });
     expect(again.changes).toEqual([]);
   });
 
