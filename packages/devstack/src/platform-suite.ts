@@ -365,6 +365,36 @@ export function platformSuite(target: PlatformTarget): void {
     });
   });
 
+  describe('the pages, OAuth and MCP paths (routers entered only for their own paths)', () => {
+    const svc = target.service;
+    const paths = [`/docs/${svc}`, `/account/${svc}`, `/.well-known/oauth-authorization-server/oauth/${svc}`, `/.well-known/oauth-protected-resource/mcp/${svc}`, `/mcp/${svc}`, `/auth/${svc}/apps`];
+    const shout = (path: string) => path.replace(/[a-z]/g, (c, i: number) => (i % 2 ? c.toUpperCase() : c));
+
+    it('answers each in any letter case and with a trailing slash as it does its own spelling (Express matches routes so)', async () => {
+      const answer = async (path: string) => {
+        const res = await t.http().get(path);
+        return `${res.status} ${String(res.headers['content-type']).split(';')[0]}`;
+      };
+      const wrong: string[] = [];
+      for (const path of paths) {
+        const own = await answer(path);
+        expect(own).not.toMatch(/^404/);
+        for (const other of [shout(path), `${path}/`]) {
+          const got = await answer(other);
+          if (got !== own) wrong.push(`${other}: ${got}, not ${own}`);
+        }
+      }
+      expect(wrong).toEqual([]);
+    });
+
+    it('passes a path that only begins like one of them on to the JSON 404', async () => {
+      for (const path of [`/docs/${svc}x`, `/account/${svc}-old`, `/mcp/${svc}s`, `/auth/${svc}/appsx`]) {
+        const res = await t.http().get(path).expect(404);
+        expect(res.headers['content-type']).toMatch(/application\/json/);
+      }
+    });
+  });
+
   describe('paths of any name under the pages, assets and docs', () => {
     // Names an object lookup would find on Object.prototype, a NUL, a traversal and a 10 KB name.
     const names = ['constructor', '__proto__', 'toString', 'hasOwnProperty', 'valueOf', '%00', 'a%00.js', '..%2F..%2Fpackage.json', 'x'.repeat(10_240)];

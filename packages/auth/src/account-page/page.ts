@@ -90,6 +90,9 @@ export function authorizePageRenderer(cfg: AuthConfig, keysPath: string, signup:
   };
 }
 
+/** Where {@link accountPageRouter} serves the page and its assets: `/account/<service>`. */
+export const accountPagePath = (service: string): string => `/account/${service}`;
+
 /**
  * `GET /account/<service>`: the account page (sign in or sign up; then the time zone and the API
  * keys), and its script and stylesheet under `/account/<service>/`. No inline script or style,
@@ -98,11 +101,12 @@ export function authorizePageRenderer(cfg: AuthConfig, keysPath: string, signup:
  */
 export function accountPageRouter(cfg: AuthConfig, keysPath: string, signup: 'open' | 'closed'): Router {
   const page = render(cfg, keysPath, signup);
+  const path = accountPagePath(cfg.service);
   const router = Router();
-  router.get(`/account/${cfg.service}`, (req, res) => {
+  router.get(path, (req, res) => {
     res.set('Cache-Control', 'no-store').type('html').send(page({ signedIn: req.caller?.kind === 'session', mode: 'account' }));
   });
-  router.get(`/account/${cfg.service}/:asset`, (req, res, next) => {
+  router.get(`${path}/:asset`, (req, res, next) => {
     // Own names only: `constructor` or `__proto__` is no asset (a 404, not Object's own members).
     const asset = Object.hasOwn(ASSETS, req.params.asset) ? ASSETS[req.params.asset] : undefined;
     if (!asset) return next();

@@ -181,15 +181,18 @@ function rebindingGuard(allowed: readonly string[]): RequestHandler {
   };
 }
 
+/** Where {@link mcpRouter} serves the service's MCP server: `/mcp/<service>`. */
+export const mcpPath = (service: string): string => `/mcp/${service}`;
+
 /**
- * `/mcp/<service>`: the service as an MCP server over Streamable HTTP, stateless (a new server and
+ * {@link mcpPath}: the service as an MCP server over Streamable HTTP, stateless (a new server and
  * transport per request, no session id), so any replica answers any request. Bearer API keys and
  * OAuth access tokens only; without one, 401 with the RFC 9728 `resource_metadata` challenge.
  * Each tool call is sent to this same process as the REST request it stands for (same routes,
  * validation, scopes, rate limits and request log), so the tool and the REST call cannot disagree.
  */
 export function mcpRouter(o: McpOptions): Router {
-  const path = `/mcp/${o.auth.service}`;
+  const path = mcpPath(o.auth.service);
   const redact = new Set(o.redact ?? []);
   const toolList = o.tools.map(({ name, title, description, inputSchema, annotations }) => ({ name, title, description, inputSchema, annotations }));
   const byName = new Map(o.tools.map((t, i) => [t.name, { tool: t, listed: toolList[i]! }]));

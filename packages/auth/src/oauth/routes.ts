@@ -92,13 +92,22 @@ export interface OAuthRouterOptions {
  * `GET /auth/<service>/apps` and `DELETE /auth/<service>/apps/{id}` (sessions only). The SDK's
  * in-memory rate limits are off: the service's own limits (in Redis, across replicas) apply.
  */
+/** The paths {@link oauthRouter} serves, each with everything below it. */
+export const oauthPaths = (svc: string) => ({
+  resourceMetadata: `/.well-known/oauth-protected-resource/mcp/${svc}`,
+  issuerMetadata: `/.well-known/oauth-authorization-server/oauth/${svc}`,
+  issuer: `/oauth/${svc}`,
+  apps: `/auth/${svc}/apps`,
+});
+
 export function oauthRouter(o: OAuthRouterOptions): Router {
   const svc = o.cfg.service;
+  const paths = oauthPaths(svc);
   const scopes = [...o.cfg.scopes];
   guardOutages(o.provider);
   const router = Router();
 
-  router.use(`/.well-known/oauth-protected-resource/mcp/${svc}`, (req, res, next) => {
+  router.use(paths.resourceMetadata, (req, res, next) => {
     const urls = oauthUrls(svc, publicOrigin(req, o.publicUrl));
     metadataHandler({
       resource: urls.resource,
@@ -108,7 +117,7 @@ export function oauthRouter(o: OAuthRouterOptions): Router {
       resource_name: `${svc.charAt(0).toUpperCase()}${svc.slice(1)} MCP server`,
     })(req, res, next);
   });
-  router.use(`/.well-known/oauth-authorization-server/oauth/${svc}`, (req, res, next) => {
+  router.use(paths.issuerMetadata, (req, res, next) => {
     const { issuer } = oauthUrls(svc, publicOrigin(req, o.publicUrl));
     metadataHandler({
       issuer,
@@ -125,7 +134,7 @@ export function oauthRouter(o: OAuthRouterOptions): Router {
     })(req, res, next);
   });
 
-  const base = `/oauth/${svc}`;
+  const base = paths.issuer;
   const session: RequestHandler[] = [authenticate(o.cfg), requireSession()];
   router.post(`${base}/consent`, requireAllowedOrigin(o.cfg), ...session, express.urlencoded({ extended: false, limit: '4kb' }), async (req, res) => {
     const { request, decision } = (req.body ?? {}) as { request?: unknown; decision?: unknown };
@@ -142,10 +151,10 @@ export function oauthRouter(o: OAuthRouterOptions): Router {
   router.use(`${base}/register`, clientRegistrationHandler({ clientsStore: o.provider.clientsStore, rateLimit: false, clientSecretExpirySeconds: 0 }));
   router.use(`${base}/revoke`, revocationHandler({ provider: o.provider, rateLimit: false }));
 
-  router.get(`/auth/${svc}/apps`, ...session, async (req, res) => {
+  router.get(paths.apps, ...session, async (req, res) => {
     res.json({ items: await listGrants(o.db, req.caller!.accountId) });
   });
-  router.delete(`/auth/${svc}/apps/:id`, ...session, async (req, res) => {
+  router.delete(`${paths.apps}/:id`, ...session, async (req, res) => {
     const id = String(req.params.id);
     if (!isUuid(id) || !(await o.provider.endGrant(id, req.caller!.accountId))) {
       throw errors.notFound('No such connected app');

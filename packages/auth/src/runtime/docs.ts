@@ -5,6 +5,9 @@ import { Router } from 'express';
 const swaggerUi = dirname(require.resolve('swagger-ui-dist/package.json'));
 const ASSETS = { 'swagger-ui-bundle.js': 'application/javascript', 'swagger-ui.css': 'text/css', 'favicon-32x32.png': 'image/png' } as const;
 
+/** Where {@link docsRouter} serves the reference page, its assets and the document: `/docs/<service>`. */
+export const docsPath = (service: string): string => `/docs/${service}`;
+
 /**
  * `GET /docs/<service>`: the service's OpenAPI document rendered by Swagger UI. Every URL sits
  * under /docs/<service>/ (the document too, as /docs/<service>/openapi.json) so the same page
@@ -13,7 +16,7 @@ const ASSETS = { 'swagger-ui-bundle.js': 'application/javascript', 'swagger-ui.c
  * (script-src 'self') stays as strict as on every other route.
  */
 export function docsRouter(service: string, openapiDocument: { info?: { title?: string } }): Router {
-  const base = `/docs/${service}`;
+  const base = docsPath(service);
   const title = openapiDocument.info?.title ?? service;
   const page = `<!doctype html>
 <html lang="en">

@@ -6,7 +6,7 @@ import { errorHandler, notFoundHandler, type EnvelopeStyle } from '@app/http-err
 import { jsonBody } from '@app/http-errors/validation';
 import type { ServiceEnv } from './env.js';
 import { requestId } from './request-id.js';
-import { accountPageRouter, authorizeErrorPage, authorizePageRenderer } from '../account-page/page.js';
+import { accountPagePath, accountPageRouter, authorizeErrorPage, authorizePageRenderer } from '../account-page/page.js';
 import { AccountService, type AdminHooks } from '../identity/accounts.js';
 import { authRouter } from '../identity/auth-routes.js';
 import type { AuthConfig } from '../identity/config.js';
@@ -15,15 +15,16 @@ import { createKeyUsageRecorder } from '../identity/key-usage.js';
 import { keysRouter } from '../identity/keys.js';
 import { createLoginThrottle } from '../identity/login-throttle.js';
 import { authenticate, checkTimezoneHeader, createCredentialResolver, identify, requireScope, requireScopeForMethod } from '../identity/middleware.js';
-import { mcpRouter, type McpPrompt } from '../mcp/server.js';
+import { mcpPath, mcpRouter, type McpPrompt } from '../mcp/server.js';
 import { toolsFromOpenApi } from '../mcp/tools.js';
 import { WEBHOOK_TOOLS, taskTools, type ToolTableEntry } from '../mcp/toolsets.js';
 import { OAuthProvider } from '../oauth/provider.js';
 import { oauthUrls, publicOrigin } from '../identity/bearer.js';
-import { oauthRouter } from '../oauth/routes.js';
-import { docsRouter } from './docs.js';
+import { oauthPaths, oauthRouter } from '../oauth/routes.js';
+import { docsPath, docsRouter } from './docs.js';
 import { createObservability, mountHealth } from './observability.js';
 import { createRateLimit } from './rate-limit.js';
+import { under } from './under.js';
 import type { EventCatalog } from '../webhooks/events.js';
 import { webhooksRouter } from '../webhooks/routes.js';
 import { createWebhookWorker, type WebhookWorker } from '../webhooks/worker.js';
@@ -94,12 +95,13 @@ export function createServiceApp(o: ServiceAppOptions): Express {
   app.set('etag', false);
   app.set('trust proxy', o.config.trustProxy);
 
-  const observability = createObservability(o.auth.service, o.logger);
+  const service = o.auth.service;
+  const observability = createObservability(service, o.logger);
   // API keys may be used from any origin (CORS allows it), so responses may be read cross-origin.
   app.use(requestId(), observability.middleware, helmet({ crossOriginResourcePolicy: { policy: 'cross-origin' } }));
   mountHealth(app, { db: o.db, redis: o.redis, registry: observability.registry });
   const deliverer = () => createWebhookWorker({
-    service: o.auth.service,
+    service,
     databaseUrl: o.config.databaseUrl,
     catalog: o.webhooks!.catalog,
     ...o.config.webhooks,
@@ -116,20 +118,21 @@ export function createServiceApp(o: ServiceAppOptions): Express {
   app.get('/openapi.json', (_req, res) => {
     res.json(o.openapiDocument);
   });
-  app.use(docsRouter(o.auth.service, o.openapiDocument));
+  // The service's own pages, OAuth and MCP: each router entered only by its own paths.
+  app.use(under([docsPath(service)], docsRouter(service, o.openapiDocument)));
 
   app.use(cors(o.config.allowedOrigins));
   if (o.networkCap !== undefined) {
     app.use(o.api.path, createRateLimit({ name: 'network', limit: o.networkCap, by: 'address', windowMs: 60_000, redis: o.redis, prefix: o.config.redisPrefix }));
   }
   const credentials = createCredentialResolver(o.db, o.auth, createKeyUsageRecorder(o.db, o.logger));
-  const ownResource = (req: Request) => oauthUrls(o.auth.service, publicOrigin(req, o.config.publicUrl)).resource;
+  const ownResource = (req: Request) => oauthUrls(service, publicOrigin(req, o.config.publicUrl)).resource;
   app.use(identify(o.auth, credentials, { ownResource, cookieSecure: o.config.cookieSecure }));
-  app.use(accountPageRouter(o.auth, o.keysPath, o.config.signup));
+  app.use(under([accountPagePath(service)], accountPageRouter(o.auth, o.keysPath, o.config.signup)));
   // Before the rate limits: each tool call is sent to this process as its REST request and
   // counted there, once, like the REST call it is.
   const operations = toolsFromOpenApi(o.openapiDocument, { excludePaths: [o.keysPath], notes: o.mcp.toolNotes });
-  app.use(mcpRouter({
+  app.use(under([mcpPath(service)], mcpRouter({
     auth: o.auth,
     tools: operations,
     taskTools: taskTools([...o.mcp.tools, ...(o.webhooks ? WEBHOOK_TOOLS : [])], operations),
@@ -146,7 +149,7 @@ export function createServiceApp(o: ServiceAppOptions): Express {
     logger: o.logger,
     // Every replica of a service has the same DATABASE_URL (its password the deployment's secret).
     sessionSecret: o.config.mcpSessionSecret ?? o.config.databaseUrl,
-  }));
+  })));
   for (const limit of o.rateLimits) {
     app.use(createRateLimit({ ...limit, windowMs: 60_000, redis: o.redis, prefix: o.config.redisPrefix }));
   }
@@ -158,9 +161,9 @@ export function createServiceApp(o: ServiceAppOptions): Express {
     resourceOf: ownResource,
     render: authorizePageRenderer(o.auth, o.keysPath, o.config.signup),
   });
-  app.use(oauthRouter({ cfg: o.auth, db: o.db, provider, publicUrl: o.config.publicUrl, errorPage: authorizeErrorPage(o.auth) }));
+  app.use(under(Object.values(oauthPaths(service)), oauthRouter({ cfg: o.auth, db: o.db, provider, publicUrl: o.config.publicUrl, errorPage: authorizeErrorPage(o.auth) })));
   const accounts = new AccountService(o.db, o.auth, createLoginThrottle(o.redis, o.config.redisPrefix, o.logger), o.accountHooks ?? {});
-  app.use(`/auth/${o.auth.service}`, authRouter({ cfg: o.auth, accounts, signup: o.config.signup, json, cookieSecure: o.config.cookieSecure }));
+  app.use(`/auth/${service}`, authRouter({ cfg: o.auth, accounts, signup: o.config.signup, json, cookieSecure: o.config.cookieSecure }));
   app.use(o.keysPath, authenticate(o.auth), json, keysRouter(o.db, o.auth));
   const scope = o.api.scopeByMethod;
   const timezone = checkTimezoneHeader();
