@@ -1,4 +1,4 @@
-import { Router } from 'express';
+import type { Router } from 'express';
 import type { AppDeps } from '../deps.js';
 import * as items from '../domain/items.service.js';
 import { bulkDeleteSchema, createItemSchema, favoriteBodySchema, listItemsQuerySchema } from '../openapi.js';
@@ -11,8 +11,7 @@ const favoriteBody = bodyParser<{ favorite?: boolean }>(favoriteBodySchema);
 const bulkBody = bodyParser<{ ids: string[] }>(bulkDeleteSchema);
 
 /** /api/clipboard: the history. */
-export function clipboardRoutes({ db }: AppDeps, g: Guards): Router {
-  const router = Router();
+export function clipboardRoutes(router: Router, { db }: AppDeps, g: Guards): void {
   const createItem = items.itemCreator(db);
   router.get('/clipboard', g.read('clipboard:read'), async (req, res) => {
     res.json(await items.listItems(db, req.caller!.accountId, listQuery.parse(req.query)));
@@ -34,5 +33,4 @@ export function clipboardRoutes({ db }: AppDeps, g: Guards): Router {
     const { favorite } = favoriteBody.parse(req.body);
     res.json(await items.setFavorite(db, req.caller!.accountId, req.params.id as string, favorite));
   });
-  return router;
 }

@@ -14,7 +14,10 @@ function chain(first: RequestHandler, second: RequestHandler): RequestHandler {
   return (req, res, next) => first(req, res, (err?: unknown) => (err ? next(err) : second(req, res, next)));
 }
 
-/** Every /api route of the clipboard service (the keys routes are mounted beside it). */
+/**
+ * Every /api route of the clipboard service (the keys routes are mounted beside it), on one
+ * router: a router per module would be one more dispatch for each module a request passes.
+ */
 export function apiRoutes(deps: AppDeps, streams: StreamHub): Router {
   const json = jsonBody({ limit: deps.config.bodyLimitBytes });
   const guards: Guards = {
@@ -23,9 +26,9 @@ export function apiRoutes(deps: AppDeps, streams: StreamHub): Router {
   };
   const router = Router();
   // The literal /clipboard/bulk, /pull and /sync routes come before /clipboard/:id.
-  router.use(syncRoutes(deps, guards, streams));
-  router.use(clipboardRoutes(deps, guards));
-  router.use(snippetsRoutes(deps, guards));
-  router.use(settingsRoutes(deps, guards));
+  syncRoutes(router, deps, guards, streams);
+  clipboardRoutes(router, deps, guards);
+  snippetsRoutes(router, deps, guards);
+  settingsRoutes(router, deps, guards);
   return router;
 }

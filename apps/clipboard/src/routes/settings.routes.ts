@@ -1,4 +1,4 @@
-import { Router } from 'express';
+import type { Router } from 'express';
 import type { AppDeps } from '../deps.js';
 import * as settings from '../domain/settings.service.js';
 import { settingsPatchSchema } from '../openapi.js';
@@ -8,13 +8,11 @@ import type { Guards } from './guards.js';
 const patchBody = bodyParser<settings.SettingsPatch>(settingsPatchSchema);
 
 /** /api/settings: read and partially update. */
-export function settingsRoutes({ db }: AppDeps, g: Guards): Router {
-  const router = Router();
+export function settingsRoutes(router: Router, { db }: AppDeps, g: Guards): void {
   router.get('/settings', g.read('settings:read'), async (req, res) => {
     res.json(await settings.getSettings(db, req.caller!.accountId));
   });
   router.put('/settings', g.write('settings:write'), async (req, res) => {
     res.json(await settings.updateSettings(db, req.caller!.accountId, patchBody.parse(req.body)));
   });
-  return router;
 }

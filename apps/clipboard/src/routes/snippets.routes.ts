@@ -1,4 +1,4 @@
-import { Router } from 'express';
+import type { Router } from 'express';
 import type { AppDeps } from '../deps.js';
 import * as snippets from '../domain/snippets.service.js';
 import { replaceSnippetsSchema, snippetInputSchema } from '../openapi.js';
@@ -9,8 +9,7 @@ const createBody = bodyParser<snippets.SnippetInput>(snippetInputSchema);
 const replaceBody = bodyParser<{ items: (snippets.SnippetInput & { id?: string })[] }>(replaceSnippetsSchema);
 
 /** /api/snippets: at most 200 per account, unpaginated. */
-export function snippetsRoutes({ db }: AppDeps, g: Guards): Router {
-  const router = Router();
+export function snippetsRoutes(router: Router, { db }: AppDeps, g: Guards): void {
   router.get('/snippets', g.read('snippets:read'), async (req, res) => {
     res.json(await snippets.listSnippets(db, req.caller!.accountId));
   });
@@ -23,5 +22,4 @@ export function snippetsRoutes({ db }: AppDeps, g: Guards): Router {
   router.delete('/snippets/:id', g.write('snippets:write'), async (req, res) => {
     res.json(await snippets.deleteSnippet(db, req.caller!.accountId, req.params.id as string));
   });
-  return router;
 }

@@ -1,4 +1,4 @@
-import { Router } from 'express';
+import type { Router } from 'express';
 import type { StreamHub } from '@app/auth/streams';
 import type { AppDeps } from '../deps.js';
 import * as syncing from '../domain/sync.service.js';
@@ -10,8 +10,7 @@ const pullQuery = queryParser<{ cursor?: string; limit: number }>(pullQuerySchem
 const syncBody = bodyParser<{ cursor?: string; limit?: number; changes: syncing.ClientChange[] }>(syncBodySchema);
 
 /** The sync protocol: /api/clipboard/pull and /api/clipboard/sync (see the OpenAPI description). */
-export function syncRoutes({ db }: AppDeps, g: Guards, streams: StreamHub): Router {
-  const router = Router();
+export function syncRoutes(router: Router, { db }: AppDeps, g: Guards, streams: StreamHub): void {
   router.get('/clipboard/pull', g.read('clipboard:read'), async (req, res) => {
     res.json(await syncing.pull(db, req.caller!.accountId, req.caller!.scopes, pullQuery.parse(req.query)));
   });
@@ -33,5 +32,4 @@ export function syncRoutes({ db }: AppDeps, g: Guards, streams: StreamHub): Rout
     const body = syncBody.parse(req.body);
     res.json(await syncing.sync(db, req.caller!.accountId, req.caller!.scopes, { ...body, limit: body.limit ?? 500 }));
   });
-  return router;
 }

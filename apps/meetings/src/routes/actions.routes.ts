@@ -1,4 +1,4 @@
-import { Router } from 'express';
+import type { Router } from 'express';
 import type { Kysely } from 'kysely';
 import { compileQuery } from '@app/http-errors/validation';
 import type { Database } from '../db/schema.js';
@@ -11,8 +11,7 @@ const listQuery = compileQuery<actions.ActionsQuery>(actionsQuery);
 const findQuery = compileQuery<search.SearchQuery & { includePrivate?: string }>(searchQuery);
 
 /** GET /api/actions and GET /api/search: the cross-meeting reads. */
-export function actionsRoutes(db: Kysely<Database>): Router {
-  const router = Router();
+export function actionsRoutes(router: Router, db: Kysely<Database>): void {
   router.get('/actions', async (req, res) => {
     res.json(await actions.listActions(db, account(req), listQuery.parse(req.query)));
   });
@@ -20,5 +19,4 @@ export function actionsRoutes(db: Kysely<Database>): Router {
     const q = findQuery.parse(req.query);
     res.json(await search.search(db, account(req), q, readsPrivate(req, q.includePrivate)));
   });
-  return router;
 }

@@ -1,4 +1,4 @@
-import { Router } from 'express';
+import type { Router } from 'express';
 import type { Kysely } from 'kysely';
 import type { StreamHub } from '@app/auth/streams';
 import { compileQuery } from '@app/http-errors/validation';
@@ -10,8 +10,7 @@ import { account, readsPrivate } from './http.js';
 const query = compileQuery<{ cursor?: string; limit: number; includePrivate?: string }>(changesQuery);
 
 /** GET /api/changes (the sync feed) and GET /api/changes/stream (the same feed, pushed as it commits). */
-export function changesRoutes(db: Kysely<Database>, streams: StreamHub): Router {
-  const router = Router();
+export function changesRoutes(router: Router, db: Kysely<Database>, streams: StreamHub): void {
   router.get('/changes', async (req, res) => {
     const q = query.parse(req.query);
     res.json(await listChanges(db, account(req), q, readsPrivate(req, q.includePrivate)));
@@ -23,5 +22,4 @@ export function changesRoutes(db: Kysely<Database>, streams: StreamHub): Router 
     const withPrivate = readsPrivate(req, includePrivate);
     return { key: accountId, read: (cursor, limit) => readChanges(db, accountId, { cursor, limit }, withPrivate) };
   }));
-  return router;
 }

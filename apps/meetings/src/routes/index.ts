@@ -11,12 +11,14 @@ import { peopleRoutes } from './people.routes.js';
 import { seriesRoutes } from './series.routes.js';
 
 /**
- * Every /api route of the meetings service (the keys routes are mounted beside it). No route checks
+ * Every /api route of the meetings service (the keys routes are mounted beside it), on one router
+ * (a router per module would be one more dispatch for each module a request passes). No route checks
  * a scope: app.ts's scopeByMethod has, before any of them runs (GET/HEAD meetings:read, else write).
  */
 export function apiRoutes(deps: AppDeps, streams: StreamHub): Router {
   const router = Router();
   const { db } = deps;
-  router.use(meRoutes(db), notesRoutes(db), peopleRoutes(db), seriesRoutes(db), meetingsRoutes(db), itemsRoutes(db), actionsRoutes(db), changesRoutes(db, streams));
+  for (const add of [meRoutes, notesRoutes, peopleRoutes, seriesRoutes, meetingsRoutes, itemsRoutes, actionsRoutes]) add(router, db);
+  changesRoutes(router, db, streams);
   return router;
 }

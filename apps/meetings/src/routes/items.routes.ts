@@ -1,4 +1,4 @@
-import { Router } from 'express';
+import type { Router } from 'express';
 import type { Kysely } from 'kysely';
 import { compileBody } from '@app/http-errors/validation';
 import type { Database } from '../db/schema.js';
@@ -11,8 +11,7 @@ const patchBody = compileBody<items.ItemPatch>(itemPatchBody);
 const carryBody = compileBody<carry.CarryTarget>(carryItemBody);
 const orderBody = compileBody<{ meetingId: string; itemIds: string[] }>(reorderBody);
 
-export function itemsRoutes(db: Kysely<Database>): Router {
-  const router = Router();
+export function itemsRoutes(router: Router, db: Kysely<Database>): void {
   // Registered before /items/:id so "reorder" is never taken for an id.
   router.post('/items/reorder', async (req, res) => {
     const input = orderBody.parse(req.body ?? {});
@@ -30,5 +29,4 @@ export function itemsRoutes(db: Kysely<Database>): Router {
     const input = carryBody.parse(req.body ?? {});
     res.json(await carry.carryItem(db, account(req), pathId(req, 'Item'), input));
   });
-  return router;
 }

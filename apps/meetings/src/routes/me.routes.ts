@@ -1,4 +1,4 @@
-import { Router } from 'express';
+import type { Router } from 'express';
 import { callerTimezone } from '@app/auth/identity';
 import { errors } from '@app/http-errors';
 import type { Kysely } from 'kysely';
@@ -10,13 +10,11 @@ import { account } from './http.js';
  * GET /api/me: the account behind the key or session, how the caller authenticated, and the
  * time zone in effect (X-Timezone when sent, else the account's).
  */
-export function meRoutes(db: Kysely<Database>): Router {
-  const router = Router();
+export function meRoutes(router: Router, db: Kysely<Database>): void {
   router.get('/me', async (req, res) => {
     const timezone = callerTimezone(req);
     const row = await findAccount(db, account(req));
     if (!row) throw errors.unauthorized();
     res.json({ accountId: row.id, email: row.email, timezone, authenticatedBy: req.caller!.kind, scopes: [...req.caller!.scopes].sort() });
   });
-  return router;
 }

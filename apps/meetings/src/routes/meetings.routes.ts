@@ -1,4 +1,4 @@
-import { Router } from 'express';
+import type { Router } from 'express';
 import type { Kysely } from 'kysely';
 import { compileBody, compileQuery } from '@app/http-errors/validation';
 import type { Database } from '../db/schema.js';
@@ -15,8 +15,7 @@ const readQuery = compileQuery<{ includePrivate?: string }>(meetingReadQuery);
 const itemBody = compileBody<items.ItemCreate>(itemCreateBody);
 const carryBody = compileBody<carry.CarryTarget>(carryMeetingBody);
 
-export function meetingsRoutes(db: Kysely<Database>): Router {
-  const router = Router();
+export function meetingsRoutes(router: Router, db: Kysely<Database>): void {
   router.get('/meetings', async (req, res) => {
     const q = listQuery.parse(req.query);
     res.json(await meetings.listMeetings(db, account(req), q, readsPrivate(req, q.includePrivate)));
@@ -44,5 +43,4 @@ export function meetingsRoutes(db: Kysely<Database>): Router {
     const input = carryBody.parse(req.body ?? {});
     res.json(await carry.carryMeeting(db, account(req), pathId(req, 'Meeting'), input));
   });
-  return router;
 }

@@ -1,4 +1,4 @@
-import { Router } from 'express';
+import type { Router } from 'express';
 import type { Kysely } from 'kysely';
 import { errors } from '@app/http-errors';
 import { compileBody, compileQuery } from '@app/http-errors/validation';
@@ -17,8 +17,7 @@ function noteDate(raw: unknown): string {
   return raw as string;
 }
 
-export function notesRoutes(db: Kysely<Database>): Router {
-  const router = Router();
+export function notesRoutes(router: Router, db: Kysely<Database>): void {
   router.get('/notes', async (req, res) => {
     res.json(await notes.listNotes(db, account(req), listQuery.parse(req.query)));
   });
@@ -31,5 +30,4 @@ export function notesRoutes(db: Kysely<Database>): Router {
     await notes.deleteNote(db, account(req), noteDate(req.params.date));
     res.status(204).end();
   });
-  return router;
 }

@@ -1,4 +1,4 @@
-import { Router } from 'express';
+import type { Router } from 'express';
 import type { Kysely } from 'kysely';
 import { compileBody, compileQuery } from '@app/http-errors/validation';
 import type { Database } from '../db/schema.js';
@@ -10,8 +10,7 @@ const createBody = compileBody<{ name: string; email?: string | null }>(personCr
 const patchBody = compileBody<{ name?: string; email?: string | null; archived?: boolean }>(personPatchBody);
 const listQuery = compileQuery<{ limit: number; cursor?: string; includeArchived?: string }>(peopleQuery);
 
-export function peopleRoutes(db: Kysely<Database>): Router {
-  const router = Router();
+export function peopleRoutes(router: Router, db: Kysely<Database>): void {
   router.get('/people', async (req, res) => {
     res.json(await people.listPeople(db, account(req), listQuery.parse(req.query)));
   });
@@ -25,5 +24,4 @@ export function peopleRoutes(db: Kysely<Database>): Router {
   router.delete('/people/:id', async (req, res) => {
     res.json(await people.archivePerson(db, account(req), pathId(req, 'Person')));
   });
-  return router;
 }

@@ -1,4 +1,4 @@
-import { Router } from 'express';
+import type { Router } from 'express';
 import type { Kysely } from 'kysely';
 import { compileBody, compileQuery } from '@app/http-errors/validation';
 import type { Database } from '../db/schema.js';
@@ -10,8 +10,7 @@ const createBody = compileBody<series.SeriesInput>(seriesCreateBody);
 const patchBody = compileBody<series.SeriesPatch>(seriesPatchBody);
 const listQuery = compileQuery<{ limit: number; cursor?: string; includeArchived?: string }>(seriesQuery);
 
-export function seriesRoutes(db: Kysely<Database>): Router {
-  const router = Router();
+export function seriesRoutes(router: Router, db: Kysely<Database>): void {
   router.get('/series', async (req, res) => {
     res.json(await series.listSeries(db, account(req), listQuery.parse(req.query)));
   });
@@ -25,5 +24,4 @@ export function seriesRoutes(db: Kysely<Database>): Router {
   router.delete('/series/:id', async (req, res) => {
     res.json(await series.archiveSeries(db, account(req), pathId(req, 'Series')));
   });
-  return router;
 }

@@ -1,14 +1,14 @@
-import { Router } from 'express';
+import type { Router } from 'express';
 import type { StreamHub } from '@app/auth/streams';
 import type { AppDeps } from '../deps.js';
 import { tasksRouter } from './tasks.routes.js';
 
 /**
- * Every /api/v1 route of the tasks service (the keys routes are mounted beside it). No route checks
- * a scope: app.ts's scopeByMethod has, before any of them runs (GET/HEAD tasks:read, else write).
+ * Every /api/v1 route of the tasks service (the keys routes are mounted beside it): the task
+ * routes' own router, mounted as it is (a router around it would be one more dispatch on every
+ * request). No route checks a scope: app.ts's scopeByMethod has, before any of them runs
+ * (GET/HEAD tasks:read, else write).
  */
 export function apiRoutes(deps: AppDeps, streams: StreamHub): Router {
-  const router = Router();
-  router.use(tasksRouter(deps, streams));
-  return router;
+  return tasksRouter(deps, streams);
 }
