@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { sql } from 'kysely';
+import { pollUntil } from '@app/devstack';
 import { startTestApp, type Caller, type TestApp } from './helpers/harness.js';
 import { HIGH_LIMITS, addItems, countRows, listAll } from './helpers/factories.js';
 
@@ -128,12 +129,10 @@ describe('POST /api/clipboard', () => {
     const creates = Promise.all(
       Array.from({ length: 30 }, (_, i) => t.http().post('/api/clipboard').set('Authorization', other.auth).send(item(`together ${i}`)).expect(201)),
     );
-    for (const deadline = Date.now() + 10_000; ; ) {
-      const { rows } = await sql<{ n: number }>`select count(*)::int as n from pg_stat_activity where datname = current_database() and wait_event_type = 'Lock' and query like '%create_item%'`.execute(t.db);
-      if (rows[0]!.n > 0) break;
-      if (Date.now() > deadline) throw new Error('no create ever waited for the lock');
-      await new Promise((r) => setTimeout(r, 20));
-    }
+    const waiting = async () =>
+      (await sql<{ n: number }>`select count(*)::int as n from pg_stat_activity where datname = current_database() and wait_event_type = 'Lock' and query like '%create_item%'`.execute(t.db)).rows[0]!.n;
+    // A create waits for the account's lock.
+    expect(await pollUntil(waiting, (n) => n > 0, { timeoutMs: 10_000, everyMs: 20 })).toBeGreaterThan(0);
     await new Promise((r) => setTimeout(r, 500));
     release();
     await holder;

@@ -3,7 +3,7 @@ import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync } from 'node
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { promisify } from 'node:util';
-import { createDatabase, dropDatabase, freePort, repoRoot, startEmbeddedPostgres, stopChild, type RunningPostgres } from '@app/devstack';
+import { createDatabase, dropDatabase, freePort, pollUntil, repoRoot, startEmbeddedPostgres, stopChild, type RunningPostgres } from '@app/devstack';
 import pg from 'pg';
 import { startTestApp, type Caller, type TestApp } from './helpers/harness.js';
 
@@ -159,9 +159,7 @@ describe('admin migrate', () => {
       await su.end();
       const migrated = await adminProcess(url, 'migrate');
       expect(migrated.applied.length).toBeGreaterThan(5);
-      const deadline = Date.now() + 15_000;
-      while (!(await healthy()) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 200));
-      expect(await healthy()).toBe(true);
+      expect(await pollUntil(healthy, (ok) => ok, { timeoutMs: 15_000, everyMs: 200 })).toBe(true);
     } finally {
       await stopChild(child);
       await dropDatabase(process.env.TEST_DATABASE_URL!, name);

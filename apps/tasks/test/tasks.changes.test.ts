@@ -1,5 +1,6 @@
 import { sql } from 'kysely';
 import { createPool } from '@app/auth/runtime';
+import { pollUntil } from '@app/devstack';
 import { encodeCursor, queryDigest } from '../src/domain/cursor.js';
 import { createTask, daysFromNow, micros } from './helpers/factories.js';
 import { startTestApp, type Caller, type TestApp } from './helpers/harness.js';
@@ -361,13 +362,9 @@ describe('the feed under concurrency', () => {
       await lock.query('select id from workspaces where id = $1 for no key update', [c.workspaceId]);
       // The completion stamps the task, then waits for the order lock to place `next`.
       const completing = t.http().post(`/api/v1/tasks/${recurring.id}/complete`).set('Authorization', c.auth).then((r) => r);
-      const deadline = Date.now() + 10_000;
-      for (;;) {
-        const { rows } = await pool.query(`select count(*)::int as n from pg_stat_activity where datname = current_database() and wait_event_type = 'Lock'`);
-        if (rows[0].n > 0) break;
-        if (Date.now() > deadline) throw new Error('the completion never waited for the lock');
-        await new Promise((r) => setTimeout(r, 20));
-      }
+      const waiting = async () => (await pool.query(`select count(*)::int as n from pg_stat_activity where datname = current_database() and wait_event_type = 'Lock'`)).rows[0].n as number;
+      // The completion waits for the order lock.
+      expect(await pollUntil(waiting, (n) => n > 0, { timeoutMs: 10_000, everyMs: 20 })).toBeGreaterThan(0);
       const edit = (await t.http().patch(`/api/v1/tasks/${other.id}`).set('Authorization', c.auth).send({ title: 'edited meanwhile' }).expect(200)).body.item;
       const during = await syncAll(c, cursor);
       expect(during.changes.find((ch) => ch.id === recurring.id)).toBeUndefined();

@@ -2,7 +2,7 @@ import { execFile, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import { repoRoot, startReceiver, type Receiver } from '@app/devstack';
+import { pollUntil, repoRoot, startReceiver, type Receiver } from '@app/devstack';
 import { sql } from 'kysely';
 import { loadConfig } from '../src/config.js';
 import { createTask } from './helpers/factories.js';
@@ -165,12 +165,9 @@ describe('webhook signing secrets at rest', () => {
       const task = await createTask(api, c);
       // The other subscription is delivered, verified, by the same process meanwhile.
       expect(other.verifies(await deliveredTo(api, c2, other), fresh.secret)).toBe(true);
-      const deadline = Date.now() + 10_000;
-      let log: Array<{ eventId: string; statusCode: number | null; error: string | null }> = [];
-      while (Date.now() < deadline && log.length === 0) {
-        log = (await api.http().get(`/api/v1/webhooks/${sub.id}/deliveries?limit=50`).set('Authorization', c.auth).expect(200)).body.items.filter((x: { error: string | null }) => x.error);
-        await new Promise((r) => setTimeout(r, 100));
-      }
+      const failed = async (): Promise<Array<{ eventId: string; statusCode: number | null; error: string | null }>> =>
+        (await api.http().get(`/api/v1/webhooks/${sub.id}/deliveries?limit=50`).set('Authorization', c.auth).expect(200)).body.items.filter((x: { error: string | null }) => x.error);
+      const log = await pollUntil(failed, (entries) => entries.length > 0, { timeoutMs: 10_000, everyMs: 100 });
       console.log(`delivery log with a wrong key: ${JSON.stringify(log[0])}`);
       expect(log[0]).toMatchObject({ statusCode: null, error: expect.stringMatching(/^not sent: the secret is encrypted with key [0-9a-f]{8}, which is neither WEBHOOK_SECRET_KEY/) });
       expect(receiver.received.slice(before).filter((r) => r.event.data?.id === task.id)).toHaveLength(0);

@@ -1,4 +1,4 @@
-import { startReceiver, type Receiver } from '@app/devstack';
+import { pollUntil, startReceiver, type Receiver } from '@app/devstack';
 import { sql } from 'kysely';
 import { createTask } from './helpers/factories.js';
 import { startTestApp, type Caller, type TestApp } from './helpers/harness.js';
@@ -293,8 +293,7 @@ describe('webhook deliveries', () => {
     await receiver.waitFor((all) => all.length >= 2);
     // The worker records the second attempt once the receiver's 204 is back, just after it arrived.
     const log = async () => (await t.http().get(`/api/v1/webhooks/${sub.id}/deliveries?limit=10`).set('Authorization', c.auth).expect(200)).body.items;
-    let items = await log();
-    for (const deadline = Date.now() + 5000; items.length < 2 && Date.now() < deadline; items = await log()) await sleep(50);
+    const items = await pollUntil(log, (entries) => entries.length >= 2);
     expect(items.map((d: any) => [d.attempt, d.statusCode, d.error])).toEqual([[2, 204, null], [1, 302, 'redirect not followed']]);
   });
 

@@ -13,3 +13,4 @@ export { startReceiver, type Receiver } from './webhook-receiver.js';
 export { errorCatalogSuite } from './error-catalog.js';
 export { openEventStream, type OpenedStream } from './event-stream.js';
 export { streamSuite } from './stream-suite.js';
+export { pollUntil } from './poll.js';

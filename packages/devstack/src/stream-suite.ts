@@ -1,6 +1,7 @@
 import type { AddressInfo } from 'node:net';
 import pg from 'pg';
 import { openEventStream, type OpenedStream } from './event-stream.js';
+import { pollUntil } from './poll.js';
 
 interface StreamApp {
   server: { address(): AddressInfo | string | null };
@@ -140,9 +141,7 @@ export function streamSuite<T extends StreamApp>(o: StreamSuiteOptions<T>): void
       expect(await watches()).toBeGreaterThan(0);
       await admin.query(`delete from ${o.service}.stream_watches`);
       await admin.query(`select pg_terminate_backend(pid) from pg_stat_activity where application_name = $1`, [`${o.service}-streams`]);
-      const deadline = Date.now() + 5000;
-      while ((await watches()) === 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
-      expect(await watches()).toBeGreaterThan(0);
+      expect(await pollUntil(watches, (n) => n > 0)).toBeGreaterThan(0);
       const second = await o.write(t, c, 2);
       await s.until(() => s.changes().length === 2, 3000);
       expect(changeId(s.changes()[1]!.change)).toBe(second);
