@@ -79,11 +79,12 @@ export interface RoundTripCounter {
    */
   perRequest(send: (n: number) => Promise<unknown>, times?: number): Promise<RoundTrips>;
   /**
-   * The statements Postgres parsed for `work` (Parse messages sent): 0 for a write that runs as a
-   * prepared statement on a connection that has run it before. Sequential requests reuse the
-   * pool's last released connection, so run the same request once before.
+   * The statements Postgres parsed (Parse messages sent) for `send(n)`, `times` times, each right
+   * after the same request ran once (`send(n - 1)`) on the connection it will use: sequential
+   * requests reuse the pool's last released connection. A write that runs as a prepared statement
+   * gives a zero each time. `n` makes each request its own (a new date, new content).
    */
-  parsed(work: () => Promise<unknown>): Promise<number>;
+  parsedWhenRepeated(send: (n: number) => Promise<unknown>, times?: number): Promise<number[]>;
 }
 
 /** The services' credential cache life (@app/auth/identity's CREDENTIAL_TTL_MS; devstack does not depend on the services' packages). */
@@ -105,10 +106,17 @@ export function roundTripCounter(pool: pg.Pool, redis: Redis): RoundTripCounter 
   };
   return {
     measure,
-    async parsed(work) {
-      const before = parsed.count;
-      await work();
-      return parsed.count - before;
+    async parsedWhenRepeated(send, times = 2) {
+      const counts: number[] = [];
+      for (let n = 1; n <= 2 * times; n += 2) {
+        await send(n);
+        // lastUsedAt is written off the request's path: let it land, and its connection go back first.
+        await sleep(20);
+        const before = parsed.count;
+        await send(n + 1);
+        counts.push(parsed.count - before);
+      }
+      return counts;
     },
     async perRequest(send, times = 3) {
       const worst: RoundTrips = { postgres: 0, redis: 0 };
