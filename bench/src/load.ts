@@ -43,7 +43,9 @@ function percentile(sorted: number[], p: number): number {
   return sorted[idx]!;
 }
 
-async function once(baseUrl: string, req: LoadRequest, connections: number, seconds: number, record: boolean, meter: LoadOptions['meter'] = {}, rate?: number): Promise<LoadResult> {
+/** One autocannon run of `opts.seconds` (latencies kept when `record`, the metered CPU read over it). */
+async function once(baseUrl: string, req: LoadRequest, opts: Omit<LoadOptions, 'warmupSeconds'>, record: boolean): Promise<LoadResult> {
+  const { connections, seconds, meter = {}, rate } = opts;
   const latencies: number[] = [];
   const meters = Object.entries(meter).map(([name, pids]) => [name, cpuMeter(pids)] as const);
   let finish!: (result: any) => void;
@@ -103,6 +105,6 @@ async function once(baseUrl: string, req: LoadRequest, connections: number, seco
 
 /** A warm-up run (discarded), then the measured run. Latencies in milliseconds. */
 export async function runLoad(baseUrl: string, req: LoadRequest, opts: LoadOptions): Promise<LoadResult> {
-  if (opts.warmupSeconds > 0) await once(baseUrl, req, opts.connections, opts.warmupSeconds, false, {}, opts.rate);
-  return once(baseUrl, req, opts.connections, opts.seconds, true, opts.meter, opts.rate);
+  if (opts.warmupSeconds > 0) await once(baseUrl, req, { ...opts, seconds: opts.warmupSeconds, meter: {} }, false);
+  return once(baseUrl, req, opts, true);
 }
