@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { expressFloor } from './floor.js';
+import { expressFloors } from './floor.js';
 import { seedClipboardAccounts, seedClipboardData } from './seed/clipboard.js';
 import { insertKeys } from './seed/keys.js';
 import type { BenchContext, Scenario } from './types.js';
@@ -82,7 +82,7 @@ export async function clipboardScenarios(_ctx: BenchContext, f: ClipboardFixture
       service: 'clipboard',
       request: { path: '/api/clipboard?limit=100', headers: f.auth },
       baseline: { replay: true },
-      moreBaselines: [expressFloor({ replay: true })],
+      moreBaselines: expressFloors({ replay: true }),
     },
     {
       name: 'clipboard create (one account)',
@@ -100,7 +100,7 @@ export async function clipboardScenarios(_ctx: BenchContext, f: ClipboardFixture
         setup: () => ({ headers: { authorization: f.spread.auth[next++ % f.spread.auth.length]! }, body: newClipboardItem() }),
       },
       baseline: spreadBaseline,
-      moreBaselines: [sameFunction(f.spread.accountIds), expressFloor(spreadBaseline)],
+      moreBaselines: [sameFunction(f.spread.accountIds), ...expressFloors(spreadBaseline)],
     },
     { name: 'clipboard pull (first page)', service: 'clipboard', request: { path: '/api/clipboard/pull?limit=100', headers: f.auth }, baseline: { replay: true } },
   ];

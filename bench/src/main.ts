@@ -10,6 +10,7 @@ import { adminCommand,   createDatabase,
   startEmbeddedPostgres,
   startProduct,
   startRedis,
+  startNginx,
   startServiceProcess,
   stopChild,
   waitForPort,
@@ -32,6 +33,16 @@ import type { BenchContext, Scenario } from './types.js';
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 50);
 const WARMUP_SECONDS = Number(process.env.BENCH_WARMUP_SECONDS ?? 3);
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
+/**
+ * The meetings network-level cap (180 a minute per address, in the service) and the gateway's
+ * looser guard in front of it would answer most of the load.
+ */
+const NO_GUARD = { MEETINGS_GUARD_RATE: '1000000r/s', MEETINGS_GUARD_BURST: 1000000 };
+/**
+ * Where a floor behind the gateway is served: under a path the gateway routes to the service's
+ * upstream (each upstream of the floor's gateway is the baseline process).
+ */
+const FLOOR_PATH: Record<Service, string> = { tasks: '/api/v1/bench-floor', meetings: '/api/items/bench-floor', clipboard: '/api/clipboard/bench-floor' };
 /** Rows from which a sequential scan of one of the big tables fails the run. */
 const BIG_TABLE_ROWS = 10_000;
 /**
@@ -45,6 +56,14 @@ const needs = (service: string) => ONLY.length === 0 || ONLY.some((o) => o.inclu
 
 function log(message: string): void {
   process.stderr.write(`${message}\n`);
+}
+
+/** The baseline process's path of a scenario's further baseline (one behind the gateway: a path it routes to the service). */
+function moreBaselinePath(s: Scenario, i: number, j: number): string {
+  const key = `/s${i}b${j}`;
+  if (!s.moreBaselines?.[j]?.throughGateway) return key;
+  if (s.service === 'all') throw new Error(`${s.name}: a floor behind the gateway needs one service`);
+  return `${FLOOR_PATH[s.service]}${key}`;
 }
 
 /** Sends one request exactly as the load would (same setup/onResponse), for the captures. */
@@ -133,9 +152,7 @@ async function main(): Promise<number> {
       // Tasks as it is deployed (compose, k8s): the API process writes webhook events and a worker
       // process of its own delivers them, so the webhook scenario meters each apart.
       serviceEnv: { tasks: { SERVICE_ROLE: 'api' } },
-      // The meetings network-level cap (180 a minute per address, in the service) and the
-      // gateway's looser guard in front of it would answer most of the load.
-      gatewayVars: { MEETINGS_GUARD_RATE: '1000000r/s', MEETINGS_GUARD_BURST: 1000000 },
+      gatewayVars: NO_GUARD,
     });
     cleanups.push(() => product.stop());
     // Its webhook worker, which serves only its probes and metrics and delivers what the API process wrote.
@@ -214,7 +231,7 @@ async function main(): Promise<number> {
       if (statuses.some((status) => status >= 400)) throw new Error(`${s.name}: the product answered ${statuses.join(', ')} to the capture requests`);
       if (s.baseline && s.service !== 'all') routes[`/s${i}`] = 'route' in s.baseline ? s.baseline.route : { schema: s.service, statements: captured.statements };
       for (const [j, more] of (s.moreBaselines ?? []).entries()) {
-        routes[`/s${i}b${j}`] = 'replayVia' in more.route ? { schema: s.service, statements: captured.statements, via: more.route.replayVia } : more.route;
+        routes[moreBaselinePath(s, i, j)] = 'replayVia' in more.route ? { schema: s.service, statements: captured.statements, via: more.route.replayVia } : more.route;
       }
       const seqScans = [...new Set(captured.plans.flatMap(sequentialScans))].filter((table) => bigEnough.has(table));
       explained.push({ scenario: s.name, plans: captured.plans, seqScans });
@@ -230,6 +247,16 @@ async function main(): Promise<number> {
     cleanups.push(() => stopChild(baseline));
     await waitForPort(baselinePort);
     const baselineUrl = `http://127.0.0.1:${baselinePort}`;
+    // The floors' own gateway: the product's template, every upstream the baseline process.
+    const floorGateway = await startNginx(join(work, 'nginx-floor'), {
+      GATEWAY_PORT: await freePort(),
+      TASKS_UPSTREAM: `127.0.0.1:${baselinePort}`,
+      MEETINGS_UPSTREAM: `127.0.0.1:${baselinePort}`,
+      CLIPBOARD_UPSTREAM: `127.0.0.1:${baselinePort}`,
+      ...NO_GUARD,
+    });
+    if (!floorGateway) throw new Error('nginx is not installed');
+    cleanups.push(() => floorGateway.stop());
 
     const rows: Row[] = [];
     const loadOpts = { connections: CONNECTIONS, warmupSeconds: WARMUP_SECONDS, seconds: SECONDS };
@@ -245,7 +272,10 @@ async function main(): Promise<number> {
       const baselineDoes = !s.baseline ? '' : 'replay' in s.baseline ? 'replays the statements the product ran for one such request (captured from the database log)' : s.baseline.does;
       rows.push({ scenario: s.name, product: productResult, baseline: baselineResult, baselineDoes, rssMb: peakMb });
       for (const [j, more] of (s.moreBaselines ?? []).entries()) {
-        const moreResult = await runLoad(baselineUrl, baselineRequest(s, `/s${i}b${j}`), baselineOpts);
+        const path = moreBaselinePath(s, i, j);
+        const moreResult = more.throughGateway
+          ? await runLoad(floorGateway.url, baselineRequest(s, path), { ...baselineOpts, meter: { ...baselineOpts.meter, nginx: shared.nginx } })
+          : await runLoad(baselineUrl, baselineRequest(s, path), baselineOpts);
         rows.push({ scenario: `${s.name} vs ${more.label}`, product: productResult, baseline: moreResult, baselineDoes: more.does, rssMb: peakMb });
       }
     }

@@ -1,4 +1,4 @@
-import { expressFloor } from './floor.js';
+import { expressFloors } from './floor.js';
 import { seedMeetingsData } from './seed/meetings.js';
 import type { BenchContext, Scenario } from './types.js';
 
@@ -28,7 +28,7 @@ export async function meetingScenarios(_ctx: BenchContext, f: MeetingsFixture): 
       service: 'meetings',
       request: { path: `/api/meetings/${f.meetingId}`, headers: f.auth },
       baseline: { replay: true },
-      moreBaselines: [expressFloor({ replay: true })],
+      moreBaselines: expressFloors({ replay: true }),
     },
     { name: 'meetings search (q=roadmap)', service: 'meetings', request: { path: '/api/search?q=roadmap', headers: f.auth }, baseline: { replay: true } },
     { name: 'meetings actions (open)', service: 'meetings', request: { path: '/api/actions?openOnly=1', headers: f.auth }, baseline: { replay: true } },

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { expressFloor } from './floor.js';
+import { expressFloors } from './floor.js';
 import { COMMON_WORD, RARE_WORD } from './words.js';
 import { seedTaskAccounts, seedTasks } from './seed/tasks.js';
 import type { BenchContext, Scenario } from './types.js';
@@ -126,7 +126,7 @@ export async function taskScenarios(ctx: BenchContext, f: TasksFixture): Promise
       service: 'tasks',
       request: { path: '/api/v1/tasks?view=today&limit=50', headers: { ...f.auth, 'x-timezone': 'Europe/Berlin' } },
       baseline: { replay: true },
-      moreBaselines: [expressFloor({ replay: true })],
+      moreBaselines: expressFloors({ replay: true }),
     },
     { name: `tasks search rare (${RARE_WORD})`, service: 'tasks', request: { path: `/api/v1/tasks?q=${RARE_WORD}&limit=50`, headers: f.auth }, baseline: { replay: true } },
     { name: `tasks search common (${COMMON_WORD})`, service: 'tasks', request: { path: `/api/v1/tasks?q=${COMMON_WORD}&limit=50`, headers: f.auth }, baseline: { replay: true } },
@@ -141,7 +141,7 @@ export async function taskScenarios(ctx: BenchContext, f: TasksFixture): Promise
         setup: () => ({ headers: { 'idempotency-key': randomUUID() } }),
       },
       baseline: createBaseline,
-      moreBaselines: [expressFloor(createBaseline)],
+      moreBaselines: expressFloors(createBaseline),
     },
     {
       name: 'tasks patch (If-Match)',
@@ -160,7 +160,7 @@ export async function taskScenarios(ctx: BenchContext, f: TasksFixture): Promise
         },
       },
       baseline: patchBaseline,
-      moreBaselines: [expressFloor(patchBaseline)],
+      moreBaselines: expressFloors(patchBaseline),
     },
   ];
 }

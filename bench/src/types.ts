@@ -27,7 +27,13 @@ export interface Scenario {
    * against both a bare INSERT and the product's own SQL function, so the service's overhead
    * and the feature's cost read apart.
    */
-  moreBaselines?: Array<{ label: string; route: BaselineRoute | ReplayedRoute; does: string }>;
+  moreBaselines?: Array<{
+    label: string;
+    route: BaselineRoute | ReplayedRoute;
+    does: string;
+    /** Reached through a gateway of its own (the product's nginx template), as the product is. */
+    throughGateway?: boolean;
+  }>;
 }
 
 export interface BenchContext {
