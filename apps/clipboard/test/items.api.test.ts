@@ -183,6 +183,29 @@ describe('POST /api/clipboard', () => {
     expect(await count()).toBe(29_990);
   });
 
+  it('prunes by key, not by reading the account, when the statistics predate the account\'s growth', async () => {
+    const grown = await t.caller();
+    await addItems(t, grown, ['first']);
+    // Statistics taken while the account held one item; it then grows to 20,001 (the counting
+    // triggers keep its count), and its limit is what it holds, so each create prunes one.
+    await sql`analyze items`.execute(t.db);
+    await sql`insert into items (id, account_id, type, content, source, created_at, updated_at)
+      select gen_random_uuid(), ${grown.accountId}, 'text', 'grown ' || n, 'api', now() - n * interval '1 second', now() - n * interval '1 second'
+      from generate_series(1, 20000) n`.execute(t.db);
+    await sql`update account_state set history_limit = non_favorites where account_id = ${grown.accountId}`.execute(t.db);
+    // Entries of the items indexes read by three creates, counted in their own transaction (see above).
+    const entriesRead = await t.db.transaction().execute(async (trx) => {
+      const read = async () =>
+        Number((await sql<{ n: string }>`select sum(pg_stat_get_xact_tuples_returned(indexrelid)) as n from pg_index where indrelid = 'items'::regclass`.execute(trx)).rows[0]!.n);
+      const before = await read();
+      for (let i = 0; i < 3; i++) await sql`select * from create_item(${grown.accountId}, gen_random_uuid(), 'text', ${`grown probe ${i}`}, 'api', 30)`.execute(trx);
+      return (await read()) - before;
+    });
+    // Each finds its one victim at the head of items_prune_idx and deletes it by primary key.
+    expect(entriesRead).toBeLessThan(30);
+    expect(await countRows(t, 'items', grown.accountId)).toBe(20_001);
+  });
+
   it('dedups among creates committed together: each content once, later copies move it', async () => {
     const other = await t.caller();
     const results = await Promise.all(

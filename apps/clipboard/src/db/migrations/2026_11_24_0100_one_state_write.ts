@@ -32,26 +32,15 @@ const counting = {
       where s.account_id = d.account_id;`,
 };
 
-async function countingTriggers(db: Kysely<any>, standAside: boolean): Promise<void> {
-  const skip = standAside ? `if current_setting('clipboard.inline_count', true) = 'on' then return null; end if;` : '';
-  for (const [name, update] of Object.entries(counting)) {
-    await sql.raw(`create or replace function ${name}() returns trigger language plpgsql as $$
-    begin
-      ${skip}
-      ${update}
-      return null;
-    end $$`).execute(db);
-  }
-}
-
-export async function up(db: Kysely<any>): Promise<void> {
-  await countingTriggers(db, true);
-
-  // The prune itself, for a known excess: the oldest non-favorites beyond the limit, and those
-  // past retention, both walking items_prune_idx; returns the deleted ids. Custom plans, as
-  // prune_items had (see 2026_11_23_1700_generic_plans).
+/**
+ * The prune itself, for a known excess: the oldest non-favorites beyond the limit, and those past
+ * retention, both walking items_prune_idx; returns the deleted ids. Custom plans, as prune_items
+ * had (see 2026_11_23_1700_generic_plans). Replaced by 2026_11_26_1200_planned_once, whose down
+ * restores this.
+ */
+export async function pruneVictimsV1(db: Kysely<any>): Promise<void> {
   await sql`
-    create function prune_victims(p_account uuid, p_excess integer, p_retention_days integer) returns uuid[] language plpgsql as $$
+    create or replace function prune_victims(p_account uuid, p_excess integer, p_retention_days integer) returns uuid[] language plpgsql as $$
     declare
       v_victims uuid[] := '{}';
       v_pruned uuid[];
@@ -74,6 +63,24 @@ export async function up(db: Kysely<any>): Promise<void> {
       select coalesce(array_agg(d.id), '{}') into v_pruned from deleted d;
       return v_pruned;
     end $$`.execute(db);
+}
+
+async function countingTriggers(db: Kysely<any>, standAside: boolean): Promise<void> {
+  const skip = standAside ? `if current_setting('clipboard.inline_count', true) = 'on' then return null; end if;` : '';
+  for (const [name, update] of Object.entries(counting)) {
+    await sql.raw(`create or replace function ${name}() returns trigger language plpgsql as $$
+    begin
+      ${skip}
+      ${update}
+      return null;
+    end $$`).execute(db);
+  }
+}
+
+export async function up(db: Kysely<any>): Promise<void> {
+  await countingTriggers(db, true);
+
+  await pruneVictimsV1(db);
 
   await sql`
     create or replace function prune_items(p_account uuid) returns uuid[] language plpgsql as $$

@@ -10,6 +10,7 @@ import * as genericPlans from './2026_11_23_1700_generic_plans.js';
 import * as oneStateWrite from './2026_11_24_0100_one_state_write.js';
 import * as changesNotify from './2026_11_25_0600_changes_notify.js';
 import * as announceWatched from './2026_11_26_0710_announce_watched.js';
+import * as plannedOnce from './2026_11_26_1200_planned_once.js';
 
 /** Every migration of the clipboard schema, by name; names sort in the order they apply. */
 export const migrations: Record<string, Migration> = {
@@ -24,4 +25,5 @@ export const migrations: Record<string, Migration> = {
   ...webhookMigrations('clipboard'),
   ...streamMigrations('clipboard'),
   '2026_11_26_0710_announce_watched': announceWatched,
+  '2026_11_26_1200_planned_once': plannedOnce,
 };
