@@ -48,21 +48,20 @@ export async function createItems(
   /** A condition tested once before anything is written (e.g. that nobody subscribes to the events); false: nothing is created. */
   only: RawBuilder<boolean> = sql<boolean>`true`,
 ): Promise<CreatedRow[]> {
-  const [one] = items;
   // One item (every create but those that queued behind another of the same account): the call
-  // on its own. Postgres plans the batch's form below again on every call (its generic plan,
-  // costed for an array of ten, never beats the custom one made for the array it is given):
-  // 0.12 ms more per create in Postgres than this one, which keeps its generic plan.
-  const created = items.length === 1
-    ? sql`create_item(${accountId}, ${one!.id}, ${one!.type}, ${one!.content}, ${one!.source}, ${tombstoneDays}) c`
-    : sql`unnest(${items.map((i) => i.id)}::uuid[], ${items.map((i) => i.type)}::text[], ${items.map((i) => i.content)}::text[], ${items.map((i) => i.source)}::text[])
+  // on its own, which Postgres plans once per connection. The batch's form below it plans again
+  // on every call (pg_prepared_statements: 0 generic plans, 261 custom), 0.12 ms more per create.
+  const [one] = items;
+  const [source, order] = items.length === 1
+    ? [sql`create_item(${accountId}, ${one!.id}, ${one!.type}, ${one!.content}, ${one!.source}, ${tombstoneDays}) c`, sql``]
+    : [sql`unnest(${items.map((i) => i.id)}::uuid[], ${items.map((i) => i.type)}::text[], ${items.map((i) => i.content)}::text[], ${items.map((i) => i.source)}::text[])
       with ordinality as t(id, type, content, source, n)
-    cross join lateral create_item(${accountId}, t.id, t.type, t.content, t.source, ${tombstoneDays}) c`;
+    cross join lateral create_item(${accountId}, t.id, t.type, t.content, t.source, ${tombstoneDays}) c`, sql`order by t.n`];
   const { rows } = await sql<CreatedRow>`${WRITES_THROUGH_FUNCTION}
     select c.id, c.type, c.source, c.favorite, c.created_at, c.updated_at, c.created
-    from ${created}
+    from ${source}
     where ${only}
-    ${items.length === 1 ? sql`` : sql`order by t.n`}`.execute(db);
+    ${order}`.execute(db);
   return rows;
 }
 
