@@ -14,13 +14,14 @@ describe('round trips per write', () => {
   });
   afterAll(() => t.close());
 
-  // Issue 33's target, met: the create (history trim and event included) is one statement. The one
-  // Redis round trip counted before was the rate limit's lease, which a warm client has taken
-  // already (one per many requests; see perRequest).
-  it('a create makes one Postgres round trip and none to Redis', async () => {
+  // Issue 33's target, met: the create (history trim and event included) is one statement. Redis:
+  // at most one, the rate limit's next lease of hits, which the request that uses half of the
+  // current one starts in the background (no request waits for it).
+  it('a create makes one Postgres round trip and at most one to Redis', async () => {
     const seen = await t.roundTrips.perRequest((i) =>
       t.http().post('/api/clipboard').set('Authorization', c.auth).send({ type: 'text', content: `round trip ${i}`, source: 'api' }).expect(201));
-    expect(seen).toEqual({ postgres: 1, redis: 0 });
+    expect(seen.postgres).toBe(1);
+    expect(seen.redis).toBeLessThanOrEqual(1);
   });
 
   // The create is a SELECT over create_item(), which writes: it runs prepared like any write, so

@@ -1,3 +1,4 @@
+import { pollUntil } from '@app/devstack';
 import { loadConfig } from '../src/config.js';
 import { startTestApp, type TestApp } from './helpers/harness.js';
 
@@ -76,6 +77,32 @@ describe('rate limit', () => {
       }
       const refused = await big.http().get('/api/v1/tasks').set('Authorization', c.auth).expect(429);
       expect(refused.headers['ratelimit-remaining']).toBe('0');
+    });
+
+    it('answers from a lease taken ahead while Redis does not answer, counting exactly', async () => {
+      const c = await big.caller();
+      const get = () => big.http().get('/api/v1/tasks').set('Authorization', c.auth).expect(200);
+      const key = `${big.config.redisPrefix}rl:api:a:${c.accountId}`;
+      // Request 1 leases one hit and request 2 an eighth of what is left (24); using half of
+      // those, request 14 leases the next ones in the background.
+      for (let i = 1; i <= 14; i += 1) await get();
+      expect(Number(await pollUntil(() => big.redis.get(key), (n) => Number(n) > 25))).toBeGreaterThan(25);
+      // Redis now holds every script and write for 3 s. Requests 15-40 span the end of the lease in use
+      // (at 25): the one after it used to wait for Redis. (The app's own connection would queue the
+      // unpause behind its held script.)
+      const admin = big.redis.duplicate();
+      await admin.call('client', 'pause', '3000', 'WRITE');
+      try {
+        for (let i = 15; i <= 40; i += 1) {
+          const started = Date.now();
+          const ok = await get();
+          expect(ok.headers['ratelimit-remaining']).toBe(String(200 - i));
+          expect(Date.now() - started).toBeLessThan(1000);
+        }
+      } finally {
+        await admin.call('client', 'unpause');
+        admin.disconnect();
+      }
     });
 
     it('never admits more than the limit across two instances under concurrent requests', async () => {

@@ -19,20 +19,24 @@ describe('round trips per write', () => {
 
   // Issue 33's targets. A create of an account nobody watches (no subscriber to task.created) is
   // one INSERT; with a key, one statement inserts the task and keeps the key with its answer.
-  // Redis: none per request (the rate limit's lease of hits is taken once for many requests).
-  it('a create without Idempotency-Key makes one Postgres round trip and none to Redis', async () => {
+  // Redis: at most one, and none a request waits for: the rate limit hands out hits from a lease,
+  // and the request that uses half of one starts taking the next in the background.
+  it('a create without Idempotency-Key makes one Postgres round trip and at most one to Redis', async () => {
     const seen = await t.roundTrips.perRequest((i) =>
       t.http().post('/api/v1/tasks').set('Authorization', c.auth).send({ title: `plain ${i}`, tags: ['rt'] }).expect(201));
-    expect(seen).toEqual({ postgres: 1, redis: 0 });
+    expect(seen.postgres).toBe(1);
+    expect(seen.redis).toBeLessThanOrEqual(1);
   });
 
-  it('a create with Idempotency-Key makes one Postgres round trip and none to Redis, and so does its replay', async () => {
+  it('a create with Idempotency-Key makes one Postgres round trip and at most one to Redis, and so does its replay', async () => {
     const seen = await t.roundTrips.perRequest((i) =>
       t.http().post('/api/v1/tasks').set('Authorization', c.auth).set('Idempotency-Key', `rt-${i}`).send({ title: `keyed ${i}` }).expect(201));
-    expect(seen).toEqual({ postgres: 1, redis: 0 });
+    expect(seen.postgres).toBe(1);
+    expect(seen.redis).toBeLessThanOrEqual(1);
     const replays = await t.roundTrips.perRequest(() =>
       t.http().post('/api/v1/tasks').set('Authorization', c.auth).set('Idempotency-Key', 'rt-2').send({ title: 'keyed 2' }).expect(201).expect('Idempotent-Replayed', 'true'), 1);
-    expect(replays).toEqual({ postgres: 1, redis: 0 });
+    expect(replays.postgres).toBe(1);
+    expect(replays.redis).toBeLessThanOrEqual(1);
   });
 
   // The keyed create is one statement with CTEs (WITH ... INSERT): it runs prepared, so Postgres
@@ -59,7 +63,8 @@ describe('round trips per write', () => {
     const seen = await t.roundTrips.perRequest(async (i) => {
       last = (await created(`watched ${i}`)).body.item;
     });
-    expect(seen).toEqual({ postgres: 1, redis: 0 });
+    expect(seen.postgres).toBe(1);
+    expect(seen.redis).toBeLessThanOrEqual(1);
     const rows = await eventsOf(last!.id);
     expect(rows).toHaveLength(1);
     const event = JSON.parse(rows[0]!.body);
@@ -69,17 +74,20 @@ describe('round trips per write', () => {
     await t.http().delete(`/api/v1/webhooks/${sub.body.id}`).set('Authorization', w.auth).expect(204);
     const unwatched = (await created('no longer watched')).body.item;
     expect(await eventsOf(unwatched.id)).toHaveLength(0);
-    expect(await t.roundTrips.perRequest((i) => created(`unwatched ${i}`), 1)).toEqual({ postgres: 1, redis: 0 });
+    const unwatchedSeen = await t.roundTrips.perRequest((i) => created(`unwatched ${i}`), 1);
+    expect(unwatchedSeen.postgres).toBe(1);
+    expect(unwatchedSeen.redis).toBeLessThanOrEqual(1);
   });
 
   // A plain edit of an account nobody watches is one UPDATE, If-Match in its condition.
-  it('a PATCH with If-Match makes one Postgres round trip and none to Redis', async () => {
+  it('a PATCH with If-Match makes one Postgres round trip and at most one to Redis', async () => {
     let task = await createTask(t, c, { title: 'patched' });
     const seen = await t.roundTrips.perRequest(async (i) => {
       const res = await t.http().patch(`/api/v1/tasks/${task.id}`).set('Authorization', c.auth).set('If-Match', `"${task.updatedAt}"`).send({ title: `patched ${i}` }).expect(200);
       task = res.body.item;
     });
-    expect(seen).toEqual({ postgres: 1, redis: 0 });
+    expect(seen.postgres).toBe(1);
+    expect(seen.redis).toBeLessThanOrEqual(1);
   });
 
   it('a PATCH with If-Match, once its connection has run one, sends no Parse: it runs as a prepared statement', async () => {
