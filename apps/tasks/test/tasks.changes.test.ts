@@ -60,6 +60,12 @@ async function catchUp(c: Caller, cursor: string | undefined, done: (changes: Pa
   }
 }
 
+/** The feed's place of a task: the transaction that last wrote it. */
+const stampOf = async (id: string) => (await sql<{ xid: string }>`select change_xid::text as xid from tasks where id = ${id}`.execute(t.db)).rows[0]!.xid;
+/** Whether no transaction of the cluster older than `xid` is open: every feed's horizon is then past it. */
+const clusterPast = async (xid: string) => (await sql<{ past: boolean }>`select pg_snapshot_xmin(pg_current_snapshot()) > ${xid}::xid8 as past`.execute(t.db)).rows[0]!.past;
+const settledPast = async (xid: string) => expect(await pollUntil(() => clusterPast(xid), Boolean, { timeoutMs: 30_000 })).toBe(true);
+
 /** All these tasks have shown up. */
 const seen = (...ids: string[]) => (changes: Page['changes']) => ids.every((id) => changes.some((ch) => ch.id === id));
 
@@ -98,9 +104,10 @@ describe('GET /api/v1/tasks/changes', () => {
     const gone = await createTask(t, c, { title: 'gone' });
     await t.http().delete(`/api/v1/tasks/${gone.id}`).set('Authorization', c.auth).expect(200);
 
-    await catchUp(c, undefined, seen(a.id, b.id, sub.id));
-    // A new full sync, now that the feed is past every write above (a full sync that began before
-    // the delete was visible would end with that delete, for a task the client never had).
+    // A full sync once the feed is past every write above: one that began while a transaction older
+    // than the delete was open (a parallel test file's) ends its first window below the delete, and
+    // then hands out the delete, for a task the client never had.
+    await settledPast(await stampOf(gone.id));
     const first = await syncAll(c);
     expect(first.changes.map((ch) => ch.type)).toEqual(['upsert', 'upsert', 'upsert']);
     expect(new Set(first.changes.map((ch) => ch.id))).toEqual(new Set([a.id, b.id, sub.id]));
@@ -115,7 +122,8 @@ describe('GET /api/v1/tasks/changes', () => {
     const c = await t.caller();
     const ids = [];
     for (let i = 0; i < 5; i++) ids.push((await createTask(t, c, { title: `T${i}` })).id);
-    await catchUp(c, undefined, seen(...ids));
+    // Else a window may end early, at a horizon an older transaction holds back.
+    await settledPast(await stampOf(ids[4]));
     const pages = [await changes(c, undefined, 2)];
     while (pages[pages.length - 1]!.hasMore) pages.push(await changes(c, pages[pages.length - 1]!.nextCursor, 2));
     expect(pages.map((p) => p.changes.length)).toEqual([2, 2, 1]);

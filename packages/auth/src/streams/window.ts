@@ -83,10 +83,14 @@ export function windowPage<R extends StampedRow>(rows: R[], limit: number, from:
   let next: WindowPosition;
   if (hasMore) {
     next = at(page[page.length - 1]!);
+  } else if (from && BigInt(from.x) >= BigInt(horizon)) {
+    // The horizon can step back behind the cursor: a transaction of another database that ends
+    // between the snapshot and the read of pg_stat_activity counts (see HORIZON). The page is
+    // then empty and the cursor stays where it is, `i` included: starting again at (x, origin)
+    // would hand out again the rows of transaction x up to `i`.
+    next = { lo: from.x, t: nowSeconds, x: from.x, i: from.i };
   } else {
-    // The horizon never moves back; the max only guards the cursor against ever doing so.
-    const x = from && BigInt(from.x) > BigInt(horizon) ? from.x : horizon;
-    next = { lo: x, t: nowSeconds, x, i: WINDOW_ORIGIN.i };
+    next = { lo: horizon, t: nowSeconds, x: horizon, i: WINDOW_ORIGIN.i };
   }
   return { rows: page, next, hasMore, reached: BigInt(next.x), after: (k) => (k === page.length - 1 ? next : at(page[k]!)) };
 }
