@@ -1,4 +1,4 @@
-import { ONE_WRITE, writeRoundTrips } from '@app/devstack';
+import { expectOneWrite } from '@app/devstack';
 import { startTestApp, type Caller, type TestApp } from './helpers/harness.js';
 import { HIGH_LIMITS } from './helpers/factories.js';
 
@@ -16,11 +16,11 @@ describe('round trips per write', () => {
   afterAll(() => t.close());
 
   // Issue 33's target, met: the create (history trim and event included) is one statement (Redis:
-  // see ONE_WRITE).
+  // see expectOneWrite).
   it('a create makes one Postgres round trip and at most one to Redis', async () => {
     const seen = await t.roundTrips.perRequest((i) =>
       t.http().post('/api/clipboard').set('Authorization', c.auth).send({ type: 'text', content: `round trip ${i}`, source: 'api' }).expect(201));
-    expect(writeRoundTrips(seen)).toEqual(ONE_WRITE);
+    expectOneWrite(seen);
   });
 
   // The create is a SELECT over create_item(), which writes: it runs prepared like any write, so

@@ -1,4 +1,4 @@
-import { ONE_WRITE, writeRoundTrips } from '@app/devstack';
+import { expectOneWrite } from '@app/devstack';
 import { startApp } from './helpers/factories.js';
 import type { Caller, TestApp } from './helpers/harness.js';
 
@@ -22,12 +22,12 @@ describe('round trips per write', () => {
 
   // Issue 33's targets. Before: 7 Postgres (BEGIN, lock, find, count, insert, emit, COMMIT) for a
   // create, 6 for an update; the 2 Redis counted then were the rate limits' leases (now: see
-  // ONE_WRITE). Now, for an account nobody watches
-  // (no subscriber to note.updated), one INSERT that counts the live notes under the account's
-  // lock, or one UPDATE with the revision in its condition.
+  // expectOneWrite). Now, for an account nobody watches (no subscriber to note.updated), one
+  // INSERT that counts the live notes under the account's lock, or one UPDATE with the revision in
+  // its condition.
   it('a note PUT that creates the day\'s note makes one Postgres round trip and at most one to Redis', async () => {
     const seen = await t.roundTrips.perRequest((i) => put(day(i), { today: `day ${i}` }).expect(201));
-    expect(writeRoundTrips(seen)).toEqual(ONE_WRITE);
+    expectOneWrite(seen);
   });
 
   it('a note PUT that updates it with baseRevision makes one Postgres round trip and at most one to Redis', async () => {
@@ -35,7 +35,7 @@ describe('round trips per write', () => {
     const seen = await t.roundTrips.perRequest(async (i) => {
       revision = (await put('2031-02-01', { today: `edit ${i}`, baseRevision: revision }).expect(200)).body.revision as number;
     });
-    expect(writeRoundTrips(seen)).toEqual(ONE_WRITE);
+    expectOneWrite(seen);
   });
 
   it('a note PUT, once its connection has run one, sends no Parse: it runs as a prepared statement', async () => {

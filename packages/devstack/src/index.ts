@@ -14,4 +14,4 @@ export { errorCatalogSuite } from './error-catalog.js';
 export { openEventStream, type OpenedStream } from './event-stream.js';
 export { streamSuite } from './stream-suite.js';
 export { pollUntil } from './poll.js';
-export { ONE_WRITE, writeRoundTrips } from './round-trips.js';
+export { expectOneWrite } from './round-trips.js';
