@@ -1,8 +1,11 @@
 import { encodeWindowCursor } from '@app/auth/streams';
-import { pollUntil } from '@app/devstack';
+import { clusterSettledPast } from '@app/devstack';
 import { sql } from 'kysely';
 import { addItem, createPerson, createSeries, sessionOf, startApp } from './helpers/factories.js';
 import type { Caller, TestApp } from './helpers/harness.js';
+
+/** The meetings feed's cursor label (changes.service.ts), to make cursors of its own. */
+const FEED_LABEL = 'meetings-changes-v1';
 
 let t: TestApp;
 beforeAll(async () => {
@@ -52,10 +55,6 @@ async function stampOf(c: Caller, date: string): Promise<{ xid: string; id: stri
   const { rows } = await sql<{ xid: string; id: string }>`select change_xid::text as xid, id from notes where account_id = ${c.accountId} and date = ${date}`.execute(t.db);
   return rows[0]!;
 }
-
-/** Whether no transaction of the cluster older than `xid` is open: every feed's horizon is then past it. */
-const clusterPast = async (xid: string) => (await sql<{ past: boolean }>`select pg_snapshot_xmin(pg_current_snapshot()) > ${xid}::xid8 as past`.execute(t.db)).rows[0]!.past;
-const settledPast = async (xid: string) => expect(await pollUntil(() => clusterPast(xid), Boolean, { timeoutMs: 30_000 })).toBe(true);
 
 const has = (kind: Change['kind'], id: string, type: Change['type'] = 'upsert') => (changes: Change[]) => changes.some((ch) => ch.kind === kind && ch.id === id && ch.type === type);
 const all = (...checks: Array<(changes: Change[]) => boolean>) => (changes: Change[]) => checks.every((check) => check(changes));
@@ -119,7 +118,7 @@ describe('GET /api/changes', () => {
     // The tombstone is old once no transaction of the cluster that began before it is open (a
     // parallel test file's may be): until then the sync's first window ends below it, and it is
     // handed out as a change after that window, as it must be.
-    await settledPast((await stampOf(c, '2030-03-05')).xid);
+    await clusterSettledPast(t.db, (await stampOf(c, '2030-03-05')).xid);
     const { changes } = await catchUp(c, undefined, (ch) => ch.length >= 4, 2);
     expect(changes.map((ch) => `${ch.type}:${ch.id}`)).toEqual(['upsert:2030-03-01', 'upsert:2030-03-02', 'upsert:2030-03-03', 'upsert:2030-03-04']);
   });
@@ -142,12 +141,12 @@ describe('GET /api/changes', () => {
     await open;
     await putNote(c, '2030-04-01', 'once');
     const stamp = await stampOf(c, '2030-04-01');
-    const past = encodeWindowCursor('meetings-changes-v1', c.accountId, { lo: stamp.xid, t: Math.floor(Date.now() / 1000), x: stamp.xid, i: stamp.id });
+    const past = encodeWindowCursor(FEED_LABEL, c.accountId, { lo: stamp.xid, t: Math.floor(Date.now() / 1000), x: stamp.xid, i: stamp.id });
     const behind = await page(c, { cursor: past });
     expect(behind).toMatchObject({ changes: [], hasMore: false });
     release();
     await older;
-    await settledPast(stamp.xid);
+    await clusterSettledPast(t.db, stamp.xid);
     expect((await page(c, { cursor: behind.nextCursor })).changes).toEqual([]);
   });
 
@@ -206,7 +205,7 @@ describe('GET /api/changes', () => {
       const res = await t.http().get('/api/changes').query({ cursor }).set('Authorization', c.auth).expect(400);
       expect(res.body.error.code).toBe('invalid_cursor');
     }
-    const old = encodeWindowCursor('meetings-changes-v1', c.accountId, { lo: '1', t: Math.floor(Date.now() / 1000) - 31 * 86_400, x: '1', i: '00000000-0000-0000-0000-000000000000' });
+    const old = encodeWindowCursor(FEED_LABEL, c.accountId, { lo: '1', t: Math.floor(Date.now() / 1000) - 31 * 86_400, x: '1', i: '00000000-0000-0000-0000-000000000000' });
     const expired = await t.http().get('/api/changes').query({ cursor: old }).set('Authorization', c.auth).expect(410);
     expect(expired.body.error.code).toBe('cursor_expired');
     await t.http().get('/api/changes').query({ limit: 501 }).set('Authorization', c.auth).expect(400);

@@ -1,6 +1,6 @@
 import { sql } from 'kysely';
 import { createPool } from '@app/auth/runtime';
-import { pollUntil } from '@app/devstack';
+import { clusterSettledPast, pollUntil } from '@app/devstack';
 import { encodeCursor, queryDigest } from '../src/domain/cursor.js';
 import { createTask, daysFromNow, micros } from './helpers/factories.js';
 import { startTestApp, type Caller, type TestApp } from './helpers/harness.js';
@@ -62,9 +62,6 @@ async function catchUp(c: Caller, cursor: string | undefined, done: (changes: Pa
 
 /** The feed's place of a task: the transaction that last wrote it. */
 const stampOf = async (id: string) => (await sql<{ xid: string }>`select change_xid::text as xid from tasks where id = ${id}`.execute(t.db)).rows[0]!.xid;
-/** Whether no transaction of the cluster older than `xid` is open: every feed's horizon is then past it. */
-const clusterPast = async (xid: string) => (await sql<{ past: boolean }>`select pg_snapshot_xmin(pg_current_snapshot()) > ${xid}::xid8 as past`.execute(t.db)).rows[0]!.past;
-const settledPast = async (xid: string) => expect(await pollUntil(() => clusterPast(xid), Boolean, { timeoutMs: 30_000 })).toBe(true);
 
 /** All these tasks have shown up. */
 const seen = (...ids: string[]) => (changes: Page['changes']) => ids.every((id) => changes.some((ch) => ch.id === id));
@@ -107,7 +104,7 @@ describe('GET /api/v1/tasks/changes', () => {
     // A full sync once the feed is past every write above: one that began while a transaction older
     // than the delete was open (a parallel test file's) ends its first window below the delete, and
     // then hands out the delete, for a task the client never had.
-    await settledPast(await stampOf(gone.id));
+    await clusterSettledPast(t.db, await stampOf(gone.id));
     const first = await syncAll(c);
     expect(first.changes.map((ch) => ch.type)).toEqual(['upsert', 'upsert', 'upsert']);
     expect(new Set(first.changes.map((ch) => ch.id))).toEqual(new Set([a.id, b.id, sub.id]));
@@ -123,7 +120,7 @@ describe('GET /api/v1/tasks/changes', () => {
     const ids = [];
     for (let i = 0; i < 5; i++) ids.push((await createTask(t, c, { title: `T${i}` })).id);
     // Else a window may end early, at a horizon an older transaction holds back.
-    await settledPast(await stampOf(ids[4]));
+    await clusterSettledPast(t.db, await stampOf(ids[4]));
     const pages = [await changes(c, undefined, 2)];
     while (pages[pages.length - 1]!.hasMore) pages.push(await changes(c, pages[pages.length - 1]!.nextCursor, 2));
     expect(pages.map((p) => p.changes.length)).toEqual([2, 2, 1]);

@@ -14,4 +14,5 @@ export { errorCatalogSuite } from './error-catalog.js';
 export { openEventStream, type OpenedStream } from './event-stream.js';
 export { streamSuite } from './stream-suite.js';
 export { pollUntil } from './poll.js';
+export { clusterSettledPast } from './feed-horizon.js';
 export { expectOneWrite } from './round-trips.js';
