@@ -63,7 +63,11 @@ export interface WindowPage<R> {
   rows: R[];
   next: WindowPosition;
   hasMore: boolean;
-  /** The window's horizon when it is done (`hasMore` false): every change stamped below it is delivered. */
+  /**
+   * Where the feed stands when the window is done (`hasMore` false): every change stamped below it
+   * is delivered. The window's horizon, or the cursor's own transaction when the horizon has
+   * stepped back behind the cursor.
+   */
   reached: bigint;
   /** The position just after `rows[k]`. */
   after(k: number): WindowPosition;
@@ -72,7 +76,8 @@ export interface WindowPage<R> {
 /**
  * Cuts a page of `limit` rows from `rows` (read with `limit + 1`, all below `horizon`, after
  * `from`) and places the feed after it: mid-window the window's start and age stay and the
- * position moves; a done window starts the next one at the horizon.
+ * position moves; a done window starts the next one at the horizon, or where the cursor stands if
+ * that is past the horizon.
  */
 export function windowPage<R extends StampedRow>(rows: R[], limit: number, from: WindowPosition | undefined, horizon: string, nowSeconds: number): WindowPage<R> {
   const page = rows.slice(0, limit);
