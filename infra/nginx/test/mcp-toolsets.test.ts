@@ -238,6 +238,7 @@ interface Task {
   default(a: Assistant, d: any): Promise<void>;
 }
 
+/** `days` from today at `hour` UTC: for days >= 1 only (today's hour may have passed; see endOfToday). */
 const iso = (days: number, hour = 17) => {
   const d = new Date();
   d.setUTCDate(d.getUTCDate() + days);
@@ -245,6 +246,7 @@ const iso = (days: number, hour = 17) => {
   return d.toISOString();
 };
 const today = () => new Date().toISOString().slice(0, 10);
+/** A due time later today that has not passed: two minutes from now, or the day's last second. */
 const endOfToday = () => {
   const d = new Date();
   return new Date(Math.min(d.getTime() + 120_000, Date.UTC(d.getUTCFullYear(), d.getUTCMonth(), d.getUTCDate() + 1) - 1000)).toISOString();
@@ -466,7 +468,7 @@ async function seed(service: Service, token: string): Promise<Record<string, any
   };
   const d: Record<string, any> = {};
   if (service === 'tasks') {
-    for (let i = 0; i < 25; i += 1) await rest('/api/v1/tasks', { title: `Chore ${i}: ${'tidy the shed and sort the garage shelves '.repeat(2)}`, notes: 'Some longer notes about the chore, as people write them. '.repeat(6), tags: ['home'], dueAt: iso(i % 5 === 0 ? 0 : i) });
+    for (let i = 0; i < 25; i += 1) await rest('/api/v1/tasks', { title: `Chore ${i}: ${'tidy the shed and sort the garage shelves '.repeat(2)}`, notes: 'Some longer notes about the chore, as people write them. '.repeat(6), tags: ['home'], dueAt: i % 5 === 0 ? endOfToday() : iso(i) });
     await rest('/api/v1/tasks', { title: 'Call the dentist', dueAt: endOfToday(), priority: 'high' });
     await rest('/api/v1/tasks', { title: 'Finish the quarterly report', dueAt: iso(2), tags: ['work'] });
     d.move = (await rest('/api/v1/tasks', { title: 'Plan the move', notes: 'Boxes, van, new address' })).item.id;
