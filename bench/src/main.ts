@@ -305,7 +305,8 @@ async function main(): Promise<number> {
           `${hooks.delivered} events delivered, commit-to-receiver lag p50 ${hooks.lagP50} ms, p99 ${hooks.lagP99} ms, max ${hooks.lagMax} ms; ` +
           `CPU per create: API process ${hooks.without.cpuMsPerRequest.api!.toFixed(3)} -> ${hooks.with.cpuMsPerRequest.api!.toFixed(3)} ms (${hooks.apiCpuRatio.toFixed(2)}x), ` +
           `worker process ${hooks.without.cpuMsPerRequest.worker!.toFixed(3)} -> ${hooks.with.cpuMsPerRequest.worker!.toFixed(3)} ms, Postgres ${hooks.without.cpuMsPerRequest.postgres!.toFixed(3)} -> ${hooks.with.cpuMsPerRequest.postgres!.toFixed(3)} ms; ` +
-          `at one rate, ${hooks.sameRate.rate} creates/s (${hooks.sameRate.without.reqPerSec.toFixed(0)} and ${hooks.sameRate.with.reqPerSec.toFixed(0)} reached): API process ${hooks.sameRate.without.cpuMsPerRequest.api!.toFixed(3)} -> ${hooks.sameRate.with.cpuMsPerRequest.api!.toFixed(3)} ms per create (${hooks.sameRate.apiCpuRatio.toFixed(2)}x)\n`,
+          `at one rate, ${hooks.sameRate.rate} creates/s (${hooks.sameRate.without.reqPerSec.toFixed(0)} and ${hooks.sameRate.with.reqPerSec.toFixed(0)} reached): API process ${hooks.sameRate.without.cpuMsPerRequest.api!.toFixed(3)} -> ${hooks.sameRate.with.cpuMsPerRequest.api!.toFixed(3)} ms per create (${hooks.sameRate.apiCpuRatio.toFixed(2)}x); ` +
+          `with the subscriptions and the worker stopped (events recorded, none sent): ${hooks.held.load.reqPerSec.toFixed(0)} req/s (${hooks.held.ratio.toFixed(2)}x), API process ${hooks.held.load.cpuMsPerRequest.api!.toFixed(3)} ms per create (${hooks.held.apiCpuRatio.toFixed(2)}x), Postgres ${hooks.held.load.cpuMsPerRequest.postgres!.toFixed(3)} ms (${hooks.held.postgresCpuRatio.toFixed(2)}x)\n`,
       );
     }
     if (streams) printStreams(streams);

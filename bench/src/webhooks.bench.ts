@@ -22,6 +22,13 @@ export interface WebhookBenchResult {
    * mixes what an event costs with what a lower rate costs; this one holds the rate still.
    */
   sameRate: { rate: number; with: LoadResult; without: LoadResult; apiCpuRatio: number };
+  /**
+   * The full-speed run with the subscriptions again, but with the worker process stopped
+   * (SIGSTOP: nothing is delivered until it goes on): every create still records its event, so
+   * this is what the API path costs with a subscription, apart from what delivery takes from the
+   * cores the API shares with it on this machine. Its ratios are against the run without.
+   */
+  held: { load: LoadResult; ratio: number; apiCpuRatio: number; postgresCpuRatio: number };
   delivered: number;
   /** Commit (the event's timestamp) to arrival at the receiver, in ms. */
   lagP50: number;
@@ -56,6 +63,17 @@ async function idle(receiver: Awaited<ReturnType<typeof startReceiver>>): Promis
     stats = now;
   }
   return stats;
+}
+
+/** Runs `fn` with the process `pid` stopped (SIGSTOP), and lets it go on (SIGCONT) whatever happens. */
+async function withWorkerStopped<T>(pid: number | undefined, fn: () => Promise<T>): Promise<T> {
+  if (pid === undefined) throw new Error('the webhook worker process has no pid');
+  process.kill(pid, 'SIGSTOP');
+  try {
+    return await fn();
+  } finally {
+    process.kill(pid, 'SIGCONT');
+  }
 }
 
 const percentile = (sorted: number[], p: number) => (sorted.length === 0 ? 0 : sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)]!);
@@ -101,6 +119,10 @@ export async function webhookBench(
     // Every create of this load (warm-up too) is an event: the lag is of these, once all arrived.
     const stats = await idle(receiver);
     const sorted = [...stats.lags].sort((a, b) => a - b);
+    // The same again with delivery held back: the worker is stopped until the run ends, then
+    // sends what waited (the lags above are of the first run alone).
+    const held = await withWorkerStopped(pids.worker, () => runLoad(ctx.gateway, request, opts));
+    await idle(receiver);
     const rate = Math.floor(withHooks.reqPerSec * 0.9);
     const withAtRate = await runLoad(ctx.gateway, request, { ...opts, rate });
     await idle(receiver);
@@ -118,6 +140,12 @@ export async function webhookBench(
       },
       without,
       with: withHooks,
+      held: {
+        load: held,
+        ratio: held.reqPerSec / Math.max(without.reqPerSec, 0.001),
+        apiCpuRatio: held.cpuMsPerRequest.api! / Math.max(without.cpuMsPerRequest.api!, 0.000001),
+        postgresCpuRatio: held.cpuMsPerRequest.postgres! / Math.max(without.cpuMsPerRequest.postgres!, 0.000001),
+      },
       ratio: withHooks.reqPerSec / Math.max(without.reqPerSec, 0.001),
       apiCpuRatio: withHooks.cpuMsPerRequest.api! / Math.max(without.cpuMsPerRequest.api!, 0.000001),
       delivered: stats.delivered,
