@@ -68,11 +68,6 @@ export async function findSubscription(db: Db, accountId: string, id: string, lo
   return q.executeTakeFirst() as Promise<SubscriptionRow | undefined>;
 }
 
-/** Any subscription by id, for the delivery worker. */
-export async function subscriptionById(db: Db, id: string): Promise<SubscriptionRow | undefined> {
-  return db.selectFrom('webhook_subscriptions').selectAll().where('id', '=', id).executeTakeFirst() as Promise<SubscriptionRow | undefined>;
-}
-
 export async function updateSubscription(db: Db, accountId: string, id: string, changes: Record<string, unknown>): Promise<SubscriptionRow | undefined> {
   return db
     .updateTable('webhook_subscriptions')
@@ -125,16 +120,57 @@ export async function listAttempts(db: Db, subscriptionId: string, limit: number
     .execute();
 }
 
-/** The subscription's oldest pending deliveries, in commit order (the head first). */
-export async function pendingDeliveries(db: Db, subscriptionId: string, limit: number): Promise<DeliveryRow[]> {
-  return db
-    .selectFrom('webhook_deliveries')
-    .select(['seq', 'event_id', 'subscription_id', 'type', 'body', 'traceparent', 'attempts', 'next_attempt_at', 'created_at'])
-    .where('subscription_id', '=', subscriptionId)
-    .where('state', '=', 'pending')
-    .orderBy('seq')
-    .limit(limit)
-    .execute();
+/** What the worker sends next for one subscription: the subscription, its creator's scopes now, and its oldest pending deliveries. */
+export interface DeliveryBatch {
+  sub: SubscriptionRow;
+  /**
+   * The scopes the key or connected app (OAuth grant) that created the subscription holds now
+   * (none once it ended); null for one a browser session made, which holds every scope.
+   */
+  scopes: ReadonlySet<string> | null;
+  /** In commit order (the head first); none while the subscription is disabled. */
+  pending: DeliveryRow[];
+}
+
+const SUBSCRIPTION_COLUMNS = ['id', 'account_id', 'creator_key_id', 'url', 'events', 'description', 'enabled', 'disabled_reason', 'secret',
+  'previous_secret', 'previous_secret_expires_at', 'failing_since', 'created_at', 'updated_at'] as const;
+const DELIVERY_COLUMNS = ['seq', 'event_id', 'type', 'body', 'traceparent', 'attempts', 'next_attempt_at', 'created_at'] as const;
+
+// One row per pending delivery (in seq order) with the subscription's columns beside it, or one
+// row of the subscription alone when nothing is pending: a batch is one round trip, not three.
+// The creator is an API key or, made with an OAuth access token, its grant (the credential id of
+// either): the live one's scopes, none once it is revoked, disconnected or expired.
+const NEXT_BATCH = `select ${SUBSCRIPTION_COLUMNS.map((c) => `s.${c}`).join(', ')},
+    case when s.creator_key_id is null then null else coalesce(c.scopes, '{}') end as creator_scopes,
+    ${DELIVERY_COLUMNS.map((c) => `d.${c} as d_${c}`).join(', ')}
+  from webhook_subscriptions s
+  left join lateral (
+    select scopes from api_keys where id = s.creator_key_id and revoked_at is null
+    union all
+    select scopes from oauth_grants where id = s.creator_key_id and revoked_at is null and expires_at > now()
+    limit 1
+  ) c on true
+  left join lateral (
+    select ${DELIVERY_COLUMNS.join(', ')} from webhook_deliveries
+    where subscription_id = s.id and state = 'pending' and s.enabled
+    order by seq limit $2
+  ) d on true
+  where s.id = $1
+  order by d.seq`;
+
+type BatchRow = SubscriptionRow & { creator_scopes: string[] | null } & { [K in (typeof DELIVERY_COLUMNS)[number] as `d_${K}`]: DeliveryRow[K] | null };
+
+/** The subscription's next batch of at most `limit` deliveries; undefined when the subscription is gone. */
+export async function nextBatch(db: Db, subscriptionId: string, limit: number): Promise<DeliveryBatch | undefined> {
+  const { rows } = await db.executeQuery<BatchRow>(CompiledQuery.raw(NEXT_BATCH, [subscriptionId, limit]));
+  const first = rows[0];
+  if (!first) return undefined;
+  const sub = Object.fromEntries(SUBSCRIPTION_COLUMNS.map((c) => [c, first[c]])) as unknown as SubscriptionRow;
+  const pending = rows.filter((r) => r.d_seq !== null).map((r): DeliveryRow => ({
+    seq: r.d_seq!, event_id: r.d_event_id!, subscription_id: sub.id, type: r.d_type!, body: r.d_body!, traceparent: r.d_traceparent,
+    attempts: r.d_attempts!, next_attempt_at: r.d_next_attempt_at!, created_at: r.d_created_at!,
+  }));
+  return { sub, scopes: first.creator_scopes === null ? null : new Set(first.creator_scopes), pending };
 }
 
 /** Settles deliveries; each delivered or failed one counts its last attempt. */
@@ -153,30 +189,27 @@ export async function postponeDelivery(db: Db, seq: number, attempts: number, ne
   await db.updateTable('webhook_deliveries').set({ attempts, next_attempt_at: nextAttemptAt.toISOString() }).where('seq', '=', seq).execute();
 }
 
-/** Logs attempts, in order, in one statement with one array per column (a batch is up to 100). */
-export async function insertAttempts(db: Db, rows: Array<Omit<AttemptRow, 'created_at'> & { subscription_id: string }>): Promise<void> {
-  if (rows.length === 0) return;
-  const col = <K extends keyof (typeof rows)[number]>(k: K) => rows.map((r) => r[k]);
-  await sql`
-    insert into webhook_attempts (subscription_id, event_id, type, attempt, status_code, ms, error, next_attempt_at)
-    select * from unnest(${col('subscription_id')}::uuid[], ${col('event_id')}::text[], ${col('type')}::text[], ${col('attempt')}::int[],
-      ${col('status_code')}::int[], ${col('ms')}::int[], ${col('error')}::text[], ${col('next_attempt_at')}::timestamptz[])`.execute(db);
+type NewAttempt = Omit<AttemptRow, 'created_at'> & { subscription_id: string };
+
+/** The attempts as one array per column, for an INSERT ... SELECT FROM unnest (a batch is up to 100 rows). */
+function attemptColumns(rows: NewAttempt[]) {
+  const col = <K extends keyof NewAttempt>(k: K) => rows.map((r) => r[k]);
+  return sql`select * from unnest(${col('subscription_id')}::uuid[], ${col('event_id')}::text[], ${col('type')}::text[], ${col('attempt')}::int[],
+      ${col('status_code')}::int[], ${col('ms')}::int[], ${col('error')}::text[], ${col('next_attempt_at')}::timestamptz[])`;
 }
 
-// The creator is an API key or, made with an OAuth access token, its grant (the credential id of
-// either): the live one's scopes, none once it is revoked, disconnected or expired.
-const CREATOR_SCOPES = `select scopes from api_keys where id = $1 and revoked_at is null
-  union all
-  select scopes from oauth_grants where id = $1 and revoked_at is null and expires_at > now()`;
+const ATTEMPT_INTO = sql`insert into webhook_attempts (subscription_id, event_id, type, attempt, status_code, ms, error, next_attempt_at)`;
 
-/**
- * The scopes the key or connected app (OAuth grant) that created a subscription holds now (none
- * once it ended); null for one a browser session made, which holds every scope.
- */
-export async function creatorScopes(db: Db, credentialId: string | null): Promise<ReadonlySet<string> | null> {
-  if (credentialId === null) return null;
-  const { rows } = await db.executeQuery<{ scopes: string[] }>(CompiledQuery.raw(CREATOR_SCOPES, [credentialId]));
-  return new Set(rows[0]?.scopes ?? []);
+/** Logs attempts, in order, in one statement. */
+export async function insertAttempts(db: Db, rows: NewAttempt[]): Promise<void> {
+  if (rows.length === 0) return;
+  await sql`${ATTEMPT_INTO} ${attemptColumns(rows)}`.execute(db);
+}
+
+/** Settles delivered deliveries (each counting its last attempt) and logs those attempts, in one statement. */
+export async function settleDelivered(db: Db, seqs: number[], attempts: NewAttempt[]): Promise<void> {
+  await sql`with settled as (update webhook_deliveries set state = 'delivered', attempts = attempts + 1 where seq = any(${seqs}::bigint[]))
+    ${ATTEMPT_INTO} ${attemptColumns(attempts)}`.execute(db);
 }
 
 /**

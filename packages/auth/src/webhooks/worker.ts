@@ -171,16 +171,15 @@ export function createWebhookWorker(o: WebhookWorkerOptions): WebhookWorker {
     const turnEnds = Date.now() + TURN_MS;
     for (;;) {
       if (stopping) return repo.kick(conn, subscriptionId, null);
-      const sub = await repo.subscriptionById(conn, subscriptionId);
+      const next = await repo.nextBatch(conn, subscriptionId, BATCH);
       // Gone with its account (the cascade cannot reach the outbox, which has no foreign key).
-      if (!sub) return repo.forgetSubscription(conn, subscriptionId);
+      if (!next) return repo.forgetSubscription(conn, subscriptionId);
+      const { sub, scopes, pending: batch } = next;
       if (!sub.enabled) {
         count('skipped', await repo.skipPending(conn, sub.id));
         return;
       }
-      const batch = await repo.pendingDeliveries(conn, sub.id, BATCH);
       if (batch.length === 0) return;
-      const scopes = await repo.creatorScopes(conn, sub.creator_key_id);
       const settled = new Settled(sub.id);
       let failed: { head: DeliveryRow; result: PostResult } | undefined;
       let waitUntil: number | undefined;
@@ -221,11 +220,11 @@ export function createWebhookWorker(o: WebhookWorkerOptions): WebhookWorker {
     }
   }
 
-  /** What a batch did, written in two statements once it ends. */
+  /** What a batch did, written once it ends: one statement for what was delivered (and one for what was skipped). */
   class Settled {
     readonly skipped: number[] = [];
     private readonly done: number[] = [];
-    private readonly attempts: Array<Parameters<typeof repo.insertAttempts>[1][number]> = [];
+    private readonly attempts: Parameters<typeof repo.settleDelivered>[2] = [];
 
     constructor(private readonly subscriptionId: string) {}
 
@@ -236,8 +235,7 @@ export function createWebhookWorker(o: WebhookWorkerOptions): WebhookWorker {
 
     async flush(conn: AnyDb, sub: SubscriptionRow): Promise<void> {
       if (this.done.length > 0) {
-        await repo.settleDeliveries(conn, this.done, 'delivered');
-        await repo.insertAttempts(conn, this.attempts);
+        await repo.settleDelivered(conn, this.done, this.attempts);
         if (sub.failing_since !== null) await repo.setFailingSince(conn, sub.id, null);
         count('delivered', this.done.length);
       }
