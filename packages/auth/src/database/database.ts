@@ -104,11 +104,20 @@ const preparedNames = new Map<string, string>();
 export const WRITES_THROUGH_FUNCTION = sql.raw('/* writes */ ');
 
 /**
- * A data-modifying statement: it starts with one, or a WITH whose CTEs hold one (a one-statement
- * create), or it is marked {@link WRITES_THROUGH_FUNCTION}.
+ * Put first in a read whose best plan does not depend on its parameters (it starts from one row
+ * found by primary key, and reads what hangs off it by index): it then runs prepared like a write,
+ * planned once per connection instead of on every call.
  */
-const isWrite = (text: string): boolean =>
+export const PLANNED_ONCE = '/* planned once */ ';
+
+/**
+ * A statement that runs prepared: a data-modifying one (it starts with one, or a WITH whose CTEs
+ * hold one, as a one-statement create does, or it is marked {@link WRITES_THROUGH_FUNCTION}), or a
+ * read marked {@link PLANNED_ONCE}.
+ */
+const isPrepared = (text: string): boolean =>
   text.startsWith('/* writes */') ||
+  text.startsWith(PLANNED_ONCE) ||
   /^\s*(insert|update|delete)\b/i.test(text) ||
   (/^\s*with\b/i.test(text) && /\b(insert\s+into|delete\s+from)\b|\bupdate\s+\w+(\s+as)?(\s+\w+)?\s+set\b/i.test(text));
 
@@ -116,13 +125,13 @@ const isWrite = (text: string): boolean =>
  * Writes run as named prepared statements: each connection parses and plans one the first time
  * and then only binds and executes it, which is most of a one-row write's cost in Postgres.
  * Reads stay unnamed, so every one is planned for its own parameters (a generic plan could fit
- * one account's data badly). Dynamic SQL (IN lists of any length) cannot grow this past its bound.
+ * one account's data badly), unless marked {@link PLANNED_ONCE}. Dynamic SQL (IN lists of any length) cannot grow this past its bound.
  * `returning *` stays unnamed: a migration that adds a column while this process runs would make
  * its cached plan fail ("cached plan must not change result type") until a restart.
  */
 function statementName(text: string): string | undefined {
   let name = preparedNames.get(text);
-  if (name === undefined && preparedNames.size < MAX_PREPARED && isWrite(text) && !/\breturning \*/i.test(text)) {
+  if (name === undefined && preparedNames.size < MAX_PREPARED && isPrepared(text) && !/\breturning \*/i.test(text)) {
     name = `w${preparedNames.size}`;
     preparedNames.set(text, name);
   }

@@ -6,3 +6,5 @@ export { webhookOpenApi } from './openapi.js';
 // The delivery's connect-time address check, for the tests that prove it against a rebinding resolver.
 export { postJson } from './http-post.js';
 export { targetProblem, type Resolve } from './target.js';
+// The worker's batch read, for the test that proves it is one round trip and runs prepared.
+export { nextBatch } from './repository.js';

@@ -1,5 +1,5 @@
 import { CompiledQuery, sql } from 'kysely';
-import { inTransaction, type AnyDb } from '../database/database.js';
+import { PLANNED_ONCE, inTransaction, type AnyDb } from '../database/database.js';
 
 type Db = AnyDb;
 
@@ -138,9 +138,11 @@ const DELIVERY_COLUMNS = ['seq', 'event_id', 'type', 'body', 'traceparent', 'att
 
 // One row per pending delivery (in seq order) with the subscription's columns beside it, or one
 // row of the subscription alone when nothing is pending: a batch is one round trip, not three.
+// Planned once per connection: planning it took twice as long as running it (0.21 ms against
+// 0.07, pg_stat_statements with track_planning).
 // The creator is an API key or, made with an OAuth access token, its grant (the credential id of
 // either): the live one's scopes, none once it is revoked, disconnected or expired.
-const NEXT_BATCH = `select ${SUBSCRIPTION_COLUMNS.map((c) => `s.${c}`).join(', ')},
+const NEXT_BATCH = `${PLANNED_ONCE}select ${SUBSCRIPTION_COLUMNS.map((c) => `s.${c}`).join(', ')},
     case when s.creator_key_id is null then null else coalesce(c.scopes, '{}') end as creator_scopes,
     ${DELIVERY_COLUMNS.map((c) => `d.${c} as d_${c}`).join(', ')}
   from webhook_subscriptions s
