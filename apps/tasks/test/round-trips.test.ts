@@ -75,8 +75,8 @@ describe('round trips per write', () => {
   });
 
   // The delivery worker reads what it sends next (the subscription, its creator's scopes now and
-  // its pending deliveries) in one statement, which runs prepared: in the bench, planning it on
-  // every batch had taken three times as long as running it.
+  // its pending deliveries) in one statement, which runs prepared: planning it on every batch had
+  // taken three times as long as running it.
   it('the webhook worker reads a subscription\'s next batch in one Postgres round trip, as a prepared statement', async () => {
     const w = await t.caller();
     const sub = (await t.http().post('/api/v1/webhooks').set('Authorization', w.auth).send({ url: 'http://127.0.0.1:9/hook', events: ['task.created'] }).expect(201)).body;

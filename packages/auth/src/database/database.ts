@@ -125,14 +125,15 @@ const isPrepared = (text: string): boolean =>
  * Writes run as named prepared statements: each connection parses and plans one the first time
  * and then only binds and executes it, which is most of a one-row write's cost in Postgres.
  * Reads stay unnamed, so every one is planned for its own parameters (a generic plan could fit
- * one account's data badly), unless marked {@link PLANNED_ONCE}. Dynamic SQL (IN lists of any length) cannot grow this past its bound.
+ * one account's data badly), unless marked {@link PLANNED_ONCE}. Dynamic SQL (IN lists of any
+ * length) cannot grow this past its bound.
  * `returning *` stays unnamed: a migration that adds a column while this process runs would make
  * its cached plan fail ("cached plan must not change result type") until a restart.
  */
 function statementName(text: string): string | undefined {
   let name = preparedNames.get(text);
   if (name === undefined && preparedNames.size < MAX_PREPARED && isPrepared(text) && !/\breturning \*/i.test(text)) {
-    name = `w${preparedNames.size}`;
+    name = `p${preparedNames.size}`;
     preparedNames.set(text, name);
   }
   return name;
