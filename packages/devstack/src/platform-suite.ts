@@ -32,6 +32,27 @@ export interface PlatformTarget {
 }
 
 /**
+ * helmet 8's defaults, with Cross-Origin-Resource-Policy opened (API keys are used from any
+ * origin): what every answer of a service carries, its own pages aside (they set their own CSP).
+ */
+const SECURITY_HEADERS: Record<string, string> = {
+  'content-security-policy':
+    "default-src 'self';base-uri 'self';font-src 'self' https: data:;form-action 'self';frame-ancestors 'self';img-src 'self' data:;" +
+    "object-src 'none';script-src 'self';script-src-attr 'none';style-src 'self' https: 'unsafe-inline';upgrade-insecure-requests",
+  'cross-origin-opener-policy': 'same-origin',
+  'cross-origin-resource-policy': 'cross-origin',
+  'origin-agent-cluster': '?1',
+  'referrer-policy': 'no-referrer',
+  'strict-transport-security': 'max-age=31536000; includeSubDomains',
+  'x-content-type-options': 'nosniff',
+  'x-dns-prefetch-control': 'off',
+  'x-download-options': 'noopen',
+  'x-frame-options': 'SAMEORIGIN',
+  'x-permitted-cross-domain-policies': 'none',
+  'x-xss-protection': '0',
+};
+
+/**
  * The platform rules every service shares (DESIGN.md): health, readiness, metrics, request ids,
  * error envelopes, invalid JSON, body limit, authentication, origins, CORS, session-only key
  * management and the admin commands. Each app runs it against its own real app.
@@ -82,6 +103,18 @@ export function platformSuite(target: PlatformTarget): void {
       if (target.envelope === 'rich') expect(kept.body.error.requestId).toBe('abc-123');
       const replaced = await t.http().get(target.protectedPath).set('X-Request-Id', 'bad id with spaces');
       expect(replaced.headers['x-request-id']).toMatch(/^[0-9a-f-]{36}$/);
+    });
+
+    it('sets helmet\'s security headers (resources readable cross-origin) on answers and errors alike', async () => {
+      const c = await t.caller();
+      const answers = [
+        await t.http().get(target.protectedPath).set('Authorization', c.auth).expect(200),
+        await t.http().get(target.protectedPath).expect(401),
+        await t.http().get('/nowhere').expect(404),
+      ];
+      for (const res of answers) {
+        expect(Object.fromEntries(Object.keys(SECURITY_HEADERS).map((name) => [name, res.headers[name]]))).toEqual(SECURITY_HEADERS);
+      }
     });
 
     it('answers an unknown route with a JSON 404', async () => {

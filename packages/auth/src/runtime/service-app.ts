@@ -1,11 +1,11 @@
 import express, { type Express, type Request, type Router } from 'express';
-import helmet from 'helmet';
 import type { Redis } from 'ioredis';
 import type { Logger } from 'pino';
 import { errorHandler, notFoundHandler, type EnvelopeStyle } from '@app/http-errors';
 import { jsonBody } from '@app/http-errors/validation';
 import type { ServiceEnv } from './env.js';
 import { requestId } from './request-id.js';
+import { securityHeaders } from './security-headers.js';
 import { accountPagePath, accountPageRouter, authorizeErrorPage, authorizePageRenderer } from '../account-page/page.js';
 import { AccountService, type AdminHooks } from '../identity/accounts.js';
 import { authRouter } from '../identity/auth-routes.js';
@@ -98,7 +98,7 @@ export function createServiceApp(o: ServiceAppOptions): Express {
   const service = o.auth.service;
   const observability = createObservability(service, o.logger);
   // API keys may be used from any origin (CORS allows it), so responses may be read cross-origin.
-  app.use(requestId(), observability.middleware, helmet({ crossOriginResourcePolicy: { policy: 'cross-origin' } }));
+  app.use(requestId(), observability.middleware, securityHeaders({ crossOriginResourcePolicy: { policy: 'cross-origin' } }));
   mountHealth(app, { db: o.db, redis: o.redis, registry: observability.registry });
   const deliverer = () => createWebhookWorker({
     service,
