@@ -1,7 +1,8 @@
 import { randomUUID } from 'node:crypto';
-import { expressFloors } from './floor.js';
+import { expressCeiling, expressFloors } from './floor.js';
 import { seedClipboardAccounts, seedClipboardData } from './seed/clipboard.js';
 import { insertKeys } from './seed/keys.js';
+import type { BaselineRoute } from './baseline.js';
 import type { BenchContext, Scenario } from './types.js';
 
 /** How long the clipboard keeps tombstones (its TOMBSTONE_DAYS), passed to create_item as the service does. */
@@ -54,7 +55,7 @@ function bareInsert(accountIds: string[]): Scenario['baseline'] {
  * log, the account's seq), in one transaction as the service runs it: what the feature costs,
  * without the service around it.
  */
-function sameFunction(accountIds: string[]): NonNullable<Scenario['moreBaselines']>[number] {
+function sameFunction(accountIds: string[]): NonNullable<Scenario['moreBaselines']>[number] & { route: BaselineRoute } {
   return {
     label: 'create_item()',
     route: {
@@ -100,7 +101,7 @@ export async function clipboardScenarios(_ctx: BenchContext, f: ClipboardFixture
         setup: () => ({ headers: { authorization: f.spread.auth[next++ % f.spread.auth.length]! }, body: newClipboardItem() }),
       },
       baseline: spreadBaseline,
-      moreBaselines: [sameFunction(f.spread.accountIds), ...expressFloors(spreadBaseline)],
+      moreBaselines: [sameFunction(f.spread.accountIds), ...expressFloors(spreadBaseline), expressCeiling(sameFunction(f.spread.accountIds), 'create_item()')],
     },
     { name: 'clipboard pull (first page)', service: 'clipboard', request: { path: '/api/clipboard/pull?limit=100', headers: f.auth }, baseline: { replay: true } },
   ];

@@ -23,6 +23,23 @@ export function expressFloors(baseline: Scenario['baseline']): MoreBaseline[] {
   ];
 }
 
+/**
+ * The product's own SQL served by the same minimal Express 5 app, behind a gateway of its own:
+ * what a service on Express that ran the spec's statements and nothing else (no authentication,
+ * validation, rate limit, security headers or metrics) could reach on this machine. Against the
+ * floor, it is the ceiling of the ratio the product can reach; against the product, what the
+ * service's own work costs.
+ */
+export function expressCeiling(sameSql: { route: BaselineRoute; does: string }, serving: string): MoreBaseline {
+  const route: BaselineRoute = { ...sameSql.route, via: 'express' };
+  return {
+    label: `Express 5 serving ${serving} behind the gateway`,
+    route,
+    does: `${sameSql.does}, served by a minimal Express 5 app (express.json(), one handler, res.json), through a gateway of its own (the product's nginx template)`,
+    throughGateway: true,
+  };
+}
+
 function floorRoute(baseline: Scenario['baseline'], served: string): MoreBaseline {
   if (baseline && 'replay' in baseline) {
     return { label: 'Express 5 floor', route: { replayVia: 'express' }, does: `replays the statements the product ran for one such request, ${served}` };
