@@ -89,6 +89,23 @@ export function platformSuite(target: PlatformTarget): void {
     });
   });
 
+  describe('the HTTP server', () => {
+    it('makes each request and response on the app\'s own prototypes, so Express has none to move (V8 then keeps one hidden class for all of them)', async () => {
+      const app = t.server.listeners('request').find((listener) => 'request' in listener) as unknown as { request: object; response: object };
+      const seen: boolean[] = [];
+      const probe = (req: object, res: object) => seen.push(Object.getPrototypeOf(req) === app.request && Object.getPrototypeOf(res) === app.response);
+      // First: what the server made, before Express sees it.
+      t.server.prependListener('request', probe);
+      try {
+        await t.http().get('/healthz').expect(200);
+        await t.http().get(target.protectedPath).expect(401);
+      } finally {
+        t.server.off('request', probe);
+      }
+      expect(seen).toEqual([true, true]);
+    });
+  });
+
   describe('errors and request ids', () => {
     it('answers 401 in the rich envelope with the X-Request-Id of the response', async () => {
       const res = await t.http().get(target.protectedPath).expect(401);

@@ -19,6 +19,8 @@ export interface AppKit<DB, C extends { redisUrl?: string | undefined; redisPref
   migrate(db: Kysely<DB>): Promise<void>;
   /** `logSink` receives the app's log lines (JSON) when given; otherwise the app logs nothing. */
   createApp(deps: { config: C; db: Kysely<DB>; redis: Redis | null; logSink?: ((line: string) => void) | undefined }): Express;
+  /** The HTTP server the service process serves the app with (`createAppServer`), so tests run on the same. */
+  createServer(app: Express): Server;
   /** The service's admin command (`npm run admin -- <service> ...`), in process; `stdin` is its standard input. */
   admin(db: Kysely<DB>, config: C, argv: string[], stdin?: string): Promise<Record<string, unknown>>;
   openapiDocument: object;
@@ -101,7 +103,7 @@ export async function startTestApp<DB, C extends { redisUrl?: string | undefined
   await kit.migrate(db);
   const app = kit.createApp({ config, db, redis: options.withoutRedis ? null : redis, logSink: options.logSink });
   const server = await new Promise<Server>((resolve) => {
-    const s = app.listen(0, '127.0.0.1', () => resolve(s));
+    const s = kit.createServer(app).listen(0, '127.0.0.1', () => resolve(s));
   });
   const worker = options.webhooks ? (app.locals.webhookWorker as Worker | undefined) : undefined;
   await worker?.start();

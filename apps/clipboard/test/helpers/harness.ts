@@ -1,5 +1,5 @@
 import { runAdminCommand } from '@app/auth/identity';
-import { createDb, createLogger, createPool, migrateToLatest } from '@app/auth/runtime';
+import { createAppServer, createDb, createLogger, createPool, migrateToLatest } from '@app/auth/runtime';
 import { stdinOf, startTestApp as start, type AppKit, type TestApp as GenericTestApp, type TestAppOptions } from '@app/devstack';
 import { createApp } from '../../src/app.js';
 import { authConfig } from '../../src/auth.js';
@@ -28,6 +28,7 @@ const kit: AppKit<Database, Config> = {
   migrate: (db) => migrateToLatest(db, 'clipboard', migrations),
   createApp: ({ logSink, ...deps }) =>
     createApp({ ...deps, logger: logSink ? createLogger('clipboard', 'info', { write: logSink }) : createLogger('clipboard', 'silent') }),
+  createServer: createAppServer,
   admin: (db, config, argv, stdin) => runAdminCommand(db, authConfig(config), argv, {}, stdinOf(stdin)),
   openapiDocument,
 };

@@ -1,5 +1,5 @@
 import { runAdminCommand } from '@app/auth/identity';
-import { createDb, createLogger, createPool, migrateToLatest } from '@app/auth/runtime';
+import { createAppServer, createDb, createLogger, createPool, migrateToLatest } from '@app/auth/runtime';
 import { stdinOf, startTestApp as start, type AppKit, type TestApp as GenericTestApp, type TestAppOptions } from '@app/devstack';
 import { adminHooks } from '../../src/accounts.js';
 import { createApp } from '../../src/app.js';
@@ -30,6 +30,7 @@ const kit: AppKit<Database, Config> = {
   migrate: (db) => migrateToLatest(db, 'tasks', migrations),
   createApp: ({ logSink, ...deps }) =>
     createApp({ ...deps, logger: logSink ? createLogger('tasks', 'info', { write: logSink }) : createLogger('tasks', 'silent') }),
+  createServer: createAppServer,
   admin: (db, config, argv, stdin) => runAdminCommand(db, authConfig(config), argv, adminHooks, stdinOf(stdin)),
   openapiDocument,
 };

@@ -8,6 +8,7 @@ import { ConfigError, webhookSecretKeys, type ServiceEnv } from './env.js';
 import { AdminError, runAdminCommand, type AdminHooks } from '../identity/admin.js';
 import type { AuthConfig } from '../identity/config.js';
 import { createDb, createPool, migrateToLatest, pendingMigrations, type AnyDb, type AnySchema } from '../database/database.js';
+import { createAppServer } from './app-server.js';
 import { createLogger } from './observability.js';
 import { isSchemaCommand, runSchemaCommand } from './operations.js';
 import { createRedis, redisReady } from './redis.js';
@@ -71,7 +72,7 @@ async function startService<C extends ServiceEnv, DB>(spec: ServiceSpec<C, DB>):
   }
 
   const app = spec.createApp({ config, db, redis, logger });
-  const server: Server = app.listen(config.port, config.host, () => {
+  const server: Server = createAppServer(app).listen(config.port, config.host, () => {
     logger.info({ port: config.port }, `${spec.name} listening`);
   });
   // Deliveries start once the process serves; a failure to start them (Postgres down) is retried.
