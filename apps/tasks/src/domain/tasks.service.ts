@@ -186,8 +186,12 @@ function checkBusinessRules(input: TaskInput): void {
   if (input.dueAt) checkNotPast(input.dueAt);
 }
 
-/** The columns of a new task from its input. */
-function newTaskValues(input: TaskInput & { title: string }) {
+/**
+ * The columns of a new task from its input, and its place in the order. One literal (not a
+ * spread of one): a spread's copy got a hidden class of its own on every create, so each read of
+ * its ten fields missed V8's inline caches (`node --log-ic`).
+ */
+function newTaskValues<P>(input: TaskInput & { title: string }, position: P) {
   return {
     title: input.title,
     notes: input.notes ?? null,
@@ -198,11 +202,12 @@ function newTaskValues(input: TaskInput & { title: string }) {
     recurrence: input.recurrence ?? null,
     location: input.location ?? null,
     assignee_id: input.assigneeId ?? null,
+    position,
   };
 }
 
 async function insertTask(db: Db, ctx: Context, input: TaskInput & { title: string }, position: RawBuilder<string> | null): Promise<TaskRow> {
-  const [row] = await repo.insertTasks(db, ctx.workspaceId, [{ ...newTaskValues(input), position }]);
+  const [row] = await repo.insertTasks(db, ctx.workspaceId, [newTaskValues(input, position)]);
   return row!;
 }
 
@@ -216,7 +221,7 @@ async function insertTask(db: Db, ctx: Context, input: TaskInput & { title: stri
 function topLevelInserts(ctx: Context, input: TaskInput & { title: string }) {
   if (input.parentId) return undefined;
   checkBusinessRules(input);
-  const values = { ...newTaskValues(input), position: repo.endPosition };
+  const values = newTaskValues(input, repo.endPosition);
   return {
     insert: (condition: RawBuilder<boolean> = sql<boolean>`true`) =>
       repo.insertTaskWhere(ctx.workspaceId, values, sql<boolean>`${condition} and ${noSubscriberFor(ctx.accountId, 'task.created')}`),
