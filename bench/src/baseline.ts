@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import express from 'express';
 import pg from 'pg';
+import { onAppPrototypes } from '@app/auth/runtime';
 
 /**
  * The bare baseline: node:http and a pg pool, nothing else: no framework, validation, auth,
@@ -11,6 +12,9 @@ import pg from 'pg';
  *
  * A route with `via: 'express'` is served instead by a minimal Express 5 app (express.json() and
  * one handler, res.json): the framework's own floor, with nothing of the product around it.
+ * `via: 'express-on-prototypes'` is the same app served as the product's services are
+ * (`onAppPrototypes`: requests and responses made on the app's own prototypes, which Express
+ * otherwise moves each onto as it arrives).
  *
  * Run as its own process: `node baseline.js <routes.json> <port>` with DATABASE_URL set.
  */
@@ -20,7 +24,7 @@ export interface BaselineRoute {
   statements: Array<{ sql: string; params: Array<string | null> }>;
   /** Parameter index -> values used round-robin (e.g. the task a PATCH updates). */
   rotate?: Record<number, string[]>;
-  via?: 'express';
+  via?: 'express' | 'express-on-prototypes';
 }
 
 function main(): void {
@@ -62,24 +66,30 @@ function main(): void {
     }
   };
 
-  // As the product's app is set: no ETag of each body, no X-Powered-By.
-  const app = express();
-  app.set('etag', false);
-  app.disable('x-powered-by');
-  app.use(express.json());
-  for (const [path, route] of Object.entries(routes)) {
-    if (route.via !== 'express') continue;
-    app.all(path, async (_req, res) => {
-      res.json(await run(path, route));
-    });
+  const apps = { express: floorApp('express'), 'express-on-prototypes': floorApp('express-on-prototypes') };
+  /** The minimal app of one kind of floor, as the product's app is set: no ETag of each body, no X-Powered-By. */
+  function floorApp(via: NonNullable<BaselineRoute['via']>): express.Express {
+    const app = express();
+    app.set('etag', false);
+    app.disable('x-powered-by');
+    app.use(express.json());
+    for (const [path, route] of Object.entries(routes)) {
+      if (route.via !== via) continue;
+      app.all(path, async (_req, res) => {
+        res.json(await run(path, route));
+      });
+    }
+    return app;
   }
 
   // A request that fails before its query (its body aborted mid-read) just loses its socket.
-  const server = createServer((req, res) => {
+  // Every request is made on the second floor's prototypes; the first floor's Express moves its
+  // own onto its app's, as Express's own server has it do.
+  const server = createServer(onAppPrototypes(apps['express-on-prototypes']), (req, res) => {
     const path = (req.url ?? '/').split('?')[0]!;
     const route = routes[path];
     if (!route) res.writeHead(404).end();
-    else if (route.via === 'express') void app(req, res);
+    else if (route.via) void apps[route.via](req, res);
     else void handle(req, res, path, route).catch(() => res.destroy());
   });
   server.keepAliveTimeout = 65_000;

@@ -1,4 +1,4 @@
-import { IncomingMessage, ServerResponse, createServer, type Server } from 'node:http';
+import { IncomingMessage, ServerResponse, createServer, type Server, type ServerOptions } from 'node:http';
 import type { Express } from 'express';
 
 /**
@@ -18,11 +18,19 @@ import type { Express } from 'express';
  * and their prototypes take the place of the app's: Express's methods and `app` through them.
  */
 export function createAppServer(app: Express): Server {
+  return createServer(onAppPrototypes(app), app);
+}
+
+/**
+ * The server options of {@link createAppServer}: request and response classes whose prototypes
+ * become `app`'s (for a server whose handler also serves other requests, as the bench's floor does).
+ */
+export function onAppPrototypes(app: Express): ServerOptions {
   class Request extends IncomingMessage {}
   class Response extends ServerResponse {}
   app.request = adopt(Request.prototype, app.request) as Express['request'];
   app.response = adopt(Response.prototype, app.response) as Express['response'];
-  return createServer({ IncomingMessage: Request, ServerResponse: Response }, app);
+  return { IncomingMessage: Request, ServerResponse: Response as typeof ServerResponse };
 }
 
 /** `prototype`, standing in for `replaced`: its own properties (`app`) and what it inherits (Express's methods). */
