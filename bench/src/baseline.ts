@@ -83,8 +83,9 @@ function main(): void {
   }
 
   // A request that fails before its query (its body aborted mid-read) just loses its socket.
-  // Every request is made on the second floor's prototypes; the first floor's Express moves its
-  // own onto its app's, as Express's own server has it do.
+  // Every request is made on the second floor's prototypes (the bare routes' too, which run no
+  // Express code); the first floor's Express moves its own onto its app's, as Express's own
+  // server has it do.
   const server = createServer(onAppPrototypes(apps['express-on-prototypes']), (req, res) => {
     const path = (req.url ?? '/').split('?')[0]!;
     const route = routes[path];

@@ -3,20 +3,21 @@ import type { Scenario } from './types.js';
 
 type MoreBaseline = NonNullable<Scenario['moreBaselines']>[number];
 
+const SERVED = 'served by a minimal Express 5 app (express.json(), one handler, res.json)';
+
 /**
  * Further baselines: the same bare statement (or, for a read, the statements the product ran for
  * it) served by a minimal Express 5 app (express.json(), one handler, res.json). Against the product it shows what the service adds to the framework;
  * against the bare baseline, what the framework itself costs: a floor no Express service reaches
  * below.
  *
- * Two rows: the floor reached directly, and the floor behind a gateway of its own, rendered from
- * the same template as the product's. The product is always measured through the gateway, whose
- * nginx and second hop share the machine's cores with everything else; only the second row asks
- * the floor to pay them too.
+ * Three rows: the floor reached directly; the floor behind a gateway of its own, rendered from
+ * the same template as the product's (the product is always measured through the gateway, whose
+ * nginx and second hop share the machine's cores with everything else; only this row and the next
+ * ask the floor to pay them too); and that floor served as the services are ({@link onPrototypes}).
  */
 export function expressFloors(baseline: Scenario['baseline']): MoreBaseline[] {
-  const served = 'served by a minimal Express 5 app (express.json(), one handler, res.json)';
-  const direct = floorRoute(baseline, served);
+  const direct = floorRoute(baseline);
   const behind = { ...direct, label: `${direct.label} behind the gateway`, does: `${direct.does}, through a gateway of its own (the product's nginx template)`, throughGateway: true };
   return [direct, behind, onPrototypes(behind)];
 }
@@ -50,16 +51,16 @@ export function expressCeiling(sameSql: { route: BaselineRoute; does: string }, 
   return {
     label: `Express 5 serving ${serving} behind the gateway`,
     route,
-    does: `${sameSql.does}, served by a minimal Express 5 app (express.json(), one handler, res.json) as the services serve theirs (on the app's own prototypes), through a gateway of its own (the product's nginx template)`,
+    does: `${sameSql.does}, ${SERVED} as the services serve theirs (on the app's own prototypes), through a gateway of its own (the product's nginx template)`,
     throughGateway: true,
   };
 }
 
-function floorRoute(baseline: Scenario['baseline'], served: string): MoreBaseline {
+function floorRoute(baseline: Scenario['baseline']): MoreBaseline {
   if (baseline && 'replay' in baseline) {
-    return { label: 'Express 5 floor', route: { replayVia: 'express' }, does: `replays the statements the product ran for one such request, ${served}` };
+    return { label: 'Express 5 floor', route: { replayVia: 'express' }, does: `replays the statements the product ran for one such request, ${SERVED}` };
   }
   if (!baseline) throw new Error('an Express floor repeats a given bare statement or the captured ones');
   const route: BaselineRoute = { ...baseline.route, via: 'express' };
-  return { label: 'Express 5 floor', route, does: `${baseline.does}, ${served}` };
+  return { label: 'Express 5 floor', route, does: `${baseline.does}, ${SERVED}` };
 }

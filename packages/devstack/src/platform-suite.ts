@@ -1,4 +1,5 @@
 import type { Server } from 'node:http';
+import type { Express } from 'express';
 import pg from 'pg';
 import request from 'supertest';
 import { expectEnvelope as assertEnvelope } from './envelope.js';
@@ -22,6 +23,8 @@ export interface PlatformTarget {
   /** Starts the app; with `logSink`, its log lines go there. */
   start(logSink?: (line: string) => void): Promise<{
     server: Server;
+    /** The app the server serves (its request and response prototypes). */
+    app: Express;
     /** The app's own database, whose connections the outage tests terminate. */
     databaseUrl: string;
     admin(...argv: string[]): Promise<Record<string, any>>;
@@ -91,9 +94,8 @@ export function platformSuite(target: PlatformTarget): void {
 
   describe('the HTTP server', () => {
     it('makes each request and response on the app\'s own prototypes, so Express has none to move (V8 then keeps one hidden class for all of them)', async () => {
-      const app = t.server.listeners('request').find((listener) => 'request' in listener) as unknown as { request: object; response: object };
       const seen: boolean[] = [];
-      const probe = (req: object, res: object) => seen.push(Object.getPrototypeOf(req) === app.request && Object.getPrototypeOf(res) === app.response);
+      const probe = (req: object, res: object) => seen.push(Object.getPrototypeOf(req) === t.app.request && Object.getPrototypeOf(res) === t.app.response);
       // First: what the server made, before Express sees it.
       t.server.prependListener('request', probe);
       try {
