@@ -4,6 +4,7 @@
 // pieces every service document shares.
 export { envInt, serviceEnv } from './env.js';
 export { runService, runAdmin } from './service.js';
+export type { ServiceDeclaration, ServiceModule, ServiceDeps, RateLimitDeclaration } from './declaration.js';
 export { createAppServer, onAppPrototypes } from './app-server.js';
 export { createServiceApp, serviceStreamHub } from './service-app.js';
 export { WRITES_THROUGH_FUNCTION, createPool, createDb, inTransaction, isoTimestampSql, migrateToLatest, pgTimestampToIso } from '../database/database.js';

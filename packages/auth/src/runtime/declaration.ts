@@ -1,0 +1,75 @@
+import type { Express } from 'express';
+import type { Kysely, Migration } from 'kysely';
+import type { Redis } from 'ioredis';
+import type { Logger } from 'pino';
+import type { AdminHooks } from '../identity/admin.js';
+import type { ServiceEnv } from './env.js';
+
+/**
+ * A service, declared once as data (`apps/<svc>/src/service.ts`). The shared runtime starts its
+ * process, admin command and tracing from this; `npm run generate` writes every file that lists
+ * or routes services (gateway, compose, k8s, CI, dev stack, client, lint config) from the
+ * declarations. Loading a declaration loads nothing heavy: the app comes through `load`.
+ */
+export interface ServiceDeclaration {
+  /** Lower-case name: schema, log name, Redis prefix, cookie `<name>_sid`, `/mcp/<name>`. */
+  name: string;
+  /** For people: `Tasks`, `Meetings`, `Clipboard`. */
+  title: string;
+  /** The port of its first instance (`<NAME>_PORT` moves it); written here and nowhere else. */
+  port: number;
+  /** The error envelope: `rich` `{ error: { code, message, requestId } }` or `simple` `{ error }`. */
+  envelope: 'rich' | 'simple';
+  /** The scopes a key of this service can hold. */
+  scopes: readonly string[];
+  paths: {
+    /** Where its API router is mounted (`/api/v1`, `/api`). */
+    api: string;
+    /** Path prefixes the gateway routes to it (each matches itself and what lies under it). */
+    families: readonly string[];
+    /** Its live change streams (Server-Sent Events): passed unbuffered, held up to an hour. */
+    streams: readonly string[];
+    /** Key management (sessions only). */
+    keys: string;
+    /** Webhook subscriptions. */
+    webhooks: string;
+  };
+  limits: {
+    bodyLimitBytes: number;
+    /** Per-account rate limits per minute: the variable that sets each and its default (the spec's number). */
+    rateLimits: readonly RateLimitDeclaration[];
+    /** A per-client-address cap per minute (meetings' network-level cap), counted by the service. */
+    networkCap?: { variable: string; perMinute: number };
+  };
+  /** Webhook event types, each with the scope that reads its resource. */
+  events: Readonly<Record<string, string>>;
+  /** Process roles it runs (`SERVICE_ROLE`): `api` serves, `worker` delivers webhooks and queue jobs. */
+  roles: readonly ('api' | 'worker')[];
+  /** MCP toolsets offered (`default` is the one chosen when none is). */
+  toolsets: readonly string[];
+  /** The app and its schema, imported only by a process that needs them. */
+  load(): Promise<ServiceModule>;
+}
+
+export interface RateLimitDeclaration {
+  name: string;
+  variable: string;
+  perMinute: number;
+  /** Counts only reads or only writes; both when left out. */
+  applies?: 'reads' | 'writes';
+}
+
+/** What a service's `load()` gives the runtime. */
+export interface ServiceModule {
+  createApp(deps: ServiceDeps): Express;
+  migrations: Record<string, Migration>;
+  adminHooks?: AdminHooks;
+}
+
+/** What an app is built from. */
+export interface ServiceDeps<DB = unknown> {
+  config: ServiceEnv & { rateLimits: Record<string, number>; networkCapPerMinute?: number };
+  db: Kysely<DB>;
+  redis: Redis | null;
+  logger: Logger;
+}
