@@ -25,3 +25,4 @@ export function createApp(deps: AppDeps): Express {
     api: { path: '/api', router: apiRoutes(deps, streams) },
   });
 }
+export { migrations } from './db/migrations/index.js';

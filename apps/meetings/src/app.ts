@@ -31,3 +31,4 @@ export function createApp(deps: AppDeps): Express {
     api: { path: '/api', router: apiRoutes(deps, streams), scopeByMethod: { read: 'meetings:read', write: 'meetings:write' } },
   });
 }
+export { migrations } from './db/migrations/index.js';

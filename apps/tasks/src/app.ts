@@ -26,3 +26,5 @@ export function createApp(deps: AppDeps): Express {
     api: { path: '/api/v1', router: apiRoutes(deps, streams), scopeByMethod: { read: 'tasks:read', write: 'tasks:write' } },
   });
 }
+export { migrations } from './db/migrations/index.js';
+export { adminHooks } from './accounts.js';

@@ -67,8 +67,8 @@ export interface ServiceModule {
 }
 
 /** What an app is built from. */
-export interface ServiceDeps<DB = unknown> {
-  config: ServiceEnv & { rateLimits: Record<string, number>; networkCapPerMinute?: number };
+export interface ServiceDeps<DB = any> {
+  config: ServiceEnv;
   db: Kysely<DB>;
   redis: Redis | null;
   logger: Logger;
