@@ -9,6 +9,7 @@ export default {
   scopes: ['tasks:read', 'tasks:write', 'webhooks'],
   paths: {
     api: '/api/v1',
+    home: '/api/v1/tasks',
     families: ['/api/v1'],
     streams: ['/api/v1/tasks/changes/stream'],
     keys: '/api/v1/keys',

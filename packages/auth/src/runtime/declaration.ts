@@ -25,6 +25,8 @@ export interface ServiceDeclaration {
   paths: {
     /** Where its API router is mounted (`/api/v1`, `/api`). */
     api: string;
+    /** The path `npm start -- --no-gateway` prints for it (its main list); its first family when left out. */
+    home?: string;
     /** Path prefixes the gateway routes to it (each matches itself and what lies under it). */
     families: readonly string[];
     /** Its live change streams (Server-Sent Events): passed unbuffered, held up to an hour. */
@@ -39,7 +41,15 @@ export interface ServiceDeclaration {
     /** Per-account rate limits per minute: the variable that sets each and its default (the spec's number). */
     rateLimits: readonly RateLimitDeclaration[];
     /** A per-client-address cap per minute (meetings' network-level cap), counted by the service. */
-    networkCap?: { variable: string; perMinute: number };
+    networkCap?: {
+      variable: string;
+      perMinute: number;
+      /**
+       * The gateway's looser local flood guard in front of it (nginx limit_req, per gateway):
+       * the default rate and burst of its `<NAME>_GUARD_RATE` and `<NAME>_GUARD_BURST`.
+       */
+      gatewayGuard?: { rate: string; burst: number };
+    };
   };
   /** Webhook event types, each with the scope that reads its resource. */
   events: Readonly<Record<string, string>>;
