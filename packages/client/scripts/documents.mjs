@@ -1,11 +1,11 @@
-// The three services' OpenAPI documents, read from the apps' builds (each exports
+// The services' OpenAPI documents, read from the apps' builds (each exports
 // `openapiDocument` from dist/openapi.js), so the client and the lint see exactly what the
 // services serve at /openapi.json.
 import { createRequire } from 'node:module';
 
-const require = createRequire(import.meta.url);
+export { SERVICES } from './services.generated.mjs';
 
-export const SERVICES = ['tasks', 'meetings', 'clipboard'];
+const require = createRequire(import.meta.url);
 
 /** The built OpenAPI document of one service, as a plain JSON value. */
 export function loadDocument(service) {

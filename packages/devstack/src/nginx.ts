@@ -1,19 +1,19 @@
 import type { ChildProcess } from 'node:child_process';
 import { spawn, spawnSync } from 'node:child_process';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 import { findExecutable, stopChild } from './processes.js';
 import { waitForPort } from './ports.js';
+import { repoRoot } from './root.js';
+import { GATEWAY_GUARDS, type Service } from './services.generated.js';
 
-/** The repository root (this file lives at packages/devstack/dist/). */
-export const repoRoot = resolve(__dirname, '..', '..', '..');
+export { repoRoot } from './root.js';
 
-export interface GatewayVars {
+/** host:port of each instance of each service, comma-separated: the `server` line is repeated for each. */
+type Upstreams = { [S in Service as `${Uppercase<S>}_UPSTREAM`]: string };
+
+export interface GatewayVars extends Upstreams {
   GATEWAY_PORT: number;
-  /** host:port of each instance, comma-separated: the `server` line is repeated for each. */
-  TASKS_UPSTREAM: string;
-  MEETINGS_UPSTREAM: string;
-  CLIPBOARD_UPSTREAM: string;
   /** The gateway's local flood guard in front of meetings (the 180-a-minute cap is the service's). */
   MEETINGS_GUARD_RATE?: string;
   MEETINGS_GUARD_BURST?: number;
@@ -25,7 +25,7 @@ export interface GatewayVars {
  * Looser than the meetings service's own cap (180 a minute per address, shared over Redis) even
  * across one of its window boundaries, so in normal use the service answers first.
  */
-const MEETINGS_GUARD = { MEETINGS_GUARD_RATE: '600r/m', MEETINGS_GUARD_BURST: 360 } as const;
+const MEETINGS_GUARD = GATEWAY_GUARDS;
 
 /** No proxy in front: `unix:` names no peer the gateway can have (see the template). */
 const NO_TRUSTED_PROXIES = 'unix:';

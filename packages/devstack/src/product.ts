@@ -3,11 +3,10 @@ import { join } from 'node:path';
 import { startNginx, repoRoot, type GatewayVars, type RunningNginx } from './nginx.js';
 import { freePort, waitForPort } from './ports.js';
 import { spawnService } from './processes.js';
+import { SERVICES, type Service } from './services.generated.js';
 import { Supervised } from './supervisor.js';
 
-export const SERVICES = ['tasks', 'meetings', 'clipboard'] as const;
-export type Service = (typeof SERVICES)[number];
-export const DEFAULT_PORTS: Record<Service, number> = { tasks: 3001, meetings: 3002, clipboard: 3003 };
+export { DEFAULT_PORTS, SERVICES, type Service } from './services.generated.js';
 /** Instance i (from 0) of a service listens on the service's port + REPLICA_PORT_STEP * i. */
 export const REPLICA_PORT_STEP = 10;
 export const MAX_REPLICAS = 8;
@@ -171,9 +170,7 @@ export async function startProduct(opts: ProductOptions): Promise<RunningProduct
     if (opts.gateway !== false) {
       nginx = await startNginx(opts.nginxDir, {
         GATEWAY_PORT: opts.gatewayPort ?? (await freePort()),
-        TASKS_UPSTREAM: upstream('tasks'),
-        MEETINGS_UPSTREAM: upstream('meetings'),
-        CLIPBOARD_UPSTREAM: upstream('clipboard'),
+        ...(Object.fromEntries(SERVICES.map((svc) => [`${svc.toUpperCase()}_UPSTREAM`, upstream(svc)])) as Pick<GatewayVars, `${Uppercase<Service>}_UPSTREAM`>),
         ...opts.gatewayVars,
       });
     }

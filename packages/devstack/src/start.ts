@@ -5,6 +5,7 @@ import { freePort, waitForPort } from './ports.js';
 import { findExecutable, startRedis, systemPackages, type RunningRedis } from './processes.js';
 import { DEFAULT_PORTS, MAX_REPLICAS, REPLICA_PORT_STEP, SERVICES, startProduct, type RunningProduct } from './product.js';
 import { clearRuntime, dataDir, writeRuntime } from './runtime.js';
+import { HOME_PATHS } from './services.generated.js';
 
 function portFrom(name: string, fallback: number): number {
   const raw = process.env[name];
@@ -63,7 +64,7 @@ function parseArgs(argv: string[]): { replicas: number; gateway: boolean } {
  * URLs of each service's own port serve instead.
  */
 function withoutGateway(gatewayPort: number, ports: Record<string, number>): string[] {
-  const paths: Record<string, string> = { tasks: '/api/v1/tasks', meetings: '/api/me', clipboard: '/api/clipboard' };
+  const paths = HOME_PATHS;
   return [
     `no gateway (--no-gateway): nothing answers on http://localhost:${gatewayPort}; each service answers on its own port instead:`,
     ...SERVICES.map((svc) => `  ${svc.padEnd(10)} http://localhost:${ports[svc]}${paths[svc]}  http://localhost:${ports[svc]}/docs/${svc}  http://localhost:${ports[svc]}/account/${svc}`),
@@ -169,7 +170,7 @@ async function main(): Promise<void> {
     supervise: { log: (line) => process.stderr.write(`${line}\n`) },
   });
   const lines = ['', 'ready:'];
-  if (product.gateway) lines.push(`  gateway    http://localhost:${gatewayPort}  (/api/v1 tasks, /api/me... meetings, /api/clipboard... clipboard)`);
+  if (product.gateway) lines.push(`  gateway    http://localhost:${gatewayPort}  (${SERVICES.map((svc) => `${HOME_PATHS[svc]}... ${svc}`).join(', ')})`);
   else lines.push('  gateway    none (--no-gateway)');
   for (const svc of SERVICES) lines.push(`  ${svc.padEnd(10)} ${product.instances[svc].map((i) => `http://localhost:${i.port}`).join('  ')}`);
   lines.push(`  database   ${postgres ? `embedded Postgres, data in ${join(dataDir, 'pg')}` : 'DATABASE_URL'}`);
