@@ -2,7 +2,7 @@
 -- What the services need from a superuser, once per database: one role and one schema per
 -- service, each role able to touch only its own schemas. Idempotent: compose runs it when its
 -- Postgres volume is created (docker-entrypoint-initdb.d), the k8s `postgres-init` Job on every
--- apply (infra/k8s/base/postgres-init.sql is a copy; a gateway test keeps them equal).
+-- apply (infra/k8s/base/postgres-init.sql is a copy written by `npm run generate`).
 -- Passwords are not set here: compose's dev-passwords.sql and the k8s Job (from the services'
 -- DATABASE_URLs) set them.
 

@@ -241,7 +241,7 @@ describe('an upstream that is down', () => {
 });
 
 describe('the one gateway config', () => {
-  it('is carried unchanged into the Kubernetes ConfigMap (regenerate with node packages/devstack/dist/k8s-gateway.js)', () => {
+  it('is carried unchanged into the Kubernetes ConfigMap (regenerate with npm run generate)', () => {
     expect(readFileSync(k8sTemplatePath, 'utf8')).toBe(renderGatewayConfigMap());
   });
 });

@@ -328,7 +328,7 @@ describe(`day-two operations in the manifests (${kubectl ? 'kubectl kustomize of
   it.each(Object.keys(SERVICES))('migrates %s with a Job running `admin migrate` from the Deployment\'s image, as the service\'s role', (svc) => {
     const job = find('Job', `${svc}-migrate`);
     const container = job?.spec.template.spec.containers[0];
-    expect(container.command).toEqual(['node', 'dist/admin.js', 'migrate']);
+    expect(container.command).toEqual(['node', 'node_modules/@app/auth/dist/runtime/main.js', 'admin', 'dist/service.js', 'migrate']);
     expect(container.image).toBe(find('Deployment', svc)!.spec.template.spec.containers[0].image);
     expect(container.env).toContainEqual({ name: 'DATABASE_URL', valueFrom: { secretKeyRef: { name: expect.stringMatching(/^product-secrets/), key: `${svc.toUpperCase()}_DATABASE_URL` } } });
     // Not counted by the service's Service, autoscaler or disruption budget.

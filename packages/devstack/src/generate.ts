@@ -76,6 +76,8 @@ export function generatedFiles(services: readonly Declared[] = loadDeclarations(
   const gatewayTemplate = files.get('infra/nginx/templates/gateway.conf.template');
   if (gatewayTemplate === undefined) throw new Error('no gateway template under packages/devstack/templates');
   files.set('infra/k8s/base/gateway-template.yaml', renderGatewayConfigMap(gatewayTemplate));
+  // kustomize reads files below its folder only: the postgres-init Job's copy of compose's init.sql.
+  files.set('infra/k8s/base/postgres-init.sql', files.get('infra/postgres/init.sql')!);
   files.set('packages/devstack/src/services.generated.ts', withHeader('.ts', devstackServices(services)));
   files.set('packages/client/src/services.generated.ts', withHeader('.ts', clientServices(services)));
   files.set(
