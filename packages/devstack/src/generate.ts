@@ -61,7 +61,7 @@ function clientServices(services: readonly Declared[]): string {
 }
 
 /** Every generated file: its path from the repository root, and its content. */
-export function generatedFiles(services: readonly Declared[] = loadDeclarations(repoRoot)): Map<string, string> {
+function generatedFiles(services: readonly Declared[] = loadDeclarations(repoRoot)): Map<string, string> {
   const files = new Map<string, string>();
   const values = gatewayValues(services);
   for (const file of templateFiles(templates)) {
@@ -88,7 +88,7 @@ export function generatedFiles(services: readonly Declared[] = loadDeclarations(
 }
 
 /** The generated files that differ from what is on disk below `root` (missing ones included). */
-export function staleFiles(root: string, files: Map<string, string>): string[] {
+function staleFiles(root: string, files: Map<string, string>): string[] {
   return [...files].filter(([path, content]) => !existsSync(join(root, path)) || readFileSync(join(root, path), 'utf8') !== content).map(([path]) => path);
 }
 

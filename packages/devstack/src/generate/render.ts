@@ -9,7 +9,7 @@ export function generatedHeader(path: string, template?: string): string {
 }
 
 /** The values a template may name as `%{key}`: the lists over every service. */
-export function listValues(services: readonly Declared[]): Record<string, string> {
+function listValues(services: readonly Declared[]): Record<string, string> {
   const names = services.map((s) => s.name);
   // TRUSTED_PROXIES is written apart, with its comment (an overlay sets it).
   const gatewayEnv = Object.entries(gatewayVariables(services)).filter(([name]) => name !== 'TRUSTED_PROXIES');
@@ -47,7 +47,7 @@ function serviceValues(svc: Declared): Record<string, string> {
  * The gateway template's envsubst variables and the values compose and Kubernetes give them
  * (each service's upstream by its name there), in the order they are listed.
  */
-export function gatewayVariables(services: readonly Declared[]): Record<string, string> {
+function gatewayVariables(services: readonly Declared[]): Record<string, string> {
   const vars: Record<string, string> = { GATEWAY_PORT: '8080' };
   for (const svc of services) vars[`${upper(svc)}_UPSTREAM`] = `${svc.name}:${svc.port}`;
   for (const svc of services) {
