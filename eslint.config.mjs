@@ -80,6 +80,29 @@ export default tseslint.config(
     },
   },
   {
+    // An app's floors (STYLE.md habit 3; farm-studio draws them): the domain writes no SQL, the
+    // repositories do, and neither imports the OpenAPI document, the routes or the app above them
+    // (the document imports the domain's limits and events, not the other way round).
+    files: ['apps/*/src/domain/**/*.ts'],
+    rules: {
+      'no-restricted-imports': ['error', {
+        paths: [
+          { name: 'kysely', importNames: ['sql', 'CompiledQuery', 'RawBuilder'], message: 'the domain writes no SQL: a repository (db/) does' },
+          { name: '@app/auth/webhooks', importNames: ['noSubscriberFor', 'emitEventWithData'], message: 'these build SQL: a repository (db/) uses them' },
+        ],
+        patterns: [{ group: ['../openapi.js', '../openapi/*', '../routes/*', '../app.js'], message: 'the domain imports nothing above it (limits live in the domain; the document imports them)' }],
+      }],
+    },
+  },
+  {
+    files: ['apps/*/src/db/**/*.ts'],
+    rules: {
+      'no-restricted-imports': ['error', {
+        patterns: [{ group: ['**/openapi.js', '**/openapi/*', '**/routes/*', '**/app.js', '**/domain/*'], message: 'a repository imports nothing above it: the domain passes what it needs (a limit, a serializer\'s fields)' }],
+      }],
+    },
+  },
+  {
     // The floors above, kept: an import from a room to one beside it or above it fails the gate.
     files: [`${AUTH}/**/*.ts`],
     plugins: { 'import-x': importX },

@@ -17,7 +17,6 @@ import { webhooks } from './openapi/webhooks.js';
  */
 export { bulkDeleteSchema, createItemSchema, favoriteBodySchema, listItemsQuerySchema } from './openapi/items.js';
 export { settingsPatchSchema } from './openapi/settings.js';
-export { MAX_SNIPPETS, TOMBSTONE_DAYS } from './openapi/shared.js';
 export { replaceSnippetsSchema, snippetInputSchema } from './openapi/snippets.js';
 export { pullQuerySchema, syncBodySchema, syncFavoriteDataSchema, syncItemDataSchema } from './openapi/sync.js';
 

@@ -6,6 +6,7 @@ import { mcpTools } from './mcp-tools.js';
 import { openapiDocument } from './openapi.js';
 import { authConfig } from './auth.js';
 import type { AppDeps } from './deps.js';
+import { taskCaches } from './domain/caches.js';
 import { TASK_EVENTS } from './domain/tasks.service.js';
 import { apiRoutes } from './routes/index.js';
 
@@ -23,7 +24,7 @@ export function createApp(deps: AppDeps): Express {
     accountHooks: adminHooks,
     webhooks: { path: '/api/v1/webhooks', catalog: TASK_EVENTS },
     streams,
-    api: { path: '/api/v1', router: apiRoutes(deps, streams), scopeByMethod: { read: 'tasks:read', write: 'tasks:write' } },
+    api: { path: '/api/v1', router: apiRoutes(deps, streams, taskCaches(deps.db)), scopeByMethod: { read: 'tasks:read', write: 'tasks:write' } },
   });
 }
 export { migrations } from './db/migrations/index.js';

@@ -1,6 +1,12 @@
-import { currentStartOfTomorrow } from '../src/domain/due-time.js';
+import { tomorrowCache, type StartOfTomorrow } from '../src/domain/due-time.js';
 
 describe('the line between today and upcoming', () => {
+  // Each app makes its own cache (createApp); each test here too.
+  let currentStartOfTomorrow: StartOfTomorrow;
+  beforeEach(() => {
+    currentStartOfTomorrow = tomorrowCache();
+  });
+
   it('is the next local midnight, remembered only until it passes', () => {
     const evening = Date.parse('2030-03-30T21:00:00Z'); // 23:00 in Berlin (CET)
     expect(currentStartOfTomorrow('Europe/Berlin', evening)).toBe('2030-03-30T23:00:00.000Z');

@@ -1,5 +1,6 @@
 import { sql } from 'kysely';
 import * as oneStatement from '../src/db/migrations/2026_11_25_1000_idempotency_one_statement.js';
+import * as answerAsBody from '../src/db/migrations/2026_11_27_0900_kept_answer_as_body.js';
 import { startTestApp, type Caller, type TestApp } from './helpers/harness.js';
 
 const countTitled = async (t: TestApp, c: Caller, title: string) =>
@@ -154,17 +155,44 @@ describe('POST /api/v1/tasks with Idempotency-Key after Redis came back empty', 
     const c = await t.caller();
     const post = () => t.http().post('/api/v1/tasks').set('Authorization', c.auth).set('Idempotency-Key', 'from-before').send({ title: 'kept before', tags: ['x'] });
     const first = await post().expect(201);
-    // Back to the shape the previous version kept: the body it answered.
+    // Back to the shape the version before those kept: the body it answered.
+    await answerAsBody.down(t.db);
     await oneStatement.down(t.db);
     try {
       const kept = await t.db.selectFrom('task_idempotency_keys').select('response').where('account_id', '=', c.accountId).executeTakeFirstOrThrow();
       expect(kept.response).toMatchObject({ item: { id: first.body.item.id, title: 'kept before', tags: ['x'] } });
     } finally {
       await oneStatement.up(t.db);
+      await answerAsBody.up(t.db);
     }
     const again = await post().expect(201);
     expect(again.text).toBe(first.text);
     expect(again.headers['idempotent-replayed']).toBe('true');
+  });
+
+  it('keeps the answer as the API body it replays, versioned: { v: 1, status, body }', async () => {
+    const c = await t.caller();
+    const first = await t.http().post('/api/v1/tasks').set('Authorization', c.auth).set('Idempotency-Key', 'as-body').send({ title: 'as body', dueAt: '2031-05-01T09:30:00Z', tags: ['q"uote', 'ü'] }).expect(201);
+    const kept = await t.db.selectFrom('task_idempotency_keys').select('response').where('account_id', '=', c.accountId).executeTakeFirstOrThrow();
+    expect(kept.response).toEqual({ v: 1, status: 201, body: first.body });
+  });
+
+  it('replays, byte for byte, an answer the previous version kept as the created row (row_to_json; the 2026_11_27_0900 migration rewrites it)', async () => {
+    const c = await t.caller();
+    const post = () => t.http().post('/api/v1/tasks').set('Authorization', c.auth).set('Idempotency-Key', 'as-row').send({ title: 'kept as a row', dueAt: '2031-05-01T09:30:00.5Z', notes: null, tags: ['y'] });
+    const first = await post().expect(201);
+    // What the previous version's one-statement create kept: row_to_json of the row it inserted.
+    await sql`
+      update task_idempotency_keys k set response = (
+        select row_to_json(r) from (
+          select id, title, notes, priority, due_at, completed_at, tags, created_at, updated_at, parent_id, goal_id, recurrence, location, assignee_id
+          from tasks where id = k.task_id) r)
+      where k.account_id = ${c.accountId}`.execute(t.db);
+    await answerAsBody.up(t.db);
+    const again = await post().expect(201);
+    expect(again.text).toBe(first.text);
+    expect(again.headers['idempotent-replayed']).toBe('true');
+    expect(again.headers.etag).toBe(first.headers.etag);
   });
 
   it('replays from Postgres in single-instance mode after a restart (the in-process store is empty)', async () => {

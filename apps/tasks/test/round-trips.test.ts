@@ -74,6 +74,23 @@ describe('round trips per write', () => {
     expectOneWrite(await t.roundTrips.perRequest((i) => created(`unwatched ${i}`), 1));
   });
 
+  // Every create is the one repository statement: with a key and a subscriber too (it was a
+  // transaction: BEGIN, INSERT, the key with the event, COMMIT), and the event, the answer and the
+  // kept answer are one task.
+  it('a create with Idempotency-Key of an account with a task.created subscriber makes one Postgres round trip, its event and kept answer the answer', async () => {
+    const w = await t.caller();
+    const sub = await t.http().post('/api/v1/webhooks').set('Authorization', w.auth).send({ url: 'http://127.0.0.1:9/hook', events: ['task.created'] }).expect(201);
+    let last: { id: string } | undefined;
+    const seen = await t.roundTrips.perRequest(async (i) => {
+      last = (await t.http().post('/api/v1/tasks').set('Authorization', w.auth).set('Idempotency-Key', `watched-${i}`).send({ title: `watched keyed ${i}`, dueAt: '2031-05-01T09:30:00Z' }).expect(201)).body.item;
+    });
+    expectOneWrite(seen);
+    const events = (await sql<{ body: string }>`select d.body from webhook_deliveries d where d.subscription_id = ${sub.body.id} and d.body like ${`%${last!.id}%`}`.execute(t.db)).rows;
+    expect(events.map((e) => JSON.parse(e.body).data)).toEqual([last]);
+    const kept = await t.db.selectFrom('task_idempotency_keys').select('response').where('account_id', '=', w.accountId).where('task_id', '=', last!.id).executeTakeFirstOrThrow();
+    expect(kept.response).toEqual({ v: 1, status: 201, body: { item: last } });
+  });
+
   // The delivery worker reads what it sends next (the subscription, its creator's scopes now and
   // its pending deliveries) in one statement, which runs prepared: planning it on every batch had
   // taken three times as long as running it.

@@ -1,4 +1,5 @@
-import { sql, type RawBuilder, type Selectable } from 'kysely';
+import { sql, type Selectable } from 'kysely';
+import { noSubscriberFor } from '@app/auth/webhooks';
 import { WRITES_THROUGH_FUNCTION } from '@app/auth/runtime';
 import type { ItemsTable } from './schema.js';
 import type { AccountTx, Db } from './state.repository.js';
@@ -45,8 +46,8 @@ export async function createItems(
   accountId: string,
   items: Array<{ id: string; type: string; content: string; source: string }>,
   tombstoneDays: number,
-  /** A condition tested once before anything is written (e.g. that nobody subscribes to the events); false: nothing is created. */
-  only: RawBuilder<boolean> = sql<boolean>`true`,
+  /** Event types nobody may subscribe to, tested once before anything is written (the write then needs no event); else nothing is created. */
+  unwatched: readonly string[] = [],
 ): Promise<CreatedRow[]> {
   // One item (every create but those that queued behind another of the same account): the call
   // on its own, which Postgres plans once per connection. The batch's form below it plans again
@@ -60,7 +61,7 @@ export async function createItems(
   const { rows } = await sql<CreatedRow>`${WRITES_THROUGH_FUNCTION}
     select c.id, c.type, c.source, c.favorite, c.created_at, c.updated_at, c.created
     from ${source}
-    where ${only}
+    where ${unwatched.length === 0 ? sql`true` : noSubscriberFor(accountId, ...unwatched)}
     ${order}`.execute(db);
   return rows;
 }

@@ -1,5 +1,4 @@
 import { sql, type Kysely, type Selectable, type Transaction } from 'kysely';
-import { TOMBSTONE_DAYS } from '../openapi.js';
 import type { AccountStateTable, Database } from './schema.js';
 import { inTransaction } from '@app/auth/runtime';
 
@@ -27,6 +26,8 @@ export class AccountTx {
     readonly trx: Transaction<Database>,
     readonly accountId: string,
     readonly state: StateRow,
+    /** How long tombstones and sync receipts are kept (the domain's limit). */
+    readonly tombstoneDays: number,
   ) {
     this.seq = state.seq;
   }
@@ -58,15 +59,16 @@ export class AccountTx {
       on conflict (account_id, entity, entity_id)
       do update set seq = excluded.seq, op = excluded.op, changed_at = now()`.execute(this.trx);
     // The same close-out as create_item's: old tombstones dropped, the new seq stored.
-    await sql`select close_changes(${this.accountId}, ${this.seq}, ${TOMBSTONE_DAYS})`.execute(this.trx);
+    await sql`select close_changes(${this.accountId}, ${this.seq}, ${this.tombstoneDays})`.execute(this.trx);
   }
 }
 
 /**
- * Runs `work` in a transaction holding the account's state row (created on first use) locked.
- * Every write of the service goes through here.
+ * Runs `work` in a transaction holding the account's state row (created on first use) locked;
+ * tombstones older than `tombstoneDays` are dropped when it closes. Every write of the service
+ * goes through here.
  */
-export async function withAccount<T>(db: Db, accountId: string, work: (tx: AccountTx) => Promise<T>): Promise<T> {
+export async function withAccount<T>(db: Db, accountId: string, tombstoneDays: number, work: (tx: AccountTx) => Promise<T>): Promise<T> {
   return inTransaction(db, async (trx) => {
     const state = await trx
       .insertInto('account_state')
@@ -74,7 +76,7 @@ export async function withAccount<T>(db: Db, accountId: string, work: (tx: Accou
       .onConflict((oc) => oc.column('account_id').doUpdateSet({ account_id: accountId }))
       .returningAll()
       .executeTakeFirstOrThrow();
-    const tx = new AccountTx(trx, accountId, state);
+    const tx = new AccountTx(trx, accountId, state, tombstoneDays);
     const result = await work(tx);
     await tx.flush();
     return result;
@@ -172,7 +174,7 @@ export async function findReceipts(tx: AccountTx, ids: string[]): Promise<Map<st
   await tx.trx
     .deleteFrom('sync_receipts')
     .where('account_id', '=', tx.accountId)
-    .where('created_at', '<', sql<string>`now() - make_interval(days => ${TOMBSTONE_DAYS})`)
+    .where('created_at', '<', sql<string>`now() - make_interval(days => ${tx.tombstoneDays})`)
     .execute();
   const map = new Map<string, Receipt>();
   if (ids.length === 0) return map;

@@ -1,11 +1,11 @@
 import { randomUUID } from 'node:crypto';
 import { inTransaction } from '@app/auth/runtime';
-import { emitEvents, noSubscriberFor } from '@app/auth/webhooks';
+import { emitEvents } from '@app/auth/webhooks';
 import { errors } from '@app/http-errors';
 import { isUuid } from '@app/http-errors/validation';
 import * as repo from '../db/items.repository.js';
 import { withAccount, type AccountTx, type Db } from '../db/state.repository.js';
-import { TOMBSTONE_DAYS } from '../openapi.js';
+import { TOMBSTONE_DAYS } from './limits.js';
 import { batchedPerKey } from './batching.js';
 import { emit, emitDeleted } from './events.js';
 import { toItem, type Item } from './mappers.js';
@@ -63,7 +63,7 @@ export function itemCreator(db: Db): (accountId: string, input: NewItem) => Prom
   const create = batchedPerKey<NewItem & { id: string }, repo.CreatedRow>(
     async (accountId, batch) => {
       // While nobody subscribes to the events, the batch is one statement in its own transaction.
-      const unobserved = await repo.createItems(db, accountId, batch, TOMBSTONE_DAYS, noSubscriberFor(accountId, ...ITEM_WRITTEN));
+      const unobserved = await repo.createItems(db, accountId, batch, TOMBSTONE_DAYS, ITEM_WRITTEN);
       if (unobserved.length > 0) return unobserved;
       // The batch's events commit with it: created, or updated when an item moved to the top.
       return inTransaction(db, async (trx) => {
@@ -89,7 +89,7 @@ export function itemCreator(db: Db): (accountId: string, input: NewItem) => Prom
 /** Toggles the favorite flag, or sets it when `favorite` is given. */
 export async function setFavorite(db: Db, accountId: string, id: string, favorite: boolean | undefined): Promise<Item> {
   if (!isUuid(id)) throw itemNotFound();
-  return withAccount(db, accountId, async (tx) => {
+  return withAccount(db, accountId, TOMBSTONE_DAYS, async (tx) => {
     const row = await repo.setFavorite(tx, id, favorite ?? 'toggle');
     if (!row) throw itemNotFound();
     tx.record('item', row.id, 'upsert');
@@ -107,7 +107,7 @@ async function deleteLogged(tx: AccountTx, ids: string[]): Promise<number> {
 /** Deletes one item (404 when it is not this account's). */
 export async function deleteItem(db: Db, accountId: string, id: string): Promise<{ deleted: number }> {
   if (!isUuid(id)) throw itemNotFound();
-  const deleted = await withAccount(db, accountId, (tx) => deleteLogged(tx, [id]));
+  const deleted = await withAccount(db, accountId, TOMBSTONE_DAYS, (tx) => deleteLogged(tx, [id]));
   if (deleted === 0) throw itemNotFound();
   return { deleted };
 }
@@ -115,12 +115,12 @@ export async function deleteItem(db: Db, accountId: string, id: string): Promise
 /** Deletes the named items that are this account's; others are skipped without a trace. */
 export async function bulkDelete(db: Db, accountId: string, ids: string[]): Promise<{ deleted: number }> {
   const unique = [...new Set(ids.map((id) => id.toLowerCase()))];
-  return { deleted: await withAccount(db, accountId, (tx) => deleteLogged(tx, unique)) };
+  return { deleted: await withAccount(db, accountId, TOMBSTONE_DAYS, (tx) => deleteLogged(tx, unique)) };
 }
 
 /** Deletes every non-favorite item. */
 export async function deleteNonFavorites(db: Db, accountId: string): Promise<{ deleted: number }> {
-  return withAccount(db, accountId, async (tx) => {
+  return withAccount(db, accountId, TOMBSTONE_DAYS, async (tx) => {
     const deleted = await repo.deleteNonFavorites(tx);
     for (const id of deleted) tx.record('item', id, 'delete');
     await emitDeleted(tx.trx, accountId, 'clipboard.item.deleted', deleted);

@@ -2,6 +2,7 @@ import { findState, updateSettings as writeSettings, withAccount, type AccountTx
 import { pruneHistory } from './items.service.js';
 import { emit } from './events.js';
 import { toSettings, type Settings } from './mappers.js';
+import { TOMBSTONE_DAYS } from './limits.js';
 
 export interface SettingsPatch {
   historyLimit?: number;
@@ -28,5 +29,5 @@ export async function applySettings(tx: AccountTx, patch: SettingsPatch): Promis
 
 /** Partial update; returns the full settings. */
 export async function updateSettings(db: Db, accountId: string, patch: SettingsPatch): Promise<Settings> {
-  return withAccount(db, accountId, async (tx) => emit(tx.trx, accountId, 'settings.updated', await applySettings(tx, patch)));
+  return withAccount(db, accountId, TOMBSTONE_DAYS, async (tx) => emit(tx.trx, accountId, 'settings.updated', await applySettings(tx, patch)));
 }

@@ -4,7 +4,7 @@ import { errors } from '@app/http-errors';
 import { isUuid } from '@app/http-errors/validation';
 import * as repo from '../db/snippets.repository.js';
 import { withAccount, type AccountTx, type Db } from '../db/state.repository.js';
-import { MAX_SNIPPETS } from '../openapi.js';
+import { MAX_SNIPPETS, TOMBSTONE_DAYS } from './limits.js';
 import { emit, emitDeleted } from './events.js';
 import { toSnippet, type Snippet } from './mappers.js';
 import { fail, notFound } from './errors.js';
@@ -35,7 +35,7 @@ export async function creationProblem(tx: AccountTx, keyword: string | null | un
 
 /** Creates a snippet: 409 past the limit or for a keyword in use. */
 export async function createSnippet(db: Db, accountId: string, input: SnippetInput): Promise<Snippet> {
-  return withAccount(db, accountId, async (tx) => {
+  return withAccount(db, accountId, TOMBSTONE_DAYS, async (tx) => {
     const problem = await creationProblem(tx, input.keyword, await repo.countSnippets(tx));
     if (problem) throw fail(problem === limitMessage ? 'snippet_limit' : 'keyword_taken', problem);
     const row = await repo.insertSnippet(tx, { id: randomUUID(), name: input.name, content: input.content, keyword: input.keyword ?? null });
@@ -68,7 +68,7 @@ function checkSet(items: (SnippetInput & { id?: string })[]): void {
  */
 export async function replaceSnippets(db: Db, accountId: string, items: (SnippetInput & { id?: string })[]): Promise<{ items: Snippet[] }> {
   checkSet(items);
-  return withAccount(db, accountId, async (tx) => {
+  return withAccount(db, accountId, TOMBSTONE_DAYS, async (tx) => {
     const existing = new Map((await repo.listSnippets(tx.trx, accountId)).map((s) => [s.id, s]));
     const now = await repo.clock(tx);
     const rows: repo.SnippetRow[] = items.map((s) => {
@@ -100,7 +100,7 @@ export async function replaceSnippets(db: Db, accountId: string, items: (Snippet
 /** Deletes one snippet (404 when it is not this account's). */
 export async function deleteSnippet(db: Db, accountId: string, id: string): Promise<{ deleted: number }> {
   if (!isUuid(id)) throw notFound('Snippet');
-  const deleted = await withAccount(db, accountId, async (tx) => {
+  const deleted = await withAccount(db, accountId, TOMBSTONE_DAYS, async (tx) => {
     const ids = await repo.deleteSnippets(tx, [id]);
     for (const d of ids) tx.record('snippet', d, 'delete');
     await emitDeleted(tx.trx, accountId, 'snippet.deleted', ids);

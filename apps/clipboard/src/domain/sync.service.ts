@@ -17,14 +17,14 @@ import {
   type Receipt,
   type StateRow,
 } from '../db/state.repository.js';
-import { settingsPatchSchema, snippetInputSchema, syncFavoriteDataSchema, syncItemDataSchema } from '../openapi.js';
-import { partParser } from '../validation.js';
+import type { Parser } from '../validation.js';
 import { itemContentProblem, pruneHistory, type NewItem } from './items.service.js';
 import { toItem, toSettings, toSnippet, type Item, type Settings, type Snippet } from './mappers.js';
 import { applySettings, type SettingsPatch } from './settings.service.js';
 import type { ClipboardEvent } from './events.js';
 import { creationProblem, keywordMessage, type SnippetInput } from './snippets.service.js';
 import { fail } from './errors.js';
+import { TOMBSTONE_DAYS } from './limits.js';
 
 interface Change {
   seq: number;
@@ -61,10 +61,16 @@ export interface SyncResult extends Omit<Outcome, 'status'> {
   original?: Status;
 }
 
-const itemData = partParser<NewItem & { favorite?: boolean }>(syncItemDataSchema);
-const favoriteData = partParser<{ favorite: boolean }>(syncFavoriteDataSchema);
-const snippetData = partParser<SnippetInput>(snippetInputSchema);
-const settingsData = partParser<SettingsPatch>(settingsPatchSchema);
+/**
+ * The checks of a change's `data`, by entity and op: compiled by the routes from the OpenAPI
+ * document's schemas (the document states them; the domain only applies them).
+ */
+export interface ChangeDataParsers {
+  item: Parser<NewItem & { favorite?: boolean }>;
+  favorite: Parser<{ favorite: boolean }>;
+  snippet: Parser<SnippetInput>;
+  settings: Parser<SettingsPatch>;
+}
 
 const CURSOR = /^v1:(0|[1-9][0-9]{0,14})$/;
 
@@ -156,6 +162,7 @@ class Batch {
   constructor(
     readonly tx: AccountTx,
     readonly scopes: ReadonlySet<string>,
+    readonly data: ChangeDataParsers,
     readonly items: Map<string, itemsRepo.ItemRow>,
     readonly snippets: Map<string, snippetsRepo.SnippetRow>,
     /** Versions committed before this batch: what `baseSeq` is compared with. */
@@ -191,13 +198,13 @@ async function applyItem(b: Batch, c: ClientChange): Promise<Outcome> {
     b.events.push({ type: 'clipboard.item.deleted', data: { id } });
     return applied(b.tx.record('item', id, 'delete'));
   }
-  const parser = c.op === 'upsert' ? itemData : favoriteData;
+  const parser = c.op === 'upsert' ? b.data.item : b.data.favorite;
   const problem = parser.problem(c.data) ?? (c.op === 'upsert' ? itemContentProblem(c.data as NewItem) : null);
   if (problem) return rejected(problem);
   if (!current) {
     if (latest?.op === 'delete') return conflict(latest.seq, 'the item was deleted on the server; deletes are final');
     if (c.op === 'favorite') return rejected('item not found');
-    const row = await itemsRepo.insertItem(b.tx, { id, ...itemData.parse(c.data) });
+    const row = await itemsRepo.insertItem(b.tx, { id, ...b.data.item.parse(c.data) });
     if (!row) return rejected('id is already in use: make a new UUID for a new item');
     b.items.set(id, row);
     b.prune = true;
@@ -207,8 +214,8 @@ async function applyItem(b: Batch, c: ClientChange): Promise<Outcome> {
   const missed = b.missed('item', id, c.baseSeq);
   if (missed) return conflict(missed.seq, `the item changed on the server (seq ${missed.seq}) after baseSeq; the server version stands`);
   const row = c.op === 'upsert'
-    ? await itemsRepo.updateItem(b.tx, id, itemData.parse(c.data))
-    : (await itemsRepo.setFavorite(b.tx, id, favoriteData.parse(c.data).favorite))!;
+    ? await itemsRepo.updateItem(b.tx, id, b.data.item.parse(c.data))
+    : (await itemsRepo.setFavorite(b.tx, id, b.data.favorite.parse(c.data).favorite))!;
   b.items.set(id, row);
   b.events.push({ type: 'clipboard.item.updated', data: toItem(row) });
   return applied(b.tx.record('item', id, 'upsert'));
@@ -228,9 +235,9 @@ async function applySnippet(b: Batch, c: ClientChange): Promise<Outcome> {
     b.events.push({ type: 'snippet.deleted', data: { id } });
     return applied(b.tx.record('snippet', id, 'delete'));
   }
-  const problem = snippetData.problem(c.data);
+  const problem = b.data.snippet.problem(c.data);
   if (problem) return rejected(problem);
-  const input = snippetData.parse(c.data);
+  const input = b.data.snippet.parse(c.data);
   const values = { id, name: input.name, content: input.content, keyword: input.keyword ?? null };
   if (!current) {
     const latest = b.latest('snippet', id);
@@ -254,11 +261,11 @@ async function applySnippet(b: Batch, c: ClientChange): Promise<Outcome> {
 async function applySettingsChange(b: Batch, c: ClientChange): Promise<Outcome> {
   if (!b.scopes.has('settings:write')) return rejected('settings changes need the scope settings:write');
   if (c.op !== 'upsert') return rejected('settings take only op upsert');
-  const problem = settingsData.problem(c.data);
+  const problem = b.data.settings.problem(c.data);
   if (problem) return rejected(problem);
   const missed = b.missed('settings', b.tx.accountId, c.baseSeq);
   if (missed) return conflict(missed.seq, `the settings changed on the server (seq ${missed.seq}) after baseSeq; the server version stands`);
-  b.events.push({ type: 'settings.updated', data: await applySettings(b.tx, settingsData.parse(c.data)) });
+  b.events.push({ type: 'settings.updated', data: await applySettings(b.tx, b.data.settings.parse(c.data)) });
   return applied(b.tx.pending('settings', b.tx.accountId)!.seq);
 }
 
@@ -281,9 +288,10 @@ export async function sync(
   accountId: string,
   scopes: ReadonlySet<string>,
   body: { cursor?: string; limit: number; changes: ClientChange[] },
+  data: ChangeDataParsers,
 ): Promise<ChangePage & { results: SyncResult[] }> {
   const afterSeq = decodeCursor(body.cursor);
-  const results = await withAccount(db, accountId, async (tx) => {
+  const results = await withAccount(db, accountId, TOMBSTONE_DAYS, async (tx) => {
     checkCursor(tx.state, afterSeq);
     const changeIds = [...new Set(body.changes.map((c) => c.clientChangeId.toLowerCase()))];
     const receipts = await findReceipts(tx, changeIds);
@@ -292,6 +300,7 @@ export async function sync(
     const batch = new Batch(
       tx,
       scopes,
+      data,
       new Map((await itemsRepo.findItems(tx, itemIds)).map((r) => [r.id, r])),
       new Map((await snippetsRepo.findSnippets(tx, snippetIds)).map((r) => [r.id, r])),
       {

@@ -4,12 +4,7 @@ import { idPathParameter, uuidSchema } from '@app/http-errors/validation';
 // helpers and the statuses every operation can answer.
 
 export const ITEM_TYPES = ['text', 'url', 'html', 'rtf', 'code'] as const;
-export const MAX_ITEM_CONTENT = 131_072;
-export const MAX_SNIPPETS = 200;
-export const MAX_SNIPPET_CONTENT = 20_000;
-export const MAX_BULK_IDS = 500;
-export const MAX_SYNC_CHANGES = 500;
-export const TOMBSTONE_DAYS = 30;
+export { MAX_BULK_IDS, MAX_ITEM_CONTENT, MAX_SNIPPET_CONTENT, MAX_SNIPPETS, MAX_SYNC_CHANGES, TOMBSTONE_DAYS } from '../domain/limits.js';
 
 export const uuid = uuidSchema;
 export const timestamp = { type: 'string', description: 'UTC instant, ISO 8601 with microseconds, e.g. 2026-11-22T10:00:00.123456Z' } as const;

@@ -2,12 +2,18 @@ import type { Router } from 'express';
 import type { StreamHub } from '@app/auth/streams';
 import type { AppDeps } from '../deps.js';
 import * as syncing from '../domain/sync.service.js';
-import { pullQuerySchema, syncBodySchema } from '../openapi.js';
-import { bodyParser, queryParser } from '../validation.js';
+import { pullQuerySchema, settingsPatchSchema, snippetInputSchema, syncBodySchema, syncFavoriteDataSchema, syncItemDataSchema } from '../openapi.js';
+import { bodyParser, partParser, queryParser } from '../validation.js';
 import type { Guards } from './guards.js';
 
 const pullQuery = queryParser<{ cursor?: string; limit: number }>(pullQuerySchema);
 const syncBody = bodyParser<{ cursor?: string; limit?: number; changes: syncing.ClientChange[] }>(syncBodySchema);
+const changeData: syncing.ChangeDataParsers = {
+  item: partParser(syncItemDataSchema),
+  favorite: partParser(syncFavoriteDataSchema),
+  snippet: partParser(snippetInputSchema),
+  settings: partParser(settingsPatchSchema),
+};
 
 /** The sync protocol: /api/clipboard/pull and /api/clipboard/sync (see the OpenAPI description). */
 export function syncRoutes(router: Router, { db }: AppDeps, g: Guards, streams: StreamHub): void {
@@ -30,6 +36,6 @@ export function syncRoutes(router: Router, { db }: AppDeps, g: Guards, streams: 
   // Sync answers item contents (the server's changes), so it needs read as well as write.
   router.post('/clipboard/sync', g.read('clipboard:read'), g.write('clipboard:write'), async (req, res) => {
     const body = syncBody.parse(req.body);
-    res.json(await syncing.sync(db, req.caller!.accountId, req.caller!.scopes, { ...body, limit: body.limit ?? 500 }));
+    res.json(await syncing.sync(db, req.caller!.accountId, req.caller!.scopes, { ...body, limit: body.limit ?? 500 }, changeData));
   });
 }

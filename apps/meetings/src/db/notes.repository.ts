@@ -1,4 +1,5 @@
-import { sql, type Kysely, type RawBuilder, type Selectable } from 'kysely';
+import { sql, type Kysely, type Selectable } from 'kysely';
+import { noSubscriberFor } from '@app/auth/webhooks';
 import type { Database, NotesTable } from './schema.js';
 
 export interface NoteContent {
@@ -68,10 +69,11 @@ export async function replaceNote(db: Kysely<Database>, id: string, content: Not
 
 /**
  * {@link replaceNote} of the live note of `date` in one statement, only if it is at `revision`
- * and `condition` holds; undefined otherwise. Two writers racing from one revision: the second
+ * and nobody subscribes to `unwatched` (its event: the write then needs none); undefined
+ * otherwise. Two writers racing from one revision: the second
  * re-checks the revision on the row the first wrote, so it matches nothing.
  */
-export async function replaceLiveNote(db: Kysely<Database>, accountId: string, date: string, revision: number, content: NoteContent, condition: RawBuilder<boolean>) {
+export async function replaceLiveNote(db: Kysely<Database>, accountId: string, date: string, revision: number, content: NoteContent, unwatched: string) {
   return db
     .updateTable('notes')
     .set(replacement(content))
@@ -79,7 +81,7 @@ export async function replaceLiveNote(db: Kysely<Database>, accountId: string, d
     .where('date', '=', date)
     .where('deleted_at', 'is', null)
     .where('revision', '=', revision)
-    .where(condition)
+    .where(noSubscriberFor(accountId, unwatched))
     .returning(NOTE_COLUMNS)
     .executeTakeFirst();
 }
@@ -87,14 +89,15 @@ export async function replaceLiveNote(db: Kysely<Database>, accountId: string, d
 /**
  * A new note of `date` in one statement, only if the date has no note (live or deleted), the
  * account has fewer than `max` live notes (counted under the account's notes lock, as a create
- * in a transaction counts them) and `condition` holds; undefined otherwise.
+ * in a transaction counts them) and nobody subscribes to `unwatched` (its event: the write then
+ * needs none); undefined otherwise.
  */
-export async function insertNewNote(db: Kysely<Database>, accountId: string, date: string, content: NoteContent, max: number, condition: RawBuilder<boolean>) {
+export async function insertNewNote(db: Kysely<Database>, accountId: string, date: string, content: NoteContent, max: number, unwatched: string) {
   const { rows } = await sql<NoteRow>`
     insert into notes (account_id, date, yesterday, today, impediments, today_priority, search_text, revision)
     select ${accountId}::uuid, ${date}::date, ${content.yesterday}::text, ${content.today}::text, ${content.impediments}::text[],
       ${content.todayPriority}::text, ${searchText(content)}::text, 1
-    where ${condition} and notes_live_count_locked(${accountId}::uuid) < ${max}
+    where ${noSubscriberFor(accountId, unwatched)} and notes_live_count_locked(${accountId}::uuid) < ${max}
     on conflict (account_id, date) do nothing
     returning ${sql.join(NOTE_COLUMNS.map((c) => sql.ref(c)))}`.execute(db);
   return rows[0];

@@ -7,7 +7,6 @@ import { emit } from './events.js';
 import { LIMITS, assertWithinLimit } from './limits.js';
 import { toNote, type Note } from './views.js';
 import { inTransaction } from '@app/auth/runtime';
-import { noSubscriberFor } from '@app/auth/webhooks';
 import { fail } from './errors.js';
 
 export interface NoteInput {
@@ -37,12 +36,11 @@ export async function putNote(db: Kysely<Database>, accountId: string, date: str
   // An account nobody watches (no subscriber to note.updated) needs no event: a new note, or an
   // edit at the current revision, is then one statement. Anything else (a revival, a conflict,
   // the limit, a subscriber) goes the way below, in a transaction with its event.
-  const unobserved = noSubscriberFor(accountId, 'note.updated');
   if (input.baseRevision === undefined) {
-    const row = await repo.insertNewNote(db, accountId, date, content, LIMITS.notes.max, unobserved);
+    const row = await repo.insertNewNote(db, accountId, date, content, LIMITS.notes.max, 'note.updated');
     if (row) return { note: toNote(row), created: true };
   } else {
-    const row = await repo.replaceLiveNote(db, accountId, date, input.baseRevision, content, unobserved);
+    const row = await repo.replaceLiveNote(db, accountId, date, input.baseRevision, content, 'note.updated');
     if (row) return { note: toNote(row), created: false };
   }
   return inTransaction(db, async (trx) => {

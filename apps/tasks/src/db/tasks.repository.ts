@@ -1,7 +1,9 @@
 import { isoTimestampSql, pgTimestampToIso } from '@app/auth/runtime';
+import { emitEventWithData, noSubscriberFor } from '@app/auth/webhooks';
 import { horizonStatement } from '@app/auth/streams';
 import { CompiledQuery, sql, type Kysely, type RawBuilder, type Selectable } from 'kysely';
 import type { Database, TasksTable } from './schema.js';
+import { keepKey, keptAnswer, sweepKeys, type Answer, type Key, type KeptAnswer } from './idempotency.repository.js';
 
 type Db = Kysely<Database>;
 
@@ -73,8 +75,8 @@ export async function listOrderedPage(
   return rows as (TaskRow & { position: string; subtasks: TaskRow[] })[];
 }
 
-/** A task row from JSON (json_agg, row_to_json) with the timestamps the API writes, as a column's text gives them. */
-export function fromJson(s: TaskRow): TaskRow {
+/** A task row from JSON (json_agg) with the timestamps the API writes, as a column's text gives them. */
+function fromJson(s: TaskRow): TaskRow {
   s.due_at = jsonTimestamp(s.due_at);
   s.completed_at = jsonTimestamp(s.completed_at);
   s.created_at = jsonTimestamp(s.created_at)!;
@@ -240,48 +242,109 @@ export async function insertTasks(
 }
 
 const RETURNED_COLUMNS = sql.raw(TASK_COLUMNS.join(', '));
+const TIMESTAMP_COLUMNS: ReadonlySet<string> = new Set(['due_at', 'completed_at', 'created_at', 'updated_at']);
+
+/** Which column each field of the API's task reads, in the order the API writes them ({@link taskFields}). */
+export type TaskFields = Readonly<Record<string, (typeof TASK_COLUMNS)[number]>>;
 
 /**
- * An INSERT of one task that only happens when `condition` holds (else it inserts nothing), as a
- * statement or a data-modifying CTE; returns the task's columns. Its values are typed one by one:
- * an INSERT ... SELECT does not give them the columns' types.
+ * The fields `serialize` (the domain's toTask) makes, each with the column it reads: found by
+ * giving it a row whose every value is its own column's name. A statement that writes a task's
+ * JSON itself (its event, its key's answer) writes it with these names, so the API's names are
+ * written once, in `serialize`. Throws unless each field is one column as it is.
  */
-export function insertTaskWhere(workspaceId: string, v: TaskValues | (Omit<TaskValues, 'position'> & { position: RawBuilder<string> }), condition: RawBuilder<boolean>): RawBuilder<TaskRow> {
-  return sql<TaskRow>`
-    insert into tasks (workspace_id, title, notes, priority, due_at, tags, parent_id, recurrence, location, assignee_id, position)
-    select ${workspaceId}::uuid, ${v.title}::text, ${v.notes}::text, ${v.priority}::text, ${v.due_at}::timestamptz, ${v.tags}::text[],
-      ${v.parent_id}::uuid, ${v.recurrence}::text, ${v.location}::text, ${v.assignee_id}::text, ${v.position}::numeric
-    where ${condition}
-    returning ${RETURNED_COLUMNS}`;
+export function taskFields(serialize: (row: TaskRow) => object): TaskFields {
+  const names = Object.fromEntries(TASK_COLUMNS.map((c) => [c, c])) as unknown as TaskRow;
+  const fields: [string, unknown][] = Object.entries(serialize(names));
+  for (const [field, column] of fields) {
+    if (!(TASK_COLUMNS as readonly unknown[]).includes(column)) throw new Error(`task field ${field} is not one column as it is: no statement can write it`);
+  }
+  return Object.fromEntries(fields) as TaskFields;
 }
 
-const TIMESTAMP_COLUMNS: ReadonlySet<string> = new Set(['due_at', 'completed_at', 'created_at', 'updated_at']);
-const camelCase = (column: string) => column.replace(/_([a-z])/g, (_, letter: string) => letter.toUpperCase());
+const jsonTexts = new WeakMap<TaskFields, RawBuilder<string>>();
 
 /**
- * The new task (row `c` of the statement below) as JSON text, as the REST API writes it: toTask's
- * fields in its order, timestamps as pgTimestampToIso gives them. webhooks.test and round-trips.test
- * compare an event's data made with it to the REST answer.
+ * The new task (row `c` of {@link createTask}'s statement) as JSON text, as the REST API writes
+ * it: `fields`' names in their order, timestamps as pgTimestampToIso gives them. Made once per
+ * fields, so the statement's text (and its prepared plan) stays the same.
  */
-const CREATED_TASK_JSON = sql.raw<string>(`(select row_to_json(x)::text from (select ${TASK_COLUMNS.map((col) =>
-  `${TIMESTAMP_COLUMNS.has(col) ? isoTimestampSql(`c.${col}`) : `c.${col}`} as "${camelCase(col)}"`).join(', ')}) x)`);
+function taskJson(fields: TaskFields): RawBuilder<string> {
+  let json = jsonTexts.get(fields);
+  if (json === undefined) {
+    const columns = Object.entries(fields).map(([field, column]) => `${TIMESTAMP_COLUMNS.has(column) ? isoTimestampSql(`c.${column}`) : `c.${column}`} as "${field}"`);
+    json = sql.raw<string>(`(select row_to_json(x)::text from (select ${columns.join(', ')}) x)`);
+    jsonTexts.set(fields, json);
+  }
+  return json;
+}
+
+/** The columns of a new task; a top-level one (no parent_id) joins the end of the manual order, a subtask has no position. */
+export type NewTask = Omit<TaskValues, 'position'>;
+
+/** What a create does besides inserting the task: the event it records and, with an Idempotency-Key, the key it keeps. */
+export interface CreateOptions {
+  /** The task's API shape ({@link taskFields} of toTask): the event's data and the key's answer are the task as toTask makes it. */
+  fields: TaskFields;
+  /** Recorded with the task, for each enabled subscription of the account to `type`. */
+  event: { accountId: string; type: string };
+  /** Kept with the create's answer, unless it already holds one (then that answer is found instead, and nothing is created). */
+  key?: Key | undefined;
+}
+
+/** What a create did: created the task, found the key's first answer, or lost the key to a concurrent create. */
+export type Created = { created: TaskRow } | { kept: KeptAnswer } | 'taken';
+
+/** Postgres' error when the statement's own key row could not be written (see the 2026_11_25_1000 migration). */
+const KEY_TAKEN = 'TK409';
+
+/** The answer a create's key keeps: the 201 and its body, `{ item }`, as the route sends it (versioned: see {@link Answer}). */
+const answerText = (task: RawBuilder<string>) => sql<string>`${'{"v":1,"status":201,"body":{"item":'}::text || ${task} || '}}'`;
 
 /**
- * An INSERT of one task with its event, in one statement (one implicit transaction): `emit` is
- * given the task's JSON and returns the call that records the event; `emitted` is what that call
- * returned (webhook_emit: the deliveries it recorded).
+ * Creates a task in one statement (its own implicit transaction, or a step of the caller's): the
+ * task, its event (webhook_emit: nothing when nobody subscribes) and, with a key, the key with its
+ * answer, which also sweeps a few expired keys. The event's data and the answer are the task's
+ * JSON as `fields` name it, written by the statement from the row it inserts.
+ *
+ * With a key that already holds an answer (within 24 hours) nothing is inserted: `kept`. A
+ * concurrent create of the same key that committed after this statement's snapshot makes the
+ * key's row impossible to write: the statement then fails (`tasks_key_claimed`) and its task goes
+ * with it: 'taken'.
  */
-export async function insertTaskEmitting(
-  db: Db,
-  workspaceId: string,
-  v: Omit<TaskValues, 'position'> & { position: RawBuilder<string> },
-  emit: (task: RawBuilder<string>) => RawBuilder<number>,
-): Promise<{ row: TaskRow; emitted: number }> {
-  const { rows } = await sql<TaskRow & { emitted: number }>`
-    with created as (${insertTaskWhere(workspaceId, v, sql<boolean>`true`)})
-    select c.*, ${emit(CREATED_TASK_JSON)} as emitted from created c`.execute(db);
-  const { emitted, ...row } = rows[0]!;
-  return { row, emitted };
+export async function createTask(db: Db, workspaceId: string, v: NewTask, options: CreateOptions): Promise<Created> {
+  const { key } = options;
+  const json = taskJson(options.fields);
+  const position = v.parent_id === null ? endPosition : sql`null`;
+  const insert = (condition: RawBuilder<boolean>) => sql`
+    insert into tasks (workspace_id, title, notes, priority, due_at, tags, parent_id, recurrence, location, assignee_id, position)
+    select ${workspaceId}::uuid, ${v.title}::text, ${v.notes}::text, ${v.priority}::text, ${v.due_at}::timestamptz, ${v.tags}::text[],
+      ${v.parent_id}::uuid, ${v.recurrence}::text, ${v.location}::text, ${v.assignee_id}::text, ${position}::numeric
+    where ${condition}
+    returning ${RETURNED_COLUMNS}`;
+  const emit = sql`case when c.id is null then 0 else ${emitEventWithData(options.event.accountId, options.event.type, json)} end as emitted`;
+  type Row = Partial<TaskRow> & { emitted: number; kept_fingerprint?: string | null; kept_response?: Answer | null };
+  let rows: Row[];
+  try {
+    ({ rows } = await (key === undefined
+      ? sql<Row>`with created as (${insert(sql`true`)}) select c.*, ${emit} from created c`
+      : sql<Row>`
+        with kept as (${keptAnswer(key)}),
+        created as (${insert(sql`not exists (select from kept)`)}),
+        claimed as (${keepKey(key, sql`select c.id, 201 as status, ${answerText(json)} as answer from created c`)}),
+        swept as (${sweepKeys(key, sql`exists (select from created)`)})
+        select c.*, ${emit}, kept.fingerprint as kept_fingerprint, kept.response as kept_response
+        from (select) one left join created c on true left join kept on true
+        where tasks_key_claimed(not exists (select from created) or exists (select from claimed))`
+    ).execute(db));
+  } catch (err) {
+    if ((err as { code?: unknown }).code === KEY_TAKEN) return 'taken';
+    throw err;
+  }
+  const [row] = rows;
+  if (row?.kept_fingerprint) return { kept: { fingerprint: row.kept_fingerprint, answer: row.kept_response! } };
+  const { emitted: _e, kept_fingerprint: _f, kept_response: _r, ...task } = row!;
+  return { created: task as TaskRow };
 }
 
 export type TaskChanges = Partial<Omit<TaskValues, 'position'>> & {
@@ -322,8 +385,8 @@ export async function updateLiveTask(
   id: string,
   changes: TaskChanges,
   versions: readonly string[] | null,
-  /** One more condition of the write (e.g. that nobody subscribes to its event). */
-  only?: RawBuilder<boolean>,
+  /** Writes only while the account has no enabled subscription to this event (noSubscriberFor): then the write needs no event. */
+  unwatched?: { accountId: string; type: string },
 ): Promise<TaskRow | undefined> {
   let q = db
     .updateTable('tasks')
@@ -332,7 +395,7 @@ export async function updateLiveTask(
     .where('workspace_id', '=', workspaceId)
     .where('deleted_at', 'is', null);
   if (versions !== null) q = q.where(sql<boolean>`updated_at = any(${versions}::timestamptz[])`);
-  if (only) q = q.where(only);
+  if (unwatched) q = q.where(noSubscriberFor(unwatched.accountId, unwatched.type));
   return q.returning(TASK_COLUMNS).executeTakeFirst();
 }
 

@@ -1,13 +1,13 @@
 import { inTransaction } from '@app/auth/runtime';
-import { emitEvent, emitEventCall, emitEventWithData, noSubscriberFor } from '@app/auth/webhooks';
+import { emitEvent } from '@app/auth/webhooks';
 import { AppError, errors, type ErrorDetail } from '@app/http-errors';
-import { sql, type Kysely, type RawBuilder } from 'kysely';
+import type { Kysely } from 'kysely';
 import type { Database } from '../db/schema.js';
 import * as idempotency from '../db/idempotency.repository.js';
 import * as repo from '../db/tasks.repository.js';
 import type { TaskRow, TaskState } from '../db/tasks.repository.js';
 import { CHANGES_CURSOR_DAYS, encodeCursor, listCursor, queryDigest, searchCursor, type View } from './cursor.js';
-import { currentStartOfTomorrow, dueAtMillis } from './due-time.js';
+import { dueAtMillis, type StartOfTomorrow } from './due-time.js';
 import { UNREADABLE_RULE, nextDue, parseRecurrence } from './recurrence.js';
 import { fail, taskNotFound } from './errors.js';
 
@@ -187,11 +187,11 @@ function checkBusinessRules(input: TaskInput): void {
 }
 
 /**
- * The columns of a new task from its input, and its place in the order. One literal (not a
- * spread of one): a spread's copy got a hidden class of its own on every create, so each read of
- * its ten fields missed V8's inline caches (`node --log-ic`).
+ * The columns of a new task from its input. One literal (not a spread of one): a spread's copy
+ * got a hidden class of its own on every create, so each read of its ten fields missed V8's
+ * inline caches (`node --log-ic`).
  */
-function newTaskValues<P>(input: TaskInput & { title: string }, position: P) {
+function newTaskValues(input: TaskInput & { title: string }): repo.NewTask {
   return {
     title: input.title,
     notes: input.notes ?? null,
@@ -202,149 +202,71 @@ function newTaskValues<P>(input: TaskInput & { title: string }, position: P) {
     recurrence: input.recurrence ?? null,
     location: input.location ?? null,
     assignee_id: input.assigneeId ?? null,
-    position,
-  };
-}
-
-async function insertTask(db: Db, ctx: Context, input: TaskInput & { title: string }, position: RawBuilder<string> | null): Promise<TaskRow> {
-  const [row] = await repo.insertTasks(db, ctx.workspaceId, [newTaskValues(input, position)]);
-  return row!;
-}
-
-/**
- * The one-statement creates of a new top-level task (at the end of the manual order): `insert`
- * happens only while `condition` holds and nobody subscribes to `task.created` for the account,
- * so that it needs no event (for most accounts the whole create is that statement); `withEvent`
- * records the event with the task. Undefined for a subtask (its parent is locked and checked
- * first, in a transaction).
- */
-function topLevelInserts(ctx: Context, input: TaskInput & { title: string }) {
-  if (input.parentId) return undefined;
-  checkBusinessRules(input);
-  const values = newTaskValues(input, repo.endPosition);
-  return {
-    insert: (condition: RawBuilder<boolean> = sql<boolean>`true`) =>
-      repo.insertTaskWhere(ctx.workspaceId, values, sql<boolean>`${condition} and ${noSubscriberFor(ctx.accountId, 'task.created')}`),
-    /** The same task for a watched account, with its event, in one statement. */
-    withEvent: (db: Db) => repo.insertTaskEmitting(db, ctx.workspaceId, values, (task) => emitEventWithData(ctx.accountId, 'task.created', task)),
   };
 }
 
 /**
- * Accounts this process last saw with a subscriber to task.created: their top-level creates go
- * straight to the statement that records the event. Only a hint, and never wrong in effect: that
- * statement is right for any account (it records nothing without a subscriber, and the account
- * is then forgotten), and the unwatched INSERT of an account not in here inserts nothing when
- * the account is watched, which sends its create to that statement.
+ * The fields of a Task, each with the column it reads, as toTask makes them: a create's statement
+ * writes its event's data and its key's answer with them (toTask is the one serializer).
  */
-const watchedAccounts = new Set<string>();
-const WATCHED_MAX = 10_000;
-
-function rememberWatched(accountId: string, watched: boolean): void {
-  if (!watched) {
-    watchedAccounts.delete(accountId);
-    return;
-  }
-  if (watchedAccounts.size >= WATCHED_MAX) watchedAccounts.clear();
-  watchedAccounts.add(accountId);
-}
-
-/**
- * Creates a task: a subtask under `parentId`, or a top-level task at the end of the manual order.
- * The `task.created` event (an outbox row) commits with the task. A top-level task is one
- * statement: the INSERT that holds only while nobody watches the account, or, for an account
- * known to be watched (or found so by that INSERT inserting nothing), the INSERT that records the
- * event with it. A subtask is created in a transaction that locks its parent.
- */
-export async function createTask(db: Db, ctx: Context, input: TaskInput & { title: string }): Promise<Task> {
-  checkShape(input);
-  const oneStatement = topLevelInserts(ctx, input);
-  if (oneStatement) {
-    if (!watchedAccounts.has(ctx.accountId)) {
-      const { rows } = await oneStatement.insert().execute(db);
-      if (rows[0]) return toTask(rows[0]);
-    }
-    const { row, emitted } = await oneStatement.withEvent(db);
-    rememberWatched(ctx.accountId, emitted > 0);
-    return toTask(row);
-  }
-  return inTransaction(db, async (trx) => emit(trx, ctx, 'task.created', toTask(await insertNew(trx, ctx, input))));
-}
-
-/**
- * Inserts a new task (without its event). The place at the end of the order comes from a
- * sequence, so a top-level task takes no lock; a subtask locks its parent.
- */
-async function insertNew(trx: Db, ctx: Context, input: TaskInput & { title: string }): Promise<TaskRow> {
-  if (input.parentId) {
-    const parent = await loadParent(trx, ctx, input.parentId);
-    checkBusinessRules(input);
-    await checkParent(trx, parent);
-    return insertTask(trx, ctx, input, null);
-  }
-  checkBusinessRules(input);
-  return insertTask(trx, ctx, input, repo.endPosition);
-}
+const TASK_FIELDS = repo.taskFields(toTask);
 
 /** An Idempotency-Key create: the key as its SHA-256, and the request body's fingerprint. */
-export type CreateOnce = idempotency.Key;
-
-/** Thrown inside a keyed create's transaction to roll it back: another create holds the key. */
-class KeyHeld extends Error {}
+export type CreateKey = idempotency.Key;
 
 /**
- * The create of {@link createTaskOnce}, or the key's first answer: one statement for a top-level
- * task of an account nobody watches (see {@link idempotency.createOnce}), else one transaction
- * in which the task, its event and its key (with the answer) commit together or not at all.
+ * The create of {@link createTask}, or the key's first answer. A top-level task is one statement
+ * (its place at the end of the order comes from a sequence: no lock); a subtask is that statement
+ * in a transaction that locks and checks its parent first.
  */
-async function createKeyed(db: Db, ctx: Context, input: TaskInput & { title: string }, once: CreateOnce): Promise<idempotency.KeyedOutcome> {
+async function createOrFind(db: Db, ctx: Context, input: TaskInput & { title: string }, key: CreateKey | undefined): Promise<repo.Created> {
   checkShape(input);
-  const oneStatement = topLevelInserts(ctx, input);
-  if (oneStatement) {
-    const outcome = await idempotency.createOnce(db, once, oneStatement.insert);
-    if (outcome) return outcome;
+  const options = { fields: TASK_FIELDS, event: { accountId: ctx.accountId, type: 'task.created' }, key };
+  if (!input.parentId) {
+    checkBusinessRules(input);
+    return repo.createTask(db, ctx.workspaceId, newTaskValues(input), options);
   }
-  try {
-    return await inTransaction(db, async (trx) => {
-      const created = await insertNew(trx, ctx, input);
-      if (!(await idempotency.claimKey(trx, once, created, emitEventCall(ctx.accountId, 'task.created', toTask(created))))) throw new KeyHeld();
-      return { created };
-    });
-  } catch (err) {
-    if (err instanceof KeyHeld) return 'taken';
-    throw err;
-  }
+  const parentId = input.parentId;
+  return inTransaction(db, async (trx) => {
+    const parent = await loadParent(trx, ctx, parentId);
+    checkBusinessRules(input);
+    await checkParent(trx, parent);
+    return repo.createTask(trx, ctx.workspaceId, newTaskValues(input), options);
+  });
 }
 
 /**
- * {@link createTask} at most once per Idempotency-Key, the key kept in Postgres with the task it
- * created: the same key and body replay the first answer (`replayed`) for 24 hours, another body
- * is 409 `idempotency_key_conflict`. A concurrent create of the same key waits for the first to
- * commit and replays it. A refused create (4xx) under a key that holds an answer answers as the
- * key does (a due time that has passed since is no reason to refuse a replay); otherwise it keeps
- * nothing, so a corrected retry can use the key.
+ * Creates a task: a subtask under `parentId`, or a top-level task at the end of the manual order,
+ * with its `task.created` event (an outbox row) in the same statement.
+ *
+ * With an Idempotency-Key (kept in Postgres with the answer, in that statement too) at most once
+ * per key: the same key and body replay the first answer (`replayed`) for 24 hours, another body
+ * is 409 `idempotency_key_conflict`. A concurrent create of the same key that committed first is
+ * replayed. A refused create (4xx) under a key that holds an answer answers as the key does (a due
+ * time that has passed since is no reason to refuse a replay); otherwise it keeps nothing, so a
+ * corrected retry can use the key.
  */
-export async function createTaskOnce(db: Db, ctx: Context, input: TaskInput & { title: string }, once: CreateOnce): Promise<{ item: Task; replayed: boolean }> {
-  let outcome: idempotency.KeyedOutcome;
+export async function createTask(db: Db, ctx: Context, input: TaskInput & { title: string }, key?: CreateKey): Promise<{ item: Task; replayed: boolean }> {
+  let outcome: repo.Created;
   try {
-    outcome = await createKeyed(db, ctx, input, once);
+    outcome = await createOrFind(db, ctx, input, key);
   } catch (err) {
-    if (!(err instanceof AppError) || err.status >= 500) throw err;
-    const kept = await idempotency.findKeptAnswer(db, once);
+    if (key === undefined || !(err instanceof AppError) || err.status >= 500) throw err;
+    const kept = await idempotency.findKeptAnswer(db, key);
     if (!kept) throw err;
     outcome = { kept };
   }
   if (outcome === 'taken') {
-    const kept = await idempotency.findKeptAnswer(db, once);
+    const kept = await idempotency.findKeptAnswer(db, key!);
     // The key's answer expired between the two statements: the caller may retry.
     if (!kept) throw fail('idempotency_request_in_progress', 'A request with this Idempotency-Key is still being processed; retry shortly');
     outcome = { kept };
   }
   if ('created' in outcome) return { item: toTask(outcome.created), replayed: false };
-  if (outcome.kept.fingerprint !== once.fingerprint) {
+  if (outcome.kept.fingerprint !== key!.fingerprint) {
     throw fail('idempotency_key_conflict', 'This Idempotency-Key was already used with a different request body');
   }
-  return { item: toTask(outcome.kept.task), replayed: true };
+  return { item: (outcome.kept.answer.body as { item: Task }).item, replayed: true };
 }
 
 async function findLive(db: Db, ctx: Context, id: string, lock = false): Promise<TaskState> {
@@ -447,7 +369,7 @@ function isVersion(tag: string): boolean {
 async function plainEdit(db: Db, ctx: Context, id: string, input: TaskInput, ifMatch?: IfMatch): Promise<Task> {
   const versions = ifMatch === undefined || ifMatch === '*' ? null : ifMatch.filter(isVersion);
   const changes = fieldChanges(input);
-  const unobserved = await repo.updateLiveTask(db, ctx.workspaceId, id, changes, versions, noSubscriberFor(ctx.accountId, 'task.updated'));
+  const unobserved = await repo.updateLiveTask(db, ctx.workspaceId, id, changes, versions, { accountId: ctx.accountId, type: 'task.updated' });
   if (unobserved) return toTask(unobserved);
   const updated = await inTransaction(db, async (trx) => {
     const row = await repo.updateLiveTask(trx, ctx.workspaceId, id, changes, versions);
@@ -598,8 +520,11 @@ function compareMagnitude(ai: string, af: string, bi: string, bf: string): numbe
   return fa === fb ? 0 : fa < fb ? -1 : 1;
 }
 
-/** A page of tasks: a search when `q` is set (view and tag ignored), else the view, with keyset cursors. */
-export async function listTasks(db: Db, ctx: Context, query: ListQuery): Promise<{ items: (Task | TaskWithSubtasks)[]; nextCursor: string | null }> {
+/**
+ * A page of tasks: a search when `q` is set (view and tag ignored), else the view, with keyset
+ * cursors. `startOfTomorrow` draws the line between today and upcoming (the app's cache of it).
+ */
+export async function listTasks(db: Db, ctx: Context, query: ListQuery, startOfTomorrow: StartOfTomorrow): Promise<{ items: (Task | TaskWithSubtasks)[]; nextCursor: string | null }> {
   const { limit } = query;
   if (query.q !== undefined) {
     const after = query.cursor === undefined ? null : searchCursor(query.cursor, query.q);
@@ -633,8 +558,8 @@ export async function listTasks(db: Db, ctx: Context, query: ListQuery): Promise
   const filter = query.view === 'completed'
     ? { completed: true as const }
     : query.view === 'today'
-      ? { dueBefore: currentStartOfTomorrow(ctx.timezone) }
-      : { dueFrom: currentStartOfTomorrow(ctx.timezone) };
+      ? { dueBefore: startOfTomorrow(ctx.timezone) }
+      : { dueFrom: startOfTomorrow(ctx.timezone) };
   const rows = await repo.listCreatedPage(db, {
     workspaceId: ctx.workspaceId,
     filter,

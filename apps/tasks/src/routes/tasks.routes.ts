@@ -1,11 +1,9 @@
 import { Router, type Request, type Response } from 'express';
-import type { Kysely } from 'kysely';
 import { callerTimezone } from '@app/auth/identity';
 import { errors } from '@app/http-errors';
 import { compileBody, compileQuery, isUuid } from '@app/http-errors/validation';
 import type { AppDeps } from '../deps.js';
-import type { Database } from '../db/schema.js';
-import { findPersonalWorkspace } from '../db/workspaces.repository.js';
+import type { TaskCaches } from '../domain/caches.js';
 import * as service from '../domain/tasks.service.js';
 import type { Context, IfMatch, ListQuery, Task, TaskInput } from '../domain/tasks.service.js';
 import { fingerprint, keyDigest, readIdempotencyKey } from '../idempotency.js';
@@ -53,49 +51,35 @@ function readIfMatch(header: string | undefined): IfMatch | undefined {
   return strong;
 }
 
-/** The personal workspace of each account, remembered: it never changes once created. */
-function workspaceResolver(db: Kysely<Database>, maxEntries = 10_000) {
-  const known = new Map<string, string>();
-  return async (accountId: string): Promise<string> => {
-    const cached = known.get(accountId);
-    if (cached) return cached;
-    const id = await findPersonalWorkspace(db, accountId);
-    // Accounts are created with their workspace in one transaction; a missing one is a server fault.
-    if (!id) throw new Error('account has no personal workspace');
-    if (known.size >= maxEntries) known.clear();
-    known.set(accountId, id);
-    return id;
-  };
-}
-
 function sendTask(res: Response, status: number, item: Task, extra: Record<string, unknown> = {}): void {
   res.set('ETag', `"${item.updatedAt}"`).status(status).json({ item, ...extra });
 }
 
-/** The task routes under /api/v1: thin handlers, validated input -> one service call -> one response. */
-export function tasksRouter(deps: AppDeps, streams: StreamHub): Router {
+/**
+ * The task routes under /api/v1: thin handlers, validated input -> one service call -> one
+ * response. `caches` are the app's (createApp makes them).
+ */
+export function tasksRouter(deps: AppDeps, streams: StreamHub, caches: TaskCaches): Router {
   const { db } = deps;
-  const workspaceOf = workspaceResolver(db);
   const context = async (req: Request): Promise<Context> => ({
     accountId: req.caller!.accountId,
     timezone: callerTimezone(req),
-    workspaceId: await workspaceOf(req.caller!.accountId),
+    workspaceId: await caches.workspaceOf(req.caller!.accountId),
   });
   const router = Router();
 
   router.get('/tasks', async (req, res) => {
     const query = listQuery.parse(req.query);
-    res.json(await service.listTasks(db, await context(req), query));
+    res.json(await service.listTasks(db, await context(req), query, caches.startOfTomorrow));
   });
 
   router.post('/tasks', async (req, res) => {
     const input = createBody.parse(req.body);
     const clientKey = readIdempotencyKey(req.get('idempotency-key'));
-    const ctx = await context(req);
-    if (clientKey === undefined) return sendTask(res, 201, await service.createTask(db, ctx, input));
-    const result = await service.createTaskOnce(db, ctx, input, { accountId: req.caller!.accountId, keyHash: keyDigest(clientKey), fingerprint: fingerprint(input) });
-    if (result.replayed) res.set('Idempotent-Replayed', 'true');
-    sendTask(res, 201, result.item);
+    const key = clientKey === undefined ? undefined : { accountId: req.caller!.accountId, keyHash: keyDigest(clientKey), fingerprint: fingerprint(input) };
+    const { item, replayed } = await service.createTask(db, await context(req), input, key);
+    if (replayed) res.set('Idempotent-Replayed', 'true');
+    sendTask(res, 201, item);
   });
 
   // Before /tasks/:id, which would take "changes" for an id.

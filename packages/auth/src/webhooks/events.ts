@@ -38,15 +38,8 @@ export async function emitEvent(trx: AnyDb, accountId: string, type: string, dat
 }
 
 /**
- * {@link emitEvent} as an expression, for a statement that records its event itself (in its
- * select list, where it runs once per row that statement yields): one round trip less.
- */
-export function emitEventCall(accountId: string, type: string, data: unknown): RawBuilder<unknown> {
-  return sql`webhook_emit(${accountId}, ${type}, ${newEventId()}, ${eventBody(type, data)}, ${activeTraceparent()})`;
-}
-
-/**
- * {@link emitEventCall} for a statement that makes the resource itself: `data` is the resource's
+ * {@link emitEvent} as an expression, for a statement that makes the resource itself and records
+ * its event in its select list (one round trip less): `data` is the resource's
  * JSON text as the statement builds it (as the REST API returns it), so the resource and its event
  * are one statement, one round trip. The body is byte for byte what {@link eventBody} writes.
  * Its value: the deliveries recorded (0 when nobody subscribes).
