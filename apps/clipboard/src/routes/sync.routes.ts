@@ -1,6 +1,7 @@
 import type { Router } from 'express';
 import type { StreamHub } from '@app/auth/streams';
-import type { AppDeps } from '../deps.js';
+import type { ServiceDeps } from '@app/auth/runtime';
+import type { Database } from '../db/schema.js';
 import * as syncing from '../domain/sync.service.js';
 import { pullQuerySchema, syncBodySchema } from '../openapi.js';
 import { bodyParser, queryParser } from '../validation.js';
@@ -10,7 +11,7 @@ const pullQuery = queryParser<{ cursor?: string; limit: number }>(pullQuerySchem
 const syncBody = bodyParser<{ cursor?: string; limit?: number; changes: syncing.ClientChange[] }>(syncBodySchema);
 
 /** The sync protocol: /api/clipboard/pull and /api/clipboard/sync (see the OpenAPI description). */
-export function syncRoutes(router: Router, { db }: AppDeps, g: Guards, streams: StreamHub): void {
+export function syncRoutes(router: Router, { db }: ServiceDeps<Database>, g: Guards, streams: StreamHub): void {
   router.get('/clipboard/pull', g.read('clipboard:read'), async (req, res) => {
     res.json(await syncing.pull(db, req.caller!.accountId, req.caller!.scopes, pullQuery.parse(req.query)));
   });

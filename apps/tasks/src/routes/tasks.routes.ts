@@ -3,7 +3,7 @@ import type { Kysely } from 'kysely';
 import { callerTimezone } from '@app/auth/identity';
 import { errors } from '@app/http-errors';
 import { compileBody, compileQuery, isUuid } from '@app/http-errors/validation';
-import type { AppDeps } from '../deps.js';
+import type { ServiceDeps } from '@app/auth/runtime';
 import type { Database } from '../db/schema.js';
 import { findPersonalWorkspace } from '../db/workspaces.repository.js';
 import * as service from '../domain/tasks.service.js';
@@ -73,7 +73,7 @@ function sendTask(res: Response, status: number, item: Task, extra: Record<strin
 }
 
 /** The task routes under /api/v1: thin handlers, validated input -> one service call -> one response. */
-export function tasksRouter(deps: AppDeps, streams: StreamHub): Router {
+export function tasksRouter(deps: ServiceDeps<Database>, streams: StreamHub): Router {
   const { db } = deps;
   const workspaceOf = workspaceResolver(db);
   const context = async (req: Request): Promise<Context> => ({
