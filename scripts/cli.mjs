@@ -159,7 +159,7 @@ switch (command) {
       process.stderr.write(`usage: npm run admin -- <${services.join('|')}> <create-account|set-password|create-key|revoke-key|create-session> [--flags]\n`);
       process.exit(2);
     }
-    if (!existsSync(join(root, 'apps', service, 'dist', 'admin.js'))) {
+    if (!existsSync(join(root, 'apps', service, 'dist', 'service.js')) || !existsSync(join(root, 'packages', 'auth', 'dist', 'runtime', 'main.js'))) {
       ensureInstalled();
       ensureBuilt();
     }

@@ -1,4 +1,5 @@
 import type { ServiceDeclaration } from '@app/auth/runtime';
+import { CLIPBOARD_EVENTS } from './events.js';
 
 /** The clipboard service, declared once: everything that starts, routes or lists it reads this. */
 export default {
@@ -18,14 +19,7 @@ export default {
     bodyLimitBytes: 1024 * 1024,
     rateLimits: [{ name: 'api', variable: 'RATE_LIMIT_PER_MINUTE', perMinute: 300 }],
   },
-  events: {
-    'clipboard.item.created': 'clipboard:read',
-    'clipboard.item.updated': 'clipboard:read',
-    'clipboard.item.deleted': 'clipboard:read',
-    'snippet.created': 'snippets:read',
-    'snippet.deleted': 'snippets:read',
-    'settings.updated': 'settings:read',
-  },
+  events: CLIPBOARD_EVENTS,
   roles: ['api', 'worker'],
   toolsets: ['default', 'webhooks', 'all'],
   load: () => import('./app.js'),

@@ -1,16 +1,13 @@
 import { platformSuite } from '@app/devstack';
 import { openapiDocument } from '../src/openapi.js';
+import service from '../src/service.js';
 import { ALLOWED_ORIGIN, startTestApp } from './helpers/harness.js';
 
 platformSuite({
-  service: 'clipboard',
+  declaration: service,
   protectedPath: '/api/clipboard',
   unknownPath: '/api/clipboard-nothing',
   postPath: '/api/clipboard',
-  keysPath: '/api/settings/keys',
-  envelope: 'simple',
-  scopes: ['clipboard:read', 'clipboard:write', 'snippets:read', 'snippets:write', 'settings:read', 'settings:write', 'webhooks'],
-  bodyLimitBytes: 1048576,
   allowedOrigin: ALLOWED_ORIGIN,
   openapiDocument: openapiDocument,
   async start(logSink) {

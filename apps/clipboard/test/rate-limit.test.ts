@@ -1,5 +1,4 @@
-import { loadConfig } from '../src/config.js';
-import { startTestApp, type TestApp } from './helpers/harness.js';
+import { loadConfig, startTestApp, type TestApp } from './helpers/harness.js';
 
 let t: TestApp;
 beforeAll(async () => {
@@ -19,7 +18,7 @@ describe('rate limit', () => {
   });
 
   it('defaults to 300 per minute', () => {
-    expect(t.config.rateLimitPerMinute).toBe(5);
-    expect(loadConfig({ DATABASE_URL: 'postgres://x@localhost/db' }).rateLimitPerMinute).toBe(300);
+    expect(t.config.rateLimits.api).toBe(5);
+    expect(loadConfig({ DATABASE_URL: 'postgres://x@localhost/db' }).rateLimits.api).toBe(300);
   });
 });

@@ -1,4 +1,5 @@
 import type { ServiceDeclaration } from '@app/auth/runtime';
+import { MEETING_EVENTS } from './events.js';
 
 /** The meetings service, declared once: everything that starts, routes or lists it reads this. */
 export default {
@@ -30,13 +31,7 @@ export default {
       gatewayGuard: { rate: '600r/m', burst: 360 },
     },
   },
-  events: {
-    'note.updated': 'meetings:read',
-    'meeting.updated': 'meetings:read',
-    'item.created': 'meetings:read',
-    'item.updated': 'meetings:read',
-    'item.deleted': 'meetings:read',
-  },
+  events: MEETING_EVENTS,
   roles: ['api', 'worker'],
   toolsets: ['default', 'webhooks', 'all'],
   load: () => import('./app.js'),

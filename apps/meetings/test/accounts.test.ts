@@ -1,6 +1,5 @@
 import { accountsSuite } from '@app/devstack';
-import { loadConfig } from '../src/config.js';
-import { ALLOWED_ORIGIN, startTestApp } from './helpers/harness.js';
+import { ALLOWED_ORIGIN, loadConfig, startTestApp } from './helpers/harness.js';
 
 accountsSuite({
   service: 'meetings',

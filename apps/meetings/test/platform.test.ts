@@ -1,16 +1,13 @@
 import { platformSuite } from '@app/devstack';
 import { openapiDocument } from '../src/openapi.js';
+import service from '../src/service.js';
 import { ALLOWED_ORIGIN, startTestApp } from './helpers/harness.js';
 
 platformSuite({
-  service: 'meetings',
+  declaration: service,
   protectedPath: '/api/me',
   unknownPath: '/api/no-such-thing',
   postPath: '/api/people',
-  keysPath: '/api/me/keys',
-  envelope: 'rich',
-  scopes: ['meetings:read', 'meetings:write', 'webhooks'],
-  bodyLimitBytes: 131072,
   allowedOrigin: ALLOWED_ORIGIN,
   openapiDocument: openapiDocument,
   async start(logSink) {

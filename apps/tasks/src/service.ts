@@ -1,4 +1,5 @@
 import type { ServiceDeclaration } from '@app/auth/runtime';
+import { TASK_EVENTS } from './events.js';
 
 /** The tasks service, declared once: everything that starts, routes or lists it reads this. */
 export default {
@@ -19,14 +20,7 @@ export default {
     bodyLimitBytes: 256 * 1024,
     rateLimits: [{ name: 'api', variable: 'RATE_LIMIT_PER_MINUTE', perMinute: 600 }],
   },
-  events: {
-    'task.created': 'tasks:read',
-    'task.updated': 'tasks:read',
-    'task.completed': 'tasks:read',
-    'task.reopened': 'tasks:read',
-    'task.deleted': 'tasks:read',
-    'task.moved': 'tasks:read',
-  },
+  events: TASK_EVENTS,
   roles: ['api', 'worker'],
   toolsets: ['default', 'webhooks', 'all'],
   load: () => import('./app.js'),

@@ -3,16 +3,15 @@ import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync } from 'node
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { promisify } from 'node:util';
-import { createDatabase, dropDatabase, freePort, pollUntil, repoRoot, startEmbeddedPostgres, stopChild, type RunningPostgres } from '@app/devstack';
+import { createDatabase, dropDatabase, freePort, pollUntil, serviceEntry, startEmbeddedPostgres, stopChild, type RunningPostgres } from '@app/devstack';
 import pg from 'pg';
 import { startTestApp, type Caller, type TestApp } from './helpers/harness.js';
 
 const run = promisify(execFile);
-const admin = join(repoRoot, 'apps', 'tasks', 'dist', 'admin.js');
 
 /** `npm run admin -- tasks ...` as a real process: its one JSON object. */
 async function adminProcess(databaseUrl: string, ...argv: string[]): Promise<Record<string, any>> {
-  const { stdout } = await run(process.execPath, [admin, ...argv], { env: { ...process.env, DATABASE_URL: databaseUrl } });
+  const { stdout } = await run(process.execPath, serviceEntry('tasks', 'admin', ...argv), { env: { ...process.env, DATABASE_URL: databaseUrl } });
   return JSON.parse(stdout) as Record<string, any>;
 }
 
@@ -144,7 +143,7 @@ describe('admin migrate', () => {
     const name = `tasks_wait_${Date.now()}`;
     const url = await createDatabase(process.env.TEST_DATABASE_URL!, name);
     const port = await freePort();
-    const child = spawn(process.execPath, [join(repoRoot, 'apps', 'tasks', 'dist', 'server.js')], {
+    const child = spawn(process.execPath, serviceEntry('tasks', 'serve'), {
       env: { ...process.env, DATABASE_URL: url, TASKS_PORT: String(port), HOST: '127.0.0.1', MIGRATE_ON_START: '0', REDIS_URL: '', LOG_LEVEL: 'warn' },
       stdio: ['ignore', 'ignore', 'pipe'],
     });

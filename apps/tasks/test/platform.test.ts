@@ -1,16 +1,13 @@
 import { platformSuite } from '@app/devstack';
 import { openapiDocument } from '../src/openapi.js';
+import service from '../src/service.js';
 import { ALLOWED_ORIGIN, startTestApp } from './helpers/harness.js';
 
 platformSuite({
-  service: 'tasks',
+  declaration: service,
   protectedPath: '/api/v1/tasks',
   unknownPath: '/api/v1/no-such-thing',
   postPath: '/api/v1/tasks',
-  keysPath: '/api/v1/keys',
-  envelope: 'rich',
-  scopes: ['tasks:read', 'tasks:write', 'webhooks'],
-  bodyLimitBytes: 262144,
   allowedOrigin: ALLOWED_ORIGIN,
   openapiDocument: openapiDocument,
   async start(logSink) {

@@ -1,6 +1,5 @@
 import { pollUntil } from '@app/devstack';
-import { loadConfig } from '../src/config.js';
-import { startTestApp, type TestApp } from './helpers/harness.js';
+import { loadConfig, startTestApp, type TestApp } from './helpers/harness.js';
 
 describe('rate limit', () => {
   let t: TestApp;
@@ -15,7 +14,7 @@ describe('rate limit', () => {
   });
 
   it('defaults to 600 requests per account per minute', () => {
-    expect(loadConfig({ DATABASE_URL: 'postgres://localhost/x' }).rateLimitPerMinute).toBe(600);
+    expect(loadConfig({ DATABASE_URL: 'postgres://localhost/x' }).rateLimits.api).toBe(600);
   });
 
   it('answers 429 rate_limited in the envelope with Retry-After and RateLimit headers', async () => {

@@ -1,12 +1,10 @@
 import { execFile, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { join } from 'node:path';
 import { promisify } from 'node:util';
-import { pollUntil, repoRoot, startReceiver, type Receiver } from '@app/devstack';
+import { pollUntil, serviceEntry, startReceiver, type Receiver } from '@app/devstack';
 import { sql } from 'kysely';
-import { loadConfig } from '../src/config.js';
 import { createTask } from './helpers/factories.js';
-import { startTestApp, type Caller, type TestApp } from './helpers/harness.js';
+import { loadConfig, startTestApp, type Caller, type TestApp } from './helpers/harness.js';
 
 /**
  * Webhook signing secrets at rest (WEBHOOK_SECRET_KEY): what the database holds, deliveries
@@ -65,7 +63,7 @@ function expectNoSecret(text: string, secrets: string[]): void {
 
 /** `npm run admin -- tasks ...` as a real process, with `env` (its keys). */
 async function admin(databaseUrl: string, env: Record<string, string>, ...argv: string[]): Promise<Record<string, any>> {
-  const { stdout } = await run(process.execPath, [join(repoRoot, 'apps', 'tasks', 'dist', 'admin.js'), ...argv], {
+  const { stdout } = await run(process.execPath, serviceEntry('tasks', 'admin', ...argv), {
     env: { ...process.env, DATABASE_URL: databaseUrl, WEBHOOK_SECRET_KEYS_OLD: '', ...env },
   });
   return JSON.parse(stdout) as Record<string, any>;
@@ -231,7 +229,7 @@ describe('WEBHOOK_SECRET_KEY configuration', () => {
   });
 
   it('stops the service process with one line and exit code 1 for a bad key', async () => {
-    const child = spawn(process.execPath, [join(repoRoot, 'apps', 'tasks', 'dist', 'server.js')], {
+    const child = spawn(process.execPath, serviceEntry('tasks', 'serve'), {
       env: { ...process.env, ...env, NODE_ENV: 'production', WEBHOOK_SECRET_KEY: 'hunter2' },
       stdio: ['ignore', 'ignore', 'pipe'],
     });

@@ -1,7 +1,6 @@
 import { spawn } from 'node:child_process';
 import { connect } from 'node:net';
-import { join } from 'node:path';
-import { repoRoot } from '@app/devstack';
+import { serviceEntry } from '@app/devstack';
 import pg from 'pg';
 import { startStack, type Stack } from './stack.js';
 
@@ -85,7 +84,7 @@ describe('shutdown deadline', () => {
 describe('configuration validated at start', () => {
   const run = (service: string, env: Record<string, string>) =>
     new Promise<{ code: number | null; stderr: string }>((resolve) => {
-      const child = spawn(process.execPath, [join(repoRoot, 'apps', service, 'dist', 'server.js')], { env: { PATH: process.env.PATH!, ...env } });
+      const child = spawn(process.execPath, serviceEntry(service, 'serve'), { env: { PATH: process.env.PATH!, ...env } });
       let stderr = '';
       child.stderr.on('data', (c: Buffer) => (stderr += c.toString()));
       child.once('exit', (code) => resolve({ code, stderr }));

@@ -3,7 +3,7 @@ import { randomUUID } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { adminCommand, SERVICES, createDatabase, dropDatabase, freePort, repoRoot, startProduct, type Instance, type ProductOptions, type Service } from '@app/devstack';
+import { adminCommand, SERVICES, createDatabase, dropDatabase, freePort, serviceEntry, startProduct, type Instance, type ProductOptions, type Service } from '@app/devstack';
 
 export type { Service };
 
@@ -73,7 +73,7 @@ export async function startStack(env: Partial<Record<Service, Record<string, str
     process: (service) => product.children[service],
     admin: (service, ...argv) => adminCommand(service, databaseUrl, ...argv),
     adminWithStdin(service, stdin, ...argv) {
-      const child = spawn(process.execPath, [join(repoRoot, 'apps', service, 'dist', 'admin.js'), ...argv], {
+      const child = spawn(process.execPath, serviceEntry(service, 'admin', ...argv), {
         env: { ...process.env, DATABASE_URL: databaseUrl },
       });
       let stdout = '';

@@ -2,8 +2,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes, randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
-import { join } from 'node:path';
-import { freePort, repoRoot, startReceiver, stopChild, waitForPort, type Receiver } from '@app/devstack';
+import { freePort, serviceEntry, startReceiver, stopChild, waitForPort, type Receiver } from '@app/devstack';
 import { startStack, type Stack } from './stack.js';
 
 /**
@@ -55,7 +54,7 @@ beforeAll(async () => {
   // tasks as in compose and k8s: the API process writes events, a worker process delivers them.
   stack = await startStack({ tasks: { ...otel, ...WEBHOOKS, SERVICE_ROLE: 'api' }, meetings: otel, clipboard: otel });
   const port = await freePort();
-  worker = spawn(process.execPath, [join(repoRoot, 'apps', 'tasks', 'dist', 'server.js')], {
+  worker = spawn(process.execPath, serviceEntry('tasks', 'serve'), {
     env: { ...process.env, ...otel, ...WEBHOOKS, DATABASE_URL: stack.databaseUrl, REDIS_URL: process.env.TEST_REDIS_URL, TASKS_PORT: String(port), HOST: '127.0.0.1', LOG_LEVEL: 'error', SERVICE_ROLE: 'worker' },
     stdio: ['ignore', 'ignore', 'inherit'],
   });

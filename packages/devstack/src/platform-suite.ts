@@ -6,17 +6,20 @@ import { expectEnvelope as assertEnvelope } from './envelope.js';
 
 /** What the shared platform suite needs to know about one service under test. */
 export interface PlatformTarget {
-  service: 'tasks' | 'meetings' | 'clipboard';
+  /** The service's declaration (apps/<svc>/src/service.ts): what the suite expects of the app comes from it. */
+  declaration: {
+    name: string;
+    envelope: 'rich' | 'simple';
+    scopes: readonly string[];
+    paths: { keys: string };
+    limits: { bodyLimitBytes: number };
+  };
   /** An authenticated route of the service, e.g. /api/v1/tasks. */
   protectedPath: string;
   /** A path inside the service's API prefix that no route serves. */
   unknownPath: string;
   /** A POST route that takes a JSON body. */
   postPath: string;
-  keysPath: string;
-  envelope: 'rich' | 'simple';
-  scopes: string[];
-  bodyLimitBytes: number;
   allowedOrigin: string;
   /** The service's OpenAPI document: every `/api` operation in it is checked for X-Timezone. */
   openapiDocument: { paths: Record<string, Record<string, unknown>> };
@@ -64,14 +67,14 @@ export function platformSuite(target: PlatformTarget): void {
   let t: Awaited<ReturnType<PlatformTarget['start']>> & { http: () => ReturnType<typeof request> };
   const logLines: string[] = [];
   const ALLOWED_ORIGIN = target.allowedOrigin;
-  const keysPath = target.keysPath;
+  const { name: service, envelope, scopes, paths: { keys: keysPath }, limits: { bodyLimitBytes } } = target.declaration;
   beforeAll(async () => {
     const started = await target.start((line) => logLines.push(line));
     t = { ...started, http: () => request(started.server) };
   });
   afterAll(() => t.close());
 
-  const expectEnvelope = (body: unknown, code: string) => assertEnvelope(target.envelope, body, code);
+  const expectEnvelope = (body: unknown, code: string) => assertEnvelope(envelope, body, code);
 
   describe('health, readiness and metrics', () => {
     it('answers /healthz while the process is up', async () => {
@@ -112,14 +115,14 @@ export function platformSuite(target: PlatformTarget): void {
     it('answers 401 in the rich envelope with the X-Request-Id of the response', async () => {
       const res = await t.http().get(target.protectedPath).expect(401);
       expectEnvelope(res.body, 'unauthorized');
-      if (target.envelope === 'rich') expect(res.body.error.requestId).toBe(res.headers['x-request-id']);
+      if (envelope === 'rich') expect(res.body.error.requestId).toBe(res.headers['x-request-id']);
       expect(res.headers['x-request-id']).toBeDefined();
     });
 
     it('keeps a well-formed incoming X-Request-Id and replaces a malformed one', async () => {
       const kept = await t.http().get(target.protectedPath).set('X-Request-Id', 'abc-123');
       expect(kept.headers['x-request-id']).toBe('abc-123');
-      if (target.envelope === 'rich') expect(kept.body.error.requestId).toBe('abc-123');
+      if (envelope === 'rich') expect(kept.body.error.requestId).toBe('abc-123');
       const replaced = await t.http().get(target.protectedPath).set('X-Request-Id', 'bad id with spaces');
       expect(replaced.headers['x-request-id']).toMatch(/^[0-9a-f-]{36}$/);
     });
@@ -153,7 +156,7 @@ export function platformSuite(target: PlatformTarget): void {
     });
 
     it('checks the scope before the body: a read-only key posting invalid JSON gets 403', async () => {
-      const c = await t.caller([target.scopes[0]!]);
+      const c = await t.caller([scopes[0]!]);
       const res = await t.http().post(target.postPath).set('Authorization', c.auth).set('Content-Type', 'application/json').send('{"oops": ');
       expect(res.status).toBe(403);
       expectEnvelope(res.body, 'insufficient_scope');
@@ -161,7 +164,7 @@ export function platformSuite(target: PlatformTarget): void {
 
     it('answers a body over the limit with 413', async () => {
       const c = await t.caller();
-      const res = await t.http().post(target.postPath).set('Authorization', c.auth).send({ filler: 'n'.repeat(target.bodyLimitBytes + 1024) });
+      const res = await t.http().post(target.postPath).set('Authorization', c.auth).send({ filler: 'n'.repeat(bodyLimitBytes + 1024) });
       expect(res.status).toBe(413);
       expectEnvelope(res.body, 'payload_too_large');
     });
@@ -200,8 +203,8 @@ export function platformSuite(target: PlatformTarget): void {
           statuses[res.status] = (statuses[res.status] ?? 0) + 1;
           if (res.status === 503) {
             if (res.headers['retry-after'] === undefined) bad.push('503 without Retry-After');
-            if (target.envelope === 'rich' && res.body.error?.code !== 'service_unavailable') bad.push(JSON.stringify(res.body));
-            if (target.envelope === 'simple' && typeof res.body.error !== 'string') bad.push(JSON.stringify(res.body));
+            if (envelope === 'rich' && res.body.error?.code !== 'service_unavailable') bad.push(JSON.stringify(res.body));
+            if (envelope === 'simple' && typeof res.body.error !== 'string') bad.push(JSON.stringify(res.body));
           } else if (res.status !== 200) bad.push(`${res.status} ${JSON.stringify(res.body)}`);
         }
       };
@@ -240,7 +243,7 @@ export function platformSuite(target: PlatformTarget): void {
       const failures: string[] = [];
       const callers = new Map<string, string>();
       for (const { method, path, needs } of operations) {
-        const others = target.scopes.filter((s) => !needs.includes(s));
+        const others = scopes.filter((s) => !needs.includes(s));
         const key = others.join(' ');
         if (!callers.has(key)) callers.set(key, (await t.caller(others)).auth);
         const url = path.replace(/\{date\}/g, '2030-01-01').replace(/\{[^}]+\}/g, id);
@@ -248,7 +251,7 @@ export function platformSuite(target: PlatformTarget): void {
           .set('Authorization', callers.get(key)!)
           .set('Content-Type', 'application/json')
           .send(method === 'get' || method === 'delete' ? undefined : '{"not": "checked yet"');
-        const ok = res.status === 403 && (target.envelope === 'simple'
+        const ok = res.status === 403 && (envelope === 'simple'
           ? typeof res.body.error === 'string'
           : res.body.error?.code === 'insufficient_scope');
         if (!ok) failures.push(`${method.toUpperCase()} ${path} without ${needs.join(', ')}: ${res.status} ${JSON.stringify(res.body)}`);
@@ -278,7 +281,7 @@ export function platformSuite(target: PlatformTarget): void {
           .set('X-Timezone', 'Nowhere/Atlantis')
           .set('Content-Type', 'application/json')
           .send(method === 'get' || method === 'delete' ? undefined : '{"not": "checked yet"');
-        const ok = res.status === 400 && (target.envelope === 'simple'
+        const ok = res.status === 400 && (envelope === 'simple'
           ? /X-Timezone/.test(res.body.error)
           : res.body.error?.code === 'validation_failed' && res.body.error.details?.[0]?.path === 'X-Timezone');
         if (!ok) failures.push(`${method.toUpperCase()} ${path}: ${res.status} ${JSON.stringify(res.body)}`);
@@ -298,7 +301,7 @@ export function platformSuite(target: PlatformTarget): void {
       const key = await t.admin('create-key', '--account', account.accountId);
       await t.http().get(target.protectedPath).set('Authorization', `Bearer ${key.key}`).expect((r) => expect(r.status).not.toBe(401));
       await t.admin('revoke-key', '--id', key.id);
-      for (const header of [`Bearer ${key.key}`, `Bearer ${target.service}_unknown`, 'Basic abc', 'Bearer']) {
+      for (const header of [`Bearer ${key.key}`, `Bearer ${service}_unknown`, 'Basic abc', 'Bearer']) {
         const res = await t.http().get(target.protectedPath).set('Authorization', header);
         expect(res.status).toBe(401);
         expectEnvelope(res.body, 'unauthorized');
@@ -308,7 +311,7 @@ export function platformSuite(target: PlatformTarget): void {
     it('accepts a browser session cookie, and refuses it from a foreign Origin with 403', async () => {
       const account = await t.admin('create-account', '--email', 'browser@example.test');
       const { cookie } = await t.admin('create-session', '--account', account.accountId);
-      expect(cookie).toMatch(new RegExp(`^${target.service}_sid=`));
+      expect(cookie).toMatch(new RegExp(`^${service}_sid=`));
       await t.http().get(keysPath).set('Cookie', cookie).expect(200);
       await t.http().get(keysPath).set('Cookie', cookie).set('Origin', ALLOWED_ORIGIN).expect(200);
       const res = await t.http().get(keysPath).set('Cookie', cookie).set('Origin', 'https://evil.example').expect(403);
@@ -338,8 +341,8 @@ export function platformSuite(target: PlatformTarget): void {
     it('creates a key once, lists it without the secret, and revokes it', async () => {
       const account = await t.admin('create-account', '--email', 'keys@example.test');
       const { cookie } = await t.admin('create-session', '--account', account.accountId);
-      const created = await t.http().post(keysPath).set('Cookie', cookie).send({ name: 'ci', scopes: [target.scopes[0]] }).expect(201);
-      expect(created.body).toEqual(expect.objectContaining({ id: expect.any(String), key: expect.stringMatching(new RegExp(`^${target.service}_`)), scopes: [target.scopes[0]], name: 'ci' }));
+      const created = await t.http().post(keysPath).set('Cookie', cookie).send({ name: 'ci', scopes: [scopes[0]] }).expect(201);
+      expect(created.body).toEqual(expect.objectContaining({ id: expect.any(String), key: expect.stringMatching(new RegExp(`^${service}_`)), scopes: [scopes[0]], name: 'ci' }));
       const list = await t.http().get(keysPath).set('Cookie', cookie).expect(200);
       expect(list.body.items).toHaveLength(1);
       expect(JSON.stringify(list.body)).not.toContain(created.body.key);
@@ -370,21 +373,21 @@ export function platformSuite(target: PlatformTarget): void {
   describe('admin commands', () => {
     it('create-account gives an account (and on tasks a personal workspace); a duplicate email fails', async () => {
       const created = await t.admin('create-account', '--email', 'Admin@Example.test', '--timezone', 'Europe/Berlin');
-      expect(created).toEqual(target.service === 'tasks' ? { accountId: expect.any(String), workspaceId: expect.any(String) } : { accountId: expect.any(String) });
+      expect(created).toEqual(service === 'tasks' ? { accountId: expect.any(String), workspaceId: expect.any(String) } : { accountId: expect.any(String) });
       await expect(t.admin('create-account', '--email', 'admin@example.test')).rejects.toThrow(/already exists/);
       await expect(t.admin('create-account', '--email', 'x@example.test', '--timezone', 'Mars/Base')).rejects.toThrow(/time zone/);
     });
 
     it('create-key defaults to every scope and refuses an unknown one', async () => {
       const { accountId } = await t.admin('create-account', '--email', 'scopes@example.test');
-      expect((await t.admin('create-key', '--account', accountId)).scopes).toEqual(target.scopes);
+      expect((await t.admin('create-key', '--account', accountId)).scopes).toEqual(scopes);
       await expect(t.admin('create-key', '--account', accountId, '--scopes', 'nobody:read')).rejects.toThrow(/unknown scope/);
       await expect(t.admin('create-key', '--account', '00000000-0000-0000-0000-000000000000')).rejects.toThrow(/no account/);
     });
   });
 
   describe('GET /docs/<service> (the API reference page)', () => {
-    const base = `/docs/${target.service}`;
+    const base = `/docs/${service}`;
 
     it('serves an HTML page that loads Swagger UI from the service itself, with no inline script', async () => {
       for (const path of [base, `${base}/`]) {
@@ -418,7 +421,7 @@ export function platformSuite(target: PlatformTarget): void {
   });
 
   describe('the pages, OAuth and MCP paths (routers entered only for their own paths)', () => {
-    const svc = target.service;
+    const svc = service;
     const paths = [`/docs/${svc}`, `/account/${svc}`, `/.well-known/oauth-authorization-server/oauth/${svc}`, `/.well-known/oauth-protected-resource/mcp/${svc}`, `/mcp/${svc}`, `/auth/${svc}/apps`];
     const shout = (path: string) => path.replace(/[a-z]/g, (c, i: number) => (i % 2 ? c.toUpperCase() : c));
 
@@ -450,7 +453,7 @@ export function platformSuite(target: PlatformTarget): void {
   describe('paths of any name under the pages, assets and docs', () => {
     // Names an object lookup would find on Object.prototype, a NUL, a traversal and a 10 KB name.
     const names = ['constructor', '__proto__', 'toString', 'hasOwnProperty', 'valueOf', '%00', 'a%00.js', '..%2F..%2Fpackage.json', 'x'.repeat(10_240)];
-    const prefixes = [`/account/${target.service}/`, `/docs/${target.service}/`, `/oauth/${target.service}/`, `/auth/${target.service}/`, `/mcp/${target.service}/`];
+    const prefixes = [`/account/${service}/`, `/docs/${service}/`, `/oauth/${service}/`, `/auth/${service}/`, `/mcp/${service}/`];
 
     it('answers every one with a JSON 404 or 400, never a 500', async () => {
       const wrong: string[] = [];

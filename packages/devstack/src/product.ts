@@ -1,8 +1,8 @@
 import type { ChildProcess } from 'node:child_process';
-import { join } from 'node:path';
 import { startNginx, repoRoot, type GatewayVars, type RunningNginx } from './nginx.js';
 import { freePort, waitForPort } from './ports.js';
 import { spawnService } from './processes.js';
+import { serviceEntry } from './service-entry.js';
 import { SERVICES, type Service } from './services.generated.js';
 import { Supervised } from './supervisor.js';
 
@@ -10,9 +10,6 @@ export { DEFAULT_PORTS, SERVICES, type Service } from './services.generated.js';
 /** Instance i (from 0) of a service listens on the service's port + REPLICA_PORT_STEP * i. */
 export const REPLICA_PORT_STEP = 10;
 export const MAX_REPLICAS = 8;
-
-/** A service's built server, which every process of it runs. */
-const serverEntry = (service: Service): string => join(repoRoot, 'apps', service, 'dist', 'server.js');
 
 /** A process of a service started on its own, with the port it listens on. */
 interface ServiceProcess {
@@ -27,7 +24,7 @@ interface ServiceProcess {
  */
 export async function startServiceProcess(service: Service, name: string, env: Record<string, string | undefined>): Promise<ServiceProcess> {
   const port = await freePort();
-  const child = spawnService(name, process.execPath, [serverEntry(service)], {
+  const child = spawnService(name, process.execPath, serviceEntry(service, 'serve'), {
     cwd: repoRoot,
     env: { ...process.env, ...env, [`${service.toUpperCase()}_PORT`]: String(port) },
   });
@@ -104,7 +101,7 @@ async function instancePorts(opts: ProductOptions, replicas: number): Promise<Re
 }
 
 /**
- * The three built services as processes (`apps/<service>/dist/server.js`) on one database, N
+ * The three built services as processes (the shared entry's `serve`) on one database, N
  * instances of each, and nginx in front of them rendered from the gateway template with every
  * instance as an upstream server. Used by `npm start`, the gateway tests and the benchmark, so
  * all of them run the product the same way.
@@ -134,7 +131,7 @@ export async function startProduct(opts: ProductOptions): Promise<RunningProduct
       ...opts.serviceEnv?.[svc],
     };
     const proc = new Supervised(name, {
-      spawn: () => spawnService(name, process.execPath, [serverEntry(svc)], { cwd: repoRoot, env }),
+      spawn: () => spawnService(name, process.execPath, serviceEntry(svc, 'serve'), { cwd: repoRoot, env }),
       ready: () => waitForPort(port, 60000),
       onExit: (code) => {
         if (!started) startFailure?.(new Error(`${name} exited with code ${code} while starting`));

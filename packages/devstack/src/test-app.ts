@@ -11,7 +11,8 @@ import { roundTripCounter, type RoundTripCounter } from './round-trips.js';
 
 /** What the harness needs from one service: how it configures, migrates, builds and administers. */
 export interface AppKit<DB, C extends { redisUrl?: string | undefined; redisPrefix: string }> {
-  service: 'tasks' | 'meetings' | 'clipboard';
+  /** The declared name: its database's prefix here. */
+  service: string;
   loadConfig(env: Record<string, string | undefined>): C;
   /** The app's pool (counted by {@link TestApp.roundTrips} from its first connection). */
   openPool(url: string): pg.Pool;

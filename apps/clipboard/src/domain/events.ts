@@ -1,18 +1,7 @@
 import type { Kysely } from 'kysely';
 import { emitEvent, emitEvents } from '@app/auth/webhooks';
 import type { Database } from '../db/schema.js';
-
-/** The webhook events of the clipboard service, each with the scope that reads its resource. */
-export const CLIPBOARD_EVENTS = {
-  'clipboard.item.created': 'clipboard:read',
-  'clipboard.item.updated': 'clipboard:read',
-  'clipboard.item.deleted': 'clipboard:read',
-  'snippet.created': 'snippets:read',
-  'snippet.deleted': 'snippets:read',
-  'settings.updated': 'settings:read',
-} as const;
-
-export type ClipboardEvent = keyof typeof CLIPBOARD_EVENTS;
+import type { ClipboardEvent } from '../events.js';
 
 /** Records an event in the write's transaction; returns `data` (the resource as the API returns it). */
 export async function emit<T>(trx: Kysely<Database>, accountId: string, type: ClipboardEvent, data: T): Promise<T> {

@@ -21,7 +21,7 @@ import type { Parser } from '../validation.js';
 import { itemContentProblem, pruneHistory, type NewItem } from './items.service.js';
 import { toItem, toSettings, toSnippet, type Item, type Settings, type Snippet } from './mappers.js';
 import { applySettings, type SettingsPatch } from './settings.service.js';
-import type { ClipboardEvent } from './events.js';
+import type { ClipboardEvent } from '../events.js';
 import { creationProblem, keywordMessage, type SnippetInput } from './snippets.service.js';
 import { fail } from './errors.js';
 import { TOMBSTONE_DAYS } from './limits.js';

@@ -1,5 +1,6 @@
 import type { Router } from 'express';
-import type { AppDeps } from '../deps.js';
+import type { ServiceDeps } from '@app/auth/runtime';
+import type { Database } from '../db/schema.js';
 import * as items from '../domain/items.service.js';
 import { bulkDeleteSchema, createItemSchema, favoriteBodySchema, listItemsQuerySchema } from '../openapi.js';
 import { bodyParser, queryParser } from '../validation.js';
@@ -11,7 +12,7 @@ const favoriteBody = bodyParser<{ favorite?: boolean }>(favoriteBodySchema);
 const bulkBody = bodyParser<{ ids: string[] }>(bulkDeleteSchema);
 
 /** /api/clipboard: the history. */
-export function clipboardRoutes(router: Router, { db }: AppDeps, g: Guards): void {
+export function clipboardRoutes(router: Router, { db }: ServiceDeps<Database>, g: Guards): void {
   const createItem = items.itemCreator(db);
   router.get('/clipboard', g.read('clipboard:read'), async (req, res) => {
     res.json(await items.listItems(db, req.caller!.accountId, listQuery.parse(req.query)));

@@ -2,7 +2,8 @@ import { Router, type RequestHandler } from 'express';
 import type { StreamHub } from '@app/auth/streams';
 import { requireScope } from '@app/auth/identity';
 import { jsonBody } from '@app/http-errors/validation';
-import type { AppDeps } from '../deps.js';
+import type { ServiceDeps } from '@app/auth/runtime';
+import type { Database } from '../db/schema.js';
 import { clipboardRoutes } from './clipboard.routes.js';
 import type { Guards } from './guards.js';
 import { settingsRoutes } from './settings.routes.js';
@@ -18,7 +19,7 @@ function chain(first: RequestHandler, second: RequestHandler): RequestHandler {
  * Every /api route of the clipboard service (the keys routes are mounted beside it), on one
  * router: a router per module would be one more dispatch for each module a request passes.
  */
-export function apiRoutes(deps: AppDeps, streams: StreamHub): Router {
+export function apiRoutes(deps: ServiceDeps<Database>, streams: StreamHub): Router {
   const json = jsonBody({ limit: deps.config.bodyLimitBytes });
   const guards: Guards = {
     read: (scope) => requireScope(scope),

@@ -1,5 +1,6 @@
 import type { Router } from 'express';
-import type { AppDeps } from '../deps.js';
+import type { ServiceDeps } from '@app/auth/runtime';
+import type { Database } from '../db/schema.js';
 import * as settings from '../domain/settings.service.js';
 import { settingsPatchSchema } from '../openapi.js';
 import { bodyParser } from '../validation.js';
@@ -8,7 +9,7 @@ import type { Guards } from './guards.js';
 const patchBody = bodyParser<settings.SettingsPatch>(settingsPatchSchema);
 
 /** /api/settings: read and partially update. */
-export function settingsRoutes(router: Router, { db }: AppDeps, g: Guards): void {
+export function settingsRoutes(router: Router, { db }: ServiceDeps<Database>, g: Guards): void {
   router.get('/settings', g.read('settings:read'), async (req, res) => {
     res.json(await settings.getSettings(db, req.caller!.accountId));
   });

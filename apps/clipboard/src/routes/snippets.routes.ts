@@ -1,5 +1,6 @@
 import type { Router } from 'express';
-import type { AppDeps } from '../deps.js';
+import type { ServiceDeps } from '@app/auth/runtime';
+import type { Database } from '../db/schema.js';
 import * as snippets from '../domain/snippets.service.js';
 import { replaceSnippetsSchema, snippetInputSchema } from '../openapi.js';
 import { bodyParser } from '../validation.js';
@@ -9,7 +10,7 @@ const createBody = bodyParser<snippets.SnippetInput>(snippetInputSchema);
 const replaceBody = bodyParser<{ items: (snippets.SnippetInput & { id?: string })[] }>(replaceSnippetsSchema);
 
 /** /api/snippets: at most 200 per account, unpaginated. */
-export function snippetsRoutes(router: Router, { db }: AppDeps, g: Guards): void {
+export function snippetsRoutes(router: Router, { db }: ServiceDeps<Database>, g: Guards): void {
   router.get('/snippets', g.read('snippets:read'), async (req, res) => {
     res.json(await snippets.listSnippets(db, req.caller!.accountId));
   });

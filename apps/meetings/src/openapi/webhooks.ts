@@ -1,5 +1,5 @@
 import { webhookOpenApi } from '@app/auth/webhooks';
-import { MEETING_EVENTS } from '../domain/events.js';
+import { MEETING_EVENTS } from '../events.js';
 
 // The meetings webhooks: subscriptions, deliveries and the events they carry. The operations,
 // schemas and tag are @app/auth's (packages/auth/src/webhooks/openapi.ts), for this service's path

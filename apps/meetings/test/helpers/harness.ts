@@ -1,12 +1,10 @@
 import { runAdminCommand } from '@app/auth/identity';
-import { createAppServer, createDb, createLogger, createPool, migrateToLatest } from '@app/auth/runtime';
+import { authConfig, createAppServer, createDb, createLogger, createPool, migrateToLatest, serviceConfig, type ServiceConfig } from '@app/auth/runtime';
 import { stdinOf, startTestApp as start, type AppKit, type TestApp as GenericTestApp, type TestAppOptions } from '@app/devstack';
-import { createApp } from '../../src/app.js';
-import { authConfig } from '../../src/auth.js';
-import { loadConfig, type Config } from '../../src/config.js';
-import { migrations } from '../../src/db/migrations/index.js';
+import { createApp, migrations } from '../../src/app.js';
 import type { Database } from '../../src/db/schema.js';
 import { openapiDocument } from '../../src/openapi.js';
+import service from '../../src/service.js';
 
 export { ALLOWED_ORIGIN } from '@app/devstack';
 
@@ -17,19 +15,22 @@ export interface Caller {
   auth: string;
 }
 
-export type TestApp = Omit<GenericTestApp<Database, Config>, 'caller'> & { caller(scopes?: string[]): Promise<Caller> };
+export type TestApp = Omit<GenericTestApp<Database, ServiceConfig>, 'caller'> & { caller(scopes?: string[]): Promise<Caller> };
 
-/** How the shared harness builds the meetings app: the real config, migrations, app and admin. */
-const kit: AppKit<Database, Config> = {
-  service: 'meetings',
+/** The configuration the meetings process reads from `env`, by its declaration. */
+export const loadConfig = (env: Record<string, string | undefined>): ServiceConfig => serviceConfig(service, env);
+
+/** How the shared harness builds the meetings app from its declaration: the real config, migrations, app and admin. */
+const kit: AppKit<Database, ServiceConfig> = {
+  service: service.name,
   loadConfig,
-  openPool: (url) => createPool(url, 'meetings', 10),
+  openPool: (url) => createPool(url, service.name, 10),
   openDb: (pool) => createDb<Database>(pool),
-  migrate: (db) => migrateToLatest(db, 'meetings', migrations),
+  migrate: (db) => migrateToLatest(db, service.name, migrations),
   createApp: ({ logSink, ...deps }) =>
-    createApp({ ...deps, logger: logSink ? createLogger('meetings', 'info', { write: logSink }) : createLogger('meetings', 'silent') }),
+    createApp({ ...deps, service, logger: logSink ? createLogger(service.name, 'info', { write: logSink }) : createLogger(service.name, 'silent') }),
   createServer: createAppServer,
-  admin: (db, config, argv, stdin) => runAdminCommand(db, authConfig(config), argv, {}, stdinOf(stdin)),
+  admin: (db, config, argv, stdin) => runAdminCommand(db, authConfig(service, config.allowedOrigins), argv, {}, stdinOf(stdin)),
   openapiDocument,
 };
 
@@ -37,7 +38,7 @@ const kit: AppKit<Database, Config> = {
  * The meetings app on its own fresh database (real Postgres, real migrations) and its own Redis
  * prefix, listening on an ephemeral port. `env` overrides configuration (e.g. rate limits).
  */
-export function startTestApp(env: Record<string, string> = {}, options: TestAppOptions<Database, Config> = {}): Promise<TestApp> {
+export function startTestApp(env: Record<string, string> = {}, options: TestAppOptions<Database, ServiceConfig> = {}): Promise<TestApp> {
   // Every test talks from 127.0.0.1: the per-address network cap (180 a minute) would count a
   // whole file's requests together. The tests of the cap set it themselves.
   return start(kit, { RATE_LIMIT_NETWORK_PER_MINUTE: '1000000', ...env }, options);

@@ -3,6 +3,7 @@ import { emitEvent } from '@app/auth/webhooks';
 import { AppError, errors, type ErrorDetail } from '@app/http-errors';
 import type { Kysely } from 'kysely';
 import type { Database } from '../db/schema.js';
+import type { TaskEvent } from '../events.js';
 import * as idempotency from '../db/idempotency.repository.js';
 import * as repo from '../db/tasks.repository.js';
 import type { TaskRow, TaskState } from '../db/tasks.repository.js';
@@ -114,18 +115,8 @@ function withSubtasks(r: TaskRow, subtasks: Task[]): TaskWithSubtasks {
 
 const notFound = () => taskNotFound();
 
-/** The webhook events of the tasks service, each with the scope that reads its resource. */
-export const TASK_EVENTS = {
-  'task.created': 'tasks:read',
-  'task.updated': 'tasks:read',
-  'task.completed': 'tasks:read',
-  'task.reopened': 'tasks:read',
-  'task.deleted': 'tasks:read',
-  'task.moved': 'tasks:read',
-} as const;
-
 /** Records the event of this call in its transaction (one REST call, one event); returns the task. */
-async function emit(trx: Db, ctx: Context, type: keyof typeof TASK_EVENTS, task: Task): Promise<Task> {
+async function emit(trx: Db, ctx: Context, type: TaskEvent, task: Task): Promise<Task> {
   await emitEvent(trx, ctx.accountId, type, task);
   return task;
 }

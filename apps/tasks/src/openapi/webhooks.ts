@@ -1,5 +1,5 @@
 import { webhookOpenApi } from '@app/auth/webhooks';
-import { TASK_EVENTS } from '../domain/tasks.service.js';
+import { TASK_EVENTS } from '../events.js';
 
 // The tasks webhooks: subscriptions, deliveries and the task events they carry. The operations,
 // schemas and tag are @app/auth's (packages/auth/src/webhooks/openapi.ts), for this service's path

@@ -1,6 +1,7 @@
 import type { Router } from 'express';
 import type { StreamHub } from '@app/auth/streams';
-import type { AppDeps } from '../deps.js';
+import type { ServiceDeps } from '@app/auth/runtime';
+import type { Database } from '../db/schema.js';
 import type { TaskCaches } from '../domain/caches.js';
 import { tasksRouter } from './tasks.routes.js';
 
@@ -10,6 +11,6 @@ import { tasksRouter } from './tasks.routes.js';
  * request). No route checks a scope: app.ts's scopeByMethod has, before any of them runs
  * (GET/HEAD tasks:read, else write).
  */
-export function apiRoutes(deps: AppDeps, streams: StreamHub, caches: TaskCaches): Router {
+export function apiRoutes(deps: ServiceDeps<Database>, streams: StreamHub, caches: TaskCaches): Router {
   return tasksRouter(deps, streams, caches);
 }

@@ -2,7 +2,8 @@ import { Router, type Request, type Response } from 'express';
 import { callerTimezone } from '@app/auth/identity';
 import { errors } from '@app/http-errors';
 import { compileBody, compileQuery, isUuid } from '@app/http-errors/validation';
-import type { AppDeps } from '../deps.js';
+import type { ServiceDeps } from '@app/auth/runtime';
+import type { Database } from '../db/schema.js';
 import type { TaskCaches } from '../domain/caches.js';
 import * as service from '../domain/tasks.service.js';
 import type { Context, IfMatch, ListQuery, Task, TaskInput } from '../domain/tasks.service.js';
@@ -59,7 +60,7 @@ function sendTask(res: Response, status: number, item: Task, extra: Record<strin
  * The task routes under /api/v1: thin handlers, validated input -> one service call -> one
  * response. `caches` are the app's (createApp makes them).
  */
-export function tasksRouter(deps: AppDeps, streams: StreamHub, caches: TaskCaches): Router {
+export function tasksRouter(deps: ServiceDeps<Database>, streams: StreamHub, caches: TaskCaches): Router {
   const { db } = deps;
   const context = async (req: Request): Promise<Context> => ({
     accountId: req.caller!.accountId,

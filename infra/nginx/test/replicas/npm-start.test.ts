@@ -76,7 +76,7 @@ function instancePid(service: string, port: number): number {
     try {
       const cmdline = readFileSync(`/proc/${pid}/cmdline`, 'utf8');
       const environ = readFileSync(`/proc/${pid}/environ`, 'utf8').split('\0');
-      if (cmdline.includes(join('apps', service, 'dist', 'server.js')) && environ.includes(`${service.toUpperCase()}_PORT=${port}`)) return pid;
+      if (cmdline.includes(join('apps', service, 'dist', 'service.js')) && environ.includes(`${service.toUpperCase()}_PORT=${port}`)) return pid;
     } catch {
       // gone meanwhile
     }

@@ -1,7 +1,6 @@
 // `@app/auth/identity`: who is calling and what they may do. Accounts, API keys and sessions, the
 // middleware that checks scopes, the auth tables' migrations and the OpenAPI paths they answer.
 export { authMigrations, type AuthDatabase } from './tables.js';
-export type { AuthConfig } from './config.js';
 export type { AdminHooks } from './accounts.js';
 export { runAdminCommand } from './admin.js';
 export { callerTimezone, requireScope } from './middleware.js';

@@ -2,8 +2,9 @@ import type { Express } from 'express';
 import type { Kysely, Migration } from 'kysely';
 import type { Redis } from 'ioredis';
 import type { Logger } from 'pino';
+import type { AnySchema } from '../database/database.js';
 import type { AdminHooks } from '../identity/admin.js';
-import type { ServiceEnv } from './env.js';
+import type { LimitsDeclaration, ServiceConfig } from './env.js';
 
 /**
  * A service, declared once as data (`apps/<svc>/src/service.ts`). The shared runtime starts its
@@ -36,21 +37,8 @@ export interface ServiceDeclaration {
     /** Webhook subscriptions. */
     webhooks: string;
   };
-  limits: {
-    bodyLimitBytes: number;
-    /** Per-account rate limits per minute: the variable that sets each and its default (the spec's number). */
-    rateLimits: readonly RateLimitDeclaration[];
-    /** A per-client-address cap per minute (meetings' network-level cap), counted by the service. */
-    networkCap?: {
-      variable: string;
-      perMinute: number;
-      /**
-       * The gateway's looser local flood guard in front of it (nginx limit_req, per gateway):
-       * the default rate and burst of its `<NAME>_GUARD_RATE` and `<NAME>_GUARD_BURST`.
-       */
-      gatewayGuard?: { rate: string; burst: number };
-    };
-  };
+  /** Body limit, per-account rate limits (each with its variable and default) and a network cap. */
+  limits: LimitsDeclaration;
   /** Webhook event types, each with the scope that reads its resource. */
   events: Readonly<Record<string, string>>;
   /** Process roles it runs (`SERVICE_ROLE`): `api` serves, `worker` delivers webhooks and queue jobs. */
@@ -61,24 +49,19 @@ export interface ServiceDeclaration {
   load(): Promise<ServiceModule>;
 }
 
-export interface RateLimitDeclaration {
-  name: string;
-  variable: string;
-  perMinute: number;
-  /** Counts only reads or only writes; both when left out. */
-  applies?: 'reads' | 'writes';
-}
-
 /** What a service's `load()` gives the runtime. */
 export interface ServiceModule {
+  /** Builds the app from what the runtime made of the declaration; it never listens by itself. */
   createApp(deps: ServiceDeps): Express;
   migrations: Record<string, Migration>;
+  /** What every new account gets, by the admin command and by sign-up (tasks: a personal workspace). */
   adminHooks?: AdminHooks;
 }
 
-/** What an app is built from. */
-export interface ServiceDeps<DB = any> {
-  config: ServiceEnv;
+/** What an app is built from, and what its routes receive: the declaration and the process's config, database, Redis and logger. */
+export interface ServiceDeps<DB = AnySchema> {
+  service: ServiceDeclaration;
+  config: ServiceConfig;
   db: Kysely<DB>;
   redis: Redis | null;
   logger: Logger;

@@ -7,7 +7,7 @@ export class ConfigError extends Error {}
 type Env = NodeJS.ProcessEnv;
 
 /** An integer variable within [min, max]; `fallback` when unset or empty. */
-export function envInt(env: Env, name: string, fallback: number, min: number, max: number): number {
+function envInt(env: Env, name: string, fallback: number, min: number, max: number): number {
   const raw = env[name];
   if (raw === undefined || raw === '') return fallback;
   const n = Number(raw);
@@ -129,7 +129,7 @@ const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'
  * `MCP_SESSION_SECRET`, `PUBLIC_URL` (the origin clients use, e.g. https://api.example.com, named in the OAuth and MCP
  * metadata; unset: the origin each request came through).
  */
-export function serviceEnv(env: Env, service: { name: string; port: number; bodyLimitBytes: number }) {
+function serviceEnv(env: Env, service: { name: string; port: number; bodyLimitBytes: number }) {
   // Written out, so the services' inferred config types name nothing outside this package's entry points.
   const secretKeys: { current: { id: string; key: Buffer }; old: ReadonlyArray<{ id: string; key: Buffer }> } = webhookSecretKeys(env);
   return {
@@ -182,4 +182,46 @@ export function serviceEnv(env: Env, service: { name: string; port: number; body
   };
 }
 
-export type ServiceEnv = ReturnType<typeof serviceEnv>;
+/** A per-account rate limit per minute: the variable that sets it and its default (the spec's number). */
+interface RateLimitDeclaration {
+  name: string;
+  variable: string;
+  perMinute: number;
+  /** Counts only reads or only writes; both when left out. */
+  applies?: 'reads' | 'writes';
+}
+
+/** What a service declares about its limits (see ServiceDeclaration). */
+export interface LimitsDeclaration {
+  bodyLimitBytes: number;
+  /** Per-account rate limits per minute. */
+  rateLimits: readonly RateLimitDeclaration[];
+  /** A per-client-address cap per minute (meetings' network-level cap), counted by the service. */
+  networkCap?: {
+    variable: string;
+    perMinute: number;
+    /**
+     * The gateway's looser local flood guard in front of it (nginx limit_req, per gateway):
+     * the default rate and burst of its `<NAME>_GUARD_RATE` and `<NAME>_GUARD_BURST`.
+     */
+    gatewayGuard?: { rate: string; burst: number };
+  };
+}
+
+const perMinute = (env: Env, variable: string, fallback: number): number => envInt(env, variable, fallback, 1, 10_000_000);
+
+/**
+ * A service's configuration, validated once at start-up and frozen: {@link serviceEnv} for its
+ * name, port and body limit, each declared rate limit by name (its variable, or the declared
+ * default) and the network cap where one is declared.
+ */
+export function serviceConfig(service: { name: string; port: number; limits: LimitsDeclaration }, env: Env = process.env) {
+  const { limits } = service;
+  return Object.freeze({
+    ...serviceEnv(env, { name: service.name, port: service.port, bodyLimitBytes: limits.bodyLimitBytes }),
+    rateLimits: Object.fromEntries(limits.rateLimits.map((l) => [l.name, perMinute(env, l.variable, l.perMinute)])),
+    networkCap: limits.networkCap && perMinute(env, limits.networkCap.variable, limits.networkCap.perMinute),
+  });
+}
+
+export type ServiceConfig = ReturnType<typeof serviceConfig>;

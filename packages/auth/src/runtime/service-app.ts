@@ -1,9 +1,7 @@
 import express, { type Express, type Request, type Router } from 'express';
-import type { Redis } from 'ioredis';
-import type { Logger } from 'pino';
-import { errorHandler, notFoundHandler, type EnvelopeStyle } from '@app/http-errors';
+import { errorHandler, notFoundHandler } from '@app/http-errors';
 import { jsonBody } from '@app/http-errors/validation';
-import type { ServiceEnv } from './env.js';
+import type { ServiceDeclaration, ServiceDeps } from './declaration.js';
 import { requestId } from './request-id.js';
 import { securityHeaders } from './security-headers.js';
 import { accountPagePath, accountPageRouter, authorizeErrorPage, authorizePageRenderer } from '../account-page/page.js';
@@ -23,31 +21,19 @@ import { oauthUrls, publicOrigin } from '../identity/bearer.js';
 import { oauthPaths, oauthRouter } from '../oauth/routes.js';
 import { docsPath, docsRouter } from './docs.js';
 import { createObservability, mountHealth } from './observability.js';
-import { createRateLimit } from './rate-limit.js';
+import { createRateLimit, isRead } from './rate-limit.js';
 import { under } from './under.js';
-import type { EventCatalog } from '../webhooks/events.js';
 import { webhooksRouter } from '../webhooks/routes.js';
 import { createWebhookWorker, type WebhookWorker } from '../webhooks/worker.js';
-import type { AnyDb } from '../database/database.js';
 import { createStreamHub, type StreamHub } from '../streams/hub.js';
 
-export interface ServiceAppOptions {
-  auth: AuthConfig;
-  config: ServiceEnv;
-  db: AnyDb;
-  redis: Redis | null;
-  logger: Logger;
-  envelope: EnvelopeStyle;
+/**
+ * What a service's app is made of: its declaration and the process's dependencies (the runtime
+ * reads the envelope, scopes, paths, events and limits from the declaration), and what is the
+ * app's own: its OpenAPI document, MCP text and tools, API router, streams and account hooks.
+ */
+export interface ServiceAppOptions extends ServiceDeps {
   openapiDocument: object;
-  /** Per account (per address before authentication), per minute; `applies` picks the methods counted. */
-  rateLimits: Array<{ name: string; limit: number; applies?: (method: string) => boolean }>;
-  /**
-   * Requests per minute per client address on the API path, whoever the caller is, counted
-   * before authentication (a network-level cap, shared across instances through Redis).
-   */
-  networkCap?: number;
-  /** Where the session-only key routes are mounted. */
-  keysPath: string;
   /** What every new account gets, also when it signs up (tasks: a personal workspace). */
   accountHooks?: AdminHooks;
   /**
@@ -63,15 +49,10 @@ export interface ServiceAppOptions {
     /** Property names no tool result may carry (meetings: privateNotes). */
     redact?: string[];
   };
-  /**
-   * Signed webhooks: the subscription routes at `path` (a key needs the `webhooks` scope) and the
-   * delivery worker for the events in `catalog` (each with the read scope of its resource).
-   */
-  webhooks?: { path: string; catalog: EventCatalog };
   /** The app's change streams: built with {@link serviceStreamHub}, closed first on shutdown. */
   streams?: StreamHub;
+  /** The API's router, mounted at the declaration's `paths.api`. */
   api: {
-    path: string;
     router: Router;
     /**
      * Reads need `read` and writes `write`, checked before the body is parsed. Without it the
@@ -80,6 +61,14 @@ export interface ServiceAppOptions {
     scopeByMethod?: { read: string; write: string };
   };
 }
+
+/** The identity layer's settings for a declared service (the admin command has no origins). */
+export function authConfig(service: Pick<ServiceDeclaration, 'name' | 'scopes'>, allowedOrigins: readonly string[] = []): AuthConfig {
+  return { service: service.name, scopes: service.scopes, allowedOrigins };
+}
+
+/** Which methods a declared rate limit counts. */
+const APPLIES = { reads: isRead, writes: (method: string) => !isRead(method) } as const;
 
 /**
  * A service's Express app, in DESIGN.md's order: request id, request log and metrics, security
@@ -95,7 +84,11 @@ export function createServiceApp(o: ServiceAppOptions): Express {
   app.set('etag', false);
   app.set('trust proxy', o.config.trustProxy);
 
-  const service = o.auth.service;
+  const declared = o.service;
+  const service = declared.name;
+  const auth = authConfig(declared, o.config.allowedOrigins);
+  const envelope = declared.envelope;
+  const webhooks = { path: declared.paths.webhooks, catalog: declared.events };
   const observability = createObservability(service, o.logger);
   // API keys may be used from any origin (CORS allows it), so responses may be read cross-origin.
   app.use(requestId(), observability.middleware, securityHeaders({ crossOriginResourcePolicy: { policy: 'cross-origin' } }));
@@ -103,16 +96,16 @@ export function createServiceApp(o: ServiceAppOptions): Express {
   const deliverer = () => createWebhookWorker({
     service,
     databaseUrl: o.config.databaseUrl,
-    catalog: o.webhooks!.catalog,
+    catalog: webhooks.catalog,
     ...o.config.webhooks,
     logger: o.logger,
     registry: observability.registry,
   });
   if (o.config.serviceRole === 'worker') {
     // A worker process delivers webhooks and serves its probes and metrics, nothing else.
-    if (o.webhooks) app.locals[WORKER] = deliverer();
+    app.locals[WORKER] = deliverer();
     app.use(notFoundHandler());
-    app.use(errorHandler({ style: o.envelope, logger: o.logger }));
+    app.use(errorHandler({ style: envelope, logger: o.logger }));
     return app;
   }
   app.get('/openapi.json', (_req, res) => {
@@ -122,24 +115,27 @@ export function createServiceApp(o: ServiceAppOptions): Express {
   app.use(under([docsPath(service)], docsRouter(service, o.openapiDocument)));
 
   app.use(cors(o.config.allowedOrigins));
-  if (o.networkCap !== undefined) {
-    app.use(o.api.path, createRateLimit({ name: 'network', limit: o.networkCap, by: 'address', windowMs: 60_000, redis: o.redis, prefix: o.config.redisPrefix }));
+  // The declared network-level cap (meetings): per client address on the API path, whoever the
+  // caller is, before authentication. Counted here (in Redis) rather than in the gateway, so it
+  // holds across every instance and gateway replica; the trusted proxy (TRUST_PROXY) names the client.
+  if (o.config.networkCap !== undefined) {
+    app.use(declared.paths.api, createRateLimit({ name: 'network', limit: o.config.networkCap, by: 'address', windowMs: 60_000, redis: o.redis, prefix: o.config.redisPrefix }));
   }
-  const credentials = createCredentialResolver(o.db, o.auth, createKeyUsageRecorder(o.db, o.logger));
+  const credentials = createCredentialResolver(o.db, auth, createKeyUsageRecorder(o.db, o.logger));
   const ownResource = (req: Request) => oauthUrls(service, publicOrigin(req, o.config.publicUrl)).resource;
-  app.use(identify(o.auth, credentials, { ownResource, cookieSecure: o.config.cookieSecure }));
-  app.use(under([accountPagePath(service)], accountPageRouter(o.auth, o.keysPath, o.config.signup)));
+  app.use(identify(auth, credentials, { ownResource, cookieSecure: o.config.cookieSecure }));
+  app.use(under([accountPagePath(service)], accountPageRouter(auth, declared.paths.keys, o.config.signup)));
   // Before the rate limits: each tool call is sent to this process as its REST request and
   // counted there, once, like the REST call it is.
-  const operations = toolsFromOpenApi(o.openapiDocument, { excludePaths: [o.keysPath], notes: o.mcp.toolNotes });
+  const operations = toolsFromOpenApi(o.openapiDocument, { excludePaths: [declared.paths.keys], notes: o.mcp.toolNotes });
   app.use(under([mcpPath(service)], mcpRouter({
-    auth: o.auth,
+    auth,
     tools: operations,
-    taskTools: taskTools([...o.mcp.tools, ...(o.webhooks ? WEBHOOK_TOOLS : [])], operations),
+    taskTools: taskTools([...o.mcp.tools, ...WEBHOOK_TOOLS], operations),
     prompts: o.mcp.prompts,
     // The per-operation tools repeat the notes in each description; the task-level tools rely on these.
     instructions: `${o.mcp.instructions}\n\n${o.mcp.toolNotes}`,
-    envelope: o.envelope,
+    envelope,
     bodyLimitBytes: o.config.bodyLimitBytes,
     publicUrl: o.config.publicUrl,
     allowedOrigins: [...o.config.allowedOrigins, ...(o.config.publicUrl ? [o.config.publicUrl] : [])],
@@ -150,36 +146,35 @@ export function createServiceApp(o: ServiceAppOptions): Express {
     // Every replica of a service has the same DATABASE_URL (its password the deployment's secret).
     sessionSecret: o.config.mcpSessionSecret ?? o.config.databaseUrl,
   })));
-  for (const limit of o.rateLimits) {
+  for (const { name, applies } of declared.limits.rateLimits) {
+    const limit = { name, limit: o.config.rateLimits[name]!, applies: applies && APPLIES[applies] };
     app.use(createRateLimit({ ...limit, windowMs: 60_000, redis: o.redis, prefix: o.config.redisPrefix }));
   }
   const json = jsonBody({ limit: o.config.bodyLimitBytes });
   const provider = new OAuthProvider({
     db: o.db,
-    cfg: o.auth,
+    cfg: auth,
     credentials,
     resourceOf: ownResource,
-    render: authorizePageRenderer(o.auth, o.keysPath, o.config.signup),
+    render: authorizePageRenderer(auth, declared.paths.keys, o.config.signup),
   });
-  app.use(under(Object.values(oauthPaths(service)), oauthRouter({ cfg: o.auth, db: o.db, provider, publicUrl: o.config.publicUrl, errorPage: authorizeErrorPage(o.auth) })));
-  const accounts = new AccountService(o.db, o.auth, createLoginThrottle(o.redis, o.config.redisPrefix, o.logger), o.accountHooks ?? {});
-  app.use(`/auth/${service}`, authRouter({ cfg: o.auth, accounts, signup: o.config.signup, json, cookieSecure: o.config.cookieSecure }));
-  app.use(o.keysPath, authenticate(o.auth), json, keysRouter(o.db, o.auth));
+  app.use(under(Object.values(oauthPaths(service)), oauthRouter({ cfg: auth, db: o.db, provider, publicUrl: o.config.publicUrl, errorPage: authorizeErrorPage(auth) })));
+  const accounts = new AccountService(o.db, auth, createLoginThrottle(o.redis, o.config.redisPrefix, o.logger), o.accountHooks ?? {});
+  app.use(`/auth/${service}`, authRouter({ cfg: auth, accounts, signup: o.config.signup, json, cookieSecure: o.config.cookieSecure }));
+  app.use(declared.paths.keys, authenticate(auth), json, keysRouter(o.db, auth));
   const scope = o.api.scopeByMethod;
   const timezone = checkTimezoneHeader();
-  if (o.webhooks) {
-    // Before the API's own routes: their scope check (tasks:read, ...) does not apply here.
-    app.use(o.webhooks.path, authenticate(o.auth), requireScope('webhooks'), timezone, json,
-      webhooksRouter({ db: o.db, catalog: o.webhooks.catalog, allowPrivate: o.config.webhooks.allowPrivate, secretKeys: o.config.webhooks.secretKeys }));
-    // An API process (SERVICE_ROLE=api) writes events and leaves their delivery to the workers.
-    if (o.config.serviceRole === 'all') app.locals[WORKER] = deliverer();
-  }
+  // Before the API's own routes: their scope check (tasks:read, ...) does not apply here.
+  app.use(webhooks.path, authenticate(auth), requireScope('webhooks'), timezone, json,
+    webhooksRouter({ db: o.db, catalog: webhooks.catalog, allowPrivate: o.config.webhooks.allowPrivate, secretKeys: o.config.webhooks.secretKeys }));
+  // An API process (SERVICE_ROLE=api) writes events and leaves their delivery to the workers.
+  if (o.config.serviceRole === 'all') app.locals[WORKER] = deliverer();
   if (o.streams) app.locals[STREAMS] = o.streams;
-  if (scope) app.use(o.api.path, authenticate(o.auth), requireScopeForMethod(scope.read, scope.write), timezone, json, o.api.router);
-  else app.use(o.api.path, authenticate(o.auth), timezone, o.api.router);
+  if (scope) app.use(declared.paths.api, authenticate(auth), requireScopeForMethod(scope.read, scope.write), timezone, json, o.api.router);
+  else app.use(declared.paths.api, authenticate(auth), timezone, o.api.router);
 
   app.use(notFoundHandler());
-  app.use(errorHandler({ style: o.envelope, logger: o.logger }));
+  app.use(errorHandler({ style: envelope, logger: o.logger }));
   return app;
 }
 
@@ -196,9 +191,9 @@ export function webhookWorkerOf(app: Express): WebhookWorker | undefined {
 const STREAMS = 'streamHub';
 
 /** The change-stream hub of a service app, from its dependencies (see @app/auth/streams). */
-export function serviceStreamHub(service: string, deps: { config: ServiceEnv; db: AnyDb; redis: Redis | null; logger: Logger }): StreamHub {
+export function serviceStreamHub(deps: ServiceDeps): StreamHub {
   return createStreamHub({
-    service,
+    service: deps.service.name,
     databaseUrl: deps.config.databaseUrl,
     db: deps.db,
     redis: deps.redis,

@@ -1,12 +1,11 @@
 import type { Server } from 'node:http';
 import { setFlagsFromString } from 'node:v8';
-import type { Express } from 'express';
 import type { Redis } from 'ioredis';
-import type { Kysely, Migration } from 'kysely';
+import type { Migration } from 'kysely';
 import type { Logger } from 'pino';
-import { ConfigError, webhookSecretKeys, type ServiceEnv } from './env.js';
-import { AdminError, runAdminCommand, type AdminHooks } from '../identity/admin.js';
-import type { AuthConfig } from '../identity/config.js';
+import type { ServiceDeclaration, ServiceModule } from './declaration.js';
+import { ConfigError, serviceConfig, webhookSecretKeys, type ServiceConfig } from './env.js';
+import { AdminError, runAdminCommand } from '../identity/admin.js';
 import { createDb, createPool, migrateToLatest, pendingMigrations, type AnyDb, type AnySchema } from '../database/database.js';
 import { createAppServer } from './app-server.js';
 import { createLogger } from './observability.js';
@@ -14,18 +13,7 @@ import { isSchemaCommand, runSchemaCommand } from './operations.js';
 import { createRedis, redisReady } from './redis.js';
 import { flushTracing } from './tracing.js';
 import { runWebhookCommand } from '../webhooks/commands.js';
-import { streamHubOf, webhookWorkerOf } from './service-app.js';
-
-/** What a service is made of, for {@link startService} and {@link runAdmin}. */
-export interface ServiceSpec<C extends ServiceEnv, DB> {
-  /** `tasks`, `meetings` or `clipboard`: its schema, log name and Redis prefix. */
-  name: string;
-  loadConfig(env: NodeJS.ProcessEnv): C;
-  migrations: Record<string, Migration>;
-  createApp(deps: { config: C; db: Kysely<DB>; redis: Redis | null; logger: Logger }): Express;
-  /** Logged when REDIS_URL is unset: what is then kept in this process only. */
-  inProcessState: string;
-}
+import { authConfig, streamHubOf, webhookWorkerOf } from './service-app.js';
 
 function fail(prefix: string, err: unknown): never {
   process.stderr.write(`${prefix}: ${err instanceof Error ? err.message : String(err)}\n`);
@@ -38,15 +26,17 @@ function fail(prefix: string, err: unknown): never {
  * SIGTERM/SIGINT: stop accepting, drain in-flight requests, close the pools, exit 0; whatever is
  * still running at SHUTDOWN_TIMEOUT_MS is cut off and the process exits 1.
  */
-async function startService<C extends ServiceEnv, DB>(spec: ServiceSpec<C, DB>): Promise<void> {
-  let config: C;
+async function startService(service: ServiceDeclaration, module: ServiceModule): Promise<void> {
+  const { name } = service;
+  const { migrations } = module;
+  let config: ServiceConfig;
   try {
-    config = spec.loadConfig(process.env);
+    config = serviceConfig(service, process.env);
   } catch (err) {
-    if (err instanceof ConfigError) fail(`${spec.name}: configuration error`, err);
+    if (err instanceof ConfigError) fail(`${name}: configuration error`, err);
     throw err;
   }
-  const logger = createLogger(spec.name, config.logLevel);
+  const logger = createLogger(name, config.logLevel);
   // V8 reads the flag each time a full collection sets the heap's next limit, so it applies from here on.
   if (config.heapGrowingPercent > 0) setFlagsFromString(`--heap-growing-percent=${config.heapGrowingPercent}`);
   // A bug that leaves a promise unhandled fails its request, not the process (and every other
@@ -54,26 +44,26 @@ async function startService<C extends ServiceEnv, DB>(spec: ServiceSpec<C, DB>):
   process.on('unhandledRejection', (reason) => {
     logger.error({ err: reason instanceof Error ? { message: reason.message, stack: reason.stack } : String(reason) }, 'unhandled promise rejection');
   });
-  const pool = createPool(config.databaseUrl, spec.name, config.databasePoolSize, {
+  const pool = createPool(config.databaseUrl, name, config.databasePoolSize, {
     connectTimeoutMs: config.databaseConnectTimeoutMs,
     statementTimeoutMs: config.databaseStatementTimeoutMs,
     onConnectionError: (err) => logger.warn({ err: err.message }, 'database connection lost'),
   });
-  const db = createDb<DB>(pool);
-  if (config.migrateOnStart) await migrateToLatest(db, spec.name, spec.migrations);
-  else await schemaMigrated(db, spec.name, spec.migrations, logger);
+  const db = createDb<AnySchema>(pool);
+  if (config.migrateOnStart) await migrateToLatest(db, name, migrations);
+  else await schemaMigrated(db, name, migrations, logger);
 
   let redis: Redis | null = null;
   if (config.redisUrl) {
     redis = createRedis(config.redisUrl, logger);
     if (!(await redisReady(redis, 2000))) logger.warn('starting without Redis; it is used as soon as it answers');
   } else {
-    logger.warn(`REDIS_URL is not set: ${spec.inProcessState} are kept in this process (single-instance mode)`);
+    logger.warn('REDIS_URL is not set: rate limits are kept in this process (single-instance mode)');
   }
 
-  const app = spec.createApp({ config, db, redis, logger });
+  const app = module.createApp({ service, config, db, redis, logger });
   const server: Server = createAppServer(app).listen(config.port, config.host, () => {
-    logger.info({ port: config.port }, `${spec.name} listening`);
+    logger.info({ port: config.port }, `${name} listening`);
   });
   // Deliveries start once the process serves; a failure to start them (Postgres down) is retried.
   const worker = webhookWorkerOf(app);
@@ -135,7 +125,7 @@ async function startService<C extends ServiceEnv, DB>(spec: ServiceSpec<C, DB>):
  * waits, without serving, until no migration it knows of is pending: it never runs code against
  * a schema older than that code, and never changes the schema itself. Its startupProbe bounds the wait.
  */
-async function schemaMigrated(db: AnyDb, name: string, migrations: ServiceSpec<ServiceEnv, unknown>['migrations'], logger: Logger): Promise<void> {
+async function schemaMigrated(db: AnyDb, name: string, migrations: Record<string, Migration>, logger: Logger): Promise<void> {
   for (let logged = false; ; logged = true) {
     const pending = await pendingMigrations(db, name, migrations).catch((err: unknown) => [`(the schema cannot be read: ${err instanceof Error ? err.message : String(err)})`]);
     if (pending.length === 0) return;
@@ -145,14 +135,14 @@ async function schemaMigrated(db: AnyDb, name: string, migrations: ServiceSpec<S
 }
 
 /** Runs {@link startService}; a failure to start is one line on stderr and exit 1. */
-export function runService<C extends ServiceEnv, DB>(spec: ServiceSpec<C, DB>): void {
-  startService(spec).catch((err: unknown) => fail(`${spec.name}: failed to start`, err));
+export function runService(service: ServiceDeclaration, module: ServiceModule): void {
+  startService(service, module).catch((err: unknown) => fail(`${service.name}: failed to start`, err));
 }
 
-/** All of standard input (a password piped to `--password-stdin` or `set-password`). */
-async function readStdin(): Promise<string> {
+/** All of standard input (a password piped to `--password-stdin` or `set-password`); `argv` names the command in the hint. */
+async function readStdin(argv: readonly string[]): Promise<string> {
   // Typed at a terminal the password would be echoed on screen: ask for a pipe instead.
-  if (process.stdin.isTTY) throw new AdminError(`pipe the password on standard input, e.g. printf '%s' "$PASSWORD" | npm run admin -- ${process.argv.slice(2).join(' ')}`);
+  if (process.stdin.isTTY) throw new AdminError(`pipe the password on standard input, e.g. printf '%s' "$PASSWORD" | npm run admin -- ${argv.join(' ')}`);
   const chunks: Buffer[] = [];
   for await (const chunk of process.stdin) chunks.push(chunk as Buffer);
   return Buffer.concat(chunks).toString('utf8');
@@ -164,13 +154,15 @@ async function readStdin(): Promise<string> {
  * is; every other command migrates it to the latest first. `webhooks reencrypt` reads
  * WEBHOOK_SECRET_KEY and WEBHOOK_SECRET_KEYS_OLD as the service does.
  */
-export function runAdmin(name: string, auth: AuthConfig, migrations: Record<string, Migration>, hooks: AdminHooks = {}): void {
+export function runAdmin(service: ServiceDeclaration, module: ServiceModule, argv: readonly string[]): void {
+  const { name } = service;
+  const { migrations } = module;
   const run = async () => {
     const url = process.env.DATABASE_URL;
     if (!url) throw new AdminError('DATABASE_URL is not set and no running instance was found');
     const db = createDb<AnySchema>(createPool(url, name, 2));
     try {
-      const [command, ...rest] = process.argv.slice(2);
+      const [command, ...rest] = argv;
       let result: Record<string, unknown>;
       if (isSchemaCommand(command)) {
         result = await runSchemaCommand(db, url, name, migrations, command, rest);
@@ -179,7 +171,7 @@ export function runAdmin(name: string, auth: AuthConfig, migrations: Record<stri
         result = await runWebhookCommand(db, rest, () => webhookSecretKeys(process.env));
       } else {
         await migrateToLatest(db, name, migrations);
-        result = await runAdminCommand(db, auth, process.argv.slice(2), hooks, { readStdin });
+        result = await runAdminCommand(db, authConfig(service), [...argv], module.adminHooks, { readStdin: () => readStdin([name, ...argv]) });
       }
       process.stdout.write(`${JSON.stringify(result)}\n`);
     } finally {

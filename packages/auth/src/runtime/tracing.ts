@@ -22,8 +22,8 @@ const UNTRACED = new Set(['/healthz', '/readyz', '/metrics']);
  * client spans that inject it: an MCP tool call's request back into this process becomes a child
  * of the tool call), Express (route spans), pg (one span per statement) and ioredis. The exporter
  * reads the standard OTEL_EXPORTER_OTLP_* variables (OTEL_EXPORTER_OTLP_PROTOCOL: http/protobuf,
- * the default, or http/json). Must run before express, pg and ioredis are loaded: each service's
- * `src/tracing.ts` calls it and is the first import of its `server.ts`.
+ * the default, or http/json). Must run before express, pg and ioredis are loaded: the process
+ * entry (main.ts) calls it once it has read the declaration, before it loads the runtime and the app.
  */
 export function startTracing(service: string): void {
   if (!process.env.OTEL_EXPORTER_OTLP_ENDPOINT || provider) return;
