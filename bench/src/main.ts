@@ -13,6 +13,7 @@ import { adminCommand,   createDatabase,
   startNginx,
   startServiceProcess,
   stopChild,
+  upstreams,
   waitForPort,
   type Service,
 } from '@app/devstack';
@@ -42,7 +43,7 @@ const NO_GUARD = { MEETINGS_GUARD_RATE: '1000000r/s', MEETINGS_GUARD_BURST: 1000
  * Where a floor behind the gateway is served: under a path the gateway routes to the service's
  * upstream (each upstream of the floor's gateway is the baseline process).
  */
-const FLOOR_PATH: Record<Service, string> = { tasks: '/api/v1/bench-floor', meetings: '/api/items/bench-floor', clipboard: '/api/clipboard/bench-floor' };
+const FLOOR_PATH: Partial<Record<Service, string>> = { tasks: '/api/v1/bench-floor', meetings: '/api/items/bench-floor', clipboard: '/api/clipboard/bench-floor' };
 /** Rows from which a sequential scan of one of the big tables fails the run. */
 const BIG_TABLE_ROWS = 10_000;
 /**
@@ -63,7 +64,9 @@ function moreBaselinePath(s: Scenario, i: number, j: number): string {
   const key = `/s${i}b${j}`;
   if (!s.moreBaselines?.[j]?.throughGateway) return key;
   if (s.service === 'all') throw new Error(`${s.name}: a floor behind the gateway needs one service`);
-  return `${FLOOR_PATH[s.service]}${key}`;
+  const floor = FLOOR_PATH[s.service];
+  if (floor === undefined) throw new Error(`${s.name}: no floor path of ${s.service} (FLOOR_PATH)`);
+  return `${floor}${key}`;
 }
 
 /** Sends one request exactly as the load would (same setup/onResponse), for the captures. */
@@ -250,9 +253,7 @@ async function main(): Promise<number> {
     // The floors' own gateway: the product's template, every upstream the baseline process.
     const floorGateway = await startNginx(join(work, 'nginx-floor'), {
       GATEWAY_PORT: await freePort(),
-      TASKS_UPSTREAM: `127.0.0.1:${baselinePort}`,
-      MEETINGS_UPSTREAM: `127.0.0.1:${baselinePort}`,
-      CLIPBOARD_UPSTREAM: `127.0.0.1:${baselinePort}`,
+      ...upstreams(() => `127.0.0.1:${baselinePort}`),
       ...NO_GUARD,
     });
     if (!floorGateway) throw new Error('nginx is not installed');

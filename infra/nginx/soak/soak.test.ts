@@ -25,12 +25,14 @@ const WORKERS = Number(process.env.SOAK_WORKERS ?? 6);
 jest.setTimeout((SECONDS + 300) * 1000);
 
 const SERVICES = ['tasks', 'meetings', 'clipboard'] as const;
+/** The services the soak drives (a service added later is left out until its load is written here). */
+type Soaked = (typeof SERVICES)[number];
 const ZONES = Intl.supportedValuesOf('timeZone');
 const pick = <T>(xs: readonly T[]): T => xs[Math.floor(Math.random() * xs.length)]!;
 const randomCase = (s: string) => [...s].map((c) => (Math.random() < 0.5 ? c.toLowerCase() : c.toUpperCase())).join('');
 const deep = (depth: number) => `${'['.repeat(depth)}${']'.repeat(depth)}`;
 const randomDate = () => new Date(Date.UTC(2000, 0, 1) + Math.floor(Math.random() * 365_000) * 86_400_000).toISOString().slice(0, 10);
-const BODY_LIMITS: Record<Service, number> = { tasks: 256 * 1024, meetings: 128 * 1024, clipboard: 1024 * 1024 };
+const BODY_LIMITS: Record<Soaked, number> = { tasks: 256 * 1024, meetings: 128 * 1024, clipboard: 1024 * 1024 };
 
 interface Account {
   accountId: string;
@@ -48,7 +50,7 @@ describe('soak: mixed and hostile load through the gateway', () => {
   const exits: string[] = [];
 
   const admin = (service: Service, ...argv: string[]) => adminCommand(service, pgServer.url, ...argv);
-  const accounts = {} as Record<Service, [Account, Account]>;
+  const accounts = {} as Record<Soaked, [Account, Account]>;
 
   beforeAll(async () => {
     pgDir = mkdtempSync(join(tmpdir(), 'soak-pg-'));
@@ -89,8 +91,8 @@ describe('soak: mixed and hostile load through the gateway', () => {
     const serverErrors: string[] = [];
     const acknowledged: Record<string, string[]> = { tasks: [], meetings: [], clipboard: [] };
     /** Ids of records account b owns, for a's cross-account requests. */
-    const foreign: Record<Service, string[]> = { tasks: [], meetings: [], clipboard: [] };
-    const mine: Record<Service, string[]> = { tasks: [], meetings: [], clipboard: [] };
+    const foreign: Record<Soaked, string[]> = { tasks: [], meetings: [], clipboard: [] };
+    const mine: Record<Soaked, string[]> = { tasks: [], meetings: [], clipboard: [] };
 
     const send = async (kind: string, method: string, path: string, init: { auth?: string | undefined; body?: string; headers?: Record<string, string> } = {}) => {
       const headers: Record<string, string> = { ...(init.auth ? { Authorization: init.auth } : {}), ...(init.body !== undefined ? { 'Content-Type': 'application/json' } : {}), ...init.headers };
@@ -201,7 +203,7 @@ describe('soak: mixed and hostile load through the gateway', () => {
       const status = readFileSync(`/proc/${pid}/status`, 'utf8');
       return Number(/VmRSS:\s+(\d+)/.exec(status)![1]) / 1024;
     };
-    const rss: Record<Service, Array<{ at: number; mb: number }>> = { tasks: [], meetings: [], clipboard: [] };
+    const rss: Record<Soaked, Array<{ at: number; mb: number }>> = { tasks: [], meetings: [], clipboard: [] };
     const started = Date.now();
     const deadline = started + SECONDS * 1000;
     const sampler = setInterval(() => {
@@ -225,7 +227,7 @@ describe('soak: mixed and hostile load through the gateway', () => {
     }
 
     const lost = await findLostWrites(pgServer.url, acknowledged);
-    const growth = (svc: Service) => {
+    const growth = (svc: Soaked) => {
       const after = rss[svc].filter((s) => s.at >= WARM_UP_SECONDS).map((s) => s.mb);
       const n = Math.max(1, Math.round(after.length * END_SHARE));
       return { after, start: median(after.slice(0, n)), end: median(after.slice(-n)) };

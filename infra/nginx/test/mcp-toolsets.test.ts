@@ -3,7 +3,7 @@ import { encode } from 'gpt-tokenizer';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { CallToolResult, Tool } from '@modelcontextprotocol/sdk/types.js';
-import { startStack, type Service, type Stack } from './stack.js';
+import { readScopes, startStack, type Service, type Stack } from './stack.js';
 
 /*
  * The MCP toolsets as an assistant sees them: what each lists (and what that costs a model's
@@ -15,8 +15,6 @@ import { startStack, type Service, type Stack } from './stack.js';
 let stack: Stack;
 const RELAXED = { RATE_LIMIT_PER_MINUTE: '100000', RATE_LIMIT_READS_PER_MINUTE: '100000', RATE_LIMIT_WRITES_PER_MINUTE: '100000', RATE_LIMIT_NETWORK_PER_MINUTE: '100000' };
 const SERVICES: Service[] = ['tasks', 'meetings', 'clipboard'];
-const READ_SCOPES: Record<Service, string[]> = { tasks: ['tasks:read'], meetings: ['meetings:read'], clipboard: ['clipboard:read', 'snippets:read', 'settings:read'] };
-
 beforeAll(async () => {
   stack = await startStack({ tasks: RELAXED, meetings: RELAXED, clipboard: RELAXED });
 }, 120_000);
@@ -27,7 +25,7 @@ afterAll(async () => {
 async function account(service: Service): Promise<{ accountId: string; full: string; read: string }> {
   const { accountId } = await stack.admin(service, 'create-account', '--email', `toolsets-${service}-${Math.random().toString(36).slice(2)}@example.test`);
   const full = (await stack.admin(service, 'create-key', '--account', accountId)).key as string;
-  const read = (await stack.admin(service, 'create-key', '--account', accountId, '--scopes', READ_SCOPES[service].join(','))).key as string;
+  const read = (await stack.admin(service, 'create-key', '--account', accountId, '--scopes', readScopes(service).join(','))).key as string;
   return { accountId, full, read };
 }
 

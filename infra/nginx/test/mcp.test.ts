@@ -8,7 +8,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { repoRoot } from '@app/devstack';
-import { startStack, type Service, type Stack } from './stack.js';
+import { readScopes, startStack, type Service, type Stack } from './stack.js';
 
 const run = promisify(execFile);
 let stack: Stack;
@@ -28,12 +28,10 @@ interface Account {
   cookie: string;
 }
 
-const READ_SCOPES: Record<Service, string[]> = { tasks: ['tasks:read'], meetings: ['meetings:read'], clipboard: ['clipboard:read', 'snippets:read', 'settings:read'] };
-
 async function account(service: Service): Promise<Account> {
   const { accountId } = await stack.admin(service, 'create-account', '--email', `mcp-${service}-${Math.random().toString(36).slice(2)}@example.test`);
   const full = (await stack.admin(service, 'create-key', '--account', accountId)).key as string;
-  const read = (await stack.admin(service, 'create-key', '--account', accountId, '--scopes', READ_SCOPES[service].join(','))).key as string;
+  const read = (await stack.admin(service, 'create-key', '--account', accountId, '--scopes', readScopes(service).join(','))).key as string;
   const cookie = (await stack.admin(service, 'create-session', '--account', accountId)).cookie as string;
   return { accountId, full, read, cookie };
 }
@@ -98,7 +96,7 @@ describe.each(['tasks', 'meetings', 'clipboard'] as const)('MCP at /mcp/%s throu
     const reader = await connect(service, acct.read);
     const readTools = (await reader.listTools()).tools.map((t) => t.name).sort();
     // The read key holds the read scopes only (not `webhooks`): it sees exactly the operations those allow, all of them reads.
-    const readable = ops.filter((o) => o.scopes.every((s) => READ_SCOPES[service].includes(s)));
+    const readable = ops.filter((o) => o.scopes.every((s) => readScopes(service).includes(s)));
     expect(readable.every((o) => o.method === 'get')).toBe(true);
     expect(readTools).toEqual(readable.map((o) => o.name).sort());
     expect((await reader.listPrompts()).prompts.length).toBeGreaterThan(0);

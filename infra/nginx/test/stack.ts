@@ -3,9 +3,16 @@ import { randomUUID } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { adminCommand, SERVICES, createDatabase, dropDatabase, freePort, serviceEntry, startProduct, type Instance, type ProductOptions, type Service } from '@app/devstack';
+import { adminCommand, SERVICES, createDatabase, dropDatabase, freePort, repoRoot, serviceEntry, startProduct, type Instance, type ProductOptions, type Service } from '@app/devstack';
 
 export type { Service };
+
+/** The scopes of a key that may only read `service`: its declaration's `:read` scopes. */
+export function readScopes(service: Service): string[] {
+  // eslint-disable-next-line @typescript-eslint/no-require-imports -- the declarations are CommonJS builds, found at run time
+  const declared = (require(join(repoRoot, 'apps', service, 'dist', 'service.js')) as { default: { scopes: readonly string[] } }).default;
+  return declared.scopes.filter((scope) => scope.endsWith(':read'));
+}
 
 export interface Stack {
   gateway: string;

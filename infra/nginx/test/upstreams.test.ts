@@ -2,7 +2,7 @@ import { createServer, type Server } from 'node:http';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { freePort, startNginx } from '@app/devstack';
+import { freePort, startNginx, upstreams } from '@app/devstack';
 
 /**
  * The gateway template with several upstream servers per service, in front of stand-in
@@ -50,6 +50,7 @@ async function gateway(): Promise<Gateway> {
   const dir = mkdtempSync(join(tmpdir(), 'gateway-upstreams-'));
   const nginx = await startNginx(dir, {
     GATEWAY_PORT: await freePort(),
+    ...upstreams(() => `127.0.0.1:${refused}`),
     TASKS_UPSTREAM: `127.0.0.1:${dying.port},127.0.0.1:${healthy.port}`,
     MEETINGS_UPSTREAM: `127.0.0.1:${refused},127.0.0.1:${alive.port}`,
     CLIPBOARD_UPSTREAM: `127.0.0.1:${refused}`,

@@ -1,7 +1,7 @@
 export { freePort, waitForPort } from './ports.js';
 export { startEmbeddedPostgres, createDatabase, dropDatabase, type RunningPostgres } from './postgres.js';
 export { startRedis, findExecutable, stopChild, systemPackages, type RunningRedis } from './processes.js';
-export { startNginx, startTlsTerminator, repoRoot, type TlsTerminator } from './nginx.js';
+export { startNginx, startTlsTerminator, repoRoot, upstreams, type TlsTerminator } from './nginx.js';
 export { platformSuite } from './platform-suite.js';
 export { accountsSuite } from './accounts-suite.js';
 export { renderGatewayConfigMap, k8sTemplatePath } from './k8s-gateway.js';

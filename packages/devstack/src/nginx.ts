@@ -5,12 +5,17 @@ import { join } from 'node:path';
 import { findExecutable, stopChild } from './processes.js';
 import { waitForPort } from './ports.js';
 import { repoRoot } from './root.js';
-import { GATEWAY_GUARDS, type Service } from './services.generated.js';
+import { GATEWAY_GUARDS, SERVICES, type Service } from './services.generated.js';
 
 export { repoRoot } from './root.js';
 
 /** host:port of each instance of each service, comma-separated: the `server` line is repeated for each. */
 type Upstreams = { [S in Service as `${Uppercase<S>}_UPSTREAM`]: string };
+
+/** Every service's upstream variable, each `address(service)`: a gateway in front of every declared service. */
+export function upstreams(address: (service: Service) => string): Upstreams {
+  return Object.fromEntries(SERVICES.map((svc) => [`${svc.toUpperCase()}_UPSTREAM`, address(svc)])) as Upstreams;
+}
 
 export interface GatewayVars extends Upstreams {
   GATEWAY_PORT: number;

@@ -1,5 +1,5 @@
 import type { ChildProcess } from 'node:child_process';
-import { startNginx, repoRoot, type GatewayVars, type RunningNginx } from './nginx.js';
+import { startNginx, repoRoot, upstreams, type GatewayVars, type RunningNginx } from './nginx.js';
 import { freePort, waitForPort } from './ports.js';
 import { spawnService } from './processes.js';
 import { serviceEntry } from './service-entry.js';
@@ -167,7 +167,7 @@ export async function startProduct(opts: ProductOptions): Promise<RunningProduct
     if (opts.gateway !== false) {
       nginx = await startNginx(opts.nginxDir, {
         GATEWAY_PORT: opts.gatewayPort ?? (await freePort()),
-        ...(Object.fromEntries(SERVICES.map((svc) => [`${svc.toUpperCase()}_UPSTREAM`, upstream(svc)])) as Pick<GatewayVars, `${Uppercase<Service>}_UPSTREAM`>),
+        ...upstreams(upstream),
         ...opts.gatewayVars,
       });
     }
