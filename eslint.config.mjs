@@ -18,7 +18,8 @@ const floors = {
 };
 
 export default tseslint.config(
-  { ignores: ['**/node_modules/', '**/dist/', '**/.turbo/', 'packages/client/src/generated/'] },
+  // The new-service scaffold is a template (`__name__` placeholders), linted as the app it makes.
+  { ignores: ['**/node_modules/', '**/dist/', '**/.turbo/', 'packages/client/src/generated/', 'packages/devstack/scaffold/'] },
   {
     files: ['**/*.ts'],
     extends: [tseslint.configs.recommendedTypeChecked],

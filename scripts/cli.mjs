@@ -1,6 +1,7 @@
 #!/usr/bin/env node
 // The operator entry behind `npm start`, `npm test`, `npm run test:replicas`, `npm run admin`,
-// `npm run bench`, `npm run generate` and `npm run lint` (the lint gate `npm test` starts with).
+// `npm run bench`, `npm run generate`, `npm run new-service` and `npm run lint` (the lint gate
+// `npm test` starts with).
 // Plain Node with no dependencies: it checks the programs the command needs from the system
 // (system-packages.cjs: installed with apt-get as root, else a stop naming the command to run),
 // installs the workspace (pnpm, pinned, fetched through npx because corepack may be
@@ -41,12 +42,14 @@ function ensureInstalled() {
   const marker = join(root, 'node_modules', '.modules.yaml');
   const lock = join(root, 'pnpm-lock.yaml');
   if (existsSync(marker) && existsSync(lock) && statSync(marker).mtimeMs >= statSync(lock).mtimeMs) return;
+  must(pnpmInstall(existsSync(lock) ? ['--frozen-lockfile'] : []), 'dependency install');
+}
+
+/** `pnpm install` with the pinned pnpm (the workspace's, else fetched through npx). */
+function pnpmInstall(flags) {
   const local = join(root, 'node_modules', '.bin', 'pnpm');
-  const frozen = existsSync(lock) ? ['--frozen-lockfile'] : [];
-  const status = existsSync(local)
-    ? run(local, ['install', ...frozen, '--reporter=append-only', '--loglevel=info'])
-    : run('npx', ['--yes', `pnpm@${pnpmVersion}`, 'install', ...frozen, '--reporter=append-only', '--loglevel=info']);
-  must(status, 'dependency install');
+  const install = ['install', ...flags, '--reporter=append-only', '--loglevel=info'];
+  return existsSync(local) ? run(local, install) : run('npx', ['--yes', `pnpm@${pnpmVersion}`, ...install]);
 }
 
 /**
@@ -191,6 +194,22 @@ switch (command) {
     ensureBuilt();
     process.exit(devstack('generate.js', args));
     break;
+  case 'new-service': {
+    // apps/<name> from the scaffold (a bad name stops here, exit 2, one line), then the install
+    // that links the new workspace package (the lockfile gains its importer), its build, and
+    // `npm run generate`, which wires it into every generated file; the last build takes those in.
+    if (!existsSync(join(root, 'packages', 'devstack', 'dist', 'new-service.js')) || services.some((svc) => !existsSync(join(root, 'apps', svc, 'dist', 'service.js')))) {
+      ensureInstalled();
+      ensureBuilt();
+    }
+    const made = devstack('new-service.js', args);
+    if (made !== 0) process.exit(made);
+    must(pnpmInstall(['--no-frozen-lockfile', '--prefer-offline']), 'dependency install');
+    must(turbo('build', [`--filter=@app/${args[0]}`]), 'build');
+    must(devstack('generate.js', []), 'generate');
+    ensureBuilt();
+    break;
+  }
   case 'lint':
     ensureInstalled();
     ensureBuilt();
@@ -206,6 +225,6 @@ switch (command) {
     process.exit(turbo(args[0] ?? 'build', args.slice(1)));
     break;
   default:
-    process.stderr.write('usage: node scripts/cli.mjs <start|test|test:faults|test:soak|test:replicas|admin|bench|build|generate [--check]|lint|lint-openapi|system-packages start|test|turbo TASK>\n');
+    process.stderr.write('usage: node scripts/cli.mjs <start|test|test:faults|test:soak|test:replicas|admin|bench|build|generate [--check]|new-service NAME|lint|lint-openapi|system-packages start|test|turbo TASK>\n');
     process.exit(2);
 }

@@ -1,0 +1,1 @@
+module.exports = require('@app/devstack/jest-preset.cjs')(__dirname);

@@ -1,0 +1,13 @@
+import type { Migration } from 'kysely';
+import { authMigrations } from '@app/auth/identity';
+import { streamMigrations } from '@app/auth/streams';
+import { webhookMigrations } from '@app/auth/webhooks';
+import * as created from './__migration__.js';
+
+/** Every migration of the __name__ schema, by name; names sort in the order they apply. */
+export const migrations: Record<string, Migration> = {
+  ...authMigrations,
+  ...webhookMigrations('__name__'),
+  ...streamMigrations('__name__'),
+  '__migration__': created,
+};

@@ -1,0 +1,111 @@
+import type { Kysely } from 'kysely';
+import { inTransaction } from '@app/auth/runtime';
+import { WINDOW_ORIGIN, decodeWindowCursor, encodeWindowCursor, windowPage, type StreamPage, type WindowPosition } from '@app/auth/streams';
+import { emitEvent } from '@app/auth/webhooks';
+import { unsafeInputProblem } from '@app/http-errors/validation';
+import * as repo from '../db/__name__.repository.js';
+import type { Database } from '../db/schema.js';
+import type { __Resource__Event } from '../events.js';
+import { fail, notFound } from './errors.js';
+
+type Db = Kysely<Database>;
+
+/** A __resource__ as the API shows it (and as its webhook events carry it). */
+function to__Resource__(row: repo.__Resource__Row) {
+  return { id: row.id, title: row.title, url: row.url, createdAt: row.created_at, updatedAt: row.updated_at };
+}
+export type __Resource__ = ReturnType<typeof to__Resource__>;
+
+/** Records the write's event in its transaction and returns what the API answers. */
+async function emitted(trx: Db, accountId: string, type: __Resource__Event, row: repo.__Resource__Row | undefined): Promise<__Resource__> {
+  if (!row) throw notFound();
+  const item = to__Resource__(row);
+  await emitEvent(trx, accountId, type, item);
+  return item;
+}
+
+export function create__Resource__(db: Db, accountId: string, input: { title: string; url?: string | null }): Promise<__Resource__> {
+  return inTransaction(db, async (trx) => emitted(trx, accountId, '__resource__.created', await repo.insert__Resource__(trx, accountId, { title: input.title, url: input.url ?? null })));
+}
+
+export function update__Resource__(db: Db, accountId: string, id: string, input: { title?: string; url?: string | null }): Promise<__Resource__> {
+  return inTransaction(db, async (trx) => emitted(trx, accountId, '__resource__.updated', await repo.update__Resource__(trx, accountId, id, input)));
+}
+
+export async function delete__Resource__(db: Db, accountId: string, id: string): Promise<void> {
+  await inTransaction(db, async (trx) => emitted(trx, accountId, '__resource__.deleted', await repo.delete__Resource__(trx, accountId, id)));
+}
+
+export async function get__Resource__(db: Db, accountId: string, id: string): Promise<__Resource__> {
+  const row = await repo.find__Resource__(db, accountId, id);
+  if (!row) throw notFound();
+  return to__Resource__(row);
+}
+
+/** Keyset cursors of the list: the (createdAt, id) of a page's last record, base64url JSON. */
+const encodeListCursor = (row: repo.__Resource__Row): string => Buffer.from(JSON.stringify([row.created_at, row.id])).toString('base64url');
+
+function decodeListCursor(cursor: string | undefined): [string, string] | undefined {
+  if (cursor === undefined) return undefined;
+  let values: unknown;
+  try {
+    values = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8'));
+  } catch {
+    values = undefined;
+  }
+  const ok = Array.isArray(values) && values.length === 2 && unsafeInputProblem(values) === null &&
+    typeof values[0] === 'string' && !Number.isNaN(Date.parse(values[0])) && typeof values[1] === 'string' && /^[0-9a-f-]{36}$/i.test(values[1]);
+  if (!ok) throw fail('invalid_cursor', 'cursor is not one this API returned', { details: [{ path: 'cursor', message: 'malformed cursor' }] });
+  return values as [string, string];
+}
+
+export async function list__Title__(db: Db, accountId: string, q: { limit: number; cursor?: string }) {
+  const rows = await repo.list__Title__(db, accountId, { limit: q.limit + 1, after: decodeListCursor(q.cursor) });
+  const page = rows.slice(0, q.limit);
+  return { items: page.map(to__Resource__), nextCursor: rows.length > q.limit ? encodeListCursor(page[page.length - 1]!) : null };
+}
+
+type Change = { type: 'upsert'; id: string; item: __Resource__ } | { type: 'delete'; id: string; item: null };
+
+export interface ChangesPage {
+  changes: Change[];
+  nextCursor: string;
+  hasMore: boolean;
+}
+
+/** Salts the cursor's checksum: a cursor of another feed is not one of this feed. */
+const LABEL = '__name__-changes-v1';
+
+function position(cursor: string, accountId: string, nowSeconds: number): WindowPosition {
+  const p = decodeWindowCursor(LABEL, cursor, accountId, nowSeconds);
+  if (p === 'expired') throw fail('cursor_expired', 'cursor is older than 30 days; start a full sync again without a cursor');
+  if (p === 'foreign') throw fail('invalid_cursor', 'cursor belongs to another account', { details: [{ path: 'cursor', message: 'was not issued to this account' }] });
+  if (p === 'invalid') throw fail('invalid_cursor', 'cursor is malformed or was altered; start again without it', { details: [{ path: 'cursor', message: 'is not a cursor this feed issued' }] });
+  return p;
+}
+
+/**
+ * A page of the account's changes feed, and where the feed stands after each change (a stream's
+ * event ids): without a cursor a full sync of every live record, then each change once in its
+ * latest state, in commit order, never missing a late commit (the window of @app/auth/streams).
+ */
+export async function readChanges(db: Db, accountId: string, query: { cursor?: string | undefined; limit: number }, nowMillis = Date.now()): Promise<ChangesPage & StreamPage> {
+  const now = Math.floor(nowMillis / 1000);
+  const from = query.cursor === undefined ? undefined : position(query.cursor, accountId, now);
+  const { horizon, rows } = await repo.changesPage(db, {
+    accountId,
+    after: from ? { xid: from.x, id: from.i } : { xid: WINDOW_ORIGIN.x, id: WINDOW_ORIGIN.i },
+    keepFrom: from?.lo ?? null,
+    limit: query.limit + 1,
+  });
+  const page = windowPage(rows, query.limit, from, horizon, now);
+  const changes = page.rows.map((r): Change => (r.deleted ? { type: 'delete', id: r.id, item: null } : { type: 'upsert', id: r.id, item: to__Resource__(r) }));
+  const cursor = (p: WindowPosition) => encodeWindowCursor(LABEL, accountId, p);
+  return { changes, nextCursor: cursor(page.next), hasMore: page.hasMore, reached: page.reached, cursorAfter: (k) => cursor(page.after(k)) };
+}
+
+/** A page of the changes feed (GET /api/__name__/changes). */
+export async function listChanges(db: Db, accountId: string, query: { cursor?: string; limit: number }): Promise<ChangesPage> {
+  const { changes, nextCursor, hasMore } = await readChanges(db, accountId, query);
+  return { changes, nextCursor, hasMore };
+}

@@ -1,0 +1,60 @@
+import { Router, type Request } from 'express';
+import type { Kysely } from 'kysely';
+import type { StreamHub } from '@app/auth/streams';
+import { compileBody, compileQuery, isUuid } from '@app/http-errors/validation';
+import type { Database } from '../db/schema.js';
+import { notFound } from '../domain/errors.js';
+import * as records from '../domain/__name__.service.js';
+import { __resource__CreateBody, __resource__PatchBody, changesQuery, listQuery } from '../openapi.js';
+
+const createBody = compileBody<{ title: string; url?: string | null }>(__resource__CreateBody);
+const patchBody = compileBody<{ title?: string; url?: string | null }>(__resource__PatchBody);
+const pageQuery = compileQuery<{ limit: number; cursor?: string }>(listQuery);
+const feedQuery = compileQuery<{ cursor?: string; limit: number }>(changesQuery);
+
+/** The caller's account id (the routes run behind authenticate). */
+const account = (req: Request): string => req.caller!.accountId;
+
+/** The `:id` path parameter; anything that is not a UUID names no record, so it is a 404. */
+function pathId(req: Request): string {
+  const id = String(req.params.id);
+  if (!isUuid(id)) throw notFound();
+  return id;
+}
+
+/**
+ * Every /api route of the __name__ service (keys and webhooks are mounted beside it). No route
+ * checks a scope: app.ts's scopeByMethod has, before any of them runs (GET/HEAD __name__:read,
+ * else __name__:write).
+ */
+export function apiRoutes(db: Kysely<Database>, streams: StreamHub): Router {
+  const router = Router();
+  router.get('/__name__', async (req, res) => {
+    res.json(await records.list__Title__(db, account(req), pageQuery.parse(req.query)));
+  });
+  router.post('/__name__', async (req, res) => {
+    res.status(201).json(await records.create__Resource__(db, account(req), createBody.parse(req.body ?? {})));
+  });
+  // The feed and its stream before `/:id`, which would take `changes` for an id.
+  router.get('/__name__/changes', async (req, res) => {
+    res.json(await records.listChanges(db, account(req), feedQuery.parse(req.query)));
+  });
+  router.get('/__name__/changes/stream', streams.route((req) => {
+    // The hub takes the start point (cursor or Last-Event-ID); the query is checked here first.
+    feedQuery.parse(req.query);
+    const accountId = account(req);
+    return { key: accountId, read: (cursor, limit) => records.readChanges(db, accountId, { cursor, limit }) };
+  }));
+  router.get('/__name__/:id', async (req, res) => {
+    res.json(await records.get__Resource__(db, account(req), pathId(req)));
+  });
+  router.patch('/__name__/:id', async (req, res) => {
+    const input = patchBody.parse(req.body ?? {});
+    res.json(await records.update__Resource__(db, account(req), pathId(req), input));
+  });
+  router.delete('/__name__/:id', async (req, res) => {
+    await records.delete__Resource__(db, account(req), pathId(req));
+    res.status(204).end();
+  });
+  return router;
+}
