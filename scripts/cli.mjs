@@ -197,7 +197,9 @@ switch (command) {
   case 'new-service': {
     // apps/<name> from the scaffold (a bad name stops here, exit 2, one line), then the install
     // that links the new workspace package (the lockfile gains its importer), its build, and
-    // `npm run generate`, which wires it into every generated file; the last build takes those in.
+    // `npm run generate`, which wires it into every generated file. The last build takes in the
+    // generated lists (devstack's, the client's with the new document) and nothing else: the
+    // other apps' builds do not read them (turbo would redo them only for devstack's new hash).
     if (!existsSync(join(root, 'packages', 'devstack', 'dist', 'new-service.js')) || services.some((svc) => !existsSync(join(root, 'apps', svc, 'dist', 'service.js')))) {
       ensureInstalled();
       ensureBuilt();
@@ -207,7 +209,7 @@ switch (command) {
     must(pnpmInstall(['--no-frozen-lockfile', '--prefer-offline']), 'dependency install');
     must(turbo('build', [`--filter=@app/${args[0]}`]), 'build');
     must(devstack('generate.js', []), 'generate');
-    ensureBuilt();
+    must(turbo('build', ['--filter=@app/devstack', '--filter=@app/client', '--only']), 'build');
     break;
   }
   case 'lint':
