@@ -110,10 +110,11 @@ describe('npm run new-service -- bookmarks', () => {
     expect(devstack.SERVICES).toContain('bookmarks');
     const name = `new_service_${randomUUID().replace(/-/g, '').slice(0, 12)}`;
     const databaseUrl = await createDatabase(process.env.TEST_DATABASE_URL!, name);
+    const nginxDir = mkdtempSync(join(tmpdir(), 'new-service-gateway-'));
     const product = await devstack.startProduct({
       databaseUrl,
       redisUrl: process.env.TEST_REDIS_URL,
-      nginxDir: mkdtempSync(join(tmpdir(), 'new-service-gateway-')),
+      nginxDir,
       gatewayPort: await freePort(),
       env: { HOST: '127.0.0.1', LOG_LEVEL: 'error' },
       serviceEnv: Object.fromEntries(devstack.SERVICES.map((svc) => [svc, { REDIS_PREFIX: `${name}:${svc}:` }])),
@@ -142,6 +143,7 @@ describe('npm run new-service -- bookmarks', () => {
     } finally {
       await product.stop();
       await dropDatabase(process.env.TEST_DATABASE_URL!, name);
+      rmSync(nginxDir, { recursive: true, force: true });
     }
   }, 120_000);
 });
