@@ -10,7 +10,7 @@ import { findLostWrites, printTable } from '../test/faults/load.js';
  * processes behind nginx for SOAK_SECONDS (default 600), under mixed load with hostile input mixed
  * in: time zones in random letter case and unknown ones, bodies over the limit and nested 60,000
  * deep, NUL characters in bodies, keys, sign-in fields and queries, bad and malformed credentials,
- * and other accounts' ids. Then: no 5xx at all, every service's RSS flat within 30 MB after the
+ * other accounts' ids, and JSON-RPC batches of MCP requests. Then: no 5xx at all, every service's RSS flat within 30 MB after the
  * warm-up (the median RSS of the last fifth of the run within 30 MB of the first fifth's after the
  * warm-up: a leak grows, garbage collection only swings), every acknowledged write in the database,
  * no service process exiting. Prints the RSS curve of each service.
@@ -61,7 +61,7 @@ describe('soak: mixed and hostile load through the gateway', () => {
       redisUrl: redis.url,
       nginxDir,
       env: { HOST: '127.0.0.1', LOG_LEVEL: 'warn', RATE_LIMIT_PER_MINUTE: unlimited, RATE_LIMIT_READS_PER_MINUTE: unlimited, RATE_LIMIT_WRITES_PER_MINUTE: unlimited, RATE_LIMIT_NETWORK_PER_MINUTE: unlimited },
-      gatewayVars: { MEETINGS_GUARD_RATE: '1000000r/s', MEETINGS_GUARD_BURST: 1000000 },
+      gatewayVars: { MEETINGS_GUARD_RATE: '1000000r/s', MEETINGS_GUARD_BURST: 1000000, MCP_GUARD_RATE: '1000000r/s', MCP_GUARD_BURST: 1000000 },
       onExit: (service, code) => exits.push(`${service} exited with code ${code} at ${new Date().toISOString()}`),
     });
     if (!product.gateway) throw new Error('nginx is not installed: apt-get install -y nginx-light');
@@ -180,6 +180,13 @@ describe('soak: mixed and hostile load through the gateway', () => {
       () => send('bad token', 'GET', '/api/clipboard', { auth: 'Basic Zm9vOmJhcg==' }),
       () => send('bad cookie', 'GET', '/api/people', { headers: { Cookie: `__Host-meetings_sid=sid_${randomUUID()}; meetings_sid=x` } }),
       () => send('wrong service key', 'GET', '/api/v1/tasks', { auth: accounts.clipboard[0].auth }),
+      // Hostile: a JSON-RPC batch of 100 tools/list (each answering tens of KB): 400, none of it run.
+      async () => {
+        const svc = pick(SERVICES);
+        const batch = Array.from({ length: 100 }, (_, id) => ({ jsonrpc: '2.0', id, method: 'tools/list' }));
+        const res = await send('mcp batch', 'POST', `/mcp/${svc}?toolsets=all`, { auth: accounts[svc][0].auth, body: body(batch), headers: { Accept: 'application/json, text/event-stream' } });
+        if (res.status !== 400 || res.json?.error?.code !== -32600) serverErrors.push(`mcp batch to ${svc} answered ${res.status} ${JSON.stringify(res.json)?.slice(0, 200)}`);
+      },
       // Hostile: another account's ids (404, never its data).
       async () => {
         const id = pick(foreign.tasks);
