@@ -207,7 +207,7 @@ export async function revokeGrant(db: AnyDb, grantId: string, accountId?: string
   let tokens = auth(db).updateTable('oauth_tokens').set({ revoked_at: sql<string>`now()` }).where('grant_id', '=', grantId).where('revoked_at', 'is', null);
   // Scoped as the grant is: another account's grant id ends none of its tokens.
   if (accountId !== undefined) {
-    tokens = tokens.where(({ exists, selectFrom }) => exists(selectFrom('oauth_grants').select('id').where('id', '=', grantId).where('account_id', '=', accountId)));
+    tokens = tokens.where((eb) => eb.exists(eb.selectFrom('oauth_grants').select('id').where('id', '=', grantId).where('account_id', '=', accountId)));
   }
   await tokens.execute();
   return result.numUpdatedRows > 0n;

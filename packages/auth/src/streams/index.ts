@@ -3,7 +3,7 @@
 // feed window that tasks and meetings share, the signed cursors of every feed and list, the
 // revocation triggers and the OpenAPI operation.
 export type { StreamHub, StreamPage } from './hub.js';
-export { cursorSigner, useCursorKeys, type CursorSigner } from './cursors.js';
+export { cursorSigner, type CursorSigner } from './cursors.js';
 export { streamAnnounceFunction, streamMigrations } from './migrations.js';
 export { streamOperation } from './openapi.js';
 export { WINDOW_ORIGIN, decodeWindowCursor, encodeWindowCursor, horizonStatement, windowPage, type WindowPosition } from './window.js';
