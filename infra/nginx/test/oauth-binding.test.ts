@@ -200,6 +200,26 @@ describe('grants end', () => {
     expect((await client.token({ grant_type: 'refresh_token', refresh_token: tokens.refresh_token })).body.error).toBe('invalid_grant');
     expect((await fetch(`${stack.gateway}/auth/tasks/me`, { headers: { Cookie: cookie } })).status).toBe(401);
   });
+
+  it('on a password reset, a code issued before it cannot be exchanged after it', async () => {
+    const { cookie, accountId } = await signedIn();
+    const { code, verifier } = await client.consent(cookie);
+    await stack.adminWithStdin('tasks', 'a new long password\n', 'set-password', '--account', accountId);
+    const exchanged = await client.token({ grant_type: 'authorization_code', code, code_verifier: verifier, redirect_uri: client.redirectUri });
+    expect(exchanged).toMatchObject({ status: 400, body: { error: 'invalid_grant' } });
+  });
+
+  it('not when another account disconnects its grant id: the owner\'s tokens keep working', async () => {
+    const owner = await signedIn();
+    const tokens = await client.connect(owner.cookie);
+    const [grant] = await sql<{ id: string }>('select id from oauth_grants where account_id = $1', [owner.accountId]);
+    const other = await signedIn();
+    const disconnect = await fetch(`${stack.gateway}/auth/tasks/apps/${grant!.id}`, { method: 'DELETE', headers: { Cookie: other.cookie } });
+    expect(disconnect.status).toBe(404);
+    await pastCache();
+    expect((await fetch(`${stack.gateway}/api/v1/tasks`, { headers: bearer(tokens.access_token) })).status).toBe(200);
+    expect((await client.token({ grant_type: 'refresh_token', refresh_token: tokens.refresh_token })).status).toBe(200);
+  });
 });
 
 describe('a webhook created with an OAuth token', () => {

@@ -137,6 +137,11 @@ export async function revokeAccountSessions(db: AnyDb, accountId: string): Promi
   return Number(result.numUpdatedRows);
 }
 
+/** Deletes an account's authorization codes not yet exchanged (after its password changes): their exchange is then invalid_grant. */
+export async function deletePendingCodes(db: AnyDb, accountId: string): Promise<void> {
+  await auth(db).deleteFrom('oauth_codes').where('account_id', '=', accountId).where('used_at', 'is', null).execute();
+}
+
 /** Ends every live OAuth grant of an account and their tokens (after its password changes); returns how many. */
 export async function revokeAccountGrants(db: AnyDb, accountId: string): Promise<number> {
   const grants = await auth(db)

@@ -30,6 +30,7 @@ import type { EventCatalog } from '../webhooks/events.js';
 import { webhooksRouter } from '../webhooks/routes.js';
 import { createWebhookWorker, type WebhookWorker } from '../webhooks/worker.js';
 import type { AnyDb } from '../database/database.js';
+import { useCursorKeys } from '../streams/cursors.js';
 import { createStreamHub, type StreamHub } from '../streams/hub.js';
 
 export interface ServiceAppOptions {
@@ -97,6 +98,7 @@ export function createServiceApp(o: ServiceAppOptions): Express {
   app.set('trust proxy', o.config.trustProxy);
 
   const service = o.auth.service;
+  useCursorKeys(service, o.config.webhooks.secretKeys);
   const observability = createObservability(service, o.logger);
   // API keys may be used from any origin (CORS allows it), so responses may be read cross-origin.
   app.use(requestId(), observability.middleware, securityHeaders({ crossOriginResourcePolicy: { policy: 'cross-origin' } }));
