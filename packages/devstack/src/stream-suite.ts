@@ -224,6 +224,14 @@ export function streamSuite<T extends StreamApp>(o: StreamSuiteOptions<T>): void
       expect((await open(c.auth)).status).toBe(200);
     });
 
+    it('frees the slot of a client that leaves before its stream opens: ten such leave room for ten streams', async () => {
+      const c = await t.caller();
+      for (let i = 0; i < 10; i++) (await openPaused(c.auth)).close();
+      await sleep(500);
+      const ten = await Promise.all(Array.from({ length: 10 }, () => open(c.auth)));
+      expect(ten.map((s) => s.status)).toEqual(Array(10).fill(200));
+    });
+
     it('ends the stream of a reader that falls more than 1 MiB behind; it resumes after the last event it took', async () => {
       const c = await t.caller();
       const count = Math.ceil(BEHIND_BYTES / LARGEST_CHANGE_BYTES[o.service]);

@@ -273,6 +273,12 @@ export class StreamHub {
           headers: { 'Retry-After': String(RETRY_AFTER_SECONDS) },
         });
       }
+      // A client that left before the slot was taken: its 'close' has come and gone, and nothing
+      // would release the slot or drop the stream.
+      if (res.closed) {
+        this.slots.release(stream.account, stream.slot);
+        return;
+      }
       // Listed (and listening) before the first read, so a change committed meanwhile wakes it.
       this.add(stream);
       res.on('close', () => this.remove(stream));
