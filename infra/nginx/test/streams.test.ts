@@ -1,9 +1,11 @@
 import { SERVICES, STREAM_PATHS, openEventStream, openPausedStream, pollUntil, rssMb, writeLargestChanges, type Service } from '@app/devstack';
+import { oauthClient } from './oauth-flow.js';
 import { startStack, type Stack } from './stack.js';
 
 /**
  * The live change streams as the service processes run them (DESIGN.md "Live change streams"):
- * what a stream costs its process whatever its reader does, measured as the processes' RSS.
+ * what a stream costs its process whatever its reader does, measured as the processes' RSS, and a
+ * revoked OAuth access token ending its streams.
  */
 let stack: Stack;
 const RELAXED = { RATE_LIMIT_PER_MINUTE: '100000', RATE_LIMIT_READS_PER_MINUTE: '100000', RATE_LIMIT_WRITES_PER_MINUTE: '100000', RATE_LIMIT_NETWORK_PER_MINUTE: '100000' };
@@ -71,4 +73,25 @@ describe('a stream costs its process a bounded amount whatever its reader does',
     }
     expect(rounds[1]!.after).toBeLessThanOrEqual(rounds[1]!.before * 1.1);
   }, 240_000);
+});
+
+describe('an OAuth access token revoked (RFC 7009)', () => {
+  it.each(SERVICES)('%s: ends its streams within a second', async (svc) => {
+    const { cookie } = await stack.admin(svc, 'create-session', '--account', await newAccount(svc));
+    const client = await oauthClient(stack.gateway, svc);
+    const tokens = await client.connect(cookie as string);
+    const stream = await openEventStream(`${stack.gateway}${STREAM_PATHS[svc]}`, { Authorization: `Bearer ${tokens.access_token}` });
+    expect(stream.status).toBe(200);
+    await stream.until((s) => s.blocks.length > 0);
+    const revoked = Date.now();
+    const answer = await fetch(`${stack.gateway}/oauth/${svc}/revoke`, {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/x-www-form-urlencoded' },
+      body: new URLSearchParams({ client_id: client.clientId, token: tokens.access_token }),
+    });
+    expect(answer.status).toBe(200);
+    const ended = await Promise.race([stream.ended, sleep(5000).then(() => Infinity)]);
+    stream.close();
+    expect(ended - revoked).toBeLessThan(1000);
+  });
 });

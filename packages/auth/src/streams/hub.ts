@@ -97,7 +97,8 @@ class Stream {
     readonly res: Response,
     readonly reader: FeedReader,
     readonly account: string,
-    readonly credentialId: string,
+    /** What revoking ends it: its key, session or OAuth grant, and an OAuth access token itself. */
+    readonly credentials: readonly string[],
     start: string | undefined,
   ) {
     this.cursor = start;
@@ -267,7 +268,8 @@ export class StreamHub {
       const caller = req.caller!;
       const start = typeof req.query.cursor === 'string' ? req.query.cursor : req.get('last-event-id') || undefined;
       const reader = await feed(req);
-      const stream = new Stream(this, res, reader, caller.accountId, caller.credentialId, start);
+      const credentials = caller.oauth ? [caller.credentialId, caller.oauth.tokenId] : [caller.credentialId];
+      const stream = new Stream(this, res, reader, caller.accountId, credentials, start);
       if (!(await this.slots.take(stream.account, stream.slot))) {
         throw new AppError(429, 'too_many_streams', `At most ${this.o.maxPerAccount} streams may be open per account; close one or retry later`, {
           headers: { 'Retry-After': String(RETRY_AFTER_SECONDS) },
@@ -328,7 +330,7 @@ export class StreamHub {
     if (this.streams.size === 0) this.startTimers();
     this.streams.add(stream);
     addTo(this.byKey, stream.reader.key, stream);
-    addTo(this.byCredential, stream.credentialId, stream);
+    for (const id of stream.credentials) addTo(this.byCredential, id, stream);
   }
 
   private remove(stream: Stream): void {
@@ -338,7 +340,7 @@ export class StreamHub {
     clearTimeout(stream.expiry);
     this.streams.delete(stream);
     if (removeFrom(this.byKey, stream.reader.key, stream)) this.watches.unwatch(stream.reader.key);
-    removeFrom(this.byCredential, stream.credentialId, stream);
+    for (const id of stream.credentials) removeFrom(this.byCredential, id, stream);
     this.slots.release(stream.account, stream.slot);
     if (this.streams.size === 0) {
       for (const timer of this.timers) clearInterval(timer);
