@@ -17,15 +17,15 @@ export interface GatewayVars extends Upstreams {
   /** The gateway's local flood guard in front of meetings (the 180-a-minute cap is the service's). */
   MEETINGS_GUARD_RATE?: string;
   MEETINGS_GUARD_BURST?: number;
+  /** The gateway's per-address guard of /mcp/<service> (each service also counts MCP requests per account). */
+  MCP_GUARD_RATE?: string;
+  MCP_GUARD_BURST?: number;
   /** Proxies in front of the gateway whose X-Forwarded-For names the client (a comma list); none by default. */
   TRUSTED_PROXIES?: string;
 }
 
-/**
- * Looser than the meetings service's own cap (180 a minute per address, shared over Redis) even
- * across one of its window boundaries, so in normal use the service answers first.
- */
-const MEETINGS_GUARD = GATEWAY_GUARDS;
+/** Ten MCP requests a second per address after a burst of 120: an assistant's pace, not a flood's. */
+const MCP_GUARD = { MCP_GUARD_RATE: '600r/m', MCP_GUARD_BURST: 120 } as const;
 
 /** No proxy in front: `unix:` names no peer the gateway can have (see the template). */
 const NO_TRUSTED_PROXIES = 'unix:';
@@ -38,7 +38,7 @@ const NO_TRUSTED_PROXIES = 'unix:';
  */
 function renderGateway(vars: GatewayVars): string {
   const template = readFileSync(join(repoRoot, 'infra', 'nginx', 'templates', 'gateway.conf.template'), 'utf8');
-  const all: Record<string, string | number | undefined> = { ...MEETINGS_GUARD, ...vars, TRUSTED_PROXIES: vars.TRUSTED_PROXIES || NO_TRUSTED_PROXIES };
+  const all: Record<string, string | number | undefined> = { ...GATEWAY_GUARDS, ...MCP_GUARD, ...vars, TRUSTED_PROXIES: vars.TRUSTED_PROXIES || NO_TRUSTED_PROXIES };
   const value = (name: string) => (all[name] === undefined ? undefined : String(all[name]));
   const variable = /\$\{([A-Z_]+)\}/g;
   return template
