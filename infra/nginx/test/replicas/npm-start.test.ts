@@ -1,9 +1,9 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, lstatSync, readlinkSync, mkdtempSync, readFileSync, readdirSync, rmSync, symlinkSync } from 'node:fs';
-import { createServer } from 'node:net';
+import { createServer, type Server } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { freePort, repoRoot, waitForPort } from '@app/devstack';
+import { canListen, freePort, repoRoot, waitForPort } from '@app/devstack';
 import { tally } from './metrics.js';
 
 /**
@@ -21,18 +21,11 @@ let stdout = '';
 let stderr = '';
 const ports = { gateway: 0, tasks: 0, meetings: 0, clipboard: 0, redis: 0, postgres: 0 };
 
-const listenable = (port: number) =>
-  new Promise<boolean>((resolve) => {
-    const srv = createServer();
-    srv.once('error', () => resolve(false));
-    srv.listen(port, '127.0.0.1', () => srv.close(() => resolve(true)));
-  });
-
 /** A free port whose neighbour ten up (the second instance's) is free too. */
 async function freeBase(): Promise<number> {
   for (;;) {
     const port = await freePort();
-    if (port + 10 <= 65535 && (await listenable(port + 10))) return port;
+    if (port + 10 <= 65535 && (await canListen(port + 10))) return port;
   }
 }
 
@@ -67,6 +60,15 @@ function alive(pid: number): boolean {
     return stat.slice(stat.lastIndexOf(')') + 2)[0] !== 'Z';
   } catch {
     return false;
+  }
+}
+
+/** A process's command line as `ps` shows it (nginx names its master and workers there). */
+function command(pid: number): string {
+  try {
+    return readFileSync(`/proc/${pid}/cmdline`, 'utf8').replaceAll('\0', ' ').trim();
+  } catch {
+    return '';
   }
 }
 
@@ -191,6 +193,22 @@ describe('npm start -- --replicas 2', () => {
     expect((await gw('/api/v1/tasks')).status).toBe(401);
   });
 
+  it('restarts the gateway when nginx dies (its orphaned workers go with it), and the gateway serves again', async () => {
+    const nginx = (role: string) => descendants(start.pid!).filter((pid) => command(pid).startsWith(`nginx: ${role}`));
+    const [master] = nginx('master');
+    const workers = nginx('worker');
+    expect(master).toBeDefined();
+    expect(workers.length).toBeGreaterThan(0);
+    const logged = stderr.length;
+    process.kill(master!, 'SIGKILL');
+    await until('the gateway restart line', () => stderr.slice(logged).includes('gateway exited (code null, signal SIGKILL); restarting in 1s'), 10000);
+    await until('the gateway to be back', () => stderr.slice(logged).includes('gateway is back'), 30000);
+    expect((await gw('/api/v1/tasks')).status).toBe(401);
+    expect(nginx('master')).not.toContain(master);
+    expect(workers.filter(alive)).toEqual([]);
+    expect(stderr.slice(logged)).not.toContain('could not bind');
+  });
+
   it('stops everything on Ctrl-C and leaves no process behind', async () => {
     const pids = descendants(start.pid!);
     // 6 services, nginx (a master and its workers), redis-server, Postgres and its workers.
@@ -204,7 +222,7 @@ describe('npm start -- --replicas 2', () => {
     await until('every child to be gone', () => pids.every((pid) => !alive(pid)), 5000);
     console.log(`npm start: Ctrl-C stopped ${pids.length} processes in ${stopMs} ms`);
     for (const port of [ports.gateway, ports.tasks, ports.tasks + 10, ports.meetings, ports.clipboard + 10, ports.redis, ports.postgres]) {
-      expect(await listenable(port)).toBe(true);
+      expect(await canListen(port)).toBe(true);
     }
     expect(existsSync(join(dataDir, 'runtime.json'))).toBe(false);
     // In order: the services had drained and closed their pools before Postgres went away.
@@ -228,6 +246,43 @@ describe('npm start refuses bad replica settings with one line', () => {
     const { code, stderr: err } = await run(['--replicas', n], { PATH: process.env.PATH });
     expect(code).toBe(2);
     expect(err.trim().split('\n')).toEqual([`--replicas must be a whole number from 1 to 8, got "${n}"`]);
+  });
+
+  it('stops before starting anything when a port it needs is taken, naming the port, its holder and the variable that moves it', async () => {
+    // Another program on the gateway's port and on the second tasks instance's (TASKS_PORT + 10).
+    const held = [await freePort(), await freeBase()];
+    const holders = await Promise.all(held.map((port, i) => new Promise<Server>((resolve) => {
+      const srv = createServer();
+      srv.listen(i === 0 ? port : port + 10, '0.0.0.0', () => resolve(srv));
+    })));
+    const own = mkdtempSync(join(tmpdir(), 'npm-start-taken-'));
+    try {
+      const env = { ...process.env, DATA_DIR: own, GATEWAY_PORT: String(held[0]), TASKS_PORT: String(held[1]), MEETINGS_PORT: String(await freeBase()), CLIPBOARD_PORT: String(await freeBase()), HOST: '127.0.0.1' };
+      delete env.DATABASE_URL;
+      const child = spawn(process.execPath, [join(repoRoot, 'packages', 'devstack', 'dist', 'start.js'), '--replicas', '2'], { env, detached: true });
+      let out = '';
+      let err = '';
+      child.stdout.on('data', (c: Buffer) => (out += c.toString()));
+      child.stderr.on('data', (c: Buffer) => (err += c.toString()));
+      const code = await new Promise<number | null>((resolve) => {
+        // Bounded: a start that goes on past the taken ports is stopped and fails the test.
+        const timer = setTimeout(() => process.kill(-child.pid!, 'SIGKILL'), 60000);
+        child.once('exit', (c) => (clearTimeout(timer), resolve(c)));
+      });
+      console.log(`npm start with ports ${held[0]} and ${held[1] + 10} taken: exit ${code}\n${err}`);
+      const here = `pid ${process.pid} (${readFileSync('/proc/self/comm', 'utf8').trim()}, in ${process.cwd()})`;
+      expect(err.trim().split('\n')).toEqual([
+        `port ${held[0]} is taken by ${here}: the gateway listens there; stop that program or set GATEWAY_PORT to a free port`,
+        `port ${held[1] + 10} is taken by ${here}: tasks instance 2 (TASKS_PORT + 10) listens there; stop that program or set TASKS_PORT to a free port`,
+        'npm start stopped before starting anything.',
+      ]);
+      expect(code).toBe(1);
+      expect(out).not.toContain('ready:');
+      expect(existsSync(join(own, 'pg'))).toBe(false);
+    } finally {
+      for (const srv of holders) srv.close();
+      rmSync(own, { recursive: true, force: true });
+    }
   });
 
   it('--replicas 2 without Redis (no REDIS_URL, no redis-server on PATH)', async () => {
