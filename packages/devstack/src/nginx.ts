@@ -52,6 +52,16 @@ function renderGateway(vars: GatewayVars): string {
     .join('\n');
 }
 
+/** The nginx image's start-up check of TRUSTED_PROXIES (compose and Kubernetes run it too). */
+export const trustedProxiesCheck = join(repoRoot, 'infra', 'nginx', 'entrypoint', '15-trusted-proxies.sh');
+
+/** Passes on the check's warning about a trusted range wider than a /16 (it never stops the start). */
+function warnOfWideTrustedProxies(trusted: string | undefined): void {
+  if (!trusted) return;
+  const check = spawnSync('sh', [trustedProxiesCheck], { env: { PATH: process.env.PATH, TRUSTED_PROXIES: trusted }, encoding: 'utf8' });
+  if (check.stderr) process.stderr.write(check.stderr);
+}
+
 export interface RunningNginx {
   url: string;
   stop(): Promise<void>;
@@ -118,6 +128,7 @@ export async function startNginx(dir: string, vars: GatewayVars): Promise<Runnin
   if (!bin) return undefined;
   mkdirSync(dir, { recursive: true });
   writeFileSync(join(dir, 'gateway.conf'), renderGateway(vars));
+  warnOfWideTrustedProxies(vars.TRUSTED_PROXIES);
   let failStart: ((err: Error) => void) | undefined;
   const exited = new Promise<never>((_, reject) => (failStart = reject));
   exited.catch(() => {});
