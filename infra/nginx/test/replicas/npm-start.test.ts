@@ -1,5 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { existsSync, lstatSync, readlinkSync, mkdtempSync, readFileSync, readdirSync, rmSync, symlinkSync } from 'node:fs';
+import { existsSync, lstatSync, mkdirSync, readlinkSync, mkdtempSync, readFileSync, readdirSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -236,7 +236,7 @@ describe('npm start -- --replicas 2', () => {
 describe('npm start refuses bad replica settings with one line', () => {
   const run = (args: string[], env: NodeJS.ProcessEnv) =>
     new Promise<{ code: number | null; stderr: string }>((resolve) => {
-      const child = spawn(process.execPath, [join(repoRoot, 'packages', 'devstack', 'dist', 'start.js'), ...args], { env: { ...env, DATA_DIR: dataDir } });
+      const child = spawn(process.execPath, [join(repoRoot, 'packages', 'devstack', 'dist', 'start.js'), ...args], { env: { DATA_DIR: dataDir, ...env } });
       let err = '';
       child.stderr.on('data', (c: Buffer) => (err += c.toString()));
       child.once('exit', (code) => resolve({ code, stderr: err }));
@@ -281,6 +281,23 @@ describe('npm start refuses bad replica settings with one line', () => {
       expect(existsSync(join(own, 'pg'))).toBe(false);
     } finally {
       for (const srv of holders) srv.close();
+      rmSync(own, { recursive: true, force: true });
+    }
+  });
+
+  it('says so, and stops, when .data/pg was made by another major of PostgreSQL (the embedded server was 17 before)', async () => {
+    const own = mkdtempSync(join(tmpdir(), 'npm-start-pg17-'));
+    try {
+      mkdirSync(join(own, 'pg'));
+      writeFileSync(join(own, 'pg', 'PG_VERSION'), '17\n');
+      const env = { ...process.env, DATA_DIR: own, GATEWAY_PORT: String(await freePort()), TASKS_PORT: String(await freePort()), MEETINGS_PORT: String(await freePort()), CLIPBOARD_PORT: String(await freePort()), EMBEDDED_PG_PORT: String(await freePort()) };
+      delete env.DATABASE_URL;
+      const { code, stderr: err } = await run([], env);
+      expect(code).toBe(1);
+      const pg = join(own, 'pg');
+      expect(err).toContain(`start failed: the Postgres data in ${pg} was made by PostgreSQL 17, which this embedded PostgreSQL 15 cannot open. Move it aside to start afresh (mv ${pg} ${pg}-pg17)`);
+      expect(readFileSync(join(pg, 'PG_VERSION'), 'utf8')).toBe('17\n');
+    } finally {
       rmSync(own, { recursive: true, force: true });
     }
   });
