@@ -1,5 +1,5 @@
 import { execFile, spawn } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { promisify } from 'node:util';
@@ -76,6 +76,34 @@ describe('admin backup and restore', () => {
     }
     // Nothing is pending after a restore of the latest schema.
     expect(await adminProcess(t.databaseUrl, 'migrate')).toEqual({ service: 'tasks', applied: [], reverted: [] });
+  }, 120_000);
+
+  it('refuses a truncated backup with a non-zero exit and leaves the data exactly as it was', async () => {
+    await t.http().post('/api/v1/tasks').set('Authorization', c.auth).send({ title: 'In the backup' }).expect(201);
+    const out = join(dir, 'whole.dump');
+    const { pgDump } = await adminProcess(t.databaseUrl, 'backup', '--out', out);
+    // Written after the backup: a restore that went through would remove it.
+    await t.http().post('/api/v1/tasks').set('Authorization', c.auth).send({ title: 'Since the backup' }).expect(201);
+    const before = (await t.http().get('/api/v1/tasks?view=all').set('Authorization', c.auth).expect(200)).body;
+    const whole = readFileSync(out);
+    const cut = join(dir, 'cut.dump');
+    // The table of contents comes first and the table data after it: cut the last data short,
+    // so that the archive still lists and fails only once restoring has begun.
+    const kept = whole.length - 256;
+    writeFileSync(cut, whole.subarray(0, kept));
+    await run(join(dirname(pgDump as string), 'pg_restore'), ['--list', cut]);
+
+    const failed = await adminProcess(t.databaseUrl, 'restore', '--in', cut).then(
+      () => undefined,
+      (err: { code?: number; stderr?: string }) => err,
+    );
+    console.log(`restore of ${cut} (${kept} of ${whole.length} bytes): exit ${failed?.code}, ${failed?.stderr?.trim()}`);
+    expect(failed?.code).not.toBe(0);
+    const after = await t.http().get('/api/v1/tasks?view=all').set('Authorization', c.auth);
+    expect(after.status).toBe(200);
+    expect(after.body).toEqual(before);
+    expect(after.body.items.map((task: { title: string }) => task.title)).toEqual(expect.arrayContaining(['In the backup', 'Since the backup']));
+    expect(failed?.stderr).toMatch(/^admin tasks: restore failed, nothing changed: the archive could not be read to its end: /);
   }, 120_000);
 
   it('refuses a restore of a missing file and a backup without --out, with one line', async () => {
