@@ -53,7 +53,7 @@ function renderGateway(vars: GatewayVars): string {
 }
 
 /** The nginx image's start-up check of TRUSTED_PROXIES (compose and Kubernetes run it too). */
-export const trustedProxiesCheck = join(repoRoot, 'infra', 'nginx', 'entrypoint', '15-trusted-proxies.sh');
+const trustedProxiesCheck = join(repoRoot, 'infra', 'nginx', 'entrypoint', '15-trusted-proxies.sh');
 
 /** Passes on the check's warning about a trusted range wider than a /16 (it never stops the start). */
 function warnOfWideTrustedProxies(trusted: string | undefined): void {

@@ -234,13 +234,28 @@ describe('npm start -- --replicas 2', () => {
 });
 
 describe('npm start refuses bad replica settings with one line', () => {
+  /** start.js run to its exit; bounded: one that goes on (past a check it should stop at) is killed. */
   const run = (args: string[], env: NodeJS.ProcessEnv) =>
-    new Promise<{ code: number | null; stderr: string }>((resolve) => {
-      const child = spawn(process.execPath, [join(repoRoot, 'packages', 'devstack', 'dist', 'start.js'), ...args], { env: { DATA_DIR: dataDir, ...env } });
+    new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve) => {
+      const child = spawn(process.execPath, [join(repoRoot, 'packages', 'devstack', 'dist', 'start.js'), ...args], { env: { DATA_DIR: dataDir, ...env }, detached: true });
+      let out = '';
       let err = '';
+      child.stdout.on('data', (c: Buffer) => (out += c.toString()));
       child.stderr.on('data', (c: Buffer) => (err += c.toString()));
-      child.once('exit', (code) => resolve({ code, stderr: err }));
+      const timer = setTimeout(() => process.kill(-child.pid!, 'SIGKILL'), 60000);
+      child.once('exit', (code) => {
+        clearTimeout(timer);
+        resolve({ code, stdout: out, stderr: err });
+      });
     });
+
+  /** Settings for a run of start.js on free ports (`ports` override), with its data in `dir`. */
+  const freshRun = async (dir: string, ports: Record<string, number> = {}): Promise<NodeJS.ProcessEnv> => {
+    const env: NodeJS.ProcessEnv = { ...process.env, DATA_DIR: dir, HOST: '127.0.0.1', EMBEDDED_PG_PORT: String(await freePort()) };
+    for (const name of ['GATEWAY_PORT', 'TASKS_PORT', 'MEETINGS_PORT', 'CLIPBOARD_PORT']) env[name] = String(ports[name] ?? (await freeBase()));
+    delete env.DATABASE_URL;
+    return env;
+  };
 
   it.each([['9'], ['0'], ['two'], ['1.5']])('--replicas %s', async (n) => {
     const { code, stderr: err } = await run(['--replicas', n], { PATH: process.env.PATH });
@@ -250,30 +265,21 @@ describe('npm start refuses bad replica settings with one line', () => {
 
   it('stops before starting anything when a port it needs is taken, naming the port, its holder and the variable that moves it', async () => {
     // Another program on the gateway's port and on the second tasks instance's (TASKS_PORT + 10).
-    const held = [await freePort(), await freeBase()];
-    const holders = await Promise.all(held.map((port, i) => new Promise<Server>((resolve) => {
-      const srv = createServer();
-      srv.listen(i === 0 ? port : port + 10, '0.0.0.0', () => resolve(srv));
-    })));
+    const [gatewayPort, tasksPort] = [await freePort(), await freeBase()];
+    const holders = await Promise.all(
+      [gatewayPort, tasksPort + 10].map((port) => new Promise<Server>((resolve) => {
+        const srv = createServer();
+        srv.listen(port, '0.0.0.0', () => resolve(srv));
+      })),
+    );
     const own = mkdtempSync(join(tmpdir(), 'npm-start-taken-'));
     try {
-      const env = { ...process.env, DATA_DIR: own, GATEWAY_PORT: String(held[0]), TASKS_PORT: String(held[1]), MEETINGS_PORT: String(await freeBase()), CLIPBOARD_PORT: String(await freeBase()), HOST: '127.0.0.1' };
-      delete env.DATABASE_URL;
-      const child = spawn(process.execPath, [join(repoRoot, 'packages', 'devstack', 'dist', 'start.js'), '--replicas', '2'], { env, detached: true });
-      let out = '';
-      let err = '';
-      child.stdout.on('data', (c: Buffer) => (out += c.toString()));
-      child.stderr.on('data', (c: Buffer) => (err += c.toString()));
-      const code = await new Promise<number | null>((resolve) => {
-        // Bounded: a start that goes on past the taken ports is stopped and fails the test.
-        const timer = setTimeout(() => process.kill(-child.pid!, 'SIGKILL'), 60000);
-        child.once('exit', (c) => (clearTimeout(timer), resolve(c)));
-      });
-      console.log(`npm start with ports ${held[0]} and ${held[1] + 10} taken: exit ${code}\n${err}`);
+      const { code, stdout: out, stderr: err } = await run(['--replicas', '2'], await freshRun(own, { GATEWAY_PORT: gatewayPort, TASKS_PORT: tasksPort }));
+      console.log(`npm start with ports ${gatewayPort} and ${tasksPort + 10} taken: exit ${code}\n${err}`);
       const here = `pid ${process.pid} (${readFileSync('/proc/self/comm', 'utf8').trim()}, in ${process.cwd()})`;
       expect(err.trim().split('\n')).toEqual([
-        `port ${held[0]} is taken by ${here}: the gateway listens there; stop that program or set GATEWAY_PORT to a free port`,
-        `port ${held[1] + 10} is taken by ${here}: tasks instance 2 (TASKS_PORT + 10) listens there; stop that program or set TASKS_PORT to a free port`,
+        `port ${gatewayPort} is taken by ${here}: the gateway listens there; stop that program or set GATEWAY_PORT to a free port`,
+        `port ${tasksPort + 10} is taken by ${here}: tasks instance 2 (TASKS_PORT + 10) listens there; stop that program or set TASKS_PORT to a free port`,
         'npm start stopped before starting anything.',
       ]);
       expect(code).toBe(1);
@@ -290,9 +296,7 @@ describe('npm start refuses bad replica settings with one line', () => {
     try {
       mkdirSync(join(own, 'pg'));
       writeFileSync(join(own, 'pg', 'PG_VERSION'), '17\n');
-      const env = { ...process.env, DATA_DIR: own, GATEWAY_PORT: String(await freePort()), TASKS_PORT: String(await freePort()), MEETINGS_PORT: String(await freePort()), CLIPBOARD_PORT: String(await freePort()), EMBEDDED_PG_PORT: String(await freePort()) };
-      delete env.DATABASE_URL;
-      const { code, stderr: err } = await run([], env);
+      const { code, stderr: err } = await run([], await freshRun(own));
       expect(code).toBe(1);
       const pg = join(own, 'pg');
       expect(err).toContain(`start failed: the Postgres data in ${pg} was made by PostgreSQL 17, which this embedded PostgreSQL 15 cannot open. Move it aside to start afresh (mv ${pg} ${pg}-pg17)`);

@@ -146,8 +146,8 @@ async function restoreInOneTransaction(pgRestore: string, psql: string, args: st
     stdio: ['pipe', 'ignore', 'pipe'],
   });
   const [scriptError, applyError] = [stderrOf(script), stderrOf(apply)];
-  apply.stdin!.on('error', () => {}); // psql stopped at an error: its exit says which
-  script.stdout!.pipe(apply.stdin!, { end: false });
+  apply.stdin.on('error', () => {}); // psql stopped at an error: its exit says which
+  script.stdout.pipe(apply.stdin, { end: false });
   const scriptDone = new Promise<number | null>((resolve) => script.once('close', resolve));
   const applyDone = new Promise<number | null>((resolve) => apply.once('close', resolve));
   const first = await Promise.race([scriptDone.then((code) => ({ script: code })), applyDone.then((code) => ({ apply: code }))]);
@@ -160,7 +160,7 @@ async function restoreInOneTransaction(pgRestore: string, psql: string, args: st
     await applyDone;
     throw new AdminError(`restore failed, nothing changed: the archive could not be read to its end: ${scriptError()}`);
   }
-  apply.stdin!.end();
+  apply.stdin.end();
   const code = await applyDone;
   if (code !== 0) throw new AdminError(`restore failed, nothing changed: ${applyError() || `psql exited with code ${code}`}`);
 }
