@@ -125,10 +125,13 @@ beforeAll(async () => {
 
 afterAll(async () => {
   if (start?.exitCode === null) {
-    try {
-      process.kill(-start.pid!, 'SIGKILL');
-    } catch {
-      // already gone
+    // Its process group, and nginx's (a group of its own, see spawnNginx).
+    for (const pid of [-start.pid!, ...descendants(start.pid!)]) {
+      try {
+        process.kill(pid, 'SIGKILL');
+      } catch {
+        // already gone
+      }
     }
   }
   // Under root the cluster lives outside DATA_DIR, behind the pg symlink: remove it too.
