@@ -7,14 +7,16 @@ export const k8sTemplatePath = join(repoRoot, 'infra', 'k8s', 'base', 'gateway-t
 /**
  * The gateway template as a Kubernetes ConfigMap. kustomize loads files only from below the
  * kustomization, so infra/k8s carries this generated copy of infra/nginx/templates/
- * gateway.conf.template and of the main config infra/nginx/nginx.conf; the gateway tests fail when the two differ.
+ * gateway.conf.template, of the main config infra/nginx/nginx.conf and of the entrypoint's
+ * TRUSTED_PROXIES check; the gateway tests fail when they differ.
  */
 export function renderGatewayConfigMap(): string {
   const indent = (file: string) =>
     readFileSync(join(repoRoot, 'infra', 'nginx', file), 'utf8').split('\n').map((line) => (line ? `    ${line}` : '')).join('\n').replace(/\n+$/, '');
   return [
-    '# Generated from infra/nginx/templates/gateway.conf.template and infra/nginx/nginx.conf by',
-    '# `node packages/devstack/dist/k8s-gateway.js`; do not edit by hand.',
+    '# Generated from infra/nginx/templates/gateway.conf.template, infra/nginx/nginx.conf and',
+    '# infra/nginx/entrypoint/15-trusted-proxies.sh by `node packages/devstack/dist/k8s-gateway.js`;',
+    '# do not edit by hand.',
     'apiVersion: v1',
     'kind: ConfigMap',
     'metadata:',
@@ -24,6 +26,8 @@ export function renderGatewayConfigMap(): string {
     indent('templates/gateway.conf.template'),
     '  nginx.conf: |',
     indent('nginx.conf'),
+    '  15-trusted-proxies.sh: |',
+    indent('entrypoint/15-trusted-proxies.sh'),
     '',
   ].join('\n');
 }
