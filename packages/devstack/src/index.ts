@@ -1,4 +1,4 @@
-export { freePort, waitForPort } from './ports.js';
+export { canListen, freePort, waitForPort } from './ports.js';
 export { startEmbeddedPostgres, createDatabase, dropDatabase, type RunningPostgres } from './postgres.js';
 export { startRedis, findExecutable, rssMb, stopChild, systemPackages, type RunningRedis } from './processes.js';
 export { startNginx, startTlsTerminator, repoRoot, type TlsTerminator } from './nginx.js';

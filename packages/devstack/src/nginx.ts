@@ -6,6 +6,7 @@ import { findExecutable, stopChild } from './processes.js';
 import { waitForPort } from './ports.js';
 import { repoRoot } from './root.js';
 import { GATEWAY_GUARDS, type Service } from './services.generated.js';
+import { Supervised } from './supervisor.js';
 
 export { repoRoot } from './root.js';
 
@@ -51,10 +52,23 @@ function renderGateway(vars: GatewayVars): string {
     .join('\n');
 }
 
+/** The nginx image's start-up check of TRUSTED_PROXIES (compose and Kubernetes run it too). */
+const trustedProxiesCheck = join(repoRoot, 'infra', 'nginx', 'entrypoint', '15-trusted-proxies.sh');
+
+/** Passes on the check's warning about a trusted range wider than a /16 (it never stops the start). */
+function warnOfWideTrustedProxies(trusted: string | undefined): void {
+  if (!trusted) return;
+  const check = spawnSync('sh', [trustedProxiesCheck], { env: { PATH: process.env.PATH, TRUSTED_PROXIES: trusted }, encoding: 'utf8' });
+  if (check.stderr) process.stderr.write(check.stderr);
+}
+
 export interface RunningNginx {
   url: string;
   stop(): Promise<void>;
-  process: ChildProcess;
+  /** The current master process (a new one after each supervised restart). */
+  readonly process: ChildProcess;
+  /** From now on an exit stop() did not ask for restarts nginx after a backoff, logged through `log`. */
+  supervise(restart: { log(line: string): void }): void;
 }
 
 /** The containers' JSON access log format (infra/nginx/nginx.conf), so every gateway logs alike. */
@@ -91,21 +105,53 @@ function spawnNginx(bin: string, dir: string, workers: string, http: string[], g
     ].join('\n'),
   );
   // `user` is only honoured when started as root; nobody can read the prefix in /tmp or .data.
-  return spawn(bin, ['-p', dir, '-c', join(dir, 'nginx.conf'), '-g', 'daemon off; user root;'], { stdio: ['ignore', 'ignore', 'inherit'] });
+  // A process group of its own: the workers of a master that dies (SIGKILL, a crash) live on,
+  // holding the port a restarted master needs, so they go with it.
+  const child = spawn(bin, ['-p', dir, '-c', join(dir, 'nginx.conf'), '-g', 'daemon off; user root;'], { stdio: ['ignore', 'ignore', 'inherit'], detached: true });
+  child.once('exit', () => {
+    try {
+      process.kill(-child.pid!, 'SIGKILL');
+    } catch {
+      // no worker left
+    }
+  });
+  return child;
 }
 
 /**
  * Starts nginx in the foreground with a prefix directory of its own (`dir`), serving the
- * rendered gateway. Returns undefined when nginx is not installed.
+ * rendered gateway; rejects when it exits while starting (its own error line is on stderr).
+ * Returns undefined when nginx is not installed.
  */
 export async function startNginx(dir: string, vars: GatewayVars): Promise<RunningNginx | undefined> {
   const bin = findExecutable('nginx');
   if (!bin) return undefined;
   mkdirSync(dir, { recursive: true });
   writeFileSync(join(dir, 'gateway.conf'), renderGateway(vars));
-  const child = spawnNginx(bin, dir, 'auto', ['keepalive_timeout 65s;', `include ${join(dir, 'gateway.conf')};`]);
-  await waitForPort(vars.GATEWAY_PORT, 10000);
-  return { url: `http://127.0.0.1:${vars.GATEWAY_PORT}`, stop: () => stopChild(child), process: child };
+  warnOfWideTrustedProxies(vars.TRUSTED_PROXIES);
+  let failStart: ((err: Error) => void) | undefined;
+  const exited = new Promise<never>((_, reject) => (failStart = reject));
+  exited.catch(() => {});
+  const nginx = new Supervised('gateway', {
+    spawn: () => spawnNginx(bin, dir, 'auto', ['keepalive_timeout 65s;', `include ${join(dir, 'gateway.conf')};`]),
+    ready: () => waitForPort(vars.GATEWAY_PORT, 10000),
+    onExit: (code, signal) => failStart?.(new Error(`nginx exited (code ${code}, signal ${signal}) while starting the gateway on port ${vars.GATEWAY_PORT}`)),
+  });
+  try {
+    await Promise.race([waitForPort(vars.GATEWAY_PORT, 10000), exited]);
+  } catch (err) {
+    await nginx.stop();
+    throw err;
+  }
+  failStart = undefined;
+  return {
+    url: `http://127.0.0.1:${vars.GATEWAY_PORT}`,
+    stop: () => nginx.stop(),
+    get process() {
+      return nginx.process;
+    },
+    supervise: (restart) => nginx.supervise(restart),
+  };
 }
 
 export interface TlsTerminator {
