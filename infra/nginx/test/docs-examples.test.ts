@@ -82,8 +82,8 @@ function run(command: string, argv: string[], example: Example): Promise<void> {
     const fail = (why: string) => reject(new Error(`${example.where}: ${why}\n${output}`));
     const timer = setTimeout(() => {
       child.kill('SIGKILL');
-      fail(example.until ? `"${example.until}" did not appear within 20 s` : 'still running after 20 s');
-    }, 20000);
+      fail(example.until ? `"${example.until}" did not appear within 45 s` : 'still running after 45 s');
+    }, 45000);
     const read = (d: Buffer) => {
       output += d.toString();
       if (example.until && output.includes(example.until)) {
@@ -141,5 +141,5 @@ describe('the runnable examples of README.md and docs/', () => {
 
   it.each(examples.map((e) => [e.where, e] as const))('%s', async (_where, example) => {
     await runExample(example);
-  }, 30000);
+  }, 60000);
 });
