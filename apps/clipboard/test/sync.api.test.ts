@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { cursorSigner } from '@app/auth/streams';
 import { startTestApp, type Caller, type TestApp } from './helpers/harness.js';
 import { HIGH_LIMITS, addItems, listAll } from './helpers/factories.js';
 
@@ -8,7 +9,10 @@ beforeAll(async () => {
 });
 afterAll(() => t.close());
 
-const cursorOf = (seq: number) => Buffer.from(`v1:${seq}`).toString('base64url');
+/** A cursor as it was before cursors were signed (what a client can make for any seq). */
+const unsigned = (seq: number) => Buffer.from(`v1:${seq}`).toString('base64url');
+/** The service's own cursor of `c` at `seq` (its signer, sync.service.ts), for positions a test sets up. */
+const cursorOf = (c: Caller, seq: number) => cursorSigner('clipboard', 'changes').sign(unsigned(seq), c.accountId);
 const text = (content: string) => ({ type: 'text', content, source: 'desktop' });
 
 function pull(c: Caller, query = '') {
@@ -73,10 +77,23 @@ describe('GET /api/clipboard/pull', () => {
     }
   });
 
+  it('answers 400 for a cursor re-encoded with another position, with a byte flipped or of another account: cursors are signed', async () => {
+    const c = await t.caller();
+    const other = await t.caller();
+    await addItems(t, c, ['one', 'two']);
+    const cursor: string = (await pull(c, '?limit=1')).body.cursor;
+    const seq = Number(/^v1:(\d+)/.exec(Buffer.from(cursor.split('.')[0]!, 'base64url').toString())![1]);
+    const flipped = `${cursor.slice(0, 2)}${cursor[2] === 'A' ? 'B' : 'A'}${cursor.slice(3)}`;
+    for (const bad of [unsigned(seq + 1), unsigned(seq - 1), flipped, cursorOf(other, seq)]) {
+      const res = await pull(c, `?cursor=${encodeURIComponent(bad)}`).expect(400);
+      expect(res.body).toEqual({ error: expect.stringMatching(/cursor/) });
+    }
+  });
+
   it('answers 410 for a cursor ahead of the log', async () => {
     const c = await t.caller();
     await addItems(t, c, ['x']);
-    const res = await pull(c, `?cursor=${cursorOf(999)}`).expect(410);
+    const res = await pull(c, `?cursor=${cursorOf(c, 999)}`).expect(410);
     expect(res.body.error).toMatch(/full resync/);
   });
 
@@ -147,7 +164,7 @@ describe('POST /api/clipboard/sync', () => {
     const baseSeq = created.body.results[0].seq;
     const winner = await sync(c, { changes: [change('item', 'upsert', id, text('v2 from A'), { baseSeq })] }).expect(200);
     expect(winner.body.results[0].status).toBe('applied');
-    const loser = await sync(c, { cursor: cursorOf(baseSeq), changes: [change('item', 'upsert', id, text('v2 from B'), { baseSeq })] }).expect(200);
+    const loser = await sync(c, { cursor: cursorOf(c, baseSeq), changes: [change('item', 'upsert', id, text('v2 from B'), { baseSeq })] }).expect(200);
     expect(loser.body.results[0]).toMatchObject({ status: 'conflict', seq: winner.body.results[0].seq });
     expect(loser.body.changes).toEqual([expect.objectContaining({ id, data: expect.objectContaining({ content: 'v2 from A' }) })]);
     // Without baseSeq the last writer wins.
@@ -230,7 +247,7 @@ describe('POST /api/clipboard/sync', () => {
   it('answers 410 for an expired cursor and applies nothing', async () => {
     const c = await t.caller();
     await addItems(t, c, ['x']);
-    const res = await sync(c, { cursor: cursorOf(50), changes: [change('item', 'upsert', randomUUID(), text('lost'))] }).expect(410);
+    const res = await sync(c, { cursor: cursorOf(c, 50), changes: [change('item', 'upsert', randomUUID(), text('lost'))] }).expect(410);
     expect(res.body.error).toMatch(/full resync/);
     expect(await listAll(t, c)).toHaveLength(1);
   });

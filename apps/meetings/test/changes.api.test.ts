@@ -1,11 +1,14 @@
-import { encodeWindowCursor } from '@app/auth/streams';
+import { createHash } from 'node:crypto';
+import { cursorSigner, encodeWindowCursor } from '@app/auth/streams';
 import { clusterSettledPast } from '@app/devstack';
 import { sql } from 'kysely';
 import { addItem, createPerson, createSeries, sessionOf, startApp } from './helpers/factories.js';
 import type { Caller, TestApp } from './helpers/harness.js';
 
-/** The meetings feed's cursor label (changes.service.ts), to make cursors of its own. */
-const FEED_LABEL = 'meetings-changes-v1';
+/** The meetings feed's signer (changes.service.ts), to make cursors of its own. */
+const FEED = cursorSigner('meetings', 'changes');
+/** The feed's unkeyed checksum before cursors were signed: what a client could recompute. */
+const OLD_LABEL = 'meetings-changes-v1';
 
 let t: TestApp;
 beforeAll(async () => {
@@ -141,7 +144,7 @@ describe('GET /api/changes', () => {
     await open;
     await putNote(c, '2030-04-01', 'once');
     const stamp = await stampOf(c, '2030-04-01');
-    const past = encodeWindowCursor(FEED_LABEL, c.accountId, { lo: stamp.xid, t: Math.floor(Date.now() / 1000), x: stamp.xid, i: stamp.id });
+    const past = encodeWindowCursor(FEED, c.accountId, { lo: stamp.xid, t: Math.floor(Date.now() / 1000), x: stamp.xid, i: stamp.id });
     const behind = await page(c, { cursor: past });
     expect(behind).toMatchObject({ changes: [], hasMore: false });
     release();
@@ -205,10 +208,23 @@ describe('GET /api/changes', () => {
       const res = await t.http().get('/api/changes').query({ cursor }).set('Authorization', c.auth).expect(400);
       expect(res.body.error.code).toBe('invalid_cursor');
     }
-    const old = encodeWindowCursor(FEED_LABEL, c.accountId, { lo: '1', t: Math.floor(Date.now() / 1000) - 31 * 86_400, x: '1', i: '00000000-0000-0000-0000-000000000000' });
+    const old = encodeWindowCursor(FEED, c.accountId, { lo: '1', t: Math.floor(Date.now() / 1000) - 31 * 86_400, x: '1', i: '00000000-0000-0000-0000-000000000000' });
     const expired = await t.http().get('/api/changes').query({ cursor: old }).set('Authorization', c.auth).expect(410);
     expect(expired.body.error.code).toBe('cursor_expired');
     await t.http().get('/api/changes').query({ limit: 501 }).set('Authorization', c.auth).expect(400);
+  });
+
+  it('refuses a cursor re-encoded with another position and its checksum recomputed (400 invalid_cursor): cursors are signed', async () => {
+    const c = await t.caller();
+    await putNote(c, '2030-05-01', 'placed');
+    const mine = (await page(c)).nextCursor;
+    const value = JSON.parse(Buffer.from(mine.split('.')[0]!, 'base64url').toString());
+    const payload = Buffer.from(JSON.stringify({ ...value, x: '1', lo: '1' })).toString('base64url');
+    const digest = (text: string) => createHash('sha256').update(text).digest('base64url').slice(0, 16);
+    for (const cursor of [`${payload}.${digest(`${OLD_LABEL}.${payload}`)}`, `${mine.slice(0, 5)}${mine[5] === 'A' ? 'B' : 'A'}${mine.slice(6)}`]) {
+      const res = await t.http().get('/api/changes').query({ cursor }).set('Authorization', c.auth).expect(400);
+      expect(res.body.error.code).toBe('invalid_cursor');
+    }
   });
 
   it('needs meetings:read', async () => {

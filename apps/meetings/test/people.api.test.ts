@@ -104,4 +104,18 @@ describe('GET /api/people', () => {
     const second = await t.http().get(`/api/people?limit=2&cursor=${first.body.nextCursor}`).set('Authorization', owner.auth).expect(200);
     expect(second.body).toEqual({ items: [expect.objectContaining({ name: 'C' })], nextCursor: null });
   });
+
+  it('refuses a cursor re-encoded with another position, or with a byte flipped (400 invalid_cursor): cursors are signed', async () => {
+    const owner = await t.caller();
+    for (const name of ['A', 'B', 'C']) await t.http().post('/api/people').set('Authorization', owner.auth).send({ name }).expect(201);
+    const cursor: string = (await t.http().get('/api/people?limit=1').set('Authorization', owner.auth).expect(200)).body.nextCursor;
+    const [createdAt, id] = JSON.parse(Buffer.from(cursor.split('.')[0]!, 'base64url').toString()) as [string, string];
+    const earlier = Buffer.from(JSON.stringify(['2000-01-01T00:00:00.000000Z', id])).toString('base64url');
+    const flipped = `${cursor.slice(0, 5)}${cursor[5] === 'A' ? 'B' : 'A'}${cursor.slice(6)}`;
+    expect(createdAt).toMatch(/^\d{4}-/);
+    for (const bad of [earlier, flipped]) {
+      const res = await t.http().get('/api/people').query({ limit: 1, cursor: bad }).set('Authorization', owner.auth).expect(400);
+      expect(res.body.error.code).toBe('invalid_cursor');
+    }
+  });
 });

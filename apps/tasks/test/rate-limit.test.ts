@@ -49,6 +49,31 @@ describe('rate limit', () => {
     await t.http().get('/api/v1/tasks').set('Authorization', b.auth).expect(200);
   });
 
+  describe('MCP requests share the account\'s budget', () => {
+    const rpc = (auth: string, method: string, params?: object) =>
+      t.raw().post('/mcp/tasks?toolsets=all').set('Authorization', auth).set('Accept', 'application/json, text/event-stream')
+        .send({ jsonrpc: '2.0', id: 1, method, ...(params ? { params } : {}) });
+
+    it('counts every JSON-RPC request once, lists, prompts and pings included: the fourth in a minute is 429', async () => {
+      const c = await t.caller();
+      for (const method of ['tools/list', 'prompts/list', 'ping']) expect((await rpc(c.auth, method)).status).toBe(200);
+      const res = await rpc(c.auth, 'tools/list');
+      expect(res.status).toBe(429);
+      expect(Number(res.headers['retry-after'])).toBeGreaterThanOrEqual(1);
+      expect((await t.http().get('/api/v1/tasks').set('Authorization', c.auth)).status).toBe(429);
+    });
+
+    it('counts a tool call as the one REST request it makes, not twice', async () => {
+      const c = await t.caller();
+      for (let i = 0; i < 3; i += 1) {
+        const res = await rpc(c.auth, 'tools/call', { name: 'listTasks', arguments: {} });
+        expect(res.status).toBe(200);
+        expect(res.body.result.isError).toBeFalsy();
+      }
+      expect((await rpc(c.auth, 'tools/call', { name: 'listTasks', arguments: {} })).status).toBe(429);
+    });
+  });
+
   describe('with a budget large enough for leases', () => {
     let big: TestApp;
     let bigTwin: TestApp;

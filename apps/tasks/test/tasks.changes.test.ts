@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { sql } from 'kysely';
 import { createPool } from '@app/auth/runtime';
 import { clusterSettledPast, pollUntil } from '@app/devstack';
@@ -219,6 +220,16 @@ describe('GET /api/v1/tasks/changes', () => {
       const value = JSON.parse(Buffer.from(payload!, 'base64url').toString());
       const forged = `${Buffer.from(JSON.stringify({ ...value, x: '1' })).toString('base64url')}.${sum}`;
       expect((await get({ cursor: forged }).expect(400)).body.error.code).toBe('invalid_cursor');
+    });
+
+    it('refuses a cursor re-encoded with another position and its checksum recomputed (400 invalid_cursor): cursors are signed', async () => {
+      const { nextCursor } = await changes(c);
+      const value = JSON.parse(Buffer.from(nextCursor.split('.')[0]!, 'base64url').toString());
+      const payload = Buffer.from(JSON.stringify({ ...value, x: '1', lo: '1' })).toString('base64url');
+      const unkeyed = createHash('sha256').update(`tasks-cursor-v1.${payload}`).digest('base64url').slice(0, 16);
+      expect((await get({ cursor: `${payload}.${unkeyed}` }).expect(400)).body.error.code).toBe('invalid_cursor');
+      const flipped = `${nextCursor.slice(0, 5)}${nextCursor[5] === 'A' ? 'B' : 'A'}${nextCursor.slice(6)}`;
+      expect((await get({ cursor: flipped }).expect(400)).body.error.code).toBe('invalid_cursor');
     });
 
     it('refuses a list or a search cursor with 400 validation_failed, and a feed cursor on a list', async () => {

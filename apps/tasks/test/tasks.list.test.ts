@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { DateTime } from 'luxon';
 import { startTestApp, type Caller, type TestApp } from './helpers/harness.js';
 import { TASK_FIELDS, createTask, daysFromNow } from './helpers/factories.js';
@@ -180,6 +181,15 @@ describe('GET /api/v1/tasks (pagination and parameters)', () => {
       const res = await list(c, `${other}&cursor=${encodeURIComponent(cursor)}`).expect(400);
       expect(res.body.error.code).toBe('invalid_cursor');
     }
+  });
+
+  it('answers 400 invalid_cursor for a cursor re-encoded with another position and its checksum recomputed: cursors are signed', async () => {
+    const cursor: string = (await list(c, '?limit=2').expect(200)).body.nextCursor;
+    const value = JSON.parse(Buffer.from(cursor.split('.')[0]!, 'base64url').toString());
+    const payload = Buffer.from(JSON.stringify({ ...value, p: '0' })).toString('base64url');
+    const unkeyed = createHash('sha256').update(`tasks-cursor-v1.${payload}`).digest('base64url').slice(0, 16);
+    const res = await list(c, `?limit=2&cursor=${encodeURIComponent(`${payload}.${unkeyed}`)}`).expect(400);
+    expect(res.body.error.code).toBe('invalid_cursor');
   });
 
   it('answers 400 validation_failed for a search cursor on a plain list', async () => {

@@ -1,8 +1,8 @@
 import { randomUUID } from 'node:crypto';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { adminCommand, freePort, startEmbeddedPostgres, startProduct, startRedis, type RunningPostgres, type RunningProduct, type RunningRedis, type Service } from '@app/devstack';
+import { STREAM_PATHS, adminCommand, freePort, openPausedStream, rssMb, startEmbeddedPostgres, startProduct, startRedis, type RunningPostgres, type RunningProduct, type RunningRedis, type Service } from '@app/devstack';
 import { findLostWrites, printTable } from '../test/faults/load.js';
 
 /**
@@ -10,7 +10,9 @@ import { findLostWrites, printTable } from '../test/faults/load.js';
  * processes behind nginx for SOAK_SECONDS (default 600), under mixed load with hostile input mixed
  * in: time zones in random letter case and unknown ones, bodies over the limit and nested 60,000
  * deep, NUL characters in bodies, keys, sign-in fields and queries, bad and malformed credentials,
- * and other accounts' ids. Then: no 5xx at all, every service's RSS flat within 30 MB after the
+ * other accounts' ids, and JSON-RPC batches of MCP requests; beside it, per service, a slow stream
+ * reader (a change stream opened through the gateway and not read for 2 to 20 s, then closed).
+ * Then: no 5xx at all, every service's RSS flat within 30 MB after the
  * warm-up (the median RSS of the last fifth of the run within 30 MB of the first fifth's after the
  * warm-up: a leak grows, garbage collection only swings), every acknowledged write in the database,
  * no service process exiting. Prints the RSS curve of each service.
@@ -63,7 +65,7 @@ describe('soak: mixed and hostile load through the gateway', () => {
       redisUrl: redis.url,
       nginxDir,
       env: { HOST: '127.0.0.1', LOG_LEVEL: 'warn', RATE_LIMIT_PER_MINUTE: unlimited, RATE_LIMIT_READS_PER_MINUTE: unlimited, RATE_LIMIT_WRITES_PER_MINUTE: unlimited, RATE_LIMIT_NETWORK_PER_MINUTE: unlimited },
-      gatewayVars: { MEETINGS_GUARD_RATE: '1000000r/s', MEETINGS_GUARD_BURST: 1000000 },
+      gatewayVars: { MEETINGS_GUARD_RATE: '1000000r/s', MEETINGS_GUARD_BURST: 1000000, MCP_GUARD_RATE: '1000000r/s', MCP_GUARD_BURST: 1000000 },
       onExit: (service, code) => exits.push(`${service} exited with code ${code} at ${new Date().toISOString()}`),
     });
     if (!product.gateway) throw new Error('nginx is not installed: apt-get install -y nginx-light');
@@ -182,6 +184,13 @@ describe('soak: mixed and hostile load through the gateway', () => {
       () => send('bad token', 'GET', '/api/clipboard', { auth: 'Basic Zm9vOmJhcg==' }),
       () => send('bad cookie', 'GET', '/api/people', { headers: { Cookie: `__Host-meetings_sid=sid_${randomUUID()}; meetings_sid=x` } }),
       () => send('wrong service key', 'GET', '/api/v1/tasks', { auth: accounts.clipboard[0].auth }),
+      // Hostile: a JSON-RPC batch of 100 tools/list (each answering tens of KB): 400, none of it run.
+      async () => {
+        const svc = pick(SERVICES);
+        const batch = Array.from({ length: 100 }, (_, id) => ({ jsonrpc: '2.0', id, method: 'tools/list' }));
+        const res = await send('mcp batch', 'POST', `/mcp/${svc}?toolsets=all`, { auth: accounts[svc][0].auth, body: body(batch), headers: { Accept: 'application/json, text/event-stream' } });
+        if (res.status !== 400 || res.json?.error?.code !== -32600) serverErrors.push(`mcp batch to ${svc} answered ${res.status} ${JSON.stringify(res.json)?.slice(0, 200)}`);
+      },
       // Hostile: another account's ids (404, never its data).
       async () => {
         const id = pick(foreign.tasks);
@@ -199,10 +208,6 @@ describe('soak: mixed and hostile load through the gateway', () => {
       },
     ];
 
-    const rssMb = (pid: number) => {
-      const status = readFileSync(`/proc/${pid}/status`, 'utf8');
-      return Number(/VmRSS:\s+(\d+)/.exec(status)![1]) / 1024;
-    };
     const rss: Record<Soaked, Array<{ at: number; mb: number }>> = { tasks: [], meetings: [], clipboard: [] };
     const started = Date.now();
     const deadline = started + SECONDS * 1000;
@@ -218,10 +223,24 @@ describe('soak: mixed and hostile load through the gateway', () => {
     }, SAMPLE_MS);
     const pids = () => SERVICES.map((svc) => product.instances[svc][0]!.process.pid);
     const pidsBefore = pids();
+    /** One stream at a time per service whose reader stalls; it may be ended meanwhile (a reader behind), never answered 5xx. */
+    const slowReader = async (svc: Service) => {
+      while (Date.now() < deadline) {
+        const stream = await openPausedStream(`${gateway}${STREAM_PATHS[svc]}`, { Authorization: accounts[svc][0].auth });
+        await new Promise((r) => setTimeout(r, Math.min(2000 + Math.random() * 18_000, Math.max(0, deadline - Date.now()))));
+        const { status } = await stream.drain(500);
+        stream.close();
+        (statuses['slow stream reader'] ??= {})[status] = (statuses['slow stream reader'][status] ?? 0) + 1;
+        if (status !== 200) serverErrors.push(`slow stream reader: ${svc} -> ${status}`);
+      }
+    };
     try {
-      await Promise.all(Array.from({ length: WORKERS }, async () => {
-        while (Date.now() < deadline) await pick(actions)();
-      }));
+      await Promise.all([
+        ...Array.from({ length: WORKERS }, async () => {
+          while (Date.now() < deadline) await pick(actions)();
+        }),
+        ...SERVICES.map(slowReader),
+      ]);
     } finally {
       clearInterval(sampler);
     }

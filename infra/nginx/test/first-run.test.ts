@@ -72,7 +72,9 @@ describe('npm start on a machine without nginx and redis-server, as a normal use
     // A fresh clone as far as npm start's first step goes: no node_modules, nothing built.
     const clone = join(dir, 'clone');
     mkdirSync(join(clone, 'scripts'), { recursive: true });
-    for (const file of ['package.json', '.npmrc']) copyFileSync(join(repoRoot, file), join(clone, file));
+    mkdirSync(join(clone, 'packages', 'devstack'), { recursive: true });
+    // The system step reads the embedded Postgres's major from the devstack's package.json.
+    for (const file of ['package.json', '.npmrc', 'packages/devstack/package.json']) copyFileSync(join(repoRoot, file), join(clone, file));
     cpSync(join(repoRoot, 'scripts'), join(clone, 'scripts'), { recursive: true });
     spawnSync('chown', ['-R', `${user.uid}:${user.gid}`, clone]);
 
@@ -200,7 +202,7 @@ describe('the system step of npm start and npm test', () => {
       run: (_cmd: string, args: string[], env: NodeJS.ProcessEnv) => {
         output.push(`(apt-get ${args[0]})`);
         calls.push({ args, env });
-        if (args[0] === 'install') for (const [cmd, pkg] of [['nginx', 'nginx-light'], ['redis-server', 'redis-server'], ['chromium', 'chromium'], ['postgresql-tools', 'postgresql']]) if (args.includes(pkg!)) installed.add(cmd!);
+        if (args[0] === 'install') for (const [cmd, pkg] of [['nginx', 'nginx-light'], ['redis-server', 'redis-server'], ['chromium', 'chromium'], ['postgresql-client', 'postgresql-client-15']]) if (args.includes(pkg!)) installed.add(cmd!);
         return 0;
       },
       out: (text: string) => output.push(text),
@@ -212,19 +214,21 @@ describe('the system step of npm start and npm test', () => {
     const m = machine(['apt-get']);
     const status = system.ensureSystemPackages('start', { env: { PATH: '/usr/bin' }, uid: 0, ...m });
     expect(status).toBe(0);
-    expect(m.output[0]).toMatch(/^npm start needs programs this machine lacks; installing them once, as root, with apt-get \(NO_SYSTEM_INSTALL=1 turns this off\):\n {2}nginx-light {3}nginx: the gateway on :8080 .*\n {2}redis-server {2}redis-server: rate limits/);
-    expect(m.output.slice(1)).toEqual(['(apt-get update)', '(apt-get install)', 'installed nginx-light redis-server\n']);
-    expect(m.calls[1]!.args).toEqual(['install', '-q', '-o', 'DPkg::Lock::Timeout=120', '-y', '--no-install-recommends', 'nginx-light', 'redis-server']);
+    expect(m.output[0]).toMatch(/^npm start needs programs this machine lacks; installing them once, as root, with apt-get \(NO_SYSTEM_INSTALL=1 turns this off\):\n {2}nginx-light {11}nginx: the gateway on :8080 .*\n {2}redis-server {10}redis-server: rate limits/);
+    expect(m.output[0]).toMatch(/\n {2}postgresql-client-15 {2}postgresql-client: pg_dump, pg_restore and psql of the embedded PostgreSQL's major \(15\): npm run admin -- <service> backup \| restore\n/);
+    expect(m.output.slice(1)).toEqual(['(apt-get update)', '(apt-get install)', 'installed nginx-light redis-server postgresql-client-15\n']);
+    expect(m.calls[1]!.args).toEqual(['install', '-q', '-o', 'DPkg::Lock::Timeout=120', '-y', '--no-install-recommends', 'nginx-light', 'redis-server', 'postgresql-client-15']);
     expect(m.calls.every((c) => c.env.DEBIAN_FRONTEND === 'noninteractive')).toBe(true);
   });
 
-  it('npm test also installs chromium and Debian\'s Postgres (pg_dump for the backup test); REDIS_URL makes redis-server unnecessary; nothing to do when all are there', () => {
+  it('npm test also installs chromium; REDIS_URL makes redis-server unnecessary, DATABASE_URL the embedded server\'s client tools; nothing to do when all are there', () => {
     const m = machine(['apt-get', 'redis-server']);
     expect(system.ensureSystemPackages('test', { env: {}, uid: 0, ...m })).toBe(0);
-    expect(m.calls[1]!.args.slice(-3)).toEqual(['nginx-light', 'chromium', 'postgresql']);
-    expect(m.output[0]).toContain('(Debian also starts its own nginx on :80 and a Postgres cluster on :5432 as system services; npm test runs instances of its own.)');
-    expect(system.missingPrograms('start', { env: { REDIS_URL: 'redis://x' }, find: (cmd: string) => (cmd === 'nginx' ? '/usr/sbin/nginx' : undefined) })).toEqual([]);
-    const again = machine(['apt-get', 'nginx', 'redis-server', 'chromium', 'postgresql-tools']);
+    expect(m.calls[1]!.args.slice(-3)).toEqual(['nginx-light', 'chromium', 'postgresql-client-15']);
+    expect(m.output[0]).toContain('(Debian also starts its own nginx on :80 as a system service; npm test runs instances of its own.)');
+    const env = { REDIS_URL: 'redis://x', DATABASE_URL: 'postgres://x' };
+    expect(system.missingPrograms('start', { env, find: (cmd: string) => (cmd === 'nginx' ? '/usr/sbin/nginx' : undefined) })).toEqual([]);
+    const again = machine(['apt-get', 'nginx', 'redis-server', 'chromium', 'postgresql-client']);
     expect(system.ensureSystemPackages('test', { env: {}, uid: 0, ...again })).toBe(0);
     expect(again.output).toEqual([]);
   });
@@ -233,11 +237,11 @@ describe('the system step of npm start and npm test', () => {
     const m = machine(['apt-get']);
     expect(system.ensureSystemPackages('start', { env: { NO_SYSTEM_INSTALL: '1' }, uid: 0, ...m })).toBe(1);
     expect(m.calls).toEqual([]);
-    expect(m.output.join('')).toContain('npm start does not install them: NO_SYSTEM_INSTALL=1 is set.\nInstall them, then run it again:\n  apt-get install -y nginx-light redis-server\n');
+    expect(m.output.join('')).toContain('npm start does not install them: NO_SYSTEM_INSTALL=1 is set.\nInstall them, then run it again:\n  apt-get install -y nginx-light redis-server postgresql-client-15\n');
     const noApt = machine([]);
     expect(system.ensureSystemPackages('test', { env: {}, uid: 1000, ...noApt })).toBe(1);
     expect(noApt.output.join('')).toContain(
-      "npm test does not install them: this system has no apt-get.\nInstall nginx, redis-server, chromium and postgresql-tools with this system's package manager (Debian, Ubuntu: sudo apt-get install -y nginx-light redis-server chromium postgresql), then run it again.\n",
+      "npm test does not install them: this system has no apt-get.\nInstall nginx, redis-server, chromium and postgresql-client with this system's package manager (Debian, Ubuntu: sudo apt-get install -y nginx-light redis-server chromium postgresql-client-15), then run it again.\n",
     );
     expect(noApt.output.join('')).not.toContain('--no-gateway');
   });

@@ -182,6 +182,34 @@ describe('the meetings network-level cap', () => {
   });
 });
 
+describe('the MCP guard', () => {
+  // nginx's own per-address limit on /mcp/<service> (a burst of 120, then 10 a second), before any service.
+  it('answers 429 as JSON with Retry-After once one address floods /mcp', async () => {
+    const listTools = () => fetch(`${stack.gateway}/mcp/tasks`, {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json', Accept: 'application/json, text/event-stream' },
+      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list' }),
+    });
+    const statuses: number[] = [];
+    let limited: Response | undefined;
+    for (let i = 0; i < 400 && !limited; i++) {
+      const res = await listTools();
+      statuses.push(res.status);
+      if (res.status === 429) limited = res;
+      else await res.body?.cancel();
+    }
+    expect(limited).toBeDefined();
+    expect(statuses.length).toBeGreaterThan(120);
+    expect(statuses.slice(0, -1).every((s) => s === 401)).toBe(true);
+    expect(Number(limited!.headers.get('retry-after'))).toBeGreaterThan(0);
+    expect(limited!.headers.get('content-type')).toMatch(/application\/json/);
+    expect(await limited!.json()).toEqual({ jsonrpc: '2.0', error: { code: -32000, message: expect.stringContaining('Too many requests') }, id: null });
+    // The API and the OAuth server are not behind it.
+    expect((await get('/api/v1/tasks', bearer('tasks'))).status).toBe(200);
+    expect((await get('/.well-known/oauth-protected-resource/mcp/tasks')).status).toBe(200);
+  });
+});
+
 describe('sign-in routes and account pages', () => {
   const post = (path: string, body: object) => fetch(`${stack.gateway}${path}`, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify(body) });
 

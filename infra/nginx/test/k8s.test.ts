@@ -196,10 +196,28 @@ describe(`the Kubernetes manifests (${kubectl ? 'kubectl kustomize of the produc
     ]);
   });
 
-  (kubectl ? it : it.skip)('has the gateway believe X-Forwarded-For only from the Ingress controller range the overlay names', () => {
-    const range = envOf('gateway').TRUSTED_PROXIES;
+  (kubectl ? it : it.skip)('has the gateway believe X-Forwarded-For only from the Ingress controller range the overlay names, never a whole /8', () => {
+    const range = envOf('gateway').TRUSTED_PROXIES!;
     expect(range).toMatch(/^[0-9a-f.:]+\/\d+$/);
+    // At most 65,536 addresses: an IPv4 /16 or narrower.
+    expect(Number(range.split('/')[1])).toBeGreaterThanOrEqual(range.includes(':') ? 112 : 16);
+    expect(readFileSync(join(k8s, 'overlays', 'production', 'kustomization.yaml'), 'utf8')).toMatch(/PLACEHOLDER[^]*SNAT/);
     expect(find('Deployment', 'gateway')!.spec.template.spec.containers[0].env.find((e: { name: string }) => e.name === 'NGINX_ENVSUBST_FILTER').value).toContain('TRUSTED_PROXIES');
+  });
+
+  it('warns in the gateway pod\'s log at start when TRUSTED_PROXIES holds a range wider than a /16', () => {
+    const spec = find('Deployment', 'gateway')!.spec.template.spec;
+    const mount = spec.containers[0].volumeMounts.find((m: { mountPath: string }) => m.mountPath.startsWith('/docker-entrypoint.d/'));
+    expect(mount).toMatchObject({ mountPath: '/docker-entrypoint.d/15-trusted-proxies.sh', subPath: '15-trusted-proxies.sh' });
+    const volume = spec.volumes.find((v: { name: string }) => v.name === mount.name);
+    // The image's entrypoint runs only executable scripts (0555 = 365).
+    expect(volume.configMap.defaultMode).toBe(365);
+    const script = all.find((m) => m.kind === 'ConfigMap' && m.metadata.name.startsWith(volume.configMap.name))!.data![mount.subPath]!;
+    const startLog = (trusted: string) => spawnSync('sh', ['-c', script], { env: { PATH: process.env.PATH, TRUSTED_PROXIES: trusted }, encoding: 'utf8' });
+    const wide = startLog('10.0.0.0/8');
+    expect(wide.status).toBe(0);
+    expect(wide.stderr).toContain('gateway: warning: TRUSTED_PROXIES range 10.0.0.0/8 holds more than 65,536 addresses (wider than a /16)');
+    if (kubectl) expect(startLog(envOf('gateway').TRUSTED_PROXIES!).stderr).toBe('');
   });
 
   it('accepts browser sessions from its own public origin: ALLOWED_ORIGINS holds PUBLIC_URL, the Ingress host over https', () => {

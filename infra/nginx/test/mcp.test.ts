@@ -149,6 +149,17 @@ describe.each(['tasks', 'meetings', 'clipboard'] as const)('MCP at /mcp/%s throu
     expect((await listTools({ Origin: new URL(stack.gateway).origin, Authorization: `Bearer ${acct.full}` })).status).toBe(200);
   });
 
+  it('answers a JSON-RPC batch (an array) with 400 and -32600, running none of it', async () => {
+    const batch = Array.from({ length: 100 }, (_, i) => ({ jsonrpc: '2.0', id: i, method: 'tools/list' }));
+    const res = await fetch(`${stack.gateway}/mcp/${service}?toolsets=all`, {
+      method: 'POST',
+      headers: { Authorization: `Bearer ${acct.full}`, 'Content-Type': 'application/json', Accept: 'application/json, text/event-stream' },
+      body: JSON.stringify(batch),
+    });
+    expect(res.status).toBe(400);
+    expect(await res.json()).toEqual({ jsonrpc: '2.0', error: { code: -32600, message: expect.stringContaining('batch') }, id: null });
+  });
+
   it('refuses GET and DELETE on the stateless endpoint with 405', async () => {
     const res = await fetch(`${stack.gateway}/mcp/${service}`, { headers: { Authorization: `Bearer ${acct.full}` } });
     expect(res.status).toBe(405);

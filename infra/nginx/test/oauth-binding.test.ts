@@ -1,3 +1,6 @@
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { Client as Pg } from 'pg';
 import { startReceiver, type Receiver } from '@app/devstack';
 import { oauthClient, type OAuthClient } from './oauth-flow.js';
@@ -112,6 +115,65 @@ describe('the resource a token is for (RFC 8707)', () => {
   });
 });
 
+describe('tool calls made with an OAuth token (no PUBLIC_URL: the origin is the one the request came by)', () => {
+  /** The official SDK client with the token as its bearer header, as an assistant holds it once connected. */
+  async function assistant(origin: string, token: string): Promise<Client> {
+    const client = new Client({ name: 'oauth-assistant', version: '1.0.0' });
+    await client.connect(new StreamableHTTPClientTransport(new URL(`${origin}/mcp/tasks?toolsets=all`), { requestInit: { headers: bearer(token) } }));
+    return client;
+  }
+  const call = (client: Client, name: string, args: Record<string, unknown> = {}) => client.callTool({ name, arguments: args }) as Promise<CallToolResult>;
+
+  it.each(['127.0.0.1', 'localhost'])('work through the gateway reached as %s', async (host) => {
+    const origin = `http://${host}:${new URL(stack.gateway).port}`;
+    const { cookie } = await signedIn();
+    const tokens = await (await oauthClient(origin, 'tasks')).connect(cookie);
+    const client = await assistant(origin, tokens.access_token);
+    const created = await call(client, 'createTask', { title: `Made by an assistant via ${host}` });
+    expect(created.isError).toBeFalsy();
+    const listed = await call(client, 'listTasks');
+    expect((listed.structuredContent as { items: Array<{ title: string }> }).items.map((t) => t.title)).toEqual([`Made by an assistant via ${host}`]);
+    await client.close();
+  });
+
+  it('still refuses at /mcp a token bound to the same service at another origin', async () => {
+    const { cookie } = await signedIn();
+    const tokens = await (await oauthClient(stack.gateway, 'tasks')).connect(cookie);
+    const elsewhere = `http://localhost:${new URL(stack.gateway).port}`;
+    const res = await fetch(`${elsewhere}/mcp/tasks?toolsets=all`, {
+      method: 'POST',
+      headers: { ...bearer(tokens.access_token), 'Content-Type': 'application/json', Accept: 'application/json, text/event-stream' },
+      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'listTasks', arguments: {} } }),
+    });
+    expect(res.status).toBe(401);
+  });
+
+  it('asks for the scope a tool needs with a 403 insufficient_scope challenge (step-up), changing nothing', async () => {
+    const { cookie } = await signedIn();
+    const tokens = await (await oauthClient(stack.gateway, 'tasks')).connect(cookie, { scope: 'tasks:read' });
+    const callTool = (toolsets: string, name: string, args: Record<string, unknown>) =>
+      fetch(`${stack.gateway}/mcp/tasks?toolsets=${toolsets}`, {
+        method: 'POST',
+        headers: { ...bearer(tokens.access_token), 'Content-Type': 'application/json', Accept: 'application/json, text/event-stream' },
+        body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name, arguments: args } }),
+      });
+    for (const [toolsets, name, args] of [['all', 'createTask', { title: 'Not allowed' }], ['default', 'add_tasks', { tasks: [{ title: 'Not allowed' }] }]] as const) {
+      const res = await callTool(toolsets, name, args);
+      expect(res.status).toBe(403);
+      const challenge = res.headers.get('www-authenticate') ?? '';
+      expect(challenge).toMatch(/^Bearer error="insufficient_scope"/);
+      expect(challenge).toContain('scope="tasks:write"');
+      expect(challenge).toContain(`resource_metadata="${stack.gateway}/.well-known/oauth-protected-resource/mcp/tasks"`);
+    }
+    // What the token may do still works, and nothing was created.
+    const reader = await assistant(stack.gateway, tokens.access_token);
+    const listed = await call(reader, 'listTasks');
+    expect(listed.isError).toBeFalsy();
+    expect((listed.structuredContent as { items: unknown[] }).items).toEqual([]);
+    await reader.close();
+  });
+});
+
 describe('grants end', () => {
   let client: OAuthClient;
   beforeAll(async () => {
@@ -137,6 +199,26 @@ describe('grants end', () => {
     expect((await fetch(`${stack.gateway}/api/v1/tasks`, { headers: bearer(tokens.access_token) })).status).toBe(401);
     expect((await client.token({ grant_type: 'refresh_token', refresh_token: tokens.refresh_token })).body.error).toBe('invalid_grant');
     expect((await fetch(`${stack.gateway}/auth/tasks/me`, { headers: { Cookie: cookie } })).status).toBe(401);
+  });
+
+  it('on a password reset, a code issued before it cannot be exchanged after it', async () => {
+    const { cookie, accountId } = await signedIn();
+    const { code, verifier } = await client.consent(cookie);
+    await stack.adminWithStdin('tasks', 'a new long password\n', 'set-password', '--account', accountId);
+    const exchanged = await client.token({ grant_type: 'authorization_code', code, code_verifier: verifier, redirect_uri: client.redirectUri });
+    expect(exchanged).toMatchObject({ status: 400, body: { error: 'invalid_grant' } });
+  });
+
+  it('not when another account disconnects its grant id: the owner\'s tokens keep working', async () => {
+    const owner = await signedIn();
+    const tokens = await client.connect(owner.cookie);
+    const [grant] = await sql<{ id: string }>('select id from oauth_grants where account_id = $1', [owner.accountId]);
+    const other = await signedIn();
+    const disconnect = await fetch(`${stack.gateway}/auth/tasks/apps/${grant!.id}`, { method: 'DELETE', headers: { Cookie: other.cookie } });
+    expect(disconnect.status).toBe(404);
+    await pastCache();
+    expect((await fetch(`${stack.gateway}/api/v1/tasks`, { headers: bearer(tokens.access_token) })).status).toBe(200);
+    expect((await client.token({ grant_type: 'refresh_token', refresh_token: tokens.refresh_token })).status).toBe(200);
   });
 });
 

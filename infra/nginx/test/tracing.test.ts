@@ -52,7 +52,8 @@ beforeAll(async () => {
   const endpoint = `http://127.0.0.1:${(receiver.address() as { port: number }).port}`;
   const otel = { OTEL_EXPORTER_OTLP_ENDPOINT: endpoint, OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json', OTEL_BSP_SCHEDULE_DELAY: '100' };
   // tasks as in compose and k8s: the API process writes events, a worker process delivers them.
-  stack = await startStack({ tasks: { ...otel, ...WEBHOOKS, SERVICE_ROLE: 'api' }, meetings: otel, clipboard: otel });
+  // clipboard as an operator who passes the trace on to receivers (WEBHOOK_TRACE_CONTEXT=1) runs it.
+  stack = await startStack({ tasks: { ...otel, ...WEBHOOKS, SERVICE_ROLE: 'api' }, meetings: otel, clipboard: { ...otel, ...WEBHOOKS, WEBHOOK_TRACE_CONTEXT: '1' } });
   const port = await freePort();
   worker = spawn(process.execPath, serviceEntry('tasks', 'serve'), {
     env: { ...process.env, ...otel, ...WEBHOOKS, DATABASE_URL: stack.databaseUrl, REDIS_URL: process.env.TEST_REDIS_URL, TASKS_PORT: String(port), HOST: '127.0.0.1', LOG_LEVEL: 'error', SERVICE_ROLE: 'worker' },
@@ -158,9 +159,31 @@ describe('traces (OpenTelemetry, OTLP/HTTP)', () => {
     while (at && at !== outer) at = trace.find((s) => s.spanId === at!.parentSpanId);
     expect(at).toBe(outer);
   }, 30_000);
+  it('names a request by its route template, without its path\'s ids or its query string', async () => {
+    const auth = { authorization: `Bearer ${key}`, 'content-type': 'application/json' };
+    const created = await fetch(`${stack.gateway}/api/v1/tasks`, { method: 'POST', headers: auth, body: JSON.stringify({ title: 'Looked up' }) });
+    const { item } = (await created.json()) as { item: { id: string } };
+    const searchText = `private-search-${randomUUID()}`;
+    for (const [path, route] of [[`/api/v1/tasks/${item.id}?note=${searchText}`, '/api/v1/tasks/:id'], [`/api/v1/tasks?q=${searchText}`, '/api/v1/tasks']] as const) {
+      const tp = traceparent();
+      const res = await fetch(`${stack.gateway}${path}`, { headers: { ...auth, traceparent: tp.header } });
+      expect(res.status).toBe(200);
+      const trace = await traceOf(tp.traceId, (t) => t.some((s) => s.kind === KIND.SERVER));
+      const server = trace.find((s) => s.kind === KIND.SERVER)!;
+      expect(server.attributes).toMatchObject({ 'http.route': route, 'url.path': route });
+      expect(server.attributes['url.query']).toBeUndefined();
+      expect(JSON.stringify(trace)).not.toContain(searchText);
+      expect(JSON.stringify(trace)).not.toContain(item.id);
+    }
+  }, 30_000);
+
   it('links a webhook delivery, made by the worker process in a trace of its own, to the REST create that emitted its event', async () => {
     const auth = { authorization: `Bearer ${key}`, 'content-type': 'application/json' };
-    const subscribed = await fetch(`${stack.gateway}/api/v1/webhooks`, { method: 'POST', headers: auth, body: JSON.stringify({ url: hooks.url, events: ['task.created'] }) });
+    // A Slack-style target: its token is in the path (and this one has another in its query).
+    const pathSecret = `T0/B0/${randomBytes(12).toString('hex')}`;
+    const querySecret = randomBytes(12).toString('hex');
+    const target = `${hooks.url}/services/${pathSecret}?token=${querySecret}`;
+    const subscribed = await fetch(`${stack.gateway}/api/v1/webhooks`, { method: 'POST', headers: auth, body: JSON.stringify({ url: target, events: ['task.created'] }) });
     expect(subscribed.status).toBe(201);
     const tp = traceparent();
     const res = await fetch(`${stack.gateway}/api/v1/tasks`, { method: 'POST', headers: { ...auth, traceparent: tp.header }, body: JSON.stringify({ title: 'Delivered' }) });
@@ -195,10 +218,31 @@ describe('traces (OpenTelemetry, OTLP/HTTP)', () => {
     console.log(`the delivery links to: ${linked?.service} ${linked?.name} [${linked?.attributes['http.route']}] in trace ${tp.traceId}`);
     expect(linked).toMatchObject({ service: 'tasks', name: 'request handler', parentSpanId: server[0]!.spanId });
     expect(linked!.attributes['http.route']).toBe('/api/v1/tasks');
-    // The POST to the receiver is its child, and carries the delivery's trace to the receiver.
+    // The POST to the receiver is its child, naming the target by scheme and host only.
     const post = deliveryTrace.find((s) => s.kind === KIND.CLIENT && s.parentSpanId === delivery!.spanId);
     expect(post).toBeDefined();
+    expect(post!.attributes['url.full']).toBe(new URL(hooks.url).origin);
+    for (const secret of [pathSecret, querySecret]) expect(JSON.stringify(deliveryTrace)).not.toContain(secret);
+    // The receiver is told nothing of our traces (WEBHOOK_TRACE_CONTEXT is unset here).
     const received = hooks.received.find((r) => r.event.data?.id === item.id)!;
-    expect(String(received.headers.traceparent)).toContain(delivery!.traceId);
+    expect(received.headers.traceparent).toBeUndefined();
+    expect(received.headers.tracestate).toBeUndefined();
   }, 30_000);
+
+  it('sends a receiver the delivery\'s traceparent where WEBHOOK_TRACE_CONTEXT=1', async () => {
+    const { accountId } = await stack.admin('clipboard', 'create-account', '--email', `trace-${randomUUID()}@example.test`);
+    const clipKey = (await stack.admin('clipboard', 'create-key', '--account', accountId)).key as string;
+    const auth = { authorization: `Bearer ${clipKey}`, 'content-type': 'application/json' };
+    const subscribed = await fetch(`${stack.gateway}/api/clipboard/webhooks`, { method: 'POST', headers: auth, body: JSON.stringify({ url: hooks.url, events: ['clipboard.item.created'] }) });
+    expect(subscribed.status).toBe(201);
+    const res = await fetch(`${stack.gateway}/api/clipboard`, { method: 'POST', headers: { ...auth, traceparent: traceparent().header }, body: JSON.stringify({ type: 'text', content: 'passed on', source: 'api' }) });
+    expect(res.status).toBe(201);
+    const { id } = (await res.json()) as { id: string };
+    await hooks.waitFor((all) => all.some((r) => r.event.data?.id === id));
+    const received = hooks.received.find((r) => r.event.data?.id === id)!;
+    const [, traceId] = /^00-([0-9a-f]{32})-[0-9a-f]{16}-0[01]$/.exec(String(received.headers.traceparent)) ?? [];
+    expect(traceId).toBeDefined();
+    const delivery = await traceOf(traceId!, (t) => t.some((s) => s.kind === KIND.CONSUMER));
+    expect(delivery.find((s) => s.kind === KIND.CONSUMER)).toMatchObject({ service: 'clipboard', attributes: { 'webhook.event_type': 'clipboard.item.created' } });
+  }, 60_000);
 });

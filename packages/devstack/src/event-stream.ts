@@ -1,3 +1,6 @@
+import { once } from 'node:events';
+import { connect } from 'node:net';
+
 /** One block of a Server-Sent Events stream: its fields, or a comment line. */
 interface StreamBlock {
   id?: string;
@@ -108,4 +111,62 @@ export async function openEventStream(url: string, headers: Record<string, strin
     return Date.now();
   })();
   return stream;
+}
+
+/** What a {@link PausedStream} received once read: the answer's status, its blocks, and whether the server ended it. */
+interface DrainedStream {
+  status: number;
+  /** The complete blocks of the body (a block cut off by the end is left out). */
+  blocks: StreamBlock[];
+  ended: boolean;
+}
+
+/**
+ * A stream whose reader takes nothing until {@link PausedStream.drain}: a raw socket that is never
+ * read (a stalled or hostile client), so the server's writes back up behind it.
+ */
+export interface PausedStream {
+  /** Reads what arrived and what follows, until the server closes the connection (`ended`) or `timeoutMs` passes. */
+  drain(timeoutMs: number): Promise<DrainedStream>;
+  close(): void;
+}
+
+/** Opens `url` as an event stream on a socket that is not read (`Connection: close`, so an ended stream closes it). */
+export async function openPausedStream(url: string, headers: Record<string, string> = {}): Promise<PausedStream> {
+  const { hostname, port, pathname, search } = new URL(url);
+  const socket = connect(Number(port), hostname);
+  // A reset (the server destroying a connection whose reader lags) ends it all the same.
+  socket.on('error', () => {});
+  await once(socket, 'connect');
+  const head = { Host: `${hostname}:${port}`, Accept: 'text/event-stream', Connection: 'close', ...headers };
+  socket.write(`GET ${pathname}${search} HTTP/1.1\r\n${Object.entries(head).map(([k, v]) => `${k}: ${v}\r\n`).join('')}\r\n`);
+  return {
+    async drain(timeoutMs) {
+      const chunks: Buffer[] = [];
+      const closed = once(socket, 'close').then(() => true);
+      socket.on('data', (chunk: Buffer) => chunks.push(chunk));
+      let timer: NodeJS.Timeout | undefined;
+      const ended = await Promise.race([closed, new Promise<false>((resolve) => (timer = setTimeout(() => resolve(false), timeoutMs)))]);
+      clearTimeout(timer);
+      const raw = Buffer.concat(chunks);
+      const split = raw.indexOf('\r\n\r\n');
+      const body = dechunk(raw.subarray(split + 4)).toString('utf8');
+      return { status: Number(/^HTTP\/1\.1 (\d{3})/.exec(raw.toString('latin1', 0, 20))?.[1] ?? 0), blocks: body.split('\n\n').slice(0, -1).flatMap(parseBlock), ended };
+    },
+    close: () => socket.destroy(),
+  };
+}
+
+/** A chunked body's bytes, as far as they came (a last chunk cut off is kept as far as it came). */
+function dechunk(raw: Buffer): Buffer {
+  const parts: Buffer[] = [];
+  let at = 0;
+  while (at < raw.length) {
+    const eol = raw.indexOf('\r\n', at);
+    const size = eol < 0 ? 0 : parseInt(raw.toString('latin1', at, eol), 16);
+    if (!(size > 0)) break;
+    parts.push(raw.subarray(eol + 2, eol + 2 + size));
+    at = eol + 2 + size + 2;
+  }
+  return Buffer.concat(parts);
 }

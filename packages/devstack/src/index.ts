@@ -1,6 +1,6 @@
-export { freePort, waitForPort } from './ports.js';
+export { canListen, freePort, waitForPort } from './ports.js';
 export { startEmbeddedPostgres, createDatabase, dropDatabase, type RunningPostgres } from './postgres.js';
-export { startRedis, findExecutable, stopChild, systemPackages, type RunningRedis } from './processes.js';
+export { startRedis, findExecutable, rssMb, stopChild, systemPackages, type RunningRedis } from './processes.js';
 export { startNginx, startTlsTerminator, repoRoot, upstreams, type TlsTerminator } from './nginx.js';
 export { platformSuite } from './platform-suite.js';
 export { accountsSuite } from './accounts-suite.js';
@@ -12,7 +12,8 @@ export { startTestApp, stdinOf, ALLOWED_ORIGIN, type AppKit, type TestApp, type 
 export { Supervised } from './supervisor.js';
 export { startReceiver, type Receiver } from './webhook-receiver.js';
 export { errorCatalogSuite } from './error-catalog.js';
-export { openEventStream, type OpenedStream } from './event-stream.js';
+export { openEventStream, openPausedStream, type OpenedStream } from './event-stream.js';
+export { writeLargestChanges, STREAM_PATHS } from './stream-load.js';
 export { streamSuite } from './stream-suite.js';
 export { pollUntil } from './poll.js';
 export { clusterSettledPast } from './feed-horizon.js';

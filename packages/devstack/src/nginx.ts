@@ -6,6 +6,7 @@ import { findExecutable, stopChild } from './processes.js';
 import { waitForPort } from './ports.js';
 import { repoRoot } from './root.js';
 import { GATEWAY_GUARDS, SERVICES, type Service } from './services.generated.js';
+import { Supervised } from './supervisor.js';
 
 export { repoRoot } from './root.js';
 
@@ -22,15 +23,15 @@ export interface GatewayVars extends Upstreams {
   /** The gateway's local flood guard in front of meetings (the 180-a-minute cap is the service's). */
   MEETINGS_GUARD_RATE?: string;
   MEETINGS_GUARD_BURST?: number;
+  /** The gateway's per-address guard of /mcp/<service> (each service also counts MCP requests per account). */
+  MCP_GUARD_RATE?: string;
+  MCP_GUARD_BURST?: number;
   /** Proxies in front of the gateway whose X-Forwarded-For names the client (a comma list); none by default. */
   TRUSTED_PROXIES?: string;
 }
 
-/**
- * Looser than the meetings service's own cap (180 a minute per address, shared over Redis) even
- * across one of its window boundaries, so in normal use the service answers first.
- */
-const MEETINGS_GUARD = GATEWAY_GUARDS;
+/** Ten MCP requests a second per address after a burst of 120: an assistant's pace, not a flood's. */
+const MCP_GUARD = { MCP_GUARD_RATE: '600r/m', MCP_GUARD_BURST: 120 } as const;
 
 /** No proxy in front: `unix:` names no peer the gateway can have (see the template). */
 const NO_TRUSTED_PROXIES = 'unix:';
@@ -43,7 +44,7 @@ const NO_TRUSTED_PROXIES = 'unix:';
  */
 function renderGateway(vars: GatewayVars): string {
   const template = readFileSync(join(repoRoot, 'infra', 'nginx', 'templates', 'gateway.conf.template'), 'utf8');
-  const all: Record<string, string | number | undefined> = { ...MEETINGS_GUARD, ...vars, TRUSTED_PROXIES: vars.TRUSTED_PROXIES || NO_TRUSTED_PROXIES };
+  const all: Record<string, string | number | undefined> = { ...GATEWAY_GUARDS, ...MCP_GUARD, ...vars, TRUSTED_PROXIES: vars.TRUSTED_PROXIES || NO_TRUSTED_PROXIES };
   const value = (name: string) => (all[name] === undefined ? undefined : String(all[name]));
   const variable = /\$\{([A-Z_]+)\}/g;
   return template
@@ -56,10 +57,23 @@ function renderGateway(vars: GatewayVars): string {
     .join('\n');
 }
 
+/** The nginx image's start-up check of TRUSTED_PROXIES (compose and Kubernetes run it too). */
+const trustedProxiesCheck = join(repoRoot, 'infra', 'nginx', 'entrypoint', '15-trusted-proxies.sh');
+
+/** Passes on the check's warning about a trusted range wider than a /16 (it never stops the start). */
+function warnOfWideTrustedProxies(trusted: string | undefined): void {
+  if (!trusted) return;
+  const check = spawnSync('sh', [trustedProxiesCheck], { env: { PATH: process.env.PATH, TRUSTED_PROXIES: trusted }, encoding: 'utf8' });
+  if (check.stderr) process.stderr.write(check.stderr);
+}
+
 export interface RunningNginx {
   url: string;
   stop(): Promise<void>;
-  process: ChildProcess;
+  /** The current master process (a new one after each supervised restart). */
+  readonly process: ChildProcess;
+  /** From now on an exit stop() did not ask for restarts nginx after a backoff, logged through `log`. */
+  supervise(restart: { log(line: string): void }): void;
 }
 
 /** The containers' JSON access log format (infra/nginx/nginx.conf), so every gateway logs alike. */
@@ -96,21 +110,53 @@ function spawnNginx(bin: string, dir: string, workers: string, http: string[], g
     ].join('\n'),
   );
   // `user` is only honoured when started as root; nobody can read the prefix in /tmp or .data.
-  return spawn(bin, ['-p', dir, '-c', join(dir, 'nginx.conf'), '-g', 'daemon off; user root;'], { stdio: ['ignore', 'ignore', 'inherit'] });
+  // A process group of its own: the workers of a master that dies (SIGKILL, a crash) live on,
+  // holding the port a restarted master needs, so they go with it.
+  const child = spawn(bin, ['-p', dir, '-c', join(dir, 'nginx.conf'), '-g', 'daemon off; user root;'], { stdio: ['ignore', 'ignore', 'inherit'], detached: true });
+  child.once('exit', () => {
+    try {
+      process.kill(-child.pid!, 'SIGKILL');
+    } catch {
+      // no worker left
+    }
+  });
+  return child;
 }
 
 /**
  * Starts nginx in the foreground with a prefix directory of its own (`dir`), serving the
- * rendered gateway. Returns undefined when nginx is not installed.
+ * rendered gateway; rejects when it exits while starting (its own error line is on stderr).
+ * Returns undefined when nginx is not installed.
  */
 export async function startNginx(dir: string, vars: GatewayVars): Promise<RunningNginx | undefined> {
   const bin = findExecutable('nginx');
   if (!bin) return undefined;
   mkdirSync(dir, { recursive: true });
   writeFileSync(join(dir, 'gateway.conf'), renderGateway(vars));
-  const child = spawnNginx(bin, dir, 'auto', ['keepalive_timeout 65s;', `include ${join(dir, 'gateway.conf')};`]);
-  await waitForPort(vars.GATEWAY_PORT, 10000);
-  return { url: `http://127.0.0.1:${vars.GATEWAY_PORT}`, stop: () => stopChild(child), process: child };
+  warnOfWideTrustedProxies(vars.TRUSTED_PROXIES);
+  let failStart: ((err: Error) => void) | undefined;
+  const exited = new Promise<never>((_, reject) => (failStart = reject));
+  exited.catch(() => {});
+  const nginx = new Supervised('gateway', {
+    spawn: () => spawnNginx(bin, dir, 'auto', ['keepalive_timeout 65s;', `include ${join(dir, 'gateway.conf')};`]),
+    ready: () => waitForPort(vars.GATEWAY_PORT, 10000),
+    onExit: (code, signal) => failStart?.(new Error(`nginx exited (code ${code}, signal ${signal}) while starting the gateway on port ${vars.GATEWAY_PORT}`)),
+  });
+  try {
+    await Promise.race([waitForPort(vars.GATEWAY_PORT, 10000), exited]);
+  } catch (err) {
+    await nginx.stop();
+    throw err;
+  }
+  failStart = undefined;
+  return {
+    url: `http://127.0.0.1:${vars.GATEWAY_PORT}`,
+    stop: () => nginx.stop(),
+    get process() {
+      return nginx.process;
+    },
+    supervise: (restart) => nginx.supervise(restart),
+  };
 }
 
 export interface TlsTerminator {

@@ -62,11 +62,11 @@ function nativeDir(): string {
 
 /**
  * The data directory the server is given. A normal user's is `dataDir` itself. Under root a
- * persistent one lives in ROOT_BASE (one per `dataDir`), and `dataDir` becomes a symlink to it so
+ * persistent one lives in ROOT_BASE (one per `dataDir` and major version), and `dataDir` becomes a symlink to it so
  * it is still found where the operator looks. A throwaway one is used as given (the test
  * infrastructure makes it under the system temp directory, which the postgres user can reach).
  */
-function serverDataDir(dataDir: string, persistent: boolean, owner: Identity | undefined): string {
+function serverDataDir(dataDir: string, persistent: boolean, owner: Identity | undefined, major: string): string {
   if (!owner) {
     mkdirSync(dataDir, { recursive: true });
     return dataDir;
@@ -80,7 +80,8 @@ function serverDataDir(dataDir: string, persistent: boolean, owner: Identity | u
   } else if (link?.isDirectory() && existsSync(join(dataDir, 'PG_VERSION'))) {
     target = dataDir; // a cluster made before relocation, where the postgres user could reach it
   } else {
-    target = join(ROOT_BASE, 'data', createHash('sha256').update(resolve(dataDir)).digest('hex').slice(0, 16));
+    // One per major: a folder moved aside after a change of major is not found again here.
+    target = join(ROOT_BASE, 'data', `${createHash('sha256').update(resolve(dataDir)).digest('hex').slice(0, 16)}-pg${major}`);
     rmSync(dataDir, { recursive: true, force: true });
     mkdirSync(dirname(dataDir), { recursive: true });
     symlinkSync(target, dataDir);
@@ -117,19 +118,16 @@ export async function startEmbeddedPostgres(opts: {
   persistent: boolean;
   /** Extra `-c name=value` settings (the benchmark preloads auto_explain). */
   settings?: Record<string, string>;
-  /**
-   * Another PostgreSQL's binaries (initdb, postgres), e.g. Debian's `/usr/lib/postgresql/<major>/bin`,
-   * for a test that needs a server of the major its client tools have; default: the npm package's.
-   */
-  binDir?: string;
   /** Receives the server's log output. */
   onLog?: (message: string) => void;
 }): Promise<RunningPostgres> {
   const owner = isRoot() ? postgresUser() : undefined;
-  const bin = opts.binDir ?? join(nativeDir(), 'bin');
-  const dataDir = serverDataDir(opts.dataDir, opts.persistent, owner);
+  const bin = join(nativeDir(), 'bin');
+  const major = binariesMajor(bin);
+  const dataDir = serverDataDir(opts.dataDir, opts.persistent, owner, major);
   const spawnOptions = { ...(owner ?? {}), env: { ...process.env, LC_MESSAGES: 'C' } };
 
+  refuseOtherMajor(opts.dataDir, dataDir, major);
   if (!existsSync(join(dataDir, 'PG_VERSION'))) {
     const pwfile = join(tmpdir(), `devstack-pg-pw-${process.pid}-${Date.now()}`);
     writeFileSync(pwfile, `${PASSWORD}\n`, { mode: 0o600 });
@@ -189,6 +187,28 @@ export async function startEmbeddedPostgres(opts: {
     kill,
     stop: () => kill('SIGINT'),
   };
+}
+
+/** The major version of the PostgreSQL binaries in `bin` (`postgres (PostgreSQL) 15.18` -> 15). */
+function binariesMajor(bin: string): string {
+  const version = execFileSync(join(bin, 'postgres'), ['--version'], { encoding: 'utf8' });
+  return /(\d+)(?:\.\d+)?/.exec(version)?.[1] ?? version.trim();
+}
+
+/**
+ * A data folder made by another major version of PostgreSQL (npm start's embedded server was 17
+ * before it matched the distribution's client tools, 15) cannot be opened by this one: say so
+ * and what to do, instead of the server's own failure at start.
+ */
+function refuseOtherMajor(shown: string, dataDir: string, major: string): void {
+  const versionFile = join(dataDir, 'PG_VERSION');
+  if (!existsSync(versionFile)) return;
+  const made = readFileSync(versionFile, 'utf8').trim();
+  if (made === major) return;
+  throw new Error(
+    `the Postgres data in ${shown}${dataDir === shown ? '' : ` (${dataDir})`} was made by PostgreSQL ${made}, which this embedded PostgreSQL ${major} cannot open. ` +
+      `Move it aside to start afresh (mv ${shown} ${shown}-pg${made}); the data stays there for a PostgreSQL ${made} to read`,
+  );
 }
 
 /** True once the server accepts a connection and answers a query. */

@@ -1,5 +1,5 @@
 import { spawn, type ChildProcess, type SpawnOptions } from 'node:child_process';
-import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { freePort, waitForPort } from './ports.js';
@@ -47,6 +47,11 @@ export interface SystemPackages {
  */
 export function findExecutable(cmd: string): string | undefined {
   return systemPackages.findExecutable(cmd, process.env);
+}
+
+/** A running process's resident set size in MB (Linux /proc; throws once the process is gone). */
+export function rssMb(pid: number): number {
+  return Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))![1]) / 1024;
 }
 
 /** Stops a child: SIGTERM, then SIGKILL after `graceMs`. */

@@ -49,10 +49,10 @@ export interface ProductOptions {
   env?: Record<string, string>;
   serviceEnv?: Partial<Record<Service, Record<string, string>>>;
   /** Gateway settings beyond the upstreams (the benchmark lifts the meetings guard). */
-  gatewayVars?: Pick<GatewayVars, 'MEETINGS_GUARD_RATE' | 'MEETINGS_GUARD_BURST' | 'TRUSTED_PROXIES'>;
+  gatewayVars?: Pick<GatewayVars, 'MEETINGS_GUARD_RATE' | 'MEETINGS_GUARD_BURST' | 'MCP_GUARD_RATE' | 'MCP_GUARD_BURST' | 'TRUSTED_PROXIES'>;
   /**
-   * Restart a service process that exits on its own (backoff 1 s to 30 s), logging one line
-   * through `log`. `npm start` turns it on; tests that watch a process exit leave it off.
+   * Restart a service process or nginx that exits on its own (backoff 1 s to 30 s), logging one
+   * line through `log`. `npm start` turns it on; tests that watch a process exit leave it off.
    */
   supervise?: { log(line: string): void };
   /** Called when a service exits on its own (not through stop()) and is not supervised. */
@@ -176,7 +176,10 @@ export async function startProduct(opts: ProductOptions): Promise<RunningProduct
     throw err;
   }
   started = true;
-  if (opts.supervise) for (const s of supervised) s.supervise(opts.supervise);
+  if (opts.supervise) {
+    for (const s of supervised) s.supervise(opts.supervise);
+    nginx?.supervise(opts.supervise);
+  }
 
   return {
     ports: Object.fromEntries(SERVICES.map((svc) => [svc, ports[svc][0]])) as Record<Service, number>,

@@ -1,7 +1,7 @@
 import { join } from 'node:path';
 import pg from 'pg';
 import { startEmbeddedPostgres, type RunningPostgres } from './postgres.js';
-import { freePort, waitForPort } from './ports.js';
+import { canListen, freePort, portHolder, waitForPort } from './ports.js';
 import { findExecutable, startRedis, systemPackages, type RunningRedis } from './processes.js';
 import { DEFAULT_PORTS, MAX_REPLICAS, REPLICA_PORT_STEP, SERVICES, startProduct, type RunningProduct } from './product.js';
 import { clearRuntime, dataDir, writeRuntime } from './runtime.js';
@@ -83,6 +83,30 @@ async function preferredPort(variable: string, usual: number): Promise<number> {
   }
 }
 
+/** A port npm start is about to listen on: whose it is and the variable that moves it. */
+interface NeededPort {
+  port: number;
+  host: string;
+  what: string;
+  variable: string;
+}
+
+/**
+ * The ports the gateway and the services will listen on, checked before anything starts: one
+ * held by another program (a second clone's npm start, say) would otherwise leave nginx unable to
+ * bind and the services crash-looping while the other program answers in their place. Each taken
+ * port is one line: the port, who holds it where /proc tells, and the variable that moves it.
+ */
+async function takenPorts(needed: NeededPort[]): Promise<string[]> {
+  const lines: string[] = [];
+  for (const { port, host, what, variable } of needed) {
+    if (await canListen(port, host)) continue;
+    const holder = portHolder(port);
+    lines.push(`port ${port} is taken${holder ? ` by ${holder}` : ''}: ${what} listens there; stop that program or set ${variable} to a free port`);
+  }
+  return lines;
+}
+
 let postgres: RunningPostgres | undefined;
 let redis: RunningRedis | undefined;
 let product: RunningProduct | undefined;
@@ -122,6 +146,25 @@ async function main(): Promise<void> {
     process.stderr.write(systemPackages.stopMessage('start', missing, how));
     process.exit(1);
   }
+  const gatewayPort = portFrom('GATEWAY_PORT', 8080);
+  const ports = Object.fromEntries(SERVICES.map((svc) => [svc, portFrom(`${svc.toUpperCase()}_PORT`, DEFAULT_PORTS[svc])]));
+  // nginx listens on every address; the services on HOST (every address unless set).
+  const servicesHost = process.env.HOST || '0.0.0.0';
+  const taken = await takenPorts([
+    ...(gateway ? [{ port: gatewayPort, host: '0.0.0.0', what: 'the gateway', variable: 'GATEWAY_PORT' }] : []),
+    ...SERVICES.flatMap((svc) =>
+      Array.from({ length: replicas }, (_, i) => ({
+        port: ports[svc]! + REPLICA_PORT_STEP * i,
+        host: servicesHost,
+        what: i === 0 ? svc : `${svc} instance ${i + 1} (${svc.toUpperCase()}_PORT + ${REPLICA_PORT_STEP * i})`,
+        variable: `${svc.toUpperCase()}_PORT`,
+      })),
+    ),
+  ]);
+  if (taken.length > 0) {
+    process.stderr.write(`${taken.join('\n')}\nnpm start stopped before starting anything.\n`);
+    process.exit(1);
+  }
   if (!redisUrl && !redisServer) {
     process.stdout.write('redis-server is not on PATH and REDIS_URL is unset: single-instance mode (limits and idempotency records kept in each process)\n');
   }
@@ -144,8 +187,6 @@ async function main(): Promise<void> {
   }
   writeRuntime({ databaseUrl, pid: process.pid, startedAt: new Date().toISOString() });
 
-  const gatewayPort = portFrom('GATEWAY_PORT', 8080);
-  const ports = Object.fromEntries(SERVICES.map((svc) => [svc, portFrom(`${svc.toUpperCase()}_PORT`, DEFAULT_PORTS[svc])]));
   // Browser pages are served from the gateway, or without it from each instance's own port.
   const pagePorts = gateway ? [gatewayPort] : SERVICES.flatMap((svc) => Array.from({ length: replicas }, (_, i) => ports[svc]! + REPLICA_PORT_STEP * i));
   product = await startProduct({
@@ -166,7 +207,7 @@ async function main(): Promise<void> {
       WEBHOOK_ALLOW_PRIVATE: process.env.WEBHOOK_ALLOW_PRIVATE ?? '1',
     },
     // A process that exits while npm start is not stopping is started again; the gateway and
-    // the other instances keep serving meanwhile.
+    // the other instances keep serving meanwhile (and a restarted gateway serves them again).
     supervise: { log: (line) => process.stderr.write(`${line}\n`) },
   });
   const lines = ['', 'ready:'];
@@ -175,7 +216,7 @@ async function main(): Promise<void> {
   for (const svc of SERVICES) lines.push(`  ${svc.padEnd(10)} ${product.instances[svc].map((i) => `http://localhost:${i.port}`).join('  ')}`);
   lines.push(`  database   ${postgres ? `embedded Postgres, data in ${join(dataDir, 'pg')}` : 'DATABASE_URL'}`);
   lines.push(`  redis      ${redis ? `redis-server, data in ${join(dataDir, 'redis')}` : redisUrl ? 'REDIS_URL' : 'none (single-instance mode)'}`);
-  lines.push('A service process that exits is restarted. Ctrl-C stops everything.');
+  lines.push('A service process or the gateway that exits is restarted. Ctrl-C stops everything.');
   if (!product.gateway) lines.push(...withoutGateway(gatewayPort, product.ports));
   process.stdout.write(`${lines.join('\n')}\n`);
 }

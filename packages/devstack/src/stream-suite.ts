@@ -1,7 +1,9 @@
 import type { AddressInfo } from 'node:net';
 import pg from 'pg';
-import { openEventStream, type OpenedStream } from './event-stream.js';
+import { openEventStream, openPausedStream, type OpenedStream, type PausedStream } from './event-stream.js';
+import { LARGEST_CHANGE_BYTES, writeLargestChanges } from './stream-load.js';
 import { pollUntil } from './poll.js';
+import type { Service } from './product.js';
 
 interface StreamApp {
   server: { address(): AddressInfo | string | null };
@@ -15,10 +17,10 @@ interface StreamApp {
 }
 
 export interface StreamSuiteOptions<T extends StreamApp> {
-  service: string;
+  service: Service;
   /** The stream's path, e.g. `/api/changes/stream`. */
   path: string;
-  /** The app, with a short keepalive (the suite sets STREAM_KEEPALIVE_MS). */
+  /** The app, with a short keepalive (the suite sets STREAM_KEEPALIVE_MS) and no rate limit in the way. */
   start(env: Record<string, string>): Promise<T>;
   /** Makes one change of `caller`'s that the stream carries; returns the change's `id` in the feed. */
   write(t: T, caller: { accountId: string; auth: string }, n: number): Promise<string>;
@@ -35,6 +37,13 @@ export interface StreamSuiteOptions<T extends StreamApp> {
 /** The id a change event names its record by (tasks/meetings `id`, clipboard `id` as well). */
 const changeId = (c: { id: string }) => c.id;
 
+/** A history larger than a stream's unsent window (1 MiB) and what the sockets' buffers take on loopback. */
+const BEHIND_BYTES = 8 * 1024 * 1024;
+/** The services' rate limits out of the way of writing that history. */
+const UNLIMITED = Object.fromEntries(['RATE_LIMIT_PER_MINUTE', 'RATE_LIMIT_READS_PER_MINUTE', 'RATE_LIMIT_WRITES_PER_MINUTE'].map((name) => [name, '1000000']));
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
 /**
  * The live change stream's contract (DESIGN.md "Live change streams"), the same for the three
  * services: headers, backlog then live, Last-Event-ID resume exactly once, keepalive, the
@@ -44,11 +53,13 @@ const changeId = (c: { id: string }) => c.id;
 export function streamSuite<T extends StreamApp>(o: StreamSuiteOptions<T>): void {
   describe(`GET ${o.path} (${o.service})`, () => {
     let t: T;
-    const opened: OpenedStream[] = [];
+    const opened: Array<OpenedStream | PausedStream> = [];
+    let origin: string;
     let url: string;
     beforeAll(async () => {
-      t = await o.start({ STREAM_KEEPALIVE_MS: '300' });
-      url = `http://127.0.0.1:${(t.server.address() as AddressInfo).port}${o.path}`;
+      t = await o.start({ STREAM_KEEPALIVE_MS: '300', ...UNLIMITED });
+      origin = `http://127.0.0.1:${(t.server.address() as AddressInfo).port}`;
+      url = `${origin}${o.path}`;
     });
     afterEach(() => {
       for (const s of opened.splice(0)) s.close();
@@ -67,6 +78,11 @@ export function streamSuite<T extends StreamApp>(o: StreamSuiteOptions<T>): void
     });
     const open = async (auth: string, headers: Record<string, string> = {}, query = '') => {
       const s = await openEventStream(`${url}${query}`, { Authorization: auth, ...headers });
+      opened.push(s);
+      return s;
+    };
+    const openPaused = async (auth: string) => {
+      const s = await openPausedStream(url, { Authorization: auth });
       opened.push(s);
       return s;
     };
@@ -206,6 +222,29 @@ export function streamSuite<T extends StreamApp>(o: StreamSuiteOptions<T>): void
       ten[0]!.close();
       await new Promise((r) => setTimeout(r, 200));
       expect((await open(c.auth)).status).toBe(200);
+    });
+
+    it('frees the slot of a client that leaves before its stream opens: ten such leave room for ten streams', async () => {
+      const c = await t.caller();
+      for (let i = 0; i < 10; i++) (await openPaused(c.auth)).close();
+      await sleep(500);
+      const ten = await Promise.all(Array.from({ length: 10 }, () => open(c.auth)));
+      expect(ten.map((s) => s.status)).toEqual(Array(10).fill(200));
+    });
+
+    it('ends the stream of a reader that falls more than 1 MiB behind; it resumes after the last event it took', async () => {
+      const c = await t.caller();
+      const count = Math.ceil(BEHIND_BYTES / LARGEST_CHANGE_BYTES[o.service]);
+      await writeLargestChanges(origin, o.service, c.auth, count);
+      const paused = await openPaused(c.auth);
+      // Not read for several keepalive intervals (300 ms here).
+      await sleep(2000);
+      const taken = await paused.drain(5000);
+      expect({ status: taken.status, ended: taken.ended }).toEqual({ status: 200, ended: true });
+      const ids = taken.blocks.filter((b) => b.event === 'change').map((b) => b.id!);
+      expect(ids.length).toBeLessThan(count);
+      const resumed = await open(c.auth, { 'Last-Event-ID': ids.at(-1)! });
+      await resumed.until((s) => s.changes().length === count - ids.length, 20_000);
     });
 
     it('still answers the 11th stream 429 when Redis comes back without the open streams\' slots', async () => {

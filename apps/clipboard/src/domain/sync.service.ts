@@ -1,4 +1,4 @@
-import type { StreamPage } from '@app/auth/streams';
+import { cursorSigner, type StreamPage } from '@app/auth/streams';
 import { emitEvents } from '@app/auth/webhooks';
 import * as itemsRepo from '../db/items.repository.js';
 import * as snippetsRepo from '../db/snippets.repository.js';
@@ -73,18 +73,25 @@ export interface ChangeDataParsers {
 }
 
 const CURSOR = /^v1:(0|[1-9][0-9]{0,14})$/;
+/** Signs the cursors of pull and sync (and the stream's event ids), each for its account. */
+const SIGNER = cursorSigner('clipboard', 'changes');
+const cursorPayload = (seq: number) => Buffer.from(`v1:${seq}`).toString('base64url');
 
-/** The opaque cursor for "every change up to and including `seq`". */
-function encodeCursor(seq: number): string {
-  return Buffer.from(`v1:${seq}`).toString('base64url');
+/** The opaque cursor of `accountId` for "every change up to and including `seq`". */
+function encodeCursor(accountId: string, seq: number): string {
+  return SIGNER.sign(cursorPayload(seq), accountId);
 }
 
-/** The seq a cursor stands for; absent or empty is 0 (the beginning). Anything not issued by {@link encodeCursor} is 400. */
-function decodeCursor(raw: string | undefined): number {
+/**
+ * The seq a cursor stands for; absent or empty is 0 (the beginning). Anything not issued by
+ * {@link encodeCursor} to this account (malformed, edited, another account's) is 400.
+ */
+function decodeCursor(accountId: string, raw: string | undefined): number {
   if (raw === undefined || raw === '') return 0;
-  const match = CURSOR.exec(Buffer.from(raw, 'base64url').toString('utf8'));
+  const payload = SIGNER.open(raw, accountId);
+  const match = payload === undefined ? null : CURSOR.exec(Buffer.from(payload, 'base64url').toString('utf8'));
   const seq = match ? Number(match[1]) : NaN;
-  if (!match || encodeCursor(seq) !== raw) {
+  if (!match || cursorPayload(seq) !== payload) {
     throw fail('invalid_cursor', 'cursor is malformed: send back a cursor exactly as a pull or sync returned it, or none to start from the beginning');
   }
   return seq;
@@ -128,12 +135,12 @@ async function readChanges(db: Db, accountId: string, scopes: ReadonlySet<string
   const hasMore = rows.length > limit;
   const changes = rows.slice(0, limit).map(toChange);
   const last = changes.at(-1)?.seq ?? afterSeq;
-  return { changes, cursor: encodeCursor(last), hasMore };
+  return { changes, cursor: encodeCursor(accountId, last), hasMore };
 }
 
 /** The changes after a cursor, in seq order. */
 export async function pull(db: Db, accountId: string, scopes: ReadonlySet<string>, query: { cursor?: string | undefined; limit: number }): Promise<ChangePage> {
-  const afterSeq = decodeCursor(query.cursor);
+  const afterSeq = decodeCursor(accountId, query.cursor);
   checkCursor(await findState(db, accountId), afterSeq);
   return readChanges(db, accountId, scopes, afterSeq, query.limit);
 }
@@ -144,8 +151,8 @@ export async function pull(db: Db, accountId: string, scopes: ReadonlySet<string
  * state (for a 410) is read once, not on every wake.
  */
 export async function pullStreamPage(db: Db, accountId: string, scopes: ReadonlySet<string>, cursor: string | undefined, limit: number, checked: boolean): Promise<StreamPage> {
-  const page = checked ? await readChanges(db, accountId, scopes, decodeCursor(cursor), limit) : await pull(db, accountId, scopes, { cursor, limit });
-  return { changes: page.changes, nextCursor: page.cursor, hasMore: page.hasMore, cursorAfter: (k) => encodeCursor(page.changes[k]!.seq) };
+  const page = checked ? await readChanges(db, accountId, scopes, decodeCursor(accountId, cursor), limit) : await pull(db, accountId, scopes, { cursor, limit });
+  return { changes: page.changes, nextCursor: page.cursor, hasMore: page.hasMore, cursorAfter: (k) => encodeCursor(accountId, page.changes[k]!.seq) };
 }
 
 const applied = (seq: number | null): Outcome => ({ status: 'applied', seq, error: null });
@@ -290,7 +297,7 @@ export async function sync(
   body: { cursor?: string; limit: number; changes: ClientChange[] },
   data: ChangeDataParsers,
 ): Promise<ChangePage & { results: SyncResult[] }> {
-  const afterSeq = decodeCursor(body.cursor);
+  const afterSeq = decodeCursor(accountId, body.cursor);
   const results = await withAccount(db, accountId, TOMBSTONE_DAYS, async (tx) => {
     checkCursor(tx.state, afterSeq);
     const changeIds = [...new Set(body.changes.map((c) => c.clientChangeId.toLowerCase()))];

@@ -1,4 +1,4 @@
-import { WINDOW_ORIGIN, decodeWindowCursor, encodeWindowCursor, windowPage, type StreamPage, type WindowPosition } from '@app/auth/streams';
+import { WINDOW_ORIGIN, cursorSigner, decodeWindowCursor, encodeWindowCursor, windowPage, type StreamPage, type WindowPosition } from '@app/auth/streams';
 import type { Kysely } from 'kysely';
 import { changedRecords, changesPage, type FeedKind } from '../db/changes.repository.js';
 import type { Database } from '../db/schema.js';
@@ -15,11 +15,11 @@ export interface ChangesPage {
   hasMore: boolean;
 }
 
-/** Salts the cursor's checksum: a cursor of another feed is not one of this feed. */
-const LABEL = 'meetings-changes-v1';
+/** Signs the feed's cursors (and stream event ids). */
+const FEED = cursorSigner('meetings', 'changes');
 
 function position(cursor: string, accountId: string, nowSeconds: number): WindowPosition {
-  const p = decodeWindowCursor(LABEL, cursor, accountId, nowSeconds);
+  const p = decodeWindowCursor(FEED, cursor, accountId, nowSeconds);
   if (p === 'expired') throw fail('cursor_expired', 'cursor is older than 30 days; start a full sync again without a cursor');
   if (p === 'foreign') throw fail('invalid_cursor', 'cursor belongs to another account', { details: [{ path: 'cursor', message: 'was not issued to this account' }] });
   if (p === 'invalid') throw fail('invalid_cursor', 'cursor is malformed or was altered; start again without it', { details: [{ path: 'cursor', message: 'is not a cursor this feed issued' }] });
@@ -79,7 +79,7 @@ export async function readChanges(
     if (r.deleted) return { type: 'delete', kind: 'meeting', id: r.id, item: null };
     return { type: 'upsert', kind: 'meeting', id: r.id, item: { ...toMeeting(meetings.get(r.id)!, withPrivate), items: inReadingOrder(itemsOf.get(r.id) ?? []) } };
   });
-  const cursor = (p: WindowPosition) => encodeWindowCursor(LABEL, accountId, p);
+  const cursor = (p: WindowPosition) => encodeWindowCursor(FEED, accountId, p);
   return { changes, nextCursor: cursor(page.next), hasMore: page.hasMore, reached: page.reached, cursorAfter: (k) => cursor(page.after(k)) };
 }
 

@@ -1,20 +1,28 @@
+import { cursorSigner, type CursorSigner } from '@app/auth/streams';
 import { unsafeInputProblem } from '@app/http-errors/validation';
 import { fail } from './errors.js';
 
-/** Opaque keyset cursors: the sort key of the last row of a page, base64url JSON. */
-export function encodeCursor(values: (string | number)[]): string {
-  return Buffer.from(JSON.stringify(values)).toString('base64url');
+/** The lists that page with a cursor; each signs its own, so one list's cursor is not another's. */
+const LISTS = ['people', 'series', 'notes', 'notes-changed', 'meetings'] as const;
+type CursorList = (typeof LISTS)[number];
+const signers = Object.fromEntries(LISTS.map((list) => [list, cursorSigner('meetings', list)])) as Record<CursorList, CursorSigner>;
+const signer = (list: CursorList): CursorSigner => signers[list];
+
+/** Opaque keyset cursors: the sort key of the last row of a page, base64url JSON, signed for `list`. */
+export function encodeCursor(list: CursorList, values: (string | number)[]): string {
+  return signer(list).sign(Buffer.from(JSON.stringify(values)).toString('base64url'));
 }
 
 /**
- * Decodes a cursor made by {@link encodeCursor} with `arity` string values; anything else is a
- * 400 `invalid_cursor` (never a database error).
+ * Decodes a cursor made by {@link encodeCursor} for `list` with `arity` string values; anything
+ * else (edited, truncated, another list's) is a 400 `invalid_cursor`, never a database error.
  */
-export function decodeCursor(cursor: string | undefined, arity: number): string[] | undefined {
+export function decodeCursor(list: CursorList, cursor: string | undefined, arity: number): string[] | undefined {
   if (cursor === undefined) return undefined;
+  const payload = signer(list).open(cursor);
   let values: unknown;
   try {
-    values = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8'));
+    values = payload === undefined ? undefined : JSON.parse(Buffer.from(payload, 'base64url').toString('utf8'));
   } catch {
     values = undefined;
   }

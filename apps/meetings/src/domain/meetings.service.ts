@@ -58,12 +58,12 @@ export interface MeetingListQuery {
 }
 
 export async function listMeetings(db: Kysely<Database>, accountId: string, q: MeetingListQuery, withPrivate: boolean) {
-  const rows = await repo.listMeetings(db, accountId, { seriesId: q.seriesId, status: q.status, from: q.from, to: q.to, after: decodeCursor(q.cursor, 2), limit: q.limit + 1 });
+  const rows = await repo.listMeetings(db, accountId, { seriesId: q.seriesId, status: q.status, from: q.from, to: q.to, after: decodeCursor('meetings', q.cursor, 2), limit: q.limit + 1 });
   const page = rows.slice(0, q.limit);
   const last = page[page.length - 1];
   return {
     items: page.map((r) => toMeeting(r, withPrivate)),
-    nextCursor: rows.length > q.limit && last ? encodeCursor([repo.meetingSortDate(last), last.id]) : null,
+    nextCursor: rows.length > q.limit && last ? encodeCursor('meetings', [repo.meetingSortDate(last), last.id]) : null,
   };
 }
 

@@ -81,15 +81,15 @@ export async function deleteNote(db: Kysely<Database>, accountId: string, date: 
  */
 export async function listNotes(db: Kysely<Database>, accountId: string, q: { limit: number; cursor?: string; changedSince?: string }) {
   if (q.changedSince !== undefined) {
-    const after = decodeCursor(q.cursor, 2) as [string, string] | undefined;
+    const after = decodeCursor('notes-changed', q.cursor, 2) as [string, string] | undefined;
     const rows = await repo.listNotesChanged(db, accountId, q.changedSince, q.limit + 1, after);
     const page = rows.slice(0, q.limit);
     const last = page[page.length - 1];
-    return { items: page.map(toNote), nextCursor: rows.length > q.limit && last ? encodeCursor([last.updated_at, last.date]) : null };
+    return { items: page.map(toNote), nextCursor: rows.length > q.limit && last ? encodeCursor('notes-changed', [last.updated_at, last.date]) : null };
   }
-  const before = decodeCursor(q.cursor, 1)?.[0];
+  const before = decodeCursor('notes', q.cursor, 1)?.[0];
   const rows = await repo.listNotesByDate(db, accountId, q.limit + 1, before);
   const page = rows.slice(0, q.limit);
   const last = page[page.length - 1];
-  return { items: page.map(toNote), nextCursor: rows.length > q.limit && last ? encodeCursor([last.date]) : null };
+  return { items: page.map(toNote), nextCursor: rows.length > q.limit && last ? encodeCursor('notes', [last.date]) : null };
 }

@@ -36,8 +36,8 @@ export async function archivePerson(db: Kysely<Database>, accountId: string, id:
 }
 
 export async function listPeople(db: Kysely<Database>, accountId: string, q: { limit: number; cursor?: string; includeArchived?: string }) {
-  const rows = await repo.listPeople(db, accountId, { includeArchived: q.includeArchived === '1', limit: q.limit + 1, after: decodeCursor(q.cursor, 2) });
+  const rows = await repo.listPeople(db, accountId, { includeArchived: q.includeArchived === '1', limit: q.limit + 1, after: decodeCursor('people', q.cursor, 2) });
   const page = rows.slice(0, q.limit);
   const last = page[page.length - 1];
-  return { items: page.map(toPerson), nextCursor: rows.length > q.limit && last ? encodeCursor([last.created_at, last.id]) : null };
+  return { items: page.map(toPerson), nextCursor: rows.length > q.limit && last ? encodeCursor('people', [last.created_at, last.id]) : null };
 }

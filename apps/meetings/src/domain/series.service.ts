@@ -133,8 +133,8 @@ export async function archiveSeries(db: Kysely<Database>, accountId: string, id:
 }
 
 export async function listSeries(db: Kysely<Database>, accountId: string, q: { limit: number; cursor?: string; includeArchived?: string }) {
-  const rows = await repo.listSeries(db, accountId, { includeArchived: q.includeArchived === '1', limit: q.limit + 1, after: decodeCursor(q.cursor, 2) });
+  const rows = await repo.listSeries(db, accountId, { includeArchived: q.includeArchived === '1', limit: q.limit + 1, after: decodeCursor('series', q.cursor, 2) });
   const page = rows.slice(0, q.limit);
   const last = page[page.length - 1];
-  return { items: page.map(toSeries), nextCursor: rows.length > q.limit && last ? encodeCursor([last.created_at, last.id]) : null };
+  return { items: page.map(toSeries), nextCursor: rows.length > q.limit && last ? encodeCursor('series', [last.created_at, last.id]) : null };
 }

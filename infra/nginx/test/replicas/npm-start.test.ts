@@ -1,9 +1,9 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { existsSync, lstatSync, readlinkSync, mkdtempSync, readFileSync, readdirSync, rmSync, symlinkSync } from 'node:fs';
-import { createServer } from 'node:net';
+import { existsSync, lstatSync, mkdirSync, readlinkSync, mkdtempSync, readFileSync, readdirSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { createServer, type Server } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { freePort, repoRoot, waitForPort } from '@app/devstack';
+import { canListen, freePort, repoRoot, waitForPort } from '@app/devstack';
 import { tally } from './metrics.js';
 
 /**
@@ -21,18 +21,11 @@ let stdout = '';
 let stderr = '';
 const ports = { gateway: 0, tasks: 0, meetings: 0, clipboard: 0, redis: 0, postgres: 0 };
 
-const listenable = (port: number) =>
-  new Promise<boolean>((resolve) => {
-    const srv = createServer();
-    srv.once('error', () => resolve(false));
-    srv.listen(port, '127.0.0.1', () => srv.close(() => resolve(true)));
-  });
-
 /** A free port whose neighbour ten up (the second instance's) is free too. */
 async function freeBase(): Promise<number> {
   for (;;) {
     const port = await freePort();
-    if (port + 10 <= 65535 && (await listenable(port + 10))) return port;
+    if (port + 10 <= 65535 && (await canListen(port + 10))) return port;
   }
 }
 
@@ -67,6 +60,15 @@ function alive(pid: number): boolean {
     return stat.slice(stat.lastIndexOf(')') + 2)[0] !== 'Z';
   } catch {
     return false;
+  }
+}
+
+/** A process's command line as `ps` shows it (nginx names its master and workers there). */
+function command(pid: number): string {
+  try {
+    return readFileSync(`/proc/${pid}/cmdline`, 'utf8').replaceAll('\0', ' ').trim();
+  } catch {
+    return '';
   }
 }
 
@@ -123,10 +125,13 @@ beforeAll(async () => {
 
 afterAll(async () => {
   if (start?.exitCode === null) {
-    try {
-      process.kill(-start.pid!, 'SIGKILL');
-    } catch {
-      // already gone
+    // Its process group, and nginx's (a group of its own, see spawnNginx).
+    for (const pid of [-start.pid!, ...descendants(start.pid!)]) {
+      try {
+        process.kill(pid, 'SIGKILL');
+      } catch {
+        // already gone
+      }
     }
   }
   // Under root the cluster lives outside DATA_DIR, behind the pg symlink: remove it too.
@@ -191,6 +196,22 @@ describe('npm start -- --replicas 2', () => {
     expect((await gw('/api/v1/tasks')).status).toBe(401);
   });
 
+  it('restarts the gateway when nginx dies (its orphaned workers go with it), and the gateway serves again', async () => {
+    const nginx = (role: string) => descendants(start.pid!).filter((pid) => command(pid).startsWith(`nginx: ${role}`));
+    const [master] = nginx('master');
+    const workers = nginx('worker');
+    expect(master).toBeDefined();
+    expect(workers.length).toBeGreaterThan(0);
+    const logged = stderr.length;
+    process.kill(master!, 'SIGKILL');
+    await until('the gateway restart line', () => stderr.slice(logged).includes('gateway exited (code null, signal SIGKILL); restarting in 1s'), 10000);
+    await until('the gateway to be back', () => stderr.slice(logged).includes('gateway is back'), 30000);
+    expect((await gw('/api/v1/tasks')).status).toBe(401);
+    expect(nginx('master')).not.toContain(master);
+    expect(workers.filter(alive)).toEqual([]);
+    expect(stderr.slice(logged)).not.toContain('could not bind');
+  });
+
   it('stops everything on Ctrl-C and leaves no process behind', async () => {
     const pids = descendants(start.pid!);
     // 6 services, nginx (a master and its workers), redis-server, Postgres and its workers.
@@ -204,7 +225,7 @@ describe('npm start -- --replicas 2', () => {
     await until('every child to be gone', () => pids.every((pid) => !alive(pid)), 5000);
     console.log(`npm start: Ctrl-C stopped ${pids.length} processes in ${stopMs} ms`);
     for (const port of [ports.gateway, ports.tasks, ports.tasks + 10, ports.meetings, ports.clipboard + 10, ports.redis, ports.postgres]) {
-      expect(await listenable(port)).toBe(true);
+      expect(await canListen(port)).toBe(true);
     }
     expect(existsSync(join(dataDir, 'runtime.json'))).toBe(false);
     // In order: the services had drained and closed their pools before Postgres went away.
@@ -216,18 +237,76 @@ describe('npm start -- --replicas 2', () => {
 });
 
 describe('npm start refuses bad replica settings with one line', () => {
+  /** start.js run to its exit; bounded: one that goes on (past a check it should stop at) is killed. */
   const run = (args: string[], env: NodeJS.ProcessEnv) =>
-    new Promise<{ code: number | null; stderr: string }>((resolve) => {
-      const child = spawn(process.execPath, [join(repoRoot, 'packages', 'devstack', 'dist', 'start.js'), ...args], { env: { ...env, DATA_DIR: dataDir } });
+    new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve) => {
+      const child = spawn(process.execPath, [join(repoRoot, 'packages', 'devstack', 'dist', 'start.js'), ...args], { env: { DATA_DIR: dataDir, ...env }, detached: true });
+      let out = '';
       let err = '';
+      child.stdout.on('data', (c: Buffer) => (out += c.toString()));
       child.stderr.on('data', (c: Buffer) => (err += c.toString()));
-      child.once('exit', (code) => resolve({ code, stderr: err }));
+      const timer = setTimeout(() => process.kill(-child.pid!, 'SIGKILL'), 60000);
+      child.once('exit', (code) => {
+        clearTimeout(timer);
+        resolve({ code, stdout: out, stderr: err });
+      });
     });
+
+  /** Settings for a run of start.js on free ports (`ports` override), with its data in `dir`. */
+  const freshRun = async (dir: string, ports: Record<string, number> = {}): Promise<NodeJS.ProcessEnv> => {
+    const env: NodeJS.ProcessEnv = { ...process.env, DATA_DIR: dir, HOST: '127.0.0.1', EMBEDDED_PG_PORT: String(await freePort()) };
+    for (const name of ['GATEWAY_PORT', 'TASKS_PORT', 'MEETINGS_PORT', 'CLIPBOARD_PORT']) env[name] = String(ports[name] ?? (await freeBase()));
+    delete env.DATABASE_URL;
+    return env;
+  };
 
   it.each([['9'], ['0'], ['two'], ['1.5']])('--replicas %s', async (n) => {
     const { code, stderr: err } = await run(['--replicas', n], { PATH: process.env.PATH });
     expect(code).toBe(2);
     expect(err.trim().split('\n')).toEqual([`--replicas must be a whole number from 1 to 8, got "${n}"`]);
+  });
+
+  it('stops before starting anything when a port it needs is taken, naming the port, its holder and the variable that moves it', async () => {
+    // Another program on the gateway's port and on the second tasks instance's (TASKS_PORT + 10).
+    const [gatewayPort, tasksPort] = [await freePort(), await freeBase()];
+    const holders = await Promise.all(
+      [gatewayPort, tasksPort + 10].map((port) => new Promise<Server>((resolve) => {
+        const srv = createServer();
+        srv.listen(port, '0.0.0.0', () => resolve(srv));
+      })),
+    );
+    const own = mkdtempSync(join(tmpdir(), 'npm-start-taken-'));
+    try {
+      const { code, stdout: out, stderr: err } = await run(['--replicas', '2'], await freshRun(own, { GATEWAY_PORT: gatewayPort, TASKS_PORT: tasksPort }));
+      console.log(`npm start with ports ${gatewayPort} and ${tasksPort + 10} taken: exit ${code}\n${err}`);
+      const here = `pid ${process.pid} (${readFileSync('/proc/self/comm', 'utf8').trim()}, in ${process.cwd()})`;
+      expect(err.trim().split('\n')).toEqual([
+        `port ${gatewayPort} is taken by ${here}: the gateway listens there; stop that program or set GATEWAY_PORT to a free port`,
+        `port ${tasksPort + 10} is taken by ${here}: tasks instance 2 (TASKS_PORT + 10) listens there; stop that program or set TASKS_PORT to a free port`,
+        'npm start stopped before starting anything.',
+      ]);
+      expect(code).toBe(1);
+      expect(out).not.toContain('ready:');
+      expect(existsSync(join(own, 'pg'))).toBe(false);
+    } finally {
+      for (const srv of holders) srv.close();
+      rmSync(own, { recursive: true, force: true });
+    }
+  });
+
+  it('says so, and stops, when .data/pg was made by another major of PostgreSQL (the embedded server was 17 before)', async () => {
+    const own = mkdtempSync(join(tmpdir(), 'npm-start-pg17-'));
+    try {
+      mkdirSync(join(own, 'pg'));
+      writeFileSync(join(own, 'pg', 'PG_VERSION'), '17\n');
+      const { code, stderr: err } = await run([], await freshRun(own));
+      expect(code).toBe(1);
+      const pg = join(own, 'pg');
+      expect(err).toContain(`start failed: the Postgres data in ${pg} was made by PostgreSQL 17, which this embedded PostgreSQL 15 cannot open. Move it aside to start afresh (mv ${pg} ${pg}-pg17)`);
+      expect(readFileSync(join(pg, 'PG_VERSION'), 'utf8')).toBe('17\n');
+    } finally {
+      rmSync(own, { recursive: true, force: true });
+    }
   });
 
   it('--replicas 2 without Redis (no REDIS_URL, no redis-server on PATH)', async () => {

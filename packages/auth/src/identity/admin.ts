@@ -1,5 +1,6 @@
 import { isUuid } from '@app/http-errors/validation';
 import { parseArgs } from 'node:util';
+import { inTransaction } from '../database/database.js';
 import { createAccount, EMAIL_PATTERN, normalizeEmail, type AdminHooks } from './accounts.js';
 import type { AuthConfig } from './config.js';
 import { forgetCredential } from './credential-cache.js';
@@ -77,11 +78,16 @@ export async function runAdminCommand(db: AnyDb, cfg: AuthConfig, argv: string[]
     }
     case 'set-password': {
       const accountId = await existingAccount(db, required(str('account'), 'account'));
-      await repo.setPasswordHash(db, accountId, await passwordFromStdin(io));
-      // A new password ends what the old one let in: its sessions and the apps connected with it.
-      const sessionsRevoked = await repo.revokeAccountSessions(db, accountId);
-      const grantsRevoked = await repo.revokeAccountGrants(db, accountId);
-      return { accountId, passwordSet: true, sessionsRevoked, grantsRevoked };
+      const passwordHash = await passwordFromStdin(io);
+      // A new password ends what the old one let in, all at once: the codes not yet exchanged
+      // (first: an exchange holding one is waited for, and its grant then ended too), the
+      // sessions and the apps connected with it.
+      const ended = await inTransaction(db, async (trx) => {
+        await repo.setPasswordHash(trx, accountId, passwordHash);
+        await repo.deletePendingCodes(trx, accountId);
+        return { sessionsRevoked: await repo.revokeAccountSessions(trx, accountId), grantsRevoked: await repo.revokeAccountGrants(trx, accountId) };
+      });
+      return { accountId, passwordSet: true, ...ended };
     }
     case 'create-key': {
       const accountId = await existingAccount(db, required(str('account'), 'account'));

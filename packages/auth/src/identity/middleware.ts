@@ -18,9 +18,10 @@ export interface Caller {
   timezone: string;
   /**
    * Set for an OAuth access token (a connected app): it acts as an API key with the consented
-   * scopes (kind `key`), and `credentialId` is its grant's id.
+   * scopes (kind `key`), and `credentialId` is its grant's id; `tokenId` names the access token
+   * itself (its stored hash, in hex: what its revocation announces).
    */
-  oauth?: { expiresAt: number; resource: string | null };
+  oauth?: { expiresAt: number; resource: string | null; tokenId: string };
 }
 
 /** A zone read from the database, canonically spelled (rows written before names were canonical may differ in case). */
@@ -40,13 +41,13 @@ export interface CredentialResolver {
 export function createCredentialResolver(db: AnyDb, cfg: AuthConfig, onUsed: (credentialId: string, kind: 'key' | 'oauth') => void = () => {}): CredentialResolver {
   const allScopes = new Set(cfg.scopes);
   const credentials = new CredentialCache();
-  const asKey = (row: IdentityRow, oauth: boolean): Caller => ({
+  const asKey = (row: IdentityRow, hash: Buffer, oauth: boolean): Caller => ({
     accountId: row.accountId,
     kind: 'key',
     credentialId: row.credentialId,
     scopes: new Set(row.scopes ?? []),
     timezone: storedZone(row.timezone),
-    ...(oauth ? { oauth: { expiresAt: row.expiresAt!, resource: row.resource ?? null } } : {}),
+    ...(oauth ? { oauth: { expiresAt: row.expiresAt!, resource: row.resource ?? null, tokenId: hash.toString('hex') } } : {}),
   });
   return {
     async bearer(token) {
@@ -57,7 +58,7 @@ export function createCredentialResolver(db: AnyDb, cfg: AuthConfig, onUsed: (cr
         : await credentials.resolve('key', hash, () => findKeyByHash(db, hash));
       if (!row) return undefined;
       onUsed(row.credentialId, oauth ? 'oauth' : 'key');
-      return asKey(row, oauth);
+      return asKey(row, hash, oauth);
     },
     async session(token) {
       const hash = hashSecret(token);

@@ -137,6 +137,11 @@ export async function revokeAccountSessions(db: AnyDb, accountId: string): Promi
   return Number(result.numUpdatedRows);
 }
 
+/** Deletes an account's authorization codes not yet exchanged (after its password changes): their exchange is then invalid_grant. */
+export async function deletePendingCodes(db: AnyDb, accountId: string): Promise<void> {
+  await auth(db).deleteFrom('oauth_codes').where('account_id', '=', accountId).where('used_at', 'is', null).execute();
+}
+
 /** Ends every live OAuth grant of an account and their tokens (after its password changes); returns how many. */
 export async function revokeAccountGrants(db: AnyDb, accountId: string): Promise<number> {
   const grants = await auth(db)
@@ -165,19 +170,26 @@ export async function touchLastUsed(db: AnyDb, table: 'api_keys' | 'oauth_grants
     .execute();
 }
 
+/** An OAuth access token's id: its stored hash in hex. */
+const ACCESS_TOKEN_ID = /^[0-9a-f]{64}$/;
+
 /**
- * Which of these credential ids (keys, sessions, OAuth grants) are still live: the check a held
- * stream falls back on while revocation notifications cannot reach it.
+ * Which of these credential ids (keys, sessions, OAuth grants, OAuth access tokens) are still
+ * live: the check a held stream falls back on while revocation notifications cannot reach it.
  */
 export async function liveCredentialIds(db: AnyDb, ids: string[]): Promise<Set<string>> {
+  // OAuth access tokens are named by their hash in hex (see Caller.oauth.tokenId), the rest by uuid.
+  const tokens = ids.filter((id) => ACCESS_TOKEN_ID.test(id));
   const { rows } = await db.executeQuery<{ id: string }>(CompiledQuery.raw(
-    `select id from api_keys where id = any($1::uuid[]) and revoked_at is null
-     union all select id from sessions where id = any($1::uuid[]) and revoked_at is null and expires_at > now()
-     union all select id from oauth_grants where id = any($1::uuid[]) and revoked_at is null`,
-    [ids],
+    `select id::text from api_keys where id = any($1::uuid[]) and revoked_at is null
+     union all select id::text from sessions where id = any($1::uuid[]) and revoked_at is null and expires_at > now()
+     union all select id::text from oauth_grants where id = any($1::uuid[]) and revoked_at is null
+     union all select encode(token_hash, 'hex') from oauth_tokens where token_hash = any($2::bytea[]) and revoked_at is null`,
+    [ids.filter((id) => !ACCESS_TOKEN_ID.test(id)), tokens.map((id) => Buffer.from(id, 'hex'))],
   ));
   return new Set(rows.map((r) => r.id));
 }
+
 
 // Run on every request made with an OAuth token (through the credential cache), so written once.
 const FIND_ACCESS = `select g.id as "credentialId", g.account_id as "accountId", t.scopes, a.timezone,

@@ -26,6 +26,7 @@ import { jsonBody } from '@app/http-errors/validation';
 import type { AuthConfig } from '../identity/config.js';
 import { oauthUrls, publicOrigin, toAuthInfo } from '../identity/bearer.js';
 import { answerRelay, askUser } from './elicitation.js';
+import { INNER_CALL_HEADER, type InnerCalls } from './inner-calls.js';
 import { sessionIds, type McpSession } from './sessions.js';
 import { runTaskTool, type Confirm, type PreparedCall, type TaskAnswer } from './task-calls.js';
 import { toRequest, type ArgumentProblem, type GeneratedTool } from './tools.js';
@@ -79,6 +80,8 @@ export interface McpOptions {
   sessionSecret: string;
   /** How long a destructive call waits for the user's confirmation (default 50 s). */
   elicitationTimeoutMs?: number;
+  /** Tickets its tool calls' REST requests carry (the resource the caller was authenticated for, the rate limits it paid). */
+  calls: InnerCalls;
 }
 
 /**
@@ -95,10 +98,15 @@ class CallerGone extends McpError {
   }
 }
 
-/** One MCP request's state: whether a tool's REST call found its caller gone. */
+/**
+ * One MCP request's state: its tool calls' ticket, whether a tool's REST call found its caller
+ * gone, and the scopes an OAuth token was found to lack (the step-up challenge's).
+ */
 interface Exchange {
   req: Request;
+  ticket: string;
   callerGone: boolean;
+  stepUp?: string[];
 }
 
 const JSONRPC_SESSION_NOT_FOUND = -32001;
@@ -202,13 +210,22 @@ export function mcpRouter(o: McpOptions): Router {
     return { isError: true, content: [{ type: 'text', text: JSON.stringify(body) }], structuredContent: body };
   };
 
+  /**
+   * A tool call refused for want of `needed`: for an OAuth token, the MCP request's answer is the
+   * step-up challenge (HTTP 403 insufficient_scope naming them), so the client can ask the user for
+   * them; an API key's scopes are the operator's to change, so it gets the isError result.
+   */
+  const stepUp = (x: Exchange, needed: readonly string[]) => {
+    if (x.req.caller?.oauth) x.stepUp = [...needed];
+  };
+
   /** Sends a tool's REST request into the app, as the MCP request's caller and client address. */
   const dispatch = async (x: Exchange, tool: GeneratedTool, args: Record<string, unknown>): Promise<RestAnswer | { problems: ArgumentProblem[] }> => {
     const { req } = x;
     const built = toRequest(tool, args);
     if (!built.ok) return { problems: built.problems };
     // The MCP request's id, so its log line and its tool calls' lines share it.
-    const headers: Record<string, string> = { accept: 'application/json', 'x-request-id': req.id, ...built.headers };
+    const headers: Record<string, string> = { accept: 'application/json', 'x-request-id': req.id, [INNER_CALL_HEADER]: x.ticket, ...built.headers };
     for (const name of FORWARDED) {
       const value = req.headers[name];
       if (typeof value === 'string') headers[name] = value;
@@ -236,7 +253,10 @@ export function mcpRouter(o: McpOptions): Router {
     const entry = byName.get(name);
     if (!entry) throw new McpError(ErrorCode.InvalidParams, `Unknown tool: ${name}`);
     const missing = entry.tool.scopes.find((s) => !scopes.includes(s));
-    if (missing) return fail(errors.forbidden('insufficient_scope', `This tool needs the scope ${missing}`), req.id);
+    if (missing) {
+      stepUp(x, entry.tool.scopes);
+      return fail(errors.forbidden('insufficient_scope', `This tool needs the scope ${missing}`), req.id);
+    }
     const answer = await dispatch(x, entry.tool, args);
     if ('problems' in answer) return fail(invalidArguments(answer.problems), req.id);
     const { status, body } = answer;
@@ -254,13 +274,18 @@ export function mcpRouter(o: McpOptions): Router {
       return { isError: true, content: [{ type: 'text', text: JSON.stringify(answer) }], structuredContent: answer };
     };
     if (allowed.length === 0) {
-      return readOnly && allowedActions(tool, (needed) => holds(scopes, needed), false).length > 0
-        ? refuse(errors.forbidden('read_only', `${tool.name} changes data and this connection is read-only`), 403)
-        : refuse(errors.forbidden('insufficient_scope', `This tool needs the scope ${tool.actions[0]!.op.scopes.join(' and ')}`), 403);
+      if (readOnly && allowedActions(tool, (needed) => holds(scopes, needed), false).length > 0) {
+        return refuse(errors.forbidden('read_only', `${tool.name} changes data and this connection is read-only`), 403);
+      }
+      stepUp(x, tool.actions[0]!.op.scopes);
+      return refuse(errors.forbidden('insufficient_scope', `This tool needs the scope ${tool.actions[0]!.op.scopes.join(' and ')}`), 403);
     }
     const outcome = await runTaskTool(tool, allowed, args, (op, opArgs) => dispatch(x, op, opArgs), confirm);
     if ('refusal' in outcome) {
-      if (outcome.refusal === 'scope') return refuse(errors.forbidden('insufficient_scope', outcome.message), 403);
+      if (outcome.refusal === 'scope') {
+        if (!holds(scopes, outcome.scopes)) stepUp(x, outcome.scopes);
+        return refuse(errors.forbidden('insufficient_scope', outcome.message), 403);
+      }
       if (outcome.refusal === 'unconfirmed') return refuse(new AppError(outcome.status, outcome.status === 409 ? 'not_confirmed' : 'service_unavailable', outcome.message), outcome.status);
       return refuse(invalidArguments(outcome.problems), 400);
     }
@@ -333,19 +358,27 @@ export function mcpRouter(o: McpOptions): Router {
   };
 
   // The caller was resolved by `identify` from this same Authorization header (a database outage
-  // there is already a 503), so the SDK's bearer check only decides 401 and its challenge.
-  const bearerCheck = (req: Request, res: Response, verify: (token: string) => ReturnType<typeof toAuthInfo>, next: () => void) => {
+  // there is already a 503), so the SDK's bearer check only decides 401 (or 403) and its challenge.
+  const bearerCheck = (req: Request, res: Response, verify: (token: string) => ReturnType<typeof toAuthInfo>, next: () => void, requiredScopes?: string[]) => {
     const { resourceMetadata } = oauthUrls(o.auth.service, publicOrigin(req, o.publicUrl));
-    return requireBearerAuth({ verifier: { verifyAccessToken: async (token) => verify(token) }, resourceMetadataUrl: resourceMetadata })(req, res, next);
+    return requireBearerAuth({ verifier: { verifyAccessToken: async (token) => verify(token) }, resourceMetadataUrl: resourceMetadata, requiredScopes })(req, res, next);
   };
+  const keyCaller = (req: Request) => (req.caller?.kind === 'key' ? req.caller : undefined);
   const bearer: RequestHandler = (req, res, next) => {
-    const caller = req.caller?.kind === 'key' ? req.caller : undefined;
-    void bearerCheck(req, res, (token) => toAuthInfo(token, caller), next);
+    void bearerCheck(req, res, (token) => toAuthInfo(token, keyCaller(req)), next);
   };
-  /** The bearer check's own 401 and challenge, for a caller found gone during the request. */
-  const challenge = (req: Request, res: Response) => bearerCheck(req, res, () => {
-    throw new InvalidTokenError('The API key or access token was revoked or expired during this request');
-  }, () => {});
+  /**
+   * The bearer check's own answer for what a tool call found: 401 and its challenge for a caller
+   * gone during the request, or 403 insufficient_scope naming the scopes a token lacks (step-up).
+   */
+  const challenge = (req: Request, res: Response, x: Exchange) => {
+    if (x.callerGone) {
+      return bearerCheck(req, res, () => {
+        throw new InvalidTokenError('The API key or access token was revoked or expired during this request');
+      }, () => {});
+    }
+    return bearerCheck(req, res, (token) => toAuthInfo(token, keyCaller(req)), () => {}, x.stepUp);
+  };
   const relay = answerRelay({ redis: o.redis, prefix: o.redisPrefix, logger: o.logger });
   const ids = sessionIds(o.sessionSecret, o.auth.service);
   const rpcError = (res: Response, status: number, code: number, message: string) => {
@@ -373,11 +406,13 @@ export function mcpRouter(o: McpOptions): Router {
   });
   const toolsets = new Set([ALL, ...o.taskTools.map((t) => t.toolset)]);
   router.post(path, jsonBody({ limit: o.bodyLimitBytes }), async (req, res) => {
+    // One message per request: a batch would run any number of requests for one HTTP request and one count against the rate limit.
+    if (Array.isArray(req.body)) return rpcError(res, 400, ErrorCode.InvalidRequest, 'A JSON-RPC batch (an array) is not accepted (no MCP revision since 2025-06-18 has them): send each message in its own request');
     const scopes = req.auth!.scopes;
     const credentialId = req.caller!.credentialId;
     const chosen = selection(req, toolsets);
     if ('problem' in chosen) return rpcError(res, 400, ErrorCode.InvalidRequest, chosen.problem);
-    const messages: unknown[] = Array.isArray(req.body) ? req.body as unknown[] : [req.body];
+    const messages: unknown[] = [req.body];
     const initialize = messages.find(isInitialize);
     let session: McpSession | undefined;
     const sessionId = req.get('mcp-session-id');
@@ -391,7 +426,9 @@ export function mcpRouter(o: McpOptions): Router {
 
     // A call that may ask the user is answered as a stream (the question goes out on it); every other as JSON.
     const asks = session?.elicitation === true && messages.some((m) => mayAsk(m, chosen, scopes));
-    const x: Exchange = { req, callerGone: false };
+    // The resource this request was authenticated for (identify checked the token's against it).
+    const calls = o.calls.open(oauthUrls(o.auth.service, publicOrigin(req, o.publicUrl)).resource);
+    const x: Exchange = { req, ticket: calls.ticket, callerGone: false };
     const s = server(x, scopes, chosen, session);
     const transport = new WebStandardStreamableHTTPServerTransport({
       sessionIdGenerator: initialize ? () => ids.issue({ credentialId, elicitation: declaresElicitation(initialize) }) : undefined,
@@ -399,6 +436,7 @@ export function mcpRouter(o: McpOptions): Router {
     });
     const release = asks ? relay.attach(transport, credentialId) : () => {};
     res.on('close', () => {
+      calls.close();
       release();
       void transport.close();
       void s.close();
@@ -407,10 +445,10 @@ export function mcpRouter(o: McpOptions): Router {
     const listener = getRequestListener(async (request) => {
       const response = await transport.handleRequest(request, { authInfo: req.auth, parsedBody: req.body });
       const settled = asks ? await untilFirstEvent(response) : response;
-      // Nothing is sent yet (JSON, or a stream whose first event is its end): the 401 is the answer.
-      if (x.callerGone) {
+      // Nothing is sent yet (JSON, or a stream whose first event is its end): the 401 or 403 is the answer.
+      if (x.callerGone || x.stepUp) {
         await settled.body?.cancel();
-        await challenge(req, res);
+        await challenge(req, res, x);
         return RESPONSE_ALREADY_SENT;
       }
       return settled;

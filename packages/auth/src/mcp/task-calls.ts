@@ -19,7 +19,7 @@ export type RunOperation = (op: GeneratedTool, args: Record<string, unknown>) =>
  * sent), or the user's answer that stopped its destructive calls (nothing was sent but the reads
  * that named them).
  */
-export type Refusal = { refusal: 'arguments'; problems: ArgumentProblem[] } | { refusal: 'scope'; message: string } | { refusal: 'unconfirmed'; status: number; message: string };
+export type Refusal = { refusal: 'arguments'; problems: ArgumentProblem[] } | { refusal: 'scope'; message: string; scopes: string[] } | { refusal: 'unconfirmed'; status: number; message: string };
 
 /** One call of a task-level tool, checked and ready to send. */
 export interface PreparedCall {
@@ -84,7 +84,7 @@ function chooseAction(tool: TaskTool, allowed: ToolAction[], args: Record<string
     const action = allowed.find((a) => a.name === named);
     if (!action) {
       const wanted = tool.actions.find((a) => a.name === named)!;
-      return { refusal: 'scope', message: `The action ${named} needs the scope ${wanted.op.scopes.join(' and ')} and a connection that is not read-only` };
+      return { refusal: 'scope', message: `The action ${named} needs the scope ${wanted.op.scopes.join(' and ')} and a connection that is not read-only`, scopes: wanted.op.scopes };
     }
     return action;
   }

@@ -204,7 +204,12 @@ export async function revokeGrant(db: AnyDb, grantId: string, accountId?: string
   let query = auth(db).updateTable('oauth_grants').set({ revoked_at: sql<string>`now()` }).where('id', '=', grantId).where('revoked_at', 'is', null);
   if (accountId !== undefined) query = query.where('account_id', '=', accountId);
   const result = await query.executeTakeFirst();
-  await auth(db).updateTable('oauth_tokens').set({ revoked_at: sql<string>`now()` }).where('grant_id', '=', grantId).where('revoked_at', 'is', null).execute();
+  let tokens = auth(db).updateTable('oauth_tokens').set({ revoked_at: sql<string>`now()` }).where('grant_id', '=', grantId).where('revoked_at', 'is', null);
+  // Scoped as the grant is: another account's grant id ends none of its tokens.
+  if (accountId !== undefined) {
+    tokens = tokens.where((eb) => eb.exists(eb.selectFrom('oauth_grants').select('id').where('id', '=', grantId).where('account_id', '=', accountId)));
+  }
+  await tokens.execute();
   return result.numUpdatedRows > 0n;
 }
 

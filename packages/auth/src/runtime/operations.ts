@@ -1,4 +1,4 @@
-import { execFile } from 'node:child_process';
+import { execFile, spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseArgs, promisify } from 'node:util';
@@ -53,10 +53,10 @@ function candidateDirs(major: number): string[] {
 }
 
 /**
- * The `tool` (pg_dump or pg_restore) of the server's own major version: an older one cannot read
+ * The `tool` (pg_dump, pg_restore or psql) of the server's own major version: an older one cannot read
  * the server's catalog, a newer one writes archives the server's own tools cannot read.
  */
-async function toolOfMajor(tool: 'pg_dump' | 'pg_restore', major: number): Promise<string> {
+async function toolOfMajor(tool: 'pg_dump' | 'pg_restore' | 'psql', major: number): Promise<string> {
   const seen: string[] = [];
   for (const dir of candidateDirs(major)) {
     const file = join(dir, tool);
@@ -92,33 +92,77 @@ function libpqEnv(url: string): NodeJS.ProcessEnv {
 }
 
 /**
- * Empties the service's schemas, keeping the schemas themselves: a service role may own its
- * schema without the right to create one (infra/postgres/init.sql), so it cannot drop and remake it.
+ * SQL that empties the service's schemas, keeping the schemas themselves (a service role may own
+ * its schema without the right to create one, infra/postgres/init.sql, so it cannot drop and
+ * remake it); one that is missing (dropped by hand) is created, which needs that right. Run as the
+ * first statement of the restore's own transaction.
  */
-async function emptySchemas(db: AnyDb, schemas: string[]): Promise<void> {
-  for (const schema of schemas) {
-    await sql`create schema if not exists ${sql.id(schema)}`.execute(db).catch(() => {});
-    await sql`
-      do $$
-      declare r record;
-      begin
-        for r in select format('drop table if exists %I.%I cascade', schemaname, tablename) as stmt from pg_tables where schemaname = ${sql.lit(schema)} loop
-          execute r.stmt;
-        end loop;
-        for r in select format('drop %s if exists %s cascade', case p.prokind when 'p' then 'procedure' when 'a' then 'aggregate' else 'function' end, p.oid::regprocedure) as stmt
-                 from pg_proc p where p.pronamespace = ${sql.lit(schema)}::regnamespace loop
-          execute r.stmt;
-        end loop;
-        for r in select format('drop %s if exists %I.%I cascade', case c.relkind when 'v' then 'view' when 'm' then 'materialized view' else 'sequence' end, n.nspname, c.relname) as stmt
-                 from pg_class c join pg_namespace n on n.oid = c.relnamespace where n.nspname = ${sql.lit(schema)} and c.relkind in ('v', 'm', 'S') loop
-          execute r.stmt;
-        end loop;
-        for r in select format('drop type if exists %I.%I cascade', n.nspname, t.typname) as stmt
-                 from pg_type t join pg_namespace n on n.oid = t.typnamespace where n.nspname = ${sql.lit(schema)} and t.typtype in ('e', 'd', 'c') and t.typrelid = 0 loop
-          execute r.stmt;
-        end loop;
-      end $$`.execute(db);
+function emptySchemasSql(schemas: string[]): string {
+  const names = `array[${schemas.map((s) => `'${s.replace(/'/g, "''")}'`).join(', ')}]::name[]`;
+  return `
+    do $$
+    declare r record;
+    begin
+      for r in select s from unnest(${names}) as s where not exists (select 1 from pg_namespace where nspname = s) loop
+        execute format('create schema %I', r.s);
+      end loop;
+      for r in select format('drop table if exists %I.%I cascade', schemaname, tablename) as stmt from pg_tables where schemaname = any(${names}) loop
+        execute r.stmt;
+      end loop;
+      for r in select format('drop %s if exists %s cascade', case p.prokind when 'p' then 'procedure' when 'a' then 'aggregate' else 'function' end, p.oid::regprocedure) as stmt
+               from pg_proc p join pg_namespace n on n.oid = p.pronamespace where n.nspname = any(${names}) loop
+        execute r.stmt;
+      end loop;
+      for r in select format('drop %s if exists %I.%I cascade', case c.relkind when 'v' then 'view' when 'm' then 'materialized view' else 'sequence' end, n.nspname, c.relname) as stmt
+               from pg_class c join pg_namespace n on n.oid = c.relnamespace where n.nspname = any(${names}) and c.relkind in ('v', 'm', 'S') loop
+        execute r.stmt;
+      end loop;
+      for r in select format('drop type if exists %I.%I cascade', n.nspname, t.typname) as stmt
+               from pg_type t join pg_namespace n on n.oid = t.typnamespace where n.nspname = any(${names}) and t.typtype in ('e', 'd', 'c') and t.typrelid = 0 loop
+        execute r.stmt;
+      end loop;
+    end $$`;
+}
+
+/** A child's standard error, gathered for a message. */
+function stderrOf(child: ChildProcess): () => string {
+  let text = '';
+  child.stderr?.on('data', (chunk: Buffer) => (text += chunk.toString('utf8')));
+  return () => text.trim();
+}
+
+/**
+ * Replaces the service's schemas with an archive's contents in one transaction: pg_restore writes
+ * the archive as SQL into psql, which empties the schemas and runs that SQL between one BEGIN and
+ * one COMMIT. The COMMIT comes only after the end of psql's input, and psql's input is ended only
+ * once pg_restore has read the whole archive without an error; an archive cut short (or any
+ * failing statement) kills psql before then, and the server rolls everything back.
+ */
+async function restoreInOneTransaction(pgRestore: string, psql: string, args: string[], schemas: string[], env: NodeJS.ProcessEnv): Promise<void> {
+  const script = spawn(pgRestore, [...args, '--file=-'], { stdio: ['ignore', 'pipe', 'pipe'] });
+  const apply = spawn(psql, ['--no-psqlrc', '--quiet', '--set=ON_ERROR_STOP=1', '--single-transaction', `--command=${emptySchemasSql(schemas)}`, '--file=-'], {
+    // Notices (the cascades of the emptying) are not errors.
+    env: { ...env, PGOPTIONS: '-c client_min_messages=warning' },
+    stdio: ['pipe', 'ignore', 'pipe'],
+  });
+  const [scriptError, applyError] = [stderrOf(script), stderrOf(apply)];
+  apply.stdin.on('error', () => {}); // psql stopped at an error: its exit says which
+  script.stdout.pipe(apply.stdin, { end: false });
+  const scriptDone = new Promise<number | null>((resolve) => script.once('close', resolve));
+  const applyDone = new Promise<number | null>((resolve) => apply.once('close', resolve));
+  const first = await Promise.race([scriptDone.then((code) => ({ script: code })), applyDone.then((code) => ({ apply: code }))]);
+  if ('apply' in first) {
+    script.kill('SIGKILL');
+    throw new AdminError(`restore failed, nothing changed: ${applyError() || `psql exited with code ${first.apply}`}`);
   }
+  if (first.script !== 0) {
+    apply.kill('SIGKILL');
+    await applyDone;
+    throw new AdminError(`restore failed, nothing changed: the archive could not be read to its end: ${scriptError()}`);
+  }
+  apply.stdin.end();
+  const code = await applyDone;
+  if (code !== 0) throw new AdminError(`restore failed, nothing changed: ${applyError() || `psql exited with code ${code}`}`);
 }
 
 async function backup(db: AnyDb, url: string, service: string, argv: string[]): Promise<Record<string, unknown>> {
@@ -145,8 +189,9 @@ async function restore(db: AnyDb, url: string, service: string, argv: string[]):
   if (!existsSync(input)) throw new AdminError(`no file ${input}`);
   const { major, version } = await serverMajor(db);
   const pgRestore = await toolOfMajor('pg_restore', major);
+  const psql = await toolOfMajor('psql', major);
   const env = libpqEnv(url);
-  // The archive's table of contents without its CREATE SCHEMA entries: the schemas are kept (see emptySchemas).
+  // The archive's table of contents without its CREATE SCHEMA entries: the schemas are kept (see emptySchemasSql).
   const { stdout: toc } = await run(pgRestore, ['--list', input], { maxBuffer: 64 * 1024 * 1024 }).catch((err: { stderr?: string }) => {
     throw new AdminError(`${input} is not a pg_dump archive: ${(err.stderr ?? '').trim()}`);
   });
@@ -157,13 +202,7 @@ async function restore(db: AnyDb, url: string, service: string, argv: string[]):
   writeFileSync(listFile, toc.split('\n').filter((line) => !/^\d+; \d+ \d+ SCHEMA /.test(line)).join('\n'));
   const started = Date.now();
   try {
-    await emptySchemas(db, schemas);
-    await run(pgRestore, ['--no-owner', '--no-privileges', '--exit-on-error', '--single-transaction', `--use-list=${listFile}`, `--dbname=${env.PGDATABASE}`, input], {
-      env,
-      maxBuffer: 16 * 1024 * 1024,
-    }).catch((err: { stderr?: string }) => {
-      throw new AdminError(`pg_restore failed: ${(err.stderr ?? '').trim()}`);
-    });
+    await restoreInOneTransaction(pgRestore, psql, ['--no-owner', '--no-privileges', '--exit-on-error', `--use-list=${listFile}`, input], schemas, env);
   } finally {
     rmSync(listFile, { force: true });
   }

@@ -1,4 +1,4 @@
-import type { RequestHandler } from 'express';
+import type { Request, RequestHandler } from 'express';
 import { rateLimit, ipKeyGenerator, type Options } from 'express-rate-limit';
 import type { Redis } from 'ioredis';
 import { errors } from '@app/http-errors';
@@ -16,6 +16,8 @@ export interface RateLimitOptions {
   prefix: string;
   /** Only requests this returns true for are counted (e.g. reads vs writes). */
   applies?: (method: string) => boolean;
+  /** Requests this returns true for are not counted (asked only of those `applies` counts). */
+  skip?: (req: Request) => boolean;
   /**
    * `caller` (default): the caller's account, or the client address before authentication;
    * `address`: always the client address (a network-level cap).
@@ -48,9 +50,9 @@ export function createRateLimit(opts: RateLimitOptions): RequestHandler {
       next(errors.tooManyRequests(seconds));
     },
   };
-  if (opts.applies) {
-    const applies = opts.applies;
-    options.skip = (req) => !applies(req.method);
+  if (opts.applies || opts.skip) {
+    const { applies = () => true, skip = () => false } = opts;
+    options.skip = (req) => !applies(req.method) || skip(req);
   }
   // Without Redis the counts are this process's; while Redis is away requests pass (passOnStoreError).
   if (opts.redis) options.store = new LeasingRedisStore(opts.redis, `${opts.prefix}rl:${opts.name}:`);

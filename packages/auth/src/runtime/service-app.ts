@@ -13,6 +13,7 @@ import { createKeyUsageRecorder } from '../identity/key-usage.js';
 import { keysRouter } from '../identity/keys.js';
 import { createLoginThrottle } from '../identity/login-throttle.js';
 import { authenticate, checkTimezoneHeader, createCredentialResolver, identify, requireScope, requireScopeForMethod } from '../identity/middleware.js';
+import { innerCalls } from '../mcp/inner-calls.js';
 import { mcpPath, mcpRouter, type McpPrompt } from '../mcp/server.js';
 import { toolsFromOpenApi } from '../mcp/tools.js';
 import { WEBHOOK_TOOLS, taskTools, type ToolTableEntry } from '../mcp/toolsets.js';
@@ -25,6 +26,7 @@ import { createRateLimit, isRead } from './rate-limit.js';
 import { under } from './under.js';
 import { webhooksRouter } from '../webhooks/routes.js';
 import { createWebhookWorker, type WebhookWorker } from '../webhooks/worker.js';
+import { useCursorKeys } from '../streams/cursors.js';
 import { createStreamHub, type StreamHub } from '../streams/hub.js';
 
 /**
@@ -89,6 +91,7 @@ export function createServiceApp(o: ServiceAppOptions): Express {
   const auth = authConfig(declared, o.config.allowedOrigins);
   const envelope = declared.envelope;
   const webhooks = { path: declared.paths.webhooks, catalog: declared.events };
+  useCursorKeys(service, o.config.webhooks.secretKeys);
   const observability = createObservability(service, o.logger);
   // API keys may be used from any origin (CORS allows it), so responses may be read cross-origin.
   app.use(requestId(), observability.middleware, securityHeaders({ crossOriginResourcePolicy: { policy: 'cross-origin' } }));
@@ -123,10 +126,21 @@ export function createServiceApp(o: ServiceAppOptions): Express {
   }
   const credentials = createCredentialResolver(o.db, auth, createKeyUsageRecorder(o.db, o.logger));
   const ownResource = (req: Request) => oauthUrls(service, publicOrigin(req, o.config.publicUrl)).resource;
-  app.use(identify(auth, credentials, { ownResource, cookieSecure: o.config.cookieSecure }));
+  // An MCP request is counted as a read (what a tool call changes is counted as the REST request
+  // it makes), by the limits that count reads.
+  const mcp = mcpPath(service);
+  const isMcp = (req: Request) => req.path.toLowerCase().replace(/\/$/, '') === mcp;
+  const rateLimits = declared.limits.rateLimits.map(({ name, applies }) => ({ name, limit: o.config.rateLimits[name]!, applies: applies && APPLIES[applies] }));
+  const calls = innerCalls(rateLimits.filter((l) => l.applies?.('GET') ?? true).map((l) => l.name));
+  // A tool call's REST request is checked against the resource its MCP request was authenticated for.
+  app.use(identify(auth, credentials, { ownResource: (req) => calls.resourceOf(req) ?? ownResource(req), cookieSecure: o.config.cookieSecure }));
   app.use(under([accountPagePath(service)], accountPageRouter(auth, declared.paths.keys, o.config.signup)));
-  // Before the rate limits: each tool call is sent to this process as its REST request and
-  // counted there, once, like the REST call it is.
+  // Every request, an MCP one included, counts once; a tool call's first REST request counted by
+  // a limit is its MCP request, already counted there.
+  for (const { applies = () => true, ...limit } of rateLimits) {
+    const skip = (req: Request) => !applies(isMcp(req) ? 'GET' : req.method) || calls.prepaid(req, limit.name);
+    app.use(createRateLimit({ ...limit, skip, windowMs: 60_000, redis: o.redis, prefix: o.config.redisPrefix }));
+  }
   const operations = toolsFromOpenApi(o.openapiDocument, { excludePaths: [declared.paths.keys], notes: o.mcp.toolNotes });
   app.use(under([mcpPath(service)], mcpRouter({
     auth,
@@ -145,11 +159,8 @@ export function createServiceApp(o: ServiceAppOptions): Express {
     logger: o.logger,
     // Every replica of a service has the same DATABASE_URL (its password the deployment's secret).
     sessionSecret: o.config.mcpSessionSecret ?? o.config.databaseUrl,
+    calls,
   })));
-  for (const { name, applies } of declared.limits.rateLimits) {
-    const limit = { name, limit: o.config.rateLimits[name]!, applies: applies && APPLIES[applies] };
-    app.use(createRateLimit({ ...limit, windowMs: 60_000, redis: o.redis, prefix: o.config.redisPrefix }));
-  }
   const json = jsonBody({ limit: o.config.bodyLimitBytes });
   const provider = new OAuthProvider({
     db: o.db,

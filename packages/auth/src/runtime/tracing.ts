@@ -1,6 +1,7 @@
-import { context, propagation, trace } from '@opentelemetry/api';
+import { context, propagation, trace, type Span } from '@opentelemetry/api';
+import { ServerResponse, type RequestOptions } from 'node:http';
 import { AsyncLocalStorageContextManager } from '@opentelemetry/context-async-hooks';
-import { W3CTraceContextPropagator } from '@opentelemetry/core';
+import { W3CTraceContextPropagator, getRPCMetadata } from '@opentelemetry/core';
 import { OTLPTraceExporter } from '@opentelemetry/exporter-trace-otlp-http';
 import { registerInstrumentations } from '@opentelemetry/instrumentation';
 import { ExpressInstrumentation } from '@opentelemetry/instrumentation-express';
@@ -14,6 +15,26 @@ let provider: TracerProvider | undefined;
 
 /** Paths the orchestrator and Prometheus poll: no span for them (they would drown the traces). */
 const UNTRACED = new Set(['/healthz', '/readyz', '/metrics']);
+
+/**
+ * What the HTTP spans may say of a URL. A path can hold a secret (a Slack-style webhook target
+ * keeps its token there) or a record's id, a query string search text: a server span names its
+ * request by the route template alone (set once the route is known; none for an unmatched one),
+ * a client span its target by scheme and host.
+ */
+const httpSpanUrls = {
+  startIncomingSpanHook: () => ({ 'url.path': undefined, 'url.query': undefined }),
+  startOutgoingSpanHook: (o: RequestOptions) => {
+    const host = o.hostname ?? o.host ?? 'localhost';
+    const port = o.port === undefined || o.port === null || o.port === '' ? '' : `:${o.port}`;
+    return { 'url.full': `${o.protocol ?? 'http:'}//${host.includes(':') ? `[${host}]` : host}${port}` };
+  },
+  applyCustomAttributesOnSpan: (span: Span, _request: unknown, response: unknown) => {
+    if (!(response instanceof ServerResponse)) return;
+    const route = getRPCMetadata(context.active())?.route;
+    if (route) span.setAttribute('url.path', route);
+  },
+};
 
 /**
  * OpenTelemetry traces, on only when OTEL_EXPORTER_OTLP_ENDPOINT is set (otherwise nothing is
@@ -37,7 +58,7 @@ export function startTracing(service: string): void {
   registerInstrumentations({
     tracerProvider: provider,
     instrumentations: [
-      new HttpInstrumentation({ ignoreIncomingRequestHook: (req) => UNTRACED.has((req.url ?? '').split('?')[0]!) }),
+      new HttpInstrumentation({ ignoreIncomingRequestHook: (req) => UNTRACED.has((req.url ?? '').split('?')[0]!), ...httpSpanUrls }),
       new ExpressInstrumentation(),
       // Statements only (no parameters: they carry user content), no span for a pool checkout, and
       // only inside a request (the webhook queue's polls every 100 ms would each be a trace).

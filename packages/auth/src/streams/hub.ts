@@ -1,5 +1,4 @@
 import { randomUUID } from 'node:crypto';
-import { once } from 'node:events';
 import type { Request, RequestHandler, Response } from 'express';
 import type { Redis } from 'ioredis';
 import pg from 'pg';
@@ -52,8 +51,16 @@ export interface StreamHubOptions {
   fallbackPollMs: number;
 }
 
-/** Changes read per statement: a backlog goes out in pages of this many. */
+/** Changes read per statement at most (the feeds' own limit). */
 const PAGE = 500;
+/** A stream's first page: few, since its changes' size is not known yet (a clipboard item holds up to 128 K characters). */
+const FIRST_PAGE = 8;
+/**
+ * About how much a page of events weighs: later pages hold as many changes as fit, sized by the
+ * previous page's largest, so a stream whose reader waits holds one such page (and the socket's
+ * buffer) whatever the history.
+ */
+const PAGE_BYTES = 512 * 1024;
 /** A slot's lease in Redis: a replica that dies frees its slots this long after. */
 const SLOT_LEASE_MS = 30_000;
 /** What a 429 asks the client to wait. */
@@ -73,7 +80,16 @@ class Stream {
   private want = 0n;
   private reading = false;
   private again = false;
+  /** Changes the next read asks for (see PAGE_BYTES). */
+  private limit = FIRST_PAGE;
+  /** Since when the stream has waited for its reader to take what was written, with more to send. */
+  waitingSince: number | undefined;
+  /** Ends the wait for the reader (the connection closed, or the stream ended). */
+  private stopWaiting: (() => void) | undefined;
+  /** The response is gone or ending: nothing more is written. */
   closed = false;
+  /** Out of the hub's lists, its slot released (when its response closed). */
+  removed = false;
   expiry: NodeJS.Timeout | undefined;
 
   constructor(
@@ -81,7 +97,8 @@ class Stream {
     readonly res: Response,
     readonly reader: FeedReader,
     readonly account: string,
-    readonly credentialId: string,
+    /** What revoking ends it: its key, session or OAuth grant, and an OAuth access token itself. */
+    readonly credentials: readonly string[],
     start: string | undefined,
   ) {
     this.cursor = start;
@@ -106,7 +123,7 @@ class Stream {
     this.reading = true;
     try {
       await watched;
-      return await this.reader.read(this.cursor, PAGE);
+      return await this.reader.read(this.cursor, this.limit);
     } catch (err) {
       this.reading = false;
       throw err;
@@ -120,15 +137,41 @@ class Stream {
     if (page.hasMore || this.again || (page.reached !== undefined && page.reached < this.want)) this.wake();
   }
 
-  /** Sends `page` and moves the stream after it; resolves when the socket can take more. */
+  /**
+   * Writes `page` event by event, each once the socket has taken the one before (write()'s answer),
+   * and moves the stream after it; with more pages to come, resolves once the socket has taken it
+   * all. An event is built only when it is written: what waits unsent is the socket's buffer and
+   * this one page.
+   */
   async send(page: StreamPage): Promise<void> {
-    let chunk = '';
+    let largest = 0;
     for (let k = 0; k < page.changes.length; k++) {
-      chunk += `id: ${page.cursorAfter(k)}\nevent: change\ndata: ${JSON.stringify(page.changes[k])}\n\n`;
+      await this.writable();
+      if (this.closed) return;
+      const event = `id: ${page.cursorAfter(k)}\nevent: change\ndata: ${JSON.stringify(page.changes[k])}\n\n`;
+      largest = Math.max(largest, event.length);
+      this.res.write(event);
     }
     this.cursor = page.nextCursor;
-    if (chunk === '' || this.closed) return;
-    if (!this.res.write(chunk)) await Promise.race([once(this.res, 'drain'), once(this.res, 'close')]);
+    this.limit = Math.max(1, Math.min(PAGE, this.limit * 2, Math.floor(PAGE_BYTES / Math.max(largest, 1))));
+    // The next page is read only once the socket has taken this one.
+    if (page.hasMore) await this.writable();
+  }
+
+  /** Resolves once the socket has taken what was written (at once unless a write said to wait), or the stream is gone. */
+  private writable(): Promise<void> {
+    if (!this.res.writableNeedDrain || this.closed) return Promise.resolve();
+    this.waitingSince = Date.now();
+    return new Promise((resolve) => {
+      const done = () => {
+        this.res.off('drain', done).off('close', done);
+        this.waitingSince = undefined;
+        this.stopWaiting = undefined;
+        resolve();
+      };
+      this.stopWaiting = done;
+      this.res.on('drain', done).on('close', done);
+    });
   }
 
   private async pump(): Promise<void> {
@@ -137,7 +180,7 @@ class Stream {
     try {
       do {
         this.again = false;
-        const page = await this.reader.read(this.cursor, PAGE);
+        const page = await this.reader.read(this.cursor, this.limit);
         if (this.closed) return;
         await this.send(page);
         if (page.hasMore) this.again = true;
@@ -161,10 +204,20 @@ class Stream {
     if (!this.closed) this.res.write(text);
   }
 
+  /**
+   * Ends the stream (`retry:` first when given). One whose reader has not taken what was written
+   * is cut off instead: an ended response would hold its unsent bytes (and its slot) for as long
+   * as the reader does not read.
+   */
   end(retryMs?: number): void {
     if (this.closed) return;
-    if (retryMs !== undefined) this.res.write(`retry: ${retryMs}\n\n`);
-    this.res.end();
+    this.closed = true;
+    if (this.res.writableLength > 0) this.res.destroy();
+    else {
+      if (retryMs !== undefined) this.res.write(`retry: ${retryMs}\n\n`);
+      this.res.end();
+    }
+    this.stopWaiting?.();
   }
 }
 
@@ -215,11 +268,18 @@ export class StreamHub {
       const caller = req.caller!;
       const start = typeof req.query.cursor === 'string' ? req.query.cursor : req.get('last-event-id') || undefined;
       const reader = await feed(req);
-      const stream = new Stream(this, res, reader, caller.accountId, caller.credentialId, start);
+      const credentials = caller.oauth ? [caller.credentialId, caller.oauth.tokenId] : [caller.credentialId];
+      const stream = new Stream(this, res, reader, caller.accountId, credentials, start);
       if (!(await this.slots.take(stream.account, stream.slot))) {
         throw new AppError(429, 'too_many_streams', `At most ${this.o.maxPerAccount} streams may be open per account; close one or retry later`, {
           headers: { 'Retry-After': String(RETRY_AFTER_SECONDS) },
         });
+      }
+      // A client that left before the slot was taken: its 'close' has come and gone, and nothing
+      // would release the slot or drop the stream.
+      if (res.closed) {
+        this.slots.release(stream.account, stream.slot);
+        return;
       }
       // Listed (and listening) before the first read, so a change committed meanwhile wakes it.
       this.add(stream);
@@ -232,6 +292,7 @@ export class StreamHub {
         this.remove(stream);
         throw err;
       }
+      if (stream.closed) return;
       res.writeHead(200, {
         'Content-Type': 'text/event-stream; charset=utf-8',
         'Cache-Control': 'no-cache, no-transform',
@@ -269,16 +330,17 @@ export class StreamHub {
     if (this.streams.size === 0) this.startTimers();
     this.streams.add(stream);
     addTo(this.byKey, stream.reader.key, stream);
-    addTo(this.byCredential, stream.credentialId, stream);
+    for (const id of stream.credentials) addTo(this.byCredential, id, stream);
   }
 
   private remove(stream: Stream): void {
-    if (stream.closed) return;
+    if (stream.removed) return;
+    stream.removed = true;
     stream.closed = true;
     clearTimeout(stream.expiry);
     this.streams.delete(stream);
     if (removeFrom(this.byKey, stream.reader.key, stream)) this.watches.unwatch(stream.reader.key);
-    removeFrom(this.byCredential, stream.credentialId, stream);
+    for (const id of stream.credentials) removeFrom(this.byCredential, id, stream);
     this.slots.release(stream.account, stream.slot);
     if (this.streams.size === 0) {
       for (const timer of this.timers) clearInterval(timer);
@@ -288,8 +350,17 @@ export class StreamHub {
 
   /** Keepalive comments and slot leases: one timer each for all streams. */
   private startTimers(): void {
+    let previousTick = Date.now();
     const keepalive = setInterval(() => {
-      for (const stream of this.streams) stream.write(': keepalive\n\n');
+      // A stream that has waited since the tick before for its reader to take what was written,
+      // with more to send, has a reader further behind than what may wait unsent: it ends, and
+      // the client resumes with Last-Event-ID. A reader that reads at all drains well within that.
+      const since = previousTick;
+      previousTick = Date.now();
+      for (const stream of this.streams) {
+        if (stream.waitingSince !== undefined && stream.waitingSince <= since) stream.end();
+        else stream.write(': keepalive\n\n');
+      }
     }, this.o.keepaliveMs);
     const leases = setInterval(() => this.slots.refresh([...this.streams].map((s) => ({ account: s.account, id: s.slot }))), SLOT_LEASE_MS / 3);
     const watches = setInterval(() => this.renewWatches(false), WATCH_RENEW_MS);

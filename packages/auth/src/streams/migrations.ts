@@ -4,6 +4,14 @@ import type { AnyDb } from '../identity/repository.js';
 /** The Postgres channel a service's stream notifications travel on (one database holds the three schemas). */
 export const streamChannel = (service: string): string => `${service}_streams`;
 
+/** A trigger function announcing the revoked row as `r:<id>` on `channel` (`id`: an expression of `new`). */
+const revokedAnnouncer = (name: string, channel: string, id: RawBuilder<string>) => sql`
+  create function ${sql.id(name)}() returns trigger language plpgsql as $$
+  begin
+    perform pg_notify(${sql.lit(channel)}, 'r:' || ${id});
+    return null;
+  end $$`;
+
 /**
  * A revoked key, session or OAuth grant (disconnected app) is announced on the service's stream
  * channel as `r:<id>` when the revoking transaction commits, so every replica ends that
@@ -13,12 +21,7 @@ function revocationMigration(service: string): Migration {
   const channel = streamChannel(service);
   return {
     async up(db: AnyDb): Promise<void> {
-      await sql`
-        create function stream_revoked() returns trigger language plpgsql as $$
-        begin
-          perform pg_notify(${sql.lit(channel)}, 'r:' || new.id::text);
-          return null;
-        end $$`.execute(db);
+      await revokedAnnouncer('stream_revoked', channel, sql`new.id::text`).execute(db);
       for (const table of ['api_keys', 'sessions', 'oauth_grants']) {
         await sql`
           create trigger ${sql.id(`${table}_stream_revoked`)} after update of revoked_at on ${sql.id(table)}
@@ -31,6 +34,27 @@ function revocationMigration(service: string): Migration {
         await sql`drop trigger ${sql.id(`${table}_stream_revoked`)} on ${sql.id(table)}`.execute(db);
       }
       await sql`drop function stream_revoked()`.execute(db);
+    },
+  };
+}
+
+/**
+ * An OAuth access token revoked on its own (RFC 7009) is announced as `r:<its hash in hex>` (the
+ * id its streams are listed under): its grant lives on, so the grant's announcement never comes.
+ */
+function tokenRevocationMigration(service: string): Migration {
+  const channel = streamChannel(service);
+  return {
+    async up(db: AnyDb): Promise<void> {
+      await revokedAnnouncer('stream_token_revoked', channel, sql`encode(new.token_hash, 'hex')`).execute(db);
+      await sql`
+        create trigger oauth_tokens_stream_revoked after update of revoked_at on oauth_tokens
+        for each row when (old.revoked_at is null and new.revoked_at is not null and new.kind = 'access')
+        execute function stream_token_revoked()`.execute(db);
+    },
+    async down(db: AnyDb): Promise<void> {
+      await sql`drop trigger oauth_tokens_stream_revoked on oauth_tokens`.execute(db);
+      await sql`drop function stream_token_revoked()`.execute(db);
     },
   };
 }
@@ -93,5 +117,9 @@ export async function streamAnnounceFunction(db: AnyDb): Promise<RawBuilder<unkn
  * The service's own feed triggers call `stream_announce` from a later migration of its own.
  */
 export function streamMigrations(service: string): Record<string, Migration> {
-  return { '2026_11_25_0600_stream_revocations': revocationMigration(service), '2026_11_26_0700_stream_watches': watchMigration(service) };
+  return {
+    '2026_11_25_0600_stream_revocations': revocationMigration(service),
+    '2026_11_26_0700_stream_watches': watchMigration(service),
+    '2026_11_27_0900_stream_revoked_tokens': tokenRevocationMigration(service),
+  };
 }

@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import type { CursorSigner } from './cursors.js';
 
 /**
  * The feed window of a transaction-stamped changes feed (tasks, meetings), shared so both answer
@@ -108,13 +109,12 @@ const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 const digest = (text: string) => createHash('sha256').update(text).digest('base64url').slice(0, 16);
 
 /**
- * A position as an opaque cursor of `owner` (the account the feed belongs to). Not a secret:
- * every query is filtered by the caller's account anyway; the checksum (salted by `label`, the
- * feed's name) makes an edited or truncated cursor a clear 400 instead of an odd page.
+ * A position as an opaque cursor of `owner` (the account the feed belongs to), signed by the
+ * feed's `signer`: an edited or truncated cursor is a clear 400, never a window the feed did not
+ * hand out.
  */
-export function encodeWindowCursor(label: string, owner: string, p: WindowPosition): string {
-  const payload = Buffer.from(JSON.stringify({ o: digest(owner), lo: p.lo, t: p.t, x: p.x, i: p.i })).toString('base64url');
-  return `${payload}.${digest(`${label}.${payload}`)}`;
+export function encodeWindowCursor(signer: CursorSigner, owner: string, p: WindowPosition): string {
+  return signer.sign(Buffer.from(JSON.stringify({ o: digest(owner), lo: p.lo, t: p.t, x: p.x, i: p.i })).toString('base64url'));
 }
 
 /**
@@ -122,9 +122,9 @@ export function encodeWindowCursor(label: string, owner: string, p: WindowPositi
  * `invalid` (not issued by this feed), `foreign` (another owner's), `expired` (older than
  * {@link WINDOW_CURSOR_DAYS}).
  */
-export function decodeWindowCursor(label: string, token: string, owner: string, nowSeconds: number): WindowPosition | 'invalid' | 'foreign' | 'expired' {
-  const [payload, sum, extra] = token.split('.');
-  if (!payload || !sum || extra !== undefined || digest(`${label}.${payload}`) !== sum) return 'invalid';
+export function decodeWindowCursor(signer: CursorSigner, token: string, owner: string, nowSeconds: number): WindowPosition | 'invalid' | 'foreign' | 'expired' {
+  const payload = signer.open(token);
+  if (payload === undefined) return 'invalid';
   let c: Record<string, unknown>;
   try {
     c = JSON.parse(Buffer.from(payload, 'base64url').toString('utf8')) as Record<string, unknown>;

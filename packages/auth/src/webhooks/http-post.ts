@@ -14,7 +14,14 @@ export interface PostOptions {
   allowPrivate: boolean;
   /** The resolver the connect-time check uses (the system's by default). */
   resolve?: Resolve;
+  /**
+   * Keep the W3C trace headers the HTTP instrumentation adds (WEBHOOK_TRACE_CONTEXT=1); by
+   * default a receiver learns nothing of our traces.
+   */
+  traceContext?: boolean;
 }
+
+const TRACE_HEADERS = ['traceparent', 'tracestate', 'baggage'];
 
 /**
  * POSTs `body` and resolves with the status, or rejects on a connection failure, a refused target
@@ -41,6 +48,8 @@ export function postJson(url: string, headers: Record<string, string>, body: str
       res.on('end', () => resolve(res.statusCode ?? 0));
       res.on('error', reject);
     });
+    // Added by the instrumentation as the request was made; headers are only sent at end().
+    if (!o.traceContext) for (const name of TRACE_HEADERS) req.removeHeader(name);
     const timer = setTimeout(() => {
       const err = new Error('timeout');
       err.name = 'TimeoutError';

@@ -43,6 +43,8 @@ export interface WebhookWorkerOptions {
   retryBaseMs: number;
   allowPrivate: boolean;
   concurrency: number;
+  /** Send receivers the delivery's W3C `traceparent` (WEBHOOK_TRACE_CONTEXT=1). */
+  traceContext: boolean;
   /** WEBHOOK_SECRET_KEY and the old keys: what opens the stored signing secrets. */
   secretKeys: SecretKeys;
   logger: Logger;
@@ -150,7 +152,7 @@ export function createWebhookWorker(o: WebhookWorkerOptions): WebhookWorker {
         'webhook-id': d.event_id,
         'webhook-timestamp': String(timestamp),
         'webhook-signature': signatureHeader(secrets, d.event_id, timestamp, d.body),
-      }, d.body, TIMEOUT_MS, { allowPrivate: o.allowPrivate });
+      }, d.body, TIMEOUT_MS, { allowPrivate: o.allowPrivate, traceContext: o.traceContext });
       const ok = status >= 200 && status < 300;
       return { status, error: ok ? null : status >= 300 && status < 400 ? 'redirect not followed' : 'non-2xx answer', ms: Date.now() - started };
     } catch (err) {

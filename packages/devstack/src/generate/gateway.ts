@@ -13,12 +13,15 @@ const guarded = (svc: Declared): boolean => svc.limits.networkCap?.gatewayGuard 
 
 /**
  * The request limits of one location: the one place a per-location limit is added (the flood
- * guard covers a guarded service's API, its writes and its stream).
+ * guard covers a guarded service's API, its writes and its stream; the MCP guard every MCP server).
  */
 function limits(svc: Declared, kind: Kind): string[] {
   if (guarded(svc) && (kind === 'api' || kind === 'write' || kind === 'stream')) {
     return [`limit_req zone=${svc.name}_guard burst=\${${upper(svc)}_GUARD_BURST} nodelay;`, `error_page 429 = @${svc.name}_429;`];
   }
+  // Every MCP server, per client address (the zone is keyed for /mcp/ paths only, so the OAuth
+  // paths sharing the location are not counted).
+  if (kind === 'mcp') return ['limit_req zone=mcp_guard burst=${MCP_GUARD_BURST} nodelay;', 'error_page 429 = @mcp_429;'];
   return [];
 }
 
@@ -171,6 +174,7 @@ function errorPageLocations(services: readonly Declared[]): string {
   const envelopes = new Set(services.map((svc) => svc.envelope));
   return [
     ...services.filter(guarded).flatMap((svc) => answer(`${svc.name}_429`, 429, rich('rate_limited', 'Too many requests from this address; retry later'), 1)),
+    ...answer('mcp_429', 429, '{"jsonrpc":"2.0","error":{"code":-32000,"message":"Too many requests from this address; retry later"},"id":null}', 1),
     ...(envelopes.has('rich')
       ? [
           ...answer('rich_502', 502, rich('upstream_unavailable', 'The service is unavailable; retry later'), 5),

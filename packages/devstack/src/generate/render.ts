@@ -56,6 +56,7 @@ function gatewayVariables(services: readonly Declared[]): Record<string, string>
     const guard = svc.limits.networkCap?.gatewayGuard;
     if (guard) Object.assign(vars, { [`${upper(svc)}_GUARD_RATE`]: guard.rate, [`${upper(svc)}_GUARD_BURST`]: String(guard.burst) });
   }
+  Object.assign(vars, { MCP_GUARD_RATE: '600r/m', MCP_GUARD_BURST: '120' });
   vars.TRUSTED_PROXIES = 'unix:';
   return vars;
 }
