@@ -2,15 +2,17 @@ import { readFileSync } from 'node:fs';
 import pg from 'pg';
 import { adminCommand, openEventStream, startProduct, type OpenedStream } from '@app/devstack';
 import { insertKeys } from './seed/keys.js';
+import { size } from './size.js';
 
-export const STREAMS_LATENCY_SCENARIO = 'streams latency (meetings, 1,000 changes written on one replica, 200 streams through the gateway)';
-export const STREAMS_MEMORY_SCENARIO = 'streams memory (meetings, RSS per open stream)';
 
 const ACCOUNTS = 20;
 const STREAMS_PER_ACCOUNT = 10;
-const CHANGES = Number(process.env.BENCH_STREAM_CHANGES ?? 1000);
+const CHANGES = Number(process.env.BENCH_STREAM_CHANGES ?? size(1000, 20));
 /** Streams held for the memory row, on the replicas' own ports (the gateway's connections are not the service's memory). */
-const MEMORY_STREAMS = Number(process.env.BENCH_MEMORY_STREAMS ?? 1000);
+const MEMORY_STREAMS = Number(process.env.BENCH_MEMORY_STREAMS ?? size(1000, 20));
+
+export const STREAMS_LATENCY_SCENARIO = `streams latency (meetings, ${CHANGES.toLocaleString('en-US')} changes written on one replica, 200 streams through the gateway)`;
+export const STREAMS_MEMORY_SCENARIO = 'streams memory (meetings, RSS per open stream)';
 
 export interface StreamBenchResult {
   latency?: { changes: number; streams: number; deliveries: number; p50: number; p90: number; p99: number; max: number };
@@ -41,7 +43,7 @@ export async function streamBench(o: { databaseUrl: string; redisUrl: string; ng
     redisUrl: o.redisUrl,
     nginxDir: o.nginxDir,
     replicas: 2,
-    env: { HOST: '127.0.0.1', LOG_LEVEL: 'warn', RATE_LIMIT_READS_PER_MINUTE: limits, RATE_LIMIT_WRITES_PER_MINUTE: limits, RATE_LIMIT_NETWORK_PER_MINUTE: limits },
+    env: { HOST: '127.0.0.1', LOG_LEVEL: 'warn', RATE_LIMIT_READS_PER_MINUTE: limits, RATE_LIMIT_WRITES_PER_MINUTE: limits, RATE_LIMIT_NETWORK_PER_MINUTE: limits, SHUTDOWN_TIMEOUT_MS: '2000' },
     serviceEnv: { meetings: { STREAMS_PER_ACCOUNT: String(MEMORY_STREAMS) } },
     gatewayVars: { MEETINGS_GUARD_RATE: '1000000r/s', MEETINGS_GUARD_BURST: 1000000 },
   });
