@@ -4,6 +4,7 @@ import pg from 'pg';
 import { adminCommand, openEventStream, startProduct, type OpenedStream } from '@app/devstack';
 import { insertKeys } from './seed/keys.js';
 import { size } from './size.js';
+import { eventLags, percentile, rssKb, sleep } from './streams.bench.js';
 
 const STREAMS = Number(process.env.BENCH_C10K_STREAMS ?? size(10_000, 50));
 const ACCOUNTS = Math.max(1, Math.round(STREAMS / 5));
@@ -31,18 +32,6 @@ export interface C10kResult {
   gatewayPerConnKb: number;
 }
 
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-const percentile = (sorted: number[], p: number) => (sorted.length === 0 ? 0 : sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)]!);
-
-/** Resident set size of a process in kB (Linux /proc), 0 when gone. */
-function rssKb(pid: number | undefined): number {
-  try {
-    const match = pid ? /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8')) : null;
-    return match ? Number(match[1]) : 0;
-  } catch {
-    return 0;
-  }
-}
 
 /** The nginx workers of the gateway whose prefix directory is `dir` (its master's children). */
 function nginxWorkers(dir: string): number[] {
@@ -97,6 +86,7 @@ export async function c10kBench(o: { databaseUrl: string; redisUrl: string; ngin
     }
     await sleep(3000);
     const after = { service: rssKb(pid), gateway: gatewayKb() };
+    process.stderr.write(`streams.c10k: ${held.length} streams open; writing ${CHANGES_PER_SECOND} changes/s for ${SECONDS} s...\n`);
 
     const sent = new Map<string, { at: number; account: number; ok?: boolean }>();
     const writes: Array<Promise<void>> = [];
@@ -131,16 +121,7 @@ export async function c10kBench(o: { databaseUrl: string; redisUrl: string; ngin
     const missing = () => held.filter(({ account, stream }) => received(stream) < perAccount[account]!).length;
     for (let i = 0; i < 100 && missing() > 0; i++) await sleep(100);
 
-    const lags: number[] = [];
-    for (const { stream } of held) {
-      for (const b of stream.blocks) {
-        if (b.event !== 'change') continue;
-        const name = (JSON.parse(b.data!) as { item: { name?: string } }).item.name;
-        const change = name === undefined ? undefined : sent.get(name);
-        if (change) lags.push(b.at - change.at);
-      }
-    }
-    lags.sort((a, b) => a - b);
+    const lags = eventLags(held.map((h) => h.stream), (name) => sent.get(name)?.at);
     const dropped = held.filter((h) => h.endedAt !== undefined || received(h.stream) < perAccount[h.account]!).length;
     return {
       streams: held.length,

@@ -19,13 +19,31 @@ export interface StreamBenchResult {
   memory?: { streams: number; rssBeforeMb: number; rssAfterMb: number; perStreamKb: number };
 }
 
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-const percentile = (sorted: number[], p: number) => (sorted.length === 0 ? 0 : sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)]!);
+export const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+export const percentile = (sorted: number[], p: number) => (sorted.length === 0 ? 0 : sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)]!);
 
-/** Resident set size of a process in kB (Linux /proc). */
-function rssKb(pid: number | undefined): number {
-  const match = pid ? /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8')) : null;
-  return match ? Number(match[1]) : 0;
+/** Resident set size of a process in kB (Linux /proc), 0 when it is gone. */
+export function rssKb(pid: number | undefined): number {
+  try {
+    const match = pid ? /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8')) : null;
+    return match ? Number(match[1]) : 0;
+  } catch {
+    return 0;
+  }
+}
+
+/** Send -> arrival of every change event on `streams` whose person's name `sentAt` knows, in ms, sorted. */
+export function eventLags(streams: OpenedStream[], sentAt: (name: string) => number | undefined): number[] {
+  const lags: number[] = [];
+  for (const stream of streams) {
+    for (const b of stream.blocks) {
+      if (b.event !== 'change') continue;
+      const name = (JSON.parse(b.data!) as { item: { name?: string } }).item.name;
+      const at = name === undefined ? undefined : sentAt(name);
+      if (at !== undefined) lags.push(b.at - at);
+    }
+  }
+  return lags.sort((a, b) => a - b);
 }
 
 /**
@@ -102,16 +120,7 @@ export async function streamBench(o: { databaseUrl: string; redisUrl: string; ng
       const expected = CHANGES * STREAMS_PER_ACCOUNT;
       const count = () => streams.reduce((n, s) => n + s.stream.blocks.filter((b) => b.event === 'change' && b.data?.includes('"name":"B')).length, 0);
       for (let i = 0; i < 300 && count() < expected; i++) await sleep(100);
-      const lags: number[] = [];
-      for (const { stream } of streams) {
-        for (const b of stream.blocks) {
-          if (b.event !== 'change') continue;
-          const name = (JSON.parse(b.data!) as { item: { name?: string } }).item.name;
-          const at = name === undefined ? undefined : sent.get(name);
-          if (at !== undefined) lags.push(b.at - at);
-        }
-      }
-      lags.sort((a, b) => a - b);
+      const lags = eventLags(streams.map((s) => s.stream), (name) => sent.get(name));
       result.latency = { changes: CHANGES, streams: streams.length, deliveries: lags.length, p50: percentile(lags, 50), p90: percentile(lags, 90), p99: percentile(lags, 99), max: lags.at(-1) ?? 0 };
     }
     return result;
