@@ -4,14 +4,15 @@ import { seedClipboardAccounts, seedClipboardData } from './seed/clipboard.js';
 import { insertKeys } from './seed/keys.js';
 import type { BaselineRoute } from './baseline.js';
 import type { BenchContext, Scenario } from './types.js';
+import { size } from './size.js';
 
 /** How long the clipboard keeps tombstones (its TOMBSTONE_DAYS), passed to create_item as the service does. */
 const TOMBSTONE_DAYS = 30;
 
 /** Accounts of the spread create: one client each, as 50 people copying at once. */
-const SPREAD_ACCOUNTS = 50;
+const SPREAD_ACCOUNTS = size(50, 4);
 /** Their history: full at the default limit, so each create also prunes one item. */
-const SPREAD_ITEMS = 1_000;
+const SPREAD_ITEMS = size(1_000, 20);
 
 export interface ClipboardFixture {
   accountId: string;

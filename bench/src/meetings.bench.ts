@@ -1,5 +1,6 @@
 import { expressFloors } from './floor.js';
-import { seedMeetingsData } from './seed/meetings.js';
+import { inMeetingsSchema, seedMeetingsData } from './seed/meetings.js';
+import { size } from './size.js';
 import type { BenchContext, Scenario } from './types.js';
 
 export interface MeetingsFixture {
@@ -11,11 +12,11 @@ export interface MeetingsFixture {
 }
 
 export async function seedMeetings(ctx: BenchContext): Promise<MeetingsFixture> {
-  const { accountId } = await seedMeetingsData(ctx.client);
+  const { accountId } = await inMeetingsSchema(ctx.client, () => seedMeetingsData(ctx.client));
   const key = await ctx.admin('meetings', 'create-key', '--account', accountId, '--name', 'bench');
   const { rows } = await ctx.client.query<{ id: string }>(
-    `select id from meetings.meetings where account_id = $1 and status = 'COMPLETED' order by series_id, date offset 50 limit 1`,
-    [accountId],
+    `select id from meetings.meetings where account_id = $1 and status = 'COMPLETED' order by series_id, date offset $2 limit 1`,
+    [accountId, size(50, 1)],
   );
   return { auth: { authorization: `Bearer ${key.key}` }, meetingId: rows[0]!.id, keyId: key.id };
 }

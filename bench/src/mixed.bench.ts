@@ -3,14 +3,16 @@ import type { LoadRequest } from './load.js';
 import { newClipboardItem, type ClipboardFixture } from './clipboard.bench.js';
 import type { MeetingsFixture } from './meetings.bench.js';
 import { seedClipboardAccounts } from './seed/clipboard.js';
+import { inMeetingsSchema } from './seed/meetings.js';
 import { seedFleetMeetings, seedFleetTaskAccounts } from './seed/fleet.js';
 import { insertKeys } from './seed/keys.js';
 import { seedTasks } from './seed/tasks.js';
 import type { TasksFixture } from './tasks.bench.js';
 import type { BenchContext, Scenario } from './types.js';
+import { size } from './size.js';
 
 /** Accounts of the mixed scenario, spread over the three services. */
-const FLEET_ACCOUNTS = 1_000;
+const FLEET_ACCOUNTS = size(1_000, 30);
 const TASKS_PER_ACCOUNT = 30;
 
 export interface FleetFixture {
@@ -38,7 +40,7 @@ export async function seedFleet(ctx: BenchContext, keys: { tasks: TasksFixture; 
     tasks.push({ auth, task: { id: page.items[0].id, updatedAt: page.items[0].updatedAt } });
   }
 
-  const m = await seedFleetMeetings(ctx.client, FLEET_ACCOUNTS - 2 * perService);
+  const m = await inMeetingsSchema(ctx.client, () => seedFleetMeetings(ctx.client, FLEET_ACCOUNTS - 2 * perService));
   const meetingAuth = await insertKeys(ctx.client, 'meetings', m.accounts.map((a) => a.accountId), keys.meetings.keyId);
   const meetings = m.accounts.map((a, i) => ({ auth: meetingAuth[i]!, meetingId: a.meetingId, revision: 1 }));
 

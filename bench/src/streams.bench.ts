@@ -2,28 +2,48 @@ import { readFileSync } from 'node:fs';
 import pg from 'pg';
 import { adminCommand, openEventStream, startProduct, type OpenedStream } from '@app/devstack';
 import { insertKeys } from './seed/keys.js';
+import { size } from './size.js';
 
-export const STREAMS_LATENCY_SCENARIO = 'streams latency (meetings, 1,000 changes written on one replica, 200 streams through the gateway)';
-export const STREAMS_MEMORY_SCENARIO = 'streams memory (meetings, RSS per open stream)';
 
 const ACCOUNTS = 20;
 const STREAMS_PER_ACCOUNT = 10;
-const CHANGES = Number(process.env.BENCH_STREAM_CHANGES ?? 1000);
+const CHANGES = Number(process.env.BENCH_STREAM_CHANGES ?? size(1000, 20));
 /** Streams held for the memory row, on the replicas' own ports (the gateway's connections are not the service's memory). */
-const MEMORY_STREAMS = Number(process.env.BENCH_MEMORY_STREAMS ?? 1000);
+const MEMORY_STREAMS = Number(process.env.BENCH_MEMORY_STREAMS ?? size(1000, 20));
+
+export const STREAMS_LATENCY_SCENARIO = `streams latency (meetings, ${CHANGES.toLocaleString('en-US')} changes written on one replica, 200 streams through the gateway)`;
+export const STREAMS_MEMORY_SCENARIO = 'streams memory (meetings, RSS per open stream)';
 
 export interface StreamBenchResult {
   latency?: { changes: number; streams: number; deliveries: number; p50: number; p90: number; p99: number; max: number };
   memory?: { streams: number; rssBeforeMb: number; rssAfterMb: number; perStreamKb: number };
 }
 
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-const percentile = (sorted: number[], p: number) => (sorted.length === 0 ? 0 : sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)]!);
+export const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+export const percentile = (sorted: number[], p: number) => (sorted.length === 0 ? 0 : sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)]!);
 
-/** Resident set size of a process in kB (Linux /proc). */
-function rssKb(pid: number | undefined): number {
-  const match = pid ? /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8')) : null;
-  return match ? Number(match[1]) : 0;
+/** Resident set size of a process in kB (Linux /proc), 0 when it is gone. */
+export function rssKb(pid: number | undefined): number {
+  try {
+    const match = pid ? /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8')) : null;
+    return match ? Number(match[1]) : 0;
+  } catch {
+    return 0;
+  }
+}
+
+/** Send -> arrival of every change event on `streams` whose person's name `sentAt` knows, in ms, sorted. */
+export function eventLags(streams: OpenedStream[], sentAt: (name: string) => number | undefined): number[] {
+  const lags: number[] = [];
+  for (const stream of streams) {
+    for (const b of stream.blocks) {
+      if (b.event !== 'change') continue;
+      const name = (JSON.parse(b.data!) as { item: { name?: string } }).item.name;
+      const at = name === undefined ? undefined : sentAt(name);
+      if (at !== undefined) lags.push(b.at - at);
+    }
+  }
+  return lags.sort((a, b) => a - b);
 }
 
 /**
@@ -41,7 +61,7 @@ export async function streamBench(o: { databaseUrl: string; redisUrl: string; ng
     redisUrl: o.redisUrl,
     nginxDir: o.nginxDir,
     replicas: 2,
-    env: { HOST: '127.0.0.1', LOG_LEVEL: 'warn', RATE_LIMIT_READS_PER_MINUTE: limits, RATE_LIMIT_WRITES_PER_MINUTE: limits, RATE_LIMIT_NETWORK_PER_MINUTE: limits },
+    env: { HOST: '127.0.0.1', LOG_LEVEL: 'warn', RATE_LIMIT_READS_PER_MINUTE: limits, RATE_LIMIT_WRITES_PER_MINUTE: limits, RATE_LIMIT_NETWORK_PER_MINUTE: limits, SHUTDOWN_TIMEOUT_MS: '2000' },
     serviceEnv: { meetings: { STREAMS_PER_ACCOUNT: String(MEMORY_STREAMS) } },
     gatewayVars: { MEETINGS_GUARD_RATE: '1000000r/s', MEETINGS_GUARD_BURST: 1000000 },
   });
@@ -100,16 +120,7 @@ export async function streamBench(o: { databaseUrl: string; redisUrl: string; ng
       const expected = CHANGES * STREAMS_PER_ACCOUNT;
       const count = () => streams.reduce((n, s) => n + s.stream.blocks.filter((b) => b.event === 'change' && b.data?.includes('"name":"B')).length, 0);
       for (let i = 0; i < 300 && count() < expected; i++) await sleep(100);
-      const lags: number[] = [];
-      for (const { stream } of streams) {
-        for (const b of stream.blocks) {
-          if (b.event !== 'change') continue;
-          const name = (JSON.parse(b.data!) as { item: { name?: string } }).item.name;
-          const at = name === undefined ? undefined : sent.get(name);
-          if (at !== undefined) lags.push(b.at - at);
-        }
-      }
-      lags.sort((a, b) => a - b);
+      const lags = eventLags(streams.map((s) => s.stream), (name) => sent.get(name));
       result.latency = { changes: CHANGES, streams: streams.length, deliveries: lags.length, p50: percentile(lags, 50), p90: percentile(lags, 90), p99: percentile(lags, 99), max: lags.at(-1) ?? 0 };
     }
     return result;

@@ -3,6 +3,7 @@ import { expressFloors } from './floor.js';
 import { COMMON_WORD, RARE_WORD } from './words.js';
 import { seedTaskAccounts, seedTasks } from './seed/tasks.js';
 import type { BenchContext, Scenario } from './types.js';
+import { size } from './size.js';
 
 const TASK_COLUMNS = 'id, title, notes, priority, due_at, completed_at, tags, created_at, updated_at, parent_id, goal_id, recurrence, location, assignee_id';
 
@@ -25,7 +26,7 @@ export async function seedTasksSmall(ctx: BenchContext): Promise<TasksFixture> {
 }
 
 /** The full data set: 1,000,000 tasks (BENCH_TASKS overrides, for a quick trial run). */
-export const TOTAL_TASKS = Number(process.env.BENCH_TASKS ?? 1_000_000);
+export const TOTAL_TASKS = Number(process.env.BENCH_TASKS ?? size(1_000_000, 12_000));
 
 /** The rest, up to TOTAL_TASKS. */
 export async function seedTasksLarge(ctx: BenchContext, fixture: TasksFixture): Promise<void> {
@@ -43,7 +44,7 @@ export function scaleRequests(f: TasksFixture) {
 }
 
 /** Changes waiting for the feed scenario's client. */
-const PENDING_CHANGES = 1_000;
+const PENDING_CHANGES = size(1_000, 120);
 
 /**
  * A client of workspace 0 that has synced everything (a full sync through the feed, 500 a page),

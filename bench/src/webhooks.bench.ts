@@ -30,6 +30,14 @@ export interface WebhookBenchResult {
    */
   held: { load: LoadResult; ratio: number; apiCpuRatio: number; postgresCpuRatio: number };
   delivered: number;
+  /** CPU ms of a create without subscriptions, API process + worker process + Postgres, at the fixed rate. */
+  createCpuMs: number;
+  /**
+   * CPU ms a delivered event adds, on the same three, at the same rate: a create's total with a
+   * subscription less its total without (the event row, the claim, the signed send, the mark).
+   * Target <= 0.5 x createCpuMs.
+   */
+  deliveryCpuMs: number;
   /** Commit (the event's timestamp) to arrival at the receiver, in ms. */
   lagP50: number;
   lagP99: number;
@@ -75,6 +83,9 @@ async function withWorkerStopped<T>(pid: number | undefined, fn: () => Promise<T
     process.kill(pid, 'SIGCONT');
   }
 }
+
+/** CPU ms per request of the API process, the worker process and Postgres together. */
+const totalCpuMs = (r: LoadResult) => (r.cpuMsPerRequest.api ?? 0) + (r.cpuMsPerRequest.worker ?? 0) + (r.cpuMsPerRequest.postgres ?? 0);
 
 const percentile = (sorted: number[], p: number) => (sorted.length === 0 ? 0 : sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)]!);
 
@@ -149,6 +160,8 @@ export async function webhookBench(
       ratio: withHooks.reqPerSec / Math.max(without.reqPerSec, 0.001),
       apiCpuRatio: withHooks.cpuMsPerRequest.api! / Math.max(without.cpuMsPerRequest.api!, 0.000001),
       delivered: stats.delivered,
+      createCpuMs: totalCpuMs(withoutAtRate),
+      deliveryCpuMs: totalCpuMs(withAtRate) - totalCpuMs(withoutAtRate),
       lagP50: percentile(sorted, 50),
       lagP99: percentile(sorted, 99),
       lagMax: sorted.at(-1) ?? 0,

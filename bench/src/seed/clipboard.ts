@@ -1,10 +1,11 @@
 import type pg from 'pg';
 import { Progress } from '../progress.js';
 import { VOCABULARY } from '../words.js';
+import { size } from '../size.js';
 
 const ACCOUNTS = 2;
-const ITEMS_PER_ACCOUNT = 100_000;
-const SNIPPETS_PER_ACCOUNT = 200;
+const ITEMS_PER_ACCOUNT = size(100_000, 500);
+const SNIPPETS_PER_ACCOUNT = size(200, 10);
 
 export interface ClipboardSeed {
   /** Emails are `<label>-<n>@example.test`. */

@@ -1,11 +1,12 @@
 import type pg from 'pg';
 import { Progress } from '../progress.js';
 import { VOCABULARY } from '../words.js';
+import { size } from '../size.js';
 
-const SERIES = 50;
-const MEETINGS_PER_SERIES = 100;
-const ITEMS_PER_MEETING = 40;
-const NOTES = 5_000;
+const SERIES = size(50, 3);
+const MEETINGS_PER_SERIES = size(100, 6);
+const ITEMS_PER_MEETING = size(40, 5);
+const NOTES = size(5_000, 20);
 
 /** Zipf-like text of `words` words from the vocabulary ($1), as a SQL expression. */
 const text = (words: string) => `(select string_agg(($1::text[])[1 + floor(cardinality($1::text[]) * power(random(), 3))::int], ' ') from generate_series(1, ${words}))`;
@@ -17,9 +18,6 @@ const text = (words: string) => `(select string_agg(($1::text[])[1 + floor(cardi
  */
 export async function seedMeetingsData(client: pg.ClientBase): Promise<{ accountId: string }> {
   const progress = new Progress('meetings', SERIES * MEETINGS_PER_SERIES * (ITEMS_PER_MEETING + 1) + NOTES);
-  // The service's triggers (the changes feed's, which stamp an item's meeting) name its tables
-  // unqualified, as its own connections see them.
-  await client.query('set search_path = meetings, public');
   const { rows } = await client.query<{ id: string }>(`insert into meetings.accounts (email, timezone) values ('bench-meetings@example.test', 'Europe/Berlin') returning id`);
   const accountId = rows[0]!.id;
   await client.query(`insert into meetings.people (account_id, name, email) select $1, 'Person ' || n, 'person' || n || '@example.test' from generate_series(1, 20) n`, [accountId]);
@@ -66,7 +64,20 @@ export async function seedMeetingsData(client: pg.ClientBase): Promise<{ account
         case when d % 4 = 0 then array[${text('6')}] else '{}'::text[] end as imp,
         ${text('4')} as pri) x`, [VOCABULARY, accountId, NOTES]);
   progress.tick(NOTES);
-  await client.query('reset search_path');
   progress.finish();
   return { accountId };
+}
+
+/**
+ * Runs a meetings seed with the service's schema first on the search path: its triggers (the
+ * changes feed's, which stamp an item's meeting) name its tables unqualified, as the service's own
+ * connections see them.
+ */
+export async function inMeetingsSchema<T>(client: pg.ClientBase, seed: () => Promise<T>): Promise<T> {
+  await client.query('set search_path = meetings, public');
+  try {
+    return await seed();
+  } finally {
+    await client.query('reset search_path');
+  }
 }

@@ -76,13 +76,25 @@ export interface RunningNginx {
   supervise(restart: { log(line: string): void }): void;
 }
 
-/** The containers' JSON access log format (infra/nginx/nginx.conf), so every gateway logs alike. */
-function gatewayLogFormat(): string {
-  const conf = readFileSync(join(repoRoot, 'infra', 'nginx', 'nginx.conf'), 'utf8');
-  const match = /^\s*(log_format gateway_json[^;]*;)/m.exec(conf);
-  if (!match) throw new Error('infra/nginx/nginx.conf has no log_format gateway_json');
+/** A directive of the containers' main config (infra/nginx/nginx.conf), so every gateway runs alike. */
+function mainDirective(pattern: RegExp, what: string): string {
+  const match = pattern.exec(readFileSync(join(repoRoot, 'infra', 'nginx', 'nginx.conf'), 'utf8'));
+  if (!match) throw new Error(`infra/nginx/nginx.conf has no ${what}`);
   return match[1]!;
 }
+
+/**
+ * The containers' worker_rlimit_nofile, or this process's hard limit when lower: raising past it
+ * needs a privilege a container or CI runner may lack (nginx would warn on every start).
+ */
+function fileLimit(): number {
+  const wanted = Number(mainDirective(/^worker_rlimit_nofile (\d+);/m, 'worker_rlimit_nofile'));
+  const hard = Number(spawnSync('/bin/sh', ['-c', 'ulimit -Hn'], { encoding: 'utf8' }).stdout.trim());
+  return Number.isFinite(hard) && hard > 0 ? Math.min(wanted, hard) : wanted;
+}
+
+/** The containers' JSON access log format. */
+const gatewayLogFormat = () => mainDirective(/^\s*(log_format gateway_json[^;]*;)/m, 'log_format gateway_json');
 
 /**
  * nginx in the foreground with a prefix directory of its own (`dir`: config, pid, temp files),
@@ -98,7 +110,9 @@ function spawnNginx(bin: string, dir: string, workers: string, http: string[], g
       `worker_processes ${workers};`,
       `pid ${join(dir, 'nginx.pid')};`,
       'error_log stderr error;',
-      'events { worker_connections 4096; }',
+      // The containers' connection and open-file limits (10,000 streams through one gateway).
+      `worker_rlimit_nofile ${fileLimit()};`,
+      `events { ${mainDirective(/^\s*(worker_connections \d+;)/m, 'worker_connections')} }`,
       'http {',
       // The gateway's JSON line names its own variables ($gw_request_id); other nginx here log nothing.
       ...(gatewayLog ? [`  ${gatewayLogFormat()}`, `  access_log ${join(dir, 'logs', 'access.log')} gateway_json;`] : ['  access_log off;']),

@@ -133,9 +133,14 @@ function prefixLines(name: string, from: NodeJS.ReadableStream, out: NodeJS.Writ
   });
 }
 
-/** Spawns a long-running child, its output prefixed line by line. */
+/**
+ * Spawns a long-running child, its output prefixed line by line. Its open-file limit is raised to
+ * the hard limit where the shell may (an open change stream is an open file, and a soft limit of
+ * 1,024 is common): `exec` keeps the pid the child's.
+ */
 export function spawnService(name: string, command: string, args: string[], options: SpawnOptions): ChildProcess {
-  const child = spawn(command, args, { ...options, stdio: ['ignore', 'pipe', 'pipe'] });
+  const raise = 'ulimit -n "$(ulimit -Hn)" 2>/dev/null; exec "$0" "$@"';
+  const child = spawn('/bin/sh', ['-c', raise, command, ...args], { ...options, stdio: ['ignore', 'pipe', 'pipe'] });
   if (child.stdout) prefixLines(name, child.stdout, process.stdout);
   if (child.stderr) prefixLines(name, child.stderr, process.stderr);
   return child;

@@ -200,8 +200,9 @@ class Stream {
     }
   }
 
+  /** A comment between events; none before the stream's headers (its first read may span a keepalive tick). */
   write(text: string): void {
-    if (!this.closed) this.res.write(text);
+    if (!this.closed && this.res.headersSent) this.res.write(text);
   }
 
   /**
