@@ -35,7 +35,7 @@ export const itemDedupeKey = {
 /** The rules of the two kinds: a sealed item names its key and its content is base64url; a plain one has neither key nor hash. */
 const kinds = {
   if: { required: ['type'], properties: { type: { const: 'sealed' } } },
-  then: { required: ['keyId'], properties: { content: { type: 'string', pattern: '^[A-Za-z0-9_-]+$' }, keyId: itemKeyId } },
+  then: { required: ['keyId'], properties: { content: { type: 'string', maxLength: MAX_SEALED_CONTENT, pattern: '^[A-Za-z0-9_-]+$' }, keyId: itemKeyId } },
   else: { properties: { content: { type: 'string', maxLength: MAX_ITEM_CONTENT }, keyId: false, dedupeKey: false } },
 } as const;
 export const itemSource = {
