@@ -154,9 +154,9 @@ export function createClipboardClient({ seal: sealing, ...options }: ClipboardCl
     },
   };
   client.use(middleware);
-  const subscribeSealed = client.subscribe;
+  const subscribePlain = client.subscribe.bind(client);
   return Object.assign(client, {
-    subscribe: (o: Parameters<typeof subscribeSealed>[0]) => subscribeSealed({
+    subscribe: (o: Parameters<typeof subscribePlain>[0]) => subscribePlain({
       ...o,
       onChange: async (change, id) => {
         await openAll(await keysOf(), change);

@@ -2,29 +2,29 @@ import { body, common, idParam, ITEM_TYPES, json, MAX_BULK_IDS, MAX_ITEM_CONTENT
 
 // Clipboard items: list, create, bulk delete (itemsPaths); read, delete, favorite (itemPaths).
 
-export const itemType = {
+const itemType = {
   type: 'string',
   enum: ITEM_TYPES,
   description: 'Kind of textual content. `url` content must be an absolute URL (scheme:...). `sealed`: end-to-end encrypted by the client (see `content` and `keyId`). Binary content such as images is not stored by this service.',
 } as const;
-export const itemContent = {
+const itemContent = {
   type: 'string',
   minLength: 1,
   maxLength: MAX_SEALED_CONTENT,
   description: `1 to ${MAX_ITEM_CONTENT} characters (Unicode code points), stored exactly as sent (whitespace kept). NUL (U+0000) is refused with 400. A sealed item's content is the client's ciphertext, an opaque base64url string of 1 to ${MAX_SEALED_CONTENT} characters ([A-Za-z0-9_-], no padding) that the service stores and returns byte for byte and never reads.`,
 } as const;
-export const itemSensitive = {
+const itemSensitive = {
   type: 'boolean',
   description: 'A password, one-time code or token: the item is deleted `sensitiveItemTtlSeconds` (a setting, default 60) after it is created (the pull feed and streams show the delete), cannot be a favorite (409), and its content never leaves the account: webhook events carry it without `content`, assistants (MCP) see `content: null`, and no text search matches it. Default false.',
 } as const;
-export const itemKeyId = {
+const itemKeyId = {
   type: 'string',
   minLength: 1,
   maxLength: 64,
   pattern: '^[\\x21-\\x7e]{1,64}$',
   description: 'Sealed items only (required there): the name of the client\'s key, 1 to 64 printable ASCII characters.',
 } as const;
-export const itemDedupeKey = {
+const itemDedupeKey = {
   type: 'string',
   minLength: 1,
   maxLength: 128,
@@ -38,7 +38,7 @@ const kinds = {
   then: { required: ['keyId'], properties: { content: { type: 'string', maxLength: MAX_SEALED_CONTENT, pattern: '^[A-Za-z0-9_-]+$' }, keyId: itemKeyId } },
   else: { properties: { content: { type: 'string', maxLength: MAX_ITEM_CONTENT }, keyId: false, dedupeKey: false } },
 } as const;
-export const itemSource = {
+const itemSource = {
   type: 'string',
   maxLength: 64,
   pattern: '^[a-z0-9][a-z0-9._-]{0,63}$',

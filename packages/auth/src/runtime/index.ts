@@ -4,7 +4,6 @@
 // ordered shutdown and the admin command line are main.ts's (`main.js serve|admin <service.js>`).
 export { serviceConfig, type ServiceConfig } from './env.js';
 export type { ServiceDeclaration, ServiceDeps } from './declaration.js';
-export type { RecurringJob } from './recurring.js';
 export { createAppServer, onAppPrototypes } from './app-server.js';
 export { authConfig, createServiceApp, serviceStreamHub } from './service-app.js';
 export { WRITES_THROUGH_FUNCTION, createPool, createDb, inTransaction, isoTimestampSql, migrateToLatest, pgTimestampToIso } from '../database/database.js';
