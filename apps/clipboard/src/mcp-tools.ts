@@ -8,8 +8,9 @@ export const mcpTools: ToolTableEntry[] = [
   {
     name: 'find_clips',
     title: 'Find clips',
-    description: 'The clipboard history, newest first (favorites only with favorite=true), a page at a time.',
+    description: 'The clipboard history, newest first (favorites only with favorite=true; only items containing a text with query), a page at a time. Sensitive items show content null; sealed (end-to-end encrypted) items show no content.',
     actions: { list: 'listItems' },
+    omit: ['q'],
     compact: ['type', 'content', 'source', 'favorite', 'createdAt'],
   },
   {

@@ -1,5 +1,6 @@
 import type { CallOperation, McpPrompt } from '@app/auth/mcp';
 import type { Item } from './domain/mappers.js';
+import { MAX_QUERY } from './domain/limits.js';
 
 /** What the clipboard service tells an assistant on connecting, and appends to each tool. */
 export const mcpInstructions =
@@ -13,20 +14,43 @@ export const mcpToolNotes =
 
 const SHOWN_CHARACTERS = 300;
 
+/** Whether a value is an item as the API returns it. */
+const isItem = (v: unknown): v is Item => typeof v === 'object' && v !== null && 'sensitive' in v && 'type' in v && 'content' in v;
+
+/**
+ * What an assistant sees of the history: a sensitive item with `content: null`, a sealed item
+ * without its ciphertext (neither is readable to it), wherever one appears in a tool result.
+ */
+export function withoutPrivateContent(body: unknown): unknown {
+  if (Array.isArray(body)) return body.map(withoutPrivateContent);
+  if (typeof body !== 'object' || body === null) return body;
+  if (isItem(body)) {
+    if (body.sensitive) return { ...body, content: null };
+    if (body.type === 'sealed') {
+      const { content: _sealed, ...rest } = body;
+      return rest;
+    }
+    return body;
+  }
+  return Object.fromEntries(Object.entries(body).map(([k, v]) => [k, withoutPrivateContent(v)]));
+}
+
 /** The most recent items (optionally only those containing `query`), read through listItems. */
 async function findRecent(args: Record<string, string>, call: CallOperation): Promise<string> {
   const wanted = Math.min(Math.max(Number.parseInt(args.count ?? '20', 10) || 20, 1), 100);
-  const query = args.query?.trim().toLowerCase();
-  const answer = await call('listItems', { limit: query ? 500 : wanted, offset: 0 });
+  const query = args.query?.trim().slice(0, MAX_QUERY);
+  // The text search: it never matches a sensitive or sealed item; the latest of those show no content.
+  const answer = await call('listItems', { limit: wanted, offset: 0, ...(query && { q: query }) });
   if (answer.status >= 400) throw new Error(`the clipboard service answered ${answer.status}: ${JSON.stringify(answer.body)}`);
-  const items = ((answer.body as { items: Item[] }).items).filter((i) => !query || i.content.toLowerCase().includes(query)).slice(0, wanted);
+  const items = (answer.body as { items: Array<Omit<Item, 'content'> & { content?: string | null }> }).items;
   const lines = items.map((i) => {
+    if (typeof i.content !== 'string') return `- ${i.createdAt} ${i.type}${i.sensitive ? ' (sensitive: content not shown)' : ' (sealed: end-to-end encrypted)'} (id ${i.id})`;
     const text = i.content.length > SHOWN_CHARACTERS ? `${i.content.slice(0, SHOWN_CHARACTERS)}… (${i.content.length} characters)` : i.content;
     return `- ${i.createdAt} ${i.type}${i.favorite ? ' ★' : ''} from ${i.source} (id ${i.id}):\n  ${text.replace(/\n/g, '\n  ')}`;
   });
   return [
     query ? `Find what I copied recently that matches "${args.query}".` : 'Here is what I copied most recently.',
-    lines.length ? `Clipboard items, newest first (${lines.length}):\n${lines.join('\n')}` : (query ? 'No item among the latest 500 contains it.' : 'The clipboard history is empty.'),
+    lines.length ? `Clipboard items, newest first (${lines.length}):\n${lines.join('\n')}` : (query ? 'No item contains it.' : 'The clipboard history is empty.'),
     'Tell me which item is most likely what I am looking for and why; the full content of an item is in listItems.',
   ].join('\n\n');
 }
@@ -35,7 +59,7 @@ export const mcpPrompts: McpPrompt[] = [
   {
     name: 'find_recent',
     title: 'Find something I copied',
-    description: 'The latest clipboard items, or those among the latest 500 that contain a text, for the assistant to pick from',
+    description: 'The latest clipboard items, or those that contain a text (the text search), for the assistant to pick from',
     arguments: [
       { name: 'query', description: 'Text the item contains (case-insensitive); empty for the latest items', required: false },
       { name: 'count', description: 'How many items to show, 1 to 100 (default 20)', required: false },

@@ -26,6 +26,7 @@ describe('POST /api/clipboard', () => {
       content: 'hello world',
       source: 'api',
       favorite: false,
+      sensitive: false,
       createdAt: expect.stringMatching(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?Z$/),
       updatedAt: expect.any(String),
     });
@@ -167,7 +168,7 @@ describe('POST /api/clipboard', () => {
       t.db.transaction().execute(async (trx) => {
         await sql`update account_state set retention_days = ${rules.retentionDays}, history_limit = ${rules.historyLimit} where account_id = ${big.accountId}`.execute(trx);
         const before = await seqScans(trx);
-        await sql`select * from create_item(${big.accountId}, gen_random_uuid(), 'text', ${`probe ${JSON.stringify(rules)}`}, 'api', 30)`.execute(trx);
+        await sql`select * from create_item(${big.accountId}, gen_random_uuid(), 'text', ${`probe ${JSON.stringify(rules)}`}, 'api', 30, false, null, null)`.execute(trx);
         return (await seqScans(trx)) - before;
       });
     const count = async () => {
@@ -198,7 +199,7 @@ describe('POST /api/clipboard', () => {
       const read = async () =>
         Number((await sql<{ n: string }>`select sum(pg_stat_get_xact_tuples_returned(indexrelid)) as n from pg_index where indrelid = 'items'::regclass`.execute(trx)).rows[0]!.n);
       const before = await read();
-      for (let i = 0; i < 3; i++) await sql`select * from create_item(${grown.accountId}, gen_random_uuid(), 'text', ${`grown probe ${i}`}, 'api', 30)`.execute(trx);
+      for (let i = 0; i < 3; i++) await sql`select * from create_item(${grown.accountId}, gen_random_uuid(), 'text', ${`grown probe ${i}`}, 'api', 30, false, null, null)`.execute(trx);
       return (await read()) - before;
     });
     // Each finds its one victim at the oldest end of an ordered index and deletes it by primary

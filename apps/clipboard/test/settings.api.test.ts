@@ -29,7 +29,7 @@ async function nonFavorites(accountId: string): Promise<number> {
 describe('GET /api/settings', () => {
   it('answers the defaults for a new account', async () => {
     const c = await t.caller();
-    await t.http().get('/api/settings').set('Authorization', c.auth).expect(200, { historyLimit: 1000, retentionDays: 0, captureEnabled: true, updatedAt: null });
+    await t.http().get('/api/settings').set('Authorization', c.auth).expect(200, { historyLimit: 1000, retentionDays: 0, captureEnabled: true, sensitiveItemTtlSeconds: 60, sealSalt: null, updatedAt: null });
   });
 });
 
@@ -37,13 +37,13 @@ describe('PUT /api/settings', () => {
   it('updates only the fields sent and returns the full settings', async () => {
     const c = await t.caller();
     const res = await t.http().put('/api/settings').set('Authorization', c.auth).send({ captureEnabled: false }).expect(200);
-    expect(res.body).toEqual({ historyLimit: 1000, retentionDays: 0, captureEnabled: false, updatedAt: expect.any(String) });
+    expect(res.body).toEqual({ historyLimit: 1000, retentionDays: 0, captureEnabled: false, sensitiveItemTtlSeconds: 60, sealSalt: null, updatedAt: expect.any(String) });
     const res2 = await t.http().put('/api/settings').set('Authorization', c.auth).send({ historyLimit: 50, retentionDays: 7 }).expect(200);
     expect(res2.body).toMatchObject({ historyLimit: 50, retentionDays: 7, captureEnabled: false });
     const read = await t.http().get('/api/settings').set('Authorization', c.auth).expect(200);
     expect(read.body).toEqual(res2.body);
     const other = await t.caller();
-    await t.http().get('/api/settings').set('Authorization', other.auth).expect(200, { historyLimit: 1000, retentionDays: 0, captureEnabled: true, updatedAt: null });
+    await t.http().get('/api/settings').set('Authorization', other.auth).expect(200, { historyLimit: 1000, retentionDays: 0, captureEnabled: true, sensitiveItemTtlSeconds: 60, sealSalt: null, updatedAt: null });
   });
 
   it.each([
@@ -62,7 +62,7 @@ describe('PUT /api/settings', () => {
     const c = await t.caller();
     const res = await t.http().put('/api/settings').set('Authorization', c.auth).send(body).expect(400);
     expect(res.body.error).toMatch(message);
-    await t.http().get('/api/settings').set('Authorization', c.auth).expect(200, { historyLimit: 1000, retentionDays: 0, captureEnabled: true, updatedAt: null });
+    await t.http().get('/api/settings').set('Authorization', c.auth).expect(200, { historyLimit: 1000, retentionDays: 0, captureEnabled: true, sensitiveItemTtlSeconds: 60, sealSalt: null, updatedAt: null });
   });
 
   it('refuses a missing body with 400', async () => {

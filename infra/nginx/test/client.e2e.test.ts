@@ -45,6 +45,37 @@ describe('@app/client against the real gateway', () => {
     expect(history.data?.items.map((i) => i.content)).toEqual(['hello from the client']);
   });
 
+  it('seals every item with a passphrase: the service holds only ciphertext, the sealing client reads it back, another passphrase is refused by name', async () => {
+    const { accountId } = await stack.admin('clipboard', 'create-account', '--email', 'client-sealed@example.test');
+    const apiKey = (await stack.admin('clipboard', 'create-key', '--account', accountId)).key;
+    const secret = 'the vault code is 0451';
+    const sealing = createClipboardClient({ baseUrl: stack.gateway, apiKey, seal: { passphrase: 'correct horse battery staple' } });
+    const created = await sealing.POST('/api/clipboard', { body: { type: 'text', content: secret, source: 'api' } });
+    expect(created.response.status).toBe(201);
+    expect(created.data).toMatchObject({ type: 'text', content: secret, sealed: true });
+    // The same text again merges by its keyed dedupeKey, as an equal text does.
+    expect((await sealing.POST('/api/clipboard', { body: { type: 'text', content: secret, source: 'api' } })).response.status).toBe(200);
+
+    const raw = await (await fetch(`${stack.gateway}/api/clipboard`, { headers: { Authorization: `Bearer ${apiKey}` } })).json();
+    expect(JSON.stringify(raw)).not.toContain('vault');
+    expect(raw.items).toEqual([expect.objectContaining({ type: 'sealed', keyId: expect.stringMatching(/^s1\./), dedupeKey: expect.any(String) })]);
+    const settings = await (await fetch(`${stack.gateway}/api/settings`, { headers: { Authorization: `Bearer ${apiKey}` } })).json();
+    expect(settings.sealSalt).toMatch(/^[A-Za-z0-9_-]{22}$/);
+
+    const history = await sealing.GET('/api/clipboard', { params: { query: { limit: 5 } } });
+    expect(history.data?.items.map((i) => [i.type, i.content])).toEqual([['text', secret]]);
+    const pulled = await sealing.GET('/api/clipboard/pull');
+    expect(pulled.data?.changes.map((ch) => (ch.data as { content?: string } | null)?.content)).toContain(secret);
+    const streamed = await new Promise<string>((resolve, reject) => {
+      const sub = sealing.subscribe({ onChange: (ch) => { if (ch.entity === 'item') { sub.close(); resolve((ch.data as { content: string }).content); } }, onError: reject });
+    });
+    expect(streamed).toBe(secret);
+    console.log(`A sealed round trip through the typed client:\n  stored  ${JSON.stringify(raw.items[0])}\n  read    ${JSON.stringify(history.data?.items[0])}`);
+
+    const wrong = createClipboardClient({ baseUrl: stack.gateway, apiKey, seal: { passphrase: 'Tr0ub4dor&3' } });
+    await expect(wrong.GET('/api/clipboard')).rejects.toThrow(/wrong passphrase/);
+  }, 60_000);
+
   it('sends the key as a bearer token: another service\'s key is 401', async () => {
     const wrong = createTasksClient({ baseUrl: stack.gateway, apiKey: keys.meetings });
     const res = await wrong.GET('/api/v1/tasks');

@@ -130,6 +130,31 @@ describe('faults under load through the gateway', () => {
     expect(ready.status).toBe(200);
   });
 
+  it('a sensitive item due while Postgres is down is deleted, with its tombstone in the feed, within 2 s of Postgres being back', async () => {
+    const call = async (method: string, path: string, body?: object) => {
+      const res = await fetch(`${gateway}${path}`, { method, headers: { Authorization: auth.clipboard, 'Content-Type': 'application/json' }, body: body && JSON.stringify(body) });
+      return { status: res.status, body: await res.json() };
+    };
+    expect((await call('PUT', '/api/settings', { sensitiveItemTtlSeconds: 5 })).status).toBe(200);
+    const item = (await call('POST', '/api/clipboard', { type: 'text', content: `otp ${randomUUID()}`, source: 'api', sensitive: true })).body;
+    const due = Date.parse(item.expiresAt);
+    await sleep(Math.max(0, due - Date.now() - 1500));
+    await pgServer.stop();
+    await sleep(3000);
+    await pgServer.start();
+    const backAt = Date.now();
+    let deletedAt = 0;
+    for (let i = 0; i < 100 && deletedAt === 0; i += 1) {
+      const pull = await call('GET', '/api/clipboard/pull?limit=1000');
+      if (pull.status === 200 && pull.body.changes.some((c: { id: string; op: string }) => c.id === item.id && c.op === 'delete')) deletedAt = Date.now();
+      else await sleep(100);
+    }
+    process.stdout.write(`sensitive item due during a postgres restart: deleted ${deletedAt - backAt} ms after postgres was back\n`);
+    expect(deletedAt).toBeGreaterThan(0);
+    expect(deletedAt - backAt).toBeLessThan(2000);
+    expect((await call('GET', '/api/clipboard?limit=500')).body.items.map((i: { id: string }) => i.id)).not.toContain(item.id);
+  });
+
   it('Postgres connections terminated from the server side during transactions: the processes live', async () => {
     const before = pids();
     const superuser = new pg.Client({ connectionString: pgServer.url });

@@ -1,4 +1,6 @@
 export { StreamRefused, type SubscribeOptions, type Subscription } from './subscribe.js';
 export type { ServiceClient, ServiceClientOptions } from './create.js';
+// The clipboard's client seals and opens items itself when given a passphrase (it replaces the generated one).
+export { createClipboardClient, SEAL_KDF, WrongPassphrase, type ClipboardClientOptions } from './sealing.js';
 // One typed client per service (createTasksClient, ...) and its document's types.
 export * from './services.generated.js';

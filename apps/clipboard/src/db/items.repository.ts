@@ -6,29 +6,60 @@ import type { AccountTx, Db } from './state.repository.js';
 
 export type ItemRow = Omit<Selectable<ItemsTable>, 'account_id'>;
 
-const columns = ['id', 'type', 'content', 'source', 'favorite', 'created_at', 'updated_at'] as const;
+const columns = ['id', 'type', 'content', 'source', 'favorite', 'sensitive', 'expires_at', 'key_id', 'dedupe_key', 'created_at', 'updated_at'] as const;
+const selected = sql.raw(columns.map((c) => `i.${c}`).join(', '));
 // Statement time, not transaction time: items added in one sync batch keep their order.
 const now = sql<string>`clock_timestamp()`;
+
+/** Hides non-favorites past the account's retention period. */
+const retained = (accountId: string) => sql`(favorite or created_at >= coalesce(
+          (select now() - make_interval(days => retention_days) from account_state where account_id = ${accountId} and retention_days > 0),
+          '-infinity'))`;
+
+/** A LIKE pattern matching `text` anywhere, its wildcards taken literally. */
+const containing = (text: string) => `%${text.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
 
 /**
  * One page, newest first. The inner scan reads only the list index (ids, times and the favorite
  * flag), so a deep offset never touches item content; retention hides expired non-favorites.
  */
-export async function listItems(db: Db, accountId: string, page: { limit: number; offset: number; favorite?: boolean | undefined }): Promise<ItemRow[]> {
+export async function listItems(db: Db, accountId: string, page: ListPage): Promise<ItemRow[]> {
   const favoriteFilter = page.favorite === undefined ? sql`` : sql`and favorite = ${page.favorite}`;
+  if (page.q !== undefined) return searchItems(db, accountId, page.q, favoriteFilter, page);
   const { rows } = await sql<ItemRow>`
-    select i.id, i.type, i.content, i.source, i.favorite, i.created_at, i.updated_at
+    select ${selected}
     from (
       select id, created_at from items
       where account_id = ${accountId} ${favoriteFilter}
-        and (favorite or created_at >= coalesce(
-          (select now() - make_interval(days => retention_days) from account_state where account_id = ${accountId} and retention_days > 0),
-          '-infinity'))
+        and ${retained(accountId)}
       order by created_at desc, id desc
       offset ${page.offset} limit ${page.limit}
     ) p
     join items i on i.id = p.id
     order by p.created_at desc, p.id desc`.execute(db);
+  return rows;
+}
+
+export interface ListPage {
+  limit: number;
+  offset: number;
+  favorite?: boolean | undefined;
+  /** Only items whose content contains this, case-insensitively (never sensitive or sealed ones). */
+  q?: string | undefined;
+}
+
+/**
+ * A search page, newest first: the account's matches come from items_search_idx (trigrams of the
+ * lowered content, sensitive and sealed items not in it), then are sorted.
+ */
+async function searchItems(db: Db, accountId: string, q: string, favoriteFilter: ReturnType<typeof sql>, page: ListPage): Promise<ItemRow[]> {
+  const { rows } = await sql<ItemRow>`
+    select ${selected} from items i
+    where account_id = ${accountId} and not sensitive and type <> 'sealed'
+      and lower(content) like lower(${containing(q)}) ${favoriteFilter}
+      and ${retained(accountId)}
+    order by created_at desc, id desc
+    offset ${page.offset} limit ${page.limit}`.execute(db);
   return rows;
 }
 
@@ -44,7 +75,7 @@ export type CreatedRow = Omit<ItemRow, 'content'> & { created: boolean };
 export async function createItems(
   db: Db,
   accountId: string,
-  items: Array<{ id: string; type: string; content: string; source: string }>,
+  items: NewItemRow[],
   tombstoneDays: number,
   /** Event types nobody may subscribe to, tested once before anything is written (the write then needs no event); else nothing is created. */
   unwatched: readonly string[] = [],
@@ -54,23 +85,61 @@ export async function createItems(
   // on every call (pg_prepared_statements: 0 generic plans, 261 custom), 0.12 ms more per create.
   const [one] = items;
   const [source, order] = items.length === 1
-    ? [sql`create_item(${accountId}, ${one!.id}, ${one!.type}, ${one!.content}, ${one!.source}, ${tombstoneDays}) c`, sql``]
-    : [sql`unnest(${items.map((i) => i.id)}::uuid[], ${items.map((i) => i.type)}::text[], ${items.map((i) => i.content)}::text[], ${items.map((i) => i.source)}::text[])
-      with ordinality as t(id, type, content, source, n)
-    cross join lateral create_item(${accountId}, t.id, t.type, t.content, t.source, ${tombstoneDays}) c`, sql`order by t.n`];
+    ? [sql`create_item(${accountId}, ${one!.id}, ${one!.type}, ${one!.content}, ${one!.source}, ${tombstoneDays}, ${one!.sensitive}, ${one!.keyId}, ${one!.dedupeKey}) c`, sql``]
+    : [sql`unnest(${items.map((i) => i.id)}::uuid[], ${items.map((i) => i.type)}::text[], ${items.map((i) => i.content)}::text[], ${items.map((i) => i.source)}::text[],
+        ${items.map((i) => i.sensitive)}::boolean[], ${items.map((i) => i.keyId)}::text[], ${items.map((i) => i.dedupeKey)}::text[])
+      with ordinality as t(id, type, content, source, sensitive, key_id, dedupe_key, n)
+    cross join lateral create_item(${accountId}, t.id, t.type, t.content, t.source, ${tombstoneDays}, t.sensitive, t.key_id, t.dedupe_key) c`, sql`order by t.n`];
   const { rows } = await sql<CreatedRow>`${WRITES_THROUGH_FUNCTION}
-    select c.id, c.type, c.source, c.favorite, c.created_at, c.updated_at, c.created
+    select c.id, c.type, c.source, c.favorite, c.sensitive, c.expires_at, c.key_id, c.dedupe_key, c.created_at, c.updated_at, c.created
     from ${source}
     where ${unwatched.length === 0 ? sql`true` : noSubscriberFor(accountId, ...unwatched)}
     ${order}`.execute(db);
   return rows;
 }
 
+/** An item as a create stores it (`keyId` and `dedupeKey` of sealed items, null otherwise). */
+export interface NewItemRow {
+  id: string;
+  type: string;
+  content: string;
+  source: string;
+  sensitive: boolean;
+  keyId: string | null;
+  dedupeKey: string | null;
+}
+
+/** The item's columns from a sync change's fields (a sensitive item expires the account's TTL from now). */
+function itemValues(tx: AccountTx, item: ItemFields) {
+  const { keyId, dedupeKey, sensitive = false, type, content, source, favorite } = item;
+  return {
+    type,
+    content,
+    source,
+    ...(favorite !== undefined && { favorite }),
+    key_id: keyId ?? null,
+    dedupe_key: dedupeKey ?? null,
+    sensitive,
+    expires_at: sensitive ? sql<string>`clock_timestamp() + make_interval(secs => ${tx.state.sensitive_ttl_seconds})` : null,
+  };
+}
+
+/** What sync writes of an item. */
+export interface ItemFields {
+  type: string;
+  content: string;
+  source: string;
+  favorite?: boolean;
+  sensitive?: boolean;
+  keyId?: string;
+  dedupeKey?: string;
+}
+
 /** Inserts an item; undefined when the id is taken (by any account). */
-export async function insertItem(tx: AccountTx, item: { id: string; type: string; content: string; source: string; favorite?: boolean }): Promise<ItemRow | undefined> {
+export async function insertItem(tx: AccountTx, item: ItemFields & { id: string }): Promise<ItemRow | undefined> {
   return tx.trx
     .insertInto('items')
-    .values({ ...item, account_id: tx.accountId, created_at: now, updated_at: now })
+    .values({ ...itemValues(tx, item), id: item.id, account_id: tx.accountId, created_at: now, updated_at: now })
     .onConflict((oc) => oc.column('id').doNothing())
     .returning(columns)
     .executeTakeFirst();
@@ -87,11 +156,17 @@ export async function setFavorite(tx: AccountTx, id: string, favorite: boolean |
     .executeTakeFirst();
 }
 
-/** Replaces an item's fields (sync upsert of an existing item). */
-export async function updateItem(tx: AccountTx, id: string, fields: { type: string; content: string; source: string; favorite?: boolean }): Promise<ItemRow> {
+/** Replaces an item's fields (sync upsert of an existing item); a sensitive item stays sensitive, its time running on. */
+export async function updateItem(tx: AccountTx, id: string, fields: ItemFields): Promise<ItemRow> {
+  const values = itemValues(tx, fields);
   return tx.trx
     .updateTable('items')
-    .set({ ...fields, updated_at: now })
+    .set({
+      ...values,
+      sensitive: sql<boolean>`sensitive or ${values.sensitive}`,
+      expires_at: sql<string>`case when sensitive then expires_at else ${values.expires_at} end`,
+      updated_at: now,
+    })
     .where('account_id', '=', tx.accountId)
     .where('id', '=', id)
     .returning(columns)
@@ -123,5 +198,20 @@ export async function deleteNonFavorites(tx: AccountTx): Promise<string[]> {
  */
 export async function pruneItems(tx: AccountTx): Promise<string[]> {
   const { rows } = await sql<{ id: string }>`select unnest(prune_items(${tx.accountId})) as id`.execute(tx.trx);
+  return rows.map((r) => r.id);
+}
+
+/** Accounts with a sensitive item due now (at most `limit`, the longest due first), through items_expiry_idx. */
+export async function accountsWithDueItems(db: Db, limit: number): Promise<string[]> {
+  const { rows } = await sql<{ account_id: string }>`
+    select distinct account_id from (
+      select account_id from items where expires_at <= now() order by expires_at limit ${limit}
+    ) due`.execute(db);
+  return rows.map((r) => r.account_id);
+}
+
+/** Deletes this account's sensitive items that are due; returns their ids. */
+export async function deleteDueItems(tx: AccountTx): Promise<string[]> {
+  const rows = await tx.trx.deleteFrom('items').where('account_id', '=', tx.accountId).where('expires_at', '<=', sql<string>`now()`).returning('id').execute();
   return rows.map((r) => r.id);
 }

@@ -13,6 +13,8 @@ export interface AccountStateTable {
   retention_days: Generated<number>;
   capture_enabled: Generated<boolean>;
   settings_updated_at: string | null;
+  sensitive_ttl_seconds: Generated<number>;
+  seal_salt: string | null;
 }
 
 export interface ItemsTable {
@@ -22,6 +24,11 @@ export interface ItemsTable {
   content: string;
   source: string;
   favorite: Generated<boolean>;
+  sensitive: Generated<boolean>;
+  /** When the sweep deletes a sensitive item. */
+  expires_at: string | null;
+  key_id: string | null;
+  dedupe_key: string | null;
   created_at: Stamp;
   updated_at: Stamp;
 }

@@ -91,7 +91,7 @@ export async function findState(db: Db | Transaction<Database>, accountId: strin
 /** Updates settings columns; returns the row. */
 export async function updateSettings(
   tx: AccountTx,
-  patch: Partial<Pick<StateRow, 'history_limit' | 'retention_days' | 'capture_enabled'>>,
+  patch: Partial<Pick<StateRow, 'history_limit' | 'retention_days' | 'capture_enabled' | 'sensitive_ttl_seconds' | 'seal_salt'>>,
 ): Promise<StateRow> {
   return tx.trx
     .updateTable('account_state')
@@ -126,6 +126,10 @@ export interface ChangeRow {
   i_content: string | null;
   i_source: string | null;
   i_favorite: boolean | null;
+  i_sensitive: boolean | null;
+  i_expires_at: string | null;
+  i_key_id: string | null;
+  i_dedupe_key: string | null;
   i_created_at: string | null;
   i_updated_at: string | null;
   s_name: string | null;
@@ -136,6 +140,8 @@ export interface ChangeRow {
   st_history_limit: number | null;
   st_retention_days: number | null;
   st_capture_enabled: boolean | null;
+  st_sensitive_ttl_seconds: number | null;
+  st_seal_salt: string | null;
   st_updated_at: string | null;
 }
 
@@ -147,11 +153,13 @@ export async function changesAfter(db: Db, accountId: string, afterSeq: number, 
   const { rows } = await sql<ChangeRow>`
     select c.seq, c.entity, c.entity_id, c.op,
       i.type as i_type, i.content as i_content, i.source as i_source, i.favorite as i_favorite,
+      i.sensitive as i_sensitive, i.expires_at as i_expires_at, i.key_id as i_key_id, i.dedupe_key as i_dedupe_key,
       i.created_at as i_created_at, i.updated_at as i_updated_at,
       s.name as s_name, s.content as s_content, s.keyword as s_keyword,
       s.created_at as s_created_at, s.updated_at as s_updated_at,
       st.history_limit as st_history_limit, st.retention_days as st_retention_days,
-      st.capture_enabled as st_capture_enabled, st.settings_updated_at as st_updated_at
+      st.capture_enabled as st_capture_enabled, st.sensitive_ttl_seconds as st_sensitive_ttl_seconds, st.seal_salt as st_seal_salt,
+      st.settings_updated_at as st_updated_at
     from changes c
     left join items i on c.entity = 'item' and c.op = 'upsert' and i.id = c.entity_id
     left join snippets s on c.entity = 'snippet' and c.op = 'upsert' and s.id = c.entity_id

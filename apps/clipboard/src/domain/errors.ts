@@ -10,6 +10,8 @@ import { errorCatalog } from '@app/http-errors';
 const ERROR_CODES = {
   invalid_cursor: 400,
   keyword_taken: 409,
+  seal_salt_set: 409,
+  sensitive_item: 409,
   snippet_limit: 409,
   cursor_expired: 410,
   cursor_unknown: 410,

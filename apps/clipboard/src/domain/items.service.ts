@@ -8,29 +8,38 @@ import { withAccount, type AccountTx, type Db } from '../db/state.repository.js'
 import { TOMBSTONE_DAYS } from './limits.js';
 import { batchedPerKey } from './batching.js';
 import { emit, emitDeleted } from './events.js';
-import { toItem, type Item } from './mappers.js';
-import { notFound } from './errors.js';
+import { toItem, toSharedItem, type Item } from './mappers.js';
+import { fail, notFound } from './errors.js';
 
 export interface NewItem {
   type: string;
   content: string;
   source: string;
+  sensitive?: boolean;
+  keyId?: string;
+  dedupeKey?: string;
 }
+
+/** 409: a sensitive item expires, so it cannot be kept as a favorite. */
+export const SENSITIVE_FAVORITE = 'a sensitive item cannot be a favorite: it is deleted when its time is up';
 
 const URL_LIKE = /^[A-Za-z][A-Za-z0-9+.-]*:\S+$/;
 
 /** Rules of item content beyond the schema; returns the problem, or null. */
-export function itemContentProblem(item: { type: string; content: string }): string | null {
+export function itemContentProblem(item: { type: string; content: string; sensitive?: boolean; favorite?: boolean }): string | null {
+  if (item.sensitive && item.favorite) return SENSITIVE_FAVORITE;
   if (item.type !== 'url') return null;
   if (URL_LIKE.test(item.content) && URL.canParse(item.content)) return null;
   return 'content of a url item must be an absolute URL without spaces (e.g. https://example.com/page)';
 }
 
 const itemNotFound = () => notFound('Clipboard item');
+const sensitiveFavorite = () => fail('sensitive_item', SENSITIVE_FAVORITE);
 
 /** One page of the history, newest first; `hasMore` without counting the rest. */
-export async function listItems(db: Db, accountId: string, page: { limit: number; offset: number; favorite?: boolean | undefined }): Promise<{ items: Item[]; hasMore: boolean }> {
-  const rows = await repo.listItems(db, accountId, { ...page, limit: page.limit + 1 });
+export async function listItems(db: Db, accountId: string, page: repo.ListPage & { query?: string | undefined }): Promise<{ items: Item[]; hasMore: boolean }> {
+  const { query, ...rest } = page;
+  const rows = await repo.listItems(db, accountId, { ...rest, q: rest.q ?? query, limit: page.limit + 1 });
   const hasMore = rows.length > page.limit;
   return { items: rows.slice(0, page.limit).map(toItem), hasMore };
 }
@@ -60,7 +69,7 @@ const CREATE_BATCH = 100;
  * transaction: if it fails, none of its items is stored and each request gets the error.
  */
 export function itemCreator(db: Db): (accountId: string, input: NewItem) => Promise<{ item: Item; created: boolean }> {
-  const create = batchedPerKey<NewItem & { id: string }, repo.CreatedRow>(
+  const create = batchedPerKey<repo.NewItemRow, repo.CreatedRow>(
     async (accountId, batch) => {
       // While nobody subscribes to the events, the batch is one statement in its own transaction.
       const unobserved = await repo.createItems(db, accountId, batch, TOMBSTONE_DAYS, ITEM_WRITTEN);
@@ -70,7 +79,7 @@ export function itemCreator(db: Db): (accountId: string, input: NewItem) => Prom
         const rows = await repo.createItems(trx, accountId, batch, TOMBSTONE_DAYS);
         await emitEvents(trx, accountId, rows.map((row, i) => ({
           type: row.created ? ITEM_WRITTEN[0] : ITEM_WRITTEN[1],
-          data: toItem({ ...row, content: batch[i]!.content }),
+          data: toSharedItem({ ...row, content: batch[i]!.content }),
         })));
         return rows;
       });
@@ -80,7 +89,8 @@ export function itemCreator(db: Db): (accountId: string, input: NewItem) => Prom
   return async (accountId, input) => {
     const problem = itemContentProblem(input);
     if (problem) throw errors.validation([], `Invalid request body: ${problem}`);
-    const { created, ...row } = await create(accountId, { id: randomUUID(), ...input });
+    const { sensitive = false, keyId = null, dedupeKey = null, ...fields } = input;
+    const { created, ...row } = await create(accountId, { id: randomUUID(), ...fields, sensitive, keyId, dedupeKey });
     // The same type and content, by definition, when the existing item moved to the top.
     return { item: toItem({ ...row, content: input.content }), created };
   };
@@ -92,17 +102,22 @@ export async function setFavorite(db: Db, accountId: string, id: string, favorit
   return withAccount(db, accountId, TOMBSTONE_DAYS, async (tx) => {
     const row = await repo.setFavorite(tx, id, favorite ?? 'toggle');
     if (!row) throw itemNotFound();
+    // Thrown inside the transaction, so the flag is not stored.
+    if (row.favorite && row.sensitive) throw sensitiveFavorite();
     tx.record('item', row.id, 'upsert');
-    return emit(tx.trx, accountId, 'clipboard.item.updated', toItem(row));
+    await emit(tx.trx, accountId, 'clipboard.item.updated', toSharedItem(row));
+    return toItem(row);
   });
 }
 
-async function deleteLogged(tx: AccountTx, ids: string[]): Promise<number> {
-  const deleted = await repo.deleteItems(tx, ids);
+/** Logs a tombstone and a `clipboard.item.deleted` event for each deleted item; returns how many. */
+async function logDeleted(tx: AccountTx, deleted: string[]): Promise<number> {
   for (const d of deleted) tx.record('item', d, 'delete');
   await emitDeleted(tx.trx, tx.accountId, 'clipboard.item.deleted', deleted);
   return deleted.length;
 }
+
+const deleteLogged = async (tx: AccountTx, ids: string[]) => logDeleted(tx, await repo.deleteItems(tx, ids));
 
 /** Deletes one item (404 when it is not this account's). */
 export async function deleteItem(db: Db, accountId: string, id: string): Promise<{ deleted: number }> {
@@ -120,10 +135,22 @@ export async function bulkDelete(db: Db, accountId: string, ids: string[]): Prom
 
 /** Deletes every non-favorite item. */
 export async function deleteNonFavorites(db: Db, accountId: string): Promise<{ deleted: number }> {
-  return withAccount(db, accountId, TOMBSTONE_DAYS, async (tx) => {
-    const deleted = await repo.deleteNonFavorites(tx);
-    for (const id of deleted) tx.record('item', id, 'delete');
-    await emitDeleted(tx.trx, accountId, 'clipboard.item.deleted', deleted);
-    return { deleted: deleted.length };
-  });
+  return withAccount(db, accountId, TOMBSTONE_DAYS, async (tx) => ({ deleted: await logDeleted(tx, await repo.deleteNonFavorites(tx)) }));
+}
+
+/** Accounts the sweep looks at per round; the rest are taken in the next round. */
+const SWEEP_ACCOUNTS = 100;
+
+/**
+ * Deletes the sensitive items that are due, with a tombstone and a `clipboard.item.deleted` event
+ * each: the worker's sweep, every second in every worker process. Due rows are found through
+ * items_expiry_idx; each account's are deleted under its state-row lock, so two workers sweeping
+ * at once delete each item once (the second finds it gone). Returns how many it deleted.
+ */
+export async function sweepExpired(db: Db): Promise<number> {
+  let total = 0;
+  for (const accountId of await repo.accountsWithDueItems(db, SWEEP_ACCOUNTS)) {
+    total += await withAccount(db, accountId, TOMBSTONE_DAYS, async (tx) => logDeleted(tx, await repo.deleteDueItems(tx)));
+  }
+  return total;
 }

@@ -2,6 +2,12 @@
 
 /** Largest item content, in characters. */
 export const MAX_ITEM_CONTENT = 131_072;
+/** Largest sealed item content (base64url ciphertext), in characters. */
+export const MAX_SEALED_CONTENT = 180_000;
+/** How long a sensitive item lives unless the account says otherwise, and the bounds of that setting, in seconds. */
+export const SENSITIVE_TTL = { default: 60, min: 5, max: 3600 } as const;
+/** Longest text search (`q`), in characters. */
+export const MAX_QUERY = 200;
 /** Live snippets per account (the next one is 409). */
 export const MAX_SNIPPETS = 200;
 /** Largest snippet content, in characters. */

@@ -8,6 +8,12 @@ export interface Item {
   content: string;
   source: string;
   favorite: boolean;
+  sensitive: boolean;
+  /** A sensitive item's deletion time. */
+  expiresAt?: string;
+  /** A sealed item's key name and keyed hash of its plaintext. */
+  keyId?: string;
+  dedupeKey?: string;
   createdAt: string;
   updatedAt: string;
 }
@@ -25,21 +31,50 @@ export interface Settings {
   historyLimit: number;
   retentionDays: number;
   captureEnabled: boolean;
+  sensitiveItemTtlSeconds: number;
+  sealSalt: string | null;
   updatedAt: string | null;
 }
 
 /** What an account has before it changes anything (the column defaults of account_state). */
-const DEFAULT_SETTINGS: Settings = Object.freeze({ historyLimit: 1000, retentionDays: 0, captureEnabled: true, updatedAt: null });
+const DEFAULT_SETTINGS: Settings = Object.freeze({ historyLimit: 1000, retentionDays: 0, captureEnabled: true, sensitiveItemTtlSeconds: 60, sealSalt: null, updatedAt: null });
 
 export function toItem(r: ItemRow): Item {
-  return { id: r.id, type: r.type, content: r.content, source: r.source, favorite: r.favorite, createdAt: r.created_at, updatedAt: r.updated_at };
+  return {
+    id: r.id,
+    type: r.type,
+    content: r.content,
+    source: r.source,
+    favorite: r.favorite,
+    sensitive: r.sensitive,
+    ...(r.expires_at !== null && { expiresAt: r.expires_at }),
+    ...(r.key_id !== null && { keyId: r.key_id }),
+    ...(r.dedupe_key !== null && { dedupeKey: r.dedupe_key }),
+    createdAt: r.created_at,
+    updatedAt: r.updated_at,
+  };
+}
+
+/** An item as it leaves the account (webhook events): a sensitive item without its content. */
+export function toSharedItem(r: ItemRow): Omit<Item, 'content'> & { content?: string } {
+  const { content, ...rest } = toItem(r);
+  return r.sensitive ? rest : { ...rest, content };
 }
 
 export function toSnippet(r: SnippetRow): Snippet {
   return { id: r.id, name: r.name, content: r.content, keyword: r.keyword, createdAt: r.created_at, updatedAt: r.updated_at };
 }
 
-export function toSettings(r: Pick<StateRow, 'history_limit' | 'retention_days' | 'capture_enabled' | 'settings_updated_at'> | undefined): Settings {
+type SettingsColumns = 'history_limit' | 'retention_days' | 'capture_enabled' | 'sensitive_ttl_seconds' | 'seal_salt' | 'settings_updated_at';
+
+export function toSettings(r: Pick<StateRow, SettingsColumns> | undefined): Settings {
   if (!r) return { ...DEFAULT_SETTINGS };
-  return { historyLimit: r.history_limit, retentionDays: r.retention_days, captureEnabled: r.capture_enabled, updatedAt: r.settings_updated_at };
+  return {
+    historyLimit: r.history_limit,
+    retentionDays: r.retention_days,
+    captureEnabled: r.capture_enabled,
+    sensitiveItemTtlSeconds: r.sensitive_ttl_seconds,
+    sealSalt: r.seal_salt,
+    updatedAt: r.settings_updated_at,
+  };
 }

@@ -3,11 +3,14 @@ import { pruneHistory } from './items.service.js';
 import { emit } from './events.js';
 import { toSettings, type Settings } from './mappers.js';
 import { TOMBSTONE_DAYS } from './limits.js';
+import { fail } from './errors.js';
 
 export interface SettingsPatch {
   historyLimit?: number;
   retentionDays?: number;
   captureEnabled?: boolean;
+  sensitiveItemTtlSeconds?: number;
+  sealSalt?: string;
 }
 
 /** The account's settings (defaults before the first change). */
@@ -17,10 +20,16 @@ export async function getSettings(db: Db, accountId: string): Promise<Settings> 
 
 /** Applies a patch inside an account transaction and prunes what the new limits exclude. */
 export async function applySettings(tx: AccountTx, patch: SettingsPatch): Promise<Settings> {
+  const salt = tx.state.seal_salt;
+  if (patch.sealSalt !== undefined && salt !== null && salt !== patch.sealSalt) {
+    throw fail('seal_salt_set', 'sealSalt is set once: sealed items depend on it; read it with GET /api/settings');
+  }
   const row = await writeSettings(tx, {
     ...(patch.historyLimit !== undefined && { history_limit: patch.historyLimit }),
     ...(patch.retentionDays !== undefined && { retention_days: patch.retentionDays }),
     ...(patch.captureEnabled !== undefined && { capture_enabled: patch.captureEnabled }),
+    ...(patch.sensitiveItemTtlSeconds !== undefined && { sensitive_ttl_seconds: patch.sensitiveItemTtlSeconds }),
+    ...(patch.sealSalt !== undefined && { seal_salt: patch.sealSalt }),
   });
   tx.record('settings', tx.accountId, 'upsert');
   await pruneHistory(tx);

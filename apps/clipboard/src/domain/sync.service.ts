@@ -18,8 +18,8 @@ import {
   type StateRow,
 } from '../db/state.repository.js';
 import type { Parser } from '../validation.js';
-import { itemContentProblem, pruneHistory, type NewItem } from './items.service.js';
-import { toItem, toSettings, toSnippet, type Item, type Settings, type Snippet } from './mappers.js';
+import { itemContentProblem, pruneHistory, SENSITIVE_FAVORITE, type NewItem } from './items.service.js';
+import { toItem, toSharedItem, toSettings, toSnippet, type Item, type Settings, type Snippet } from './mappers.js';
 import { applySettings, type SettingsPatch } from './settings.service.js';
 import type { ClipboardEvent } from '../events.js';
 import { creationProblem, keywordMessage, type SnippetInput } from './snippets.service.js';
@@ -120,11 +120,17 @@ function toChange(r: ChangeRow): Change {
   let data: Change['data'] = null;
   if (r.op === 'upsert') {
     if (r.entity === 'item' && r.i_type !== null) {
-      data = toItem({ id: r.entity_id, type: r.i_type, content: r.i_content!, source: r.i_source!, favorite: r.i_favorite!, created_at: r.i_created_at!, updated_at: r.i_updated_at! });
+      data = toItem({
+        id: r.entity_id, type: r.i_type, content: r.i_content!, source: r.i_source!, favorite: r.i_favorite!, sensitive: r.i_sensitive!,
+        expires_at: r.i_expires_at, key_id: r.i_key_id, dedupe_key: r.i_dedupe_key, created_at: r.i_created_at!, updated_at: r.i_updated_at!,
+      });
     } else if (r.entity === 'snippet' && r.s_name !== null) {
       data = toSnippet({ id: r.entity_id, name: r.s_name, content: r.s_content!, keyword: r.s_keyword, created_at: r.s_created_at!, updated_at: r.s_updated_at! });
     } else if (r.entity === 'settings' && r.st_history_limit !== null) {
-      data = toSettings({ history_limit: r.st_history_limit, retention_days: r.st_retention_days!, capture_enabled: r.st_capture_enabled!, settings_updated_at: r.st_updated_at });
+      data = toSettings({
+        history_limit: r.st_history_limit, retention_days: r.st_retention_days!, capture_enabled: r.st_capture_enabled!,
+        sensitive_ttl_seconds: r.st_sensitive_ttl_seconds!, seal_salt: r.st_seal_salt, settings_updated_at: r.st_updated_at,
+      });
     }
   }
   return { seq: r.seq, entity: r.entity, id: r.entity_id, op: r.op, data };
@@ -206,7 +212,8 @@ async function applyItem(b: Batch, c: ClientChange): Promise<Outcome> {
     return applied(b.tx.record('item', id, 'delete'));
   }
   const parser = c.op === 'upsert' ? b.data.item : b.data.favorite;
-  const problem = parser.problem(c.data) ?? (c.op === 'upsert' ? itemContentProblem(c.data as NewItem) : null);
+  const problem = parser.problem(c.data) ?? (c.op === 'upsert' ? itemContentProblem(c.data as NewItem) : null)
+    ?? (current?.sensitive && (c.data as { favorite?: boolean }).favorite ? SENSITIVE_FAVORITE : null);
   if (problem) return rejected(problem);
   if (!current) {
     if (latest?.op === 'delete') return conflict(latest.seq, 'the item was deleted on the server; deletes are final');
@@ -215,7 +222,7 @@ async function applyItem(b: Batch, c: ClientChange): Promise<Outcome> {
     if (!row) return rejected('id is already in use: make a new UUID for a new item');
     b.items.set(id, row);
     b.prune = true;
-    b.events.push({ type: 'clipboard.item.created', data: toItem(row) });
+    b.events.push({ type: 'clipboard.item.created', data: toSharedItem(row) });
     return applied(b.tx.record('item', id, 'upsert'));
   }
   const missed = b.missed('item', id, c.baseSeq);
@@ -224,7 +231,7 @@ async function applyItem(b: Batch, c: ClientChange): Promise<Outcome> {
     ? await itemsRepo.updateItem(b.tx, id, b.data.item.parse(c.data))
     : (await itemsRepo.setFavorite(b.tx, id, b.data.favorite.parse(c.data).favorite))!;
   b.items.set(id, row);
-  b.events.push({ type: 'clipboard.item.updated', data: toItem(row) });
+  b.events.push({ type: 'clipboard.item.updated', data: toSharedItem(row) });
   return applied(b.tx.record('item', id, 'upsert'));
 }
 

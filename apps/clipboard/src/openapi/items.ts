@@ -1,19 +1,44 @@
-import { body, common, idParam, ITEM_TYPES, json, MAX_BULK_IDS, MAX_ITEM_CONTENT, ref, resp, scope, timestamp, uuid, withBody } from './shared.js';
+import { body, common, idParam, ITEM_TYPES, json, MAX_BULK_IDS, MAX_ITEM_CONTENT, MAX_QUERY, MAX_SEALED_CONTENT, ref, resp, scope, timestamp, uuid, withBody } from './shared.js';
 
 // Clipboard items: list, create, bulk delete (itemsPaths); read, delete, favorite (itemPaths).
 
-export const itemType = {
+const itemType = {
   type: 'string',
   enum: ITEM_TYPES,
-  description: 'Kind of textual content. `url` content must be an absolute URL (scheme:...). Binary content such as images is not stored by this service.',
+  description: 'Kind of textual content. `url` content must be an absolute URL (scheme:...). `sealed`: end-to-end encrypted by the client (see `content` and `keyId`). Binary content such as images is not stored by this service.',
 } as const;
-export const itemContent = {
+const itemContent = {
   type: 'string',
   minLength: 1,
-  maxLength: MAX_ITEM_CONTENT,
-  description: `1 to ${MAX_ITEM_CONTENT} characters (Unicode code points), stored exactly as sent (whitespace kept). NUL (U+0000) is refused with 400.`,
+  maxLength: MAX_SEALED_CONTENT,
+  description: `1 to ${MAX_ITEM_CONTENT} characters (Unicode code points), stored exactly as sent (whitespace kept). NUL (U+0000) is refused with 400. A sealed item's content is the client's ciphertext, an opaque base64url string of 1 to ${MAX_SEALED_CONTENT} characters ([A-Za-z0-9_-], no padding) that the service stores and returns byte for byte and never reads.`,
 } as const;
-export const itemSource = {
+const itemSensitive = {
+  type: 'boolean',
+  description: 'A password, one-time code or token: the item is deleted `sensitiveItemTtlSeconds` (a setting, default 60) after it is created (the pull feed and streams show the delete), cannot be a favorite (409), and its content never leaves the account: webhook events carry it without `content`, assistants (MCP) see `content: null`, and no text search matches it. Default false.',
+} as const;
+const itemKeyId = {
+  type: 'string',
+  minLength: 1,
+  maxLength: 64,
+  pattern: '^[\\x21-\\x7e]{1,64}$',
+  description: 'Sealed items only (required there): the name of the client\'s key, 1 to 64 printable ASCII characters.',
+} as const;
+const itemDedupeKey = {
+  type: 'string',
+  minLength: 1,
+  maxLength: 128,
+  pattern: '^[\\x21-\\x7e]{1,128}$',
+  description: 'Sealed items only, optional: the client\'s keyed hash of the plaintext, 1 to 128 printable ASCII characters. A sealed create with the dedupeKey of an existing sealed item moves that item to the top with the new content, as an equal text does.',
+} as const;
+
+/** The rules of the two kinds: a sealed item names its key and its content is base64url; a plain one has neither key nor hash. */
+const kinds = {
+  if: { required: ['type'], properties: { type: { const: 'sealed' } } },
+  then: { required: ['keyId'], properties: { content: { type: 'string', maxLength: MAX_SEALED_CONTENT, pattern: '^[A-Za-z0-9_-]+$' }, keyId: itemKeyId } },
+  else: { properties: { content: { type: 'string', maxLength: MAX_ITEM_CONTENT }, keyId: false, dedupeKey: false } },
+} as const;
+const itemSource = {
   type: 'string',
   maxLength: 64,
   pattern: '^[a-z0-9][a-z0-9._-]{0,63}$',
@@ -25,7 +50,8 @@ export const createItemSchema = {
   type: 'object',
   additionalProperties: false,
   required: ['type', 'content', 'source'],
-  properties: { type: itemType, content: itemContent, source: itemSource },
+  properties: { type: itemType, content: itemContent, source: itemSource, sensitive: itemSensitive, keyId: itemKeyId, dedupeKey: itemDedupeKey },
+  ...kinds,
 } as const;
 
 export const favoriteBodySchema = {
@@ -56,19 +82,30 @@ export const listItemsQuerySchema = {
     limit: { type: 'integer', minimum: 1, maximum: 500, default: 50 },
     offset: { type: 'integer', minimum: 0, maximum: 100_000, default: 0 },
     favorite: { type: 'boolean', description: '`true`: only favorites; `false`: only non-favorites; absent: all.' },
+    q: {
+      type: 'string',
+      minLength: 1,
+      maxLength: MAX_QUERY,
+      description: `Text search: only items whose content contains this (1 to ${MAX_QUERY} characters, ignoring case), newest first, paged as the list. Sensitive and sealed items never match.`,
+    },
+    query: { type: 'string', minLength: 1, maxLength: MAX_QUERY, description: 'The same as `q` (the name assistants use); `q` wins when both are sent.' },
   },
 } as const;
 
 export const item = {
   type: 'object',
   additionalProperties: false,
-  required: ['id', 'type', 'content', 'source', 'favorite', 'createdAt', 'updatedAt'],
+  required: ['id', 'type', 'content', 'source', 'favorite', 'sensitive', 'createdAt', 'updatedAt'],
   properties: {
     id: { type: 'string', format: 'uuid' },
     type: itemType,
-    content: { type: 'string' },
+    content: { type: 'string', description: 'The text, or for a sealed item the ciphertext exactly as its client sent it.' },
     source: { type: 'string' },
     favorite: { type: 'boolean' },
+    sensitive: { type: 'boolean' },
+    expiresAt: { ...timestamp, description: 'Sensitive items only: when the item is deleted.' },
+    keyId: { type: 'string', description: 'Sealed items only: the name of the client\'s key.' },
+    dedupeKey: { type: 'string', description: 'Sealed items only, when the client sent one.' },
     createdAt: { ...timestamp, description: 'When the content was last copied: creating an item whose type and content equal an existing item moves that item to the top and sets this to now.' },
     updatedAt: timestamp,
   },
@@ -87,11 +124,13 @@ export const itemsPaths = {
       operationId: 'listItems',
       tags: ['Clipboard'],
       summary: 'List items, newest first (createdAt desc, id desc)',
-      description: `${scope('clipboard:read')} Offset pagination as the spec mandates: \`limit\` 1 to 500 (default 50), \`offset\` 0 to 100000 (default 0); anything else is 400. Items past the retention period are not listed.`,
+      description: `${scope('clipboard:read')} Offset pagination as the spec mandates: \`limit\` 1 to 500 (default 50), \`offset\` 0 to 100000 (default 0); anything else is 400. Items past the retention period are not listed. With \`q\`, only the items whose content contains it (a text search through a trigram index; sensitive and sealed items never match).`,
       parameters: [
         { name: 'limit', in: 'query', schema: listItemsQuerySchema.properties.limit },
         { name: 'offset', in: 'query', schema: listItemsQuerySchema.properties.offset },
         { name: 'favorite', in: 'query', schema: listItemsQuerySchema.properties.favorite },
+        { name: 'q', in: 'query', schema: listItemsQuerySchema.properties.q },
+        { name: 'query', in: 'query', schema: listItemsQuerySchema.properties.query },
       ],
       responses: { 200: json(ref('ItemList'), 'A page of items'), 400: resp('BadRequest'), ...common },
     },
@@ -99,7 +138,7 @@ export const itemsPaths = {
       operationId: 'createItem',
       tags: ['Clipboard'],
       summary: 'Add an item',
-      description: `${scope('clipboard:write')} If an item with the same type and content exists, it is moved to the top instead of duplicated: its createdAt and updatedAt become now, its source becomes the new one, its favorite flag stays, and the answer is 200 with that item (201 for a new item). Adding an item prunes the oldest non-favorites beyond the history limit and those past the retention period.`,
+      description: `${scope('clipboard:write')} If an item with the same type and content exists, it is moved to the top instead of duplicated: its createdAt and updatedAt become now, its source becomes the new one, its favorite flag stays, and the answer is 200 with that item (201 for a new item). Adding an item prunes the oldest non-favorites beyond the history limit and those past the retention period. \`sensitive: true\` makes the item expire (see the field; it merges only with a sensitive item of the same content, whose time starts again). \`type: "sealed"\` stores the client's ciphertext with its \`keyId\` (and optional \`dedupeKey\`): content that is not base64url is 400.`,
       requestBody: body(ref('CreateItem')),
       responses: { 201: json(ref('Item'), 'Created'), 200: json(ref('Item'), 'An identical item existed and was moved to the top'), ...withBody },
     },
@@ -139,10 +178,10 @@ export const itemPaths = {
       operationId: 'toggleFavorite',
       tags: ['Clipboard'],
       summary: 'Toggle (or set) the favorite flag',
-      description: `${scope('clipboard:write')} Without a body the flag is toggled (the spec); \`{"favorite": bool}\` sets it. Returns the item. Unfavoriting does not prune at once; the history limit applies on the next add.`,
+      description: `${scope('clipboard:write')} Without a body the flag is toggled (the spec); \`{"favorite": bool}\` sets it. Returns the item. Unfavoriting does not prune at once; the history limit applies on the next add. A sensitive item cannot be a favorite: 409 \`sensitive_item\`.`,
       parameters: [idParam('item')],
       requestBody: body(ref('FavoriteBody'), false),
-      responses: { 200: json(ref('Item'), 'The item'), 404: resp('NotFound'), ...withBody },
+      responses: { 200: json(ref('Item'), 'The item'), 404: resp('NotFound'), 409: resp('Conflict'), ...withBody },
     },
   },
 };

@@ -1,4 +1,4 @@
-import { body, common, json, ref, scope, withBody } from './shared.js';
+import { body, common, json, ref, resp, scope, SENSITIVE_TTL, withBody } from './shared.js';
 
 // The account's clipboard settings.
 
@@ -23,17 +23,33 @@ export const settingsPatchSchema = {
       description: '0 (default): keep forever. Otherwise non-favorite items older than this many days are no longer listed and are deleted on the next write (an item added, or this setting changed).',
     },
     captureEnabled: { type: 'boolean', description: 'Client preference (default true): whether desktop and mobile clients capture the clipboard. The server stores and syncs it; API creates are not affected.' },
+    sensitiveItemTtlSeconds: {
+      type: 'integer',
+      format: 'int32',
+      minimum: SENSITIVE_TTL.min,
+      maximum: SENSITIVE_TTL.max,
+      description: `How long a sensitive item lives, in seconds (default ${SENSITIVE_TTL.default}); applies to items made sensitive from then on.`,
+    },
+    sealSalt: {
+      type: 'string',
+      minLength: 22,
+      maxLength: 64,
+      pattern: '^[A-Za-z0-9_-]{22,64}$',
+      description: 'The salt sealing clients derive the account\'s key with (base64url of at least 16 random bytes). Write-once: set by the first sealing client; sending the stored value again changes nothing, another value is 409 `seal_salt_set`.',
+    },
   },
 } as const;
 
 export const settings = {
   type: 'object',
   additionalProperties: false,
-  required: ['historyLimit', 'retentionDays', 'captureEnabled', 'updatedAt'],
+  required: ['historyLimit', 'retentionDays', 'captureEnabled', 'sensitiveItemTtlSeconds', 'sealSalt', 'updatedAt'],
   properties: {
     historyLimit: { type: 'integer' },
     retentionDays: { type: 'integer' },
     captureEnabled: { type: 'boolean' },
+    sensitiveItemTtlSeconds: { type: 'integer' },
+    sealSalt: { type: ['string', 'null'], description: 'null until a sealing client sets it.' },
     updatedAt: { type: ['string', 'null'], description: 'null until the settings are first changed.' },
   },
 } as const;
@@ -53,7 +69,7 @@ export const settingsPaths = {
       summary: 'Partially update settings',
       description: `${scope('settings:write')} Returns the full settings. Lowering historyLimit or setting retentionDays prunes at once.`,
       requestBody: body(ref('SettingsPatch')),
-      responses: { 200: json(ref('Settings'), 'The full settings after the update'), ...withBody },
+      responses: { 200: json(ref('Settings'), 'The full settings after the update'), 409: resp('Conflict'), ...withBody },
     },
   },
 };

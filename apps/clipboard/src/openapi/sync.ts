@@ -1,5 +1,5 @@
 import { streamOperation } from '@app/auth/streams';
-import { itemContent, itemSource, itemType } from './items.js';
+import { createItemSchema } from './items.js';
 import { body, common, json, MAX_SNIPPETS, MAX_SYNC_CHANGES, ref, resp, scope, TOMBSTONE_DAYS, uuid, withBody } from './shared.js';
 
 // Sync: pull (and its live stream) and push of items, snippets and settings changes.
@@ -36,7 +36,7 @@ export const syncBodySchema = {
           id: { ...uuid, description: 'The item or snippet id (client-made UUID for a new one). Not used for settings.' },
           data: {
             type: ['object', 'null'],
-            description: 'item upsert: {type, content, source, favorite?}; item favorite: {favorite}; snippet upsert: {name, content, keyword?}; settings upsert: a settings patch; delete: none. Checked per change: invalid data rejects only that change (a NUL character anywhere in the body is a 400 for the whole batch).',
+            description: 'item upsert: {type, content, source, favorite?, sensitive?, keyId?, dedupeKey?} (as a create; a sensitive item cannot be a favorite); item favorite: {favorite}; snippet upsert: {name, content, keyword?}; settings upsert: a settings patch; delete: none. Checked per change: invalid data rejects only that change (a NUL character anywhere in the body is a 400 for the whole batch).',
           },
           baseSeq: { type: 'integer', format: 'int64', minimum: 0, maximum: Number.MAX_SAFE_INTEGER, description: 'The seq of the entity version this change was made on. If the entity changed on the server after it, the change is a `conflict` and not applied. Absent: last writer wins.' },
         },
@@ -49,8 +49,11 @@ export const syncBodySchema = {
 export const syncItemDataSchema = {
   type: 'object',
   additionalProperties: false,
-  required: ['type', 'content', 'source'],
-  properties: { type: itemType, content: itemContent, source: itemSource, favorite: { type: 'boolean' } },
+  required: createItemSchema.required,
+  properties: { ...createItemSchema.properties, favorite: { type: 'boolean' } },
+  if: createItemSchema.if,
+  then: createItemSchema.then,
+  else: createItemSchema.else,
 } as const;
 export const syncFavoriteDataSchema = {
   type: 'object',
@@ -112,7 +115,7 @@ Pull: GET /api/clipboard/pull returns changes with seq above the cursor, in seq 
 
 Sync: POST /api/clipboard/sync applies the client's batch (0 to ${MAX_SYNC_CHANGES} changes) in order in ONE transaction, records each \`clientChangeId\` (a retried batch applies once; the first outcome is replayed as \`duplicate\` with \`original\`), then returns the per-change results and the server changes after the client's cursor, exactly like pull. Those include the client's own applied changes (echoed with their seq): applying them again is harmless and the cursor moves past them. A cursor that is expired is 410 and nothing is applied.
 
-Changes: item \`upsert\` {type, content, source, favorite?} creates the item under the client-made \`id\` or replaces those fields of an existing one; item \`favorite\` {favorite} sets the flag; \`delete\` removes it. snippet \`upsert\` {name, content, keyword?} creates or replaces; \`delete\`. settings \`upsert\` with a settings patch. Items created by sync get the server's arrival time as createdAt and are not merged with identical content (the client's id is kept).
+Changes: item \`upsert\` {type, content, source, favorite?, sensitive?, keyId?, dedupeKey?} creates the item under the client-made \`id\` or replaces those fields of an existing one; item \`favorite\` {favorite} sets the flag; \`delete\` removes it. snippet \`upsert\` {name, content, keyword?} creates or replaces; \`delete\`. settings \`upsert\` with a settings patch. Items created by sync get the server's arrival time as createdAt and are not merged with identical content (the client's id is kept). A sensitive item stays sensitive (an upsert cannot clear the flag) and is deleted when its time is up, which the log shows as its tombstone; a sealed item's content is stored and returned byte for byte.
 
 Conflict rule (deterministic): (1) deletes win: a delete always applies, and an upsert or favorite for an id whose tombstone is in the log is a \`conflict\` (not applied; the tombstone stands). (2) With \`baseSeq\`, an upsert or favorite of an entity whose latest change has a higher seq than \`baseSeq\` is a \`conflict\` (not applied; \`seq\` names the server version, which the client receives in \`changes\` or already has). (3) Without \`baseSeq\`, last writer wins in server arrival order. Deleting something already gone is \`applied\` with seq null.
 

@@ -6,7 +6,7 @@ import { bulkDeleteSchema, createItemSchema, favoriteBodySchema, listItemsQueryS
 import { bodyParser, queryParser } from '../validation.js';
 import type { Guards } from './guards.js';
 
-const listQuery = queryParser<{ limit: number; offset: number; favorite?: boolean }>(listItemsQuerySchema);
+const listQuery = queryParser<{ limit: number; offset: number; favorite?: boolean; q?: string; query?: string }>(listItemsQuerySchema);
 const createBody = bodyParser<items.NewItem>(createItemSchema);
 const favoriteBody = bodyParser<{ favorite?: boolean }>(favoriteBodySchema);
 const bulkBody = bodyParser<{ ids: string[] }>(bulkDeleteSchema);

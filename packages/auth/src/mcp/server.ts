@@ -71,6 +71,8 @@ export interface McpOptions {
   allowedOrigins: readonly string[];
   /** Property names removed from every tool result wherever they appear (meetings: privateNotes). */
   redact?: string[];
+  /** Rewrites every tool result's body after `redact` (clipboard: a sensitive item's content is null). */
+  present?: (body: unknown) => unknown;
   version?: string;
   /** Carries clients' answers (elicitation) between replicas; null: this process alone. */
   redis: Redis | null;
@@ -245,7 +247,8 @@ export function mcpRouter(o: McpOptions): Router {
         body = answer.payload;
       }
     }
-    return { status: answer.status, body: redact.size > 0 ? withoutKeys(body, redact) : body };
+    const shown = redact.size > 0 ? withoutKeys(body, redact) : body;
+    return { status: answer.status, body: o.present ? o.present(shown) : shown };
   };
 
   const callTool = async (x: Exchange, scopes: string[], name: string, args: Record<string, unknown>): Promise<CallToolResult> => {

@@ -24,6 +24,7 @@ import { docsPath, docsRouter } from './docs.js';
 import { createObservability, mountHealth } from './observability.js';
 import { createRateLimit, isRead } from './rate-limit.js';
 import { under } from './under.js';
+import { withRecurringJobs, type RecurringJob } from './recurring.js';
 import { webhooksRouter } from '../webhooks/routes.js';
 import { createWebhookWorker, type WebhookWorker } from '../webhooks/worker.js';
 import { useCursorKeys } from '../streams/cursors.js';
@@ -50,7 +51,11 @@ export interface ServiceAppOptions extends ServiceDeps {
     tools: ToolTableEntry[];
     /** Property names no tool result may carry (meetings: privateNotes). */
     redact?: string[];
+    /** Rewrites each tool result's body (clipboard: what a sensitive or sealed item shows). */
+    present?: (body: unknown) => unknown;
   };
+  /** What the worker role repeats besides webhook delivery (SERVICE_ROLE worker or all). */
+  recurringJobs?: RecurringJob[];
   /** The app's change streams: built with {@link serviceStreamHub}, closed first on shutdown. */
   streams?: StreamHub;
   /** The API's router, mounted at the declaration's `paths.api`. */
@@ -96,14 +101,14 @@ export function createServiceApp(o: ServiceAppOptions): Express {
   // API keys may be used from any origin (CORS allows it), so responses may be read cross-origin.
   app.use(requestId(), observability.middleware, securityHeaders({ crossOriginResourcePolicy: { policy: 'cross-origin' } }));
   mountHealth(app, { db: o.db, redis: o.redis, registry: observability.registry });
-  const deliverer = () => createWebhookWorker({
+  const deliverer = () => withRecurringJobs(createWebhookWorker({
     service,
     databaseUrl: o.config.databaseUrl,
     catalog: webhooks.catalog,
     ...o.config.webhooks,
     logger: o.logger,
     registry: observability.registry,
-  });
+  }), o.recurringJobs ?? [], o.logger);
   if (o.config.serviceRole === 'worker') {
     // A worker process delivers webhooks and serves its probes and metrics, nothing else.
     app.locals[WORKER] = deliverer();
@@ -154,6 +159,7 @@ export function createServiceApp(o: ServiceAppOptions): Express {
     publicUrl: o.config.publicUrl,
     allowedOrigins: [...o.config.allowedOrigins, ...(o.config.publicUrl ? [o.config.publicUrl] : [])],
     redact: o.mcp.redact,
+    present: o.mcp.present,
     redis: o.redis,
     redisPrefix: o.config.redisPrefix,
     logger: o.logger,

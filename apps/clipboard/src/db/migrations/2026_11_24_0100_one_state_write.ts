@@ -77,40 +77,8 @@ async function countingTriggers(db: Kysely<any>, standAside: boolean): Promise<v
   }
 }
 
-export async function up(db: Kysely<any>): Promise<void> {
-  await countingTriggers(db, true);
-
-  await pruneVictimsV1(db);
-
-  await sql`
-    create or replace function prune_items(p_account uuid) returns uuid[] language plpgsql as $$
-    declare
-      v_excess integer;
-      v_retention integer;
-    begin
-      select greatest(s.non_favorites - s.history_limit, 0), s.retention_days into v_excess, v_retention
-        from account_state s where s.account_id = p_account;
-      return prune_victims(p_account, v_excess, v_retention);
-    end $$`.execute(db);
-
-  // One more, optional argument: the account's count of non-favorites, stored in the same UPDATE.
-  await sql`drop function close_changes(uuid, bigint, integer)`.execute(db);
-  await sql`
-    create function close_changes(p_account uuid, p_seq bigint, p_tombstone_days integer, p_non_favorites integer default null) returns void
-    language plpgsql set plan_cache_mode = force_generic_plan as $$
-    begin
-      with purged as (
-        delete from changes c
-        where c.account_id = p_account and c.op = 'delete' and c.changed_at < now() - make_interval(days => p_tombstone_days)
-        returning c.seq
-      )
-      update account_state st
-        set seq = p_seq,
-          non_favorites = coalesce(p_non_favorites, st.non_favorites),
-          min_retained_seq = greatest(st.min_retained_seq, coalesce((select max(p.seq) from purged p), 0))
-        where st.account_id = p_account;
-    end $$`.execute(db);
-
+/** This migration's `create_item` (2026_11_27_0700_privacy's down restores it). */
+export async function oneStateWriteCreateItem(db: Kysely<any>): Promise<void> {
   await sql`
     create or replace function create_item(p_account uuid, p_id uuid, p_type text, p_content text, p_source text, p_tombstone_days integer)
     returns table (id uuid, type text, source text, favorite boolean, created_at timestamptz, updated_at timestamptz, created boolean)
@@ -165,6 +133,43 @@ export async function up(db: Kysely<any>): Promise<void> {
 
       return query select v_item.id, v_item.type, v_item.source, v_item.favorite, v_item.created_at, v_item.updated_at, v_same is null;
     end $$`.execute(db);
+}
+
+export async function up(db: Kysely<any>): Promise<void> {
+  await countingTriggers(db, true);
+
+  await pruneVictimsV1(db);
+
+  await sql`
+    create or replace function prune_items(p_account uuid) returns uuid[] language plpgsql as $$
+    declare
+      v_excess integer;
+      v_retention integer;
+    begin
+      select greatest(s.non_favorites - s.history_limit, 0), s.retention_days into v_excess, v_retention
+        from account_state s where s.account_id = p_account;
+      return prune_victims(p_account, v_excess, v_retention);
+    end $$`.execute(db);
+
+  // One more, optional argument: the account's count of non-favorites, stored in the same UPDATE.
+  await sql`drop function close_changes(uuid, bigint, integer)`.execute(db);
+  await sql`
+    create function close_changes(p_account uuid, p_seq bigint, p_tombstone_days integer, p_non_favorites integer default null) returns void
+    language plpgsql set plan_cache_mode = force_generic_plan as $$
+    begin
+      with purged as (
+        delete from changes c
+        where c.account_id = p_account and c.op = 'delete' and c.changed_at < now() - make_interval(days => p_tombstone_days)
+        returning c.seq
+      )
+      update account_state st
+        set seq = p_seq,
+          non_favorites = coalesce(p_non_favorites, st.non_favorites),
+          min_retained_seq = greatest(st.min_retained_seq, coalesce((select max(p.seq) from purged p), 0))
+        where st.account_id = p_account;
+    end $$`.execute(db);
+
+  await oneStateWriteCreateItem(db);
 }
 
 /** Back to the 2026_11_23 functions: three-argument close_changes, prune_items on its own, counting triggers always. */

@@ -11,6 +11,7 @@ import * as oneStateWrite from './2026_11_24_0100_one_state_write.js';
 import * as changesNotify from './2026_11_25_0600_changes_notify.js';
 import * as announceWatched from './2026_11_26_0710_announce_watched.js';
 import * as plannedOnce from './2026_11_26_1200_planned_once.js';
+import * as privacy from './2026_11_27_0700_privacy.js';
 
 /** Every migration of the clipboard schema, by name; names sort in the order they apply. */
 export const migrations: Record<string, Migration> = {
@@ -26,4 +27,5 @@ export const migrations: Record<string, Migration> = {
   ...streamMigrations('clipboard'),
   '2026_11_26_0710_announce_watched': announceWatched,
   '2026_11_26_1200_planned_once': plannedOnce,
+  '2026_11_27_0700_privacy': privacy,
 };
