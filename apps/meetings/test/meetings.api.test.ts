@@ -134,11 +134,14 @@ describe('GET /api/meetings/:id', () => {
 
   it('reads with a fixed number of queries, whatever the number of items', async () => {
     const queries = jest.spyOn(pg.Client.prototype, 'query');
-    const countFor = async (id: string) => {
+    // The spy sees every query of the process; a background one (a key's lastUsedAt, written at
+    // most once a minute) can land inside a read and only ever adds: the fewer of two reads counts.
+    const readOnce = async (id: string) => {
       queries.mockClear();
       await t.http().get(`/api/meetings/${id}`).set('Authorization', c.auth).expect(200);
       return queries.mock.calls.length;
     };
+    const countFor = async (id: string) => Math.min(await readOnce(id), await readOnce(id));
     const small = await createSeries(t, c);
     await setStatus(t, c, small.meetings[0].id, 'COMPLETED');
     const few = await countFor(small.meetings[1].id);
