@@ -69,7 +69,10 @@ describe('a stream costs its process a bounded amount whatever its reader does',
     for (const [i, r] of rounds.entries()) {
       process.stdout.write(`streams memory, ${svc}, round ${i + 1}: RSS ${r.before.toFixed(0)} MB before, ${r.withTen.toFixed(0)} MB with ${PAUSED} paused streams (+${(r.withTen - r.before).toFixed(0)} MB), ${r.after.toFixed(0)} MB after they closed\n`);
       expect(r.statuses).toEqual(Array(PAUSED).fill(200));
-      expect(r.withTen - r.before).toBeLessThan(GROWTH_MB);
+      // Against the process as it serves (warm, after the seed): the close that ends round 1 can
+      // hand the allocators' memory back to the system (seen: 145 MB before, 97 MB after), and
+      // round 2 then grows from below the working set it would have anyway.
+      expect(r.withTen - rounds[0]!.before).toBeLessThan(GROWTH_MB);
     }
     expect(rounds[1]!.after).toBeLessThanOrEqual(rounds[1]!.before * 1.1);
   }, 240_000);

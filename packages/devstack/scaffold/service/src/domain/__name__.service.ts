@@ -1,6 +1,6 @@
 import type { Kysely } from 'kysely';
 import { inTransaction } from '@app/auth/runtime';
-import { WINDOW_ORIGIN, decodeWindowCursor, encodeWindowCursor, windowPage, type StreamPage, type WindowPosition } from '@app/auth/streams';
+import { WINDOW_ORIGIN, cursorSigner, decodeWindowCursor, encodeWindowCursor, windowPage, type StreamPage, type WindowPosition } from '@app/auth/streams';
 import { emitEvent } from '@app/auth/webhooks';
 import { unsafeInputProblem } from '@app/http-errors/validation';
 import * as repo from '../db/__name__.repository.js';
@@ -42,14 +42,18 @@ export async function get__Resource__(db: Db, accountId: string, id: string): Pr
   return to__Resource__(row);
 }
 
-/** Keyset cursors of the list: the (createdAt, id) of a page's last record, base64url JSON. */
-const encodeListCursor = (row: repo.__Resource__Row): string => Buffer.from(JSON.stringify([row.created_at, row.id])).toString('base64url');
+/** Signs the list's cursors, so a cursor edited by hand is a 400, never a window not handed out. */
+const LIST = cursorSigner('__name__', 'list');
+
+/** Keyset cursors of the list: the (createdAt, id) of a page's last record, base64url JSON, signed. */
+const encodeListCursor = (row: repo.__Resource__Row): string => LIST.sign(Buffer.from(JSON.stringify([row.created_at, row.id])).toString('base64url'));
 
 function decodeListCursor(cursor: string | undefined): [string, string] | undefined {
   if (cursor === undefined) return undefined;
   let values: unknown;
   try {
-    values = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8'));
+    const payload = LIST.open(cursor);
+    values = payload === undefined ? undefined : JSON.parse(Buffer.from(payload, 'base64url').toString('utf8'));
   } catch {
     values = undefined;
   }
@@ -73,11 +77,11 @@ export interface ChangesPage {
   hasMore: boolean;
 }
 
-/** Salts the cursor's checksum: a cursor of another feed is not one of this feed. */
-const LABEL = '__name__-changes-v1';
+/** Signs the feed's cursors (and stream event ids): a cursor of another feed is not one of this feed. */
+const FEED = cursorSigner('__name__', 'changes');
 
 function position(cursor: string, accountId: string, nowSeconds: number): WindowPosition {
-  const p = decodeWindowCursor(LABEL, cursor, accountId, nowSeconds);
+  const p = decodeWindowCursor(FEED, cursor, accountId, nowSeconds);
   if (p === 'expired') throw fail('cursor_expired', 'cursor is older than 30 days; start a full sync again without a cursor');
   if (p === 'foreign') throw fail('invalid_cursor', 'cursor belongs to another account', { details: [{ path: 'cursor', message: 'was not issued to this account' }] });
   if (p === 'invalid') throw fail('invalid_cursor', 'cursor is malformed or was altered; start again without it', { details: [{ path: 'cursor', message: 'is not a cursor this feed issued' }] });
@@ -100,7 +104,7 @@ export async function readChanges(db: Db, accountId: string, query: { cursor?: s
   });
   const page = windowPage(rows, query.limit, from, horizon, now);
   const changes = page.rows.map((r): Change => (r.deleted ? { type: 'delete', id: r.id, item: null } : { type: 'upsert', id: r.id, item: to__Resource__(r) }));
-  const cursor = (p: WindowPosition) => encodeWindowCursor(LABEL, accountId, p);
+  const cursor = (p: WindowPosition) => encodeWindowCursor(FEED, accountId, p);
   return { changes, nextCursor: cursor(page.next), hasMore: page.hasMore, reached: page.reached, cursorAfter: (k) => cursor(page.after(k)) };
 }
 
