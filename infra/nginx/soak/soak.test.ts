@@ -226,7 +226,7 @@ describe('soak: mixed and hostile load through the gateway', () => {
     /** One stream at a time per service whose reader stalls; it may be ended meanwhile (a reader behind), never answered 5xx. */
     const slowReader = async (svc: Service) => {
       while (Date.now() < deadline) {
-        const stream = await openPausedStream(`${gateway}${STREAM_PATHS[svc]}`, { Authorization: accounts[svc][0].auth });
+        const stream = await openPausedStream(`${gateway}${STREAM_PATHS[svc]!}`, { Authorization: accounts[svc][0].auth });
         await new Promise((r) => setTimeout(r, Math.min(2000 + Math.random() * 18_000, Math.max(0, deadline - Date.now()))));
         const { status } = await stream.drain(500);
         stream.close();

@@ -37,7 +37,7 @@ describe('a stream costs its process a bounded amount whatever its reader does',
     const accountId = await newAccount(svc);
     const auth = `Bearer ${(await stack.admin(svc, 'create-key', '--account', accountId)).key as string}`;
     const origin = `http://127.0.0.1:${stack.ports[svc]}`;
-    const url = `${origin}${STREAM_PATHS[svc]}`;
+    const url = `${origin}${STREAM_PATHS[svc]!}`;
     await writeLargestChanges(origin, svc, auth, HISTORY);
     // One reader takes the whole history first (a client's initial sync), so what is measured
     // next is what the paused streams add, not the first read's warm-up.
@@ -83,7 +83,7 @@ describe('an OAuth access token revoked (RFC 7009)', () => {
     const { cookie } = await stack.admin(svc, 'create-session', '--account', await newAccount(svc));
     const client = await oauthClient(stack.gateway, svc);
     const tokens = await client.connect(cookie as string);
-    const stream = await openEventStream(`${stack.gateway}${STREAM_PATHS[svc]}`, { Authorization: `Bearer ${tokens.access_token}` });
+    const stream = await openEventStream(`${stack.gateway}${STREAM_PATHS[svc]!}`, { Authorization: `Bearer ${tokens.access_token}` });
     expect(stream.status).toBe(200);
     await stream.until((s) => s.blocks.length > 0);
     const revoked = Date.now();

@@ -232,9 +232,12 @@ export function streamSuite<T extends StreamApp>(o: StreamSuiteOptions<T>): void
       expect(ten.map((s) => s.status)).toEqual(Array(10).fill(200));
     });
 
-    it('ends the stream of a reader that falls more than 1 MiB behind; it resumes after the last event it took', async () => {
+    // A service whose largest change stream-load.ts does not know yet (one just made by
+    // new-service) skips this until it is added there.
+    const largestBytes = LARGEST_CHANGE_BYTES[o.service];
+    (largestBytes ? it : it.skip)('ends the stream of a reader that falls more than 1 MiB behind; it resumes after the last event it took', async () => {
       const c = await t.caller();
-      const count = Math.ceil(BEHIND_BYTES / LARGEST_CHANGE_BYTES[o.service]);
+      const count = Math.ceil(BEHIND_BYTES / largestBytes!);
       await writeLargestChanges(origin, o.service, c.auth, count);
       const paused = await openPaused(c.auth);
       // Not read for several keepalive intervals (300 ms here).
