@@ -224,6 +224,25 @@ export function streamSuite<T extends StreamApp>(o: StreamSuiteOptions<T>): void
       expect((await open(c.auth)).status).toBe(200);
     });
 
+    it('sends nothing before its headers while the first page is read, however long that takes, and keeps its slot', async () => {
+      const c = await t.caller();
+      const admin = await connect();
+      // The stream's watch (written before its first read) waits for this lock: its headers come
+      // only after several keepalive intervals (300 ms here), as under load.
+      await admin.query('begin');
+      await admin.query(`lock table ${o.service}.stream_watches in share mode`);
+      const opening = open(c.auth);
+      await sleep(1000);
+      await admin.query('commit');
+      const s = await opening;
+      expect(s.headers.get('content-type')).toMatch(/^text\/event-stream/);
+      await s.until(() => s.blocks.some((b) => b.comment === 'keepalive'), 2000);
+      expect(s.blocks[0]).toMatchObject({ comment: 'stream open' });
+      const nine = await Promise.all(Array.from({ length: 9 }, () => open(c.auth)));
+      expect(nine.map((n) => n.status)).toEqual(Array(9).fill(200));
+      expect((await open(c.auth)).status).toBe(429);
+    });
+
     it('frees the slot of a client that leaves before its stream opens: ten such leave room for ten streams', async () => {
       const c = await t.caller();
       for (let i = 0; i < 10; i++) (await openPaused(c.auth)).close();
