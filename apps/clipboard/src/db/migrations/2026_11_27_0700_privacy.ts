@@ -49,6 +49,7 @@ export async function up(db: Kysely<any>): Promise<void> {
       v_item items%rowtype;
       v_pruned uuid[];
       v_expires timestamptz;
+      v_now timestamptz;
     begin
       select * into v_state from account_state st where st.account_id = p_account for update;
       if not found then
@@ -56,7 +57,10 @@ export async function up(db: Kysely<any>): Promise<void> {
         select * into v_state from account_state st where st.account_id = p_account for update;
       end if;
       perform set_config('clipboard.inline_count', 'on', true);
-      v_expires := case when p_sensitive then clock_timestamp() + make_interval(secs => v_state.sensitive_ttl_seconds) end;
+      -- One clock reading, taken under the account's lock (so times follow the order of creates),
+      -- so a sensitive item's expiresAt is exactly its createdAt plus the TTL.
+      v_now := clock_timestamp();
+      v_expires := case when p_sensitive then v_now + make_interval(secs => v_state.sensitive_ttl_seconds) end;
 
       if p_dedupe_key is not null then
         select i.id into v_same from items i
@@ -71,13 +75,13 @@ export async function up(db: Kysely<any>): Promise<void> {
       end if;
       if v_same is null then
         insert into items as i (id, account_id, type, content, source, sensitive, expires_at, key_id, dedupe_key, created_at, updated_at)
-          values (p_id, p_account, p_type, p_content, p_source, p_sensitive, v_expires, p_key_id, p_dedupe_key, clock_timestamp(), clock_timestamp())
+          values (p_id, p_account, p_type, p_content, p_source, p_sensitive, v_expires, p_key_id, p_dedupe_key, v_now, v_now)
           returning i.* into v_item;
         v_state.non_favorites := v_state.non_favorites + 1;
       else
         -- Moved to the top (a sealed item takes the new ciphertext; a sensitive one's time starts again).
         update items i set source = p_source, content = p_content, key_id = p_key_id, expires_at = v_expires,
-            created_at = clock_timestamp(), updated_at = clock_timestamp()
+            created_at = v_now, updated_at = v_now
           where i.account_id = p_account and i.id = v_same
           returning i.* into v_item;
       end if;
