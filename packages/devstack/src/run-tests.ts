@@ -35,7 +35,8 @@ async function main(): Promise<number> {
   try {
     const turbo = join(repoRoot, 'node_modules', '.bin', 'turbo');
     const extra = process.argv.slice(2);
-    const run = spawnSync(turbo, ['run', 'test', '--concurrency=2', '--output-logs=full', ...extra], {
+    // --continue: one failing suite does not hide the others' results (the closing line counts all).
+    const run = spawnSync(turbo, ['run', 'test', '--concurrency=2', '--continue', '--output-logs=full', ...extra], {
       cwd: repoRoot,
       stdio: 'inherit',
       env: { ...process.env, DATABASE_URL: infra.databaseUrl, REDIS_URL: infra.redisUrl, FORCE_COLOR: '0' },
