@@ -10,19 +10,20 @@
 import { randomUUID } from 'node:crypto';
 import type { Redis } from 'ioredis';
 import type { Logger } from 'pino';
-import type { RequestOptions } from '@modelcontextprotocol/sdk/shared/protocol.js';
-import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import {
-  ElicitResultSchema,
-  ErrorCode,
   isJSONRPCNotification,
   isJSONRPCRequest,
-  McpError,
-  type ElicitRequest,
+  ProtocolErrorCode,
+  SdkError,
+  SdkErrorCode,
+  type ElicitRequestFormParams,
+  type ElicitResult,
   type JSONRPCMessage,
   type JSONRPCResponse,
   type RequestId,
-} from '@modelcontextprotocol/sdk/types.js';
+  type RequestOptions,
+  type Transport,
+} from '@modelcontextprotocol/server';
 import type { Confirm, PreparedCall } from './task-calls.js';
 
 /** Where a client's answer went. */
@@ -98,7 +99,7 @@ export function answerRelay(o: { redis: Redis | null; prefix: string; logger: Lo
             },
             lost: () => {
               release(global);
-              answerAs(message.id, { jsonrpc: '2.0', error: { code: ErrorCode.ConnectionClosed, message: 'Redis, which carries the answer between replicas, became unavailable' } });
+              answerAs(message.id, { jsonrpc: '2.0', error: { code: ProtocolErrorCode.InternalError, message: 'Redis, which carries the answer between replicas, became unavailable' } });
             },
           });
           local.set(global, message.id);
@@ -147,36 +148,47 @@ export function answerRelay(o: { redis: Redis | null; prefix: string; logger: Lo
   };
 }
 
-/** How a request handler sends the client a request (the SDK's `extra.sendRequest`, for elicitation). */
-type SendElicitation = (request: ElicitRequest, schema: typeof ElicitResultSchema, options?: RequestOptions) => Promise<{ action: string; content?: Record<string, unknown> }>;
+/** How a legacy-era request handler asks the client (the SDK's `ctx.mcpReq.elicitInput`). */
+type SendElicitation = (params: ElicitRequestFormParams, options?: RequestOptions) => Promise<ElicitResult>;
+
+/** The yes/no form every confirmation shows. */
+export const CONFIRM_SCHEMA: ElicitRequestFormParams['requestedSchema'] = {
+  type: 'object',
+  properties: { confirm: { type: 'boolean', title: 'Yes, go ahead', description: 'Tick to confirm' } },
+  required: ['confirm'],
+};
+
+/** The question naming every destructive call (`describe` says what each deletes). */
+export async function confirmQuestion(calls: PreparedCall[], describe: (call: PreparedCall) => Promise<string>): Promise<string> {
+  const lines: string[] = [];
+  for (const call of calls) lines.push(`- ${await describe(call)}`);
+  return `${calls.length === 1 ? 'This cannot' : `These ${calls.length} changes cannot`} be undone:\n${lines.join('\n')}\nGo ahead?`;
+}
+
+/** What the user's answer means: undefined to go ahead, else the 409 saying why nothing was done. */
+export function readAnswer(answer: { action: string; content?: Record<string, unknown> }): { status: number; message: string } | undefined {
+  if (answer.action === 'accept' && answer.content?.confirm === true) return undefined;
+  const what = answer.action === 'accept' ? 'did not confirm' : answer.action === 'decline' ? 'declined' : 'cancelled';
+  return { status: 409, message: `The user ${what}: nothing was changed` };
+}
 
 /**
- * Confirmation by elicitation: one question naming every destructive call (`describe` says what
- * each deletes), a yes/no form, and the answer checked here: only `accept` with `confirm: true`
- * goes ahead. Declined, cancelled, unanswered within `timeoutMs`, or an answer that cannot
- * arrive: nothing is done, and the tool's result says why.
+ * Confirmation by elicitation (2025-era clients that declared it): one question, a yes/no form,
+ * and the answer checked here: only `accept` with `confirm: true` goes ahead. Declined,
+ * cancelled, unanswered within `timeoutMs`, or an answer that cannot arrive: nothing is done,
+ * and the tool's result says why.
  */
 export function askUser(send: SendElicitation, describe: (call: PreparedCall) => Promise<string>, timeoutMs: number): Confirm {
   return async (calls) => {
-    const lines: string[] = [];
-    for (const call of calls) lines.push(`- ${await describe(call)}`);
-    const message = `${calls.length === 1 ? 'This cannot' : `These ${calls.length} changes cannot`} be undone:\n${lines.join('\n')}\nGo ahead?`;
-    let answer: Awaited<ReturnType<SendElicitation>>;
+    const message = await confirmQuestion(calls, describe);
+    let answer: ElicitResult;
     try {
-      answer = await send({
-        method: 'elicitation/create',
-        params: {
-          message,
-          requestedSchema: { type: 'object', properties: { confirm: { type: 'boolean', title: 'Yes, go ahead', description: 'Tick to confirm' } }, required: ['confirm'] },
-        },
-      }, ElicitResultSchema, { timeout: timeoutMs });
+      answer = await send({ mode: 'form', message, requestedSchema: CONFIRM_SCHEMA }, { timeout: timeoutMs });
     } catch (err) {
-      if (err instanceof McpError && err.code === (ErrorCode.RequestTimeout as number)) return { status: 409, message: `No answer to the confirmation within ${timeoutMs / 1000} s: nothing was changed` };
+      if (err instanceof SdkError && err.code === SdkErrorCode.RequestTimeout) return { status: 409, message: `No answer to the confirmation within ${timeoutMs / 1000} s: nothing was changed` };
       const why = err instanceof Error ? err.message : String(err);
       return { status: 503, message: `The confirmation could not be asked or its answer did not arrive (${why}): nothing was changed; try again shortly` };
     }
-    if (answer.action === 'accept' && answer.content?.confirm === true) return undefined;
-    const what = answer.action === 'accept' ? 'did not confirm' : answer.action === 'decline' ? 'declined' : 'cancelled';
-    return { status: 409, message: `The user ${what}: nothing was changed` };
+    return readAnswer(answer);
   };
 }

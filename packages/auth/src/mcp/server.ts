@@ -1,3 +1,4 @@
+import { createHash, hkdfSync } from 'node:crypto';
 import { Agent, request as httpRequest } from 'node:http';
 import { getRequestListener } from '@hono/node-server';
 import { RESPONSE_ALREADY_SENT } from '@hono/node-server/utils/response';
@@ -6,26 +7,30 @@ import type { Redis } from 'ioredis';
 import type { Logger } from 'pino';
 import { InvalidTokenError } from '@modelcontextprotocol/sdk/server/auth/errors.js';
 import { requireBearerAuth } from '@modelcontextprotocol/sdk/server/auth/middleware/bearerAuth.js';
-import { Server } from '@modelcontextprotocol/sdk/server/index.js';
-import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
 import {
-  CallToolRequestSchema,
-  ErrorCode,
-  GetPromptRequestSchema,
+  createMcpHandler,
+  createRequestStateCodec,
+  inputRequired,
+  inputResponse,
   isJSONRPCErrorResponse,
   isJSONRPCResultResponse,
-  ListPromptsRequestSchema,
-  ListToolsRequestSchema,
-  McpError,
+  isLegacyRequest,
+  ProtocolError,
+  ProtocolErrorCode,
+  Server,
+  WebStandardStreamableHTTPServerTransport,
   type CallToolResult,
   type GetPromptResult,
+  type Icon,
   type JSONRPCResponse,
-} from '@modelcontextprotocol/sdk/types.js';
+  type ServerContext,
+  type Tool,
+} from '@modelcontextprotocol/server';
 import { errorBody, errors, AppError, type EnvelopeStyle } from '@app/http-errors';
 import { jsonBody } from '@app/http-errors/validation';
 import type { AuthConfig } from '../identity/config.js';
 import { oauthUrls, publicOrigin, toAuthInfo } from '../identity/bearer.js';
-import { answerRelay, askUser } from './elicitation.js';
+import { answerRelay, askUser, CONFIRM_SCHEMA, confirmQuestion, readAnswer } from './elicitation.js';
 import { INNER_CALL_HEADER, type InnerCalls } from './inner-calls.js';
 import { sessionIds, type McpSession } from './sessions.js';
 import { runTaskTool, type Confirm, type PreparedCall, type TaskAnswer } from './task-calls.js';
@@ -94,9 +99,9 @@ export interface McpOptions {
 const ELICITATION_TIMEOUT_MS = 50_000;
 
 /** The MCP request's caller stopped being valid (revoked, disconnected, expired) during the request. */
-class CallerGone extends McpError {
+class CallerGone extends ProtocolError {
   constructor() {
-    super(ErrorCode.InvalidRequest, 'The API key or access token was revoked or expired during this request: authenticate again (the next request is answered HTTP 401)');
+    super(ProtocolErrorCode.InvalidRequest, 'The API key or access token was revoked or expired during this request: authenticate again (the next request is answered HTTP 401)');
   }
 }
 
@@ -112,6 +117,27 @@ interface Exchange {
 }
 
 const JSONRPC_SESSION_NOT_FOUND = -32001;
+/** The Streamable HTTP transport's code for a request refused before any message is read. */
+const CONNECTION_CLOSED = -32000;
+/** How long a client may keep the tools/list of a 2026-07-28 request (the list changes only with a deploy or the token's scopes). */
+const TOOLS_TTL_MS = 300_000;
+
+/**
+ * A destructive call on the 2026-07-28 revision that has no accepted confirmation yet: the
+ * tools/call answers `input_required` with this question, nothing is sent.
+ */
+class AskFirst extends Error {
+  constructor(readonly question: string) {
+    super(question);
+  }
+}
+
+/** The service's icon (a letter on a disc), for the server and its tools. */
+const icon = (service: string): Icon => ({
+  src: `data:image/svg+xml,${encodeURIComponent(`<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 24 24"><circle cx="12" cy="12" r="12" fill="#2b6cb0"/><text x="12" y="17" font-size="14" text-anchor="middle" fill="#fff">${service.charAt(0).toUpperCase()}</text></svg>`)}`,
+  mimeType: 'image/svg+xml',
+  sizes: ['any'],
+});
 
 /** The toolset of the one-per-operation tools; every other toolset is named by its task-level tools. */
 const ALL = 'all';
@@ -187,7 +213,7 @@ function rebindingGuard(allowed: readonly string[]): RequestHandler {
   return (req, res, next) => {
     const origin = req.get('origin');
     if (origin === undefined || origins.has(origin) || isLoopback(origin)) return next();
-    res.status(403).json({ jsonrpc: '2.0', error: { code: ErrorCode.ConnectionClosed, message: `Origin ${origin.slice(0, 200)} may not call this MCP server` }, id: null });
+    res.status(403).json({ jsonrpc: '2.0', error: { code: CONNECTION_CLOSED, message: `Origin ${origin.slice(0, 200)} may not call this MCP server` }, id: null });
   };
 }
 
@@ -204,7 +230,12 @@ export const mcpPath = (service: string): string => `/mcp/${service}`;
 export function mcpRouter(o: McpOptions): Router {
   const path = mcpPath(o.auth.service);
   const redact = new Set(o.redact ?? []);
-  const toolList = o.tools.map(({ name, title, description, inputSchema, annotations }) => ({ name, title, description, inputSchema, annotations }));
+  const icons = [icon(o.auth.service)];
+  // A destructive operation takes `confirm` (the user agreed), which a client that cannot be asked must send.
+  const withConfirm = (schema: GeneratedTool['inputSchema']) => ({ ...schema, properties: { ...schema.properties, confirm: { type: 'boolean', description: 'true once the user agreed: it cannot be undone (a client that answers elicitation is asked instead)' } } });
+  const toolList = o.tools.map(({ name, title, description, inputSchema, annotations }) => ({ name, title, description, inputSchema: annotations.destructiveHint ? withConfirm(inputSchema) : inputSchema, annotations, icons }));
+  // requestState (2026-07-28 confirmations) is signed with a key of this service alone, the same on every replica.
+  const stateCodec = createRequestStateCodec<{ call: string }>({ key: Buffer.from(hkdfSync('sha256', o.sessionSecret, `mcp-request-state:${o.auth.service}`, 'mcp request state', 32)) });
   const byName = new Map(o.tools.map((t, i) => [t.name, { tool: t, listed: toolList[i]! }]));
   const holds = (scopes: readonly string[], needed: readonly string[]) => needed.every((s) => scopes.includes(s));
   const fail = (err: AppError, requestId: string): CallToolResult => {
@@ -251,14 +282,24 @@ export function mcpRouter(o: McpOptions): Router {
     return { status: answer.status, body: o.present ? o.present(shown) : shown };
   };
 
-  const callTool = async (x: Exchange, scopes: string[], name: string, args: Record<string, unknown>): Promise<CallToolResult> => {
+  const callTool = async (x: Exchange, scopes: string[], name: string, rawArgs: Record<string, unknown>, confirm?: Confirm): Promise<CallToolResult> => {
     const { req } = x;
     const entry = byName.get(name);
-    if (!entry) throw new McpError(ErrorCode.InvalidParams, `Unknown tool: ${name}`);
+    if (!entry) throw new ProtocolError(ProtocolErrorCode.InvalidParams, `Unknown tool: ${name}`);
     const missing = entry.tool.scopes.find((s) => !scopes.includes(s));
     if (missing) {
       stepUp(x, entry.tool.scopes);
       return fail(errors.forbidden('insufficient_scope', `This tool needs the scope ${missing}`), req.id);
+    }
+    const { confirm: confirmed, ...args } = rawArgs;
+    if (entry.tool.annotations.destructiveHint) {
+      // Asked (the client answers elicitation, or 2026-07-28's input_required), else only with confirm: true.
+      if (confirm) {
+        const no = await confirm([{ action: { name, op: entry.tool, readOnly: false, destructive: true }, opArgs: args }]);
+        if (no) return fail(new AppError(no.status, no.status === 409 ? 'not_confirmed' : 'service_unavailable', no.message), req.id);
+      } else if (confirmed !== true) {
+        return fail(invalidArguments([{ path: '/confirm', message: `must be true to ${name}: ask the user first, it cannot be undone` }]), req.id);
+      }
     }
     const answer = await dispatch(x, entry.tool, args);
     if ('problems' in answer) return fail(invalidArguments(answer.problems), req.id);
@@ -309,49 +350,79 @@ export function mcpRouter(o: McpOptions): Router {
     return `${op.title.replace(/\.$/, '')}${name === undefined ? '' : ` "${name}"`} (${ids})`;
   };
 
+  /**
+   * Confirmation on the 2026-07-28 revision, without server state: the first call throws
+   * {@link AskFirst} (answered `input_required`, the call's digest signed in `requestState`); the
+   * retry carries the user's answer and that state, and acts only when both are for this very
+   * call (same credential, tool and arguments), on whichever replica receives it.
+   */
+  const multiRoundTrip = (ctx: ServerContext, digest: string, describeCall: (call: PreparedCall) => Promise<string>): Confirm => async (calls) => {
+    const answer = inputResponse(ctx.mcpReq.inputResponses, 'confirm');
+    if (answer.kind === 'elicit' && ctx.mcpReq.requestState<{ call: string }>()?.call === digest) return readAnswer(answer);
+    throw new AskFirst(await confirmQuestion(calls, describeCall));
+  };
+
   const server = (x: Exchange, scopes: string[], chosen: { toolsets: Set<string>; readOnly: boolean }, session: McpSession | undefined): Server => {
     const { req } = x;
     const s = new Server(
-      { name: `${o.auth.service}`, title: `${o.auth.service.charAt(0).toUpperCase()}${o.auth.service.slice(1)}`, version: o.version ?? '1.0.0' },
-      { capabilities: { tools: {}, prompts: {} }, instructions: o.instructions },
+      { name: `${o.auth.service}`, title: `${o.auth.service.charAt(0).toUpperCase()}${o.auth.service.slice(1)}`, version: o.version ?? '1.0.0', icons },
+      {
+        capabilities: { tools: {}, prompts: {} },
+        instructions: o.instructions,
+        cacheHints: { 'tools/list': { ttlMs: TOOLS_TTL_MS, cacheScope: 'private' } },
+        requestState: { verify: (state, ctx) => stateCodec.verify(state, ctx) },
+      },
     );
     const perOperation = chosen.toolsets.has(ALL) ? o.tools.filter((t) => holds(scopes, t.scopes) && (!chosen.readOnly || t.annotations.readOnlyHint)) : [];
     const taskLevel = o.taskTools
       .filter((t) => chosen.toolsets.has(t.toolset))
       .map((t) => ({ tool: t, actions: allowedActions(t, (needed) => holds(scopes, needed), chosen.readOnly) }))
       .filter((t) => t.actions.length > 0);
-    s.setRequestHandler(ListToolsRequestSchema, async () => ({
-      tools: [...perOperation.map((t) => byName.get(t.name)!.listed), ...taskLevel.map((t) => listTaskTool(t.tool, t.actions))],
+    // A fixed order: the service's operations as its document lists them, then the task-level tools as declared.
+    s.setRequestHandler('tools/list', async () => ({
+      tools: [...perOperation.map((t) => byName.get(t.name)!.listed), ...taskLevel.map((t) => ({ ...listTaskTool(t.tool, t.actions), icons }))] as Tool[],
     }));
-    s.setRequestHandler(CallToolRequestSchema, async (request, extra) => {
+    s.setRequestHandler('tools/call', async (request, ctx): Promise<CallToolResult> => {
       const { name } = request.params;
       const args = request.params.arguments ?? {};
       const task = o.taskTools.find((t) => t.name === name && chosen.toolsets.has(t.toolset));
-      // A client that answers elicitation is asked (the user confirms); any other needs confirm: true.
-      const confirm = session?.elicitation ? askUser(extra.sendRequest, (call) => describe(x, scopes, call), o.elicitationTimeoutMs ?? ELICITATION_TIMEOUT_MS) : undefined;
-      if (task) return callTaskTool(x, task, scopes, chosen.readOnly, args, confirm);
-      if (!chosen.toolsets.has(ALL)) throw new McpError(ErrorCode.InvalidParams, `Unknown tool: ${name}`);
-      if (chosen.readOnly && byName.get(name) && !byName.get(name)!.tool.annotations.readOnlyHint) {
-        return fail(errors.forbidden('read_only', `${name} changes data and this connection is read-only`), req.id);
+      const describeCall = (call: PreparedCall) => describe(x, scopes, call);
+      const digest = createHash('sha256').update(JSON.stringify([req.caller!.credentialId, name, args])).digest('base64url');
+      // 2026-07-28: a multi round-trip; older: a client that answers elicitation is asked, any other needs confirm: true.
+      const confirm = ctx.mcpReq.envelope !== undefined
+        ? multiRoundTrip(ctx, digest, describeCall)
+        : session?.elicitation ? askUser((params, options) => ctx.mcpReq.elicitInput(params, options), describeCall, o.elicitationTimeoutMs ?? ELICITATION_TIMEOUT_MS) : undefined;
+      try {
+        if (task) return await callTaskTool(x, task, scopes, chosen.readOnly, args, confirm);
+        if (!chosen.toolsets.has(ALL)) throw new ProtocolError(ProtocolErrorCode.InvalidParams, `Unknown tool: ${name}`);
+        if (chosen.readOnly && byName.get(name) && !byName.get(name)!.tool.annotations.readOnlyHint) {
+          return fail(errors.forbidden('read_only', `${name} changes data and this connection is read-only`), req.id);
+        }
+        return await callTool(x, scopes, name, args, confirm);
+      } catch (err) {
+        if (!(err instanceof AskFirst)) throw err;
+        return inputRequired({
+          inputRequests: { confirm: inputRequired.elicit({ mode: 'form', message: err.question, requestedSchema: CONFIRM_SCHEMA }) },
+          requestState: await stateCodec.mint({ call: digest }),
+        }) as unknown as CallToolResult;
       }
-      return callTool(x, scopes, name, args);
     });
     const prompts = o.prompts.filter((p) => holds(scopes, p.scopes));
-    s.setRequestHandler(ListPromptsRequestSchema, async () => ({
+    s.setRequestHandler('prompts/list', async () => ({
       prompts: prompts.map(({ name, title, description, arguments: args }) => ({ name, title, description, ...(args ? { arguments: args } : {}) })),
     }));
-    s.setRequestHandler(GetPromptRequestSchema, async (request): Promise<GetPromptResult> => {
+    s.setRequestHandler('prompts/get', async (request): Promise<GetPromptResult> => {
       const prompt = prompts.find((p) => p.name === request.params.name);
-      if (!prompt) throw new McpError(ErrorCode.InvalidParams, `Unknown prompt: ${request.params.name}`);
+      if (!prompt) throw new ProtocolError(ProtocolErrorCode.InvalidParams, `Unknown prompt: ${request.params.name}`);
       const args = request.params.arguments ?? {};
       for (const a of prompt.arguments ?? []) {
-        if (a.required && !args[a.name]) throw new McpError(ErrorCode.InvalidParams, `The prompt ${prompt.name} needs the argument ${a.name}`);
+        if (a.required && !args[a.name]) throw new ProtocolError(ProtocolErrorCode.InvalidParams, `The prompt ${prompt.name} needs the argument ${a.name}`);
       }
       const call: CallOperation = async (operationId, callArgs = {}) => {
         const entry = byName.get(operationId);
         if (!entry) throw new Error(`${operationId} is not a tool of this service`);
         const answer = await dispatch(x, entry.tool, callArgs);
-        if ('problems' in answer) throw new McpError(ErrorCode.InvalidParams, invalidArguments(answer.problems).message);
+        if ('problems' in answer) throw new ProtocolError(ProtocolErrorCode.InvalidParams, invalidArguments(answer.problems).message);
         return answer;
       };
       const text = await prompt.build(args, call);
@@ -387,16 +458,17 @@ export function mcpRouter(o: McpOptions): Router {
   const rpcError = (res: Response, status: number, code: number, message: string) => {
     res.status(status).json({ jsonrpc: '2.0', error: { code, message }, id: null });
   };
+  const rpcAnswer = (status: number, code: number, message: string, headers: Record<string, string> = {}) =>
+    globalThis.Response.json({ jsonrpc: '2.0', error: { code, message }, id: null }, { status, headers });
 
   /** Clients' answers to this server's requests (elicitation): handed to the process that waits for them. */
-  const answer = async (res: Response, credentialId: string, answers: JSONRPCResponse[]) => {
+  const answer = async (credentialId: string, answers: JSONRPCResponse[]): Promise<globalThis.Response> => {
     const outcomes = await Promise.all(answers.map((a) => relay.deliver(credentialId, a)));
     if (outcomes.includes('unavailable')) {
-      res.set('Retry-After', '2');
-      return rpcError(res, 503, ErrorCode.InternalError, 'The answer could not be passed on (Redis, which carries it between replicas, is unavailable); the request it answers ends with nothing changed');
+      return rpcAnswer(503, ProtocolErrorCode.InternalError, 'The answer could not be passed on (Redis, which carries it between replicas, is unavailable); the request it answers ends with nothing changed', { 'Retry-After': '2' });
     }
-    if (outcomes.includes('unknown')) return rpcError(res, 400, ErrorCode.InvalidRequest, 'No request of this server awaits this answer: it was answered already, timed out, or is another client\'s');
-    res.status(202).end();
+    if (outcomes.includes('unknown')) return rpcAnswer(400, ProtocolErrorCode.InvalidRequest, 'No request of this server awaits this answer: it was answered already, timed out, or is another client\'s');
+    return new globalThis.Response(null, { status: 202 });
   };
 
   const router = Router();
@@ -405,57 +477,76 @@ export function mcpRouter(o: McpOptions): Router {
   // the client's capabilities, so there is nothing to close (the SDK client takes 405 as that).
   router.all(path, (req, res, next) => {
     if (req.method === 'POST') return next();
-    res.status(405).set('Allow', 'POST').json({ jsonrpc: '2.0', error: { code: ErrorCode.ConnectionClosed, message: 'This MCP server has no stream to open and no session to end: send each JSON-RPC message with POST' }, id: null });
+    res.status(405).set('Allow', 'POST').json({ jsonrpc: '2.0', error: { code: CONNECTION_CLOSED, message: 'This MCP server has no stream to open and no session to end: send each JSON-RPC message with POST' }, id: null });
   });
   const toolsets = new Set([ALL, ...o.taskTools.map((t) => t.toolset)]);
   router.post(path, jsonBody({ limit: o.bodyLimitBytes }), async (req, res) => {
     // One message per request: a batch would run any number of requests for one HTTP request and one count against the rate limit.
-    if (Array.isArray(req.body)) return rpcError(res, 400, ErrorCode.InvalidRequest, 'A JSON-RPC batch (an array) is not accepted (no MCP revision since 2025-06-18 has them): send each message in its own request');
+    if (Array.isArray(req.body)) return rpcError(res, 400, ProtocolErrorCode.InvalidRequest, 'A JSON-RPC batch (an array) is not accepted (no MCP revision since 2025-06-18 has them): send each message in its own request');
     const scopes = req.auth!.scopes;
     const credentialId = req.caller!.credentialId;
-    const chosen = selection(req, toolsets);
-    if ('problem' in chosen) return rpcError(res, 400, ErrorCode.InvalidRequest, chosen.problem);
-    const messages: unknown[] = [req.body];
-    const initialize = messages.find(isInitialize);
-    let session: McpSession | undefined;
-    const sessionId = req.get('mcp-session-id');
-    if (sessionId !== undefined && !initialize) {
-      session = ids.read(sessionId);
-      // Unknown, altered, or issued to another credential: not a session of this server (the spec's 404).
-      if (!session || session.credentialId !== credentialId) return rpcError(res, 404, JSONRPC_SESSION_NOT_FOUND, 'Session not found: initialize a new one');
-    }
-    const answers = messages.filter((m): m is JSONRPCResponse => isJSONRPCResultResponse(m) || isJSONRPCErrorResponse(m));
-    if (answers.length > 0 && answers.length === messages.length) return answer(res, credentialId, answers);
-
-    // A call that may ask the user is answered as a stream (the question goes out on it); every other as JSON.
-    const asks = session?.elicitation === true && messages.some((m) => mayAsk(m, chosen, scopes));
+    const selected = selection(req, toolsets);
+    if ('problem' in selected) return rpcError(res, 400, ProtocolErrorCode.InvalidRequest, selected.problem);
+    const chosen = selected;
     // The resource this request was authenticated for (identify checked the token's against it).
     const calls = o.calls.open(oauthUrls(o.auth.service, publicOrigin(req, o.publicUrl)).resource);
     const x: Exchange = { req, ticket: calls.ticket, callerGone: false };
-    const s = server(x, scopes, chosen, session);
-    const transport = new WebStandardStreamableHTTPServerTransport({
-      sessionIdGenerator: initialize ? () => ids.issue({ credentialId, elicitation: declaresElicitation(initialize) }) : undefined,
-      enableJsonResponse: !asks,
-    });
-    const release = asks ? relay.attach(transport, credentialId) : () => {};
+    const closing: Array<() => void> = [];
     res.on('close', () => {
       calls.close();
-      release();
-      void transport.close();
-      void s.close();
+      for (const close of closing) close();
     });
-    await s.connect(transport);
     const listener = getRequestListener(async (request) => {
-      const response = await transport.handleRequest(request, { authInfo: req.auth, parsedBody: req.body });
-      const settled = asks ? await untilFirstEvent(response) : response;
-      // Nothing is sent yet (JSON, or a stream whose first event is its end): the 401 or 403 is the answer.
-      if (x.callerGone || x.stepUp) {
-        await settled.body?.cancel();
-        await challenge(req, res, x);
-        return RESPONSE_ALREADY_SENT;
+      // 2026-07-28 (the version in the request's _meta): served by the SDK's per-request handler, no session.
+      if (!(await isLegacyRequest(request, req.body))) {
+        const modern = createMcpHandler(() => server(x, scopes, chosen, undefined), { legacy: 'reject', responseMode: 'json', maxRequestBodySize: o.bodyLimitBytes });
+        closing.push(() => void modern.close());
+        return settle(await modern.fetch(request, { authInfo: req.auth, parsedBody: req.body }));
       }
-      return settled;
+      const legacy = await legacyExchange(request);
+      return legacy instanceof globalThis.Response ? legacy : settle(legacy.response);
     }, { overrideGlobalObjects: false });
+
+    /** Nothing is sent yet (JSON, or a stream whose first event is its end): the 401 or 403 is the answer. */
+    async function settle(response: globalThis.Response): Promise<globalThis.Response | typeof RESPONSE_ALREADY_SENT> {
+      if (!x.callerGone && !x.stepUp) return response;
+      await response.body?.cancel();
+      await challenge(req, res, x);
+      return RESPONSE_ALREADY_SENT;
+    }
+
+    /**
+     * 2025-11-25 and 2025-06-18: the initialize handshake, its signed session id (what the client
+     * declared), and elicitation whose answer may reach another replica (the relay).
+     */
+    async function legacyExchange(request: globalThis.Request): Promise<globalThis.Response | { response: globalThis.Response }> {
+      const message: unknown = req.body;
+      const initialize = isInitialize(message) ? message : undefined;
+      let session: McpSession | undefined;
+      const sessionId = req.get('mcp-session-id');
+      if (sessionId !== undefined && !initialize) {
+        session = ids.read(sessionId);
+        // Unknown, altered, or issued to another credential: not a session of this server (the spec's 404).
+        if (!session || session.credentialId !== credentialId) return rpcAnswer(404, JSONRPC_SESSION_NOT_FOUND, 'Session not found: initialize a new one');
+      }
+      if (isJSONRPCResultResponse(message) || isJSONRPCErrorResponse(message)) return answer(credentialId, [message]);
+      // A call that may ask the user is answered as a stream (the question goes out on it); every other as JSON.
+      const asks = session?.elicitation === true && mayAsk(message, chosen, scopes);
+      const s = server(x, scopes, chosen, session);
+      const transport = new WebStandardStreamableHTTPServerTransport({
+        sessionIdGenerator: initialize ? () => ids.issue({ credentialId, elicitation: declaresElicitation(initialize) }) : undefined,
+        enableJsonResponse: !asks,
+      });
+      const release = asks ? relay.attach(transport, credentialId) : () => {};
+      closing.push(() => {
+        release();
+        void transport.close();
+        void s.close();
+      });
+      await s.connect(transport);
+      const response = await transport.handleRequest(request, { authInfo: req.auth, parsedBody: req.body });
+      return { response: asks ? await untilFirstEvent(response) : response };
+    }
     await listener(req, res);
   });
   return router;
