@@ -148,7 +148,11 @@ export function answerRelay(o: { redis: Redis | null; prefix: string; logger: Lo
   };
 }
 
-/** How a legacy-era request handler asks the client (the SDK's `ctx.mcpReq.elicitInput`). */
+/**
+ * How a legacy-era request handler asks the client: the SDK's `ctx.mcpReq.send` of an
+ * `elicitation/create`. Not `elicitInput`, which checks the capability the per-request server saw
+ * on `initialize`; a stateless request never shows it one, and the signed session id said it.
+ */
 type SendElicitation = (params: ElicitRequestFormParams, options?: RequestOptions) => Promise<ElicitResult>;
 
 /** The yes/no form every confirmation shows. */

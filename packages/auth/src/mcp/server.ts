@@ -391,7 +391,7 @@ export function mcpRouter(o: McpOptions): Router {
       // 2026-07-28: a multi round-trip; older: a client that answers elicitation is asked, any other needs confirm: true.
       const confirm = ctx.mcpReq.envelope !== undefined
         ? multiRoundTrip(ctx, digest, describeCall)
-        : session?.elicitation ? askUser((params, options) => ctx.mcpReq.elicitInput(params, options), describeCall, o.elicitationTimeoutMs ?? ELICITATION_TIMEOUT_MS) : undefined;
+        : session?.elicitation ? askUser((params, options) => ctx.mcpReq.send({ method: 'elicitation/create', params }, options), describeCall, o.elicitationTimeoutMs ?? ELICITATION_TIMEOUT_MS) : undefined;
       try {
         if (task) return await callTaskTool(x, task, scopes, chosen.readOnly, args, confirm);
         if (!chosen.toolsets.has(ALL)) throw new ProtocolError(ProtocolErrorCode.InvalidParams, `Unknown tool: ${name}`);
@@ -480,6 +480,10 @@ export function mcpRouter(o: McpOptions): Router {
     res.status(405).set('Allow', 'POST').json({ jsonrpc: '2.0', error: { code: CONNECTION_CLOSED, message: 'This MCP server has no stream to open and no session to end: send each JSON-RPC message with POST' }, id: null });
   });
   const toolsets = new Set([ALL, ...o.taskTools.map((t) => t.toolset)]);
+  // 2026-07-28: the SDK's per-request entry, made once; the server it builds for a request is the
+  // one that request's handler below put here (keyed by the web request it hands the entry).
+  const modernServers = new WeakMap<globalThis.Request, () => Server>();
+  const modern = createMcpHandler(({ requestInfo }) => modernServers.get(requestInfo!)!(), { legacy: 'reject', maxRequestBodySize: o.bodyLimitBytes });
   router.post(path, jsonBody({ limit: o.bodyLimitBytes }), async (req, res) => {
     // One message per request: a batch would run any number of requests for one HTTP request and one count against the rate limit.
     if (Array.isArray(req.body)) return rpcError(res, 400, ProtocolErrorCode.InvalidRequest, 'A JSON-RPC batch (an array) is not accepted (no MCP revision since 2025-06-18 has them): send each message in its own request');
@@ -499,8 +503,7 @@ export function mcpRouter(o: McpOptions): Router {
     const listener = getRequestListener(async (request) => {
       // 2026-07-28 (the version in the request's _meta): served by the SDK's per-request handler, no session.
       if (!(await isLegacyRequest(request, req.body))) {
-        const modern = createMcpHandler(() => server(x, scopes, chosen, undefined), { legacy: 'reject', responseMode: 'json', maxRequestBodySize: o.bodyLimitBytes });
-        closing.push(() => void modern.close());
+        modernServers.set(request, () => server(x, scopes, chosen, undefined));
         return settle(await modern.fetch(request, { authInfo: req.auth, parsedBody: req.body }));
       }
       const legacy = await legacyExchange(request);
