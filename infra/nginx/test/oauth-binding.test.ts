@@ -115,6 +115,21 @@ describe('the resource a token is for (RFC 8707)', () => {
   });
 });
 
+describe('authorization responses name their issuer (RFC 9207)', () => {
+  it('carries iss, equal to the metadata\'s issuer, on the code redirect and on a Deny', async () => {
+    const metadata = (await (await fetch(`${stack.gateway}/.well-known/oauth-authorization-server/oauth/tasks`)).json()) as Record<string, unknown>;
+    expect(metadata).toMatchObject({ issuer: `${stack.gateway}/oauth/tasks`, authorization_response_iss_parameter_supported: true });
+    const client = await oauthClient(stack.gateway, 'tasks');
+    const { cookie } = await signedIn();
+    const allowed = (await client.answer(cookie, 'allow')).location;
+    expect(allowed.searchParams.get('code')).toBeTruthy();
+    expect(allowed.searchParams.get('iss')).toBe(metadata.issuer);
+    const denied = (await client.answer(cookie, 'deny')).location;
+    expect(denied.searchParams.get('error')).toBe('access_denied');
+    expect(denied.searchParams.get('iss')).toBe(metadata.issuer);
+  });
+});
+
 describe('tool calls made with an OAuth token (no PUBLIC_URL: the origin is the one the request came by)', () => {
   /** The official SDK client with the token as its bearer header, as an assistant holds it once connected. */
   async function assistant(origin: string, token: string): Promise<Client> {

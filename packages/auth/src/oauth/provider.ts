@@ -167,10 +167,11 @@ export class OAuthProvider implements OAuthServerProvider {
 
   /**
    * The consent form's answer: the pending request is taken (so it is answered once) and the
-   * redirect URI returned with `code` and `state`, or `error=access_denied`. Undefined when the
-   * request is unknown, expired or another account's.
+   * redirect URI returned with `code` and `state`, or `error=access_denied`, and `iss` (RFC 9207:
+   * the client checks the answer came from the server it asked). Undefined when the request is
+   * unknown, expired or another account's.
    */
-  async decide(accountId: string, requestId: string, allow: boolean): Promise<string | undefined> {
+  async decide(accountId: string, requestId: string, allow: boolean, issuer: string): Promise<string | undefined> {
     const request = await repo.takeRequest(this.o.db, requestId, accountId);
     if (!request) return undefined;
     const target = new URL(request.redirectUri);
@@ -183,6 +184,7 @@ export class OAuthProvider implements OAuthServerProvider {
       target.searchParams.set('error_description', 'The user denied access');
     }
     if (request.state !== null) target.searchParams.set('state', request.state);
+    target.searchParams.set('iss', issuer);
     return target.href;
   }
 
