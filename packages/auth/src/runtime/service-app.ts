@@ -174,6 +174,7 @@ export function createServiceApp(o: ServiceAppOptions): Express {
     credentials,
     resourceOf: ownResource,
     render: authorizePageRenderer(auth, declared.paths.keys, o.config.signup),
+    allowPrivate: o.config.webhooks.allowPrivate,
   });
   app.use(under(Object.values(oauthPaths(service)), oauthRouter({ cfg: auth, db: o.db, provider, publicUrl: o.config.publicUrl, errorPage: authorizeErrorPage(auth) })));
   const accounts = new AccountService(o.db, auth, createLoginThrottle(o.redis, o.config.redisPrefix, o.logger), o.accountHooks ?? {});
