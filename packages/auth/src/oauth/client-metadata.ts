@@ -2,10 +2,17 @@ import type { IncomingHttpHeaders } from 'node:http';
 import { InvalidClientError } from '@modelcontextprotocol/sdk/server/auth/errors.js';
 import type { OAuthClientInformationFull } from '@modelcontextprotocol/sdk/shared/auth.js';
 import { unsafeInputProblem } from '@app/http-errors/validation';
-import { getBounded } from '../webhooks/http-post.js';
+
+/**
+ * A GET of a client's document under the webhook targets' rules against private addresses
+ * (composed by runtime from the webhooks' outbound request): its status, headers and body, or a
+ * rejection (a refused target is a TargetRefusedError, a longer body a TooLargeError, no answer
+ * in time a TimeoutError).
+ */
+export type GetDocument = (url: string, maxBytes: number, timeoutMs: number) => Promise<{ status: number; headers: IncomingHttpHeaders; body: Buffer }>;
 
 /** A Client ID Metadata Document larger than this is refused. */
-export const CLIENT_DOCUMENT_MAX_BYTES = 5 * 1024;
+const CLIENT_DOCUMENT_MAX_BYTES = 5 * 1024;
 /** How long its server has to answer, whole. */
 const FETCH_TIMEOUT_MS = 5000;
 /** The longest a fetched copy is used, whatever its caching headers say. */
@@ -25,10 +32,10 @@ function allowedRedirect(uri: string): boolean {
 
 /** What is wrong with a client's redirect URIs and grant types, registered or in its metadata document. */
 export function clientMetadataProblem(client: { redirect_uris?: unknown; grant_types?: unknown }): string | undefined {
-  const uris = client.redirect_uris;
-  if (!Array.isArray(uris) || uris.length === 0 || uris.some((u) => typeof u !== 'string')) return 'redirect_uris must be a non-empty list of URLs';
-  const bad = uris.find((uri: string) => !allowedRedirect(uri));
-  if (bad !== undefined) return `redirect_uri ${String(bad)} must be https, or http on localhost or 127.0.0.1`;
+  const uris: unknown = client.redirect_uris;
+  if (!Array.isArray(uris) || uris.length === 0) return 'redirect_uris must be a non-empty list of URLs';
+  const bad = uris.map(String).find((uri) => !allowedRedirect(uri));
+  if (bad !== undefined) return `redirect_uri ${bad} must be https, or http on localhost or 127.0.0.1`;
   const grants = client.grant_types;
   if (grants !== undefined && (!Array.isArray(grants) || grants.some((g) => g !== 'authorization_code' && g !== 'refresh_token'))) {
     return 'grant_types may only be authorization_code and refresh_token';
@@ -45,7 +52,7 @@ export function isClientDocumentUrl(clientId: string): boolean {
  * How long a fetched document may be used, as its caching headers say, at most a day: `no-store`
  * and `no-cache` (or no caching header at all) mean not at all, then `max-age`, then `Expires`.
  */
-export function cacheSeconds(headers: IncomingHttpHeaders, now = Date.now()): number {
+function cacheSeconds(headers: IncomingHttpHeaders, now = Date.now()): number {
   const control = String(headers['cache-control'] ?? '').toLowerCase();
   if (/(^|[\s,])no-(store|cache)\b/.test(control)) return 0;
   const maxAge = /(^|[\s,])max-age\s*=\s*"?(\d+)/.exec(control)?.[2];
@@ -104,13 +111,13 @@ function documentProblem(url: string, doc: unknown): string | undefined {
  * private addresses, and answers the client it describes with how long the copy may be used.
  * Every failure is `invalid_client` naming the problem: the authorize step shows it as a page.
  */
-export async function fetchClientDocument(clientId: string, allowPrivate: boolean): Promise<{ client: OAuthClientInformationFull; ttlSeconds: number }> {
+export async function fetchClientDocument(clientId: string, allowPrivate: boolean, get: GetDocument): Promise<{ client: OAuthClientInformationFull; ttlSeconds: number }> {
   const refuse = (problem: string) => new InvalidClientError(`The client metadata document ${clientId} ${problem}`);
   const bad = urlProblem(clientId, allowPrivate);
   if (bad) throw refuse(bad);
-  let answer: Awaited<ReturnType<typeof getBounded>>;
+  let answer: Awaited<ReturnType<GetDocument>>;
   try {
-    answer = await getBounded(clientId, { accept: 'application/json' }, CLIENT_DOCUMENT_MAX_BYTES, FETCH_TIMEOUT_MS, { allowPrivate });
+    answer = await get(clientId, CLIENT_DOCUMENT_MAX_BYTES, FETCH_TIMEOUT_MS);
   } catch (err) {
     throw refuse(fetchProblem(err));
   }

@@ -14,7 +14,7 @@ import type { AnyDb } from '../identity/repository.js';
 import type { AuthDatabase } from '../identity/tables.js';
 import { OAUTH_ACCESS_PREFIX, OAUTH_REFRESH_PREFIX, hashSecret, newSecret } from '../identity/tokens.js';
 import { ACCESS_TOKEN_TTL_SECONDS, toAuthInfo } from '../identity/bearer.js';
-import { clientMetadataProblem, fetchClientDocument, isClientDocumentUrl } from './client-metadata.js';
+import { clientMetadataProblem, fetchClientDocument, isClientDocumentUrl, type GetDocument } from './client-metadata.js';
 import * as repo from './repository.js';
 import { inTransaction } from '../database/database.js';
 
@@ -71,8 +71,11 @@ export interface ProviderOptions {
   resourceOf(req: Request): string;
   /** Renders the authorize page (sign-in or consent) into the response. */
   render(res: Response, view: ConsentView): void;
-  /** Client ID Metadata Documents may be on private addresses, and on plain http on loopback (WEBHOOK_ALLOW_PRIVATE=1). */
-  allowPrivate: boolean;
+  /**
+   * How Client ID Metadata Documents are fetched; `allowPrivate` (WEBHOOK_ALLOW_PRIVATE=1) also
+   * lets one be on plain http on loopback.
+   */
+  clientDocuments: { allowPrivate: boolean; get: GetDocument };
 }
 
 /**
@@ -123,7 +126,7 @@ export class OAuthProvider implements OAuthServerProvider {
    * caching headers say, at most a day), or `invalid_client` naming why not.
    */
   private async fetchDocument(url: string): Promise<OAuthClientInformationFull> {
-    const { client, ttlSeconds } = await fetchClientDocument(url, this.o.allowPrivate);
+    const { client, ttlSeconds } = await fetchClientDocument(url, this.o.clientDocuments.allowPrivate, this.o.clientDocuments.get);
     const name = typeof client.client_name === 'string' ? client.client_name.slice(0, 200) : null;
     await repo.saveDocumentClient(this.o.db, { id: url, name, redirectUris: client.redirect_uris.map(String), metadata: client }, ttlSeconds);
     return client;
