@@ -115,6 +115,21 @@ describe('the resource a token is for (RFC 8707)', () => {
   });
 });
 
+describe('authorization responses name their issuer (RFC 9207)', () => {
+  it('carries iss, equal to the metadata\'s issuer, on the code redirect and on a Deny', async () => {
+    const metadata = (await (await fetch(`${stack.gateway}/.well-known/oauth-authorization-server/oauth/tasks`)).json()) as Record<string, unknown>;
+    expect(metadata).toMatchObject({ issuer: `${stack.gateway}/oauth/tasks`, authorization_response_iss_parameter_supported: true });
+    const client = await oauthClient(stack.gateway, 'tasks');
+    const { cookie } = await signedIn();
+    const allowed = (await client.answer(cookie, 'allow')).location;
+    expect(allowed.searchParams.get('code')).toBeTruthy();
+    expect(allowed.searchParams.get('iss')).toBe(metadata.issuer);
+    const denied = (await client.answer(cookie, 'deny')).location;
+    expect(denied.searchParams.get('error')).toBe('access_denied');
+    expect(denied.searchParams.get('iss')).toBe(metadata.issuer);
+  });
+});
+
 describe('tool calls made with an OAuth token (no PUBLIC_URL: the origin is the one the request came by)', () => {
   /** The official SDK client with the token as its bearer header, as an assistant holds it once connected. */
   async function assistant(origin: string, token: string): Promise<Client> {
@@ -148,17 +163,19 @@ describe('tool calls made with an OAuth token (no PUBLIC_URL: the origin is the 
     expect(res.status).toBe(401);
   });
 
+  /** One tools/call as JSON-RPC over HTTP, as an assistant sends it. */
+  const callTool = (token: string, toolsets: string, name: string, args: Record<string, unknown>) =>
+    fetch(`${stack.gateway}/mcp/tasks?toolsets=${toolsets}`, {
+      method: 'POST',
+      headers: { ...bearer(token), 'Content-Type': 'application/json', Accept: 'application/json, text/event-stream' },
+      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name, arguments: args } }),
+    });
+
   it('asks for the scope a tool needs with a 403 insufficient_scope challenge (step-up), changing nothing', async () => {
     const { cookie } = await signedIn();
     const tokens = await (await oauthClient(stack.gateway, 'tasks')).connect(cookie, { scope: 'tasks:read' });
-    const callTool = (toolsets: string, name: string, args: Record<string, unknown>) =>
-      fetch(`${stack.gateway}/mcp/tasks?toolsets=${toolsets}`, {
-        method: 'POST',
-        headers: { ...bearer(tokens.access_token), 'Content-Type': 'application/json', Accept: 'application/json, text/event-stream' },
-        body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name, arguments: args } }),
-      });
     for (const [toolsets, name, args] of [['all', 'createTask', { title: 'Not allowed' }], ['default', 'add_tasks', { tasks: [{ title: 'Not allowed' }] }]] as const) {
-      const res = await callTool(toolsets, name, args);
+      const res = await callTool(tokens.access_token, toolsets, name, args);
       expect(res.status).toBe(403);
       const challenge = res.headers.get('www-authenticate') ?? '';
       expect(challenge).toMatch(/^Bearer error="insufficient_scope"/);
@@ -171,6 +188,27 @@ describe('tool calls made with an OAuth token (no PUBLIC_URL: the origin is the 
     expect(listed.isError).toBeFalsy();
     expect((listed.structuredContent as { items: unknown[] }).items).toEqual([]);
     await reader.close();
+  });
+
+  it('works once the user consents to the scope the challenge named (step-up, then the same call)', async () => {
+    const { cookie } = await signedIn();
+    const client = await oauthClient(stack.gateway, 'tasks');
+    const narrow = await client.connect(cookie, { scope: 'tasks:read' });
+    const args = { title: 'Made after step-up' };
+    const refused = await callTool(narrow.access_token, 'all', 'createTask', args);
+    expect(refused.status).toBe(403);
+    const needed = /scope="([^"]+)"/.exec(refused.headers.get('www-authenticate') ?? '')?.[1];
+    expect(needed).toBe('tasks:write');
+    // The assistant authorizes again with what it had and what it was told it needs; the user allows.
+    const wider = await client.connect(cookie, { scope: `${narrow.scope} ${needed}` });
+    expect(wider.scope.split(' ').sort()).toEqual(['tasks:read', 'tasks:write']);
+    const called = await callTool(wider.access_token, 'all', 'createTask', args);
+    expect(called.status).toBe(200);
+    const { result } = (await called.json()) as { result: CallToolResult };
+    expect(result.isError).toBeFalsy();
+    expect(result.structuredContent).toMatchObject({ item: { title: 'Made after step-up' } });
+    const listed = (await (await fetch(`${stack.gateway}/api/v1/tasks`, { headers: { Cookie: cookie } })).json()) as { items: Array<{ title: string }> };
+    expect(listed.items.map((t) => t.title)).toEqual(['Made after step-up']);
   });
 });
 

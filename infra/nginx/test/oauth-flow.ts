@@ -2,8 +2,9 @@ import { createHash, randomBytes } from 'node:crypto';
 
 /**
  * An OAuth 2.1 client as an assistant runs it, against a service's authorization server through
- * the gateway (or a TLS terminator in front of it): dynamic registration, the authorize step with
- * PKCE S256 answered by a signed-in browser (its session cookie), and the token endpoint.
+ * the gateway (or a TLS terminator in front of it): dynamic registration (or the `identity` given:
+ * a Client ID Metadata Document's URL and a redirect URI), the authorize step with PKCE S256
+ * answered by a signed-in browser (its session cookie), and the token endpoint.
  * `fetchImpl` lets a caller send from a given source address or trust a test certificate.
  */
 export interface OAuthClient {
@@ -11,6 +12,8 @@ export interface OAuthClient {
   redirectUri: string;
   /** GET /authorize as the browser: no redirect followed. */
   authorize(params: { resource?: string; scope?: string; state?: string }, cookie?: string): Promise<{ status: number; location: string | null; html: string; verifier: string }>;
+  /** authorize, then Allow or Deny on the consent page: where the answer sends the browser. */
+  answer(cookie: string, decision: 'allow' | 'deny', params?: { resource?: string; scope?: string }): Promise<{ location: URL; verifier: string; consentHtml: string }>;
   /** The whole flow up to the code: authorize, then Allow on the consent page. */
   consent(cookie: string, params?: { resource?: string; scope?: string }): Promise<{ code: string; verifier: string; consentHtml: string }>;
   token(fields: Record<string, string>): Promise<{ status: number; body: Record<string, any> }>;
@@ -22,16 +25,20 @@ type Fetch = (url: string, init?: RequestInit) => Promise<Response>;
 
 const challengeOf = (verifier: string) => createHash('sha256').update(verifier).digest('base64url');
 
-export async function oauthClient(origin: string, service: string, fetchImpl: Fetch = fetch): Promise<OAuthClient> {
-  const base = `${origin}/oauth/${service}`;
-  const redirectUri = 'http://127.0.0.1:9/callback';
+async function register(base: string, redirectUri: string, fetchImpl: Fetch): Promise<string> {
   const registered = await fetchImpl(`${base}/register`, {
     method: 'POST',
     headers: { 'Content-Type': 'application/json' },
     body: JSON.stringify({ client_name: 'Rehearsal assistant', redirect_uris: [redirectUri], token_endpoint_auth_method: 'none' }),
   });
   if (registered.status !== 201) throw new Error(`register: ${registered.status} ${await registered.text()}`);
-  const clientId = ((await registered.json()) as { client_id: string }).client_id;
+  return ((await registered.json()) as { client_id: string }).client_id;
+}
+
+export async function oauthClient(origin: string, service: string, fetchImpl: Fetch = fetch, identity?: { clientId: string; redirectUri: string }): Promise<OAuthClient> {
+  const base = `${origin}/oauth/${service}`;
+  const redirectUri = identity?.redirectUri ?? 'http://127.0.0.1:9/callback';
+  const clientId = identity?.clientId ?? (await register(base, redirectUri, fetchImpl));
 
   const client: OAuthClient = {
     clientId,
@@ -51,7 +58,7 @@ export async function oauthClient(origin: string, service: string, fetchImpl: Fe
       const res = await fetchImpl(`${base}/authorize?${query}`, { redirect: 'manual', headers: cookie ? { Cookie: cookie } : {} });
       return { status: res.status, location: res.headers.get('location'), html: await res.text(), verifier };
     },
-    async consent(cookie, params = {}) {
+    async answer(cookie, decision, params = {}) {
       const page = await client.authorize(params, cookie);
       const requestId = /name="request" value="([^"]+)"/.exec(page.html)?.[1];
       if (page.status !== 200 || !requestId) throw new Error(`authorize: ${page.status} ${page.location ?? page.html.slice(0, 300)}`);
@@ -59,11 +66,17 @@ export async function oauthClient(origin: string, service: string, fetchImpl: Fe
         method: 'POST',
         redirect: 'manual',
         headers: { Cookie: cookie, 'Content-Type': 'application/x-www-form-urlencoded' },
-        body: new URLSearchParams({ request: requestId, decision: 'allow' }),
+        body: new URLSearchParams({ request: requestId, decision }),
       });
-      const code = new URL(answer.headers.get('location') ?? 'http://x/').searchParams.get('code');
-      if (answer.status !== 302 || !code) throw new Error(`consent: ${answer.status}`);
-      return { code, verifier: page.verifier, consentHtml: page.html };
+      const location = answer.headers.get('location');
+      if (answer.status !== 302 || !location) throw new Error(`consent: ${answer.status}`);
+      return { location: new URL(location), verifier: page.verifier, consentHtml: page.html };
+    },
+    async consent(cookie, params = {}) {
+      const { location, verifier, consentHtml } = await client.answer(cookie, 'allow', params);
+      const code = location.searchParams.get('code');
+      if (!code) throw new Error(`consent: no code in ${location.origin}${location.pathname}`);
+      return { code, verifier, consentHtml };
     },
     async token(fields) {
       const res = await fetchImpl(`${base}/token`, {

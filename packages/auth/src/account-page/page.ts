@@ -53,9 +53,11 @@ function scopeMeaning(scope: string): string {
 function consentSection(cfg: AuthConfig, view: Extract<ConsentView, { signedIn: true }>): string {
   const title = escapeHtml(cfg.service.charAt(0).toUpperCase() + cfg.service.slice(1));
   const client = escapeHtml(view.clientName);
+  // A metadata document's client: its name is its own word; the host its document came from is not.
+  const from = view.clientHost ? ` (${escapeHtml(view.clientHost)})` : '';
   const scopes = view.scopes.map((s) => `<li><code>${escapeHtml(s)}</code>: ${escapeHtml(scopeMeaning(s))}</li>`).join('');
   return `    <section id="consent" class="card narrow" aria-labelledby="consent-title">
-      <h1 id="consent-title" tabindex="-1">Connect ${client} to your ${title} account?</h1>
+      <h1 id="consent-title" tabindex="-1">Connect ${client}${from} to your ${title} account?</h1>
       <p><strong>${client}</strong> asks to act as you through the ${title} MCP server. It will be able to:</p>
       <ul class="scope-list">${scopes}</ul>
       <p>Its access is for <code>${escapeHtml(view.resource)}</code> only, and ends ${GRANT_LIFETIME_DAYS} days from now at the latest.</p>

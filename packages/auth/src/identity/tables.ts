@@ -39,9 +39,11 @@ interface OAuthClientsTable {
   id: string;
   name: string | null;
   redirect_uris: string[];
-  /** The registration as the client sent it (RFC 7591 metadata), answered back on registration. */
+  /** The registration as the client sent it (RFC 7591 metadata), or its Client ID Metadata Document as fetched. */
   metadata: unknown;
   created_at: CreatedAt;
+  /** A Client ID Metadata Document (its id is the document's URL): until when this copy may be used. Null for a registered client. */
+  metadata_expires_at: Timestamp | null;
 }
 
 /**
@@ -260,6 +262,20 @@ const authGrantLifetimeMigration: Migration = {
 };
 
 /**
+ * A client may identify itself by the URL of its Client ID Metadata Document: the fetched copy is
+ * kept (grants, codes and consent requests name their client) with how long its caching headers
+ * let it be used.
+ */
+const authClientDocumentsMigration: Migration = {
+  async up(db: Kysely<any>): Promise<void> {
+    await sql`alter table oauth_clients add column metadata_expires_at timestamptz`.execute(db);
+  },
+  async down(db: Kysely<any>): Promise<void> {
+    await db.schema.alterTable('oauth_clients').dropColumn('metadata_expires_at').execute();
+  },
+};
+
+/**
  * The identity migrations by name, to spread into a service's own set. Their names sort before
  * or after the service's own as they were added; the Migrator applies them in name order.
  */
@@ -269,4 +285,5 @@ export const authMigrations: Record<string, Migration> = {
   '2026_11_23_2300_auth_oauth': authOAuthMigration,
   '2026_11_25_0600_auth_grant_lifetime': authGrantLifetimeMigration,
   '2026_11_25_0700_auth_refresh_grace': authRefreshGraceMigration,
+  '2026_11_28_0900_auth_client_documents': authClientDocumentsMigration,
 };

@@ -14,6 +14,7 @@ import type { AnyDb } from '../identity/repository.js';
 import type { AuthDatabase } from '../identity/tables.js';
 import { OAUTH_ACCESS_PREFIX, OAUTH_REFRESH_PREFIX, hashSecret, newSecret } from '../identity/tokens.js';
 import { ACCESS_TOKEN_TTL_SECONDS, toAuthInfo } from '../identity/bearer.js';
+import { clientMetadataProblem, fetchClientDocument, isClientDocumentUrl, type GetDocument } from './client-metadata.js';
 import * as repo from './repository.js';
 import { inTransaction } from '../database/database.js';
 
@@ -24,19 +25,6 @@ const REFRESH_TOKEN_TTL_SECONDS = 30 * 24 * 3600;
  * two sessions of one assistant refreshing at once both go on, instead of the loser ending the grant.
  */
 const REFRESH_GRACE_SECONDS = 30;
-const LOOPBACK = new Set(['localhost', '127.0.0.1', '[::1]']);
-
-/** https, or http on the local machine (a desktop assistant's callback). */
-function allowedRedirect(uri: string): boolean {
-  try {
-    const url = new URL(uri);
-    if (url.hash) return false;
-    return url.protocol === 'https:' || (url.protocol === 'http:' && LOOPBACK.has(url.hostname));
-  } catch {
-    return false;
-  }
-}
-
 /**
  * The pair a refresh token was exchanged for, sealed (AES-256-GCM) with a key only that token's
  * holder can derive: the database keeps a token's SHA-256, never the token, so the sealed pair is
@@ -73,7 +61,7 @@ type Exchange =
 /** What the authorize step shows: the sign-in form, or the consent for a stored pending request. */
 export type ConsentView =
   | { signedIn: false }
-  | { signedIn: true; requestId: string; clientName: string; scopes: string[]; redirectUri: string; resource: string };
+  | { signedIn: true; requestId: string; clientName: string; scopes: string[]; redirectUri: string; resource: string; clientHost?: string };
 
 export interface ProviderOptions {
   db: AnyDb;
@@ -83,6 +71,11 @@ export interface ProviderOptions {
   resourceOf(req: Request): string;
   /** Renders the authorize page (sign-in or consent) into the response. */
   render(res: Response, view: ConsentView): void;
+  /**
+   * How Client ID Metadata Documents are fetched; `allowPrivate` (WEBHOOK_ALLOW_PRIVATE=1) also
+   * lets one be on plain http on loopback.
+   */
+  clientDocuments: { allowPrivate: boolean; get: GetDocument };
 }
 
 /**
@@ -103,16 +96,16 @@ export class OAuthProvider implements OAuthServerProvider {
         // Postgres cannot hold a NUL in text: such an id names no client (400 invalid_client).
         if (unsafeInputProblem(clientId)) return undefined;
         const client = await repo.findClient(o.db, clientId);
+        if (isClientDocumentUrl(clientId) && !client?.fresh) return this.fetchDocument(clientId);
         return client && ({ ...client.metadata, client_id: client.id, redirect_uris: client.redirectUris });
       },
+      // Dynamic registration (RFC 7591) is deprecated for MCP clients in favour of Client ID
+      // Metadata Documents; it stays for the clients that know nothing else.
       registerClient: async (client) => {
         const unsafe = unsafeInputProblem(client);
         if (unsafe) throw new InvalidClientMetadataError(`${unsafe.path.slice(1)} ${unsafe.message}`);
-        const bad = client.redirect_uris.find((uri) => !allowedRedirect(String(uri)));
-        if (bad !== undefined) throw new InvalidClientMetadataError(`redirect_uri ${String(bad)} must be https, or http on localhost or 127.0.0.1`);
-        if (client.grant_types && client.grant_types.some((g) => g !== 'authorization_code' && g !== 'refresh_token')) {
-          throw new InvalidClientMetadataError('grant_types may only be authorization_code and refresh_token');
-        }
+        const problem = clientMetadataProblem(client);
+        if (problem) throw new InvalidClientMetadataError(problem);
         // Every client is public: a secret would be stored in plain text and protect nothing a
         // PKCE verifier does not already protect for an assistant on someone's machine.
         const { client_secret: _secret, client_secret_expires_at: _expires, ...rest } = client;
@@ -126,6 +119,17 @@ export class OAuthProvider implements OAuthServerProvider {
         return registered;
       },
     };
+  }
+
+  /**
+   * A client whose id is the URL of its metadata document: fetched (its copy kept as long as its
+   * caching headers say, at most a day), or `invalid_client` naming why not.
+   */
+  private async fetchDocument(url: string): Promise<OAuthClientInformationFull> {
+    const { client, ttlSeconds } = await fetchClientDocument(url, this.o.clientDocuments.allowPrivate, this.o.clientDocuments.get);
+    const name = typeof client.client_name === 'string' ? client.client_name.slice(0, 200) : null;
+    await repo.saveDocumentClient(this.o.db, { id: url, name, redirectUris: client.redirect_uris.map(String), metadata: client }, ttlSeconds);
+    return client;
   }
 
   private checkScopes(requested: string[] | undefined): string[] {
@@ -162,15 +166,17 @@ export class OAuthProvider implements OAuthServerProvider {
       state: params.state ?? null,
       resource,
     });
-    this.o.render(res, { signedIn: true, requestId, clientName: client.client_name ?? client.client_id, scopes, redirectUri: params.redirectUri, resource });
+    const clientHost = isClientDocumentUrl(client.client_id) ? new URL(client.client_id).host : undefined;
+    this.o.render(res, { signedIn: true, requestId, clientName: client.client_name ?? client.client_id, scopes, redirectUri: params.redirectUri, resource, clientHost });
   }
 
   /**
    * The consent form's answer: the pending request is taken (so it is answered once) and the
-   * redirect URI returned with `code` and `state`, or `error=access_denied`. Undefined when the
-   * request is unknown, expired or another account's.
+   * redirect URI returned with `code` and `state`, or `error=access_denied`, and `iss` (RFC 9207:
+   * the client checks the answer came from the server it asked). Undefined when the request is
+   * unknown, expired or another account's.
    */
-  async decide(accountId: string, requestId: string, allow: boolean): Promise<string | undefined> {
+  async decide(accountId: string, requestId: string, allow: boolean, issuer: string): Promise<string | undefined> {
     const request = await repo.takeRequest(this.o.db, requestId, accountId);
     if (!request) return undefined;
     const target = new URL(request.redirectUri);
@@ -183,6 +189,7 @@ export class OAuthProvider implements OAuthServerProvider {
       target.searchParams.set('error_description', 'The user denied access');
     }
     if (request.state !== null) target.searchParams.set('state', request.state);
+    target.searchParams.set('iss', issuer);
     return target.href;
   }
 

@@ -19,12 +19,31 @@ export async function insertClient(db: AnyDb, c: ClientRecord): Promise<void> {
     .execute();
 }
 
-export async function findClient(db: AnyDb, id: string): Promise<ClientRecord | undefined> {
+/**
+ * Keeps the fetched copy of a Client ID Metadata Document (its URL is the client's id) for
+ * `ttlSeconds` (0: fetched again next time); the row stays, since grants name their client.
+ */
+export async function saveDocumentClient(db: AnyDb, c: ClientRecord, ttlSeconds: number): Promise<void> {
+  const fresh = {
+    name: c.name,
+    redirect_uris: c.redirectUris,
+    metadata: JSON.stringify(c.metadata),
+    metadata_expires_at: sql<string>`now() + make_interval(secs => ${ttlSeconds})`,
+  };
+  await auth(db)
+    .insertInto('oauth_clients')
+    .values({ id: c.id, ...fresh })
+    .onConflict((oc) => oc.column('id').doUpdateSet(fresh))
+    .execute();
+}
+
+/** A client by id; `fresh` says whether a metadata document's copy may still be used (null for a registered client). */
+export async function findClient(db: AnyDb, id: string): Promise<(ClientRecord & { fresh: boolean | null }) | undefined> {
   return auth(db)
     .selectFrom('oauth_clients')
-    .select(['id', 'name', 'redirect_uris as redirectUris', 'metadata'])
+    .select(['id', 'name', 'redirect_uris as redirectUris', 'metadata', sql<boolean | null>`metadata_expires_at > now()`.as('fresh')])
     .where('id', '=', id)
-    .executeTakeFirst() as Promise<ClientRecord | undefined>;
+    .executeTakeFirst() as Promise<(ClientRecord & { fresh: boolean | null }) | undefined>;
 }
 
 export interface PendingRequest {

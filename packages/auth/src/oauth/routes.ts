@@ -87,9 +87,12 @@ export interface OAuthRouterOptions {
 /**
  * OAuth 2.1 for MCP connectors, on the SDK's handlers: RFC 9728 protected-resource metadata for
  * `/mcp/<service>`, RFC 8414 metadata for the issuer `<origin>/oauth/<service>`, and under that
- * issuer `register` (RFC 7591), `authorize` (code + PKCE S256), `token`, `revoke` (RFC 7009) and
- * `consent` (the consent page's Allow/Deny form). The account page's "Connected apps" are
- * `GET /auth/<service>/apps` and `DELETE /auth/<service>/apps/{id}` (sessions only). The SDK's
+ * issuer `authorize` (code + PKCE S256; a client identifies itself by the URL of its Client ID
+ * Metadata Document, or by an id from `register`, RFC 7591 dynamic registration, deprecated),
+ * `token`, `revoke` (RFC 7009) and `consent` (the consent page's Allow/Deny form, whose redirect
+ * carries `iss`, RFC 9207: every other authorize answer is a page). The account page's
+ * "Connected apps" are `GET /auth/<service>/apps` and `DELETE /auth/<service>/apps/{id}`
+ * (sessions only). The SDK's
  * in-memory rate limits are off: the service's own limits (in Redis, across replicas) apply.
  */
 /** The paths {@link oauthRouter} serves, each with everything below it. */
@@ -131,6 +134,8 @@ export function oauthRouter(o: OAuthRouterOptions): Router {
       token_endpoint_auth_methods_supported: ['none'],
       revocation_endpoint_auth_methods_supported: ['none'],
       scopes_supported: scopes,
+      client_id_metadata_document_supported: true,
+      authorization_response_iss_parameter_supported: true,
     })(req, res, next);
   });
 
@@ -141,7 +146,8 @@ export function oauthRouter(o: OAuthRouterOptions): Router {
     if (typeof request !== 'string' || !/^[0-9a-f-]{36}$/i.test(request) || (decision !== 'allow' && decision !== 'deny')) {
       throw errors.validation([{ path: '/decision', message: 'the consent form sends request and decision (allow or deny)' }]);
     }
-    const target = await o.provider.decide(req.caller!.accountId, request, decision === 'allow');
+    const { issuer } = oauthUrls(svc, publicOrigin(req, o.publicUrl));
+    const target = await o.provider.decide(req.caller!.accountId, request, decision === 'allow', issuer);
     if (!target) throw errors.notFound('This authorization request is unknown or expired; start again from the app');
     res.set('Cache-Control', 'no-store').redirect(302, target);
   });

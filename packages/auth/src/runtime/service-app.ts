@@ -25,6 +25,7 @@ import { createObservability, mountHealth } from './observability.js';
 import { createRateLimit, isRead } from './rate-limit.js';
 import { under } from './under.js';
 import { withRecurringJobs, type RecurringJob } from './recurring.js';
+import { getBounded } from '../webhooks/http-post.js';
 import { webhooksRouter } from '../webhooks/routes.js';
 import { createWebhookWorker, type WebhookWorker } from '../webhooks/worker.js';
 import { useCursorKeys } from '../streams/cursors.js';
@@ -174,6 +175,10 @@ export function createServiceApp(o: ServiceAppOptions): Express {
     credentials,
     resourceOf: ownResource,
     render: authorizePageRenderer(auth, declared.paths.keys, o.config.signup),
+    clientDocuments: {
+      allowPrivate: o.config.webhooks.allowPrivate,
+      get: (url, maxBytes, timeoutMs) => getBounded(url, { accept: 'application/json' }, maxBytes, timeoutMs, { allowPrivate: o.config.webhooks.allowPrivate }),
+    },
   });
   app.use(under(Object.values(oauthPaths(service)), oauthRouter({ cfg: auth, db: o.db, provider, publicUrl: o.config.publicUrl, errorPage: authorizeErrorPage(auth) })));
   const accounts = new AccountService(o.db, auth, createLoginThrottle(o.redis, o.config.redisPrefix, o.logger), o.accountHooks ?? {});
