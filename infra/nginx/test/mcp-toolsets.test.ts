@@ -196,6 +196,18 @@ describe('task-level tools run the operations they stand for, as the caller', ()
     const deleted = await a.ok('update_tasks', { tasks: [{ id, action: 'delete' }], confirm: true });
     expect(deleted.result[0]).toMatchObject({ action: 'delete', status: 200 });
     expect((await a.call('find_tasks', { id })).structuredContent.status).toBe(404);
+
+    // The one-per-operation tools (all) ask the same of a client that cannot be asked.
+    const all = await Assistant.connect('tasks', keys.tasks!.full, '?toolsets=all');
+    expect(all.tools.find((t) => t.name === 'deleteTask')!.inputSchema.properties?.confirm).toMatchObject({ type: 'boolean' });
+    const kept = (await a.ok('add_tasks', { tasks: [{ title: 'Keep the gym' }] })).result[0].result.item.id as string;
+    const refused = await all.call('deleteTask', { id: kept });
+    expect(refused.isError).toBe(true);
+    expect(refused.structuredContent.error.details).toEqual([{ path: '/confirm', message: 'must be true to deleteTask: ask the user first, it cannot be undone' }]);
+    expect((await all.call('getTask', { id: kept })).isError).toBeFalsy();
+    expect((await all.call('deleteTask', { id: kept, confirm: true })).isError).toBeFalsy();
+    expect((await all.call('getTask', { id: kept })).isError).toBe(true);
+    await all.close();
     await a.close();
   });
 
@@ -312,7 +324,7 @@ const TASKS: Task[] = [
   },
   {
     ask: 'Delete the dentist task (the user confirmed)',
-    all: async (a, d) => void (await a.ok('deleteTask', { id: d.dentist })),
+    all: async (a, d) => void (await a.ok('deleteTask', { id: d.dentist, confirm: true })),
     default: async (a, d) => void (await a.ok('update_tasks', { tasks: [{ id: d.dentist, action: 'delete' }], confirm: true })),
   },
 ];
@@ -443,7 +455,7 @@ const CLIPBOARD: Task[] = [
     ask: 'Delete the clips with passwords in them (the user confirmed)',
     all: async (a) => {
       const { items } = await a.ok('listItems', { limit: 100 });
-      await a.ok('bulkDeleteItems', { ids: items.filter((i: any) => i.content.includes('password')).map((i: any) => i.id) });
+      await a.ok('bulkDeleteItems', { ids: items.filter((i: any) => i.content.includes('password')).map((i: any) => i.id), confirm: true });
     },
     default: async (a) => {
       const { result } = await a.ok('find_clips', { limit: 100, fields: ['content'] });

@@ -62,7 +62,11 @@ describe('MCP revisions', () => {
     const again = await client.listTools();
     expect(again.tools.map((t) => t.name)).toEqual(first.tools.map((t) => t.name));
     expect(first.tools.length).toBeGreaterThan(0);
-    for (const tool of first.tools) expect(tool.icons?.[0]?.mimeType).toBe('image/svg+xml');
+    for (const tool of first.tools) expect(tool.icons?.[0]).toMatchObject({ src: `${stack.gateway}/account/tasks/icon.svg`, mimeType: 'image/svg+xml' });
+    const icon = await fetch(first.tools[0]!.icons![0]!.src);
+    expect(icon.status).toBe(200);
+    expect(icon.headers.get('content-type')).toMatch(/^image\/svg\+xml/);
+    expect(await icon.text()).toContain('<svg');
     const id = await addTask(key, 'Read by a v2 client');
     const found = (await client.callTool({ name: 'find_tasks', arguments: { id } })) as CallToolResult;
     expect(found.isError).toBeFalsy();

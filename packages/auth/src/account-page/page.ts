@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Router, type Response } from 'express';
 import type { AuthConfig } from '../identity/config.js';
+import { serviceIconPath, serviceIconSvg } from '../identity/service-icon.js';
 import type { ConsentView } from '../oauth/provider.js';
 import { GRANT_LIFETIME_DAYS } from '../oauth/repository.js';
 
@@ -108,6 +109,10 @@ export function accountPageRouter(cfg: AuthConfig, keysPath: string, signup: 'op
   router.get(path, (req, res) => {
     res.set('Cache-Control', 'no-store').type('html').send(page({ signedIn: req.caller?.kind === 'session', mode: 'account' }));
   });
+  const icon = serviceIconSvg(cfg.service);
+  router.get(serviceIconPath(cfg.service), (_req, res) => {
+    res.set('Cache-Control', 'public, max-age=86400').type('image/svg+xml').send(icon);
+  });
   router.get(`${path}/:asset`, (req, res, next) => {
     // Own names only: `constructor` or `__proto__` is no asset (a 404, not Object's own members).
     const asset = Object.hasOwn(ASSETS, req.params.asset) ? ASSETS[req.params.asset] : undefined;
@@ -133,7 +138,7 @@ export function authorizeErrorPage(cfg: AuthConfig): (res: Response, error: stri
   <meta charset="utf-8">
   <meta name="viewport" content="width=device-width, initial-scale=1">
   <title>${title}: the app cannot connect</title>
-  <link rel="icon" href="data:,">
+  <link rel="icon" href="/account/${service}/icon.svg">
   <link rel="stylesheet" href="/account/${service}/account.css">
 </head>
 <body>

@@ -30,6 +30,7 @@ import { errorBody, errors, AppError, type EnvelopeStyle } from '@app/http-error
 import { jsonBody } from '@app/http-errors/validation';
 import type { AuthConfig } from '../identity/config.js';
 import { oauthUrls, publicOrigin, toAuthInfo } from '../identity/bearer.js';
+import { serviceIconPath } from '../identity/service-icon.js';
 import { answerRelay, askUser, CONFIRM_SCHEMA, confirmQuestion, readAnswer } from './elicitation.js';
 import { INNER_CALL_HEADER, type InnerCalls } from './inner-calls.js';
 import { sessionIds, type McpSession } from './sessions.js';
@@ -132,13 +133,6 @@ class AskFirst extends Error {
   }
 }
 
-/** The service's icon (a letter on a disc), for the server and its tools. */
-const icon = (service: string): Icon => ({
-  src: `data:image/svg+xml,${encodeURIComponent(`<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 24 24"><circle cx="12" cy="12" r="12" fill="#2b6cb0"/><text x="12" y="17" font-size="14" text-anchor="middle" fill="#fff">${service.charAt(0).toUpperCase()}</text></svg>`)}`,
-  mimeType: 'image/svg+xml',
-  sizes: ['any'],
-});
-
 /** The toolset of the one-per-operation tools; every other toolset is named by its task-level tools. */
 const ALL = 'all';
 
@@ -230,10 +224,9 @@ export const mcpPath = (service: string): string => `/mcp/${service}`;
 export function mcpRouter(o: McpOptions): Router {
   const path = mcpPath(o.auth.service);
   const redact = new Set(o.redact ?? []);
-  const icons = [icon(o.auth.service)];
   // A destructive operation takes `confirm` (the user agreed), which a client that cannot be asked must send.
   const withConfirm = (schema: GeneratedTool['inputSchema']) => ({ ...schema, properties: { ...schema.properties, confirm: { type: 'boolean', description: 'true once the user agreed: it cannot be undone (a client that answers elicitation is asked instead)' } } });
-  const toolList = o.tools.map(({ name, title, description, inputSchema, annotations }) => ({ name, title, description, inputSchema: annotations.destructiveHint ? withConfirm(inputSchema) : inputSchema, annotations, icons }));
+  const toolList = o.tools.map(({ name, title, description, inputSchema, annotations }) => ({ name, title, description, inputSchema: annotations.destructiveHint ? withConfirm(inputSchema) : inputSchema, annotations }));
   // requestState (2026-07-28 confirmations) is signed with a key of this service alone, the same on every replica.
   const stateCodec = createRequestStateCodec<{ call: string }>({ key: Buffer.from(hkdfSync('sha256', o.sessionSecret, `mcp-request-state:${o.auth.service}`, 'mcp request state', 32)) });
   const byName = new Map(o.tools.map((t, i) => [t.name, { tool: t, listed: toolList[i]! }]));
@@ -364,6 +357,8 @@ export function mcpRouter(o: McpOptions): Router {
 
   const server = (x: Exchange, scopes: string[], chosen: { toolsets: Set<string>; readOnly: boolean }, session: McpSession | undefined): Server => {
     const { req } = x;
+    // The service's icon, by URL on the origin the request came by (the account page serves it).
+    const icons: Icon[] = [{ src: `${publicOrigin(req, o.publicUrl)}${serviceIconPath(o.auth.service)}`, mimeType: 'image/svg+xml' }];
     const s = new Server(
       { name: `${o.auth.service}`, title: `${o.auth.service.charAt(0).toUpperCase()}${o.auth.service.slice(1)}`, version: o.version ?? '1.0.0', icons },
       {
@@ -380,7 +375,7 @@ export function mcpRouter(o: McpOptions): Router {
       .filter((t) => t.actions.length > 0);
     // A fixed order: the service's operations as its document lists them, then the task-level tools as declared.
     s.setRequestHandler('tools/list', async () => ({
-      tools: [...perOperation.map((t) => byName.get(t.name)!.listed), ...taskLevel.map((t) => ({ ...listTaskTool(t.tool, t.actions), icons }))] as Tool[],
+      tools: [...perOperation.map((t) => ({ ...byName.get(t.name)!.listed, icons })), ...taskLevel.map((t) => ({ ...listTaskTool(t.tool, t.actions), icons }))] as Tool[],
     }));
     s.setRequestHandler('tools/call', async (request, ctx): Promise<CallToolResult> => {
       const { name } = request.params;
