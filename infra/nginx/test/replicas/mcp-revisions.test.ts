@@ -68,7 +68,7 @@ describe('MCP revisions', () => {
     expect(icon.headers.get('content-type')).toMatch(/^image\/svg\+xml/);
     expect(await icon.text()).toContain('<svg');
     const id = await addTask(key, 'Read by a v2 client');
-    const found = (await client.callTool({ name: 'find_tasks', arguments: { id } })) as CallToolResult;
+    const found = (await client.callTool({ name: 'find_tasks', arguments: { id } }));
     expect(found.isError).toBeFalsy();
     expect(JSON.stringify(found.structuredContent)).toContain('Read by a v2 client');
     await client.close();
@@ -117,7 +117,7 @@ describe('MCP revisions', () => {
       return answers.shift()!;
     }, route);
     const gone = await addTask(key, 'Cancel the gym membership');
-    const confirmed = (await client.callTool(deleteCall(gone))) as CallToolResult;
+    const confirmed = (await client.callTool(deleteCall(gone)));
     expect(confirmed.isError).toBeFalsy();
     expect(asked[0]).toContain('"Cancel the gym membership"');
     expect(asked[0]).toContain(gone);

@@ -505,8 +505,8 @@ export function mcpRouter(o: McpOptions): Router {
       return legacy instanceof globalThis.Response ? legacy : settle(legacy.response);
     }, { overrideGlobalObjects: false });
 
-    /** Nothing is sent yet (JSON, or a stream whose first event is its end): the 401 or 403 is the answer. */
-    async function settle(response: globalThis.Response): Promise<globalThis.Response | typeof RESPONSE_ALREADY_SENT> {
+    /** Nothing is sent yet (JSON, or a stream whose first event is its end): the 401 or 403 is the answer (then RESPONSE_ALREADY_SENT). */
+    async function settle(response: globalThis.Response): Promise<globalThis.Response> {
       if (!x.callerGone && !x.stepUp) return response;
       await response.body?.cancel();
       await challenge(req, res, x);
