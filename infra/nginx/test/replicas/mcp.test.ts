@@ -3,12 +3,13 @@ import pg from 'pg';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { ElicitRequestSchema, type CallToolResult, type ElicitRequest, type ElicitResult } from '@modelcontextprotocol/sdk/types.js';
+import { Client as V2Client, StreamableHTTPClientTransport as V2Transport, type CallToolResult as V2CallToolResult, type ElicitResult as V2ElicitResult } from '@modelcontextprotocol/client';
 import { startRedis, waitForPort, type RunningRedis } from '@app/devstack';
 import { startStack, type Stack } from '../stack.js';
 import { served } from './metrics.js';
 
 /*
- * Destructive MCP tools confirmed by elicitation, behind the gateway with two instances of each
+ * The MCP revisions side by side, and destructive MCP tools confirmed by elicitation, behind the gateway with two instances of each
  * service and no sticky sessions: the question goes out on one instance's stream, the client's
  * answer may come back to the other. A client without elicitation keeps the `confirm: true`
  * rule. And a caller revoked while its call runs gets an HTTP 401 with the challenge, never a
@@ -226,5 +227,119 @@ describe('Redis lost while a confirmation is awaited', () => {
     await client.close();
     redis = await startRedis({ port: redis.port });
     await waitForPort(redis.port);
+  });
+});
+
+/** A v2 SDK client pinned to 2026-07-28; with `elicit` it answers input requests. `route` picks the URL of each POST. */
+async function modern(key: string, elicit?: (message: string) => V2ElicitResult, route?: (body: string) => string): Promise<V2Client> {
+  const client = new V2Client({ name: 'revisions-test', version: '1.0.0' }, { capabilities: elicit ? { elicitation: { form: {} } } : {}, versionNegotiation: { mode: { pin: '2026-07-28' } } });
+  if (elicit) client.setRequestHandler('elicitation/create', async (request) => elicit((request.params as { message: string }).message));
+  await client.connect(new V2Transport(new URL(MCP()), {
+    requestInit: { headers: { Authorization: `Bearer ${key}` } },
+    ...(route ? { fetch: (url: string | URL, init?: RequestInit) => fetch(typeof init?.body === 'string' && init.method === 'POST' ? route(init.body) : url, init) } : {}),
+  }));
+  return client;
+}
+
+describe('MCP revisions', () => {
+  it('serves a v2 SDK client on 2026-07-28: a fixed tool order with icons, cached privately, and a call', async () => {
+    const { key } = await tasksKey();
+    const client = await modern(key);
+    expect(client.getNegotiatedProtocolVersion()).toBe('2026-07-28');
+    const first = await client.listTools();
+    const again = await client.listTools();
+    expect(again.tools.map((t) => t.name)).toEqual(first.tools.map((t) => t.name));
+    expect(first.tools.length).toBeGreaterThan(0);
+    for (const tool of first.tools) expect(tool.icons?.[0]).toMatchObject({ src: `${stack.gateway}/account/tasks/icon.svg`, mimeType: 'image/svg+xml' });
+    const icon = await fetch(first.tools[0]!.icons![0]!.src);
+    expect(icon.status).toBe(200);
+    expect(icon.headers.get('content-type')).toMatch(/^image\/svg\+xml/);
+    expect(await icon.text()).toContain('<svg');
+    const id = await addTask(key, 'Read by a v2 client');
+    const found = (await client.callTool({ name: 'find_tasks', arguments: { id } }));
+    expect(found.isError).toBeFalsy();
+    expect(JSON.stringify(found.structuredContent)).toContain('Read by a v2 client');
+    await client.close();
+
+    // The wire: resultType, ttlMs and cacheScope on the list, and the Mcp-Method header checked against the body.
+    const meta = { 'io.modelcontextprotocol/protocolVersion': '2026-07-28', 'io.modelcontextprotocol/clientInfo': { name: 'raw', version: '1' }, 'io.modelcontextprotocol/clientCapabilities': {} };
+    const post = (method: string, header: string) => fetch(MCP(), {
+      method: 'POST',
+      headers: { Authorization: `Bearer ${key}`, 'Content-Type': 'application/json', Accept: 'application/json, text/event-stream', 'MCP-Protocol-Version': '2026-07-28', 'Mcp-Method': header },
+      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params: { _meta: meta } }),
+    });
+    const listed = (await (await post('tools/list', 'tools/list')).json()) as { result: Record<string, unknown> };
+    expect(listed.result).toMatchObject({ resultType: 'complete', cacheScope: 'private' });
+    expect(listed.result.ttlMs).toBeGreaterThan(0);
+    const discovered = (await (await post('server/discover', 'server/discover')).json()) as { result: Record<string, any> };
+    expect(discovered.result.supportedVersions).toEqual(expect.arrayContaining(['2026-07-28']));
+    const mismatch = (await (await post('tools/list', 'prompts/list')).json()) as { error?: { code: number } };
+    expect(mismatch.error?.code).toBe(-32020);
+  });
+
+  it('serves a v1 SDK client on 2025-06-18 by its handshake: it lists and calls a tool', async () => {
+    const { key } = await tasksKey();
+    const client = new Client({ name: 'revisions-v1', version: '1.0.0' });
+    // A client whose newest revision is 2025-06-18: its initialize asks for that one.
+    const older = (url: string | URL, init?: RequestInit) => fetch(url, typeof init?.body === 'string' ? { ...init, body: init.body.replace('"protocolVersion":"2025-11-25"', '"protocolVersion":"2025-06-18"') } : init);
+    const transport = new StreamableHTTPClientTransport(new URL(MCP()), { requestInit: { headers: { Authorization: `Bearer ${key}` } }, fetch: older });
+    await client.connect(transport);
+    expect(transport.protocolVersion).toBe('2025-06-18');
+    const { tools } = await client.listTools();
+    expect(tools.map((t) => t.name)).toContain('find_tasks');
+    const id = await addTask(key, 'Read by a v1 client');
+    const found = (await client.callTool({ name: 'find_tasks', arguments: { id } })) as V2CallToolResult;
+    expect(found.isError).toBeFalsy();
+    await client.close();
+  });
+
+  it('confirms a delete by multi round-trip whose retry reaches the other instance; a decline is 409 not_confirmed', async () => {
+    const { key } = await tasksKey();
+    const [a, b] = stack.instances.tasks;
+    // The first call goes to instance a, its retry (carrying inputResponses) to instance b.
+    const route = (body: string) => `http://127.0.0.1:${body.includes('"inputResponses"') ? b!.port : a!.port}/mcp/tasks`;
+    const asked: string[] = [];
+    const answers: V2ElicitResult[] = [{ action: 'accept', content: { confirm: true } }, { action: 'decline' }];
+    const client = await modern(key, (message) => {
+      asked.push(message);
+      return answers.shift()!;
+    }, route);
+    const gone = await addTask(key, 'Cancel the gym membership');
+    const confirmed = (await client.callTool(deleteCall(gone)));
+    expect(confirmed.isError).toBeFalsy();
+    expect(asked[0]).toContain('"Cancel the gym membership"');
+    expect(asked[0]).toContain(gone);
+    expect(await taskStatus(key, gone)).toBe(404);
+
+    const kept = await addTask(key, 'Keep me');
+    const declined = (await client.callTool(deleteCall(kept))) as V2CallToolResult & { structuredContent: any };
+    expect(declined.isError).toBe(true);
+    expect(declined.structuredContent.status).toBe(409);
+    expect(JSON.stringify(declined.structuredContent)).toContain('not_confirmed');
+    expect(await taskStatus(key, kept)).toBe(200);
+    expect(answers).toHaveLength(0);
+    await client.close();
+  });
+
+  it('refuses a retry whose requestState was altered or made for another call', async () => {
+    const { key } = await tasksKey();
+    const id = await addTask(key, 'Guarded');
+    const other = await addTask(key, 'Other');
+    const meta = { 'io.modelcontextprotocol/protocolVersion': '2026-07-28', 'io.modelcontextprotocol/clientInfo': { name: 'raw', version: '1' }, 'io.modelcontextprotocol/clientCapabilities': { elicitation: { form: {} } } };
+    const call = async (taskId: string, extra: Record<string, unknown> = {}) => (await (await fetch(MCP(), {
+      method: 'POST',
+      headers: { Authorization: `Bearer ${key}`, 'Content-Type': 'application/json', Accept: 'application/json, text/event-stream', 'MCP-Protocol-Version': '2026-07-28', 'Mcp-Method': 'tools/call', 'Mcp-Name': 'update_tasks' },
+      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { ...deleteCall(taskId), _meta: meta, ...extra } }),
+    })).json()) as { result?: Record<string, any>; error?: { code: number } };
+    const first = await call(id);
+    expect(first.result).toMatchObject({ resultType: 'input_required' });
+    const yes = { confirm: { action: 'accept', content: { confirm: true } } };
+    // The state of the call on `id`, replayed to delete `other`: asked again, nothing deleted.
+    const replayed = await call(other, { inputResponses: yes, requestState: first.result!.requestState });
+    expect(replayed.result).toMatchObject({ resultType: 'input_required' });
+    const altered = await call(id, { inputResponses: yes, requestState: `${String(first.result!.requestState).slice(0, -2)}AA` });
+    expect(altered.error?.code).toBe(-32602);
+    expect(await taskStatus(key, id)).toBe(200);
+    expect(await taskStatus(key, other)).toBe(200);
   });
 });
