@@ -1,6 +1,5 @@
 import type { Request } from 'express';
-import { InvalidTokenError } from '@modelcontextprotocol/sdk/server/auth/errors.js';
-import type { AuthInfo } from '@modelcontextprotocol/sdk/server/auth/types.js';
+import { OAuthError, OAuthErrorCode, type AuthInfo } from '@modelcontextprotocol/server';
 import type { Caller } from './middleware.js';
 
 // A bearer credential as the MCP endpoint and the OAuth server both see it: where a token is
@@ -44,7 +43,7 @@ export function oauthUrls(service: string, origin: string) {
  * every request resolves the key again anyway.
  */
 export function toAuthInfo(token: string, caller: Caller | undefined): AuthInfo {
-  if (!caller) throw new InvalidTokenError('The API key or access token is invalid, expired or revoked');
+  if (!caller) throw new OAuthError(OAuthErrorCode.InvalidToken, 'The API key or access token is invalid, expired or revoked');
   return {
     token,
     clientId: caller.oauth ? 'oauth' : 'api-key',

@@ -5,8 +5,7 @@ import { RESPONSE_ALREADY_SENT } from '@hono/node-server/utils/response';
 import { Router, type Request, type RequestHandler, type Response } from 'express';
 import type { Redis } from 'ioredis';
 import type { Logger } from 'pino';
-import { InvalidTokenError } from '@modelcontextprotocol/sdk/server/auth/errors.js';
-import { requireBearerAuth } from '@modelcontextprotocol/sdk/server/auth/middleware/bearerAuth.js';
+import { requireBearerAuth } from '@modelcontextprotocol/express';
 import {
   createMcpHandler,
   createRequestStateCodec,
@@ -15,6 +14,8 @@ import {
   isJSONRPCErrorResponse,
   isJSONRPCResultResponse,
   isLegacyRequest,
+  OAuthError,
+  OAuthErrorCode,
   ProtocolError,
   ProtocolErrorCode,
   Server,
@@ -443,7 +444,7 @@ export function mcpRouter(o: McpOptions): Router {
   const challenge = (req: Request, res: Response, x: Exchange) => {
     if (x.callerGone) {
       return bearerCheck(req, res, () => {
-        throw new InvalidTokenError('The API key or access token was revoked or expired during this request');
+        throw new OAuthError(OAuthErrorCode.InvalidToken, 'The API key or access token was revoked or expired during this request');
       }, () => {});
     }
     return bearerCheck(req, res, (token) => toAuthInfo(token, keyCaller(req)), () => {}, x.stepUp);
