@@ -33,8 +33,7 @@ describe('a stream costs its process a bounded amount whatever its reader does',
   const PAUSED = 10;
   const GROWTH_MB = 64;
 
-  // The three services side by side (each measures its own process): a third of the wall time.
-  it.concurrent.each(SERVICES)('%s: ten streams that never read, over 250 of its largest changes, grow the process by under 64 MB, and it returns within 10%% once they close', async (svc) => {
+  it.each(SERVICES)('%s: ten streams that never read, over 250 of its largest changes, grow the process by under 64 MB, and it returns within 10%% once they close', async (svc) => {
     const accountId = await newAccount(svc);
     const auth = `Bearer ${(await stack.admin(svc, 'create-key', '--account', accountId)).key as string}`;
     const origin = `http://127.0.0.1:${stack.ports[svc]}`;
