@@ -17,6 +17,28 @@ function cpuMs(pid: number | undefined): number {
   }
 }
 
+/** A process's parent (undefined when it cannot be read). */
+function parentOf(pid: number): number | undefined {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    // ppid is the second field after the command name.
+    return Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * The bench's own Postgres: the postmaster that serves the backend `backendPid` and its children
+ * (backends, background workers). Not every process named postgres: other servers on a shared
+ * machine (another checkout's test suites) would count their work as the product's.
+ */
+export function postgresServing(backendPid: number): () => number[] {
+  const postmaster = parentOf(backendPid);
+  if (postmaster === undefined) throw new Error(`no process ${backendPid}: the bench's Postgres runs elsewhere`);
+  return () => pidsNamed('postgres').filter((pid) => pid === postmaster || parentOf(pid) === postmaster);
+}
+
 /** Every running process of this name (`postgres`: the postmaster and its backends; `nginx`: master and workers). */
 export function pidsNamed(name: string): number[] {
   const pids: number[] = [];

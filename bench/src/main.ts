@@ -21,7 +21,7 @@ import type { BaselineRoute } from './baseline.js';
 import { runLoad, type LoadRequest, type LoadResult } from './load.js';
 import { machine, printTable, writeResults, type Row } from './report.js';
 import { peakRss } from './rss.js';
-import { pidsNamed } from './cpu.js';
+import { pidsNamed, postgresServing } from './cpu.js';
 import { SqlLog, sequentialScans } from './sql-log.js';
 import { TOTAL_TASKS, scaleRequests, seedTasksLarge, seedTasksSmall, taskScenarios } from './tasks.bench.js';
 import { meetingScenarios, seedMeetings } from './meetings.bench.js';
@@ -282,7 +282,8 @@ async function main(): Promise<number> {
 
     const rows: Row[] = [];
     const loadOpts = { connections: CONNECTIONS, warmupSeconds: WARMUP_SECONDS, seconds: SECONDS };
-    const shared = { nginx: () => pidsNamed('nginx'), postgres: () => pidsNamed('postgres') };
+    const { rows: [backend] } = await client.query<{ pid: number }>('select pg_backend_pid() as pid');
+    const shared = { nginx: () => pidsNamed('nginx'), postgres: postgresServing(backend!.pid) };
     const baselineOpts = { ...loadOpts, meter: { service: () => [baseline.pid], postgres: shared.postgres } };
     const baselineRequest = (s: Scenario, path: string): LoadRequest => ({ method: s.request.method ?? 'GET', path, ...(s.request.body ? { body: s.request.body } : {}) });
     for (const [i, s] of scenarios.entries()) {
@@ -305,7 +306,7 @@ async function main(): Promise<number> {
     const table = printTable(rows);
     // Last: it leaves a subscription on each account.
     log(`load: ${WEBHOOKS_SCENARIO}`);
-    const hooks = needs('tasks') && selected(WEBHOOKS_SCENARIO) ? await webhookBench(ctx, tasks, loadOpts, { api: product.children.tasks.pid, worker: tasksWorker.pid }) : null;
+    const hooks = needs('tasks') && selected(WEBHOOKS_SCENARIO) ? await webhookBench(ctx, tasks, loadOpts, { api: product.children.tasks.pid, worker: tasksWorker.pid, postgres: shared.postgres }) : null;
     const scaleFigures = scale && {
       listP95Ms: { at10k: scale.small.list.p95, at1M: scale.large.list.p95, ratio: scale.large.list.p95 / Math.max(scale.small.list.p95, 0.001) },
       rareSearchP95Ms: { at10k: scale.small.search.p95, at1M: scale.large.search.p95, ratio: scale.large.search.p95 / Math.max(scale.small.search.p95, 0.001) },

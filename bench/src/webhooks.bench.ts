@@ -1,7 +1,6 @@
 import { fork } from 'node:child_process';
 import { join } from 'node:path';
 import { runLoad, type LoadRequest, type LoadResult } from './load.js';
-import { pidsNamed } from './cpu.js';
 import { insertKeys } from './seed/keys.js';
 import type { TasksFixture } from './tasks.bench.js';
 import type { BenchContext } from './types.js';
@@ -99,9 +98,9 @@ export async function webhookBench(
   ctx: BenchContext,
   f: TasksFixture,
   load: { connections: number; warmupSeconds: number; seconds: number },
-  pids: { api: number | undefined; worker: number | undefined },
+  pids: { api: number | undefined; worker: number | undefined; postgres: () => number[] },
 ): Promise<WebhookBenchResult> {
-  const opts = { ...load, meter: { api: () => [pids.api], worker: () => [pids.worker], postgres: () => pidsNamed('postgres') } };
+  const opts = { ...load, meter: { api: () => [pids.api], worker: () => [pids.worker], postgres: pids.postgres } };
   const { rows } = await ctx.client.query<{ id: string }>('select owner_account_id as id from tasks.workspaces where id = any($1::uuid[])', [f.workspaces]);
   const auths = await insertKeys(ctx.client, 'tasks', rows.map((r) => r.id), f.keyId);
   let next = 0;
