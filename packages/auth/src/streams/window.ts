@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import { PLANNED_ONCE } from '../database/database.js';
 import type { CursorSigner } from './cursors.js';
 
 /**
@@ -39,9 +40,16 @@ export interface StampedRow {
  * The statement of one page: `rows` (a select of stamped rows that may use `h.x`, the horizon)
  * laterally joined to the horizon, so the horizon and the rows come from one snapshot. The first
  * result column is `horizon`; a window with no rows still answers one row (its other columns null).
+ *
+ * Every open stream runs it on each change of its account, so it is cheap by construction: the
+ * horizon is a materialized CTE, read once (inlined, the planner copied it into every use of
+ * `h.x`, four union parts in meetings: 1.5 ms to plan and 0.6 ms to run), and the statement is
+ * {@link PLANNED_ONCE} (its plan, an index range scan of one account's feed, does not depend on
+ * the parameters). With 10,000 streams open, that planning was most of Postgres's CPU.
  */
 export function horizonStatement(rows: string): string {
-  return `select h.x::text as horizon, c.* from (${HORIZON}) h
+  return `${PLANNED_ONCE}with h as materialized (${HORIZON})
+     select h.x::text as horizon, c.* from h
      left join lateral (${rows}) c on true`;
 }
 
