@@ -71,12 +71,15 @@ export async function c10kBench(o: { databaseUrl: string; redisUrl: string; ngin
     const pid = replica!.process.pid;
     const workers = nginxWorkers(o.nginxDir);
     const gatewayKb = () => workers.reduce((n, w) => n + rssKb(w), 0);
-    await sleep(1000);
+    const open = (n: number, from = 0) =>
+      Promise.all(Array.from({ length: n }, (_, j) => openEventStream(`${product.gateway}/api/changes/stream`, { Authorization: auths[(from + j) % ACCOUNTS]! })));
+    // The baseline is a process that has served streams: a fresh one grows its young generation
+    // (up to 32 MB) and its pools with its first requests, whatever they are.
+    for (const stream of await open(Math.min(OPENING, STREAMS))) stream.close();
+    await sleep(2000);
     const before = { service: rssKb(pid), gateway: gatewayKb() };
     for (let i = 0; i < STREAMS; i += OPENING) {
-      const opened = await Promise.all(
-        Array.from({ length: Math.min(OPENING, STREAMS - i) }, (_, j) => openEventStream(`${product.gateway}/api/changes/stream`, { Authorization: auths[(i + j) % ACCOUNTS]! })),
-      );
+      const opened = await open(Math.min(OPENING, STREAMS - i), i);
       for (const [j, stream] of opened.entries()) {
         if (stream.status !== 200) throw new Error(`stream ${i + j} was refused: ${stream.status} ${JSON.stringify(stream.body)}`);
         const entry: (typeof held)[number] = { account: (i + j) % ACCOUNTS, stream };
