@@ -62,7 +62,8 @@ function sameFunction(accountIds: string[]): NonNullable<Scenario['moreBaselines
     route: {
       schema: 'clipboard',
       statements: [{
-        sql: `select c.* from create_item($1, gen_random_uuid(), 'text', $2 || ' ' || gen_random_uuid(), 'api', ${TOMBSTONE_DAYS}) c`,
+        // As the service calls it for a plain create: not sensitive, no key id, no dedupe key.
+        sql: `select c.* from create_item($1, gen_random_uuid(), 'text', $2 || ' ' || gen_random_uuid(), 'api', ${TOMBSTONE_DAYS}, false, null, null) c`,
         params: [accountIds[0]!, CONTENT],
       }],
       ...(accountIds.length > 1 ? { rotate: { 0: accountIds } } : {}),

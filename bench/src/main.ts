@@ -65,6 +65,15 @@ function log(message: string): void {
   process.stderr.write(`[${Math.round((Date.now() - benchStarted) / 1000)}s] ${message}\n`);
 }
 
+/**
+ * A baseline or floor that failed requests measured nothing (a statement that no longer fits the
+ * schema answers 500s, fast or slow): the run stops, so the smoke run in `npm test` catches it.
+ */
+function answered(name: string, result: LoadResult): LoadResult {
+  if (result.errors > 0) throw new Error(`${name}: the baseline answered ${result.errors} requests with an error (non-2xx, a socket error or a timeout)`);
+  return result;
+}
+
 /** The baseline process's path of a scenario's further baseline (one behind the gateway: a path it routes to the service). */
 function moreBaselinePath(s: Scenario, i: number, j: number): string {
   const key = `/s${i}b${j}`;
@@ -251,7 +260,7 @@ async function main(): Promise<number> {
       const statuses: number[] = [];
       const captured = await sqlLog.capture(async () => {
         for (const sample of s.samples ?? [s.request]) statuses.push(await sendOnce(gateway, sample, {}));
-      });
+      }, s.service === 'all' ? undefined : s.service);
       if (statuses.some((status) => status >= 400)) throw new Error(`${s.name}: the product answered ${statuses.join(', ')} to the capture requests`);
       if (s.baseline && s.service !== 'all') routes[`/s${i}`] = 'route' in s.baseline ? s.baseline.route : { schema: s.service, statements: captured.statements };
       for (const [j, more] of (s.moreBaselines ?? []).entries()) {
@@ -291,14 +300,17 @@ async function main(): Promise<number> {
       const pids = (s.service === 'all' ? Object.values(product.children) : [product.children[s.service]]).map((c) => c.pid);
       const productOpts = { ...loadOpts, meter: { service: () => pids, ...shared } };
       const { result: productResult, peakMb } = await peakRss(pids, () => runLoad(gateway, s.request, productOpts));
-      const baselineResult = routes[`/s${i}`] ? await runLoad(baselineUrl, baselineRequest(s, `/s${i}`), baselineOpts) : null;
+      const baselineResult = routes[`/s${i}`] ? answered(s.name, await runLoad(baselineUrl, baselineRequest(s, `/s${i}`), baselineOpts)) : null;
       const baselineDoes = !s.baseline ? '' : 'replay' in s.baseline ? 'replays the statements the product ran for one such request (captured from the database log)' : s.baseline.does;
       rows.push({ scenario: s.name, product: productResult, baseline: baselineResult, baselineDoes, rssMb: peakMb });
       for (const [j, more] of (s.moreBaselines ?? []).entries()) {
         const path = moreBaselinePath(s, i, j);
-        const moreResult = more.throughGateway
-          ? await runLoad(floorGateway.url, baselineRequest(s, path), { ...baselineOpts, meter: { ...baselineOpts.meter, nginx: shared.nginx } })
-          : await runLoad(baselineUrl, baselineRequest(s, path), baselineOpts);
+        const moreResult = answered(
+          `${s.name} vs ${more.label}`,
+          more.throughGateway
+            ? await runLoad(floorGateway.url, baselineRequest(s, path), { ...baselineOpts, meter: { ...baselineOpts.meter, nginx: shared.nginx } })
+            : await runLoad(baselineUrl, baselineRequest(s, path), baselineOpts),
+        );
         rows.push({ scenario: `${s.name} vs ${more.label}`, product: productResult, baseline: moreResult, baselineDoes: more.does, rssMb: peakMb });
       }
     }

@@ -58,8 +58,13 @@ export class SqlLog {
     await new Promise((r) => setTimeout(r, 300));
   }
 
-  /** What the database ran while `work` ran (run one request at a time). */
-  async capture(work: () => Promise<void>): Promise<Capture> {
+  /**
+   * What the database ran while `work` ran (run one request at a time): the statements of the
+   * sessions named `app` (a service's pool; every session when undefined), the plans of all. Other
+   * services' background work (clipboard's sweep of expired items, say) runs meanwhile on their
+   * own pools, and is not the request's.
+   */
+  async capture(work: () => Promise<void>, app: string | undefined): Promise<Capture> {
     await this.set(true);
     this.buffer = '';
     this.capturing = true;
@@ -70,7 +75,7 @@ export class SqlLog {
       this.capturing = false;
       await this.set(false);
     }
-    return parseLog(this.buffer.replace(/\[STDERR\] /g, ''));
+    return parseLog(this.buffer.replace(/\[STDERR\] /g, ''), app);
   }
 }
 
@@ -92,7 +97,7 @@ function parseParams(detail: string | undefined): Array<string | null> {
   return params;
 }
 
-function parseLog(log: string): Capture {
+function parseLog(log: string, app: string | undefined): Capture {
   const statements: LoggedStatement[] = [];
   const plans: string[] = [];
   for (const entry of entries(log)) {
@@ -106,6 +111,7 @@ function parseLog(log: string): Capture {
     if (!m) continue;
     const sql = m[1]!.trim();
     if (/^(begin|commit|rollback|select pg_reload_conf|alter system)/i.test(sql) || /^duration:/.test(sql)) continue;
+    if (app !== undefined && !entry.startsWith(`[${app}] `)) continue;
     statements.push({ sql, params: parseParams(m[2]) });
   }
   return { statements, plans };
