@@ -14,8 +14,15 @@ interface RunRow {
 }
 interface Run {
   date: string;
-  durationSeconds: number;
-  scenarios: RunRow[];
+  durationSeconds?: number;
+  /** Absent in a run of only the streams (BENCH_ONLY=streams). */
+  scenarios?: RunRow[];
+  webhooks?: { ratio: number; createCpuMs: number; deliveryCpuMs: number; lagP99: number };
+  streams?: {
+    latency?: { streams: number; p99: number };
+    memory?: { perStreamKb: number };
+    c10k?: { streams: number; p50: number; p99: number; max: number; dropped: number; perStreamKb: number; gatewayPerConnKb: number };
+  };
 }
 
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
@@ -27,8 +34,8 @@ function main(): void {
   if (runs.length === 0) throw new Error('usage: node bench/dist/summary.js <results.json>...');
   const header = ['scenario', 'ratio', 'p99 x', 'svc cpu ms', 'base cpu ms', 'cpu x', 'pg ms (product)', 'pg ms (baseline)', 'RSS MB'];
   const lines = [`| ${header.join(' | ')} |`, `|${header.map(() => '---').join('|')}|`];
-  for (const name of runs[0]!.scenarios.map((s) => s.scenario)) {
-    const rows = runs.map((r) => r.scenarios.find((s) => s.scenario === name)).filter((s): s is RunRow => s !== undefined);
+  for (const name of (runs[0]!.scenarios ?? []).map((s) => s.scenario)) {
+    const rows = runs.map((r) => r.scenarios?.find((s) => s.scenario === name)).filter((s): s is RunRow => s !== undefined);
     const paired = rows.filter((s): s is RunRow & { baseline: LoadResult } => s.baseline !== null);
     const cpu = (r: LoadResult, group: string) => r.cpuMsPerRequest[group] ?? 0;
     lines.push(`| ${[
@@ -43,7 +50,28 @@ function main(): void {
       cell(rows.map((s) => s.rssMb), 0),
     ].join(' | ')} |`);
   }
-  lines.push('', ...runs.map((r, i) => `run ${i + 1}: ${r.date}, ${r.durationSeconds} s`));
+  if (lines.length === 2) lines.length = 0;
+  const of = <T>(pick: (r: Run) => T | undefined) => runs.map(pick).filter((x): x is T => x !== undefined);
+  const hooks = of((r) => r.webhooks);
+  if (hooks.length > 0) {
+    lines.push(
+      '',
+      `webhooks: creates/s with delivery ${cell(hooks.map((h) => h.ratio), 2, 'x')} of without; CPU per create ${cell(hooks.map((h) => h.createCpuMs))} ms,` +
+        ` per delivered event ${cell(hooks.map((h) => h.deliveryCpuMs))} ms, ${cell(hooks.map((h) => h.deliveryCpuMs / h.createCpuMs), 2, 'x')} of a create; lag p99 ${cell(hooks.map((h) => h.lagP99), 0, ' ms')}`,
+    );
+  }
+  const latency = of((r) => r.streams?.latency);
+  const memory = of((r) => r.streams?.memory);
+  if (latency.length > 0) lines.push('', `streams (${latency[0]!.streams}): write -> event p99 ${cell(latency.map((l) => l.p99), 0, ' ms')}; memory ${cell(memory.map((m) => m.perStreamKb), 1, ' KB')} per stream`);
+  const c10k = of((r) => r.streams?.c10k);
+  if (c10k.length > 0) {
+    lines.push(
+      '',
+      `streams.c10k (${c10k[0]!.streams}): write -> event p50 ${cell(c10k.map((c) => c.p50), 0, ' ms')}, p99 ${cell(c10k.map((c) => c.p99), 0, ' ms')}, max ${cell(c10k.map((c) => c.max), 0, ' ms')};` +
+        ` dropped ${cell(c10k.map((c) => c.dropped), 0)}; ${cell(c10k.map((c) => c.perStreamKb), 1, ' KB')} per idle stream (replica), ${cell(c10k.map((c) => c.gatewayPerConnKb), 1, ' KB')} per connection (nginx)`,
+    );
+  }
+  lines.push('', ...runs.map((r, i) => `run ${i + 1}: ${r.date}${r.durationSeconds === undefined ? '' : `, ${r.durationSeconds} s`}`));
   process.stdout.write(`${lines.join('\n')}\n`);
 }
 
