@@ -33,8 +33,9 @@ function main(): void {
   const runs = process.argv.slice(2).map((file) => JSON.parse(readFileSync(file, 'utf8')) as Run);
   if (runs.length === 0) throw new Error('usage: node bench/dist/summary.js <results.json>...');
   const header = ['scenario', 'ratio', 'p99 x', 'svc cpu ms', 'base cpu ms', 'cpu x', 'pg ms (product)', 'pg ms (baseline)', 'RSS MB'];
-  const lines = [`| ${header.join(' | ')} |`, `|${header.map(() => '---').join('|')}|`];
-  for (const name of (runs[0]!.scenarios ?? []).map((s) => s.scenario)) {
+  const names = (runs[0]!.scenarios ?? []).map((s) => s.scenario);
+  const lines = names.length === 0 ? [] : [`| ${header.join(' | ')} |`, `|${header.map(() => '---').join('|')}|`];
+  for (const name of names) {
     const rows = runs.map((r) => r.scenarios?.find((s) => s.scenario === name)).filter((s): s is RunRow => s !== undefined);
     const paired = rows.filter((s): s is RunRow & { baseline: LoadResult } => s.baseline !== null);
     const cpu = (r: LoadResult, group: string) => r.cpuMsPerRequest[group] ?? 0;
@@ -50,7 +51,6 @@ function main(): void {
       cell(rows.map((s) => s.rssMb), 0),
     ].join(' | ')} |`);
   }
-  if (lines.length === 2) lines.length = 0;
   const of = <T>(pick: (r: Run) => T | undefined) => runs.map(pick).filter((x): x is T => x !== undefined);
   const hooks = of((r) => r.webhooks);
   if (hooks.length > 0) {
@@ -72,7 +72,7 @@ function main(): void {
     );
   }
   lines.push('', ...runs.map((r, i) => `run ${i + 1}: ${r.date}${r.durationSeconds === undefined ? '' : `, ${r.durationSeconds} s`}`));
-  process.stdout.write(`${lines.join('\n')}\n`);
+  process.stdout.write(`${lines.join('\n').trimStart()}\n`);
 }
 
 main();
