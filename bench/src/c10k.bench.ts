@@ -5,6 +5,7 @@ import { adminCommand, openEventStream, startProduct, type OpenedStream } from '
 import { insertKeys } from './seed/keys.js';
 import { size } from './size.js';
 import { eventLags, percentile, rssKb, sleep } from './streams.bench.js';
+import type { Stoppable } from './types.js';
 
 const STREAMS = Number(process.env.BENCH_C10K_STREAMS ?? size(10_000, 50));
 const ACCOUNTS = Math.max(1, Math.round(STREAMS / 5));
@@ -46,7 +47,7 @@ function nginxWorkers(dir: string): number[] {
  * sent straight to the replica, each measured from just before its request to its event's arrival
  * on each of its account's streams.
  */
-export async function c10kBench(o: { databaseUrl: string; redisUrl: string; nginxDir: string }): Promise<C10kResult> {
+export async function c10kBench(o: { databaseUrl: string; redisUrl: string; nginxDir: string; running: Set<Stoppable> }): Promise<C10kResult> {
   const limits = '10000000';
   const product = await startProduct({
     databaseUrl: o.databaseUrl,
@@ -55,6 +56,7 @@ export async function c10kBench(o: { databaseUrl: string; redisUrl: string; ngin
     env: { HOST: '127.0.0.1', LOG_LEVEL: 'warn', RATE_LIMIT_READS_PER_MINUTE: limits, RATE_LIMIT_WRITES_PER_MINUTE: limits, RATE_LIMIT_NETWORK_PER_MINUTE: limits, DATABASE_POOL_SIZE: '20', SHUTDOWN_TIMEOUT_MS: '2000' },
     gatewayVars: { MEETINGS_GUARD_RATE: '1000000r/s', MEETINGS_GUARD_BURST: 1000000 },
   });
+  o.running.add(product);
   const client = new pg.Client({ connectionString: o.databaseUrl });
   await client.connect();
   const held: Array<{ account: number; stream: OpenedStream; endedAt?: number }> = [];
@@ -141,5 +143,6 @@ export async function c10kBench(o: { databaseUrl: string; redisUrl: string; ngin
     for (const { stream } of held) stream.close();
     await client.end();
     await product.stop();
+    o.running.delete(product);
   }
 }

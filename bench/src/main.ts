@@ -30,7 +30,7 @@ import { mixedScenario, seedFleet } from './mixed.bench.js';
 import { WEBHOOKS_SCENARIO, webhookBench } from './webhooks.bench.js';
 import { STREAMS_LATENCY_SCENARIO, STREAMS_MEMORY_SCENARIO, streamBench, type StreamBenchResult } from './streams.bench.js';
 import { C10K_SCENARIO, c10kBench, type C10kResult } from './c10k.bench.js';
-import type { BenchContext, Scenario } from './types.js';
+import type { BenchContext, Scenario, Stoppable } from './types.js';
 import { SMOKE, size } from './size.js';
 
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? size(50, 4));
@@ -121,7 +121,11 @@ async function main(): Promise<number> {
   const adminUrl = `postgres://postgres:postgres@127.0.0.1:${pgPort}/postgres`;
   const sqlLog = new SqlLog(adminUrl);
   const cleanups: Array<() => Promise<void>> = [];
+  // The products the stream rows start on their own, while they run: a scenario stops its own
+  // when it ends, but an interrupted run ends in the handler below, not in the scenario.
+  const running = new Set<Stoppable>();
   const cleanup = async () => {
+    for (const product of running) await product.stop().catch(() => {});
     for (const fn of cleanups.reverse()) await fn().catch(() => {});
     rmSync(work, { recursive: true, force: true });
     rmSync(pgDir, { recursive: true, force: true });
@@ -203,12 +207,12 @@ async function main(): Promise<number> {
     let streams: (StreamBenchResult & { c10k?: C10kResult }) | null = null;
     if (streamRows.latency || streamRows.memory) {
       log('streams: two meetings replicas, 200 streams through the gateway...');
-      streams = await streamBench({ databaseUrl, redisUrl: redis.url, nginxDir: join(work, 'nginx-streams'), ...streamRows });
+      streams = await streamBench({ databaseUrl, redisUrl: redis.url, nginxDir: join(work, 'nginx-streams'), running, ...streamRows });
       printStreams(streams);
     }
     if (selected(C10K_SCENARIO)) {
       log(`${C10K_SCENARIO}...`);
-      const c10k = await c10kBench({ databaseUrl, redisUrl: redis.url, nginxDir: join(work, 'nginx-c10k') });
+      const c10k = await c10kBench({ databaseUrl, redisUrl: redis.url, nginxDir: join(work, 'nginx-c10k'), running });
       streams = { ...streams, c10k };
       printStreams({ c10k });
     }

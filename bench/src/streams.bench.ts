@@ -3,6 +3,7 @@ import pg from 'pg';
 import { adminCommand, openEventStream, startProduct, type OpenedStream } from '@app/devstack';
 import { insertKeys } from './seed/keys.js';
 import { size } from './size.js';
+import type { Stoppable } from './types.js';
 
 
 const ACCOUNTS = 20;
@@ -54,7 +55,7 @@ export function eventLags(streams: OpenedStream[], sentAt: (name: string) => num
  * its account's 10 streams. Memory: the replicas' RSS before and after MEMORY_STREAMS idle streams
  * (held on their own ports), divided by the streams.
  */
-export async function streamBench(o: { databaseUrl: string; redisUrl: string; nginxDir: string; latency: boolean; memory: boolean }): Promise<StreamBenchResult> {
+export async function streamBench(o: { databaseUrl: string; redisUrl: string; nginxDir: string; running: Set<Stoppable>; latency: boolean; memory: boolean }): Promise<StreamBenchResult> {
   const limits = '10000000';
   const product = await startProduct({
     databaseUrl: o.databaseUrl,
@@ -65,6 +66,7 @@ export async function streamBench(o: { databaseUrl: string; redisUrl: string; ng
     serviceEnv: { meetings: { STREAMS_PER_ACCOUNT: String(MEMORY_STREAMS) } },
     gatewayVars: { MEETINGS_GUARD_RATE: '1000000r/s', MEETINGS_GUARD_BURST: 1000000 },
   });
+  o.running.add(product);
   const client = new pg.Client({ connectionString: o.databaseUrl });
   await client.connect();
   const held: OpenedStream[] = [];
@@ -128,5 +130,6 @@ export async function streamBench(o: { databaseUrl: string; redisUrl: string; ng
     for (const s of held) s.close();
     await client.end();
     await product.stop();
+    o.running.delete(product);
   }
 }

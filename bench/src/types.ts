@@ -45,3 +45,8 @@ export interface BenchContext {
   /** GET through the gateway, parsed. */
   getJson(path: string, headers: Record<string, string>): Promise<any>;
 }
+
+/** Something a run started and stops (a product of a scenario's own): see `running` in main.ts. */
+export interface Stoppable {
+  stop(): Promise<void>;
+}
