@@ -188,6 +188,22 @@ describe('webhook deliveries', () => {
     expect(receiver.received[0]!.at - started).toBeLessThan(1000);
   });
 
+  it('starts the first try within a second of the commit for a write that commits after a later one', async () => {
+    const [early, later] = [await t.caller(), await t.caller()];
+    await subscribe(early, { events: ['task.created'] });
+    await subscribe(later, { events: ['task.created'] });
+    let committed = 0;
+    await t.db.transaction().execute(async (trx) => {
+      // Takes its outbox number first; commits only after a later write's event was delivered.
+      await sql`select webhook_emit(${early.accountId}::uuid, 'task.created', 'msg_committed_late', '{"type":"task.created","data":{}}', null)`.execute(trx);
+      await createTask(t, later);
+      await receiver.waitFor((all) => all.length === 1, 5000);
+      committed = Date.now();
+    });
+    await receiver.waitFor((all) => all.some((r) => r.id === 'msg_committed_late'), 10_000);
+    expect(receiver.received.find((r) => r.id === 'msg_committed_late')!.at - committed).toBeLessThan(1000);
+  });
+
   it('retries a 500 and a timeout with the same webhook-id and growing gaps, and lists the attempts', async () => {
     const c = await t.caller();
     const sub = await subscribe(c, { events: ['task.created'] });

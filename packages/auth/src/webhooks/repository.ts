@@ -160,7 +160,7 @@ const NEXT_BATCH = `${PLANNED_ONCE}select ${SUBSCRIPTION_COLUMNS.map((c) => `s.$
   ) c on true
   left join lateral (
     select ${DELIVERY_COLUMNS.join(', ')} from webhook_deliveries
-    where subscription_id = s.id and state = 'pending' and s.enabled
+    where subscription_id = s.id and state = 'pending' and seq > $3 and s.enabled
     order by seq limit $2
   ) d on true
   where s.id = $1
@@ -168,9 +168,12 @@ const NEXT_BATCH = `${PLANNED_ONCE}select ${SUBSCRIPTION_COLUMNS.map((c) => `s.$
 
 type BatchRow = SubscriptionRow & { creator_scopes: string[] | null } & { [K in (typeof DELIVERY_COLUMNS)[number] as `d_${K}`]: DeliveryRow[K] | null };
 
-/** The subscription's next batch of at most `limit` deliveries; undefined when the subscription is gone. */
-export async function nextBatch(db: Db, subscriptionId: string, limit: number): Promise<DeliveryBatch | undefined> {
-  const { rows } = await db.executeQuery<BatchRow>(CompiledQuery.raw(NEXT_BATCH, [subscriptionId, limit]));
+/**
+ * The subscription's next batch of at most `limit` deliveries after `afterSeq` (those up to it
+ * are sent and not yet settled); undefined when the subscription is gone.
+ */
+export async function nextBatch(db: Db, subscriptionId: string, limit: number, afterSeq = 0): Promise<DeliveryBatch | undefined> {
+  const { rows } = await db.executeQuery<BatchRow>(CompiledQuery.raw(NEXT_BATCH, [subscriptionId, limit, afterSeq]));
   const first = rows[0];
   if (!first) return undefined;
   const sub = Object.fromEntries(SUBSCRIPTION_COLUMNS.map((c) => [c, first[c]])) as unknown as SubscriptionRow;
@@ -218,6 +221,38 @@ export async function insertAttempts(db: Db, rows: NewAttempt[]): Promise<void> 
 export async function settleDelivered(db: Db, seqs: number[], attempts: NewAttempt[]): Promise<void> {
   await sql`with settled as (update webhook_deliveries set state = 'delivered', attempts = attempts + 1 where seq = any(${seqs}::bigint[]))
     ${ATTEMPT_INTO} ${attemptColumns(attempts)}`.execute(db);
+}
+
+/** A delivery the wake-up loop sees: whose it is, and whether it still waits to be sent. */
+export interface SeenDelivery {
+  seq: number;
+  subscription_id: string;
+  pending: boolean;
+}
+
+// Two index range scans of the primary key. As one `seq > $1 or seq = any($2)` the planner could
+// not use either as an index condition: it walked the whole key in order, filtering (EXPLAIN
+// ANALYZE under the bench's load: 26 to 76 ms a look at 41,000 rows; these two: 0.1 ms).
+const DELIVERIES_SINCE = `${PLANNED_ONCE}select seq, subscription_id, state = 'pending' as pending from (
+    (select seq, subscription_id, state from webhook_deliveries where seq > $1 order by seq limit $3)
+    union all
+    select seq, subscription_id, state from webhook_deliveries where seq = any($2::bigint[])
+  ) d order by seq`;
+
+/**
+ * The deliveries recorded after `afterSeq`, and those of `gaps` (numbers skipped last time: their
+ * writes had not committed, or rolled back), in order, at most `limit`: a range of the primary
+ * key's newest end, whatever history lies behind it.
+ */
+export async function deliveriesSince(db: Db, afterSeq: number, gaps: readonly number[], limit: number): Promise<SeenDelivery[]> {
+  const { rows } = await db.executeQuery<SeenDelivery>(CompiledQuery.raw(DELIVERIES_SINCE, [afterSeq, gaps, limit]));
+  return rows;
+}
+
+/** The newest delivery's number (0: none yet). */
+export async function lastDeliverySeq(db: Db): Promise<number> {
+  const { rows } = await sql<{ seq: number | null }>`select max(seq) as seq from webhook_deliveries`.execute(db);
+  return rows[0]?.seq ?? 0;
 }
 
 /**
