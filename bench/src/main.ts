@@ -341,7 +341,8 @@ async function main(): Promise<number> {
     if (hooks) {
       process.stdout.write(
         `${WEBHOOKS_SCENARIO}: ${hooks.without.reqPerSec.toFixed(0)} req/s without subscriptions -> ${hooks.with.reqPerSec.toFixed(0)} req/s with (${hooks.ratio.toFixed(2)}x; p99 ${hooks.without.p99.toFixed(1)} -> ${hooks.with.p99.toFixed(1)} ms); ` +
-          `total CPU (API + worker + Postgres) per create ${hooks.createCpuMs.toFixed(3)} ms, per delivered event ${hooks.deliveryCpuMs.toFixed(3)} ms (${(hooks.deliveryCpuMs / Math.max(hooks.createCpuMs, 0.000001)).toFixed(2)}x, at ${hooks.sameRate.rate} creates/s); ` +
+          `total CPU (API + worker + Postgres) per create ${hooks.createCpuMs.toFixed(3)} ms, per delivered event ${hooks.deliveryCpuMs.toFixed(3)} ms (${(hooks.deliveryCpuMs / Math.max(hooks.createCpuMs, 0.000001)).toFixed(2)}x, at ${hooks.sameRate.rate} creates/s; ` +
+          `medians of runs with ${hooks.sameRate.totals.with.map((t) => t.toFixed(3)).join(', ')} ms and without ${hooks.sameRate.totals.without.map((t) => t.toFixed(3)).join(', ')} ms); ` +
           `${hooks.delivered} events delivered, commit-to-receiver lag p50 ${hooks.lagP50} ms, p99 ${hooks.lagP99} ms, max ${hooks.lagMax} ms; ` +
           `CPU per create: API process ${hooks.without.cpuMsPerRequest.api!.toFixed(3)} -> ${hooks.with.cpuMsPerRequest.api!.toFixed(3)} ms (${hooks.apiCpuRatio.toFixed(2)}x), ` +
           `worker process ${hooks.without.cpuMsPerRequest.worker!.toFixed(3)} -> ${hooks.with.cpuMsPerRequest.worker!.toFixed(3)} ms, Postgres ${hooks.without.cpuMsPerRequest.postgres!.toFixed(3)} -> ${hooks.with.cpuMsPerRequest.postgres!.toFixed(3)} ms; ` +

@@ -2,10 +2,19 @@ import { fork } from 'node:child_process';
 import { join } from 'node:path';
 import { runLoad, type LoadRequest, type LoadResult } from './load.js';
 import { insertKeys } from './seed/keys.js';
+import { size } from './size.js';
 import type { TasksFixture } from './tasks.bench.js';
 import type { BenchContext } from './types.js';
 
 export const WEBHOOKS_SCENARIO = 'tasks webhooks (create, one subscription per account)';
+
+/**
+ * The fixed-rate runs with and without the subscriptions, taken in turn this many times each. One
+ * pair of 10 s runs moved by up to 0.2 ms per create from one bench to the next at one commit
+ * (a delivered event 0.49 to 0.73 ms): a process's CPU per request shifts between runs (the
+ * API's by 25% with nothing changed), so one pair measured that shift as much as the delivery.
+ */
+const RATE_PAIRS = size(3, 1);
 
 export interface WebhookBenchResult {
   without: LoadResult;
@@ -19,8 +28,10 @@ export interface WebhookBenchResult {
    * (90% of the rate reached with them): a process answering fewer requests a second spends more
    * CPU on each (fewer requests share each wakeup and each write to a socket), so the ratio above
    * mixes what an event costs with what a lower rate costs; this one holds the rate still.
+   * `with` and `without` are the median runs of RATE_PAIRS of each, taken in turn; `totals` each
+   * run's total CPU per create (API + worker + Postgres), in run order.
    */
-  sameRate: { rate: number; with: LoadResult; without: LoadResult; apiCpuRatio: number };
+  sameRate: { rate: number; with: LoadResult; without: LoadResult; apiCpuRatio: number; totals: { with: number[]; without: number[] } };
   /**
    * The full-speed run with the subscriptions again, but with the worker process stopped
    * (SIGSTOP: nothing is delivered until it goes on): every create still records its event, so
@@ -29,12 +40,12 @@ export interface WebhookBenchResult {
    */
   held: { load: LoadResult; ratio: number; apiCpuRatio: number; postgresCpuRatio: number };
   delivered: number;
-  /** CPU ms of a create without subscriptions, API process + worker process + Postgres, at the fixed rate. */
+  /** CPU ms of a create without subscriptions, API process + worker process + Postgres, at the fixed rate (the median run's). */
   createCpuMs: number;
   /**
    * CPU ms a delivered event adds, on the same three, at the same rate: a create's total with a
-   * subscription less its total without (the event row, the claim, the signed send, the mark).
-   * Target <= 0.5 x createCpuMs.
+   * subscription less its total without, medians of the runs (the event row, the claim, the
+   * signed send, the mark). Target <= 0.5 x createCpuMs.
    */
   deliveryCpuMs: number;
   /** Commit (the event's timestamp) to arrival at the receiver, in ms. */
@@ -86,6 +97,9 @@ async function withWorkerStopped<T>(pid: number | undefined, fn: () => Promise<T
 /** CPU ms per request of the API process, the worker process and Postgres together. */
 const totalCpuMs = (r: LoadResult) => (r.cpuMsPerRequest.api ?? 0) + (r.cpuMsPerRequest.worker ?? 0) + (r.cpuMsPerRequest.postgres ?? 0);
 
+/** The run whose total CPU per create is the median of `runs` (an odd number of them). */
+const medianRun = (runs: LoadResult[]): LoadResult => [...runs].sort((a, b) => totalCpuMs(a) - totalCpuMs(b))[(runs.length - 1) >> 1]!;
+
 const percentile = (sorted: number[], p: number) => (sorted.length === 0 ? 0 : sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)]!);
 
 /**
@@ -133,20 +147,39 @@ export async function webhookBench(
     // sends what waited (the lags above are of the first run alone).
     const held = await withWorkerStopped(pids.worker, () => runLoad(ctx.gateway, request, opts));
     await idle(receiver);
+    // A disabled subscription records no event: the create takes the path it takes with none.
+    const setEnabled = async (enabled: boolean) => {
+      for (const { authorization, id } of subscriptions) {
+        const res = await fetch(`${ctx.gateway}/api/v1/webhooks/${id}`, {
+          method: 'PATCH',
+          headers: { authorization, 'content-type': 'application/json' },
+          body: JSON.stringify({ enabled }),
+        });
+        if (res.status !== 200) throw new Error(`${enabled ? 'enabling' : 'disabling'} answered ${res.status}: ${await res.text()}`);
+      }
+    };
     const rate = Math.floor(withHooks.reqPerSec * 0.9);
-    const withAtRate = await runLoad(ctx.gateway, request, { ...opts, rate });
-    await idle(receiver);
+    const runs: { with: LoadResult[]; without: LoadResult[] } = { with: [], without: [] };
+    for (let i = 0; i < RATE_PAIRS; i++) {
+      if (i > 0) await setEnabled(true);
+      runs.with.push(await runLoad(ctx.gateway, request, { ...opts, rate }));
+      await idle(receiver);
+      await setEnabled(false);
+      runs.without.push(await runLoad(ctx.gateway, request, { ...opts, rate }));
+    }
     for (const { authorization, id } of subscriptions) {
       const res = await fetch(`${ctx.gateway}/api/v1/webhooks/${id}`, { method: 'DELETE', headers: { authorization } });
       if (res.status !== 204) throw new Error(`unsubscribing answered ${res.status}: ${await res.text()}`);
     }
-    const withoutAtRate = await runLoad(ctx.gateway, request, { ...opts, rate });
+    const withAtRate = medianRun(runs.with);
+    const withoutAtRate = medianRun(runs.without);
     return {
       sameRate: {
         rate,
         with: withAtRate,
         without: withoutAtRate,
         apiCpuRatio: withAtRate.cpuMsPerRequest.api! / Math.max(withoutAtRate.cpuMsPerRequest.api!, 0.000001),
+        totals: { with: runs.with.map(totalCpuMs), without: runs.without.map(totalCpuMs) },
       },
       without,
       with: withHooks,
