@@ -204,6 +204,28 @@ describe('webhook deliveries', () => {
     expect(receiver.received.find((r) => r.id === 'msg_committed_late')!.at - committed).toBeLessThan(1000);
   });
 
+  it('sends a delivery whose write commits while a later one of the same subscription is being sent next, not seconds later', async () => {
+    const c = await t.caller();
+    await subscribe(c, { events: ['task.created'] });
+    let release!: () => void;
+    const held = new Promise<void>((resolve) => (release = resolve));
+    receiver.answer = async (r) => {
+      if (r.id !== 'msg_committed_in_turn') await held;
+      return 204;
+    };
+    await t.db.transaction().execute(async (trx) => {
+      await sql`select webhook_emit(${c.accountId}::uuid, 'task.created', 'msg_committed_in_turn', '{"type":"task.created","data":{}}', null)`.execute(trx);
+      await createTask(t, c);
+      // The later write's delivery is in flight (its answer held) when this one commits.
+      await receiver.waitFor((all) => all.length === 1, 5000);
+    });
+    const committed = Date.now();
+    await sleep(300);
+    release();
+    await receiver.waitFor((all) => all.some((r) => r.id === 'msg_committed_in_turn'), 10_000);
+    expect(receiver.received.find((r) => r.id === 'msg_committed_in_turn')!.at - committed).toBeLessThan(1000);
+  });
+
   it('retries a 500 and a timeout with the same webhook-id and growing gaps, and lists the attempts', async () => {
     const c = await t.caller();
     const sub = await subscribe(c, { events: ['task.created'] });

@@ -160,7 +160,7 @@ const NEXT_BATCH = `${PLANNED_ONCE}select ${SUBSCRIPTION_COLUMNS.map((c) => `s.$
   ) c on true
   left join lateral (
     select ${DELIVERY_COLUMNS.join(', ')} from webhook_deliveries
-    where subscription_id = s.id and state = 'pending' and seq > $3 and s.enabled
+    where subscription_id = s.id and state = 'pending' and seq <> all($3::bigint[]) and s.enabled
     order by seq limit $2
   ) d on true
   where s.id = $1
@@ -169,11 +169,12 @@ const NEXT_BATCH = `${PLANNED_ONCE}select ${SUBSCRIPTION_COLUMNS.map((c) => `s.$
 type BatchRow = SubscriptionRow & { creator_scopes: string[] | null } & { [K in (typeof DELIVERY_COLUMNS)[number] as `d_${K}`]: DeliveryRow[K] | null };
 
 /**
- * The subscription's next batch of at most `limit` deliveries after `afterSeq` (those up to it
- * are sent and not yet settled); undefined when the subscription is gone.
+ * The subscription's next batch of at most `limit` deliveries, leaving out `sent` (sent and not
+ * yet settled; not "after the last one sent": a write that commits after a later one's delivery
+ * was sent has the lower number, and is next); undefined when the subscription is gone.
  */
-export async function nextBatch(db: Db, subscriptionId: string, limit: number, afterSeq = 0): Promise<DeliveryBatch | undefined> {
-  const { rows } = await db.executeQuery<BatchRow>(CompiledQuery.raw(NEXT_BATCH, [subscriptionId, limit, afterSeq]));
+export async function nextBatch(db: Db, subscriptionId: string, limit: number, sent: readonly number[] = []): Promise<DeliveryBatch | undefined> {
+  const { rows } = await db.executeQuery<BatchRow>(CompiledQuery.raw(NEXT_BATCH, [subscriptionId, limit, sent]));
   const first = rows[0];
   if (!first) return undefined;
   const sub = Object.fromEntries(SUBSCRIPTION_COLUMNS.map((c) => [c, first[c]])) as unknown as SubscriptionRow;

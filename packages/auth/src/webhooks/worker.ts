@@ -219,7 +219,7 @@ export function createWebhookWorker(o: WebhookWorkerOptions): WebhookWorker {
     for (;;) {
       if (stopping) return () => repo.kick(conn, subscriptionId, null);
       turn.readAt = Date.now();
-      const next = await repo.nextBatch(conn, subscriptionId, BATCH, settled.through);
+      const next = await repo.nextBatch(conn, subscriptionId, BATCH, settled.unsettled);
       // Gone with its account (the cascade cannot reach the outbox, which has no foreign key).
       if (!next) return () => repo.forgetSubscription(conn, subscriptionId);
       const { sub, scopes, pending: batch } = next;
@@ -271,11 +271,9 @@ export function createWebhookWorker(o: WebhookWorkerOptions): WebhookWorker {
 
   /**
    * What a turn did and has not written yet: one statement for what was delivered (and one for
-   * what was skipped). `through` is the last of those rows: still pending until written, they
-   * are not read again meanwhile.
+   * what was skipped). Those rows stay pending until written: reads leave them out.
    */
   class Settled {
-    through = 0;
     /** The subscription's failing_since as last read: a delivery clears it. */
     failingSince: string | null = null;
     private skipped: number[] = [];
@@ -288,14 +286,16 @@ export function createWebhookWorker(o: WebhookWorkerOptions): WebhookWorker {
       return this.done.length + this.skipped.length;
     }
 
+    get unsettled(): number[] {
+      return [...this.done, ...this.skipped];
+    }
+
     skip(d: DeliveryRow): void {
       this.skipped.push(d.seq);
-      this.through = d.seq;
     }
 
     delivered(d: DeliveryRow, result: PostResult): void {
       this.done.push(d.seq);
-      this.through = d.seq;
       this.attempts.push({ subscription_id: this.subscriptionId, event_id: d.event_id, type: d.type, attempt: d.attempts + 1, status_code: result.status, ms: result.ms, error: null, next_attempt_at: null });
     }
 
