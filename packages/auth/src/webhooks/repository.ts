@@ -241,9 +241,9 @@ const DELIVERIES_SINCE = `${PLANNED_ONCE}select seq, subscription_id, state = 'p
   ) d order by seq`;
 
 /**
- * The deliveries recorded after `afterSeq`, and those of `gaps` (numbers skipped last time: their
- * writes had not committed, or rolled back), in order, at most `limit`: a range of the primary
- * key's newest end, whatever history lies behind it.
+ * The deliveries recorded after `afterSeq` (at most `limit` of them) and those of `gaps` (numbers
+ * skipped last time: their writes had not committed, or rolled back), in order: a range of the
+ * primary key's newest end, whatever history lies behind it.
  */
 export async function deliveriesSince(db: Db, afterSeq: number, gaps: readonly number[], limit: number): Promise<SeenDelivery[]> {
   const { rows } = await db.executeQuery<SeenDelivery>(CompiledQuery.raw(DELIVERIES_SINCE, [afterSeq, gaps, limit]));
