@@ -188,6 +188,21 @@ describe('webhook deliveries', () => {
     expect(receiver.received[0]!.at - started).toBeLessThan(1000);
   });
 
+  it('starts the first try within a second of the commit while every delivery slot holds a subscription that has sent everything', async () => {
+    // The worker delivers 8 subscriptions at once (WEBHOOK_CONCURRENCY's default); each of these
+    // has sent its event and waits within its turn for more.
+    const busy = await Promise.all(Array.from({ length: 8 }, () => t.caller()));
+    for (const c of busy) await subscribe(c, { events: ['task.created'] });
+    const late = await t.caller();
+    await subscribe(late, { events: ['task.created'] });
+    await Promise.all(busy.map((c) => createTask(t, c)));
+    await receiver.waitFor((all) => all.length === 8, 5000);
+    const started = Date.now();
+    const task = await createTask(t, late);
+    await receiver.waitFor((all) => all.some((r) => r.event.data.id === task.id), 5000);
+    expect(receiver.received.find((r) => r.event.data.id === task.id)!.at - started).toBeLessThan(1000);
+  });
+
   it('starts the first try within a second of the commit for a write that commits after a later one', async () => {
     const [early, later] = [await t.caller(), await t.caller()];
     await subscribe(early, { events: ['task.created'] });
