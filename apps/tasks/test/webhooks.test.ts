@@ -203,6 +203,24 @@ describe('webhook deliveries', () => {
     expect(receiver.received.find((r) => r.event.data.id === task.id)!.at - started).toBeLessThan(1000);
   });
 
+  it('starts every first try within a second of the commit under a steady stream of writes to several subscriptions', async () => {
+    const callers = await Promise.all(Array.from({ length: 6 }, () => t.caller()));
+    for (const c of callers) await subscribe(c, { events: ['task.created'] });
+    const startedAt = new Map<string, number>();
+    // 5 s of writes, 4 at a time, spread over the subscriptions: longer than a turn (2 s).
+    let n = 0;
+    const endAt = Date.now() + 5000;
+    await Promise.all(Array.from({ length: 4 }, async () => {
+      while (Date.now() < endAt) {
+        const started = Date.now();
+        startedAt.set((await createTask(t, callers[n++ % callers.length]!)).id, started);
+      }
+    }));
+    await receiver.waitFor((all) => all.length === startedAt.size, 10_000);
+    const late = receiver.received.map((r) => r.at - startedAt.get(r.event.data.id)!).filter((ms) => ms >= 1000);
+    expect({ writes: startedAt.size, late }).toEqual({ writes: startedAt.size, late: [] });
+  });
+
   it('starts the first try within a second of the commit for a write that commits after a later one', async () => {
     const [early, later] = [await t.caller(), await t.caller()];
     await subscribe(early, { events: ['task.created'] });

@@ -69,6 +69,8 @@ export interface WebhookWorker {
 }
 
 type Outcome = 'delivered' | 'retry' | 'failed' | 'skipped';
+/** What a turn leaves to do after it let its subscription go: queue its next turn, or forget it. */
+type FollowUp = () => Promise<void>;
 type PostResult = { status: number | null; error: string | null; ms: number };
 
 /** The retry delay after `attempt` failed tries: the base doubling, at most an hour. */
@@ -179,12 +181,15 @@ export function createWebhookWorker(o: WebhookWorkerOptions): WebhookWorker {
   const blockedUntil = new Map<string, number>();
 
   async function wake(): Promise<void> {
-    const now = Date.now();
+    const sweep = Date.now() - lastSweep >= SWEEP_MS;
     const found = await follower.look(db!);
-    if (now - lastSweep >= SWEEP_MS) {
-      lastSweep = now;
+    if (sweep) {
+      lastSweep = Date.now();
       for (const id of await repo.dueSubscriptions(db!)) found.add(id);
     }
+    // Taken once the queries have answered: their snapshots may be later than a turn's read that
+    // began after they were sent, so what they found is new to every turn whose read began before now.
+    const now = Date.now();
     for (const id of found) {
       const turn = draining.get(id);
       turn?.found(now);
@@ -244,15 +249,15 @@ export function createWebhookWorker(o: WebhookWorkerOptions): WebhookWorker {
    * was almost a third of the worker's statements. A crash before they are settled sends them again
    * (at least once).
    */
-  async function drain(conn: AnyDb, subscriptionId: string, turn: Turn): Promise<void> {
+  async function drain(conn: AnyDb, subscriptionId: string, turn: Turn): Promise<FollowUp | undefined> {
     const settled = new Settled(subscriptionId);
     const then = await send(conn, subscriptionId, turn, settled);
     await settled.flush(conn);
-    await then?.();
+    return then;
   }
 
-  /** The sending of one turn; what it answers is done once the turn's deliveries are settled. */
-  async function send(conn: AnyDb, subscriptionId: string, turn: Turn, settled: Settled): Promise<(() => Promise<void>) | undefined> {
+  /** The sending of one turn, and what is left to do once its deliveries are settled and its lock let go. */
+  async function send(conn: AnyDb, subscriptionId: string, turn: Turn, settled: Settled): Promise<FollowUp | undefined> {
     const turnEnds = Date.now() + TURN_MS;
     for (;;) {
       if (stopping) return () => repo.kick(conn, subscriptionId, null);
@@ -398,25 +403,46 @@ export function createWebhookWorker(o: WebhookWorkerOptions): WebhookWorker {
   const webhookTask: Task = async (payload) => {
     const subscriptionId = (payload as { s?: unknown } | null)?.s;
     if (typeof subscriptionId !== 'string') return;
-    await db!.connection().execute(async (conn) => {
-      const lock = `${o.service}.webhooks`;
-      const { rows } = await sql<{ ok: boolean }>`select pg_try_advisory_lock(hashtext(${lock}), hashtext(${subscriptionId})) as ok`.execute(conn);
-      if (!rows[0]?.ok) return repo.kick(conn, subscriptionId, new Date(Date.now() + BUSY_RETRY_MS));
-      const turn = new Turn();
-      draining.set(subscriptionId, turn);
-      // The last free slot taken: turns waiting for more give theirs back.
-      if (draining.size >= o.concurrency) for (const t of draining.values()) t.wake();
-      kickedAt.delete(subscriptionId);
-      blockedUntil.delete(subscriptionId);
-      try {
-        await drain(conn, subscriptionId, turn);
-      } finally {
-        draining.delete(subscriptionId);
-        await sql`select pg_advisory_unlock(hashtext(${lock}), hashtext(${subscriptionId}))`.execute(conn).catch(() => {});
-      }
-      // A look found something new after the last read began: it may have committed after that read.
-      if (turn.seenAt >= turn.readAt) await repo.kick(conn, subscriptionId, null);
-    });
+    // graphile starts a second job of one key when a kick finds the first one running: the turn
+    // this process has under way sends what this job would have (tried for the lock, it would
+    // fail and be put off by BUSY_RETRY_MS, and a later kick keeps that time).
+    const running = draining.get(subscriptionId);
+    if (running) return running.found(Date.now());
+    const turn = new Turn();
+    draining.set(subscriptionId, turn);
+    // Only this turn: by the time this job ends, a look may have queued the next, which holds it now.
+    const release = () => {
+      if (draining.get(subscriptionId) === turn) draining.delete(subscriptionId);
+    };
+    // The last free slot taken: turns waiting for more give theirs back.
+    if (draining.size >= o.concurrency) for (const t of draining.values()) t.wake();
+    try {
+      await db!.connection().execute(async (conn) => {
+        const lock = `${o.service}.webhooks`;
+        const { rows } = await sql<{ ok: boolean }>`select pg_try_advisory_lock(hashtext(${lock}), hashtext(${subscriptionId})) as ok`.execute(conn);
+        let then: FollowUp | undefined;
+        if (!rows[0]?.ok) {
+          // Another process is sending it.
+          then = () => repo.kick(conn, subscriptionId, new Date(Date.now() + BUSY_RETRY_MS));
+        } else {
+          kickedAt.delete(subscriptionId);
+          blockedUntil.delete(subscriptionId);
+          try {
+            then = await drain(conn, subscriptionId, turn);
+          } finally {
+            await sql`select pg_advisory_unlock(hashtext(${lock}), hashtext(${subscriptionId}))`.execute(conn).catch(() => {});
+          }
+        }
+        // The next turn is queued once the lock is let go, or it could start, find it held and be
+        // put off. A look before the delete marks this turn instead of queueing one.
+        release();
+        if (then) await then();
+        // A look found something new after the last read began: it may have committed after that read.
+        else if (turn.seenAt >= turn.readAt) await repo.kick(conn, subscriptionId, null);
+      });
+    } finally {
+      release();
+    }
   };
 
   /** The wake-up loop (with, about every ten minutes, the pruning of old history). */
