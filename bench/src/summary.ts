@@ -51,7 +51,8 @@ function main(): void {
       cell(rows.map((s) => s.rssMb), 0),
     ].join(' | ')} |`);
   }
-  const of = <T>(pick: (r: Run) => T | undefined) => runs.map(pick).filter((x): x is T => x !== undefined);
+  // A scenario left out of a run (BENCH_ONLY) is null in its results.json.
+  const of = <T>(pick: (r: Run) => T | null | undefined) => runs.map(pick).filter((x): x is T => x !== undefined && x !== null);
   const hooks = of((r) => r.webhooks);
   if (hooks.length > 0) {
     lines.push(
