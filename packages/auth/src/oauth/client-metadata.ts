@@ -109,7 +109,7 @@ function documentProblem(url: string, doc: unknown): string | undefined {
  * the reason: an unauthenticated caller learns nothing of what answers at the URL it named (an
  * open port, a size, what a document said).
  */
-export const CLIENT_DOCUMENT_REFUSED = 'The client metadata document named by client_id could not be fetched or is not a valid public client';
+const CLIENT_DOCUMENT_REFUSED = 'The client metadata document named by client_id could not be fetched or is not a valid public client';
 
 /** The client's fields this server uses, and only those, are kept: whatever else a client sent is dropped. */
 const USED_FIELDS = ['client_id', 'client_id_issued_at', 'client_name', 'redirect_uris', 'grant_types', 'response_types'] as const;

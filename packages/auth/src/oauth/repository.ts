@@ -47,7 +47,7 @@ export async function findClient(db: AnyDb, id: string): Promise<(ClientRecord &
 }
 
 /** A client that never got a grant is forgotten this long after it registered (or its document was first fetched). */
-export const UNUSED_CLIENT_HOURS = 24;
+const UNUSED_CLIENT_HOURS = 24;
 
 /**
  * Deletes up to `limit` clients older than {@link UNUSED_CLIENT_HOURS} that never got a grant and

@@ -76,7 +76,7 @@ const outagesAs503: RequestHandler = (_req, res, next) => {
 };
 
 /** A registration's metadata (its JSON body) larger than this is refused, before it is read whole. */
-export const REGISTRATION_MAX_BYTES = 8 * 1024;
+const REGISTRATION_MAX_BYTES = 8 * 1024;
 
 /**
  * Registration's own refusals in RFC 7591's error shape, which is what a registering client
