@@ -8,8 +8,9 @@ import { startStack, type Service, type Stack } from './stack.js';
 /**
  * Client ID Metadata Documents (the MCP authorization spec's registration since 2025-11-25): an
  * assistant's `client_id` is the URL of a JSON document describing it, served here by the test on
- * 127.0.0.1. Tasks allows private addresses (WEBHOOK_ALLOW_PRIVATE=1, as under `npm start`);
- * meetings keeps the default, and refuses them.
+ * 127.0.0.1. Tasks allows documents on private addresses (OAUTH_CIMD_ALLOW_PRIVATE=1, which only
+ * tests set); meetings keeps the default, and refuses them even with WEBHOOK_ALLOW_PRIVATE=1 (as
+ * under `npm start`). Every refusal shows one message, whatever went wrong.
  */
 let stack: Stack;
 let docs: Server;
@@ -20,7 +21,7 @@ const fetches = new Map<string, number>();
 const REDIRECT = 'http://127.0.0.1:9/callback';
 
 beforeAll(async () => {
-  stack = await startStack({ tasks: { WEBHOOK_ALLOW_PRIVATE: '1' } });
+  stack = await startStack({ tasks: { OAUTH_CIMD_ALLOW_PRIVATE: '1' }, meetings: { WEBHOOK_ALLOW_PRIVATE: '1' } });
   docs = createServer((req, res) => {
     fetches.set(req.url!, (fetches.get(req.url!) ?? 0) + 1);
     const doc = served.get(req.url!);
@@ -101,21 +102,48 @@ const raw = (body: string) => {
   return `${docsOrigin}${path}`;
 };
 
-it.each<[string, () => string, string, Service?]>([
-  ['larger than 5 KB', () => publish({ logo_uri: `https://example.test/${'x'.repeat(5200)}` }), 'is larger than 5120 bytes'],
-  ['not JSON', () => raw('<html>not a client</html>'), 'is not JSON'],
-  ['naming another client_id', () => publish({ client_id: 'https://elsewhere.example/client.json' }), 'has a client_id other than its own URL'],
-  ['a confidential client', () => publish({ token_endpoint_auth_method: 'client_secret_basic' }), 'token_endpoint_auth_method other than none'],
-  ['with an https-less redirect_uri', () => publish({ redirect_uris: ['http://example.test/cb'] }), 'must be https, or http on localhost'],
-  ['missing (404)', () => `${docsOrigin}/clients/none.json`, 'answered HTTP 404'],
-  ['unreachable', () => 'http://127.0.0.1:9/client.json', 'could not be fetched (ECONNREFUSED)'],
-  ['plain http on loopback without WEBHOOK_ALLOW_PRIVATE', () => publish(), 'must be https (http only on localhost or 127.0.0.1 where WEBHOOK_ALLOW_PRIVATE=1)', 'meetings'],
-  ['on a private address without WEBHOOK_ALLOW_PRIVATE', () => 'https://127.0.0.1:9/client.json', 'resolves to a private, loopback or link-local address', 'meetings'],
-])('refuses a document %s with a 400 page naming the problem, redirecting nowhere', async (_name, url, problem, service = 'tasks') => {
-  const clientId = url();
+/** The one message every document that cannot be used shows: nothing about what answered at the URL. */
+const REFUSED = 'The client metadata document named by client_id could not be fetched or is not a valid public client';
+
+/** The authorize page for a client_id, as a signed-in browser sees it. */
+async function refusal(clientId: string, service: Service = 'tasks') {
   const answer = await (await asClient(clientId, service)).authorize({}, await signedIn(service));
   expect(answer.status).toBe(400);
   expect(answer.location).toBeNull();
   expect(answer.html).toContain('invalid_client');
-  expect(answer.html).toContain(problem);
+  return answer.html;
+}
+
+it.each<[string, () => string, Service?]>([
+  ['larger than 5 KB', () => publish({ logo_uri: `https://example.test/${'x'.repeat(5200)}` })],
+  ['not JSON', () => raw('<html>not a client</html>')],
+  ['naming another client_id', () => publish({ client_id: 'https://elsewhere.example/client.json' })],
+  ['a confidential client', () => publish({ token_endpoint_auth_method: 'client_secret_basic' })],
+  ['with an https-less redirect_uri', () => publish({ redirect_uris: ['http://example.test/cb'] })],
+  ['missing (404)', () => `${docsOrigin}/clients/none.json`],
+  ['unreachable', () => 'http://127.0.0.1:9/client.json'],
+  ['plain http on loopback without OAUTH_CIMD_ALLOW_PRIVATE (WEBHOOK_ALLOW_PRIVATE=1 does not allow it)', () => publish(), 'meetings'],
+  ['on a private address without OAUTH_CIMD_ALLOW_PRIVATE', () => 'https://127.0.0.1:9/client.json', 'meetings'],
+])('refuses a document %s with a 400 page showing the one generic message, redirecting nowhere', async (_name, url, service = 'tasks') => {
+  const html = await refusal(url(), service);
+  expect(html).toContain(REFUSED);
+  expect(html).not.toMatch(/ECONNREFUSED|5120|HTTP 404|WEBHOOK_ALLOW_PRIVATE|OAUTH_CIMD_ALLOW_PRIVATE|client_secret_basic|example\.test\/cb/);
+});
+
+it('shows the identical page for a closed port and for a document that said something wrong', async () => {
+  const closedPort = await refusal('http://127.0.0.1:9/client.json');
+  const wrongDocument = await refusal(publish({ client_id: 'https://elsewhere.example/client.json' }));
+  const message = (html: string) => /<p>([^<]*)<\/p>/.exec(html)?.[1];
+  expect(message(closedPort)).toBe(message(wrongDocument));
+  expect(message(closedPort)).toContain(REFUSED);
+});
+
+it('answers the token endpoint with the same message in its JSON error', async () => {
+  const res = await fetch(`${stack.gateway}/oauth/meetings/token`, {
+    method: 'POST',
+    headers: { 'Content-Type': 'application/x-www-form-urlencoded' },
+    body: new URLSearchParams({ grant_type: 'authorization_code', client_id: publish(), code: 'x', code_verifier: 'y'.repeat(43) }),
+  });
+  expect(res.status).toBe(400);
+  expect(await res.json()).toEqual({ error: 'invalid_client', error_description: REFUSED });
 });

@@ -72,47 +72,70 @@ function urlProblem(clientId: string, allowPrivate: boolean): string | undefined
   try {
     url = new URL(clientId);
   } catch {
-    return 'is not a URL';
+    return 'not a URL';
   }
-  if (url.username || url.password) return 'must not carry credentials';
-  if (url.hash) return 'must not have a fragment';
-  if (url.pathname === '/' || /\/\.\.?(\/|$)/.test(clientId.replace(/[?#].*$/, ''))) return 'must have a path without . or .. segments';
+  if (url.username || url.password) return 'URL with credentials';
+  if (url.hash) return 'URL with a fragment';
+  if (url.pathname === '/' || /\/\.\.?(\/|$)/.test(clientId.replace(/[?#].*$/, ''))) return 'URL without a path or with . or .. segments';
   if (url.protocol === 'https:') return undefined;
   if (url.protocol === 'http:' && LOOPBACK.has(url.hostname) && allowPrivate) return undefined;
-  return 'must be https (http only on localhost or 127.0.0.1 where WEBHOOK_ALLOW_PRIVATE=1)';
+  return 'URL neither https nor allowed plain http';
 }
 
-/** A fetch's failure in words for the error page. */
+/** A fetch's failure in words for the log (never the document's content). */
 function fetchProblem(err: unknown): string {
-  const e = err as { name?: string; code?: string; message?: string };
-  if (e.name === 'TooLargeError') return `is larger than ${CLIENT_DOCUMENT_MAX_BYTES} bytes`;
-  if (e.name === 'TimeoutError') return `did not answer within ${FETCH_TIMEOUT_MS / 1000} s`;
-  if (e.name === 'TargetRefusedError') return `may not be fetched: its host ${String(e.message).replace(/^\S+ /, '')} (allowed only where WEBHOOK_ALLOW_PRIVATE=1)`;
-  return `could not be fetched (${e.code ?? e.name ?? 'error'})`;
+  const e = err as { name?: string; code?: string };
+  if (e.name === 'TooLargeError') return `larger than ${CLIENT_DOCUMENT_MAX_BYTES} bytes`;
+  if (e.name === 'TimeoutError') return `no answer within ${FETCH_TIMEOUT_MS / 1000} s`;
+  if (e.name === 'TargetRefusedError') return 'address refused (private, loopback or link-local)';
+  return `not fetched (${e.code ?? e.name ?? 'error'})`;
 }
 
 /** The document's fields a public client may have; what is wrong with the rest. */
 function documentProblem(url: string, doc: unknown): string | undefined {
-  if (typeof doc !== 'object' || doc === null || Array.isArray(doc)) return 'is not a JSON object';
+  if (typeof doc !== 'object' || doc === null || Array.isArray(doc)) return 'not a JSON object';
   const d = doc as Record<string, unknown>;
   const unsafe = unsafeInputProblem(d);
-  if (unsafe) return `has ${unsafe.path.slice(1)} that ${unsafe.message}`;
-  if (d.client_id !== url) return 'has a client_id other than its own URL';
-  if (d.token_endpoint_auth_method !== undefined && d.token_endpoint_auth_method !== 'none') return 'asks for a token_endpoint_auth_method other than none (only public clients)';
-  if (d.client_secret !== undefined) return 'carries a client_secret';
-  if (d.client_name !== undefined && typeof d.client_name !== 'string') return 'has a client_name that is not a string';
-  const problem = clientMetadataProblem(d);
-  return problem && `has ${problem}`;
+  if (unsafe) return `a field that ${unsafe.message}`;
+  if (d.client_id !== url) return 'a client_id other than its own URL';
+  if (d.token_endpoint_auth_method !== undefined && d.token_endpoint_auth_method !== 'none') return 'a token_endpoint_auth_method other than none';
+  if (d.client_secret !== undefined) return 'a client_secret';
+  if (d.client_name !== undefined && typeof d.client_name !== 'string') return 'a client_name that is not a string';
+  return clientMetadataProblem(d) && 'redirect_uris or grant_types not allowed';
+}
+
+/**
+ * What an authorize or token request shows for every document that could not be used, whatever
+ * the reason: an unauthenticated caller learns nothing of what answers at the URL it named (an
+ * open port, a size, what a document said).
+ */
+const CLIENT_DOCUMENT_REFUSED = 'The client metadata document named by client_id could not be fetched or is not a valid public client';
+
+/** The client's fields this server uses, and only those, are kept: whatever else a client sent is dropped. */
+const USED_FIELDS = ['client_id', 'client_id_issued_at', 'client_name', 'redirect_uris', 'grant_types', 'response_types'] as const;
+/** How much of a client's name is kept and shown on the consent page. */
+const CLIENT_NAME_MAX = 200;
+
+/** A registered or fetched client as it is stored and answered: the fields in USED_FIELDS, public (`none`). */
+export function usedClientFields(client: OAuthClientInformationFull): OAuthClientInformationFull {
+  const kept = Object.fromEntries(USED_FIELDS.filter((f) => client[f] !== undefined).map((f) => [f, client[f]])) as OAuthClientInformationFull;
+  if (typeof kept.client_name === 'string') kept.client_name = kept.client_name.slice(0, CLIENT_NAME_MAX);
+  return { ...kept, token_endpoint_auth_method: 'none' };
 }
 
 /**
  * Fetches a Client ID Metadata Document (draft-ietf-oauth-client-id-metadata-document, the MCP
  * authorization spec's recommended registration) under the webhook targets' rules against
- * private addresses, and answers the client it describes with how long the copy may be used.
- * Every failure is `invalid_client` naming the problem: the authorize step shows it as a page.
+ * private addresses (`allowPrivate`: OAUTH_CIMD_ALLOW_PRIVATE=1, which also allows plain http on
+ * loopback), and answers the client it describes with how long the copy may be used. Every
+ * failure is `invalid_client` with {@link CLIENT_DOCUMENT_REFUSED}, its reason (never the
+ * document's content) handed to `log` only.
  */
-export async function fetchClientDocument(clientId: string, allowPrivate: boolean, get: GetDocument): Promise<{ client: OAuthClientInformationFull; ttlSeconds: number }> {
-  const refuse = (problem: string) => new InvalidClientError(`The client metadata document ${clientId} ${problem}`);
+export async function fetchClientDocument(clientId: string, allowPrivate: boolean, get: GetDocument, log: (reason: string) => void = () => {}): Promise<{ client: OAuthClientInformationFull; ttlSeconds: number }> {
+  const refuse = (reason: string) => {
+    log(reason);
+    return new InvalidClientError(CLIENT_DOCUMENT_REFUSED);
+  };
   const bad = urlProblem(clientId, allowPrivate);
   if (bad) throw refuse(bad);
   let answer: Awaited<ReturnType<GetDocument>>;
@@ -121,15 +144,14 @@ export async function fetchClientDocument(clientId: string, allowPrivate: boolea
   } catch (err) {
     throw refuse(fetchProblem(err));
   }
-  if (answer.status !== 200) throw refuse(`answered HTTP ${answer.status}`);
+  if (answer.status !== 200) throw refuse(`HTTP ${answer.status}`);
   let doc: unknown;
   try {
     doc = JSON.parse(answer.body.toString('utf8'));
   } catch {
-    throw refuse('is not JSON');
+    throw refuse('not JSON');
   }
   const problem = documentProblem(clientId, doc);
   if (problem) throw refuse(problem);
-  const { client_secret_expires_at: _expires, ...client } = doc as OAuthClientInformationFull;
-  return { client: { ...client, token_endpoint_auth_method: 'none' }, ttlSeconds: cacheSeconds(answer.headers) };
+  return { client: usedClientFields(doc as OAuthClientInformationFull), ttlSeconds: cacheSeconds(answer.headers) };
 }

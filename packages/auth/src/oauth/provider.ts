@@ -14,7 +14,7 @@ import type { AnyDb } from '../identity/repository.js';
 import type { AuthDatabase } from '../identity/tables.js';
 import { OAUTH_ACCESS_PREFIX, OAUTH_REFRESH_PREFIX, hashSecret, newSecret } from '../identity/tokens.js';
 import { ACCESS_TOKEN_TTL_SECONDS, toAuthInfo } from '../identity/bearer.js';
-import { clientMetadataProblem, fetchClientDocument, isClientDocumentUrl, type GetDocument } from './client-metadata.js';
+import { clientMetadataProblem, fetchClientDocument, isClientDocumentUrl, usedClientFields, type GetDocument } from './client-metadata.js';
 import * as repo from './repository.js';
 import { inTransaction } from '../database/database.js';
 
@@ -72,10 +72,10 @@ export interface ProviderOptions {
   /** Renders the authorize page (sign-in or consent) into the response. */
   render(res: Response, view: ConsentView): void;
   /**
-   * How Client ID Metadata Documents are fetched; `allowPrivate` (WEBHOOK_ALLOW_PRIVATE=1) also
-   * lets one be on plain http on loopback.
+   * How Client ID Metadata Documents are fetched; `allowPrivate` (OAUTH_CIMD_ALLOW_PRIVATE=1) also
+   * lets one be on plain http on loopback; `log` hears why one was refused (never its content).
    */
-  clientDocuments: { allowPrivate: boolean; get: GetDocument };
+  clientDocuments: { allowPrivate: boolean; get: GetDocument; log?: (reason: string) => void };
 }
 
 /**
@@ -107,12 +107,12 @@ export class OAuthProvider implements OAuthServerProvider {
         const problem = clientMetadataProblem(client);
         if (problem) throw new InvalidClientMetadataError(problem);
         // Every client is public: a secret would be stored in plain text and protect nothing a
-        // PKCE verifier does not already protect for an assistant on someone's machine.
-        const { client_secret: _secret, client_secret_expires_at: _expires, ...rest } = client;
-        const registered = { ...rest, client_id: (client as { client_id?: string }).client_id ?? randomUUID(), token_endpoint_auth_method: 'none' } as OAuthClientInformationFull;
+        // PKCE verifier does not already protect for an assistant on someone's machine. Only the
+        // fields this server uses are kept (and answered): a registration stores a few hundred bytes.
+        const registered = usedClientFields({ ...client, client_id: (client as { client_id?: string }).client_id ?? randomUUID() });
         await repo.insertClient(o.db, {
           id: registered.client_id,
-          name: registered.client_name?.slice(0, 200) ?? null,
+          name: registered.client_name ?? null,
           redirectUris: registered.redirect_uris.map(String),
           metadata: registered,
         });
@@ -126,8 +126,9 @@ export class OAuthProvider implements OAuthServerProvider {
    * caching headers say, at most a day), or `invalid_client` naming why not.
    */
   private async fetchDocument(url: string): Promise<OAuthClientInformationFull> {
-    const { client, ttlSeconds } = await fetchClientDocument(url, this.o.clientDocuments.allowPrivate, this.o.clientDocuments.get);
-    const name = typeof client.client_name === 'string' ? client.client_name.slice(0, 200) : null;
+    const { allowPrivate, get, log } = this.o.clientDocuments;
+    const { client, ttlSeconds } = await fetchClientDocument(url, allowPrivate, get, log);
+    const name = typeof client.client_name === 'string' ? client.client_name : null;
     await repo.saveDocumentClient(this.o.db, { id: url, name, redirectUris: client.redirect_uris.map(String), metadata: client }, ttlSeconds);
     return client;
   }

@@ -46,6 +46,27 @@ export async function findClient(db: AnyDb, id: string): Promise<(ClientRecord &
     .executeTakeFirst() as Promise<(ClientRecord & { fresh: boolean | null }) | undefined>;
 }
 
+/** A client that never got a grant is forgotten this long after it registered (or its document was first fetched). */
+const UNUSED_CLIENT_HOURS = 24;
+
+/**
+ * Deletes up to `limit` clients older than {@link UNUSED_CLIENT_HOURS} that never got a grant and
+ * have no consent or code in flight; answers how many went. A fetched document's client is
+ * fetched again when next named.
+ */
+export async function forgetUnusedClients(db: AnyDb, limit = 1000): Promise<number> {
+  const result = await sql<{ id: string }>`
+    delete from oauth_clients where id in (
+      select c.id from oauth_clients c
+      where c.created_at < now() - make_interval(hours => ${UNUSED_CLIENT_HOURS})
+        and not exists (select 1 from oauth_grants g where g.client_id = c.id)
+        and not exists (select 1 from oauth_requests r where r.client_id = c.id)
+        and not exists (select 1 from oauth_codes k where k.client_id = c.id)
+      limit ${limit}
+    )`.execute(auth(db));
+  return Number(result.numAffectedRows ?? 0n);
+}
+
 export interface PendingRequest {
   id: string;
   clientId: string;

@@ -1,11 +1,11 @@
-import express, { Router, type RequestHandler, type Response } from 'express';
-import { TemporarilyUnavailableError } from '@modelcontextprotocol/sdk/server/auth/errors.js';
+import express, { Router, type ErrorRequestHandler, type RequestHandler, type Response } from 'express';
+import { InvalidClientMetadataError, TemporarilyUnavailableError, TooManyRequestsError } from '@modelcontextprotocol/sdk/server/auth/errors.js';
 import { authorizationHandler } from '@modelcontextprotocol/sdk/server/auth/handlers/authorize.js';
 import { metadataHandler } from '@modelcontextprotocol/sdk/server/auth/handlers/metadata.js';
 import { clientRegistrationHandler } from '@modelcontextprotocol/sdk/server/auth/handlers/register.js';
 import { revocationHandler } from '@modelcontextprotocol/sdk/server/auth/handlers/revoke.js';
 import { tokenHandler } from '@modelcontextprotocol/sdk/server/auth/handlers/token.js';
-import { RETRY_AFTER_UNAVAILABLE_SECONDS, errors, isDependencyOutage } from '@app/http-errors';
+import { AppError, RETRY_AFTER_UNAVAILABLE_SECONDS, errors, isDependencyOutage } from '@app/http-errors';
 import { isUuid } from '@app/http-errors/validation';
 import type { AuthConfig } from '../identity/config.js';
 import { authenticate, requireAllowedOrigin, requireSession } from '../identity/middleware.js';
@@ -75,11 +75,33 @@ const outagesAs503: RequestHandler = (_req, res, next) => {
   next();
 };
 
+/** A registration's metadata (its JSON body) larger than this is refused, before it is read whole. */
+const REGISTRATION_MAX_BYTES = 8 * 1024;
+
+/**
+ * Registration's own refusals in RFC 7591's error shape, which is what a registering client
+ * reads: metadata over {@link REGISTRATION_MAX_BYTES} (413 `invalid_client_metadata`) and the
+ * per-address limit (429 `too_many_requests` with Retry-After). Anything else goes on.
+ */
+const registrationErrors: ErrorRequestHandler = (err: unknown, _req, res, next) => {
+  if ((err as { type?: unknown } | null)?.type === 'entity.too.large') {
+    res.status(413).json(new InvalidClientMetadataError(`client metadata may be at most ${REGISTRATION_MAX_BYTES / 1024} KB of JSON`).toResponseObject());
+    return;
+  }
+  if (err instanceof AppError && err.status === 429) {
+    res.status(429).set(err.headers ?? {}).json(new TooManyRequestsError('Too many client registrations from this address; retry after Retry-After seconds').toResponseObject());
+    return;
+  }
+  next(err);
+};
+
 export interface OAuthRouterOptions {
   cfg: AuthConfig;
   db: AnyDb;
   provider: OAuthProvider;
   publicUrl?: string;
+  /** Counts registrations per client address (across replicas); answers 429 past its limit. */
+  registrationLimit: RequestHandler;
   /** Renders an authorize error for the person at the browser (see {@link authorizeErrorsAsPage}). */
   errorPage: (res: Response, error: string, description: string) => void;
 }
@@ -154,7 +176,9 @@ export function oauthRouter(o: OAuthRouterOptions): Router {
   router.use(`${base}`, outagesAs503);
   router.use(`${base}/authorize`, authorizeErrorsAsPage(o.errorPage), authorizationHandler({ provider: o.provider, rateLimit: false }));
   router.use(`${base}/token`, tokenHandler({ provider: o.provider, rateLimit: false }));
-  router.use(`${base}/register`, clientRegistrationHandler({ clientsStore: o.provider.clientsStore, rateLimit: false, clientSecretExpirySeconds: 0 }));
+  // Counted, then read (at most 8 KB) before the SDK's handler, whose own parser then has nothing to do.
+  router.use(`${base}/register`, o.registrationLimit, express.json({ limit: REGISTRATION_MAX_BYTES }), registrationErrors,
+    clientRegistrationHandler({ clientsStore: o.provider.clientsStore, rateLimit: false, clientSecretExpirySeconds: 0 }));
   router.use(`${base}/revoke`, revocationHandler({ provider: o.provider, rateLimit: false }));
 
   router.get(paths.apps, ...session, async (req, res) => {

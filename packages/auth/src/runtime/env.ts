@@ -124,7 +124,7 @@ const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'
 /**
  * The settings every service reads the same way: `<SERVICE>_PORT` (or `PORT`), `HOST`,
  * `DATABASE_URL`, `DATABASE_POOL_SIZE`, `DATABASE_CONNECT_TIMEOUT_MS`, `DATABASE_STATEMENT_TIMEOUT_MS`, `REDIS_URL`, `REDIS_PREFIX`, `ALLOWED_ORIGINS`,
- * `TRUST_PROXY`, `BODY_LIMIT_BYTES`, `LOG_LEVEL`, `SHUTDOWN_TIMEOUT_MS`, `HEAP_GROWING_PERCENT`, `COOKIE_SECURE`, `WEBHOOK_RETRY_BASE_MS`, `WEBHOOK_ALLOW_PRIVATE`, `WEBHOOK_CONCURRENCY`, `WEBHOOK_TRACE_CONTEXT`, `WEBHOOK_SECRET_KEY`, `WEBHOOK_SECRET_KEYS_OLD`, `MIGRATE_ON_START`, `SIGNUP` (`open` lets anyone create
+ * `TRUST_PROXY`, `BODY_LIMIT_BYTES`, `LOG_LEVEL`, `SHUTDOWN_TIMEOUT_MS`, `HEAP_GROWING_PERCENT`, `COOKIE_SECURE`, `WEBHOOK_RETRY_BASE_MS`, `WEBHOOK_ALLOW_PRIVATE`, `WEBHOOK_CONCURRENCY`, `WEBHOOK_TRACE_CONTEXT`, `WEBHOOK_SECRET_KEY`, `WEBHOOK_SECRET_KEYS_OLD`, `MIGRATE_ON_START`, `OAUTH_CIMD_ALLOW_PRIVATE`, `OAUTH_REGISTRATIONS_PER_HOUR`, `SIGNUP` (`open` lets anyone create
  * an account at `/auth/<service>/signup`; `closed`, the default, leaves it to the operator),
  * `MCP_SESSION_SECRET`, `PUBLIC_URL` (the origin clients use, e.g. https://api.example.com, named in the OAuth and MCP
  * metadata; unset: the origin each request came through).
@@ -168,6 +168,12 @@ function serviceEnv(env: Env, service: { name: string; port: number; bodyLimitBy
       maxPerAccount: envInt(env, 'STREAMS_PER_ACCOUNT', 10, 1, 1000),
       // How often streams read their feeds while notifications cannot reach them (2 s at most).
       fallbackPollMs: envInt(env, 'STREAM_FALLBACK_POLL_MS', 1000, 50, 2000),
+    },
+    oauth: {
+      // Client ID Metadata Documents on private, loopback and link-local addresses (and plain http on loopback): refused unless this is 1.
+      cimdAllowPrivate: envOneOf(env, 'OAUTH_CIMD_ALLOW_PRIVATE', ['0', '1'] as const, '0') === '1',
+      // Dynamic client registrations per client address per hour, across replicas.
+      registrationsPerHour: envInt(env, 'OAUTH_REGISTRATIONS_PER_HOUR', 20, 1, 1_000_000),
     },
     webhooks: {
       // The first retry's delay; each next one doubles it, up to an hour.

@@ -20,6 +20,7 @@ import { WEBHOOK_TOOLS, taskTools, type ToolTableEntry } from '../mcp/toolsets.j
 import { OAuthProvider } from '../oauth/provider.js';
 import { oauthUrls, publicOrigin } from '../identity/bearer.js';
 import { oauthPaths, oauthRouter } from '../oauth/routes.js';
+import { forgetUnusedClients } from '../oauth/repository.js';
 import { docsPath, docsRouter } from './docs.js';
 import { createObservability, mountHealth } from './observability.js';
 import { createRateLimit, isRead } from './rate-limit.js';
@@ -109,7 +110,7 @@ export function createServiceApp(o: ServiceAppOptions): Express {
     ...o.config.webhooks,
     logger: o.logger,
     registry: observability.registry,
-  }), o.recurringJobs ?? [], o.logger);
+  }), [...(o.recurringJobs ?? []), forgetUnusedClientsJob(o.db)], o.logger);
   if (o.config.serviceRole === 'worker') {
     // A worker process delivers webhooks and serves its probes and metrics, nothing else.
     app.locals[WORKER] = deliverer();
@@ -175,12 +176,17 @@ export function createServiceApp(o: ServiceAppOptions): Express {
     credentials,
     resourceOf: ownResource,
     render: authorizePageRenderer(auth, declared.paths.keys, o.config.signup),
+    // Their own switch, not the webhooks': npm start allows local webhook receivers, not this.
     clientDocuments: {
-      allowPrivate: o.config.webhooks.allowPrivate,
-      get: (url, maxBytes, timeoutMs) => getBounded(url, { accept: 'application/json' }, maxBytes, timeoutMs, { allowPrivate: o.config.webhooks.allowPrivate }),
+      allowPrivate: o.config.oauth.cimdAllowPrivate,
+      get: (url, maxBytes, timeoutMs) => getBounded(url, { accept: 'application/json' }, maxBytes, timeoutMs, { allowPrivate: o.config.oauth.cimdAllowPrivate }),
+      log: (reason) => o.logger.debug({ reason }, 'client metadata document refused'),
     },
   });
-  app.use(under(Object.values(oauthPaths(service)), oauthRouter({ cfg: auth, db: o.db, provider, publicUrl: o.config.publicUrl, errorPage: authorizeErrorPage(auth) })));
+  const registrationLimit = createRateLimit({
+    name: 'oauth-register', limit: o.config.oauth.registrationsPerHour, windowMs: 3_600_000, by: 'address', applies: (method) => method === 'POST', redis: o.redis, prefix: o.config.redisPrefix,
+  });
+  app.use(under(Object.values(oauthPaths(service)), oauthRouter({ cfg: auth, db: o.db, provider, publicUrl: o.config.publicUrl, errorPage: authorizeErrorPage(auth), registrationLimit })));
   const accounts = new AccountService(o.db, auth, createLoginThrottle(o.redis, o.config.redisPrefix, o.logger), o.accountHooks ?? {});
   app.use(`/auth/${service}`, authRouter({ cfg: auth, accounts, signup: o.config.signup, json, cookieSecure: o.config.cookieSecure }));
   app.use(declared.paths.keys, authenticate(auth), json, keysRouter(o.db, auth));
@@ -199,6 +205,12 @@ export function createServiceApp(o: ServiceAppOptions): Express {
   app.use(errorHandler({ style: envelope, logger: o.logger }));
   return app;
 }
+
+/** How often a worker forgets OAuth clients that never got a grant (each run deletes a bounded batch). */
+const UNUSED_CLIENTS_EVERY_MS = 10 * 60_000;
+
+/** Registered clients that never got a grant within a day are deleted by every worker process (idempotent, so replicas may overlap). */
+const forgetUnusedClientsJob = (db: ServiceDeps['db']): RecurringJob => ({ name: 'oauth-unused-clients', everyMs: UNUSED_CLIENTS_EVERY_MS, run: () => forgetUnusedClients(db) });
 
 const WORKER = 'webhookWorker';
 
