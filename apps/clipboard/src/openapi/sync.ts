@@ -111,7 +111,7 @@ The log keeps only the latest change per entity (a later change replaces the ear
 
 Cursor: an opaque string (base64url of \`v1:<seq>\`). Malformed: 400. A cursor ahead of the account's log (not issued by this server for this account) is 410 as well. No cursor (or an empty one): from the beginning; that is always allowed and yields the full current state.
 
-Pull: GET /api/clipboard/pull returns changes with seq above the cursor, in seq order, at most \`limit\`, with \`hasMore\` and the next cursor (the seq of the last change returned; the given cursor when none). Apply \`upsert\` by replacing the local entity with \`data\` and \`delete\` by removing it; applying a change twice is harmless.
+Pull: GET /api/clipboard/pull returns changes with seq above the cursor, in seq order, at most \`limit\` and at most 8 MiB of JSON (fewer changes when \`limit\` would be more; the same holds for a sync answer, its results included), with \`hasMore\` and the next cursor (the seq of the last change returned; the given cursor when none). Apply \`upsert\` by replacing the local entity with \`data\` and \`delete\` by removing it; applying a change twice is harmless.
 
 Sync: POST /api/clipboard/sync applies the client's batch (0 to ${MAX_SYNC_CHANGES} changes) in order in ONE transaction, records each \`clientChangeId\` (a retried batch applies once; the first outcome is replayed as \`duplicate\` with \`original\`), then returns the per-change results and the server changes after the client's cursor, exactly like pull. Those include the client's own applied changes (echoed with their seq): applying them again is harmless and the cursor moves past them. A cursor that is expired is 410 and nothing is applied.
 
