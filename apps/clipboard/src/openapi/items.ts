@@ -99,7 +99,10 @@ export const item = {
   properties: {
     id: { type: 'string', format: 'uuid' },
     type: itemType,
-    content: { type: 'string', description: 'The text, or for a sealed item the ciphertext exactly as its client sent it.' },
+    content: {
+      type: ['string', 'null'],
+      description: 'The text, or for a sealed item the ciphertext exactly as its client sent it. Null only for an OAuth access token (an assistant\'s connected app): it sees sensitive and sealed items with `content: null`, as MCP shows them, on every path that returns items.',
+    },
     source: { type: 'string' },
     favorite: { type: 'boolean' },
     sensitive: { type: 'boolean' },
