@@ -209,6 +209,18 @@ class Batch {
   }
 }
 
+/**
+ * Whether a change of an existing item would leave it sensitive and a favorite, which the REST
+ * API refuses with 409 (a sensitive item is deleted when its time is up): a favorite for a
+ * sensitive item, or an upsert making a favorite sensitive without unsetting the flag.
+ */
+function wouldBeSensitiveFavorite(current: itemsRepo.ItemRow, c: ClientChange): boolean {
+  const data = c.data as { favorite?: boolean; sensitive?: boolean };
+  const favorite = data.favorite ?? current.favorite;
+  const sensitive = current.sensitive || (c.op === 'upsert' && data.sensitive === true);
+  return favorite && sensitive;
+}
+
 async function applyItem(b: Batch, c: ClientChange): Promise<Outcome> {
   if (c.id === undefined) return rejected('id is required for item changes');
   const id = c.id.toLowerCase();
@@ -223,7 +235,7 @@ async function applyItem(b: Batch, c: ClientChange): Promise<Outcome> {
   }
   const parser = c.op === 'upsert' ? b.data.item : b.data.favorite;
   const problem = parser.problem(c.data) ?? (c.op === 'upsert' ? itemContentProblem(c.data as NewItem) : null)
-    ?? (current?.sensitive && (c.data as { favorite?: boolean }).favorite ? SENSITIVE_FAVORITE : null);
+    ?? (current && wouldBeSensitiveFavorite(current, c) ? SENSITIVE_FAVORITE : null);
   if (problem) return rejected(problem);
   if (!current) {
     if (latest?.op === 'delete') return conflict(latest.seq, 'the item was deleted on the server; deletes are final');
