@@ -1,5 +1,5 @@
 import type { CallOperation, McpPrompt } from '@app/auth/mcp';
-import type { Item } from './domain/mappers.js';
+import { hidePrivateContent, type Item } from './domain/mappers.js';
 import { MAX_QUERY } from './domain/limits.js';
 
 /** What the clipboard service tells an assistant on connecting, and appends to each tool. */
@@ -14,26 +14,15 @@ export const mcpToolNotes =
 
 const SHOWN_CHARACTERS = 300;
 
-/** Whether a value is an item as the API returns it. */
-const isItem = (v: unknown): v is Item => typeof v === 'object' && v !== null && 'sensitive' in v && 'type' in v && 'content' in v;
-
 /**
  * What an assistant sees of the history: a sensitive item with `content: null`, a sealed item
  * without its ciphertext (neither is readable to it), wherever one appears in a tool result.
  */
-export function withoutPrivateContent(body: unknown): unknown {
-  if (Array.isArray(body)) return body.map(withoutPrivateContent);
-  if (typeof body !== 'object' || body === null) return body;
-  if (isItem(body)) {
-    if (body.sensitive) return { ...body, content: null };
-    if (body.type === 'sealed') {
-      const { content: _sealed, ...rest } = body;
-      return rest;
-    }
-    return body;
-  }
-  return Object.fromEntries(Object.entries(body).map(([k, v]) => [k, withoutPrivateContent(v)]));
-}
+export const withoutPrivateContent = (body: unknown): unknown => hidePrivateContent(body, (item) => {
+  if (item.sensitive) return { ...item, content: null };
+  const { content: _sealed, ...rest } = item;
+  return rest;
+});
 
 /** The most recent items (optionally only those containing `query`), read through listItems. */
 async function findRecent(args: Record<string, string>, call: CallOperation): Promise<string> {

@@ -84,6 +84,7 @@ export const openapiDocument = {
       NotFound: json(ref('Error'), 'No such record for this account (or a malformed id).'),
       Conflict: json(ref('Error'), 'A business rule refused the change (the message says which).'),
       Gone: json(ref('Error'), 'The cursor is older than the retained change log (or not from this log): discard local state and resync without a cursor.'),
+      SearchTooExpensive: json(ref('Error'), 'The text search was stopped after 1.5 s (its statement timeout): the items are too long for this text to be found in time. Retrying the same search does not help; search for a shorter or more distinctive text, or list without `q`.'),
       TooLarge: json(ref('Error'), 'The body is over 1 MB.'),
       UnsupportedEncoding: json(ref('Error'), 'Unsupported content encoding or charset.'),
       RateLimited: {

@@ -1,8 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import { sql } from 'kysely';
-import { startReceiver, type Receiver } from '@app/devstack';
+import { openEventStream, startReceiver, type Receiver } from '@app/devstack';
 import { HIGH_LIMITS } from './helpers/factories.js';
 import { startTestApp, type Caller, type TestApp } from './helpers/harness.js';
+import { oauthAccessToken } from './helpers/oauth.js';
 
 // DESIGN.md "Clipboard privacy": sensitive items that expire, text search, sealed items.
 
@@ -104,6 +105,60 @@ describe('sensitive items', () => {
     expect(refused.body.results.map((r: any) => r.status)).toEqual(['rejected', 'rejected', 'rejected']);
     const cleared = await sync([{ clientChangeId: randomUUID(), entity: 'item', op: 'upsert', id, data: { type: 'text', content: 'changed', source: 'mobile', sensitive: false } }]);
     expect(cleared.body.changes.find((ch: any) => ch.id === id).data).toMatchObject({ sensitive: true, expiresAt: data.expiresAt });
+  });
+
+  it('cannot make a favorite sensitive through sync: that change is refused, the others of the batch apply', async () => {
+    const c = await t.caller();
+    const id = randomUUID();
+    const other = randomUUID();
+    const sync = (changes: object[]) => t.http().post('/api/clipboard/sync').set('Authorization', c.auth).send({ changes }).expect(200);
+    const change = (itemId: string, op: string, data: object) => ({ clientChangeId: randomUUID(), entity: 'item', op, id: itemId, data });
+    await sync([change(id, 'upsert', { type: 'text', content: 'kept', source: 'mobile' }), change(id, 'favorite', { favorite: true })]);
+    const res = await sync([
+      change(id, 'upsert', { type: 'text', content: SECRET, source: 'mobile', sensitive: true }),
+      change(other, 'upsert', { type: 'text', content: 'applies', source: 'mobile' }),
+    ]);
+    expect(res.body.results.map((r: any) => [r.status, r.error])).toEqual([['rejected', expect.stringContaining('cannot be a favorite')], ['applied', null]]);
+    const items = (await t.http().get('/api/clipboard').set('Authorization', c.auth).expect(200)).body.items;
+    expect(items.find((i: any) => i.id === id)).toMatchObject({ content: 'kept', favorite: true, sensitive: false });
+    expect(items.find((i: any) => i.id === other)).toMatchObject({ content: 'applies' });
+  });
+});
+
+describe('an assistant\'s OAuth token on REST', () => {
+  it('sees sensitive and sealed items with content null on every path that returns items', async () => {
+    const c = await t.caller();
+    const token = `Bearer ${await oauthAccessToken(t, c.accountId)}`;
+    const secret = (await create(c, { type: 'text', content: SECRET, source: 'desktop', sensitive: true }).expect(201)).body;
+    const box = (await create(c, sealed('c2VjcmV0LWNpcGhlcg')).expect(201)).body;
+    const plain = (await create(c, { type: 'text', content: 'plain words', source: 'desktop' }).expect(201)).body;
+    const hidden = (items: any[]) => Object.fromEntries(items.map((i) => [i.id, i.content]));
+    const expected = { [secret.id]: null, [box.id]: null, [plain.id]: 'plain words' };
+
+    const list = await t.http().get('/api/clipboard').set('Authorization', token).expect(200);
+    expect(hidden(list.body.items)).toEqual(expected);
+    const pulled = await t.http().get('/api/clipboard/pull').set('Authorization', token).expect(200);
+    expect(hidden(pulled.body.changes.map((ch: any) => ch.data))).toEqual(expected);
+    const synced = await t.http().post('/api/clipboard/sync').set('Authorization', token).send({ changes: [] }).expect(200);
+    expect(hidden(synced.body.changes.map((ch: any) => ch.data))).toEqual(expected);
+    const created = await t.http().post('/api/clipboard').set('Authorization', token).send({ type: 'text', content: `${SECRET}-2`, source: 'api', sensitive: true }).expect(201);
+    expect(created.body).toMatchObject({ sensitive: true, content: null });
+    const favorite = await t.http().patch(`/api/clipboard/${box.id}/favorite`).set('Authorization', token).expect(200);
+    expect(favorite.body).toMatchObject({ id: box.id, favorite: true, content: null, keyId: 'k1' });
+    const origin = `http://127.0.0.1:${(t.server.address() as import('node:net').AddressInfo).port}`;
+    const stream = await openEventStream(`${origin}/api/clipboard/pull/stream`, { Authorization: token });
+    try {
+      expect(stream.status).toBe(200);
+      await stream.until((s) => s.changes().length >= 4, 5_000);
+      const data = stream.changes().map((e) => (e.change as any).data);
+      expect(hidden(data)).toEqual({ ...expected, [created.body.id]: null });
+    } finally {
+      stream.close();
+    }
+    // The account's own key still reads its items whole.
+    const own = await t.http().get('/api/clipboard').set('Authorization', c.auth).expect(200);
+    expect(hidden(own.body.items)).toMatchObject({ [secret.id]: SECRET, [box.id]: 'c2VjcmV0LWNpcGhlcg' });
+    expect(JSON.stringify([list.body, pulled.body, synced.body, created.body, favorite.body])).not.toContain(SECRET);
   });
 });
 

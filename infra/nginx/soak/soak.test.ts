@@ -11,8 +11,12 @@ import { findLostWrites, printTable } from '../test/faults/load.js';
  * in: time zones in random letter case and unknown ones, bodies over the limit and nested 60,000
  * deep, NUL characters in bodies, keys, sign-in fields and queries, bad and malformed credentials,
  * other accounts' ids, and JSON-RPC batches of MCP requests; beside it, per service, a slow stream
- * reader (a change stream opened through the gateway and not read for 2 to 20 s, then closed).
- * Then: no 5xx at all, every service's RSS flat within 30 MB after the
+ * reader (a change stream opened through the gateway and not read for 2 to 20 s, then closed);
+ * and a third clipboard account holding 605 items of 131,000 characters (79 MB, stored through
+ * sync) with a hostile searcher (texts whose recheck is quadratic over its long items, three at
+ * once: each answered 200, 422 or 429, its times printed) and large-page readers (pull limit=1000 and
+ * list limit=500: every page at most 8 MiB). Before the run, four parallel large pulls measure
+ * the clipboard process's peak RSS. Then: no 5xx at all, every service's RSS flat within 30 MB after the
  * warm-up (the median RSS of the last fifth of the run within 30 MB of the first fifth's after the
  * warm-up: a leak grows, garbage collection only swings), every acknowledged write in the database,
  * no service process exiting. Prints the RSS curve of each service.
@@ -35,6 +39,13 @@ const randomCase = (s: string) => [...s].map((c) => (Math.random() < 0.5 ? c.toL
 const deep = (depth: number) => `${'['.repeat(depth)}${']'.repeat(depth)}`;
 const randomDate = () => new Date(Date.UTC(2000, 0, 1) + Math.floor(Math.random() * 365_000) * 86_400_000).toISOString().slice(0, 10);
 const BODY_LIMITS: Record<Soaked, number> = { tasks: 256 * 1024, meetings: 128 * 1024, clipboard: 1024 * 1024 };
+/** The large clipboard account: items of LARGE_ITEM characters, stored through sync SYNC_LARGE to a request (the 1 MiB body limit). */
+const LARGE_ITEMS = Number(process.env.SOAK_LARGE_ITEMS ?? 605);
+const LARGE_ITEM = 131_000;
+const SYNC_LARGE = 7;
+/** A search whose every candidate is a long recheck over the large account's runs of 'a'. */
+const HOSTILE_QUERY = `${'a'.repeat(198)}b`;
+const PAGE_BYTES = 8 * 1024 * 1024;
 
 interface Account {
   accountId: string;
@@ -53,6 +64,8 @@ describe('soak: mixed and hostile load through the gateway', () => {
 
   const admin = (service: Service, ...argv: string[]) => adminCommand(service, pgServer.url, ...argv);
   const accounts = {} as Record<Soaked, [Account, Account]>;
+  /** The clipboard account with the large items, which the hostile searcher and the large-page readers use. */
+  let large: Account;
 
   beforeAll(async () => {
     pgDir = mkdtempSync(join(tmpdir(), 'soak-pg-'));
@@ -78,7 +91,10 @@ describe('soak: mixed and hostile load through the gateway', () => {
       }
       accounts[svc] = pair as [Account, Account];
     }
-  }, 120_000);
+    const account = await admin('clipboard', 'create-account', '--email', 'soak-clipboard-large@example.test');
+    large = { accountId: account.accountId!, auth: `Bearer ${(await admin('clipboard', 'create-key', '--account', account.accountId)).key}` };
+    await seedLarge(gateway, large, LARGE_ITEMS);
+  }, 600_000);
 
   afterAll(async () => {
     await product?.stop();
@@ -208,6 +224,10 @@ describe('soak: mixed and hostile load through the gateway', () => {
       },
     ];
 
+    const clipboardPid = product.instances.clipboard[0]!.process.pid!;
+    const peak = await peakRssDuring(clipboardPid, () => Promise.all(Array.from({ length: 4 }, () => send('large page', 'GET', '/api/clipboard/pull?limit=1000', { auth: large.auth }))));
+    process.stdout.write(`\nfour parallel GET /api/clipboard/pull?limit=1000 over ${LARGE_ITEMS} items of ${LARGE_ITEM} characters: clipboard RSS ${peak.before.toFixed(0)} MB before, ${peak.peak.toFixed(0)} MB at peak\n`);
+
     const rss: Record<Soaked, Array<{ at: number; mb: number }>> = { tasks: [], meetings: [], clipboard: [] };
     const started = Date.now();
     const deadline = started + SECONDS * 1000;
@@ -234,12 +254,42 @@ describe('soak: mixed and hostile load through the gateway', () => {
         if (status !== 200) serverErrors.push(`slow stream reader: ${svc} -> ${status}`);
       }
     };
+    /**
+     * Searches of the large account that cost more than they may: each a clear answer (a result,
+     * 422 too expensive, 429 too many at once), never a 5xx (counted by `send`). Their times are
+     * printed, not asserted: under the soak's saturation they include queueing for the CPU; the
+     * 2 s bound itself is apps/clipboard/test/cost.test.ts's.
+     */
+    const searchMs: number[] = [];
+    const hostileSearcher = async () => {
+      while (Date.now() < deadline) {
+        const begun = Date.now();
+        const res = await send('hostile search', 'GET', `/api/clipboard?limit=1&q=${HOSTILE_QUERY}`, { auth: large.auth });
+        searchMs.push(Date.now() - begun);
+        if (![200, 422, 429].includes(res.status)) serverErrors.push(`hostile search -> ${res.status}`);
+        if (res.status === 429) await new Promise((r) => setTimeout(r, 200));
+      }
+    };
+    /** Reads the large account's pages: each at most 8 MiB of JSON, saying there is more. */
+    const largePageReader = async () => {
+      while (Date.now() < deadline) {
+        const path = pick(['/api/clipboard/pull?limit=1000', '/api/clipboard?limit=500']);
+        const res = await fetch(`${gateway}${path}`, { headers: { Authorization: large.auth }, signal: AbortSignal.timeout(15_000) }).catch((err: Error) => ({ status: 0, err }));
+        const text = 'text' in res ? await res.text() : '';
+        (statuses['large page'] ??= {})[res.status] = (statuses['large page'][res.status] ?? 0) + 1;
+        if (res.status !== 200 || Buffer.byteLength(text) > PAGE_BYTES || !(JSON.parse(text) as { hasMore: boolean }).hasMore) {
+          serverErrors.push(`large page: ${path} -> ${res.status}, ${Buffer.byteLength(text)} bytes`);
+        }
+      }
+    };
     try {
       await Promise.all([
         ...Array.from({ length: WORKERS }, async () => {
           while (Date.now() < deadline) await pick(actions)();
         }),
         ...SERVICES.map(slowReader),
+        ...Array.from({ length: 3 }, hostileSearcher),
+        ...Array.from({ length: 2 }, largePageReader),
       ]);
     } finally {
       clearInterval(sampler);
@@ -266,6 +316,8 @@ describe('soak: mixed and hostile load through the gateway', () => {
     const total = Object.values(statuses).reduce((n, by) => n + Object.values(by).reduce((a, b) => a + b, 0), 0);
     process.stdout.write(`\nsoak: ${SECONDS} s (warm-up ${WARM_UP_SECONDS} s), ${WORKERS} workers, ${total} requests, ${serverErrors.length} 5xx/connection errors/wrong answers${exits.length ? `; ${exits.join('; ')}` : ''}\n`);
     for (const line of serverErrors.slice(0, 5)) process.stdout.write(`  ${line}\n`);
+    const sortedMs = [...searchMs].sort((a, b) => a - b);
+    process.stdout.write(`hostile searches: ${sortedMs.length}, median ${sortedMs[Math.floor(sortedMs.length / 2)] ?? '-'} ms, max ${sortedMs.at(-1) ?? '-'} ms\n`);
     printTable(Object.entries(statuses).map(([kind, by]) => ({ request: kind, statuses: Object.entries(by).map(([s, n]) => `${s}:${n}`).join(' ') })));
     printTable(rows);
     for (const svc of SERVICES) process.stdout.write(chart(svc, rss[svc], WARM_UP_SECONDS));
@@ -282,6 +334,37 @@ describe('soak: mixed and hostile load through the gateway', () => {
     }
   });
 });
+
+/** Stores `count` items of LARGE_ITEM characters (runs of 'a', each with its own tail) for `account` through sync, as a device would. */
+async function seedLarge(gateway: string, account: Account, count: number): Promise<void> {
+  for (let done = 0; done < count; done += SYNC_LARGE) {
+    const changes = Array.from({ length: Math.min(SYNC_LARGE, count - done) }, (_, k) => ({
+      clientChangeId: randomUUID(), entity: 'item', op: 'upsert', id: randomUUID(),
+      data: { type: 'text', content: `${'a'.repeat(LARGE_ITEM)}${done + k}`, source: 'desktop' },
+    }));
+    const res = await fetch(`${gateway}/api/clipboard/sync`, {
+      method: 'POST',
+      headers: { Authorization: account.auth, 'Content-Type': 'application/json' },
+      body: JSON.stringify({ changes, limit: 1 }),
+    });
+    if (res.status !== 200) throw new Error(`seeding the large account: ${res.status} ${(await res.text()).slice(0, 200)}`);
+  }
+}
+
+/** The process's RSS before `work` and its highest while `work` runs (sampled every 50 ms). */
+async function peakRssDuring(pid: number, work: () => Promise<unknown>): Promise<{ before: number; peak: number }> {
+  const before = rssMb(pid);
+  let peak = before;
+  const sampler = setInterval(() => {
+    peak = Math.max(peak, rssMb(pid));
+  }, 50);
+  try {
+    await work();
+  } finally {
+    clearInterval(sampler);
+  }
+  return { before, peak: Math.max(peak, rssMb(pid)) };
+}
 
 function median(xs: number[]): number {
   const sorted = [...xs].sort((a, b) => a - b);

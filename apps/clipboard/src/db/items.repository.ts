@@ -1,6 +1,7 @@
-import { sql, type Selectable } from 'kysely';
+import { sql, type RawBuilder, type Selectable } from 'kysely';
 import { noSubscriberFor } from '@app/auth/webhooks';
-import { WRITES_THROUGH_FUNCTION } from '@app/auth/runtime';
+import { WRITES_THROUGH_FUNCTION, inTransaction } from '@app/auth/runtime';
+import { MAX_PAGE_BYTES } from '@app/http-errors';
 import type { ItemsTable } from './schema.js';
 import type { AccountTx, Db } from './state.repository.js';
 
@@ -8,6 +9,7 @@ export type ItemRow = Omit<Selectable<ItemsTable>, 'account_id'>;
 
 const columns = ['id', 'type', 'content', 'source', 'favorite', 'sensitive', 'expires_at', 'key_id', 'dedupe_key', 'created_at', 'updated_at'] as const;
 const selected = sql.raw(columns.map((c) => `i.${c}`).join(', '));
+const plain = sql.raw(columns.join(', '));
 // Statement time, not transaction time: items added in one sync batch keep their order.
 const now = sql<string>`clock_timestamp()`;
 
@@ -20,13 +22,27 @@ const retained = (accountId: string) => sql`(favorite or created_at >= coalesce(
 const containing = (text: string) => `%${text.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
 
 /**
+ * The rows of `page` (newest first, with the item columns) that start within MAX_PAGE_BYTES of
+ * content: no more than a page's worth of content is read into the process, whatever the limit.
+ * The first row that crosses the bound comes too, so the caller sees that the page was cut (its
+ * JSON, never smaller than the content, is over the bound: the caller drops it and says hasMore).
+ */
+const withinPageBytes = (page: RawBuilder<unknown>) => sql<ItemRow>`
+    select ${plain} from (
+      select q.*, sum(octet_length(q.content)) over (order by q.created_at desc, q.id desc) - octet_length(q.content) as bytes_before
+      from (${page}) q
+    ) w
+    where bytes_before < ${MAX_PAGE_BYTES}
+    order by created_at desc, id desc`;
+
+/**
  * One page, newest first. The inner scan reads only the list index (ids, times and the favorite
  * flag), so a deep offset never touches item content; retention hides expired non-favorites.
  */
 export async function listItems(db: Db, accountId: string, page: ListPage): Promise<ItemRow[]> {
   const favoriteFilter = page.favorite === undefined ? sql`` : sql`and favorite = ${page.favorite}`;
   if (page.q !== undefined) return searchItems(db, accountId, page.q, favoriteFilter, page);
-  const { rows } = await sql<ItemRow>`
+  const { rows } = await withinPageBytes(sql`
     select ${selected}
     from (
       select id, created_at from items
@@ -35,8 +51,7 @@ export async function listItems(db: Db, accountId: string, page: ListPage): Prom
       order by created_at desc, id desc
       offset ${page.offset} limit ${page.limit}
     ) p
-    join items i on i.id = p.id
-    order by p.created_at desc, p.id desc`.execute(db);
+    join items i on i.id = p.id`).execute(db);
   return rows;
 }
 
@@ -48,19 +63,28 @@ export interface ListPage {
   q?: string | undefined;
 }
 
+/** How long one text search may run (statement_timeout): past it Postgres cancels it (SQLSTATE 57014). */
+export const SEARCH_TIMEOUT_MS = 1500;
+
 /**
  * A search page, newest first: the account's matches come from items_search_idx (trigrams of the
- * lowered content, sensitive and sealed items not in it), then are sorted.
+ * lowered content, sensitive and sealed items not in it), then are sorted. Every candidate the
+ * index yields is rechecked against its whole content, which for some texts and contents costs
+ * more than the trigrams tell (a LIKE of 'aaa...ab' over long runs of 'a' is quadratic), so the
+ * statement runs under SEARCH_TIMEOUT_MS and its cancellation is the caller's to answer.
  */
 async function searchItems(db: Db, accountId: string, q: string, favoriteFilter: ReturnType<typeof sql>, page: ListPage): Promise<ItemRow[]> {
-  const { rows } = await sql<ItemRow>`
-    select ${selected} from items i
-    where account_id = ${accountId} and not sensitive and type <> 'sealed'
-      and lower(content) like lower(${containing(q)}) ${favoriteFilter}
-      and ${retained(accountId)}
-    order by created_at desc, id desc
-    offset ${page.offset} limit ${page.limit}`.execute(db);
-  return rows;
+  return inTransaction(db, async (trx) => {
+    await sql`set local statement_timeout = ${sql.lit(SEARCH_TIMEOUT_MS)}`.execute(trx);
+    const { rows } = await withinPageBytes(sql`
+      select ${selected} from items i
+      where account_id = ${accountId} and not sensitive and type <> 'sealed'
+        and lower(content) like lower(${containing(q)}) ${favoriteFilter}
+        and ${retained(accountId)}
+      order by created_at desc, id desc
+      offset ${page.offset} limit ${page.limit}`).execute(trx);
+    return rows;
+  });
 }
 
 /** What a create returns: the item's columns but its content, and whether it is new. */

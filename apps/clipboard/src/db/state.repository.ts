@@ -1,6 +1,7 @@
 import { sql, type Kysely, type Selectable, type Transaction } from 'kysely';
 import type { AccountStateTable, Database } from './schema.js';
 import { inTransaction } from '@app/auth/runtime';
+import { MAX_PAGE_BYTES } from '@app/http-errors';
 
 export type Db = Kysely<Database>;
 export type StateRow = Selectable<AccountStateTable>;
@@ -147,26 +148,35 @@ export interface ChangeRow {
 
 /**
  * Changes after `afterSeq` in seq order (at most `limit`), joined with their entities' current
- * rows: the log keeps one row per entity, so the current row is the state at that seq.
+ * rows: the log keeps one row per entity, so the current row is the state at that seq. Only the
+ * changes that start within MAX_PAGE_BYTES of content come, and the first that crosses it (so the
+ * caller sees the cut): no more than a page's worth of content is read into the process.
  */
 export async function changesAfter(db: Db, accountId: string, afterSeq: number, entities: Entity[], limit: number): Promise<ChangeRow[]> {
   const { rows } = await sql<ChangeRow>`
-    select c.seq, c.entity, c.entity_id, c.op,
-      i.type as i_type, i.content as i_content, i.source as i_source, i.favorite as i_favorite,
-      i.sensitive as i_sensitive, i.expires_at as i_expires_at, i.key_id as i_key_id, i.dedupe_key as i_dedupe_key,
-      i.created_at as i_created_at, i.updated_at as i_updated_at,
-      s.name as s_name, s.content as s_content, s.keyword as s_keyword,
-      s.created_at as s_created_at, s.updated_at as s_updated_at,
-      st.history_limit as st_history_limit, st.retention_days as st_retention_days,
-      st.capture_enabled as st_capture_enabled, st.sensitive_ttl_seconds as st_sensitive_ttl_seconds, st.seal_salt as st_seal_salt,
-      st.settings_updated_at as st_updated_at
-    from changes c
-    left join items i on c.entity = 'item' and c.op = 'upsert' and i.id = c.entity_id
-    left join snippets s on c.entity = 'snippet' and c.op = 'upsert' and s.id = c.entity_id
-    left join account_state st on c.entity = 'settings' and c.op = 'upsert' and st.account_id = c.account_id
-    where c.account_id = ${accountId} and c.seq > ${afterSeq} and c.entity = any(${entities}::text[])
-    order by c.seq
-    limit ${limit}`.execute(db);
+    select * from (
+      select l.*, sum(l.bytes) over (order by l.seq) - l.bytes as bytes_before from (
+        select c.seq, c.entity, c.entity_id, c.op,
+          i.type as i_type, i.content as i_content, i.source as i_source, i.favorite as i_favorite,
+          i.sensitive as i_sensitive, i.expires_at as i_expires_at, i.key_id as i_key_id, i.dedupe_key as i_dedupe_key,
+          i.created_at as i_created_at, i.updated_at as i_updated_at,
+          s.name as s_name, s.content as s_content, s.keyword as s_keyword,
+          s.created_at as s_created_at, s.updated_at as s_updated_at,
+          st.history_limit as st_history_limit, st.retention_days as st_retention_days,
+          st.capture_enabled as st_capture_enabled, st.sensitive_ttl_seconds as st_sensitive_ttl_seconds, st.seal_salt as st_seal_salt,
+          st.settings_updated_at as st_updated_at,
+          coalesce(octet_length(i.content), 0) + coalesce(octet_length(s.content), 0) as bytes
+        from changes c
+        left join items i on c.entity = 'item' and c.op = 'upsert' and i.id = c.entity_id
+        left join snippets s on c.entity = 'snippet' and c.op = 'upsert' and s.id = c.entity_id
+        left join account_state st on c.entity = 'settings' and c.op = 'upsert' and st.account_id = c.account_id
+        where c.account_id = ${accountId} and c.seq > ${afterSeq} and c.entity = any(${entities}::text[])
+        order by c.seq
+        limit ${limit}
+      ) l
+    ) w
+    where bytes_before < ${MAX_PAGE_BYTES}
+    order by seq`.execute(db);
   return rows;
 }
 

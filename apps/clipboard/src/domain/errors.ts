@@ -15,6 +15,7 @@ const ERROR_CODES = {
   snippet_limit: 409,
   cursor_expired: 410,
   cursor_unknown: 410,
+  search_too_expensive: 422,
 } as const;
 
 /** Every code the service can answer (its own and the platform's), and `fail(code, message)`, which builds its error. */

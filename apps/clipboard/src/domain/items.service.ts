@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { inTransaction } from '@app/auth/runtime';
 import { emitEvents } from '@app/auth/webhooks';
-import { errors } from '@app/http-errors';
+import { entriesWithin, errors } from '@app/http-errors';
 import { isUuid } from '@app/http-errors/validation';
 import * as repo from '../db/items.repository.js';
 import { withAccount, type AccountTx, type Db } from '../db/state.repository.js';
@@ -36,12 +36,33 @@ export function itemContentProblem(item: { type: string; content: string; sensit
 const itemNotFound = () => notFound('Clipboard item');
 const sensitiveFavorite = () => fail('sensitive_item', SENSITIVE_FAVORITE);
 
-/** One page of the history, newest first; `hasMore` without counting the rest. */
+/** What a list page holds besides its items (`{"items":[],"hasMore":false}` and room to spare). */
+const LIST_ENVELOPE = 64;
+
+/** 422: the search did not finish within SEARCH_TIMEOUT_MS (a retry of the same search would not either). */
+const searchTooExpensive = () => fail('search_too_expensive',
+  `the text search was stopped after ${repo.SEARCH_TIMEOUT_MS / 1000} s: these items are too long for this text to be found in time; search for a shorter or more distinctive text, or list without q`);
+
+/** Whether `err` is Postgres cancelling a statement at its statement_timeout. */
+const isStatementTimeout = (err: unknown) => (err as { code?: unknown } | null)?.code === '57014';
+
+/**
+ * One page of the history, newest first; `hasMore` without counting the rest. The page is at most
+ * MAX_PAGE_BYTES of JSON: fewer items and `hasMore` beyond that (the next offset gets the rest).
+ */
 export async function listItems(db: Db, accountId: string, page: repo.ListPage & { query?: string | undefined }): Promise<{ items: Item[]; hasMore: boolean }> {
   const { query, ...rest } = page;
-  const rows = await repo.listItems(db, accountId, { ...rest, q: rest.q ?? query, limit: page.limit + 1 });
-  const hasMore = rows.length > page.limit;
-  return { items: rows.slice(0, page.limit).map(toItem), hasMore };
+  const q = rest.q ?? query;
+  let rows: repo.ItemRow[];
+  try {
+    rows = await repo.listItems(db, accountId, { ...rest, q, limit: page.limit + 1 });
+  } catch (err) {
+    if (q !== undefined && isStatementTimeout(err)) throw searchTooExpensive();
+    throw err;
+  }
+  const items = rows.slice(0, page.limit).map(toItem);
+  const fit = entriesWithin(items, LIST_ENVELOPE);
+  return { items: items.slice(0, fit), hasMore: rows.length > fit };
 }
 
 /**

@@ -8,6 +8,8 @@ export const MAX_SEALED_CONTENT = 180_000;
 export const SENSITIVE_TTL = { default: 60, min: 5, max: 3600 } as const;
 /** Longest text search (`q`), in characters. */
 export const MAX_QUERY = 200;
+/** Text searches of one account running at once (across replicas); one more is 429. */
+export const MAX_SEARCHES_PER_ACCOUNT = 2;
 /** Live snippets per account (the next one is 409). */
 export const MAX_SNIPPETS = 200;
 /** Largest snippet content, in characters. */

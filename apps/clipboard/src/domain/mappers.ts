@@ -61,6 +61,26 @@ export function toSharedItem(r: ItemRow): Omit<Item, 'content'> & { content?: st
   return r.sensitive ? rest : { ...rest, content };
 }
 
+/** Whether a value is an item as the API returns it. */
+const isItem = (v: unknown): v is Item => typeof v === 'object' && v !== null && 'sensitive' in v && 'type' in v && 'content' in v;
+
+/**
+ * `body` with every sensitive or sealed item in it, at any depth (a list, a change's data, a
+ * stream page), replaced by `hide(item)`: what an assistant may see of the account's items.
+ */
+export function hidePrivateContent(body: unknown, hide: (item: Item) => object): unknown {
+  if (Array.isArray(body)) return body.map((v) => hidePrivateContent(v, hide));
+  if (typeof body !== 'object' || body === null) return body;
+  if (isItem(body)) return body.sensitive || body.type === 'sealed' ? hide(body) : body;
+  return Object.fromEntries(Object.entries(body).map(([k, v]) => [k, hidePrivateContent(v, hide)]));
+}
+
+/**
+ * Items as OAuth callers (an assistant's connected app) see them on REST, as MCP shows them:
+ * a sensitive or sealed item's `content` null.
+ */
+export const assistantView = (body: unknown): unknown => hidePrivateContent(body, (item) => ({ ...item, content: null }));
+
 export function toSnippet(r: SnippetRow): Snippet {
   return { id: r.id, name: r.name, content: r.content, keyword: r.keyword, createdAt: r.created_at, updatedAt: r.updated_at };
 }

@@ -1,5 +1,6 @@
 import { cursorSigner, type StreamPage } from '@app/auth/streams';
 import { emitEvents } from '@app/auth/webhooks';
+import { entriesWithin } from '@app/http-errors';
 import * as itemsRepo from '../db/items.repository.js';
 import * as snippetsRepo from '../db/snippets.repository.js';
 import {
@@ -136,10 +137,19 @@ function toChange(r: ChangeRow): Change {
   return { seq: r.seq, entity: r.entity, id: r.entity_id, op: r.op, data };
 }
 
-async function readChanges(db: Db, accountId: string, scopes: ReadonlySet<string>, afterSeq: number, limit: number): Promise<ChangePage> {
+/** What a pull page holds besides its changes (`{"changes":[],"cursor":"...","hasMore":false}`, the cursor under 200 characters). */
+const PAGE_ENVELOPE = 256;
+
+/**
+ * The changes after `afterSeq`: at most `limit`, and at most MAX_PAGE_BYTES of JSON with
+ * `envelope` bytes of the answer around them (fewer changes and `hasMore` beyond that; the
+ * cursor, the last change's seq, gets the rest).
+ */
+async function readChanges(db: Db, accountId: string, scopes: ReadonlySet<string>, afterSeq: number, limit: number, envelope = PAGE_ENVELOPE): Promise<ChangePage> {
   const rows = await changesAfter(db, accountId, afterSeq, readable(scopes), limit + 1);
-  const hasMore = rows.length > limit;
-  const changes = rows.slice(0, limit).map(toChange);
+  const all = rows.slice(0, limit).map(toChange);
+  const changes = all.slice(0, entriesWithin(all, envelope));
+  const hasMore = rows.length > changes.length;
   const last = changes.at(-1)?.seq ?? afterSeq;
   return { changes, cursor: encodeCursor(accountId, last), hasMore };
 }
@@ -199,6 +209,18 @@ class Batch {
   }
 }
 
+/**
+ * Whether a change of an existing item would leave it sensitive and a favorite, which the REST
+ * API refuses with 409 (a sensitive item is deleted when its time is up): a favorite for a
+ * sensitive item, or an upsert making a favorite sensitive without unsetting the flag.
+ */
+function wouldBeSensitiveFavorite(current: itemsRepo.ItemRow, c: ClientChange): boolean {
+  const data = c.data as { favorite?: boolean; sensitive?: boolean };
+  const favorite = data.favorite ?? current.favorite;
+  const sensitive = current.sensitive || (c.op === 'upsert' && data.sensitive === true);
+  return favorite && sensitive;
+}
+
 async function applyItem(b: Batch, c: ClientChange): Promise<Outcome> {
   if (c.id === undefined) return rejected('id is required for item changes');
   const id = c.id.toLowerCase();
@@ -213,7 +235,7 @@ async function applyItem(b: Batch, c: ClientChange): Promise<Outcome> {
   }
   const parser = c.op === 'upsert' ? b.data.item : b.data.favorite;
   const problem = parser.problem(c.data) ?? (c.op === 'upsert' ? itemContentProblem(c.data as NewItem) : null)
-    ?? (current?.sensitive && (c.data as { favorite?: boolean }).favorite ? SENSITIVE_FAVORITE : null);
+    ?? (current && wouldBeSensitiveFavorite(current, c) ? SENSITIVE_FAVORITE : null);
   if (problem) return rejected(problem);
   if (!current) {
     if (latest?.op === 'delete') return conflict(latest.seq, 'the item was deleted on the server; deletes are final');
@@ -344,5 +366,6 @@ export async function sync(
     await emitEvents(tx.trx, accountId, batch.events);
     return out;
   });
-  return { results, ...(await readChanges(db, accountId, scopes, afterSeq, body.limit)) };
+  // The per-change results share the answer's bytes with the changes.
+  return { results, ...(await readChanges(db, accountId, scopes, afterSeq, body.limit, PAGE_ENVELOPE + Buffer.byteLength(JSON.stringify(results)))) };
 }

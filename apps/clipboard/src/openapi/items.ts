@@ -1,4 +1,4 @@
-import { body, common, idParam, ITEM_TYPES, json, MAX_BULK_IDS, MAX_ITEM_CONTENT, MAX_QUERY, MAX_SEALED_CONTENT, ref, resp, scope, timestamp, uuid, withBody } from './shared.js';
+import { body, common, idParam, ITEM_TYPES, json, MAX_BULK_IDS, MAX_ITEM_CONTENT, MAX_QUERY, MAX_SEALED_CONTENT, MAX_SEARCHES_PER_ACCOUNT, ref, resp, scope, timestamp, uuid, withBody } from './shared.js';
 
 // Clipboard items: list, create, bulk delete (itemsPaths); read, delete, favorite (itemPaths).
 
@@ -99,7 +99,10 @@ export const item = {
   properties: {
     id: { type: 'string', format: 'uuid' },
     type: itemType,
-    content: { type: 'string', description: 'The text, or for a sealed item the ciphertext exactly as its client sent it.' },
+    content: {
+      type: ['string', 'null'],
+      description: 'The text, or for a sealed item the ciphertext exactly as its client sent it. Null only for an OAuth access token (an assistant\'s connected app): it sees sensitive and sealed items with `content: null`, as MCP shows them, on every path that returns items.',
+    },
     source: { type: 'string' },
     favorite: { type: 'boolean' },
     sensitive: { type: 'boolean' },
@@ -124,7 +127,7 @@ export const itemsPaths = {
       operationId: 'listItems',
       tags: ['Clipboard'],
       summary: 'List items, newest first (createdAt desc, id desc)',
-      description: `${scope('clipboard:read')} Offset pagination as the spec mandates: \`limit\` 1 to 500 (default 50), \`offset\` 0 to 100000 (default 0); anything else is 400. Items past the retention period are not listed. With \`q\`, only the items whose content contains it (a text search through a trigram index; sensitive and sealed items never match).`,
+      description: `${scope('clipboard:read')} Offset pagination as the spec mandates: \`limit\` 1 to 500 (default 50), \`offset\` 0 to 100000 (default 0); anything else is 400. Items past the retention period are not listed. With \`q\`, only the items whose content contains it (a text search through a trigram index; sensitive and sealed items never match). A page is at most 8 MiB of JSON: when \`limit\` items would be more, fewer come with \`hasMore: true\` (continue at \`offset\` plus the items received). A text search runs at most 1.5 s (beyond it: 422, see SearchTooExpensive) and at most ${MAX_SEARCHES_PER_ACCOUNT} of one account run at once (one more: 429 with \`Retry-After\`).`,
       parameters: [
         { name: 'limit', in: 'query', schema: listItemsQuerySchema.properties.limit },
         { name: 'offset', in: 'query', schema: listItemsQuerySchema.properties.offset },
@@ -132,7 +135,7 @@ export const itemsPaths = {
         { name: 'q', in: 'query', schema: listItemsQuerySchema.properties.q },
         { name: 'query', in: 'query', schema: listItemsQuerySchema.properties.query },
       ],
-      responses: { 200: json(ref('ItemList'), 'A page of items'), 400: resp('BadRequest'), ...common },
+      responses: { 200: json(ref('ItemList'), 'A page of items'), 400: resp('BadRequest'), 422: resp('SearchTooExpensive'), ...common },
     },
     post: {
       operationId: 'createItem',

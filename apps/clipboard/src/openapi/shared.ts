@@ -4,7 +4,7 @@ import { idPathParameter, uuidSchema } from '@app/http-errors/validation';
 // helpers and the statuses every operation can answer.
 
 export const ITEM_TYPES = ['text', 'url', 'html', 'rtf', 'code', 'sealed'] as const;
-export { MAX_BULK_IDS, MAX_ITEM_CONTENT, MAX_QUERY, MAX_SEALED_CONTENT, SENSITIVE_TTL, MAX_SNIPPET_CONTENT, MAX_SNIPPETS, MAX_SYNC_CHANGES, TOMBSTONE_DAYS } from '../domain/limits.js';
+export { MAX_BULK_IDS, MAX_ITEM_CONTENT, MAX_QUERY, MAX_SEALED_CONTENT, MAX_SEARCHES_PER_ACCOUNT, SENSITIVE_TTL, MAX_SNIPPET_CONTENT, MAX_SNIPPETS, MAX_SYNC_CHANGES, TOMBSTONE_DAYS } from '../domain/limits.js';
 
 export const uuid = uuidSchema;
 export const timestamp = { type: 'string', description: 'UTC instant, ISO 8601 with microseconds, e.g. 2026-11-22T10:00:00.123456Z' } as const;

@@ -2,6 +2,7 @@ import type { Router } from 'express';
 import type { ServiceDeps } from '@app/auth/runtime';
 import type { Database } from '../db/schema.js';
 import * as items from '../domain/items.service.js';
+import { searchSlots } from '../domain/search-slots.js';
 import { bulkDeleteSchema, createItemSchema, favoriteBodySchema, listItemsQuerySchema } from '../openapi.js';
 import { bodyParser, queryParser } from '../validation.js';
 import type { Guards } from './guards.js';
@@ -12,10 +13,15 @@ const favoriteBody = bodyParser<{ favorite?: boolean }>(favoriteBodySchema);
 const bulkBody = bodyParser<{ ids: string[] }>(bulkDeleteSchema);
 
 /** /api/clipboard: the history. */
-export function clipboardRoutes(router: Router, { db }: ServiceDeps<Database>, g: Guards): void {
+export function clipboardRoutes(router: Router, deps: ServiceDeps<Database>, g: Guards): void {
+  const { db } = deps;
   const createItem = items.itemCreator(db);
+  const searching = searchSlots(deps);
   router.get('/clipboard', g.read('clipboard:read'), async (req, res) => {
-    res.json(await items.listItems(db, req.caller!.accountId, listQuery.parse(req.query)));
+    const { accountId } = req.caller!;
+    const page = listQuery.parse(req.query);
+    const list = () => items.listItems(db, accountId, page);
+    res.json(await ((page.q ?? page.query) === undefined ? list() : searching(accountId, list)));
   });
   router.post('/clipboard', g.write('clipboard:write'), async (req, res) => {
     const { item, created } = await createItem(req.caller!.accountId, createBody.parse(req.body));

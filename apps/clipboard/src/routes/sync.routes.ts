@@ -2,6 +2,7 @@ import type { Router } from 'express';
 import type { StreamHub } from '@app/auth/streams';
 import type { ServiceDeps } from '@app/auth/runtime';
 import type { Database } from '../db/schema.js';
+import { assistantView } from '../domain/mappers.js';
 import * as syncing from '../domain/sync.service.js';
 import { pullQuerySchema, settingsPatchSchema, snippetInputSchema, syncBodySchema, syncFavoriteDataSchema, syncItemDataSchema } from '../openapi.js';
 import { bodyParser, partParser, queryParser } from '../validation.js';
@@ -23,14 +24,15 @@ export function syncRoutes(router: Router, { db }: ServiceDeps<Database>, g: Gua
   });
   // The pull feed pushed as it commits: the same cursor, scopes and changes.
   router.get('/clipboard/pull/stream', g.read('clipboard:read'), streams.route((req) => {
-    const { accountId, scopes } = req.caller!;
+    const { accountId, scopes, oauth } = req.caller!;
     let checked = false;
     return {
       key: accountId,
       read: async (cursor, limit) => {
         const page = await syncing.pullStreamPage(db, accountId, scopes, cursor, limit, checked);
         checked = true;
-        return page;
+        // An OAuth caller's stream shows items as its other answers do (routes/index.ts).
+        return oauth ? { ...page, changes: assistantView(page.changes) as unknown[] } : page;
       },
     };
   }));

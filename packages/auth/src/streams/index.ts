@@ -4,6 +4,7 @@
 // revocation triggers and the OpenAPI operation.
 export type { StreamHub, StreamPage } from './hub.js';
 export { cursorSigner, type CursorSigner } from './cursors.js';
+export { createStreamSlots } from './slots.js';
 export { streamAnnounceFunction, streamMigrations } from './migrations.js';
 export { streamOperation } from './openapi.js';
 export { WINDOW_ORIGIN, decodeWindowCursor, encodeWindowCursor, horizonStatement, windowPage, type WindowPosition } from './window.js';

@@ -1,0 +1,21 @@
+/**
+ * The most bytes of JSON one page of a list or feed answers (DESIGN.md "Hardening": cost per
+ * request is bounded whatever the stored data). A page that would be larger holds fewer entries
+ * and says there are more (`hasMore`, a cursor), so a client pages on as it does anyway.
+ */
+export const MAX_PAGE_BYTES = 8 * 1024 * 1024;
+
+/**
+ * How many of `entries`, in order, fit in a page of at most `maxBytes` of JSON when `envelope`
+ * bytes go to what surrounds them (the page's other fields): at least one when there is one (each
+ * entry's own bounds keep it far below a page).
+ */
+export function entriesWithin(entries: readonly unknown[], envelope: number, maxBytes = MAX_PAGE_BYTES): number {
+  let bytes = envelope;
+  for (let k = 0; k < entries.length; k += 1) {
+    // The entry and the comma before the next.
+    bytes += Buffer.byteLength(JSON.stringify(entries[k])) + 1;
+    if (bytes > maxBytes && k > 0) return k;
+  }
+  return entries.length;
+}
