@@ -60,7 +60,7 @@ export default tseslint.config(
       'packages/*/test/**',
       'infra/nginx/test/**',
       'infra/nginx/soak/**',
-      'packages/devstack/src/{accounts-suite,admin-command,platform-suite,checked-request,envelope,error-catalog,openapi-check,test-app,webhook-receiver}.ts',
+      'packages/devstack/src/{accounts-suite,admin-command,platform-suite,checked-request,envelope,error-catalog,openapi-check,test-app,webhook-receiver,webhook-suite}.ts',
       'bench/src/**',
     ],
     rules: {

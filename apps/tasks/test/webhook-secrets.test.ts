@@ -216,7 +216,7 @@ describe('WEBHOOK_SECRET_KEY configuration', () => {
     expect(() => loadConfig({ ...env, NODE_ENV: 'production' })).toThrow('WEBHOOK_SECRET_KEY is required with NODE_ENV=production (32 random bytes, base64: openssl rand -base64 32)');
     const development = loadConfig(env).webhooks.secretKeys.current.key.toString('base64');
     expect(() => loadConfig({ ...env, NODE_ENV: 'production', WEBHOOK_SECRET_KEY: development })).toThrow(/public development key/);
-    expect(loadConfig({ ...env, NODE_ENV: 'production', WEBHOOK_SECRET_KEY: K1 }).webhooks.secretKeys.current.key.equals(Buffer.from(K1, 'base64'))).toBe(true);
+    expect(loadConfig({ ...env, NODE_ENV: 'production', WEBHOOK_SECRET_KEY: K1, MCP_SESSION_SECRET: newKey() }).webhooks.secretKeys.current.key.equals(Buffer.from(K1, 'base64'))).toBe(true);
   });
 
   it('takes 32 bytes as base64 or hex, and refuses short, malformed and patterned keys', () => {
@@ -238,5 +238,26 @@ describe('WEBHOOK_SECRET_KEY configuration', () => {
     const code = await new Promise((resolve) => child.once('exit', resolve));
     expect(code).toBe(1);
     expect(stderr).toBe('tasks: configuration error: WEBHOOK_SECRET_KEY must be 32 random bytes as base64 or 64 hex digits (openssl rand -base64 32)\n');
+  });
+});
+
+describe('MCP_SESSION_SECRET configuration', () => {
+  const env = { DATABASE_URL: 'postgres://u:p@127.0.0.1:1/db', WEBHOOK_SECRET_KEY: K1 };
+  const production = { ...env, NODE_ENV: 'production' };
+
+  it('defaults outside production to a development secret that does not depend on DATABASE_URL', () => {
+    const secret = loadConfig(env).mcpSessionSecret;
+    expect(typeof secret).toBe('string');
+    expect(loadConfig({ ...env, DATABASE_URL: 'postgres://other:secret@db.example.test:5432/x' }).mcpSessionSecret).toBe(secret);
+    expect(secret).not.toContain('127.0.0.1');
+  });
+
+  it('is required with NODE_ENV=production, where the development secret and a short one are refused; a worker (no MCP) needs none', () => {
+    expect(() => loadConfig(production)).toThrow(/^MCP_SESSION_SECRET is required with NODE_ENV=production/);
+    expect(() => loadConfig({ ...production, MCP_SESSION_SECRET: loadConfig(env).mcpSessionSecret })).toThrow(/^MCP_SESSION_SECRET is the public development secret/);
+    expect(() => loadConfig({ ...production, MCP_SESSION_SECRET: 'x'.repeat(31) })).toThrow('MCP_SESSION_SECRET must be at least 32 characters');
+    const own = randomBytes(32).toString('base64');
+    expect(loadConfig({ ...production, MCP_SESSION_SECRET: own }).mcpSessionSecret).toBe(own);
+    expect(loadConfig({ ...production, SERVICE_ROLE: 'worker' }).serviceRole).toBe('worker');
   });
 });

@@ -49,6 +49,8 @@ describe('the connect-time address check of a delivery', () => {
     ['IPv4-mapped IPv6, dotted', '::ffff:127.0.0.1'],
     ['IPv4-mapped IPv6, hex', '::ffff:7f00:1'],
     ['IPv4-compatible IPv6', '::7f00:1'],
+    ['IPv4-mapped IPv6 of a public address (all of ::ffff:0:0/96 is refused)', '::ffff:93.184.216.34'],
+    ['local-use NAT64 (64:ff9b:1::/48)', '64:ff9b:1::a00:1'],
     ['6to4 of a private address', '2002:a00:1::1'],
     ['unique-local IPv6', 'fd00::1'],
     ['link-local (cloud metadata)', '169.254.169.254'],
@@ -57,7 +59,7 @@ describe('the connect-time address check of a delivery', () => {
     await expect(send(`http://hooks.example.test:${port()}/hook`, rebinding(address))).rejects.toMatchObject({ name: 'TargetRefusedError' });
   });
 
-  it.each(['http://127.0.0.1:9/hook', 'http://[::1]:9/hook', 'http://[::ffff:7f00:1]:9/hook', 'http://10.0.0.1/hook'])('refuses the literal address in %s without resolving anything', async (url) => {
+  it.each(['http://127.0.0.1:9/hook', 'http://[::1]:9/hook', 'http://[::ffff:7f00:1]:9/hook', 'http://10.0.0.1/hook', 'http://[::ffff:5db8:d822]:9/hook', 'http://[64:ff9b:1::5db8:d822]:9/hook'])('refuses the literal address in %s without resolving anything', async (url) => {
     const resolve = rebinding('93.184.216.34');
     await expect(send(url, resolve)).rejects.toMatchObject({ name: 'TargetRefusedError' });
     expect(resolve.calls).toBe(0);

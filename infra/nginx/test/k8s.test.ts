@@ -39,7 +39,9 @@ const REAL_SECRETS = [
   'POSTGRES_ADMIN_URL=postgres://postgres:s3cret-d@db.internal:5432/product',
 ].join('\n');
 
-const WEBHOOK_KEYS = ['TASKS', 'MEETINGS', 'CLIPBOARD'].map((svc) => `${svc}_WEBHOOK_SECRET_KEY=${randomBytes(32).toString('base64')}\n${svc}_WEBHOOK_SECRET_KEYS_OLD=`).join('\n');
+const WEBHOOK_KEYS = ['TASKS', 'MEETINGS', 'CLIPBOARD']
+  .map((svc) => `${svc}_WEBHOOK_SECRET_KEY=${randomBytes(32).toString('base64')}\n${svc}_WEBHOOK_SECRET_KEYS_OLD=\n${svc}_MCP_SESSION_SECRET=${randomBytes(32).toString('base64')}`)
+  .join('\n');
 
 function manifests(): Manifest[] {
   if (kubectl) {
@@ -289,7 +291,7 @@ describe(`the Kubernetes manifests (${kubectl ? 'kubectl kustomize of the produc
     expect(without.stderr).toContain('webhook-keys.env');
   });
 
-  it('gives each service\'s API and worker pods their own WEBHOOK_SECRET_KEY from a Secret no Job reads', () => {
+  it('gives each service\'s API and worker pods their own WEBHOOK_SECRET_KEY, and its API pods their MCP_SESSION_SECRET, from a Secret no Job reads', () => {
     const jobs = all.filter((m) => m.kind === 'Job' || m.kind === 'CronJob');
     expect(jobs.length).toBeGreaterThan(0);
     expect(JSON.stringify(jobs)).not.toContain('webhook-secret-keys');
@@ -298,6 +300,8 @@ describe(`the Kubernetes manifests (${kubectl ? 'kubectl kustomize of the produc
         const env = find('Deployment', deployment)!.spec.template.spec.containers[0].env as Array<{ name: string; valueFrom?: { secretKeyRef?: { name: string; key: string } } }>;
         expect(env.find((e) => e.name === 'WEBHOOK_SECRET_KEY')?.valueFrom?.secretKeyRef).toEqual({ name: 'webhook-secret-keys', key: `${svc.toUpperCase()}_WEBHOOK_SECRET_KEY` });
         expect(env.find((e) => e.name === 'WEBHOOK_SECRET_KEYS_OLD')?.valueFrom?.secretKeyRef).toMatchObject({ name: 'webhook-secret-keys', optional: true });
+        const mcp = env.find((e) => e.name === 'MCP_SESSION_SECRET')?.valueFrom?.secretKeyRef;
+        expect(mcp).toEqual(deployment === svc ? { name: 'webhook-secret-keys', key: `${svc.toUpperCase()}_MCP_SESSION_SECRET` } : undefined);
       }
     }
   });

@@ -4,6 +4,7 @@ export { startRedis, findExecutable, rssMb, stopChild, systemPackages, type Runn
 export { startNginx, startTlsTerminator, repoRoot, upstreams, type TlsTerminator } from './nginx.js';
 export { platformSuite } from './platform-suite.js';
 export { accountsSuite } from './accounts-suite.js';
+export { webhookSuite } from './webhook-suite.js';
 export { renderGatewayConfigMap, k8sTemplatePath } from './k8s-gateway.js';
 export { adminCommand } from './admin-command.js';
 export { serviceEntry } from './service-entry.js';

@@ -119,6 +119,30 @@ function secret(env: Env, name: string): string | undefined {
   return raw;
 }
 
+/**
+ * What `npm start` and the tests sign MCP session ids with when MCP_SESSION_SECRET is unset:
+ * fixed and public (never derived from DATABASE_URL, which compose files and manifests show),
+ * so it is refused where NODE_ENV=production.
+ */
+const DEVELOPMENT_MCP_SESSION_SECRET = 'mcp session secret for development only: never in production';
+
+/**
+ * `MCP_SESSION_SECRET`, what MCP session ids are signed with (the same on every replica). With
+ * NODE_ENV=production a process that serves HTTP needs its own; a worker serves no MCP.
+ */
+function mcpSessionSecret(env: Env, role: 'api' | 'worker' | 'all'): string {
+  const production = env.NODE_ENV === 'production';
+  const raw = secret(env, 'MCP_SESSION_SECRET');
+  if (raw === undefined) {
+    if (production && role !== 'worker') {
+      throw new ConfigError('MCP_SESSION_SECRET is required with NODE_ENV=production (32+ random characters, the same on every replica: openssl rand -base64 32)');
+    }
+    return DEVELOPMENT_MCP_SESSION_SECRET;
+  }
+  if (production && raw === DEVELOPMENT_MCP_SESSION_SECRET) throw new ConfigError('MCP_SESSION_SECRET is the public development secret, refused with NODE_ENV=production');
+  return raw;
+}
+
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
 
 /**
@@ -126,12 +150,15 @@ const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'
  * `DATABASE_URL`, `DATABASE_POOL_SIZE`, `DATABASE_CONNECT_TIMEOUT_MS`, `DATABASE_STATEMENT_TIMEOUT_MS`, `REDIS_URL`, `REDIS_PREFIX`, `ALLOWED_ORIGINS`,
  * `TRUST_PROXY`, `BODY_LIMIT_BYTES`, `LOG_LEVEL`, `SHUTDOWN_TIMEOUT_MS`, `HEAP_GROWING_PERCENT`, `COOKIE_SECURE`, `WEBHOOK_RETRY_BASE_MS`, `WEBHOOK_ALLOW_PRIVATE`, `WEBHOOK_CONCURRENCY`, `WEBHOOK_TRACE_CONTEXT`, `WEBHOOK_SECRET_KEY`, `WEBHOOK_SECRET_KEYS_OLD`, `MIGRATE_ON_START`, `OAUTH_CIMD_ALLOW_PRIVATE`, `OAUTH_REGISTRATIONS_PER_HOUR`, `SIGNUP` (`open` lets anyone create
  * an account at `/auth/<service>/signup`; `closed`, the default, leaves it to the operator),
- * `MCP_SESSION_SECRET`, `PUBLIC_URL` (the origin clients use, e.g. https://api.example.com, named in the OAuth and MCP
+ * `MCP_SESSION_SECRET` (required with NODE_ENV=production, as `WEBHOOK_SECRET_KEY` is), `PUBLIC_URL` (the origin clients use, e.g. https://api.example.com, named in the OAuth and MCP
  * metadata; unset: the origin each request came through).
  */
 function serviceEnv(env: Env, service: { name: string; port: number; bodyLimitBytes: number }) {
   // Written out, so the services' inferred config types name nothing outside this package's entry points.
   const secretKeys: { current: { id: string; key: Buffer }; old: ReadonlyArray<{ id: string; key: Buffer }> } = webhookSecretKeys(env);
+  // `api`: HTTP only (events are written to the outbox, never delivered here); `worker`: webhook
+  // delivery, serving only /healthz, /readyz and /metrics; `all` (npm start): both in one process.
+  const serviceRole = envOneOf(env, 'SERVICE_ROLE', ['api', 'worker', 'all'] as const, 'all');
   return {
     port: envInt(env, `${service.name.toUpperCase()}_PORT`, envInt(env, 'PORT', service.port, 0, 65535), 0, 65535),
     host: env.HOST || '0.0.0.0',
@@ -152,15 +179,13 @@ function serviceEnv(env: Env, service: { name: string; port: number; bodyLimitBy
     heapGrowingPercent: envInt(env, 'HEAP_GROWING_PERCENT', 100, 0, 1000),
     // 0: the schema is migrated by `admin migrate` (a k8s Job) and the process waits for it.
     migrateOnStart: envOneOf(env, 'MIGRATE_ON_START', ['0', '1'] as const, '1') === '1',
-    // `api`: HTTP only (events are written to the outbox, never delivered here); `worker`: webhook
-    // delivery, serving only /healthz, /readyz and /metrics; `all` (npm start): both in one process.
-    serviceRole: envOneOf(env, 'SERVICE_ROLE', ['api', 'worker', 'all'] as const, 'all'),
+    serviceRole,
     signup: envOneOf(env, 'SIGNUP', ['open', 'closed'] as const, 'closed'),
     // The session cookie: Secure and `__Host-` always, never, or (auto) when the request came over https.
     cookieSecure: envOneOf(env, 'COOKIE_SECURE', ['auto', 'always', 'never'] as const, 'auto'),
     publicUrl: publicUrl(env),
-    // What MCP session ids are signed with (unset: derived from DATABASE_URL, which every replica shares).
-    mcpSessionSecret: secret(env, 'MCP_SESSION_SECRET'),
+    // What MCP session ids are signed with (never logged).
+    mcpSessionSecret: mcpSessionSecret(env, serviceRole),
     streams: {
       // The longest silence on a change stream before a `: keepalive` comment (tests shorten it).
       keepaliveMs: envInt(env, 'STREAM_KEEPALIVE_MS', 15_000, 50, 15_000),

@@ -165,8 +165,7 @@ export function createServiceApp(o: ServiceAppOptions): Express {
     redis: o.redis,
     redisPrefix: o.config.redisPrefix,
     logger: o.logger,
-    // Every replica of a service has the same DATABASE_URL (its password the deployment's secret).
-    sessionSecret: o.config.mcpSessionSecret ?? o.config.databaseUrl,
+    sessionSecret: o.config.mcpSessionSecret,
     calls,
   })));
   const json = jsonBody({ limit: o.config.bodyLimitBytes });

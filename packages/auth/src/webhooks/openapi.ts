@@ -11,7 +11,7 @@ const err = (description: string) => ({ description, content: json(ref('Error'))
 const security = [{ apiKey: ['webhooks'] }, { session: [] }];
 const common = {
   '401': err('`unauthorized`: no valid API key or session'),
-  '403': err('`insufficient_scope` (the key lacks `webhooks`, or the read scope of an event it names) or `cross_origin`'),
+  '403': err('`insufficient_scope` (the key lacks `webhooks`, or, to create or change a subscription, the read scope of an event it carries) or `cross_origin`'),
   '429': {
     description: '`rate_limited`: over the service\'s per-account rate limit',
     headers: { 'Retry-After': { schema: { type: 'integer' } } },
@@ -40,7 +40,8 @@ export function webhookOpenApi(path: string, catalog: EventCatalog) {
       '(`v1,<base64 HMAC-SHA256 of "<id>.<timestamp>.<body>">`; during the 24 h after a rotation, one signature per secret, space-separated). ' +
       'A 2xx within 10 s is delivered; anything else (redirects are not followed) is retried after WEBHOOK_RETRY_BASE_MS (5 s), doubling up to 1 h, for 24 h. ' +
       'Per subscription deliveries keep commit order: a retried event holds back the ones after it. An event committed while the subscription is disabled is never sent; ' +
-      'a subscription made with a key receives an event only while that key is live and holds the read scope. Failing for 5 days disables it (`disabledReason`). ' +
+      'Creating or changing a subscription (PATCH of any field, rotate-secret) needs the read scope of every event it carries once changed (else 403), ' +
+      'and the caller becomes its last changer: a subscription last changed with a key (or a connected app) receives an event only while that key is live and holds the read scope. Failing for 5 days disables it (`disabledReason`). ' +
       `At most ${MAX_SUBSCRIPTIONS} subscriptions per account (409 \`webhook_limit_reached\`).`,
   };
   const item = `${path}/{id}`;
@@ -81,6 +82,7 @@ export function webhookOpenApi(path: string, catalog: EventCatalog) {
         operationId: 'updateWebhook',
         tags: ['Webhooks'],
         summary: 'Change the URL, events, description, or turn it on or off',
+        description: 'Any change needs the read scope of every event the subscription carries once changed (else 403 `insufficient_scope`); deliveries then follow the scopes of this caller.',
         security,
         parameters: [idParam],
         requestBody: { required: true, content: json(updateBodySchema(names)) },
@@ -100,6 +102,7 @@ export function webhookOpenApi(path: string, catalog: EventCatalog) {
         operationId: 'rotateWebhookSecret',
         tags: ['Webhooks'],
         summary: 'A new signing secret (shown once); the old one keeps signing beside it for 24 h',
+        description: 'Needs the read scope of every event the subscription carries (else 403 `insufficient_scope`); deliveries then follow the scopes of this caller.',
         security,
         parameters: [idParam],
         responses: { '200': ok('the subscription with its new secret', ref('WebhookSubscriptionWithSecret')), ...common, '404': notFound },
@@ -110,6 +113,7 @@ export function webhookOpenApi(path: string, catalog: EventCatalog) {
         operationId: 'testWebhook',
         tags: ['Webhooks'],
         summary: 'Send a `ping` event (data: `{subscriptionId}`) through the normal delivery',
+        description: 'A ping carries no resource, so the `webhooks` scope is enough; it changes nothing about whose scopes deliveries follow.',
         security,
         parameters: [idParam],
         responses: {

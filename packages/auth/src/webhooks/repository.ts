@@ -7,6 +7,9 @@ export interface SubscriptionRow {
   id: string;
   account_id: string;
   creator_key_id: string | null;
+  /** Who changed it last (see {@link ChangedBy}); null only in a row written by a process older than the column: its creator counts. */
+  changed_by_kind: ChangedBy['changed_by_kind'] | null;
+  changed_by_id: string | null;
   url: string;
   events: string[];
   description: string | null;
@@ -19,6 +22,16 @@ export interface SubscriptionRow {
   failing_since: string | null;
   created_at: string;
   updated_at: string;
+}
+
+/**
+ * The principal that created or last changed a subscription: deliveries are filtered by its
+ * scopes. A key, a connected app (`oauth`: the id is its grant's) or a browser session (which
+ * holds every scope; the id is the session's).
+ */
+export interface ChangedBy {
+  changed_by_kind: 'key' | 'oauth' | 'session';
+  changed_by_id: string;
 }
 
 export interface DeliveryRow {
@@ -52,7 +65,7 @@ export async function countSubscriptions(db: Db, accountId: string): Promise<num
 
 export async function insertSubscription(
   db: Db,
-  values: { id: string; account_id: string; creator_key_id: string | null; url: string; events: string[]; description: string | null; secret: string },
+  values: { id: string; account_id: string; creator_key_id: string | null; url: string; events: string[]; description: string | null; secret: string } & ChangedBy,
 ): Promise<SubscriptionRow> {
   return db.insertInto('webhook_subscriptions').values(values).returningAll().executeTakeFirstOrThrow() as Promise<SubscriptionRow>;
 }
@@ -120,19 +133,20 @@ export async function listAttempts(db: Db, subscriptionId: string, limit: number
     .execute();
 }
 
-/** What the worker sends next for one subscription: the subscription, its creator's scopes now, and its oldest pending deliveries. */
+/** What the worker sends next for one subscription: the subscription, its last changer's scopes now, and its oldest pending deliveries. */
 export interface DeliveryBatch {
   sub: SubscriptionRow;
   /**
-   * The scopes the key or connected app (OAuth grant) that created the subscription holds now
-   * (none once it ended); null for one a browser session made, which holds every scope.
+   * The scopes the key or connected app (OAuth grant) that created or last changed the
+   * subscription holds now (none once it ended); null when that was a browser session, which
+   * holds every scope.
    */
   scopes: ReadonlySet<string> | null;
   /** In commit order (the head first); none while the subscription is disabled. */
   pending: DeliveryRow[];
 }
 
-const SUBSCRIPTION_COLUMNS = ['id', 'account_id', 'creator_key_id', 'url', 'events', 'description', 'enabled', 'disabled_reason', 'secret',
+const SUBSCRIPTION_COLUMNS = ['id', 'account_id', 'creator_key_id', 'changed_by_kind', 'changed_by_id', 'url', 'events', 'description', 'enabled', 'disabled_reason', 'secret',
   'previous_secret', 'previous_secret_expires_at', 'failing_since', 'created_at', 'updated_at'] as const;
 const DELIVERY_COLUMNS = ['seq', 'event_id', 'type', 'body', 'traceparent', 'attempts', 'next_attempt_at', 'created_at'] as const;
 // Every field of the rows the worker gets is read: a field added to SubscriptionRow or DeliveryRow
@@ -146,16 +160,21 @@ void everyColumnRead;
 // Planned once per connection: planning it had taken three times as long as running it (0.21 ms
 // against 0.07 a call, pg_stat_statements with track_planning, 500 creates/s spread over 20
 // subscriptions).
-// The creator is an API key or, made with an OAuth access token, its grant (the credential id of
-// either): the live one's scopes, none once it is revoked, disconnected or expired.
+// Whoever changed the subscription last: a session (every scope), or an API key or, with an
+// OAuth access token, its grant: the live one's scopes, none once it is revoked, disconnected or
+// expired. A row with no changer recorded (written by an older process) is its creator's: a
+// session's when it has no creator key.
 const NEXT_BATCH = `${PLANNED_ONCE}select ${SUBSCRIPTION_COLUMNS.map((c) => `s.${c}`).join(', ')},
-    case when s.creator_key_id is null then null else coalesce(c.scopes, '{}') end as creator_scopes,
+    case when coalesce(s.changed_by_kind, case when s.creator_key_id is null then 'session' end) = 'session' then null
+      else coalesce(c.scopes, '{}') end as changer_scopes,
     ${DELIVERY_COLUMNS.map((c) => `d.${c} as d_${c}`).join(', ')}
   from webhook_subscriptions s
   left join lateral (
-    select scopes from api_keys where id = s.creator_key_id and revoked_at is null
+    select scopes from api_keys where id = coalesce(s.changed_by_id, s.creator_key_id) and revoked_at is null
+      and coalesce(s.changed_by_kind, 'key') = 'key'
     union all
-    select scopes from oauth_grants where id = s.creator_key_id and revoked_at is null and expires_at > now()
+    select scopes from oauth_grants where id = coalesce(s.changed_by_id, s.creator_key_id) and revoked_at is null and expires_at > now()
+      and coalesce(s.changed_by_kind, 'oauth') = 'oauth'
     limit 1
   ) c on true
   left join lateral (
@@ -166,7 +185,7 @@ const NEXT_BATCH = `${PLANNED_ONCE}select ${SUBSCRIPTION_COLUMNS.map((c) => `s.$
   where s.id = $1
   order by d.seq`;
 
-type BatchRow = SubscriptionRow & { creator_scopes: string[] | null } & { [K in (typeof DELIVERY_COLUMNS)[number] as `d_${K}`]: DeliveryRow[K] | null };
+type BatchRow = SubscriptionRow & { changer_scopes: string[] | null } & { [K in (typeof DELIVERY_COLUMNS)[number] as `d_${K}`]: DeliveryRow[K] | null };
 
 /**
  * The subscription's next batch of at most `limit` deliveries, leaving out `sent` (sent and not
@@ -182,7 +201,7 @@ export async function nextBatch(db: Db, subscriptionId: string, limit: number, s
     seq: r.d_seq!, event_id: r.d_event_id!, subscription_id: sub.id, type: r.d_type!, body: r.d_body!, traceparent: r.d_traceparent,
     attempts: r.d_attempts!, next_attempt_at: r.d_next_attempt_at!, created_at: r.d_created_at!,
   }));
-  return { sub, scopes: first.creator_scopes === null ? null : new Set(first.creator_scopes), pending };
+  return { sub, scopes: first.changer_scopes === null ? null : new Set(first.changer_scopes), pending };
 }
 
 /** Settles deliveries the worker gives up on (a failed one counts its last attempt); a delivered batch is {@link settleDelivered}. */

@@ -4,7 +4,7 @@ import { errors } from '@app/http-errors';
 import { compileBody, compileQuery, isUuid } from '@app/http-errors/validation';
 import { eventBody, newEventId, type EventCatalog } from './events.js';
 import * as repo from './repository.js';
-import type { SubscriptionRow } from './repository.js';
+import type { ChangedBy, SubscriptionRow } from './repository.js';
 import { MAX_SUBSCRIPTIONS, createBodySchema, deliveriesQuerySchema, updateBodySchema } from './schemas.js';
 import { newSigningSecret } from './signing.js';
 import { openSecret, sealSecret, SecretUnreadableError, type SecretKeys } from './secret-box.js';
@@ -56,10 +56,19 @@ export function webhooksRouter(o: WebhookRoutesOptions): Router {
     const problem = await targetProblem(url, o.allowPrivate);
     if (problem) throw errors.validation([{ path: '/url', message: problem }]);
   };
-  /** A key may subscribe only to events whose resource it may read (sessions hold every scope). */
-  const checkScopes = (req: Request, events: readonly string[]) => {
-    const missing = [...new Set(events.map((e) => o.catalog[e]!))].filter((s) => !req.caller!.scopes.has(s));
-    if (missing.length > 0) throw errors.forbidden('insufficient_scope', `These events need the scope ${missing.join(', ')}`);
+  /**
+   * The one check of every route that makes or changes a subscription (create, PATCH,
+   * rotate-secret, and replay when it comes): the caller must hold the read scope of every event
+   * the subscription carries once changed (sessions hold every scope), else 403. It becomes the
+   * subscription's last changer, whose scopes filter the deliveries from then on: the columns
+   * returned here are written with the change. Deliveries follow those scopes whatever a
+   * concurrent change did in between, so no row lock is needed for this check to hold.
+   */
+  const changedBy = (req: Request, events: readonly string[]): ChangedBy => {
+    const caller = req.caller!;
+    const missing = [...new Set(events.map((e) => o.catalog[e]!))].filter((s) => !caller.scopes.has(s));
+    if (missing.length > 0) throw errors.forbidden('insufficient_scope', `This subscription's events need the scope ${missing.join(', ')}`);
+    return { changed_by_kind: caller.oauth ? 'oauth' : caller.kind, changed_by_id: caller.credentialId };
   };
   const find = async (req: Request, lock = false, trx: AnyDb = db) => {
     const id = String(req.params.id);
@@ -71,7 +80,7 @@ export function webhooksRouter(o: WebhookRoutesOptions): Router {
   const router = Router();
   router.post('/', async (req, res) => {
     const body = createBody.parse(req.body ?? {});
-    checkScopes(req, body.events);
+    const creator = changedBy(req, body.events);
     await checkTarget(body.url);
     const caller = req.caller!;
     if ((await repo.countSubscriptions(db, caller.accountId)) >= MAX_SUBSCRIPTIONS) {
@@ -88,6 +97,7 @@ export function webhooksRouter(o: WebhookRoutesOptions): Router {
       events: body.events,
       description: body.description ?? null,
       secret: sealSecret(o.secretKeys, id, 'secret', secret),
+      ...creator,
     });
     res.status(201).json({ ...toSubscription(row), secret, previousSecretExpiresAt: null });
   });
@@ -99,10 +109,10 @@ export function webhooksRouter(o: WebhookRoutesOptions): Router {
   });
   router.patch('/:id', async (req, res) => {
     const body = updateBody.parse(req.body ?? {});
-    if (body.events) checkScopes(req, body.events);
+    const current = await find(req);
+    // Any field: whoever changes it (re-points it, turns it back on) is who deliveries answer to.
+    const changes: Record<string, unknown> = { ...changedBy(req, body.events ?? current.events) };
     if (body.url !== undefined) await checkTarget(body.url);
-    await find(req);
-    const changes: Record<string, unknown> = {};
     if (body.url !== undefined) changes.url = body.url;
     if (body.events !== undefined) changes.events = body.events;
     if (body.description !== undefined) changes.description = body.description;
@@ -130,6 +140,7 @@ export function webhooksRouter(o: WebhookRoutesOptions): Router {
     const expires = new Date(Date.now() + ROTATION_OVERLAP_MS).toISOString();
     const row = await inTransaction(db, async (trx) => {
       const current = await find(req, true, trx);
+      const rotatedBy = changedBy(req, current.events);
       // The outgoing secret keeps signing for a day, sealed for its new column. One this process
       // cannot read (its key is gone) could not sign anyway: the new secret alone then.
       let previous: string | null;
@@ -143,10 +154,13 @@ export function webhooksRouter(o: WebhookRoutesOptions): Router {
         secret: sealSecret(o.secretKeys, current.id, 'secret', secret),
         previous_secret: previous,
         previous_secret_expires_at: previous === null ? null : expires,
+        ...rotatedBy,
       }))!;
     });
     res.json({ ...toSubscription(row), secret, previousSecretExpiresAt: row.previous_secret_expires_at });
   });
+  // A ping carries no data, only the subscription's id, and goes to the URL its last changer set:
+  // it changes nothing, so the webhooks scope is enough (no read scope, no new changer).
   router.post('/:id/test', async (req, res) => {
     const sub = await find(req);
     if (!sub.enabled) throw errors.conflict('webhook_disabled', 'The subscription is disabled; enable it first');

@@ -130,7 +130,31 @@ const traceparentMigration: Migration = {
   },
 };
 
+/**
+ * Who changed a subscription last (created it, or since: PATCH, rotate-secret): deliveries are
+ * filtered by that principal's scopes (DESIGN.md "Webhooks"). `changed_by_kind` is `key`,
+ * `oauth` (a connected app: `changed_by_id` is its grant) or `session`; existing rows take their
+ * creator. Null in a row a process from before this migration wrote meanwhile: its creator counts.
+ */
+const changedByMigration: Migration = {
+  async up(db: Kysely<any>): Promise<void> {
+    await sql`alter table webhook_subscriptions add column changed_by_kind text check (changed_by_kind in ('key', 'oauth', 'session')), add column changed_by_id uuid`.execute(db);
+    await sql`
+      update webhook_subscriptions s set changed_by_id = creator_key_id, changed_by_kind = case
+        when creator_key_id is null then 'session'
+        when exists (select 1 from oauth_grants g where g.id = s.creator_key_id) then 'oauth'
+        else 'key' end`.execute(db);
+  },
+  async down(db: Kysely<any>): Promise<void> {
+    await sql`alter table webhook_subscriptions drop column changed_by_kind, drop column changed_by_id`.execute(db);
+  },
+};
+
 /** The webhook migrations by name, to spread into a service's own set (after the auth tables). */
 export function webhookMigrations(schema: string): Record<string, Migration> {
-  return { '2026_11_23_2200_webhooks': webhookMigration(schema), '2026_11_25_0950_webhook_traceparent': traceparentMigration };
+  return {
+    '2026_11_23_2200_webhooks': webhookMigration(schema),
+    '2026_11_25_0950_webhook_traceparent': traceparentMigration,
+    '2026_11_28_1200_webhook_changed_by': changedByMigration,
+  };
 }

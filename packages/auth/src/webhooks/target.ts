@@ -4,32 +4,27 @@ import { BlockList, isIP } from 'node:net';
 
 /** Private, loopback, link-local and other non-public ranges a webhook may not reach by default. */
 const refused = new BlockList();
+// Apart: node's BlockList matches an IPv4 address against ::ffff:0:0/96 as its mapped form, so in
+// one list that rule would refuse every IPv4 address. This one is asked about IPv6 addresses only.
+const refusedIpv6 = new BlockList();
 for (const [net, bits] of [
   ['0.0.0.0', 8], ['10.0.0.0', 8], ['100.64.0.0', 10], ['127.0.0.0', 8], ['169.254.0.0', 16], ['172.16.0.0', 12],
   ['192.0.0.0', 24], ['192.168.0.0', 16], ['198.18.0.0', 15], ['224.0.0.0', 4], ['240.0.0.0', 4],
 ] as const) refused.addSubnet(net, bits, 'ipv4');
-// IPv6: unspecified and IPv4-compatible (::/96), loopback, unique-local, link-local, multicast,
-// NAT64, 6to4 (2002::/16 embeds an IPv4 address), discard-only and documentation.
+// IPv6: unspecified and IPv4-compatible (::/96), IPv4-mapped (::ffff:0:0/96: whatever IPv4
+// address it names, a dual-stack socket reaches that address, so the whole range is refused as
+// NAT64's is), loopback, unique-local, link-local, multicast, NAT64 (the well-known 64:ff9b::/96
+// and the local-use 64:ff9b:1::/48, whose translators sit inside a network), 6to4 (2002::/16
+// embeds an IPv4 address), discard-only and documentation.
 for (const [net, bits] of [
-  ['::', 96], ['::1', 128], ['fc00::', 7], ['fe80::', 10], ['ff00::', 8], ['64:ff9b::', 96], ['2002::', 16], ['100::', 64], ['2001:db8::', 32],
+  ['::', 96], ['::ffff:0:0', 96], ['::1', 128], ['fc00::', 7], ['fe80::', 10], ['ff00::', 8], ['64:ff9b::', 96], ['64:ff9b:1::', 48],
+  ['2002::', 16], ['100::', 64], ['2001:db8::', 32],
 ] as const) {
-  refused.addSubnet(net, bits, 'ipv6');
-}
-
-/** An IPv4-mapped IPv6 address (`::ffff:127.0.0.1`, also spelled `::ffff:7f00:1`) as its IPv4 address. */
-function mappedIpv4(address: string): string | undefined {
-  const dotted = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/i.exec(address);
-  if (dotted) return dotted[1];
-  const hex = /^::ffff:([0-9a-f]{1,4}):([0-9a-f]{1,4})$/i.exec(address);
-  if (!hex) return undefined;
-  const [high, low] = [parseInt(hex[1]!, 16), parseInt(hex[2]!, 16)];
-  return [high >> 8, high & 255, low >> 8, low & 255].join('.');
+  refusedIpv6.addSubnet(net, bits, 'ipv6');
 }
 
 function isRefusedAddress(address: string): boolean {
-  const v4 = mappedIpv4(address);
-  if (v4 !== undefined) return refused.check(v4, 'ipv4');
-  return refused.check(address, isIP(address) === 6 ? 'ipv6' : 'ipv4');
+  return isIP(address) === 6 ? refusedIpv6.check(address, 'ipv6') : refused.check(address, 'ipv4');
 }
 
 /** Resolves a host name to every address it has (the system resolver by default). */

@@ -144,7 +144,7 @@ export function createWebhookWorker(o: WebhookWorkerOptions): WebhookWorker {
 
   const deliveries = new Counter({
     name: 'webhook_deliveries_total',
-    help: 'Webhook delivery attempts by outcome: delivered, retry (failed, tried again later), failed (given up after 24 h), skipped (subscription disabled or creator lost the scope)',
+    help: 'Webhook delivery attempts by outcome: delivered, retry (failed, tried again later), failed (given up after 24 h), skipped (subscription disabled, or whoever changed it last lost the scope)',
     labelNames: ['outcome'],
     registers: [o.registry],
   });
