@@ -1,6 +1,7 @@
 import type { ChildProcess } from 'node:child_process';
 import { spawn, spawnSync } from 'node:child_process';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { isIPv6 } from 'node:net';
 import { join } from 'node:path';
 import { findExecutable, stopChild } from './processes.js';
 import { waitForPort } from './ports.js';
@@ -20,6 +21,8 @@ export function upstreams(address: (service: Service) => string): Upstreams {
 
 export interface GatewayVars extends Upstreams {
   GATEWAY_PORT: number;
+  /** The address the gateway listens on: 127.0.0.1 unless given (`npm start`'s GATEWAY_HOST). */
+  GATEWAY_HOST?: string;
   /** The gateway's local flood guard in front of meetings (the 180-a-minute cap is the service's). */
   MEETINGS_GUARD_RATE?: string;
   MEETINGS_GUARD_BURST?: number;
@@ -33,6 +36,15 @@ export interface GatewayVars extends Upstreams {
 /** Ten MCP requests a second per address after a burst of 120: an assistant's pace, not a flood's. */
 const MCP_GUARD = { MCP_GUARD_RATE: '600r/m', MCP_GUARD_BURST: 120 } as const;
 
+/** Where a gateway on this machine listens unless told otherwise: reachable from here only. */
+const LOOPBACK = '127.0.0.1';
+
+/** The address to check a gateway listening on `host` at: an unspecified address is reached on loopback. */
+const reachableAt = (host: string | undefined): string => (!host || host === '0.0.0.0' || host === '::' ? LOOPBACK : host);
+
+/** An address as a URL or nginx's `listen` takes it (an IPv6 one in brackets). */
+const bracketed = (host: string): string => (isIPv6(host) ? `[${host}]` : host);
+
 /** No proxy in front: `unix:` names no peer the gateway can have (see the template). */
 const NO_TRUSTED_PROXIES = 'unix:';
 
@@ -44,7 +56,14 @@ const NO_TRUSTED_PROXIES = 'unix:';
  */
 function renderGateway(vars: GatewayVars): string {
   const template = readFileSync(join(repoRoot, 'infra', 'nginx', 'templates', 'gateway.conf.template'), 'utf8');
-  const all: Record<string, string | number | undefined> = { ...GATEWAY_GUARDS, ...MCP_GUARD, ...vars, TRUSTED_PROXIES: vars.TRUSTED_PROXIES || NO_TRUSTED_PROXIES };
+  const host = vars.GATEWAY_HOST || LOOPBACK;
+  const all: Record<string, string | number | undefined> = {
+    ...GATEWAY_GUARDS,
+    ...MCP_GUARD,
+    ...vars,
+    GATEWAY_HOST: bracketed(host),
+    TRUSTED_PROXIES: vars.TRUSTED_PROXIES || NO_TRUSTED_PROXIES,
+  };
   const value = (name: string) => (all[name] === undefined ? undefined : String(all[name]));
   const variable = /\$\{([A-Z_]+)\}/g;
   return template
@@ -153,18 +172,18 @@ export async function startNginx(dir: string, vars: GatewayVars): Promise<Runnin
   exited.catch(() => {});
   const nginx = new Supervised('gateway', {
     spawn: () => spawnNginx(bin, dir, 'auto', ['keepalive_timeout 65s;', `include ${join(dir, 'gateway.conf')};`]),
-    ready: () => waitForPort(vars.GATEWAY_PORT, 10000),
+    ready: () => waitForPort(vars.GATEWAY_PORT, 10000, reachableAt(vars.GATEWAY_HOST)),
     onExit: (code, signal) => failStart?.(new Error(`nginx exited (code ${code}, signal ${signal}) while starting the gateway on port ${vars.GATEWAY_PORT}`)),
   });
   try {
-    await Promise.race([waitForPort(vars.GATEWAY_PORT, 10000), exited]);
+    await Promise.race([waitForPort(vars.GATEWAY_PORT, 10000, reachableAt(vars.GATEWAY_HOST)), exited]);
   } catch (err) {
     await nginx.stop();
     throw err;
   }
   failStart = undefined;
   return {
-    url: `http://127.0.0.1:${vars.GATEWAY_PORT}`,
+    url: `http://${bracketed(reachableAt(vars.GATEWAY_HOST))}:${vars.GATEWAY_PORT}`,
     stop: () => nginx.stop(),
     get process() {
       return nginx.process;

@@ -49,7 +49,7 @@ export interface ProductOptions {
   env?: Record<string, string>;
   serviceEnv?: Partial<Record<Service, Record<string, string>>>;
   /** Gateway settings beyond the upstreams (the benchmark lifts the meetings guard). */
-  gatewayVars?: Pick<GatewayVars, 'MEETINGS_GUARD_RATE' | 'MEETINGS_GUARD_BURST' | 'MCP_GUARD_RATE' | 'MCP_GUARD_BURST' | 'TRUSTED_PROXIES'>;
+  gatewayVars?: Pick<GatewayVars, 'GATEWAY_HOST' | 'MEETINGS_GUARD_RATE' | 'MEETINGS_GUARD_BURST' | 'MCP_GUARD_RATE' | 'MCP_GUARD_BURST' | 'TRUSTED_PROXIES'>;
   /**
    * Restart a service process or nginx that exits on its own (backoff 1 s to 30 s), logging one
    * line through `log`. `npm start` turns it on; tests that watch a process exit leave it off.

@@ -1,3 +1,4 @@
+import { isIP } from 'node:net';
 import { join } from 'node:path';
 import pg from 'pg';
 import { startEmbeddedPostgres, type RunningPostgres } from './postgres.js';
@@ -16,6 +17,20 @@ function portFrom(name: string, fallback: number): number {
     process.exit(1);
   }
   return port;
+}
+
+/**
+ * GATEWAY_HOST: the address npm start's gateway listens on, 127.0.0.1 (this machine only) unless
+ * set; an IP address (0.0.0.0 for every interface) or `localhost`.
+ */
+function gatewayHost(): string {
+  const raw = process.env.GATEWAY_HOST;
+  if (raw === undefined || raw === '') return '127.0.0.1';
+  if (isIP(raw) === 0 && raw !== 'localhost') {
+    process.stderr.write(`GATEWAY_HOST must be an IP address (127.0.0.1, 0.0.0.0, ::1) or localhost, got "${raw}"\n`);
+    process.exit(1);
+  }
+  return raw;
 }
 
 /** Extensions the services use, created once by the superuser (a service role may not). */
@@ -147,11 +162,12 @@ async function main(): Promise<void> {
     process.exit(1);
   }
   const gatewayPort = portFrom('GATEWAY_PORT', 8080);
+  const gatewayAddress = gatewayHost();
   const ports = Object.fromEntries(SERVICES.map((svc) => [svc, portFrom(`${svc.toUpperCase()}_PORT`, DEFAULT_PORTS[svc])]));
-  // nginx listens on every address; the services on HOST (every address unless set).
+  // nginx listens on GATEWAY_HOST (this machine only unless set); the services on HOST (every address unless set).
   const servicesHost = process.env.HOST || '0.0.0.0';
   const taken = await takenPorts([
-    ...(gateway ? [{ port: gatewayPort, host: '0.0.0.0', what: 'the gateway', variable: 'GATEWAY_PORT' }] : []),
+    ...(gateway ? [{ port: gatewayPort, host: gatewayAddress, what: 'the gateway', variable: 'GATEWAY_PORT' }] : []),
     ...SERVICES.flatMap((svc) =>
       Array.from({ length: replicas }, (_, i) => ({
         port: ports[svc]! + REPLICA_PORT_STEP * i,
@@ -198,7 +214,7 @@ async function main(): Promise<void> {
     gatewayPort,
     nginxDir: join(dataDir, 'nginx'),
     // A TLS terminator or load balancer in front of this machine's gateway names its clients.
-    ...(process.env.TRUSTED_PROXIES ? { gatewayVars: { TRUSTED_PROXIES: process.env.TRUSTED_PROXIES } } : {}),
+    gatewayVars: { GATEWAY_HOST: gatewayAddress, ...(process.env.TRUSTED_PROXIES ? { TRUSTED_PROXIES: process.env.TRUSTED_PROXIES } : {}) },
     env: {
       ALLOWED_ORIGINS: process.env.ALLOWED_ORIGINS ?? pagePorts.flatMap((port) => [`http://localhost:${port}`, `http://127.0.0.1:${port}`]).join(','),
       // A person trying the product locally signs up at /account/<service>.

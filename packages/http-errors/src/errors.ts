@@ -101,7 +101,7 @@ const PLATFORM_ERROR_CODES = {
   validation_failed: 400, invalid_json: 400, invalid_input: 400, request_aborted: 400, invalid_body: 400, bad_request: 400, client_error: 400,
   unauthorized: 401, invalid_credentials: 401,
   insufficient_scope: 403, cross_origin: 403, session_required: 403, signup_closed: 403,
-  not_found: 404, route_not_found: 404,
+  not_found: 404, route_not_found: 404, method_not_allowed: 405,
   already_exists: 409, reference_conflict: 409, concurrent_update: 409, email_taken: 409, webhook_limit_reached: 409, webhook_disabled: 409,
   precondition_failed: 412, payload_too_large: 413, unsupported_encoding: 415, unsupported_charset: 415, rate_limited: 429, too_many_streams: 429,
   internal_error: 500, service_unavailable: 503, query_timeout: 503,

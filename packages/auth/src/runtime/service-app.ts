@@ -23,6 +23,7 @@ import { oauthPaths, oauthRouter } from '../oauth/routes.js';
 import { forgetUnusedClients } from '../oauth/repository.js';
 import { docsPath, docsRouter } from './docs.js';
 import { createObservability, mountHealth } from './observability.js';
+import { documentedMethods, methodGuard } from './methods.js';
 import { createRateLimit, isRead } from './rate-limit.js';
 import { under } from './under.js';
 import { withRecurringJobs, type RecurringJob } from './recurring.js';
@@ -125,6 +126,10 @@ export function createServiceApp(o: ServiceAppOptions): Express {
   app.use(under([docsPath(service)], docsRouter(service, o.openapiDocument)));
 
   app.use(cors(o.config.allowedOrigins));
+  // Before the cap, authentication and the routers: a method the path does not have is a 405
+  // (OPTIONS a 204) with the path's own methods, its pages (reference, account) beside its document.
+  const pages = [docsPath(service), `${docsPath(service)}/{file}`, accountPagePath(service), `${accountPagePath(service)}/{asset}`];
+  app.use(methodGuard({ ...Object.fromEntries(pages.map((page) => [page, ['get']])), ...documentedMethods(o.openapiDocument) }));
   // The declared network-level cap (meetings): per client address on the API path, whoever the
   // caller is, before authentication. Counted here (in Redis) rather than in the gateway, so it
   // holds across every instance and gateway replica; the trusted proxy (TRUST_PROXY) names the client.

@@ -25,12 +25,16 @@ function limits(svc: Declared, kind: Kind): string[] {
   return [];
 }
 
-/** The JSON answers, in the service's envelope, for an upstream down or late (and a body too large where one is taken). */
-function errorPages(svc: Declared, kind: Kind): string[] {
+/** The JSON answers, in the service's envelope, for an upstream down or late, a body too large, and the rest nginx makes itself. */
+function errorPages(svc: Declared): string[] {
   const env = svc.envelope;
-  const pages = [`error_page 502 503 = @${env}_502;`, `error_page 504 = @${env}_504;`];
-  return kind === 'stream' || kind === 'openapi' || kind === 'docs' ? pages : [...pages, `error_page 413 = @${env}_413;`];
+  // Any other status nginx makes itself here (a malformed body, a slow client, its own fault).
+  return [`error_page 502 503 = @${env}_502;`, `error_page 504 = @${env}_504;`, `error_page 413 = @${env}_413;`, `error_page ${GENERIC_STATUSES} ${ERROR_PAGE};`];
 }
+
+/** The URI of the gateway's one JSON page for the statuses it makes itself, in the envelope of the request's path. */
+const ERROR_PAGE = '/__gateway/error';
+const GENERIC_STATUSES = '400 408 411 500 501 505';
 
 /** What a kind of location does before its limits. */
 const opening: Record<Kind, (svc: Declared) => string[]> = {
@@ -43,9 +47,20 @@ const opening: Record<Kind, (svc: Declared) => string[]> = {
   docs: () => [],
 };
 
+/**
+ * Each location's match as a pattern of the request line (`$request`: method, target, protocol),
+ * so that errors nginx raises before or without a location (a malformed URI, TRACE, a URI too
+ * long) are answered in the envelope of the service whose path it is.
+ */
+function requestPattern(match: string): string {
+  const path = match.startsWith('= ') ? `${escape(match.slice(2))}$` : match.replace(/^~ \^/, '');
+  // The path ends where the query or the protocol begins.
+  return `~^[A-Z_-]+ (https?://[^/ ]*)?${path.replace(/(?<!\\)\$/g, '(?=[? ])')}`;
+}
+
 function location(match: string, svc: Declared, kind: Kind): string[] {
   const target = kind === 'openapi' ? `http://${svc.name}_service/openapi.json` : `http://${svc.name}_service`;
-  const body = [...opening[kind](svc), ...limits(svc, kind), ...errorPages(svc, kind), `proxy_pass ${target};`];
+  const body = [...opening[kind](svc), ...limits(svc, kind), ...errorPages(svc), `proxy_pass ${target};`];
   return [`    location ${match} {`, ...body.map((line) => `        ${line}`), '    }'];
 }
 
@@ -65,6 +80,33 @@ function familyMatches(svc: Declared): string[] {
   return [...byParent].map(([parent, names]) =>
     names.length === 1 ? `~ ^${escape(parent)}/${escape(names[0]!)}(/|$)` : `~ ^${escape(parent)}/(${names.map(escape).join('|')})(/|$)`,
   );
+}
+
+/** Every location match of a service that takes requests (its writes' named location aside), by kind. */
+function matchesOf(svc: Declared): Record<Exclude<Kind, 'write'>, string[]> {
+  const n = svc.name;
+  return {
+    api: familyMatches(svc),
+    stream: svc.paths.streams.map((stream) => `= ${stream}`),
+    openapi: [`= /openapi/${n}.json`],
+    account: [`~ ^/(auth/${n}/|account/${n}(/|$))`],
+    mcp: [`~ ^/(mcp/${n}$|oauth/${n}/|\\.well-known/oauth-authorization-server/oauth/${n}$|\\.well-known/oauth-protected-resource/mcp/${n}$)`],
+    docs: [`~ ^/docs/${n}(/|$)`],
+  };
+}
+
+/**
+ * Which service's path a request is on, from its request line: the first of the map's patterns
+ * that matches; `gateway` for the gateway's own /docs page, empty for no one's.
+ */
+function serviceMap(services: readonly Declared[]): string {
+  const lines = services.flatMap((svc) => Object.values(matchesOf(svc)).flat().map((match) => `    "${requestPattern(match)}" ${svc.name};`));
+  return ['map $request $gw_service {', '    default "";', `    "${requestPattern('= /docs')}" gateway;`, ...lines, '}'].join('\n');
+}
+
+/** Each service's envelope by its name (the gateway's own answers and paths of no service: rich). */
+function envelopeMap(services: readonly Declared[]): string {
+  return ['map $gw_service $gw_envelope {', '    default rich;', ...services.map((svc) => `    ${svc.name} ${svc.envelope};`), '}'].join('\n');
 }
 
 function upstreams(services: readonly Declared[]): string {
@@ -101,31 +143,29 @@ function locations(services: readonly Declared[]): string {
     '    # the named location apply after it.',
   ];
   for (const svc of services) {
-    lines.push(...familyMatches(svc).flatMap((match) => location(match, svc, 'api')), ...location(`@${svc.name}_write`, svc, 'write'), '');
+    lines.push(...matchesOf(svc).api.flatMap((match) => location(match, svc, 'api')), ...location(`@${svc.name}_write`, svc, 'write'), '');
   }
+  const each = (kind: Exclude<Kind, 'api' | 'write'>) => services.flatMap((svc) => matchesOf(svc)[kind].flatMap((match) => location(match, svc, kind)));
   lines.push(
     '    # Live change streams (Server-Sent Events): passed as they come (no buffering here, and',
     '    # X-Accel-Buffering passed on so a proxy in front does not buffer either) and held up to an',
     '    # hour, after which the client resumes with Last-Event-ID. GET only: a refused or dead',
     "    # instance's stream is opened on another before any byte went out.",
-    ...services.flatMap((svc) => svc.paths.streams.flatMap((stream) => location(`= ${stream}`, svc, 'stream'))),
+    ...each('stream'),
     '',
-    ...services.flatMap((svc) => location(`= /openapi/${svc.name}.json`, svc, 'openapi')),
+    ...each('openapi'),
     '',
     "    # Each service's sign-in routes (/auth/<service>/...) and account page with its assets",
     '    # (/account/<service>, /account/<service>/...).',
-    ...services.flatMap((svc) => location(`~ ^/(auth/${svc.name}/|account/${svc.name}(/|$))`, svc, 'account')),
+    ...each('account'),
     '',
     "    # Each service's MCP server (/mcp/<service>, Streamable HTTP; POST only, so never retried on",
     '    # another instance once sent), its OAuth authorization server (/oauth/<service>/...) and their',
     '    # two metadata documents (RFC 8414, RFC 9728).',
-    ...services.flatMap((svc) => {
-      const n = svc.name;
-      return location(`~ ^/(mcp/${n}$|oauth/${n}/|\\.well-known/oauth-authorization-server/oauth/${n}$|\\.well-known/oauth-protected-resource/mcp/${n}$)`, svc, 'mcp');
-    }),
+    ...each('mcp'),
     '',
     ...docsIndex(services),
-    ...services.flatMap((svc) => location(`~ ^/docs/${svc.name}(/|$)`, svc, 'docs')),
+    ...each('docs'),
   );
   return lines.join('\n');
 }
@@ -136,6 +176,7 @@ function docsIndex(services: readonly Declared[]): string[] {
     "    # rest of the gateway defaults to JSON); /docs/<service>/... is that service's Swagger UI page,",
     '    # its assets and its document, all served by the service from its npm dependencies.',
     '    location = /docs {',
+    '        if ($request_method !~ ^(GET|HEAD)$) { return 405; }',
     '        default_type text/html;',
     '        charset utf-8;',
     '        add_header X-Request-Id $gw_request_id always;',
@@ -170,9 +211,52 @@ function answer(name: string, status: number, body: string, retryAfter?: number)
 
 const rich = (code: string, message: string): string => `{"error":{"code":"${code}","message":"${message}","requestId":"$gw_request_id"}}`;
 
+/**
+ * The gateway's page for the statuses it makes itself (error_page without `=` keeps the status):
+ * its code and message by status, in the envelope of the request's path.
+ */
+function genericErrorPage(envelopes: ReadonlySet<string>): string[] {
+  return [
+    `    location = ${ERROR_PAGE} {`,
+    '        internal;',
+    '        add_header X-Request-Id $gw_request_id always;',
+    ...(envelopes.has('simple') ? ['        if ($gw_envelope = simple) {', '            add_header X-Request-Id $gw_request_id always;', `            return 200 '{"error":"$gw_error_message"}';`, '        }'] : []),
+    `        return 200 '${rich('$gw_error_code', '$gw_error_message')}';`,
+    '    }',
+  ];
+}
+
+/**
+ * A method nginx refuses itself (TRACE, CONNECT) or no service knows (anything but the seven it
+ * passes on): the service whose path it is answers it, asked with TRACE, which no path has, so
+ * its 405 carries its envelope and the path's own Allow. The gateway's /docs page allows GET and
+ * HEAD; a path of no service is the usual 404.
+ */
+function methodLocation(envelopes: ReadonlySet<string>): string[] {
+  return [
+    '    location @gw_method {',
+    `        error_page 502 503 504 ${ERROR_PAGE};`,
+    '        if ($gw_service = "") {',
+    '            add_header X-Request-Id $gw_request_id always;',
+    `            return 404 '${rich('route_not_found', 'No such route')}';`,
+    '        }',
+    '        if ($gw_service = gateway) {',
+    '            add_header X-Request-Id $gw_request_id always;',
+    '            add_header Allow "GET, HEAD" always;',
+    `            return 405 '${rich('method_not_allowed', 'This path allows GET and HEAD')}';`,
+    '        }',
+    '        proxy_method TRACE;',
+    '        proxy_pass_request_body off;',
+    '        proxy_pass http://${gw_service}_service;',
+    '    }',
+    ...genericErrorPage(envelopes),
+  ];
+}
+
 function errorPageLocations(services: readonly Declared[]): string {
   const envelopes = new Set(services.map((svc) => svc.envelope));
   return [
+    ...methodLocation(envelopes),
     ...services.filter(guarded).flatMap((svc) => answer(`${svc.name}_429`, 429, rich('rate_limited', 'Too many requests from this address; retry later'), 1)),
     ...answer('mcp_429', 429, '{"jsonrpc":"2.0","error":{"code":-32000,"message":"Too many requests from this address; retry later"},"id":null}', 1),
     ...(envelopes.has('rich')
@@ -204,6 +288,7 @@ export function gatewayValues(services: readonly Declared[]): Record<string, str
       })
       .join('\n'),
     guardZones: guardZones(services),
+    serviceMaps: `${serviceMap(services)}\n${envelopeMap(services)}`,
     upstreams: upstreams(services),
     locations: locations(services),
     errorPages: errorPageLocations(services),

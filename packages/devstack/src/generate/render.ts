@@ -50,7 +50,8 @@ function serviceValues(svc: Declared): Record<string, string> {
  * (each service's upstream by its name there), in the order they are listed.
  */
 function gatewayVariables(services: readonly Declared[]): Record<string, string> {
-  const vars: Record<string, string> = { GATEWAY_PORT: '8080' };
+  // Every address inside a container; npm start's renderer binds 127.0.0.1 unless GATEWAY_HOST says otherwise.
+  const vars: Record<string, string> = { GATEWAY_HOST: '0.0.0.0', GATEWAY_PORT: '8080' };
   for (const svc of services) vars[`${upper(svc)}_UPSTREAM`] = `${svc.name}:${svc.port}`;
   for (const svc of services) {
     const guard = svc.limits.networkCap?.gatewayGuard;
