@@ -8,4 +8,4 @@ export { createAppServer, onAppPrototypes } from './app-server.js';
 export { authConfig, createServiceApp, serviceStreamHub } from './service-app.js';
 export { WRITES_THROUGH_FUNCTION, createPool, createDb, inTransaction, isoTimestampSql, migrateToLatest, pgTimestampToIso } from '../database/database.js';
 export { createLogger } from './observability.js';
-export { apiKeysTag, documentCommonHeaders, openapiLicense, openapiServers, securitySchemes, operationsTag, operationalPaths, withApiKeyScopes } from './openapi.js';
+export { apiKeysTag, documentCommonHeaders, documentUriLimit, openapiLicense, openapiServers, securitySchemes, servicePortRoutes, withApiKeyScopes } from './openapi.js';
