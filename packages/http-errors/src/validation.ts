@@ -3,19 +3,22 @@
 // (JSON depth, NUL characters).
 import Ajv, { type ErrorObject, type Options, type ValidateFunction } from 'ajv';
 import addFormats from 'ajv-formats';
-import { isDateTime } from './date-time.js';
+import { isDate, isDateTime } from './date-time.js';
 import { errors, type ErrorDetail } from './errors.js';
 import { rejectUnsafeInput } from './input.js';
 
 /**
  * The ajv instance every schema compiles into. Options: all errors at once; types coerced only for
  * query strings (see {@link compileQuery}); unknown formats are a programming error. `date-time`
- * is the one shared rule ({@link isDateTime}: offsets within +-14:00), not ajv-formats' looser one.
+ * and `date` are the shared rules ({@link isDateTime}: offsets within +-14:00; years from 0001), not
+ * ajv-formats' looser ones.
  */
 function makeAjv(options: Options): Ajv {
   const ajv = new Ajv({ allErrors: true, strict: true, allowUnionTypes: true, ...options });
   addFormats(ajv);
   ajv.addFormat('date-time', isDateTime);
+  // ajv-formats' `date` takes the year 0000, which Postgres does not store.
+  ajv.addFormat('date', (text: string) => /^\d{4}-\d\d-\d\d$/.test(text) && isDate(text));
   return ajv;
 }
 

@@ -1,4 +1,4 @@
-import { body, bool, conflict, date, dateTime, dateTimeInput, int, ITEM_KINDS, ITEM_STATUSES, json, missing, noContent, noQuery, nullable, obj, op, optionalBody, params, ref, str, text, uuid } from './shared.js';
+import { body, bool, conflict, date, dateTime, int, ITEM_KINDS, ITEM_STATUSES, json, missing, noContent, noQuery, nullable, obj, op, optionalBody, params, ref, str, text, uuid } from './shared.js';
 
 // Items of a meeting (talking points, actions, decisions): edit, reorder, carry.
 
@@ -14,7 +14,7 @@ export const itemCreateBody = {
     starred: { type: 'boolean' },
     owner: nullable(text(200)),
     dueDate: nullable(date),
-    completedAt: nullable(dateTimeInput),
+    completedAt: nullable(dateTime),
     parentId: uuid,
   },
 } as const;
@@ -27,7 +27,7 @@ export const itemPatchBody = {
     kind: { type: 'string', enum: ITEM_KINDS },
     owner: nullable(text(200)),
     dueDate: nullable(date),
-    completedAt: nullable(dateTimeInput),
+    completedAt: nullable(dateTime),
     text: text(2000, 1),
     notes: text(20000),
     starred: { type: 'boolean' },

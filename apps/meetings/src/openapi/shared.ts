@@ -11,10 +11,13 @@ export const text = (maxLength: number, minLength = 0, description?: string) => 
   ...(description ? { description } : {}),
 });
 export const uuid = uuidSchema;
-// Year 0000 is no date Postgres stores (it would be a 500): the pattern keeps it out and tells tools the shape.
-export const date = { type: 'string', format: 'date', maxLength: 10, pattern: '^(?!0000)\\d{4}-(0[1-9]|1[0-2])-(0[1-9]|[12]\\d|3[01])$', description: 'A real calendar date, YYYY-MM-DD (years 0001 to 9999)' } as const;
+export const date = { type: 'string', format: 'date', maxLength: 10, description: 'A real calendar date, YYYY-MM-DD' } as const;
 export const dateTime = { type: 'string', format: 'date-time', maxLength: 40 } as const;
-/** A date-time the caller sends: the one shared rule (offsets within +-14:00), stated as a pattern too. */
+/**
+ * A date-time the caller sends in a query: the one shared rule (offsets within +-14:00), stated as
+ * a pattern too. Body fields keep `dateTime` (the same rule through `format: date-time`): the MCP
+ * task tools carry them, and the pattern would push the default toolset past its 4,000 tokens.
+ */
 export const dateTimeInput = dateTimeInputSchema;
 export const nullable = (schema: object) => ({ anyOf: [schema, { type: 'null' }] });
 export const flag = (description: string) => ({ type: 'string', enum: ['0', '1'], description });
@@ -71,7 +74,7 @@ export function params(query: { properties: Record<string, object>; required?: r
   return {
     parameters: [
       // Path ids are UUIDs (anything else, longer included, is 404: no pattern); a path date that is not a real date is 400.
-      ...path.map((name) => ({ name, in: 'path', required: true, schema: name === 'date' ? date : { type: 'string', maxLength: 36 } })),
+      ...path.map((name) => ({ name, in: 'path', required: true, schema: name === 'date' ? { ...date, pattern: '^\\d{4}-\\d\\d-\\d\\d$' } : { type: 'string', maxLength: 36 } })),
       ...Object.entries(query.properties).map(([name, schema]) => ({ name, in: 'query', required: query.required?.includes(name) ?? false, schema })),
     ],
   };

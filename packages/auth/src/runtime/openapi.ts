@@ -83,7 +83,7 @@ export function documentCommonHeaders<D extends object>(doc: D): D {
     const name = response.$ref?.replace('#/components/responses/', '');
     return name !== undefined ? d.components.responses![name]! : response;
   };
-  for (const [path, item] of Object.entries(d.paths)) {
+  for (const item of Object.values(d.paths)) {
     for (const method of METHODS) {
       for (const [status, response] of Object.entries(item[method]?.responses ?? {})) {
         const r = target(response);
