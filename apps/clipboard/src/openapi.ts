@@ -1,5 +1,5 @@
 import { authOpenApiPaths } from '@app/auth/identity';
-import { apiKeysTag, documentCommonHeaders, openapiLicense, openapiServers, operationalPaths, operationsTag, securitySchemes, withApiKeyScopes } from '@app/auth/runtime';
+import { apiKeysTag, documentCommonHeaders, documentUriLimit, openapiLicense, openapiServers, securitySchemes, servicePortRoutes, withApiKeyScopes } from '@app/auth/runtime';
 import { documentOutages, errorEnvelopeSchema } from '@app/http-errors';
 import { bulkDeleteSchema, createItemSchema, deleted, favoriteBodySchema, item, itemPaths, itemsPaths } from './openapi/items.js';
 import { keyRecord, keysPaths } from './openapi/keys.js';
@@ -29,6 +29,7 @@ export const openapiDocument = {
     description: [
       'Clipboard history, snippets and settings of one account, reachable with scoped API keys (`Authorization: Bearer <key>`) or the browser session cookie `clipboard_sid`.',
       'Errors are `{ "error": "<message>" }`. 401: no valid key or session. 403: a key lacking the endpoint\'s scope, or a session call from a foreign Origin. 400: invalid body or query (unknown query parameters are ignored; unknown body fields are refused). 404: an unknown route, or an id that does not exist for this account (another account\'s record included; non-UUID ids too). 413: body over 1 MB. 429: more than RATE_LIMIT_PER_MINUTE (default 300) requests per minute per account, with `Retry-After`; back off exponentially.',
+      servicePortRoutes,
       '',
       SYNC_PROTOCOL,
     ].join('\n\n'),
@@ -41,7 +42,6 @@ export const openapiDocument = {
     { name: 'Settings', description: 'History limit, retention and capture preferences' },
     webhooks.tag,
     apiKeysTag,
-    operationsTag,
   ],
   components: {
     securitySchemes: securitySchemes('clipboard', ['clipboard:read', 'clipboard:write', 'snippets:read', 'snippets:write', 'settings:read', 'settings:write', 'webhooks']),
@@ -99,7 +99,6 @@ export const openapiDocument = {
     ...webhooks.paths,
     // Sign-up, login, logout and the account (shared by the three services, in this envelope).
     ...authOpenApiPaths('clipboard'),
-    ...operationalPaths,
     ...keysPaths,
     ...itemsPaths,
     ...syncPaths,
@@ -115,4 +114,5 @@ documentOutages(openapiDocument);
 // `:read` for GET, `:write` for everything else (the MCP tools follow this).
 withApiKeyScopes(openapiDocument, (method, path) => [`${path.split('/')[2]}:${method === 'get' ? 'read' : 'write'}`]);
 // ...and the rate-limit and CORS headers of every API answer.
-documentCommonHeaders(openapiDocument);
+// After the common headers: the gateway's 414 carries none of them.
+documentUriLimit(documentCommonHeaders(openapiDocument));

@@ -1,5 +1,5 @@
 import { authOpenApiPaths } from '@app/auth/identity';
-import { apiKeysTag, documentCommonHeaders, openapiLicense, openapiServers, operationalPaths, operationsTag, securitySchemes, withApiKeyScopes } from '@app/auth/runtime';
+import { apiKeysTag, documentCommonHeaders, documentUriLimit, openapiLicense, openapiServers, securitySchemes, servicePortRoutes, withApiKeyScopes } from '@app/auth/runtime';
 import { documentOutages } from '@app/http-errors';
 import { accountPaths, keySchema } from './openapi/account.js';
 import { changeSchema, changesPaths } from './openapi/changes.js';
@@ -22,7 +22,7 @@ import { webhooks } from './openapi/webhooks.js';
 export { changesQuery } from './openapi/changes.js';
 export { carryItemBody, itemCreateBody, itemPatchBody, reorderBody } from './openapi/items.js';
 export { carryMeetingBody, meetingCreateBody, meetingPatchBody, meetingReadQuery, meetingsQuery } from './openapi/meetings.js';
-export { notePutBody, notesQuery } from './openapi/notes.js';
+export { noteDateSchema, notePutBody, notesQuery } from './openapi/notes.js';
 export { peopleQuery, personCreateBody, personPatchBody } from './openapi/people.js';
 export { actionsQuery, searchQuery } from './openapi/search.js';
 export { seriesCreateBody, seriesPatchBody, seriesQuery } from './openapi/series.js';
@@ -41,7 +41,8 @@ export const openapiDocument = {
       'A NUL character (U+0000) in any string, body or query, is 400 validation_failed (the one input check every service runs). ' +
       'Ids are UUIDs; every record of another account is 404. Per-account limits answer 409 with a distinct code: ' +
       'note_limit_reached (5,000 live notes), person_limit_reached (100 active people), series_limit_reached (50 active series), ' +
-      'meeting_limit_reached (5,000 meetings not deleted), item_limit_reached (200 items per meeting).',
+      'meeting_limit_reached (5,000 meetings not deleted), item_limit_reached (200 items per meeting). ' +
+      servicePortRoutes,
   },
   servers: openapiServers,
   security: [{ apiKey: [] }, { session: [] }],
@@ -57,14 +58,12 @@ export const openapiDocument = {
     { name: 'Sync', description: 'Every change of the account, as a resumable feed and as a live stream' },
     apiKeysTag,
     webhooks.tag,
-    operationsTag,
   ],
   paths: {
     ...webhooks.paths,
     ...changesPaths,
     // Sign-up, login, logout and the account (shared by the three services, in this envelope).
     ...authOpenApiPaths('meetings'),
-    ...operationalPaths,
     ...accountPaths,
     ...notesPaths,
     ...peoplePaths,
@@ -97,4 +96,5 @@ documentOutages(openapiDocument);
 // A key needs meetings:read for GET and meetings:write for everything else (the MCP tools follow this).
 withApiKeyScopes(openapiDocument, (method) => [method === 'get' ? 'meetings:read' : 'meetings:write']);
 // ...and the rate-limit and CORS headers of every API answer.
-documentCommonHeaders(openapiDocument);
+// After the common headers: the gateway's 414 carries none of them.
+documentUriLimit(documentCommonHeaders(openapiDocument));

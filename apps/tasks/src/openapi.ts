@@ -1,5 +1,5 @@
 import { authOpenApiPaths } from '@app/auth/identity';
-import { apiKeysTag, documentCommonHeaders, openapiLicense, openapiServers, operationalPaths, operationsTag, securitySchemes } from '@app/auth/runtime';
+import { apiKeysTag, documentCommonHeaders, documentUriLimit, openapiLicense, openapiServers, securitySchemes, servicePortRoutes } from '@app/auth/runtime';
 import { documentOutages } from '@app/http-errors';
 import { LIMITS } from './domain/tasks.service.js';
 import { changeSchema, feedPaths } from './openapi/changes.js';
@@ -45,6 +45,7 @@ export const openapiDocument = {
       '- Complete: `next` is set only when the task has a recurrence. It is a new open task with the same title, notes, priority, tags, location, assignee, recurrence and parent, due at the rule\'s first occurrence strictly after the completed task\'s due time (for `every!` and `after ...` rules: counted from the completion\'s local date, or for hour steps from the completion instant), on the caller\'s wall clock (X-Timezone or the account\'s zone; 09:00 stays 09:00 across DST; monthly on the 31st falls on the month\'s last day). A recurring task without a due time repeats without one (`every!` / `after` rules: counted from the completion). `GET /api/v1/recurrence/preview` shows a rule\'s next occurrences. A top-level `next` is placed right after the completed task in the manual order; the completed task\'s live subtasks are copied, open, with due times shifted by the same amount. A recurring subtask repeats under the same parent (even at the subtask limit, so completing never fails on it).',
       '- Position: only top-level tasks move (a subtask: 409 `not_top_level`); `afterId` must name a live top-level task of the workspace (else 404); `afterId` equal to the task itself is 422 `after_self`. A move writes only the moved task; repeating it changes nothing (updatedAt unchanged). New top-level tasks join the end of the order.',
       '- auto-tag needs `tasks:write`, honours no If-Match, and always answers `{ item, tagged: false }` with the unchanged task.',
+      `- ${servicePortRoutes}`,
     ].join('\n'),
   },
   servers: openapiServers,
@@ -53,7 +54,6 @@ export const openapiDocument = {
     { name: 'Tasks', description: 'Tasks of the caller\'s personal workspace' },
     webhooks.tag,
     apiKeysTag,
-    operationsTag,
   ],
   components: {
     securitySchemes: securitySchemes('tasks', ['tasks:read', 'tasks:write', 'webhooks']),
@@ -76,11 +76,11 @@ export const openapiDocument = {
     ...tasksPaths,
     ...feedPaths,
     ...keysPaths,
-    ...operationalPaths,
   },
 } as const;
 
 // Every operation that needs the database documents its outage answer (503 with Retry-After).
 documentOutages(openapiDocument);
 // ...and the rate-limit and CORS headers of every API answer.
-documentCommonHeaders(openapiDocument);
+// After the common headers: the gateway's 414 carries none of them.
+documentUriLimit(documentCommonHeaders(openapiDocument));

@@ -9,7 +9,7 @@ beforeAll(async () => {
 afterAll(() => t.close());
 
 describe('GET /openapi.json', () => {
-  it('serves an OpenAPI 3.1 document listing every path the service answers', async () => {
+  it('serves an OpenAPI 3.1 document listing every path the gateway routes to the service', async () => {
     const res = await t.http().get('/openapi.json').expect(200);
     expect(res.body.openapi).toBe('3.1.0');
     expect(Object.keys(res.body.paths).sort()).toEqual([
@@ -17,7 +17,6 @@ describe('GET /openapi.json', () => {
       '/api/v1/tasks/{id}/complete', '/api/v1/tasks/{id}/position', '/api/v1/tasks/{id}/reopen',
       '/api/v1/webhooks', '/api/v1/webhooks/{id}', '/api/v1/webhooks/{id}/deliveries', '/api/v1/webhooks/{id}/rotate-secret', '/api/v1/webhooks/{id}/test',
       '/auth/tasks/apps', '/auth/tasks/apps/{id}', '/auth/tasks/login', '/auth/tasks/logout', '/auth/tasks/me', '/auth/tasks/signup',
-      '/healthz', '/metrics', '/openapi.json', '/readyz',
     ]);
   });
 
@@ -49,10 +48,13 @@ describe('GET /openapi.json', () => {
 });
 
 describe('documented platform routes', () => {
-  it('answers /healthz, /readyz and /metrics as documented', async () => {
-    await t.http().get('/healthz').expect(200);
-    await t.http().get('/readyz').expect(200);
-    await t.http().get('/metrics').expect(200);
+  it('answers /healthz, /readyz, /metrics and /openapi.json on its own port, which the document (whose server is the gateway) leaves out', async () => {
+    const { paths, info } = (await t.raw().get('/openapi.json').expect(200)).body;
+    for (const path of ['/healthz', '/readyz', '/metrics', '/openapi.json']) {
+      await t.raw().get(path).expect(200);
+      expect(paths[path]).toBeUndefined();
+      expect(info.description).toContain(`GET ${path}`);
+    }
   });
 
   it('answers the session-only keys routes as documented', async () => {

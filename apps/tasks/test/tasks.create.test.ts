@@ -39,6 +39,8 @@ describe('POST /api/v1/tasks', () => {
     });
     const minus = await post({ title: 'x', dueAt: `${year}-03-01T23:15-05:30` }).expect(201);
     expect(minus.body.item.dueAt).toBe(`${year}-03-02T04:45:00Z`);
+    const widest = await post({ title: 'x', dueAt: `${year}-03-02T10:00:00+14:00` }).expect(201);
+    expect(widest.body.item.dueAt).toBe(`${year}-03-01T20:00:00Z`);
     const fraction = await post({ title: 'x', dueAt: `${year}-03-01T10:00:00.123456Z` }).expect(201);
     expect(fraction.body.item.dueAt).toBe(`${year}-03-01T10:00:00.123456Z`);
   });
@@ -74,6 +76,8 @@ describe('POST /api/v1/tasks', () => {
     ['a due time at 24:00', { title: 'x', dueAt: '2099-01-01T24:00:00Z' }, '/dueAt'],
     ['a due time on February 30th', { title: 'x', dueAt: '2030-02-30T10:00:00Z' }, '/dueAt'],
     ['a due time on a 29th of February outside a leap year', { title: 'x', dueAt: '2031-02-29T10:00:00Z' }, '/dueAt'],
+    ['a due time with an offset past +14:00', { title: 'x', dueAt: '2099-01-01T10:00:00+14:30' }, '/dueAt'],
+    ['a due time with an offset past -14:00', { title: 'x', dueAt: '2099-01-01T10:00:00-14:01' }, '/dueAt'],
     ['repeat text it cannot read', { title: 'x', recurrence: 'whenever I feel like it' }, '/recurrence'],
     ['a NUL character in the title', { title: 'a\u0000b' }, '/title'],
     ['a NUL character in a tag', { title: 'x', tags: ['ok', 'b\u0000'] }, '/tags/1'],

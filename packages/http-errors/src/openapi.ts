@@ -3,8 +3,6 @@ import { RETRY_AFTER_UNAVAILABLE_SECONDS } from './errors.js';
 
 type Operations = Record<string, unknown>;
 
-/** Routes that answer without Postgres or Redis, so an outage cannot make them 503. */
-const NO_DEPENDENCIES = new Set(['/healthz', '/metrics', '/openapi.json']);
 const METHODS = ['get', 'put', 'post', 'delete', 'patch', 'head', 'options'];
 
 /**
@@ -19,8 +17,8 @@ export function documentOutages<D extends object>(doc: D): D {
     headers: { 'Retry-After': { description: 'Seconds to wait before retrying', schema: { type: 'integer', minimum: 1 } } },
     content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } },
   };
-  for (const [path, item] of Object.entries(paths)) {
-    if (NO_DEPENDENCIES.has(path)) continue;
+  // Every documented route needs Postgres or Redis (health and metrics are on the service's own port only, not documented).
+  for (const item of Object.values(paths)) {
     for (const method of METHODS) {
       const op = item[method] as { responses?: Record<string, unknown> } | undefined;
       if (op?.responses && !op.responses['503']) op.responses['503'] = response;

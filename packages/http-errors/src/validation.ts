@@ -3,16 +3,22 @@
 // (JSON depth, NUL characters).
 import Ajv, { type ErrorObject, type Options, type ValidateFunction } from 'ajv';
 import addFormats from 'ajv-formats';
+import { isDate, isDateTime } from './date-time.js';
 import { errors, type ErrorDetail } from './errors.js';
 import { rejectUnsafeInput } from './input.js';
 
 /**
  * The ajv instance every schema compiles into. Options: all errors at once; types coerced only for
- * query strings (see {@link compileQuery}); unknown formats are a programming error.
+ * query strings (see {@link compileQuery}); unknown formats are a programming error. `date-time`
+ * and `date` are the shared rules ({@link isDateTime}: offsets within +-14:00; years from 0001), not
+ * ajv-formats' looser ones.
  */
 function makeAjv(options: Options): Ajv {
   const ajv = new Ajv({ allErrors: true, strict: true, allowUnionTypes: true, ...options });
   addFormats(ajv);
+  ajv.addFormat('date-time', isDateTime);
+  // ajv-formats' `date` takes the year 0000, which Postgres does not store.
+  ajv.addFormat('date', (text: string) => /^\d{4}-\d\d-\d\d$/.test(text) && isDate(text));
   return ajv;
 }
 
@@ -21,7 +27,9 @@ const queryAjv = makeAjv({ coerceTypes: true, useDefaults: true });
 
 /** Turns ajv's errors into `details`: the JSON Pointer of the offending value and a message. */
 export function toDetails(ajvErrors: ErrorObject[] | null | undefined): ErrorDetail[] {
-  return (ajvErrors ?? []).map((e) => {
+  // A date-time input states its rule twice (format for the calendar, pattern for tools): one detail.
+  const patterned = new Set((ajvErrors ?? []).filter((e) => e.keyword === 'pattern').map((e) => e.instancePath));
+  return (ajvErrors ?? []).filter((e) => !(e.keyword === 'format' && patterned.has(e.instancePath))).map((e) => {
     const params = e.params as Record<string, unknown>;
     let path = e.instancePath;
     if (e.keyword === 'required') path += `/${String(params.missingProperty)}`;
@@ -78,5 +86,6 @@ export function compileQuery<T>(schema: object): Validator<T> {
   return { validate, parse: (input) => inner.parse({ ...(input as object) }) };
 }
 
+export { DATE_TIME_PATTERN, TIME_ZONE_PATTERN, dateTimeInputSchema, isDateTime } from './date-time.js';
 export { jsonBody, unsafeInputProblem } from './input.js';
 export { idPathParameter, isUuid, uuidSchema } from './ids.js';

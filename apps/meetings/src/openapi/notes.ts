@@ -1,4 +1,4 @@
-import { body, conflictWithCurrent, cursor, date, dateTime, int, json, limit, noContent, noQuery, nullable, obj, op, page, params, ref, revision, str, text } from './shared.js';
+import { body, conflictWithCurrent, cursor, date, dateTime, dateTimeInput, int, json, limit, noContent, noQuery, nullable, obj, op, page, params, ref, revision, str, text } from './shared.js';
 
 // Daily notes, one per date.
 
@@ -19,13 +19,16 @@ export const notePutBody = {
   },
 } as const;
 
+/** The `{date}` of /api/notes/{date}: a real date, else 400. */
+export const noteDateSchema = date;
+
 export const notesQuery = {
   type: 'object',
   properties: {
     limit: limit(500, 100),
     cursor,
     changedSince: {
-      ...dateTime,
+      ...dateTimeInput,
       description:
         'Sync mode: notes changed strictly after this instant, oldest change first, soft-deleted notes included as tombstones (deletedAt set). ' +
         'Without it: live notes, newest date first.',

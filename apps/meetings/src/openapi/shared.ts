@@ -1,5 +1,5 @@
 import { errorEnvelopeSchema } from '@app/http-errors';
-import { uuidSchema } from '@app/http-errors/validation';
+import { dateTimeInputSchema, uuidSchema } from '@app/http-errors/validation';
 
 // What every meetings resource file of the document shares: value shapes, enums, response and
 // operation helpers, the common error answers.
@@ -13,6 +13,12 @@ export const text = (maxLength: number, minLength = 0, description?: string) => 
 export const uuid = uuidSchema;
 export const date = { type: 'string', format: 'date', maxLength: 10, description: 'A real calendar date, YYYY-MM-DD' } as const;
 export const dateTime = { type: 'string', format: 'date-time', maxLength: 40 } as const;
+/**
+ * A date-time the caller sends in a query: the one shared rule (offsets within +-14:00), stated as
+ * a pattern too. Body fields keep `dateTime` (the same rule through `format: date-time`): the MCP
+ * task tools carry them, and the pattern would push the default toolset past its 4,000 tokens.
+ */
+export const dateTimeInput = dateTimeInputSchema;
 export const nullable = (schema: object) => ({ anyOf: [schema, { type: 'null' }] });
 export const flag = (description: string) => ({ type: 'string', enum: ['0', '1'], description });
 export const limit = (max: number, fallback: number) => ({ type: 'integer', format: 'int32', minimum: 1, maximum: max, default: fallback, description: `Page size, 1 to ${max} (default ${fallback})` });
@@ -67,8 +73,8 @@ export const optionalBody = (schema: object) => ({ requestBody: { required: fals
 export function params(query: { properties: Record<string, object>; required?: readonly string[] }, path: string[] = []) {
   return {
     parameters: [
-      // Path ids are UUIDs and path dates YYYY-MM-DD; anything else (longer included) is 404.
-      ...path.map((name) => ({ name, in: 'path', required: true, schema: { type: 'string', maxLength: 36 } })),
+      // Path ids are UUIDs (anything else, longer included, is 404: no pattern); a path date that is not a real date is 400.
+      ...path.map((name) => ({ name, in: 'path', required: true, schema: name === 'date' ? { ...date, pattern: '^\\d{4}-\\d\\d-\\d\\d$' } : { type: 'string', maxLength: 36 } })),
       ...Object.entries(query.properties).map(([name, schema]) => ({ name, in: 'query', required: query.required?.includes(name) ?? false, schema })),
     ],
   };

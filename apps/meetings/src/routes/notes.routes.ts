@@ -4,12 +4,12 @@ import { errors } from '@app/http-errors';
 import { compileBody, compileQuery } from '@app/http-errors/validation';
 import type { Database } from '../db/schema.js';
 import * as notes from '../domain/notes.service.js';
-import { notePutBody, notesQuery } from '../openapi.js';
+import { noteDateSchema, notePutBody, notesQuery } from '../openapi.js';
 import { account } from './http.js';
 
 const putBody = compileBody<notes.NoteInput>(notePutBody);
 const listQuery = compileQuery<{ limit: number; cursor?: string; changedSince?: string }>(notesQuery);
-const dateParam = compileBody<string>({ type: 'string', format: 'date' });
+const dateParam = compileBody<string>(noteDateSchema);
 
 /** The note's date from the path: a real YYYY-MM-DD date, else 400. */
 function noteDate(raw: unknown): string {

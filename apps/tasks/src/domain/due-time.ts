@@ -1,13 +1,9 @@
 import { DateTime } from 'luxon';
 
 /**
- * The shape of an accepted due time: ISO 8601 date and time with `Z` or a `+hh:mm`/`-hh:mm`
- * offset (seconds and a fraction optional). Used by the request schema; the calendar check
- * (no February 30th) is {@link dueAtMillis}.
+ * Milliseconds since the epoch of a due time matching the shared `DATE_TIME_PATTERN`
+ * (@app/http-errors/validation, used by the request schema); undefined if it is not a real calendar date.
  */
-export const DUE_AT_PATTERN = '^\\d{4}-(0[1-9]|1[0-2])-(0[1-9]|[12]\\d|3[01])T([01]\\d|2[0-3]):[0-5]\\d(:[0-5]\\d(\\.\\d{1,9})?)?(Z|[+-](0\\d|1[0-4]):[0-5]\\d)$';
-
-/** Milliseconds since the epoch of a due time matching {@link DUE_AT_PATTERN}; undefined if it is not a real calendar date. */
 export function dueAtMillis(text: string): number | undefined {
   const parsed = DateTime.fromISO(text, { setZone: true });
   return parsed.isValid ? parsed.toMillis() : undefined;

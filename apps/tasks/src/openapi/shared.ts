@@ -1,5 +1,5 @@
 import { errorEnvelopeSchema } from '@app/http-errors';
-import { idPathParameter } from '@app/http-errors/validation';
+import { idPathParameter, TIME_ZONE_PATTERN } from '@app/http-errors/validation';
 
 // What every tasks resource file of the document shares: value shapes, response helpers, the
 // common error answers, the path and header parameters and the two scope requirements.
@@ -37,7 +37,8 @@ export const ifMatchParam = {
   name: 'If-Match',
   in: 'header',
   required: false,
-  schema: { type: 'string', maxLength: IF_MATCH_MAX_LENGTH },
+  // The entity-tag list readIfMatch takes (tags hold no comma or quote); anything else is 400.
+  schema: { type: 'string', maxLength: IF_MATCH_MAX_LENGTH, pattern: '^\\s*(\\*|(W/)?"[^",]*"\\s*(,\\s*(W/)?"[^",]*"\\s*)*)\\s*$' },
   description:
     `Up to ${IF_MATCH_MAX_LENGTH} characters (longer: 400). ` +
     'The quoted updatedAt of the version you last saw (the ETag), `*` for any version, or a comma-separated list of them. ' +
@@ -47,7 +48,7 @@ export const timezoneParam = {
   name: 'X-Timezone',
   in: 'header',
   required: false,
-  schema: { type: 'string', maxLength: 100 },
+  schema: { type: 'string', maxLength: 100, pattern: TIME_ZONE_PATTERN },
   description: 'IANA time zone for this request (default: the account\'s). Unknown: 400 `validation_failed` with the path `X-Timezone`, on every route (checked after the scope, before the body).',
 };
 export const readScope = [{ apiKey: ['tasks:read'] }, { session: [] }];

@@ -1,4 +1,4 @@
-import { DUE_AT_PATTERN } from '../domain/due-time.js';
+import { DATE_TIME_PATTERN } from '@app/http-errors/validation';
 import { RECURRENCE_FORMS } from '../domain/recurrence.js';
 import { LIMITS } from '../domain/tasks.service.js';
 import { dateTime, nullable } from './shared.js';
@@ -18,9 +18,10 @@ const taskInputProperties = {
   }, 'string'),
   dueAt: nullable({
     maxLength: 64,
-    pattern: DUE_AT_PATTERN,
+    format: 'date-time',
+    pattern: DATE_TIME_PATTERN,
     description:
-      'ISO 8601 date-time with `Z` or `+hh:mm`/`-hh:mm` (seconds and fraction optional), on a real calendar day ' +
+      'ISO 8601 date-time with `Z` or `+hh:mm`/`-hh:mm` within 14:00 (seconds and fraction optional), on a real calendar day ' +
       '(2030-02-30T10:00:00Z is 400 `validation_failed`). Stored and returned in UTC. A time more than 60 seconds in ' +
       'the past is 422 `due_date_in_past`; on edit only a changed due time is checked, so sending back the current one works.',
   }, 'string'),
@@ -103,7 +104,7 @@ export const previewQuerySchema = {
   required: ['rule'],
   properties: {
     rule: { type: 'string', minLength: 1, maxLength: 50, description: `a recurrence text as a task would carry it (case-insensitive). Understood: ${RECURRENCE_FORMS}` },
-    from: { type: 'string', maxLength: 40, pattern: DUE_AT_PATTERN, description: 'ISO 8601 date-time with `Z` or `+hh:mm` on a real calendar day; default now' },
+    from: { type: 'string', maxLength: 40, format: 'date-time', pattern: DATE_TIME_PATTERN, description: 'ISO 8601 date-time with `Z` or `+hh:mm` on a real calendar day; default now' },
     count: { type: 'integer', minimum: 1, maximum: 20, default: 5, description: '1 to 20 occurrences (default 5)' },
   },
 };

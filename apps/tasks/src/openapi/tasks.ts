@@ -21,7 +21,8 @@ function taskOp(operationId: string, summary: string, description: string, opts:
     description,
     security: opts.write ? writeScope : readScope,
     parameters: [idParam, timezoneParam, ...(opts.ifMatch ? [ifMatchParam] : [])],
-    ...(opts.body ? { requestBody: { required: false, content: json(opts.body) } } : {}),
+    // complete, reopen and auto-tag take no body or `{}`; edit and move refuse a missing one (400).
+    ...(opts.body ? { requestBody: { required: opts.body !== emptyBodySchema, content: json(opts.body) } } : {}),
     responses,
   };
 }

@@ -1,29 +1,28 @@
 /*
  * The parts of the three OpenAPI documents that createServiceApp decides, so each document says
- * them the same way: where the API is called, how a caller authenticates, and the operational
- * routes every service mounts. Each app spreads these into its own document.
+ * them the same way: where the API is called (the gateway), how a caller authenticates, and the
+ * headers the shared middleware adds. Each app spreads these into its own document.
  */
 
-const json = (schema: object, description: string) => ({ description, content: { 'application/json': { schema } } });
-const readiness = (status: string) => ({
-  type: 'object',
-  additionalProperties: false,
-  required: ['status', 'checks'],
-  properties: {
-    status: { const: status },
-    checks: { type: 'object', additionalProperties: { type: 'string' }, description: 'postgres and redis: `ok`, `unavailable`, or (redis) `not configured (single-instance mode)`' },
-  },
-});
-
 /**
- * "/" is wherever the document was fetched: through the gateway (`/openapi/<svc>.json`) that is
- * the gateway, on a service's own port the service. (A localhost entry would be flagged by the
- * lint's no-server-example.com rule, and "/" already reaches the local gateway from its pages.)
+ * The server is the gateway, which publishes the document as `/openapi/<svc>.json`: "/" is that
+ * origin. The document lists only what the gateway routes; `/healthz`, `/readyz`, `/metrics` and
+ * `/openapi.json` are answered on each service's own port only (DESIGN.md "Observability") and
+ * are described in the document's `info`, not as paths. (A localhost entry would be flagged by
+ * the lint's no-server-example.com rule, and "/" already reaches the local gateway from its pages.)
  */
 export const openapiServers = [
   // x-internal: false says the audience (OWASP API9): the API is public, for key holders and browsers.
-  { url: '/', description: 'The origin that served this document: the gateway (http://localhost:8080 under npm start and docker compose) or the service on its own port', 'x-internal': false },
+  { url: '/', description: 'The gateway that served this document as /openapi/<service>.json (http://localhost:8080 under npm start and docker compose)', 'x-internal': false },
 ];
+
+/**
+ * A sentence for each document's `info.description`: the operational routes that are on the
+ * service's own port only, so no tool takes them for gateway routes.
+ */
+export const servicePortRoutes =
+  'On each service\'s own port only (not routed by the gateway, so not listed here): `GET /healthz` (process up), `GET /readyz` (Postgres and Redis reachable; 503 when not), ' +
+  '`GET /metrics` (Prometheus text) and `GET /openapi.json` (this document, which the gateway publishes as `/openapi/<service>.json`).';
 
 /** The services are not published under a licence (see info-license-strict in redocly.yaml). */
 export const openapiLicense = { name: 'Proprietary' };
@@ -48,53 +47,6 @@ export function securitySchemes(service: string, scopes: readonly string[]) {
 /** The session-only key routes every service mounts (keysRouter). */
 export const apiKeysTag = { name: 'API keys', description: 'The account\'s API keys, managed with a browser session only' };
 
-export const operationsTag = {
-  name: 'Operations',
-  description: 'Process health, readiness, metrics and this document, on the service\'s own port. The gateway routes only the document, as `/openapi/<service>.json`.',
-};
-
-/** /healthz, /readyz, /metrics and /openapi.json: public, answered before authentication and limits. */
-export const operationalPaths = {
-  '/healthz': {
-    get: {
-      operationId: 'getHealth',
-      tags: ['Operations'],
-      summary: 'Process is up',
-      security: [],
-      responses: { '200': json({ type: 'object', additionalProperties: false, required: ['status'], properties: { status: { const: 'ok' } } }, 'Up') },
-    },
-  },
-  '/readyz': {
-    get: {
-      operationId: 'getReadiness',
-      tags: ['Operations'],
-      summary: 'Postgres and Redis reachable',
-      security: [],
-      responses: { '200': json(readiness('ready'), 'Ready'), '503': json(readiness('unavailable'), 'A dependency is unavailable') },
-    },
-  },
-  '/metrics': {
-    get: {
-      operationId: 'getMetrics',
-      tags: ['Operations'],
-      summary: 'Prometheus metrics',
-      security: [],
-      responses: { '200': { description: 'Prometheus text format', content: { 'text/plain': { schema: { type: 'string' } } } } },
-    },
-  },
-  '/openapi.json': {
-    get: {
-      operationId: 'getOpenApiDocument',
-      tags: ['Operations'],
-      summary: 'This document',
-      security: [],
-      responses: { '200': json({ type: 'object' }, 'The OpenAPI 3.1 document') },
-    },
-  },
-};
-
-/** Routes answered before CORS and the rate limits (see createServiceApp): no such headers there. */
-const UNLIMITED_PATHS = new Set(Object.keys(operationalPaths));
 const METHODS = ['get', 'put', 'post', 'delete', 'patch', 'head', 'options'];
 const ref = (name: string) => ({ $ref: `#/components/headers/${name}` });
 const count = (description: string) => ({ description, schema: { type: 'integer', format: 'int32', minimum: 0, maximum: 1_000_000 } });
@@ -120,8 +72,7 @@ type ResponseLike = { $ref?: string; headers?: Record<string, unknown> };
  * Documents, on every answer of every API operation, the headers the shared middleware adds: the
  * rate limits' `RateLimit-*` (2xx and 4xx: the answers a limited request can get; 429 with
  * `Retry-After`) and CORS's
- * `Access-Control-Allow-Origin` (all). One place, so no operation can leave them out; the
- * operational routes (health, metrics, this document) come before both and get neither.
+ * `Access-Control-Allow-Origin` (all). One place, so no operation can leave them out.
  * Mutates and returns `doc`.
  */
 export function documentCommonHeaders<D extends object>(doc: D): D {
@@ -132,8 +83,7 @@ export function documentCommonHeaders<D extends object>(doc: D): D {
     const name = response.$ref?.replace('#/components/responses/', '');
     return name !== undefined ? d.components.responses![name]! : response;
   };
-  for (const [path, item] of Object.entries(d.paths)) {
-    if (UNLIMITED_PATHS.has(path)) continue;
+  for (const item of Object.values(d.paths)) {
     for (const method of METHODS) {
       for (const [status, response] of Object.entries(item[method]?.responses ?? {})) {
         const r = target(response);
@@ -167,4 +117,55 @@ export function withApiKeyScopes<T extends object>(document: T, scopesFor: (meth
     }
   }
   return document;
+}
+
+/** The longest request line the gateway takes (nginx's default `large_client_header_buffers 4 8k`); longer is 414. */
+export const GATEWAY_MAX_REQUEST_LINE = 8192;
+
+type Param = { in?: string; name?: string; schema?: { type?: string | string[]; maxLength?: number; pattern?: string; enum?: unknown[]; format?: string } };
+
+/**
+ * The most bytes one parameter can add to the request line: a string of `maxLength` code points
+ * that must be percent-encoded as 4-byte UTF-8 (12 characters each), or 3 per character when a
+ * pattern keeps it to ASCII; an enum its longest value; a number 24.
+ */
+function worstCaseBytes(p: Param): number {
+  const s = p.schema ?? {};
+  if (Array.isArray(s.enum)) return Math.max(...s.enum.map((v) => String(v).length * 3));
+  const types = Array.isArray(s.type) ? s.type : [s.type];
+  if (!types.includes('string')) return 24;
+  if (s.maxLength === undefined) return Number.POSITIVE_INFINITY;
+  return s.maxLength * (s.pattern === undefined ? 12 : 3);
+}
+
+/**
+ * Documents the gateway's 414 (URI too long) on every operation whose longest valid request line
+ * (path and query parameters at their bounds, percent-encoded) can exceed
+ * {@link GATEWAY_MAX_REQUEST_LINE}: the gateway answers it before the service sees the request, in
+ * its own envelope. Mutates and returns `doc`.
+ */
+export function documentUriLimit<D extends object>(doc: D): D {
+  const paths = (doc as unknown as { paths: Record<string, Record<string, { parameters?: Param[]; responses?: Record<string, unknown> }>> }).paths;
+  const response = {
+    description: `The request line is longer than the gateway takes (${GATEWAY_MAX_REQUEST_LINE} bytes, percent-encoding included): \`uri_too_long\`, answered by the gateway in its envelope. Shorten the query (long search text, a long cursor).`,
+    content: {
+      'application/json': {
+        schema: {
+          type: 'object',
+          required: ['error'],
+          properties: { error: { type: 'object', required: ['code', 'message', 'requestId'], properties: { code: { const: 'uri_too_long' }, message: { type: 'string' }, requestId: { type: 'string' } } } },
+        },
+      },
+    },
+  };
+  for (const [path, item] of Object.entries(paths)) {
+    for (const method of METHODS) {
+      const op = item[method];
+      if (!op?.responses) continue;
+      const params = (op.parameters ?? []).filter((p) => p.in === 'path' || p.in === 'query');
+      const bytes = method.length + path.length + ' HTTP/1.1\r\n '.length + params.reduce((sum, p) => sum + (p.name?.length ?? 0) + 2 + worstCaseBytes(p), 0);
+      if (bytes > GATEWAY_MAX_REQUEST_LINE && !op.responses['414']) op.responses['414'] = response;
+    }
+  }
+  return doc;
 }

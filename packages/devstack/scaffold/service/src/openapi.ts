@@ -1,5 +1,5 @@
 import { authOpenApiPaths, createKeyBodySchema, keyLastUsedAtSchema } from '@app/auth/identity';
-import { apiKeysTag, documentCommonHeaders, openapiLicense, openapiServers, operationalPaths, operationsTag, securitySchemes, withApiKeyScopes } from '@app/auth/runtime';
+import { apiKeysTag, documentCommonHeaders, documentUriLimit, openapiLicense, openapiServers, securitySchemes, servicePortRoutes, withApiKeyScopes } from '@app/auth/runtime';
 import { streamOperation } from '@app/auth/streams';
 import { webhookOpenApi } from '@app/auth/webhooks';
 import { documentOutages, errorEnvelopeSchema } from '@app/http-errors';
@@ -106,7 +106,8 @@ export const openapiDocument = {
     description:
       '__Title__ (__resource__ records with a title and a url) for one account. Authenticate with `Authorization: Bearer <API key>` ' +
       '(scopes __name__:read for GET, __name__:write for everything else) or a `__name___sid` browser session. ' +
-      'Errors: `{ error: { code, message, requestId, details? } }`. Ids are UUIDs; every record of another account is 404.',
+      'Errors: `{ error: { code, message, requestId, details? } }`. Ids are UUIDs; every record of another account is 404. ' +
+      servicePortRoutes,
   },
   servers: openapiServers,
   security: [{ apiKey: [] }, { session: [] }],
@@ -115,12 +116,10 @@ export const openapiDocument = {
     { name: 'Sync', description: 'Every change of the account, as a resumable feed and as a live stream' },
     apiKeysTag,
     webhooks.tag,
-    operationsTag,
   ],
   paths: {
     ...webhooks.paths,
     ...authOpenApiPaths('__name__'),
-    ...operationalPaths,
     ...keysPaths,
     '/api/__name__': {
       get: op('list__Title__', 'List __resource__ records (oldest first, keyset paged)', {
@@ -174,4 +173,5 @@ documentOutages(openapiDocument);
 // A key needs __name__:read for GET and __name__:write for everything else (the MCP tools follow this).
 withApiKeyScopes(openapiDocument, (method) => [method === 'get' ? '__name__:read' : '__name__:write']);
 // ...and the rate-limit and CORS headers of every API answer.
-documentCommonHeaders(openapiDocument);
+// After the common headers: the gateway's 414 carries none of them.
+documentUriLimit(documentCommonHeaders(openapiDocument));

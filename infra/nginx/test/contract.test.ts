@@ -1,0 +1,147 @@
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { SERVICES } from '@app/devstack';
+import { startStack, type Service, type Stack } from './stack.js';
+
+// The three documents' server is the gateway (`servers: [{ url: '/' }]` as published at
+// /openapi/<service>.json): every path they list must be one the gateway routes to the service.
+// The Portman run below (CONTRACT=1, a few minutes) sends the documents' own cases and fuzzed
+// variations through the gateway and checks every answer against the documents.
+
+let stack: Stack;
+const keys = {} as Record<Service, string>;
+const docs = {} as Record<Service, { paths: Record<string, Record<string, unknown>> }>;
+
+beforeAll(async () => {
+  stack = await startStack(
+    // Limits out of the way: the run is thousands of requests from one address.
+    Object.fromEntries(SERVICES.map((svc) => [svc, { RATE_LIMIT_PER_MINUTE: '1000000', RATE_LIMIT_READS_PER_MINUTE: '1000000', RATE_LIMIT_WRITES_PER_MINUTE: '1000000', RATE_LIMIT_NETWORK_PER_MINUTE: '1000000' }])),
+    { gatewayVars: { MEETINGS_GUARD_RATE: '1000000r/s', MEETINGS_GUARD_BURST: 1000000 } },
+  );
+  for (const svc of SERVICES) {
+    const { accountId } = await stack.admin(svc, 'create-account', '--email', `contract-${svc}@example.test`);
+    keys[svc] = (await stack.admin(svc, 'create-key', '--account', accountId)).key;
+    docs[svc] = await (await fetch(`${stack.gateway}/openapi/${svc}.json`)).json();
+  }
+}, 90000);
+afterAll(() => stack?.stop());
+
+/** A documented path with its parameters filled: a random UUID for an id, a real date for a date. */
+const concrete = (template: string) => template.replace(/\{date\}/g, '2030-01-01').replace(/\{[^}]+\}/g, '00000000-0000-4000-8000-000000000000');
+
+describe('the OpenAPI documents and the gateway', () => {
+  it('lists only paths the gateway routes to the service (none it answers with its own 404)', async () => {
+    const unrouted: string[] = [];
+    for (const svc of SERVICES) {
+      for (const [template, item] of Object.entries(docs[svc].paths)) {
+        const method = Object.keys(item).find((m) => ['get', 'post', 'put', 'patch', 'delete'].includes(m))!;
+        const res = await fetch(`${stack.gateway}${concrete(template)}`, { method: method.toUpperCase(), headers: { Authorization: `Bearer ${keys[svc]}` } });
+        // The gateway's own answer for a path it does not route: 404 `route_not_found`. Any other
+        // answer is left unread (a change stream would stay open for an hour).
+        if (res.status !== 404) await res.body?.cancel();
+        else if ((await res.text()).includes('"route_not_found"')) unrouted.push(`${svc}: ${method.toUpperCase()} ${template}`);
+      }
+    }
+    expect(unrouted).toEqual([]);
+  }, 120000);
+
+  it('marks a request body optional only where the operation takes a request without one', async () => {
+    // Body validation (400) comes before the record lookup (404), so a random id is enough to
+    // see whether a missing body is refused.
+    const refused: string[] = [];
+    for (const svc of SERVICES) {
+      for (const [template, item] of Object.entries(docs[svc].paths)) {
+        for (const [method, op] of Object.entries(item as Record<string, { requestBody?: { required?: boolean } }>)) {
+          if (!op.requestBody || op.requestBody.required) continue;
+          const res = await fetch(`${stack.gateway}${concrete(template)}`, { method: method.toUpperCase(), headers: { Authorization: `Bearer ${keys[svc]}` } });
+          if (res.status === 400) refused.push(`${svc}: ${method.toUpperCase()} ${template} ${await res.text()}`);
+        }
+      }
+    }
+    expect(refused).toEqual([]);
+  }, 120000);
+});
+
+/**
+ * Portman (OpenAPI -> Postman collection with contract tests and fuzzing variations, run by its
+ * newman) over each document through the gateway. Fetched with npx at a pinned version, not a
+ * workspace dependency: it pulls in ~300 packages (and needs `tslib`, which it does not declare).
+ */
+const contract = process.env.CONTRACT === '1' ? describe : describe.skip;
+contract('Portman contract and fuzzing run (CONTRACT=1)', () => {
+  it.each(SERVICES.map((svc) => [svc]))('%s: every case answers as its document says', (svc) => {
+    const dir = mkdtempSync(join(tmpdir(), `contract-${svc}-`));
+    const doc = join(dir, 'openapi.json');
+    writeFileSync(doc, JSON.stringify(docs[svc]));
+    writeFileSync(join(dir, 'portman.json'), JSON.stringify(portmanConfig(keys[svc])));
+    const npx = (args: string[]) => spawnSync('npx', ['--yes', ...args], { cwd: dir, encoding: 'utf8', timeout: 600_000 });
+    // Portman writes the collection (its base URL the gateway); newman runs it and writes the report.
+    const made = npx(['-p', '@apideck/portman@1.33.0', '-p', 'tslib@2.8.1', 'portman', '-l', doc, '-b', stack.gateway, '-o', join(dir, 'collection.json'),
+      '--portmanConfigFile', join(dir, 'portman.json'), '--syncPostman', 'false', '--includeTests', 'true']);
+    const run = npx(['-p', 'newman@6.2.2', 'newman', 'run', join(dir, 'collection.json'), '-r', 'json', '--reporter-json-export', join(dir, 'report.json')]);
+    writeFileSync(join(dir, 'portman.log'), [made.stdout, made.stderr, run.stdout, run.stderr].join('\n'));
+    const report = JSON.parse(readFileSync(join(dir, 'report.json'), 'utf8')) as NewmanReport;
+    const stats = report.run.stats;
+    const failures = report.run.failures.map((f) => `${f.source?.name ?? '?'}: ${f.error.test ?? ''} ${f.error.message}`.slice(0, 300));
+    writeFileSync(join(dir, 'summary.txt'), `${svc}: ${stats.requests.total} requests, ${stats.assertions.total} assertions, ${failures.length} failures\n${failures.join('\n')}\n`);
+    process.stdout.write(`${svc}: ${stats.requests.total} requests, ${stats.assertions.total} assertions, ${stats.assertions.failed} failed (${dir}/summary.txt)\n`);
+    expect({ exit: run.status === null ? run.error?.message : 'ran', failures }).toEqual({ exit: 'ran', failures: [] });
+  }, 900000);
+});
+
+interface NewmanReport {
+  run: {
+    stats: { requests: { total: number }; assertions: { total: number; failed: number } };
+    failures: Array<{ source?: { name?: string }; error: { test?: string; message: string } }>;
+  };
+}
+
+/**
+ * Portman's checks, each turned off only with the reason beside it:
+ * - statusSuccess and schemaValidation of the plain case: on for operations without a path
+ *   parameter; off for those with one (`{id}` is a random UUID that names no record, so the
+ *   documented answer is the 404, which the fuzzed cases' order of checks never reaches).
+ * - responseTime: off (a 2-core shared machine; latency is the benchmarks' business).
+ * - headersPresent: off (Portman expects every documented response header on every answer; ours
+ *   are conditional: ETag on single-task answers, Access-Control-Allow-Origin only with Origin).
+ * Fuzzing: every body, query and header variation Portman makes (required fields removed,
+ * numbers past minimum/maximum, strings past minLength/maxLength) must be a documented 400.
+ */
+function portmanConfig(apiKey: string) {
+  const all = '*::/*';
+  const withPathParams = ['*::/*/{id}', '*::/*/{id}/*', '*::/*/{date}'];
+  const on = { enabled: true };
+  const every = [{ requiredFields: on, minimumNumberFields: on, maximumNumberFields: on, minLengthFields: on, maxLengthFields: on }];
+  return {
+    version: 1.0,
+    tests: {
+      contractTests: [
+        { openApiOperation: all, excludeForOperations: withPathParams, statusSuccess: { enabled: true } },
+        { openApiOperation: all, contentType: { enabled: true } },
+        { openApiOperation: all, jsonBody: { enabled: true } },
+        { openApiOperation: all, excludeForOperations: withPathParams, schemaValidation: { enabled: true } },
+      ],
+      variationTests: [
+        {
+          openApiOperation: all,
+          openApiResponse: '400',
+          variations: [{
+            name: 'fuzz',
+            fuzzing: [
+              { requestBody: every },
+              { requestQueryParams: every },
+              { requestHeaders: every },
+            ],
+            tests: { contractTests: [{ statusCode: { enabled: true, code: 400 } }, { contentType: { enabled: true } }, { jsonBody: { enabled: true } }, { schemaValidation: { enabled: true } }] },
+          }],
+        },
+      ],
+    },
+    overwrites: [
+      { openApiOperation: all, overwriteRequestPathVariables: [{ key: 'id', value: '00000000-0000-4000-8000-000000000000' }, { key: 'date', value: '2030-01-01' }] },
+    ],
+    globals: { securityOverwrites: { bearer: { token: apiKey } }, stripResponseExamples: true },
+  };
+}
