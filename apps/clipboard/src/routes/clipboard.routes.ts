@@ -2,7 +2,7 @@ import type { Router } from 'express';
 import type { ServiceDeps } from '@app/auth/runtime';
 import type { Database } from '../db/schema.js';
 import * as items from '../domain/items.service.js';
-import { bulkDeleteSchema, createItemSchema, favoriteBodySchema, listItemsQuerySchema } from '../openapi.js';
+import { bulkDeleteSchema, clearHistoryQuerySchema, createItemSchema, favoriteBodySchema, listItemsQuerySchema } from '../openapi.js';
 import { bodyParser, queryParser } from '../validation.js';
 import type { Guards } from './guards.js';
 
@@ -10,6 +10,7 @@ const listQuery = queryParser<{ limit: number; offset: number; favorite?: boolea
 const createBody = bodyParser<items.NewItem>(createItemSchema);
 const favoriteBody = bodyParser<{ favorite?: boolean }>(favoriteBodySchema);
 const bulkBody = bodyParser<{ ids: string[] }>(bulkDeleteSchema);
+const clearQuery = queryParser<{ before?: string }>(clearHistoryQuerySchema);
 
 /** /api/clipboard: the history. */
 export function clipboardRoutes(router: Router, { db }: ServiceDeps<Database>, g: Guards): void {
@@ -22,7 +23,7 @@ export function clipboardRoutes(router: Router, { db }: ServiceDeps<Database>, g
     res.status(created ? 201 : 200).json(item);
   });
   router.delete('/clipboard', g.write('clipboard:write'), async (req, res) => {
-    res.json(await items.deleteNonFavorites(db, req.caller!.accountId));
+    res.json(await items.deleteNonFavorites(db, req.caller!.accountId, clearQuery.parse(req.query).before));
   });
   router.delete('/clipboard/bulk', g.write('clipboard:write'), async (req, res) => {
     res.json(await items.bulkDelete(db, req.caller!.accountId, bulkBody.parse(req.body).ids));
