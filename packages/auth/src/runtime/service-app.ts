@@ -166,6 +166,7 @@ export function createServiceApp(o: ServiceAppOptions): Express {
     logger: o.logger,
     // Every replica of a service has the same DATABASE_URL (its password the deployment's secret).
     sessionSecret: o.config.mcpSessionSecret ?? o.config.databaseUrl,
+    confirmationSeconds: o.config.mcpConfirmationSeconds,
     calls,
   })));
   const json = jsonBody({ limit: o.config.bodyLimitBytes });
