@@ -7,7 +7,7 @@ import type { Redis } from 'ioredis';
 import type { Logger } from 'pino';
 
 /** What claiming a confirmation's id found: first use, used already, or no way to know (Redis down). */
-export type Claim = 'claimed' | 'spent' | 'unavailable';
+type Claim = 'claimed' | 'spent' | 'unavailable';
 
 export interface UsedConfirmations {
   /** Marks `id` used for `seconds`; only the first claim of an id is `claimed`. */
