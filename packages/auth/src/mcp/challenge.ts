@@ -1,3 +1,8 @@
+/*
+ * The MCP request's HTTP auth answers: 401 with the RFC 9728 challenge without a credential, and,
+ * after the fact, 401 for a caller gone during the request or 403 insufficient_scope (step-up)
+ * for the scopes an OAuth token was found to lack, while nothing of the answer is sent yet.
+ */
 import type { Request, RequestHandler, Response } from 'express';
 import { requireBearerAuth } from '@modelcontextprotocol/express';
 import { OAuthError, OAuthErrorCode } from '@modelcontextprotocol/server';

@@ -1,3 +1,7 @@
+/*
+ * What the MCP server's files share: the options a service gives it and the public types of its
+ * prompts, the context the builder makes once from them, and one request's state (Exchange).
+ */
 import type { Request, Response } from 'express';
 import type { Redis } from 'ioredis';
 import type { Logger } from 'pino';

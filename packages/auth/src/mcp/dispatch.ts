@@ -1,3 +1,8 @@
+/*
+ * The JSON-RPC methods of one MCP request: tools/list and tools/call (per-operation and
+ * task-level tools, a destructive one confirmed as the request's revision allows), prompts/list
+ * and prompts/get, all for the caller's scopes and chosen toolsets.
+ */
 import { createHash } from 'node:crypto';
 import {
   inputRequired,

@@ -1,3 +1,8 @@
+/*
+ * The 2025-11-25 and 2025-06-18 revisions: the initialize handshake and its signed session id
+ * on the SDK's Streamable HTTP transport, and the clients' answers to elicitation, which may
+ * arrive at another replica than the one that asked.
+ */
 import {
   isJSONRPCErrorResponse,
   isJSONRPCResultResponse,

@@ -1,3 +1,7 @@
+/*
+ * A tool call is the REST request it stands for, sent to this same process so it passes every
+ * middleware a REST request passes (routes, validation, scopes, rate limits, request log).
+ */
 import { Agent, request as httpRequest } from 'node:http';
 import type { Request } from 'express';
 import { ProtocolError, ProtocolErrorCode } from '@modelcontextprotocol/server';

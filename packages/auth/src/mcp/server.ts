@@ -1,3 +1,9 @@
+/*
+ * The builder: a service's MCP router, assembled once from its tools and options (the shared
+ * context every request reads), and the entry of each POST, which checks the connection's
+ * toolsets and routes the message by protocol revision: 2026-07-28 to the SDK's per-request
+ * handler, 2025-11-25 and 2025-06-18 to the legacy transport (legacy.ts).
+ */
 import { hkdfSync } from 'node:crypto';
 import { getRequestListener } from '@hono/node-server';
 import { Router, type Request, type RequestHandler, type Response } from 'express';

@@ -1,3 +1,7 @@
+/*
+ * One delivery attempt and its settling: sign, POST with the receiver's timeout, then the rows
+ * delivered (batched per turn) or the head's retry, give-up and the 5-day disabling rule.
+ */
 import type { Logger } from 'pino';
 import type { AnyDb } from '../database/database.js';
 import * as repo from './repository.js';

@@ -1,3 +1,9 @@
+/*
+ * Which subscription is sent when, in this process: the looks (the outbox follower and the
+ * periodic sweep) queue a job per subscription with something new; a job takes a turn in one
+ * of the process's slots under the subscription's advisory lock, sends in order until nothing
+ * is due or its time is up, and queues its next turn once the lock is let go.
+ */
 import { sql } from 'kysely';
 import type { AnyDb } from '../database/database.js';
 import type { EventCatalog } from './events.js';
