@@ -9,7 +9,7 @@ import type { ServiceDeps } from './declaration.js';
  * scope (403) is checked before the body is read, so it precedes any 400. A service that checks
  * scopes by method (createServiceApp's `scopeByMethod`) leaves them unused.
  */
-export interface RouteGuards {
+interface RouteGuards {
   read(scope: string): RequestHandler;
   /** The scope, then the JSON body (bounded by BODY_LIMIT_BYTES). */
   write(scope: string): RequestHandler;
@@ -22,7 +22,7 @@ export interface RouteContext<DB = unknown> extends ServiceDeps<DB> {
 }
 
 /** One routes module of a service: `xRoutes(router, ctx)` adds its routes to the service's one router. */
-export type RoutesModule<C = RouteContext> = (router: Router, ctx: C) => void;
+type RoutesModule<C = RouteContext> = (router: Router, ctx: C) => void;
 
 /** `first`, then `second` unless `first` failed. */
 function chain(first: RequestHandler, second: RequestHandler): RequestHandler {

@@ -9,7 +9,7 @@ import type { CursorSigner } from './cursors.js';
  */
 
 /** How a cursor's value is written as text and read back (JSON by default). */
-export interface CursorText<T> {
+interface CursorText<T> {
   write(value: T): string;
   /** The value of `text`, or anything else (the shape check refuses it); may throw. */
   read(text: string): unknown;
@@ -21,7 +21,7 @@ export interface CursorShape<T> {
   text?: CursorText<T>;
 }
 
-const JSON_TEXT: CursorText<unknown> = { write: (value) => JSON.stringify(value), read: (text) => JSON.parse(text) };
+const JSON_TEXT: CursorText<unknown> = { write: (value) => JSON.stringify(value), read: (text) => JSON.parse(text) as unknown };
 
 const textOf = <T>(shape: CursorShape<T>) => (shape.text ?? JSON_TEXT) as CursorText<T>;
 const payloadOf = <T>(text: CursorText<T>, value: T) => Buffer.from(text.write(value)).toString('base64url');

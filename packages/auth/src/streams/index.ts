@@ -2,8 +2,8 @@
 // per-process hub (one LISTEN connection, keepalives, per-account slots, revocation, shutdown), the
 // feed window that tasks and meetings share, the signed cursors of every feed and list and their one codec, the
 // revocation triggers and the OpenAPI operation.
-export type { StreamHub, StreamPage } from './hub.js';
-export { cursorSigner, type CursorSigner } from './cursors.js';
+export type { StreamPage } from './hub.js';
+export { cursorSigner } from './cursors.js';
 export { cursorCodec, type CursorCodec } from './cursor-codec.js';
 export { createStreamSlots } from './slots.js';
 export { streamAnnounceFunction, streamMigrations } from './migrations.js';
