@@ -88,4 +88,4 @@ export function compileQuery<T>(schema: object): Validator<T> {
 
 export { DATE_TIME_PATTERN, TIME_ZONE_PATTERN, dateTimeInputSchema } from './date-time.js';
 export { jsonBody, unsafeInputProblem } from './input.js';
-export { idPathParameter, isUuid, uuidSchema } from './ids.js';
+export { idPathParameter, isUuid, recordId, uuidSchema } from './ids.js';
