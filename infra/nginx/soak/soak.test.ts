@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { adminCommand, freePort, openPausedStream, rssMb, startEmbeddedPostgres, startProduct, startRedis, type RunningPostgres, type RunningProduct, type RunningRedis } from '@app/devstack';
 import { findLostWrites, printTable } from '../test/faults/load.js';
-import { DECLARED, SERVICES, declared, homePath, type Service } from '../test/stack.js';
+import { SERVICES, allLimitsAt, declared, homePath, type Service } from '../test/stack.js';
 
 /**
  * The soak (`npm run test:soak`, not part of `npm test`): every built service as real
@@ -40,10 +40,6 @@ const deep = (depth: number) => `${'['.repeat(depth)}${']'.repeat(depth)}`;
 const randomDate = () => new Date(Date.UTC(2000, 0, 1) + Math.floor(Math.random() * 365_000) * 86_400_000).toISOString().slice(0, 10);
 /** A write over a service's body limit: a POST to its main list (meetings' is read-only: a note's PUT). */
 const oversizeWrite = (svc: Service): [string, string] => (svc === 'meetings' ? ['PUT', `/api/notes/${randomDate()}`] : ['POST', homePath(svc)]);
-/** Every per-account limit and network cap the declarations name, lifted. */
-const UNLIMITED = Object.fromEntries(
-  DECLARED.flatMap(({ limits }) => [...limits.rateLimits.map((limit) => limit.variable), ...(limits.networkCap ? [limits.networkCap.variable] : [])]).map((variable) => [variable, '1000000']),
-);
 /** The large clipboard account: items of LARGE_ITEM characters, stored through sync SYNC_LARGE to a request (the 1 MiB body limit). */
 const LARGE_ITEMS = Number(process.env.SOAK_LARGE_ITEMS ?? 605);
 const LARGE_ITEM = 131_000;
@@ -81,7 +77,7 @@ describe('soak: mixed and hostile load through the gateway', () => {
       databaseUrl: pgServer.url,
       redisUrl: redis.url,
       nginxDir,
-      env: { HOST: '127.0.0.1', LOG_LEVEL: 'warn', ...UNLIMITED },
+      env: { HOST: '127.0.0.1', LOG_LEVEL: 'warn', ...allLimitsAt(1000000) },
       gatewayVars: { MEETINGS_GUARD_RATE: '1000000r/s', MEETINGS_GUARD_BURST: 1000000, MCP_GUARD_RATE: '1000000r/s', MCP_GUARD_BURST: 1000000 },
       onExit: (service, code) => exits.push(`${service} exited with code ${code} at ${new Date().toISOString()}`),
     });

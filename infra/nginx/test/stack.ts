@@ -25,6 +25,7 @@ export interface Declared {
     networkCap?: { variable: string; perMinute: number };
   };
   events: Readonly<Record<string, string>>;
+  roles: readonly ('api' | 'worker')[];
   toolsets: readonly string[];
 }
 
@@ -44,6 +45,12 @@ export function readScopes(service: Service): string[] {
 
 /** The path `npm start` prints for a service: its main list (its first family when it names none). */
 export const homePath = (service: Service): string => declared(service).paths.home ?? declared(service).paths.families[0]!;
+
+/** One environment for every service that sets every per-account limit and network cap the declarations name to `perMinute`. */
+export function allLimitsAt(perMinute: number): Record<string, string> {
+  const variables = DECLARED.flatMap(({ limits }) => [...limits.rateLimits.map((limit) => limit.variable), ...(limits.networkCap ? [limits.networkCap.variable] : [])]);
+  return Object.fromEntries(variables.map((variable) => [variable, String(perMinute)]));
+}
 
 /**
  * Environment for every service that sets each of its per-account rate limits (the variables its
