@@ -70,15 +70,17 @@ export function everyRateLimitAt(
 }
 
 /**
- * One request per path family of `service`: the shortest path of its OpenAPI document under the
- * family with no path parameter, by its first documented method (GET when it has one).
+ * One request per path family of `service`: its main list when the family holds it, else the
+ * shortest path of its OpenAPI document under the family with no path parameter; by its first
+ * documented method (GET when it has one).
  */
 export function familyRequests(service: Service): Array<{ family: string; path: string; method: string }> {
   // eslint-disable-next-line @typescript-eslint/no-require-imports -- the documents are CommonJS builds, found at run time
   const document = (require(join(repoRoot, 'apps', service, 'dist', 'openapi.js')) as { openapiDocument: { paths: Record<string, Record<string, unknown>> } }).openapiDocument;
   const paths = Object.keys(document.paths).filter((path) => !path.includes('{'));
   return declared(service).paths.families.map((family) => {
-    const path = paths.filter((p) => p === family || p.startsWith(`${family}/`)).sort((a, b) => a.length - b.length)[0];
+    const under = paths.filter((p) => p === family || p.startsWith(`${family}/`)).sort((a, b) => a.length - b.length);
+    const path = under.find((p) => p === declared(service).paths.home) ?? under[0];
     if (!path) throw new Error(`${service}: its document has no path under ${family} without a parameter`);
     const methods = Object.keys(document.paths[path]!).filter((m) => ['get', 'post', 'put', 'patch', 'delete'].includes(m));
     return { family, path, method: (methods.includes('get') ? 'get' : methods[0]!).toUpperCase() };
