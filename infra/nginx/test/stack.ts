@@ -12,7 +12,7 @@ export { SERVICES, type Service };
  * `ServiceDeclaration` of @app/auth/runtime, built): the suites list and try services from it,
  * so a service made by `npm run new-service` is in every one of them.
  */
-export interface Declared {
+interface Declared {
   name: Service;
   title: string;
   port: number;
