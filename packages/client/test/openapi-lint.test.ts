@@ -11,7 +11,7 @@ const services = readdirSync(join(root, 'apps')).filter((app) => existsSync(join
 const env = { ...process.env, REDOCLY_TELEMETRY: 'off', REDOCLY_SUPPRESS_UPDATE_NOTICE: 'true' };
 
 describe('npm run lint:openapi (redocly lint, recommended rules; spectral:oas and the OWASP API ruleset)', () => {
-  it('finds no Redocly error or warning and no Spectral error in any service's document', async () => {
+  it('finds no Redocly error or warning and no Spectral error in any service\'s document', async () => {
     const { stdout } = await run(process.execPath, [join(__dirname, '..', 'scripts', 'lint-openapi.mjs')], { env, timeout: 120_000 });
     expect(services.length).toBeGreaterThanOrEqual(3);
     for (const service of services) {
