@@ -169,14 +169,15 @@ describe('npm run new-service -- bookmarks', () => {
 
   it.each(GATEWAY_SUITES)('passes the gateway suite $suite in the copy, with bookmarks in it', async ({ suite, only }) => {
     const gateway = join(copy, 'infra', 'nginx');
-    const out = await sh(join(gateway, 'node_modules', '.bin', 'jest'), ['--json', suite, ...(only ? ['-t', only] : [])], gateway, {
-      ...ENV,
-      DATABASE_URL: process.env.TEST_DATABASE_URL,
-      REDIS_URL: process.env.TEST_REDIS_URL,
-    });
-    const results = JSON.parse(out.slice(out.indexOf('{'))) as { numPassedTests: number; numFailedTests: number; testResults: Array<{ assertionResults: Array<{ fullName: string; status: string }> }> };
+    // The results go to a file: the suites print to stdout too (a table, a round trip).
+    const output = join(copy, `results-${suite.replace(/\W/g, '-')}.json`);
+    const env = { ...ENV, DATABASE_URL: process.env.TEST_DATABASE_URL, REDIS_URL: process.env.TEST_REDIS_URL };
+    const ran = await sh(join(gateway, 'node_modules', '.bin', 'jest'), ['--json', `--outputFile=${output}`, suite, ...(only ? ['-t', only] : [])], gateway, env).catch((err: Error) => err);
+    if (!existsSync(output)) throw ran instanceof Error ? ran : new Error(`${suite}: no results`);
+    const results = JSON.parse(readFileSync(output, 'utf8')) as { numPassedTests: number; numFailedTests: number; testResults: Array<{ assertionResults: Array<{ fullName: string; status: string }> }> };
     const names = results.testResults.flatMap((r) => r.assertionResults.filter((a) => a.status === 'passed').map((a) => a.fullName));
-    process.stdout.write(`new-service: ${suite} in the copy: ${results.numPassedTests} passed (${names.filter((n) => n.includes('bookmarks')).length} naming bookmarks), ${results.numFailedTests} failed\n`);
+    const failed = results.testResults.flatMap((r) => r.assertionResults.filter((a) => a.status === 'failed').map((a) => a.fullName));
+    process.stdout.write(`new-service: ${suite} in the copy: ${results.numPassedTests} passed (${names.filter((n) => n.includes('bookmarks')).length} naming bookmarks), ${results.numFailedTests} failed${failed.map((n) => `\n  failed: ${n}`).join('')}\n`);
     expect(results.numFailedTests).toBe(0);
     expect(results.numPassedTests).toBeGreaterThan(0);
   }, 600_000);
