@@ -208,6 +208,13 @@ switch (command) {
     // `npm run generate`, which wires it into every generated file. The last build takes in the
     // generated lists (devstack's, the client's with the new document) and nothing else: the
     // other apps' builds do not read them (turbo would redo them only for devstack's new hash).
+    // The arguments' shape is checked first, so `--help` or a malformed name answers at once.
+    if (args.length !== 1 || !/^[a-z]{2,20}$/.test(args[0])) {
+      const help = args.length === 1 && ['--help', '-h', 'help'].includes(args[0]);
+      const why = help || args.length !== 1 ? '' : `"${args[0]}" is not a service name: 2 to 20 lower-case letters\n`;
+      process.stderr.write(`${why ? `new-service: ${why}` : ''}usage: npm run new-service -- <name>   (2 to 20 lower-case letters, e.g. bookmarks; not a service, a reserved word or a path another service routes)\n`);
+      process.exit(help ? 0 : 2);
+    }
     if (!existsSync(join(root, 'packages', 'devstack', 'dist', 'new-service.js')) || services().some((svc) => !existsSync(join(root, 'apps', svc, 'dist', 'service.js')))) {
       ensureInstalled();
       ensureBuilt();
