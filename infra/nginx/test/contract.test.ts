@@ -86,7 +86,9 @@ contract('Portman contract and fuzzing run (CONTRACT=1)', () => {
     // Portman writes the collection (its base URL the gateway); newman runs it and writes the report.
     const made = npx(['-p', '@apideck/portman@1.33.0', '-p', 'tslib@2.8.1', 'portman', '-l', doc, '-b', stack.gateway, '-o', join(dir, 'collection.json'),
       '--portmanConfigFile', join(dir, 'portman.json'), '--syncPostman', 'false', '--includeTests', 'true']);
-    const run = npx(['-p', 'newman@6.2.2', 'newman', 'run', join(dir, 'collection.json'), '-r', 'json', '--reporter-json-export', join(dir, 'report.json')]);
+    const run = npx(['-p', 'newman@6.2.2', 'newman', 'run', join(dir, 'collection.json'),
+      // The change streams stay open for an hour: each request gets 10 s.
+      '--timeout-request', '10000', '-r', 'json', '--reporter-json-export', join(dir, 'report.json')]);
     writeFileSync(join(dir, 'portman.log'), [made.stdout, made.stderr, run.stdout, run.stderr].join('\n'));
     const report = JSON.parse(readFileSync(join(dir, 'report.json'), 'utf8')) as NewmanReport;
     const stats = report.run.stats;
@@ -121,7 +123,7 @@ const makers: Record<string, (post: Post, doc: Doc, collection: string) => Promi
   '/api/clipboard': (post) => post('/api/clipboard', { type: 'text', content: 'contract', source: 'api' }),
   '/api/snippets': (post) => post('/api/snippets', { name: 'contract', content: 'contract' }),
 };
-const series = { title: 'contract', cadence: 'WEEKLY', startTime: '09:00', durationMinutes: 30, timezone: 'UTC', startDate: '2030-01-07' };
+const series = { title: 'contract', cadence: 'WEEKLY', weekday: 1, startTime: '09:00', durationMinutes: 30, timezone: 'UTC', startDate: '2030-01-07' };
 
 /** A subscription to the first event its document lists, at an address the run never reads. */
 async function makeWebhook(post: Post, doc: Doc, collection: string): Promise<string> {
@@ -139,9 +141,11 @@ async function makeWebhook(post: Post, doc: Doc, collection: string): Promise<st
 async function recordsFor(svc: Service, accountId: string, key: string): Promise<Record<string, string>> {
   const post: Post = async (path, body) => {
     const res = await fetch(`${stack.gateway}${path}`, { method: 'POST', headers: { Authorization: `Bearer ${key}`, 'Content-Type': 'application/json' }, body: JSON.stringify(body) });
-    const created = (await res.json()) as { id?: string };
-    if (!created.id) throw new Error(`POST ${path}: ${res.status} ${JSON.stringify(created)}`);
-    return created.id;
+    // tasks answers `{ item }`, the others the record itself.
+    const created = (await res.json()) as { id?: string; item?: { id: string } };
+    const id = created.item?.id ?? created.id;
+    if (!id) throw new Error(`POST ${path}: ${res.status} ${JSON.stringify(created)}`);
+    return id;
   };
   const values: Record<string, string> = {};
   for (const [template, item] of Object.entries(docs[svc].paths)) {
