@@ -157,6 +157,14 @@ switch (command) {
     ensureBuilt();
     process.exit(devstack('run-tests.js', ['--filter=@app/gateway', '--', '--testMatch', '**/infra/nginx/soak/**/*.test.ts', ...args]));
     break;
+  case 'test:contract':
+    // The Portman contract and fuzzing run alone (never part of `npm test`; npx fetches Portman
+    // and newman at pinned versions): see infra/nginx/test/contract.test.ts.
+    ensureSystem('test:contract');
+    ensureInstalled();
+    ensureBuilt();
+    process.exit(devstack('run-tests.js', ['--filter=@app/gateway', '--', 'nginx/test/contract.test', ...args], { env: { ...env, CONTRACT: '1' } }));
+    break;
   case 'test:replicas':
     // The replicas suite alone: two instances per service behind nginx, npm start's supervisor.
     ensureSystem('test:replicas');
@@ -242,6 +250,6 @@ switch (command) {
     process.exit(turbo(args[0] ?? 'build', args.slice(1)));
     break;
   default:
-    process.stderr.write('usage: node scripts/cli.mjs <start|test|test:faults|test:soak|test:replicas|admin|bench|build|generate [--check]|new-service NAME|lint|lint-openapi|system-packages start|test|turbo TASK>\n');
+    process.stderr.write('usage: node scripts/cli.mjs <start|test|test:faults|test:soak|test:contract|test:replicas|admin|bench|build|generate [--check]|new-service NAME|lint|lint-openapi|system-packages start|test|turbo TASK>\n');
     process.exit(2);
 }
