@@ -95,7 +95,7 @@ export interface Selection {
 }
 
 /** A generated tool with the entry tools/list shows for it (`confirm` added to a destructive one's arguments). */
-export interface ListedTool {
+interface ListedTool {
   tool: GeneratedTool;
   listed: Pick<GeneratedTool, 'name' | 'title' | 'description' | 'inputSchema' | 'annotations'>;
 }

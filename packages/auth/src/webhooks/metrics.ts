@@ -3,7 +3,7 @@ import type { AnyDb } from '../database/database.js';
 import * as repo from './repository.js';
 
 /** What became of a delivery attempt (or of a delivery not attempted). */
-export type Outcome = 'delivered' | 'retry' | 'failed' | 'skipped';
+type Outcome = 'delivered' | 'retry' | 'failed' | 'skipped';
 
 /** Counts `n` deliveries (default 1) under `outcome`. */
 export type CountOutcome = (outcome: Outcome, n?: number) => void;
