@@ -170,7 +170,7 @@ async function recordsFor(svc: Service, accountId: string, key: string): Promise
       else if (/\/keys$/.test(collection)) values[name] = (await stack.admin(svc, 'create-key', '--account', accountId)).id as string;
       else if (/\/apps$/.test(collection)) values[name] = '00000000-0000-4000-8000-000000000000';
       else if (/\/webhooks$/.test(collection)) values[name] = await makeWebhook(post, docs[svc], collection);
-      else if (makers[collection]) values[name] = await makers[collection]!(post, docs[svc], collection);
+      else if (makers[collection]) values[name] = await makers[collection](post, docs[svc], collection);
       else throw new Error(`${svc}: no way to make the record ${template} names (add it to makers)`);
     }
   }
