@@ -424,6 +424,8 @@ async function meetingsValues(key: string, made: Record<string, string>): Promis
     parentId: await post(`/api/meetings/${itemsOf}/items`, { kind: 'TALKING_POINT', text: 'parent' }),
     // The revision a made meeting has; a note's first write takes none.
     'PATCH::/api/meetings/{id} baseRevision': 1,
+    // A move the document allows from SCHEDULED (a random one, such as DRAFT, is its 409).
+    'PATCH::/api/meetings/{id} status': 'IN_PROGRESS',
     baseRevision: REMOVE,
     // Sessions only: the run sends a body with privateNotes with the session (preRequest).
     privateNotes: 'contract',
