@@ -1,7 +1,7 @@
 import { authOpenApiPaths } from '@app/auth/identity';
 import { apiKeysTag, documentCommonHeaders, documentUriLimit, openapiLicense, openapiServers, securitySchemes, servicePortRoutes } from '@app/auth/runtime';
 import { documentOutages } from '@app/http-errors';
-import { LIMITS } from './domain/tasks.service.js';
+import { LIMITS } from './domain/limits.js';
 import { changeSchema, feedPaths } from './openapi/changes.js';
 import { keyProperties, keysPaths } from './openapi/keys.js';
 import { errorSchema } from './openapi/shared.js';

@@ -7,48 +7,25 @@ import type { TaskEvent } from '../events.js';
 import * as idempotency from '../db/idempotency.repository.js';
 import * as repo from '../db/tasks.repository.js';
 import type { TaskRow, TaskState } from '../db/tasks.repository.js';
-import { CHANGES_CURSOR_DAYS, encodeCursor, listCursor, queryDigest, searchCursor, type View } from './cursor.js';
+import { encodeCursor, listCursor, queryDigest, searchCursor } from './cursor.js';
 import { dueAtMillis, type StartOfTomorrow } from './due-time.js';
 import { UNREADABLE_RULE, nextDue, parseRecurrence } from './recurrence.js';
 import { fail, taskNotFound } from './errors.js';
+import { LIMITS } from './limits.js';
+import type { Shape } from '@app/http-errors/validation';
+import type { createTaskSchema, listQuerySchema, taskSchema, taskWithSubtasksSchema, updateTaskSchema } from '../openapi/task-schemas.js';
 
 type Db = Kysely<Database>;
 
-/** A task as the API returns it: always exactly these 14 fields. */
-export interface Task {
-  id: string;
-  title: string;
-  notes: string | null;
-  priority: string | null;
-  dueAt: string | null;
-  completedAt: string | null;
-  tags: string[];
-  createdAt: string;
-  updatedAt: string;
-  parentId: string | null;
-  goalId: string | null;
-  recurrence: string | null;
-  location: string | null;
-  assigneeId: string | null;
-}
+/** A task as the API returns it: always exactly these 14 fields (the response schema's). */
+export type Task = Shape<typeof taskSchema>;
 
-export interface TaskWithSubtasks extends Task {
-  subtasks: Task[];
-  progress: { completed: number; total: number; allComplete: boolean };
-}
+export type TaskWithSubtasks = Task & { subtasks: Task[]; progress: Shape<typeof taskWithSubtasksSchema>['progress'] };
 
-/** The create/edit fields, after schema validation. */
-export interface TaskInput {
-  title?: string;
-  notes?: string | null;
-  priority?: string | null;
-  dueAt?: string | null;
-  tags?: string[];
-  parentId?: string | null;
-  recurrence?: string | null;
-  location?: string | null;
-  assigneeId?: string | null;
-}
+/** The edit fields, after schema validation. */
+type TaskInput = Shape<typeof updateTaskSchema>;
+/** The create fields (a title required), after schema validation. */
+type TaskCreate = Shape<typeof createTaskSchema>;
 
 /** Who acts, where: the caller's account (whose webhooks hear of it), workspace and time zone (X-Timezone or the account's). */
 export interface Context {
@@ -60,25 +37,7 @@ export interface Context {
 /** The If-Match header: any current version (`*`), or the strong versions (updatedAt values) named. */
 export type IfMatch = '*' | readonly string[];
 
-export interface ListQuery {
-  limit: number;
-  view: View;
-  tag?: string;
-  q?: string;
-  cursor?: string;
-}
-
-/** Not shown in the spec; decided here (and documented in the OpenAPI document). */
-export const LIMITS = {
-  subtasksPerParent: 200,
-  searchCandidates: 1000,
-  /** Clock skew allowed for a due time "now" sent by a client. */
-  pastDueGraceMs: 60_000,
-  /** Tombstones outlive the changes cursors that may need them (30 days) by a day. */
-  tombstoneDays: CHANGES_CURSOR_DAYS + 1,
-  /** Tombstones pruned after one delete at most: every delete stays bounded. */
-  tombstonePruneBatch: 100,
-} as const;
+type ListQuery = Shape<typeof listQuerySchema>;
 
 const PRIORITIES: readonly string[] = ['high', 'medium', 'low'];
 
@@ -88,7 +47,8 @@ export function toTask(r: TaskRow): Task {
     id: r.id,
     title: r.title,
     notes: r.notes,
-    priority: r.priority,
+    // Stored only after checkPriority: one of the three.
+    priority: r.priority as Task['priority'],
     dueAt: r.due_at,
     completedAt: r.completed_at,
     tags: r.tags,
@@ -182,7 +142,7 @@ function checkBusinessRules(input: TaskInput): void {
  * got a hidden class of its own on every create, so each read of its ten fields missed V8's
  * inline caches (`node --log-ic`).
  */
-function newTaskValues(input: TaskInput & { title: string }): repo.NewTask {
+function newTaskValues(input: TaskCreate): repo.NewTask {
   return {
     title: input.title,
     notes: input.notes ?? null,
@@ -210,7 +170,7 @@ export type CreateKey = idempotency.Key;
  * (its place at the end of the order comes from a sequence: no lock); a subtask is that statement
  * in a transaction that locks and checks its parent first.
  */
-async function createOrFind(db: Db, ctx: Context, input: TaskInput & { title: string }, key: CreateKey | undefined): Promise<repo.Created> {
+async function createOrFind(db: Db, ctx: Context, input: TaskCreate, key: CreateKey | undefined): Promise<repo.Created> {
   checkShape(input);
   const options = { fields: TASK_FIELDS, event: { accountId: ctx.accountId, type: 'task.created' }, key };
   if (!input.parentId) {
@@ -237,7 +197,7 @@ async function createOrFind(db: Db, ctx: Context, input: TaskInput & { title: st
  * time that has passed since is no reason to refuse a replay); otherwise it keeps nothing, so a
  * corrected retry can use the key.
  */
-export async function createTask(db: Db, ctx: Context, input: TaskInput & { title: string }, key?: CreateKey): Promise<{ item: Task; replayed: boolean }> {
+export async function createTask(db: Db, ctx: Context, input: TaskCreate, key?: CreateKey): Promise<{ item: Task; replayed: boolean }> {
   let outcome: repo.Created;
   try {
     outcome = await createOrFind(db, ctx, input, key);
