@@ -4,8 +4,10 @@ import { dateTimeInputSchema, uuidSchema } from '@app/http-errors/validation';
 // What every meetings resource file of the document shares: value shapes, enums, response and
 // operation helpers, the common error answers.
 
+// The helpers keep literal types (`as const`, generic parameters): the routes' and the domain's
+// types are derived from these schemas (json-schema-to-ts).
 export const text = (maxLength: number, minLength = 0, description?: string) => ({
-  type: 'string',
+  type: 'string' as const,
   minLength,
   maxLength,
   ...(description ? { description } : {}),
@@ -19,9 +21,9 @@ export const dateTime = { type: 'string', format: 'date-time', maxLength: 40 } a
  * task tools carry them, and the pattern would push the default toolset past its 4,000 tokens.
  */
 export const dateTimeInput = dateTimeInputSchema;
-export const nullable = (schema: object) => ({ anyOf: [schema, { type: 'null' }] });
-export const flag = (description: string) => ({ type: 'string', enum: ['0', '1'], description });
-export const limit = (max: number, fallback: number) => ({ type: 'integer', format: 'int32', minimum: 1, maximum: max, default: fallback, description: `Page size, 1 to ${max} (default ${fallback})` });
+export const nullable = <const S extends object>(schema: S) => ({ anyOf: [schema, { type: 'null' }] as const });
+export const flag = (description: string) => ({ type: 'string', enum: ['0', '1'], description }) as const;
+export const limit = (max: number, fallback: number) => ({ type: 'integer', format: 'int32', minimum: 1, maximum: max, default: fallback, description: `Page size, 1 to ${max} (default ${fallback})` }) as const;
 export const cursor = { type: 'string', maxLength: 500, description: 'The nextCursor of the previous page; a malformed cursor is 400 invalid_cursor' } as const;
 export const revision = { type: 'integer', format: 'int32', minimum: 1, maximum: 2147483647 } as const;
 
@@ -33,10 +35,10 @@ export const startTime = { type: 'string', maxLength: 5, pattern: '^([01][0-9]|2
 
 export const includePrivate = flag('1 includes privateNotes for browser sessions; API keys never get them, whatever this says');
 
-export const obj = (properties: Record<string, object>, description?: string) => ({
-  type: 'object',
-  additionalProperties: false,
-  required: Object.keys(properties),
+export const obj = <const P extends Record<string, object>>(properties: P, description?: string) => ({
+  type: 'object' as const,
+  additionalProperties: false as const,
+  required: Object.keys(properties) as (keyof P & string)[],
   properties,
   ...(description ? { description } : {}),
 });
