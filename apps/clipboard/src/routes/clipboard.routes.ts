@@ -7,10 +7,10 @@ import { bulkDeleteSchema, createItemSchema, favoriteBodySchema, listItemsQueryS
 import { bodyParser, queryParser } from '../validation.js';
 import type { Guards } from './guards.js';
 
-const listQuery = queryParser<{ limit: number; offset: number; favorite?: boolean; q?: string; query?: string }>(listItemsQuerySchema);
-const createBody = bodyParser<items.NewItem>(createItemSchema);
-const favoriteBody = bodyParser<{ favorite?: boolean }>(favoriteBodySchema);
-const bulkBody = bodyParser<{ ids: string[] }>(bulkDeleteSchema);
+const listQuery = queryParser(listItemsQuerySchema);
+const createBody = bodyParser(createItemSchema);
+const favoriteBody = bodyParser(favoriteBodySchema);
+const bulkBody = bodyParser(bulkDeleteSchema);
 
 /** /api/clipboard: the history. */
 export function clipboardRoutes(router: Router, deps: ServiceDeps<Database>, g: Guards): void {

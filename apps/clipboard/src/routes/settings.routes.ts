@@ -6,7 +6,7 @@ import { settingsPatchSchema } from '../openapi.js';
 import { bodyParser } from '../validation.js';
 import type { Guards } from './guards.js';
 
-const patchBody = bodyParser<settings.SettingsPatch>(settingsPatchSchema);
+const patchBody = bodyParser(settingsPatchSchema);
 
 /** /api/settings: read and partially update. */
 export function settingsRoutes(router: Router, { db }: ServiceDeps<Database>, g: Guards): void {

@@ -6,8 +6,8 @@ import { replaceSnippetsSchema, snippetInputSchema } from '../openapi.js';
 import { bodyParser } from '../validation.js';
 import type { Guards } from './guards.js';
 
-const createBody = bodyParser<snippets.SnippetInput>(snippetInputSchema);
-const replaceBody = bodyParser<{ items: (snippets.SnippetInput & { id?: string })[] }>(replaceSnippetsSchema);
+const createBody = bodyParser(snippetInputSchema);
+const replaceBody = bodyParser(replaceSnippetsSchema);
 
 /** /api/snippets: at most 200 per account, unpaginated. */
 export function snippetsRoutes(router: Router, { db }: ServiceDeps<Database>, g: Guards): void {
