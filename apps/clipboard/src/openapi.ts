@@ -15,7 +15,7 @@ import { webhooks } from './openapi/webhooks.js';
  * schemas there are the ones the routes compile for validation, so the document and the checks
  * cannot drift apart. test/openapi.test.ts holds the served document to test/fixtures/openapi.json.
  */
-export { bulkDeleteSchema, createItemSchema, favoriteBodySchema, listItemsQuerySchema } from './openapi/items.js';
+export { bulkDeleteSchema, clearHistoryQuerySchema, createItemSchema, favoriteBodySchema, listItemsQuerySchema } from './openapi/items.js';
 export { settingsPatchSchema } from './openapi/settings.js';
 export { replaceSnippetsSchema, snippetInputSchema } from './openapi/snippets.js';
 export { pullQuerySchema, syncBodySchema, syncFavoriteDataSchema, syncItemDataSchema } from './openapi/sync.js';

@@ -5,4 +5,4 @@ export { AppError, DependencyUnavailableError, RETRY_AFTER_UNAVAILABLE_SECONDS, 
 export { errorBody, type EnvelopeStyle } from './envelope.js';
 export { errorHandler, isDependencyOutage, notFoundHandler } from './handlers.js';
 export { documentOutages, errorEnvelopeSchema } from './openapi.js';
-export { MAX_PAGE_BYTES, entriesWithin } from './page-size.js';
+export { MAX_PAGE_BYTES, entriesWithin, pageWithin } from './page-size.js';

@@ -19,3 +19,15 @@ export function entriesWithin(entries: readonly unknown[], envelope: number, max
   }
   return entries.length;
 }
+
+/**
+ * One page of `rows` (read with `limit + 1`, so one more tells there are more) as entries: at
+ * most `limit`, and only as many as fit in MAX_PAGE_BYTES of JSON with `envelope` bytes around
+ * them. `last` is the page's last row (the next page starts after it); `hasMore` whether rows
+ * remain after it.
+ */
+export function pageWithin<R, E>(rows: readonly R[], limit: number, toEntry: (row: R) => E, envelope: number): { entries: E[]; last: R | undefined; hasMore: boolean } {
+  const entries = rows.slice(0, limit).map(toEntry);
+  entries.length = entriesWithin(entries, envelope);
+  return { entries, last: rows[entries.length - 1], hasMore: rows.length > entries.length };
+}

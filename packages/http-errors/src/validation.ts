@@ -98,6 +98,6 @@ export function compileQuery<const S extends JSONSchema>(schema: S): Validator<S
   return { validate, parse: (input) => inner.parse({ ...(input as object) }) };
 }
 
-export { DATE_TIME_PATTERN, TIME_ZONE_PATTERN, dateTimeInputSchema, isDateTime } from './date-time.js';
+export { DATE_TIME_PATTERN, TIME_ZONE_PATTERN, dateTimeInputSchema } from './date-time.js';
 export { jsonBody, unsafeInputProblem } from './input.js';
 export { idPathParameter, isUuid, uuidSchema } from './ids.js';

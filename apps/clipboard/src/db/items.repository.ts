@@ -210,9 +210,11 @@ export async function deleteItems(tx: AccountTx, ids: string[]): Promise<string[
   return rows.map((r) => r.id);
 }
 
-/** Deletes every non-favorite item; returns the deleted ids. */
-export async function deleteNonFavorites(tx: AccountTx): Promise<string[]> {
-  const rows = await tx.trx.deleteFrom('items').where('account_id', '=', tx.accountId).where('favorite', '=', false).returning('id').execute();
+/** Deletes every non-favorite item (with `before`, only those created before that instant); returns the deleted ids. */
+export async function deleteNonFavorites(tx: AccountTx, before?: string): Promise<string[]> {
+  let query = tx.trx.deleteFrom('items').where('account_id', '=', tx.accountId).where('favorite', '=', false);
+  if (before !== undefined) query = query.where('created_at', '<', before);
+  const rows = await query.returning('id').execute();
   return rows.map((r) => r.id);
 }
 

@@ -149,9 +149,9 @@ export async function bulkDelete(db: Db, accountId: string, ids: string[]): Prom
   return { deleted: await withAccount(db, accountId, TOMBSTONE_DAYS, (tx) => deleteLogged(tx, unique)) };
 }
 
-/** Deletes every non-favorite item. */
-export async function deleteNonFavorites(db: Db, accountId: string): Promise<{ deleted: number }> {
-  return withAccount(db, accountId, TOMBSTONE_DAYS, async (tx) => ({ deleted: await logDeleted(tx, await repo.deleteNonFavorites(tx)) }));
+/** Deletes every non-favorite item (with `before`, an ISO instant, only those created before it). */
+export async function deleteNonFavorites(db: Db, accountId: string, before?: string): Promise<{ deleted: number }> {
+  return withAccount(db, accountId, TOMBSTONE_DAYS, async (tx) => ({ deleted: await logDeleted(tx, await repo.deleteNonFavorites(tx, before)) }));
 }
 
 /** Accounts the sweep looks at per round; the rest are taken in the next round. */

@@ -1,4 +1,4 @@
-import { body, common, idParam, ITEM_TYPES, json, MAX_BULK_IDS, MAX_ITEM_CONTENT, MAX_QUERY, MAX_SEALED_CONTENT, MAX_SEARCHES_PER_ACCOUNT, ref, resp, scope, timestamp, uuid, withBody } from './shared.js';
+import { body, common, dateTime, idParam, ITEM_TYPES, json, MAX_BULK_IDS, MAX_ITEM_CONTENT, MAX_QUERY, MAX_SEALED_CONTENT, MAX_SEARCHES_PER_ACCOUNT, ref, resp, scope, timestamp, uuid, withBody } from './shared.js';
 
 // Clipboard items: list, create, bulk delete (itemsPaths); read, delete, favorite (itemPaths).
 
@@ -76,6 +76,17 @@ export const bulkDeleteSchema = {
   },
 } as const;
 
+export const clearHistoryQuerySchema = {
+  type: 'object',
+  additionalProperties: false,
+  properties: {
+    before: {
+      ...dateTime,
+      description: 'Only the non-favorites created before this instant (ISO 8601 with `Z` or an offset, on a real calendar day); default: every one, as of now. Assistants (MCP) get the time their user was asked, so what was copied after the question stays.',
+    },
+  },
+} as const;
+
 export const listItemsQuerySchema = {
   type: 'object',
   properties: {
@@ -149,8 +160,9 @@ export const itemsPaths = {
       operationId: 'clearHistory',
       tags: ['Clipboard'],
       summary: 'Delete every non-favorite item; favorites stay',
-      description: scope('clipboard:write'),
-      responses: { 200: json(ref('Deleted'), 'How many items were deleted'), ...common },
+      description: `${scope('clipboard:write')} With \`before\`, only the non-favorites created before that instant (a \`before\` that is not an ISO date-time is 400).`,
+      parameters: [{ name: 'before', in: 'query', schema: clearHistoryQuerySchema.properties.before, 'x-mcp-asked-at': true }],
+      responses: { 200: json(ref('Deleted'), 'How many items were deleted'), 400: resp('BadRequest'), ...common },
     },
   },
   '/api/clipboard/bulk': {

@@ -3,7 +3,7 @@ import type { ServiceDeps } from '@app/auth/runtime';
 import type { Database } from '../db/schema.js';
 import * as items from '../domain/items.service.js';
 import { searchSlots } from '../domain/search-slots.js';
-import { bulkDeleteSchema, createItemSchema, favoriteBodySchema, listItemsQuerySchema } from '../openapi.js';
+import { bulkDeleteSchema, clearHistoryQuerySchema, createItemSchema, favoriteBodySchema, listItemsQuerySchema } from '../openapi.js';
 import { bodyParser, queryParser } from '../validation.js';
 import type { Guards } from './guards.js';
 
@@ -11,6 +11,7 @@ const listQuery = queryParser(listItemsQuerySchema);
 const createBody = bodyParser(createItemSchema);
 const favoriteBody = bodyParser(favoriteBodySchema);
 const bulkBody = bodyParser(bulkDeleteSchema);
+const clearQuery = queryParser(clearHistoryQuerySchema);
 
 /** /api/clipboard: the history. */
 export function clipboardRoutes(router: Router, deps: ServiceDeps<Database>, g: Guards): void {
@@ -28,7 +29,7 @@ export function clipboardRoutes(router: Router, deps: ServiceDeps<Database>, g: 
     res.status(created ? 201 : 200).json(item);
   });
   router.delete('/clipboard', g.write('clipboard:write'), async (req, res) => {
-    res.json(await items.deleteNonFavorites(db, req.caller!.accountId));
+    res.json(await items.deleteNonFavorites(db, req.caller!.accountId, clearQuery.parse(req.query).before));
   });
   router.delete('/clipboard/bulk', g.write('clipboard:write'), async (req, res) => {
     res.json(await items.bulkDelete(db, req.caller!.accountId, bulkBody.parse(req.body).ids));

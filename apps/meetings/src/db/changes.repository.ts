@@ -1,4 +1,5 @@
 import { horizonStatement } from '@app/auth/streams';
+import { MAX_PAGE_BYTES } from '@app/http-errors';
 import { CompiledQuery, type Kysely } from 'kysely';
 import type { Database } from './schema.js';
 
@@ -14,18 +15,40 @@ export interface FeedRow {
   deleted: boolean;
 }
 
-/** One table's part of the feed: its rows after the cursor, below the horizon, tombstones from `keepFrom`. */
+/**
+ * The octets of a record's larger text columns: never more than its change's JSON (which holds
+ * them, escaped; a tombstone holds none), so the page can be cut in SQL by them. A meeting's
+ * private notes are left out (not every reader sees them), its items counted.
+ */
+const OCTETS: Record<FeedKind, string> = {
+  note: "(octet_length(yesterday) + octet_length(today) + octet_length(array_to_string(impediments, '')) + octet_length(today_priority))",
+  person: '(octet_length(name) + coalesce(octet_length(email), 0))',
+  series: 'octet_length(title)',
+  meeting: '(octet_length(shared_notes) + coalesce((select sum(octet_length(i.text) + octet_length(i.notes)) from items i where i.meeting_id = meetings.id), 0))',
+};
+
+/** One table's part of the feed: its rows after the cursor, below the horizon, tombstones from `keepFrom`; `bytes`, as in OCTETS. */
 const part = (kind: FeedKind, table: string, tombstones: boolean) => `
-  (select '${kind}' as kind, id, change_xid, ${tombstones ? 'deleted_at is not null' : 'false'} as deleted from ${table}
+  (select '${kind}' as kind, id, change_xid, ${tombstones ? 'deleted_at is not null' : 'false'} as deleted,
+     ${tombstones ? `case when deleted_at is null then ${OCTETS[kind]} else 0 end` : OCTETS[kind]} as bytes
+   from ${table}
    where account_id = $1 and (change_xid, id) > ($2::xid8, $3::uuid) and change_xid < h.x
      ${tombstones ? 'and (deleted_at is null or change_xid >= coalesce($4::xid8, h.x))' : ''}
    order by change_xid, id limit $5)`;
 
 // People and series are archived, never deleted (an archived one is an upsert); notes and
 // meetings are soft-deleted (a tombstone). Each part reads its <table>_changes_idx.
+// Only the rows that start within MAX_PAGE_BYTES of those octets come, and the first that crosses
+// it (so the caller sees the cut): no more than a page's worth of records is read afterwards.
 const PAGE = horizonStatement(`
-  select * from (${[part('note', 'notes', true), part('person', 'people', false), part('series', 'series', false), part('meeting', 'meetings', true)].join(' union all ')}) u
-  order by change_xid, id limit $5`);
+  select kind, id, change_xid, deleted from (
+    select l.*, sum(l.bytes) over (order by l.change_xid, l.id) - l.bytes as bytes_before from (
+      select * from (${[part('note', 'notes', true), part('person', 'people', false), part('series', 'series', false), part('meeting', 'meetings', true)].join(' union all ')}) u
+      order by change_xid, id limit $5
+    ) l
+  ) w
+  where w.bytes_before < ${MAX_PAGE_BYTES}
+  order by change_xid, id`);
 
 /**
  * One page of the account's changes feed across notes, people, series and meetings, in

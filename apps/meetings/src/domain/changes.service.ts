@@ -1,7 +1,9 @@
 import { WINDOW_ORIGIN, cursorSigner, decodeWindowCursor, encodeWindowCursor, windowPage, type StreamPage, type WindowPosition } from '@app/auth/streams';
+import { entriesWithin } from '@app/http-errors';
 import type { Kysely } from 'kysely';
 import { changedRecords, changesPage, type FeedKind } from '../db/changes.repository.js';
 import type { Database } from '../db/schema.js';
+import { PAGE_ENVELOPE } from './cursor.js';
 import { fail } from './errors.js';
 import { inReadingOrder, toMeeting, toNote, toPerson, toSeries, type ItemRow } from './views.js';
 
@@ -36,7 +38,8 @@ function position(cursor: string, accountId: string, nowSeconds: number): Window
  * `privateNotes` only for a session that asks with includePrivate=1.
  *
  * The page's keys and its records are read in one repeatable-read transaction, so each record is
- * in the state the page's snapshot saw.
+ * in the state the page's snapshot saw. A page is at most MAX_PAGE_BYTES of JSON: fewer changes
+ * and `hasMore` beyond that.
  */
 export async function readChanges(
   db: Kysely<Database>,
@@ -47,17 +50,16 @@ export async function readChanges(
 ): Promise<ChangesPage & StreamPage> {
   const now = Math.floor(nowMillis / 1000);
   const from = query.cursor === undefined ? undefined : position(query.cursor, accountId, now);
-  const { page, records } = await db.transaction().setIsolationLevel('repeatable read').execute(async (trx) => {
-    const { horizon, rows } = await changesPage(trx, {
+  const { horizon, rows, records } = await db.transaction().setIsolationLevel('repeatable read').execute(async (trx) => {
+    const read = await changesPage(trx, {
       accountId,
       after: from ? { xid: from.x, id: from.i } : { xid: WINDOW_ORIGIN.x, id: WINDOW_ORIGIN.i },
       keepFrom: from?.lo ?? null,
       limit: query.limit + 1,
     });
-    const window = windowPage(rows, query.limit, from, horizon, now);
     const ids: Record<FeedKind, string[]> = { note: [], person: [], series: [], meeting: [] };
-    for (const r of window.rows) ids[r.kind].push(r.id);
-    return { page: window, records: await changedRecords(trx, accountId, ids) };
+    for (const r of read.rows.slice(0, query.limit)) ids[r.kind].push(r.id);
+    return { ...read, records: await changedRecords(trx, accountId, ids) };
   });
   const itemsOf = new Map<string, ItemRow[]>();
   for (const item of records.items) {
@@ -69,7 +71,7 @@ export async function readChanges(
   const people = new Map(records.people.map((r) => [r.id, r]));
   const series = new Map(records.series.map((r) => [r.id, r]));
   const meetings = new Map(records.meetings.map((r) => [r.id, r]));
-  const changes = page.rows.map((r): Change => {
+  const changes = rows.slice(0, query.limit).map((r): Change => {
     if (r.kind === 'note') {
       const note = notes.get(r.id)!;
       return r.deleted ? { type: 'delete', kind: 'note', id: note.date, item: null } : { type: 'upsert', kind: 'note', id: note.date, item: { ...toNote(note) } };
@@ -79,6 +81,9 @@ export async function readChanges(
     if (r.deleted) return { type: 'delete', kind: 'meeting', id: r.id, item: null };
     return { type: 'upsert', kind: 'meeting', id: r.id, item: { ...toMeeting(meetings.get(r.id)!, withPrivate), items: inReadingOrder(itemsOf.get(r.id) ?? []) } };
   });
+  // At most MAX_PAGE_BYTES of JSON: a page cut short says hasMore, its cursor after its last change.
+  changes.length = entriesWithin(changes, PAGE_ENVELOPE);
+  const page = windowPage(rows.slice(0, changes.length + 1), changes.length, from, horizon, now);
   const cursor = (p: WindowPosition) => encodeWindowCursor(FEED, accountId, p);
   return { changes, nextCursor: cursor(page.next), hasMore: page.hasMore, reached: page.reached, cursorAfter: (k) => cursor(page.after(k)) };
 }

@@ -32,3 +32,9 @@ export function decodeCursor(list: CursorList, cursor: string | undefined, arity
   }
   return values as string[];
 }
+
+/**
+ * What a page of a list or feed holds besides its entries (its braces, `nextCursor` or `hasMore`),
+ * for MAX_PAGE_BYTES: a cursor is at most 500 characters, as a request takes it back.
+ */
+export const PAGE_ENVELOPE = 500 + 64;

@@ -1,10 +1,11 @@
+import { pageWithin } from '@app/http-errors';
 import type { Kysely } from 'kysely';
 import type { Database } from '../db/schema.js';
 import { lockAccountResource } from '../db/locks.repository.js';
 import * as itemsRepo from '../db/items.repository.js';
 import * as repo from '../db/meetings.repository.js';
 import * as seriesRepo from '../db/series.repository.js';
-import { decodeCursor, encodeCursor } from './cursor.js';
+import { PAGE_ENVELOPE, decodeCursor, encodeCursor } from './cursor.js';
 import { emit } from './events.js';
 import { assertWithinLimit } from './limits.js';
 import { startsAtUtc } from './recurrence.js';
@@ -46,14 +47,11 @@ export async function createMeeting(db: Kysely<Database>, accountId: string, inp
 
 export type MeetingListQuery = Shape<typeof meetingsQuery>;
 
+/** A page of meetings, by date (undated last), then id: at most MAX_PAGE_BYTES of JSON, fewer meetings and a `nextCursor` beyond that. */
 export async function listMeetings(db: Kysely<Database>, accountId: string, q: MeetingListQuery, withPrivate: boolean) {
   const rows = await repo.listMeetings(db, accountId, { seriesId: q.seriesId, status: q.status, from: q.from, to: q.to, after: decodeCursor('meetings', q.cursor, 2), limit: q.limit + 1 });
-  const page = rows.slice(0, q.limit);
-  const last = page[page.length - 1];
-  return {
-    items: page.map((r) => toMeeting(r, withPrivate)),
-    nextCursor: rows.length > q.limit && last ? encodeCursor('meetings', [repo.meetingSortDate(last), last.id]) : null,
-  };
+  const { entries, last, hasMore } = pageWithin(rows, q.limit, (r) => toMeeting(r, withPrivate), PAGE_ENVELOPE);
+  return { items: entries, nextCursor: hasMore && last ? encodeCursor('meetings', [repo.meetingSortDate(last), last.id]) : null };
 }
 
 /**

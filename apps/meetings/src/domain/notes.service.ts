@@ -1,8 +1,9 @@
+import { pageWithin } from '@app/http-errors';
 import type { Kysely } from 'kysely';
 import type { Database } from '../db/schema.js';
 import { lockAccountResource } from '../db/locks.repository.js';
 import * as repo from '../db/notes.repository.js';
-import { decodeCursor, encodeCursor } from './cursor.js';
+import { PAGE_ENVELOPE, decodeCursor, encodeCursor } from './cursor.js';
 import { emit } from './events.js';
 import { LIMITS, assertWithinLimit } from './limits.js';
 import { toNote, type Note } from './views.js';
@@ -73,19 +74,18 @@ export async function deleteNote(db: Kysely<Database>, accountId: string, date: 
 
 /**
  * One page of notes: live notes newest date first, or with `changedSince` every note changed
- * after that instant (tombstones included), oldest change first, for sync clients.
+ * after that instant (tombstones included), oldest change first, for sync clients. The page is at
+ * most MAX_PAGE_BYTES of JSON: fewer notes and a `nextCursor` beyond that.
  */
 export async function listNotes(db: Kysely<Database>, accountId: string, q: { limit: number; cursor?: string; changedSince?: string }) {
   if (q.changedSince !== undefined) {
     const after = decodeCursor('notes-changed', q.cursor, 2) as [string, string] | undefined;
     const rows = await repo.listNotesChanged(db, accountId, q.changedSince, q.limit + 1, after);
-    const page = rows.slice(0, q.limit);
-    const last = page[page.length - 1];
-    return { items: page.map(toNote), nextCursor: rows.length > q.limit && last ? encodeCursor('notes-changed', [last.updated_at, last.date]) : null };
+    const { entries, last, hasMore } = pageWithin(rows, q.limit, toNote, PAGE_ENVELOPE);
+    return { items: entries, nextCursor: hasMore && last ? encodeCursor('notes-changed', [last.updated_at, last.date]) : null };
   }
   const before = decodeCursor('notes', q.cursor, 1)?.[0];
   const rows = await repo.listNotesByDate(db, accountId, q.limit + 1, before);
-  const page = rows.slice(0, q.limit);
-  const last = page[page.length - 1];
-  return { items: page.map(toNote), nextCursor: rows.length > q.limit && last ? encodeCursor('notes', [last.date]) : null };
+  const { entries, last, hasMore } = pageWithin(rows, q.limit, toNote, PAGE_ENVELOPE);
+  return { items: entries, nextCursor: hasMore && last ? encodeCursor('notes', [last.date]) : null };
 }

@@ -39,7 +39,7 @@ export const changesPaths = {
     }, cursorErrors, {
       description: [
         `Without a cursor a full sync starts: every note, person, series and meeting (${kinds.join(', ')}) as an \`upsert\`, a meeting with its items in reading order (as GET returns it, without \`previous\`). Then, with each \`nextCursor\`, every record changed since, once, in its latest state, in commit order. A soft-deleted note or meeting is a \`delete\` with \`item: null\` (a note's id is its date); archiving a person or series is an upsert (\`archived: true\`). Adding, editing, moving, carrying or deleting an item is an upsert of its meeting.`,
-        '`hasMore: true`: call again now with `nextCursor`. `false`: this sync is complete; keep `nextCursor` for the next one.',
+        '`hasMore: true`: call again now with `nextCursor`. `false`: this sync is complete; keep `nextCursor` for the next one. A page is at most 8 MiB of JSON: when `limit` changes would be more (a meeting holds up to 200 items, a note 200,500 characters), it holds fewer and says `hasMore: true`.',
         'Consistency: the tasks feed\'s. Every write stamps its record with its transaction id in the writing statement; a page only hands out records stamped below the oldest transaction still running when it was read, so a change that commits late is delivered later, never missed, and nothing uncommitted is shown.',
         'Cursors are bound to your account and stay valid 30 days after the sync that issued them began (410 cursor_expired after; deleted notes and meetings are kept as tombstones). privateNotes: only for a browser session that asks with includePrivate=1, never for an API key.',
       ].join('\n\n'),

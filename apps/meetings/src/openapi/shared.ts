@@ -23,7 +23,7 @@ export const dateTime = { type: 'string', format: 'date-time', maxLength: 40 } a
 export const dateTimeInput = dateTimeInputSchema;
 export const nullable = <const S extends object>(schema: S) => ({ anyOf: [schema, { type: 'null' }] as const });
 export const flag = (description: string) => ({ type: 'string', enum: ['0', '1'], description }) as const;
-export const limit = (max: number, fallback: number) => ({ type: 'integer', format: 'int32', minimum: 1, maximum: max, default: fallback, description: `Page size, 1 to ${max} (default ${fallback})` }) as const;
+export const limit = (max: number, fallback: number) => ({ type: 'integer', format: 'int32', minimum: 1, maximum: max, default: fallback, description: `Page size, 1 to ${max} (default ${fallback}). A page is also at most 8 MiB of JSON: it holds fewer entries when they would be more, and says there are more (nextCursor, or hasMore)` }) as const;
 export const cursor = { type: 'string', maxLength: 500, description: 'The nextCursor of the previous page; a malformed cursor is 400 invalid_cursor' } as const;
 export const revision = { type: 'integer', format: 'int32', minimum: 1, maximum: 2147483647 } as const;
 

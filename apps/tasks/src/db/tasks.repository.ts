@@ -1,6 +1,7 @@
 import { isoTimestampSql, pgTimestampToIso } from '@app/auth/runtime';
 import { emitEventWithData, noSubscriberFor } from '@app/auth/webhooks';
 import { horizonStatement } from '@app/auth/streams';
+import { MAX_PAGE_BYTES } from '@app/http-errors';
 import { CompiledQuery, sql, type Kysely, type RawBuilder, type Selectable } from 'kysely';
 import type { Database, TasksTable } from './schema.js';
 import { keepKey, keptAnswer, sweepKeys, type Answer, type Key, type KeptAnswer } from './idempotency.repository.js';
@@ -45,6 +46,27 @@ function andParam(where: string[], params: unknown[], condition: string, value: 
   where.push(condition.replace('$?', `$${params.length}`));
 }
 
+/**
+ * The octets of task `t`'s text columns: never more than its JSON (which holds them, escaped), so
+ * a page can be cut in SQL by them without cutting it short.
+ */
+const octets = (t: string) =>
+  `(octet_length(${t}.title) + coalesce(octet_length(${t}.notes), 0) + coalesce(octet_length(${t}.location), 0) + coalesce(octet_length(${t}.assignee_id), 0) + octet_length(array_to_string(${t}.tags, '')))`;
+
+/**
+ * The rows of `page` (a select with a `bytes` column, in `order`) that start within MAX_PAGE_BYTES
+ * of those octets, with `columns`: no more than a page's worth of tasks is read into the process,
+ * whatever the limit. The first row that crosses the bound comes too, so the caller sees that the
+ * page was cut (its JSON is over the bound: the caller drops it and hands out a cursor).
+ */
+const withinPageBytes = (page: string, columns: string, order: string) => `
+    select ${columns} from (
+      select q.*, sum(q.bytes) over (order by ${order}) - q.bytes as bytes_before from (${page}) q
+    ) w
+    where w.bytes_before < ${MAX_PAGE_BYTES} order by ${order}`;
+
+const PLAIN_COLUMNS = TASK_COLUMNS.join(', ');
+
 /** JSON's `2026-11-22T10:00:00.123456+00:00` (the session is in UTC) as the API's `...Z`, as a column's text is. */
 const jsonTimestamp = (value: string | null): string | null => (value === null ? null : pgTimestampToIso(value));
 
@@ -62,14 +84,14 @@ export async function listOrderedPage(
   if (p.tag !== null) andParam(where, params, 't.tags @> array[$?]::text[]', p.tag);
   if (p.afterPosition !== null) andParam(where, params, 't.position > $?::numeric', p.afterPosition);
   params.push(p.limit);
-  const rows = await rawRows<TaskRow & { position: string; subtasks: TaskRow[] | null }>(db, `
-    select ${LIST_COLUMNS}, t.position, st.subtasks
+  const rows = await rawRows<TaskRow & { position: string; subtasks: TaskRow[] | null }>(db, withinPageBytes(`
+    select ${LIST_COLUMNS}, t.position, st.subtasks, ${octets('t')} + coalesce(st.bytes, 0) as bytes
     from tasks t
     left join lateral (
-      select json_agg(s order by s.created_at, s.id) as subtasks
+      select json_agg(s order by s.created_at, s.id) as subtasks, sum(${octets('s')}) as bytes
       from (select ${SUBTASK_COLUMNS} from tasks s where s.parent_id = t.id and s.deleted_at is null) s
     ) st on true
-    where ${where.join(' and ')} order by t.position limit $${params.length}`, params);
+    where ${where.join(' and ')} order by t.position limit $${params.length}`, `${PLAIN_COLUMNS}, position, subtasks`, 'position'), params);
   // Set on the rows themselves: a spread copy of each row costs a tenth of a page's CPU.
   for (const r of rows) r.subtasks = r.subtasks === null ? [] : r.subtasks.map(fromJson);
   return rows as (TaskRow & { position: string; subtasks: TaskRow[] })[];
@@ -114,7 +136,9 @@ export async function listCreatedPage(
     where.push(`(t.created_at, t.id) > ($${params.length - 1}::timestamptz, $${params.length}::uuid)`);
   }
   params.push(p.limit);
-  return rawRows(db, `select ${LIST_COLUMNS} from tasks t where ${where.join(' and ')} order by t.created_at, t.id limit $${params.length}`, params);
+  return rawRows(db, withinPageBytes(
+    `select ${LIST_COLUMNS}, ${octets('t')} as bytes from tasks t where ${where.join(' and ')} order by t.created_at, t.id limit $${params.length}`,
+    PLAIN_COLUMNS, 'created_at, id'), params);
 }
 
 /**
@@ -131,18 +155,24 @@ export async function searchPage(
     ? sql`where r.rank < ${p.after.rank}::real or (r.rank = ${p.after.rank}::real and r.id > ${p.after.id}::uuid)`
     : sql``;
   const result = await sql<TaskRow & { rank: number }>`
-    select * from (
-      select ${sql.join(TASK_COLUMNS.map((c) => sql.ref(`m.${c}`)))}, ts_rank(m.search, ${tsq}) as rank
-      from (
-        select ${sql.join(TASK_COLUMNS.map((c) => sql.ref(`t.${c}`)))}, t.search
-        from tasks t
-        where t.workspace_id = ${p.workspaceId}::uuid and t.deleted_at is null and t.search @@ ${tsq}
-        limit ${p.candidates}
-      ) m
-    ) r
-    ${after}
-    order by r.rank desc, r.id
-    limit ${p.limit}
+    select ${sql.raw(PLAIN_COLUMNS)}, rank from (
+      select q.*, sum(q.bytes) over (order by q.rank desc, q.id) - q.bytes as bytes_before from (
+        select * from (
+          select ${sql.join(TASK_COLUMNS.map((c) => sql.ref(`m.${c}`)))}, ts_rank(m.search, ${tsq}) as rank, m.bytes
+          from (
+            select ${sql.join(TASK_COLUMNS.map((c) => sql.ref(`t.${c}`)))}, t.search, ${sql.raw(octets('t'))} as bytes
+            from tasks t
+            where t.workspace_id = ${p.workspaceId}::uuid and t.deleted_at is null and t.search @@ ${tsq}
+            limit ${p.candidates}
+          ) m
+        ) r
+        ${after}
+        order by r.rank desc, r.id
+        limit ${p.limit}
+      ) q
+    ) w
+    where w.bytes_before < ${MAX_PAGE_BYTES}
+    order by rank desc, id
   `.execute(db);
   return result.rows;
 }
@@ -418,6 +448,7 @@ export type ChangeRow = TaskRow & { change_xid: string; deleted: boolean };
  * (`pg_snapshot_xmin`). Only rows stamped below the horizon are returned: their transactions have
  * all ended, and any later write is stamped at or above it. Tombstones stamped below `keepFrom`
  * are left out (null: this statement's horizon, for a first sync that has nothing to delete).
+ * Only the rows that start within MAX_PAGE_BYTES of the tasks' octets come (withinPageBytes).
  * One statement, so the horizon and the rows come from the same snapshot; tasks_changes_idx.
  */
 export async function changesPage(
@@ -426,13 +457,14 @@ export async function changesPage(
 ): Promise<{ horizon: string; rows: ChangeRow[] }> {
   const rows = await rawRows<ChangeRow & { horizon: string; id: string | null }>(
     db,
-    horizonStatement(`
-       select ${LIST_COLUMNS}, t.change_xid::text as change_xid, t.deleted_at is not null as deleted
+    horizonStatement(withinPageBytes(`
+       select ${LIST_COLUMNS}, t.change_xid as xid, t.deleted_at is not null as deleted,
+         case when t.deleted_at is null then ${octets('t')} else 0 end as bytes
        from tasks t
        where t.workspace_id = $1 and (t.change_xid, t.id) > ($2::xid8, $3::uuid) and t.change_xid < h.x
          and (t.deleted_at is null or t.change_xid >= coalesce($4::xid8, h.x))
        order by t.change_xid, t.id
-       limit $5`),
+       limit $5`, `${PLAIN_COLUMNS}, xid::text as change_xid, deleted`, 'xid, id')),
     [p.workspaceId, p.after.xid, p.after.id, p.keepFrom, p.limit],
   );
   const horizon = rows[0]!.horizon;

@@ -4,6 +4,7 @@ import * as repo from '../db/tasks.repository.js';
 import { WINDOW_ORIGIN, windowPage, type StreamPage, type WindowPosition } from '@app/auth/streams';
 import { changesCursor, encodeCursor, queryDigest } from './cursor.js';
 import { toTask, type Context, type Task } from './tasks.service.js';
+import { entriesWithin } from '@app/http-errors';
 
 type Db = Kysely<Database>;
 
@@ -15,6 +16,9 @@ export interface ChangesPage {
   hasMore: boolean;
 }
 
+/** What a feed page holds besides its changes (`{"changes":[],"nextCursor":"...","hasMore":false}`, the cursor under 4,096 characters). */
+const PAGE_ENVELOPE = 4096 + 64;
+
 /**
  * A page of the workspace's changes feed, and where the feed stands after each change (a
  * stream's event ids).
@@ -23,7 +27,8 @@ export interface ChangesPage {
  * changed since, once, in its latest state; a soft-deleted task is a `delete`. The page only
  * holds rows stamped below the horizon of its statement (see @app/auth/streams' window), so a
  * change that commits late is delivered later, never skipped. When a page is short, the window is
- * done: the next one starts at this horizon and `hasMore` is false.
+ * done: the next one starts at this horizon and `hasMore` is false. A page is at most
+ * MAX_PAGE_BYTES of JSON: fewer changes and `hasMore` beyond that.
  */
 export async function readChanges(db: Db, ctx: Context, query: { cursor?: string | undefined; limit: number }, nowMillis = Date.now()): Promise<ChangesPage & StreamPage> {
   const now = Math.floor(nowMillis / 1000);
@@ -34,8 +39,10 @@ export async function readChanges(db: Db, ctx: Context, query: { cursor?: string
     keepFrom: from?.lo ?? null,
     limit: query.limit + 1,
   });
-  const page = windowPage(rows, query.limit, from, horizon, now);
-  const changes = page.rows.map((r): Change => (r.deleted ? { type: 'delete', id: r.id, item: null } : { type: 'upsert', id: r.id, item: toTask(r) }));
+  const changes = rows.slice(0, query.limit).map((r): Change => (r.deleted ? { type: 'delete', id: r.id, item: null } : { type: 'upsert', id: r.id, item: toTask(r) }));
+  // At most MAX_PAGE_BYTES of JSON: a page cut short says hasMore, its cursor after its last change.
+  changes.length = entriesWithin(changes, PAGE_ENVELOPE);
+  const page = windowPage(rows.slice(0, changes.length + 1), changes.length, from, horizon, now);
   const cursor = (p: WindowPosition) => encodeCursor({ k: 'changes', w: queryDigest(ctx.workspaceId), ...p });
   return { changes, nextCursor: cursor(page.next), hasMore: page.hasMore, reached: page.reached, cursorAfter: (k) => cursor(page.after(k)) };
 }

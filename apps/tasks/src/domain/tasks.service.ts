@@ -1,6 +1,6 @@
 import { inTransaction } from '@app/auth/runtime';
 import { emitEvent } from '@app/auth/webhooks';
-import { AppError, errors, type ErrorDetail } from '@app/http-errors';
+import { AppError, errors, pageWithin, type ErrorDetail } from '@app/http-errors';
 import type { Kysely } from 'kysely';
 import type { Database } from '../db/schema.js';
 import type { TaskEvent } from '../events.js';
@@ -472,8 +472,15 @@ function compareMagnitude(ai: string, af: string, bi: string, bf: string): numbe
 }
 
 /**
+ * What a list page holds besides its items (`{"items":[],"nextCursor":"..."}`): the cursor is at
+ * most 4,096 characters, as a request takes it back.
+ */
+const LIST_ENVELOPE = 4096 + 64;
+
+/**
  * A page of tasks: a search when `q` is set (view and tag ignored), else the view, with keyset
  * cursors. `startOfTomorrow` draws the line between today and upcoming (the app's cache of it).
+ * The page is at most MAX_PAGE_BYTES of JSON: fewer items and a `nextCursor` beyond that.
  */
 export async function listTasks(db: Db, ctx: Context, query: ListQuery, startOfTomorrow: StartOfTomorrow): Promise<{ items: (Task | TaskWithSubtasks)[]; nextCursor: string | null }> {
   const { limit } = query;
@@ -486,24 +493,16 @@ export async function listTasks(db: Db, ctx: Context, query: ListQuery, startOfT
       limit: limit + 1,
       candidates: LIMITS.searchCandidates,
     });
-    const page = rows.slice(0, limit);
-    const last = page[page.length - 1];
-    return {
-      items: page.map(toTask),
-      nextCursor: rows.length > limit && last ? encodeCursor({ k: 'search', h: queryDigest(query.q), r: last.rank, i: last.id }) : null,
-    };
+    const { entries, last, hasMore } = pageWithin(rows, limit, toTask, LIST_ENVELOPE);
+    return { items: entries, nextCursor: hasMore && last ? encodeCursor({ k: 'search', h: queryDigest(query.q), r: last.rank, i: last.id }) : null };
   }
 
   const tag = query.tag ?? null;
   const after = query.cursor === undefined ? null : listCursor(query.cursor, query.view, tag);
   if (query.view === 'all') {
     const rows = await repo.listOrderedPage(db, { workspaceId: ctx.workspaceId, tag, afterPosition: after?.p ?? null, limit: limit + 1 });
-    const page = rows.slice(0, limit);
-    const last = page[page.length - 1];
-    return {
-      items: page.map((r) => withSubtasks(r, r.subtasks.map(toTask))),
-      nextCursor: rows.length > limit && last ? encodeCursor({ k: 'list', v: 'all', t: tag, p: last.position, i: last.id }) : null,
-    };
+    const { entries, last, hasMore } = pageWithin(rows, limit, (r) => withSubtasks(r, r.subtasks.map(toTask)), LIST_ENVELOPE);
+    return { items: entries, nextCursor: hasMore && last ? encodeCursor({ k: 'list', v: 'all', t: tag, p: last.position, i: last.id }) : null };
   }
 
   const filter = query.view === 'completed'
@@ -518,10 +517,6 @@ export async function listTasks(db: Db, ctx: Context, query: ListQuery, startOfT
     after: after && { createdAt: after.c!, id: after.i },
     limit: limit + 1,
   });
-  const page = rows.slice(0, limit);
-  const last = page[page.length - 1];
-  return {
-    items: page.map(toTask),
-    nextCursor: rows.length > limit && last ? encodeCursor({ k: 'list', v: query.view, t: tag, c: last.created_at, i: last.id }) : null,
-  };
+  const { entries, last, hasMore } = pageWithin(rows, limit, toTask, LIST_ENVELOPE);
+  return { items: entries, nextCursor: hasMore && last ? encodeCursor({ k: 'list', v: query.view, t: tag, c: last.created_at, i: last.id }) : null };
 }

@@ -81,7 +81,7 @@ export const emptyBodySchema = { type: 'object', additionalProperties: false, pr
 export const listQuerySchema = {
   type: 'object',
   properties: {
-    limit: { type: 'integer', minimum: 1, maximum: 200, default: 50, description: '1 to 200 (0, 201, -1 or a non-integer is 400)' },
+    limit: { type: 'integer', minimum: 1, maximum: 200, default: 50, description: '1 to 200 (0, 201, -1 or a non-integer is 400). A page is also at most 8 MiB of JSON: it holds fewer tasks when they would be more, and gives a nextCursor for the rest' },
     cursor: { type: 'string', minLength: 1, maxLength: 4096, description: 'opaque `nextCursor` of a previous page' },
     view: { type: 'string', enum: ['today', 'upcoming', 'all', 'completed'], default: 'all', description: 'default all' },
     tag: { type: 'string', minLength: 1, maxLength: 50, description: 'only tasks carrying exactly this tag' },
@@ -94,7 +94,7 @@ export const changesQuerySchema = {
   type: 'object',
   properties: {
     cursor: { type: 'string', minLength: 1, maxLength: 4096, description: 'the `nextCursor` of the previous call; none: start a full sync' },
-    limit: { type: 'integer', minimum: 1, maximum: 500, default: 100, description: '1 to 500 changes per page (default 100)' },
+    limit: { type: 'integer', minimum: 1, maximum: 500, default: 100, description: '1 to 500 changes per page (default 100). A page is also at most 8 MiB of JSON: it holds fewer changes when they would be more, with hasMore: true' },
   },
 } as const;
 

@@ -169,6 +169,18 @@ export async function confirmQuestion(calls: PreparedCall[], describe: (call: Pr
   return `${calls.length === 1 ? 'This cannot' : `These ${calls.length} changes cannot`} be undone:\n${lines.join('\n')}\nGo ahead?`;
 }
 
+/**
+ * Binds into the confirmed calls the time the user was asked: an operation's cutoff parameter
+ * (marked `x-mcp-asked-at` in its OpenAPI document, e.g. clearHistory's `before`) that the call
+ * left out, so what was made after the question is not touched.
+ */
+export function bindAskedAt(calls: PreparedCall[], askedAt: number): void {
+  for (const call of calls) {
+    const name = call.action.op.route.askedAt;
+    if (name !== undefined && call.opArgs[name] === undefined) call.opArgs[name] = new Date(askedAt).toISOString();
+  }
+}
+
 /** What the user's answer means: undefined to go ahead, else the 409 saying why nothing was done. */
 export function readAnswer(answer: { action: string; content?: Record<string, unknown> }): { status: number; message: string } | undefined {
   if (answer.action === 'accept' && answer.content?.confirm === true) return undefined;
@@ -180,11 +192,12 @@ export function readAnswer(answer: { action: string; content?: Record<string, un
  * Confirmation by elicitation (2025-era clients that declared it): one question, a yes/no form,
  * and the answer checked here: only `accept` with `confirm: true` goes ahead. Declined,
  * cancelled, unanswered within `timeoutMs`, or an answer that cannot arrive: nothing is done,
- * and the tool's result says why.
+ * and the tool's result says why. A yes is bound to the time of the question ({@link bindAskedAt}).
  */
 export function askUser(send: SendElicitation, describe: (call: PreparedCall) => Promise<string>, timeoutMs: number): Confirm {
   return async (calls) => {
     const message = await confirmQuestion(calls, describe);
+    const askedAt = Date.now();
     let answer: ElicitResult;
     try {
       answer = await send({ mode: 'form', message, requestedSchema: CONFIRM_SCHEMA }, { timeout: timeoutMs });
@@ -193,6 +206,8 @@ export function askUser(send: SendElicitation, describe: (call: PreparedCall) =>
       const why = err instanceof Error ? err.message : String(err);
       return { status: 503, message: `The confirmation could not be asked or its answer did not arrive (${why}): nothing was changed; try again shortly` };
     }
-    return readAnswer(answer);
+    const no = readAnswer(answer);
+    if (!no) bindAskedAt(calls, askedAt);
+    return no;
   };
 }

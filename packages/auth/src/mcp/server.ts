@@ -1,4 +1,4 @@
-import { createHash, hkdfSync } from 'node:crypto';
+import { createHash, hkdfSync, randomUUID } from 'node:crypto';
 import { Agent, request as httpRequest } from 'node:http';
 import { getRequestListener } from '@hono/node-server';
 import { RESPONSE_ALREADY_SENT } from '@hono/node-server/utils/response';
@@ -32,7 +32,8 @@ import { jsonBody } from '@app/http-errors/validation';
 import type { AuthConfig } from '../identity/config.js';
 import { oauthUrls, publicOrigin, toAuthInfo } from '../identity/bearer.js';
 import { serviceIconPath } from '../identity/service-icon.js';
-import { answerRelay, askUser, CONFIRM_SCHEMA, confirmQuestion, readAnswer } from './elicitation.js';
+import { usedConfirmations } from './confirmations.js';
+import { answerRelay, askUser, bindAskedAt, CONFIRM_SCHEMA, confirmQuestion, readAnswer } from './elicitation.js';
 import { INNER_CALL_HEADER, type InnerCalls } from './inner-calls.js';
 import { sessionIds, type McpSession } from './sessions.js';
 import { runTaskTool, type Confirm, type PreparedCall, type TaskAnswer } from './task-calls.js';
@@ -89,6 +90,8 @@ export interface McpOptions {
   sessionSecret: string;
   /** How long a destructive call waits for the user's confirmation (default 50 s). */
   elicitationTimeoutMs?: number;
+  /** How long after the user was asked a 2026-07-28 confirmation may be used, once (MCP_CONFIRMATION_SECONDS, at most 60). */
+  confirmationSeconds: number;
   /** Tickets its tool calls' REST requests carry (the resource the caller was authenticated for, the rate limits it paid). */
   calls: InnerCalls;
 }
@@ -99,6 +102,20 @@ export interface McpOptions {
  * transport's keep-alive comments, so the gateway's 60 s read timeout never ends it.
  */
 const ELICITATION_TIMEOUT_MS = 50_000;
+
+/**
+ * The requestState codec's own expiry lies this far past a confirmation's lifetime, so a retry
+ * that comes late is refused by the signed `at` with its reason (409), not by the SDK's bare
+ * "invalid or expired"; a used confirmation's id is remembered as long as the state can be read.
+ */
+const STATE_GRACE_SECONDS = 60;
+
+/** What a 2026-07-28 confirmation's signed requestState holds: the call's digest, a single-use id and when the user was asked. */
+interface ConfirmationState {
+  call: string;
+  id: string;
+  at: number;
+}
 
 /** The MCP request's caller stopped being valid (revoked, disconnected, expired) during the request. */
 class CallerGone extends ProtocolError {
@@ -116,6 +133,8 @@ interface Exchange {
   ticket: string;
   callerGone: boolean;
   stepUp?: string[];
+  /** A confirmation could not be checked for reuse (Redis down): the request's answer is 503. */
+  unavailable?: boolean;
 }
 
 const JSONRPC_SESSION_NOT_FOUND = -32001;
@@ -229,7 +248,9 @@ export function mcpRouter(o: McpOptions): Router {
   const withConfirm = (schema: GeneratedTool['inputSchema']) => ({ ...schema, properties: { ...schema.properties, confirm: { type: 'boolean', description: 'true once the user agreed: it cannot be undone (a client that answers elicitation is asked instead)' } } });
   const toolList = o.tools.map(({ name, title, description, inputSchema, annotations }) => ({ name, title, description, inputSchema: annotations.destructiveHint ? withConfirm(inputSchema) : inputSchema, annotations }));
   // requestState (2026-07-28 confirmations) is signed with a key of this service alone, the same on every replica.
-  const stateCodec = createRequestStateCodec<{ call: string }>({ key: Buffer.from(hkdfSync('sha256', o.sessionSecret, `mcp-request-state:${o.auth.service}`, 'mcp request state', 32)) });
+  const stateSeconds = o.confirmationSeconds + STATE_GRACE_SECONDS;
+  const stateCodec = createRequestStateCodec<ConfirmationState>({ key: Buffer.from(hkdfSync('sha256', o.sessionSecret, `mcp-request-state:${o.auth.service}`, 'mcp request state', 32)), ttlSeconds: stateSeconds });
+  const used = usedConfirmations({ redis: o.redis, prefix: o.redisPrefix, logger: o.logger });
   const byName = new Map(o.tools.map((t, i) => [t.name, { tool: t, listed: toolList[i]! }]));
   const holds = (scopes: readonly string[], needed: readonly string[]) => needed.every((s) => scopes.includes(s));
   const fail = (err: AppError, requestId: string): CallToolResult => {
@@ -345,15 +366,32 @@ export function mcpRouter(o: McpOptions): Router {
   };
 
   /**
-   * Confirmation on the 2026-07-28 revision, without server state: the first call throws
-   * {@link AskFirst} (answered `input_required`, the call's digest signed in `requestState`); the
-   * retry carries the user's answer and that state, and acts only when both are for this very
-   * call (same credential, tool and arguments), on whichever replica receives it.
+   * Confirmation on the 2026-07-28 revision: the first call throws {@link AskFirst} (answered
+   * `input_required`, with the call's digest, a random id and the time it asked signed in
+   * `requestState`); the retry carries the user's answer and that state, and acts only when both
+   * are for this very call (same credential, tool and arguments), within `confirmationSeconds` of
+   * the question, and once: the id is claimed across replicas (Redis) or in this process. What
+   * was confirmed is bound into the calls (a cutoff parameter becomes the time of the question).
    */
-  const multiRoundTrip = (ctx: ServerContext, digest: string, describeCall: (call: PreparedCall) => Promise<string>): Confirm => async (calls) => {
+  const multiRoundTrip = (x: Exchange, ctx: ServerContext, digest: string, describeCall: (call: PreparedCall) => Promise<string>): Confirm => async (calls) => {
     const answer = inputResponse(ctx.mcpReq.inputResponses, 'confirm');
-    if (answer.kind === 'elicit' && ctx.mcpReq.requestState<{ call: string }>()?.call === digest) return readAnswer(answer);
-    throw new AskFirst(await confirmQuestion(calls, describeCall));
+    const state = ctx.mcpReq.requestState<Partial<ConfirmationState>>();
+    if (answer.kind !== 'elicit' || state?.call !== digest || typeof state.id !== 'string' || typeof state.at !== 'number') {
+      throw new AskFirst(await confirmQuestion(calls, describeCall));
+    }
+    const no = readAnswer(answer);
+    if (no) return no;
+    if (Date.now() - state.at > o.confirmationSeconds * 1000) {
+      return { status: 409, message: `The confirmation expired (it may be used within ${o.confirmationSeconds} s of the question): nothing was changed; call the tool again to ask the user anew` };
+    }
+    const claim = await used.claim(state.id, stateSeconds);
+    if (claim === 'spent') return { status: 409, message: 'This confirmation was already used: nothing was changed; call the tool again to ask the user anew' };
+    if (claim === 'unavailable') {
+      x.unavailable = true;
+      throw new ProtocolError(ProtocolErrorCode.InternalError, 'The confirmation could not be checked for reuse');
+    }
+    bindAskedAt(calls, state.at);
+    return undefined;
   };
 
   const server = (x: Exchange, scopes: string[], chosen: { toolsets: Set<string>; readOnly: boolean }, session: McpSession | undefined): Server => {
@@ -386,7 +424,7 @@ export function mcpRouter(o: McpOptions): Router {
       const digest = createHash('sha256').update(JSON.stringify([req.caller!.credentialId, name, args])).digest('base64url');
       // 2026-07-28: a multi round-trip; older: a client that answers elicitation is asked, any other needs confirm: true.
       const confirm = ctx.mcpReq.envelope !== undefined
-        ? multiRoundTrip(ctx, digest, describeCall)
+        ? multiRoundTrip(x, ctx, digest, describeCall)
         : session?.elicitation ? askUser((params, options) => ctx.mcpReq.send({ method: 'elicitation/create', params }, options), describeCall, o.elicitationTimeoutMs ?? ELICITATION_TIMEOUT_MS) : undefined;
       try {
         if (task) return await callTaskTool(x, task, scopes, chosen.readOnly, args, confirm);
@@ -399,7 +437,7 @@ export function mcpRouter(o: McpOptions): Router {
         if (!(err instanceof AskFirst)) throw err;
         return inputRequired({
           inputRequests: { confirm: inputRequired.elicit({ mode: 'form', message: err.question, requestedSchema: CONFIRM_SCHEMA }) },
-          requestState: await stateCodec.mint({ call: digest }),
+          requestState: await stateCodec.mint({ call: digest, id: randomUUID(), at: Date.now() }),
         }) as unknown as CallToolResult;
       }
     });
@@ -506,10 +544,13 @@ export function mcpRouter(o: McpOptions): Router {
       return legacy instanceof globalThis.Response ? legacy : settle(legacy.response);
     }, { overrideGlobalObjects: false });
 
-    /** Nothing is sent yet (JSON, or a stream whose first event is its end): the 401 or 403 is the answer (then RESPONSE_ALREADY_SENT). */
+    /** Nothing is sent yet (JSON, or a stream whose first event is its end): the 401, 403 or 503 is the answer (then RESPONSE_ALREADY_SENT for the first two). */
     async function settle(response: globalThis.Response): Promise<globalThis.Response> {
-      if (!x.callerGone && !x.stepUp) return response;
+      if (!x.callerGone && !x.stepUp && !x.unavailable) return response;
       await response.body?.cancel();
+      if (x.unavailable) {
+        return rpcAnswer(503, ProtocolErrorCode.InternalError, 'The confirmation could not be checked for reuse (Redis, which records used confirmations across replicas, is unavailable): nothing was changed; send the same retry again shortly', { 'Retry-After': '2' });
+      }
       await challenge(req, res, x);
       return RESPONSE_ALREADY_SENT;
     }

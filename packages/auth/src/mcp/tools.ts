@@ -12,6 +12,8 @@ interface Parameter {
   required?: boolean;
   description?: string;
   schema?: Schema;
+  /** A cutoff instant the MCP server fills with the time the user was asked, when a confirmed call leaves it out. */
+  'x-mcp-asked-at'?: boolean;
 }
 
 interface Operation {
@@ -51,6 +53,8 @@ interface ToolRoute {
   bodyArgs: string[];
   /** Whether the operation requires a body: then `{}` is sent when no body argument is given. */
   bodyRequired: boolean;
+  /** The query argument a confirmed call gets the time the user was asked in (`x-mcp-asked-at`), if any. */
+  askedAt?: string;
 }
 
 export interface GeneratedTool {
@@ -139,6 +143,7 @@ function toTool(path: string, method: string, op: Operation, scopes: string[], p
       add(p.name, p.schema, p.description, true);
     } else if (p.in === 'query') {
       route.queryArgs.push(p.name);
+      if (p['x-mcp-asked-at'] === true) route.askedAt = p.name;
       add(p.name, p.schema, p.description, p.required === true);
     } else if (p.in === 'header' && HEADER_ARGUMENTS[p.name.toLowerCase()]) {
       const arg = HEADER_ARGUMENTS[p.name.toLowerCase()]!;

@@ -150,7 +150,7 @@ const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'
  * `DATABASE_URL`, `DATABASE_POOL_SIZE`, `DATABASE_CONNECT_TIMEOUT_MS`, `DATABASE_STATEMENT_TIMEOUT_MS`, `REDIS_URL`, `REDIS_PREFIX`, `ALLOWED_ORIGINS`,
  * `TRUST_PROXY`, `BODY_LIMIT_BYTES`, `LOG_LEVEL`, `SHUTDOWN_TIMEOUT_MS`, `HEAP_GROWING_PERCENT`, `COOKIE_SECURE`, `WEBHOOK_RETRY_BASE_MS`, `WEBHOOK_ALLOW_PRIVATE`, `WEBHOOK_CONCURRENCY`, `WEBHOOK_TRACE_CONTEXT`, `WEBHOOK_SECRET_KEY`, `WEBHOOK_SECRET_KEYS_OLD`, `MIGRATE_ON_START`, `OAUTH_CIMD_ALLOW_PRIVATE`, `OAUTH_REGISTRATIONS_PER_HOUR`, `SIGNUP` (`open` lets anyone create
  * an account at `/auth/<service>/signup`; `closed`, the default, leaves it to the operator),
- * `MCP_SESSION_SECRET` (required with NODE_ENV=production, as `WEBHOOK_SECRET_KEY` is), `PUBLIC_URL` (the origin clients use, e.g. https://api.example.com, named in the OAuth and MCP
+ * `MCP_CONFIRMATION_SECONDS`, `MCP_SESSION_SECRET` (required with NODE_ENV=production, as `WEBHOOK_SECRET_KEY` is), `PUBLIC_URL` (the origin clients use, e.g. https://api.example.com, named in the OAuth and MCP
  * metadata; unset: the origin each request came through).
  */
 function serviceEnv(env: Env, service: { name: string; port: number; bodyLimitBytes: number }) {
@@ -186,6 +186,8 @@ function serviceEnv(env: Env, service: { name: string; port: number; bodyLimitBy
     publicUrl: publicUrl(env),
     // What MCP session ids are signed with (never logged).
     mcpSessionSecret: mcpSessionSecret(env, serviceRole),
+    // How long after the user was asked a 2026-07-28 confirmation may be used, once (tests shorten it).
+    mcpConfirmationSeconds: envInt(env, 'MCP_CONFIRMATION_SECONDS', 60, 1, 60),
     streams: {
       // The longest silence on a change stream before a `: keepalive` comment (tests shorten it).
       keepaliveMs: envInt(env, 'STREAM_KEEPALIVE_MS', 15_000, 50, 15_000),

@@ -120,7 +120,7 @@ export function withApiKeyScopes<T extends object>(document: T, scopesFor: (meth
 }
 
 /** The longest request line the gateway takes (nginx's default `large_client_header_buffers 4 8k`); longer is 414. */
-export const GATEWAY_MAX_REQUEST_LINE = 8192;
+const GATEWAY_MAX_REQUEST_LINE = 8192;
 
 type Param = { in?: string; name?: string; schema?: { type?: string | string[]; maxLength?: number; pattern?: string; enum?: unknown[]; format?: string } };
 

@@ -171,6 +171,7 @@ export function createServiceApp(o: ServiceAppOptions): Express {
     redisPrefix: o.config.redisPrefix,
     logger: o.logger,
     sessionSecret: o.config.mcpSessionSecret,
+    confirmationSeconds: o.config.mcpConfirmationSeconds,
     calls,
   })));
   const json = jsonBody({ limit: o.config.bodyLimitBytes });
