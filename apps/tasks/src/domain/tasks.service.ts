@@ -13,7 +13,7 @@ import { UNREADABLE_RULE, nextDue, parseRecurrence } from './recurrence.js';
 import { fail, taskNotFound } from './errors.js';
 import { LIMITS } from './limits.js';
 import type { Shape } from '@app/http-errors/validation';
-import type { createTaskSchema, listQuerySchema, taskSchema, taskWithSubtasksSchema, updateTaskSchema } from '../openapi/task-schemas.js';
+import type { createTaskSchema, listQuerySchema, taskSchema, taskWithSubtasksSchema, updateTaskSchema } from './task.schemas.js';
 
 type Db = Kysely<Database>;
 

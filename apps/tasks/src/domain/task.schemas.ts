@@ -1,10 +1,14 @@
 import { DATE_TIME_PATTERN } from '@app/http-errors/validation';
-import { RECURRENCE_FORMS } from '../domain/recurrence.js';
-import { LIMITS } from '../domain/limits.js';
-import { dateTime, nullable } from './shared.js';
+import { RECURRENCE_FORMS } from './recurrence.js';
+import { LIMITS } from './limits.js';
+
+/** `schema` that also takes null; generic so a schema declared `as const` keeps its literal types. */
+const nullable = <const S extends object, const T extends string>(schema: S, type: T) => ({ ...schema, type: [type, 'null'] as const });
+export const dateTime = { type: 'string', format: 'date-time', description: 'ISO 8601 instant in UTC with `Z` (microsecond precision when not zero)' } as const;
 
 /*
- * The task's request and response schemas. The request schemas are the ones the routes compile
+ * The task's request and response schemas, in the domain: its types are derived from them, and the
+ * document (openapi/) imports them. The request schemas are the ones the routes compile
  * with ajv, so validation and documentation cannot disagree; the test harness checks every
  * response against the document.
  */
