@@ -5,7 +5,7 @@ import * as repo from '../db/actions.repository.js';
 import { PAGE_ENVELOPE } from './cursor.js';
 import { toItem, type Item } from './views.js';
 import type { Shape } from '@app/http-errors/validation';
-import type { actionsQuery } from '../openapi/search.js';
+import type { actionsQuery } from './search.schemas.js';
 
 export type ActionsQuery = Shape<typeof actionsQuery>;
 

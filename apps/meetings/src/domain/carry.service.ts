@@ -13,7 +13,7 @@ import { toItem, toMeeting, type ItemRow, type MeetingRow, type SeriesRow } from
 import { inTransaction } from '@app/auth/runtime';
 import { fail, notFound } from './errors.js';
 import type { Shape } from '@app/http-errors/validation';
-import type { carryItemBody } from '../openapi/items.js';
+import type { carryItemBody } from './items.schemas.js';
 
 export type CarryTarget = Shape<typeof carryItemBody>;
 

@@ -8,7 +8,7 @@ import { toItem, toMeeting } from './views.js';
 import { inTransaction } from '@app/auth/runtime';
 import { fail, notFound } from './errors.js';
 import type { Shape } from '@app/http-errors/validation';
-import type { itemCreateBody, itemPatchBody } from '../openapi/items.js';
+import type { itemCreateBody, itemPatchBody } from './items.schemas.js';
 
 export type ItemCreate = Shape<typeof itemCreateBody>;
 

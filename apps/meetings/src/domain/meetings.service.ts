@@ -13,7 +13,7 @@ import { inReadingOrder, toItem, toMeeting } from './views.js';
 import { inTransaction } from '@app/auth/runtime';
 import { fail, notFound } from './errors.js';
 import type { Shape } from '@app/http-errors/validation';
-import type { meetingCreateBody, meetingPatchBody, meetingsQuery } from '../openapi/meetings.js';
+import type { meetingCreateBody, meetingPatchBody, meetingsQuery } from './meetings.schemas.js';
 
 /** The status moves DESIGN.md allows; the parking lot's DRAFT never moves. */
 const MOVES: Record<string, readonly string[]> = {

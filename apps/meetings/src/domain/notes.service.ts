@@ -10,7 +10,7 @@ import { toNote, type Note } from './views.js';
 import { inTransaction } from '@app/auth/runtime';
 import { fail } from './errors.js';
 import type { Shape } from '@app/http-errors/validation';
-import type { notePutBody } from '../openapi/notes.js';
+import type { notePutBody } from './notes.schemas.js';
 
 export type NoteInput = Shape<typeof notePutBody>;
 

@@ -2,7 +2,7 @@ import type { Kysely } from 'kysely';
 import type { Database } from '../db/schema.js';
 import * as repo from '../db/search.repository.js';
 import type { Shape } from '@app/http-errors/validation';
-import type { searchQuery } from '../openapi/search.js';
+import type { searchQuery } from './search.schemas.js';
 
 export type SearchQuery = Shape<typeof searchQuery>;
 

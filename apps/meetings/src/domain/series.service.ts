@@ -14,7 +14,7 @@ import { occurrencesFrom, startsAtUtc, todayIn } from './recurrence.js';
 import { toMeeting, toSeries } from './views.js';
 import { fail, notFound } from './errors.js';
 import type { Shape } from '@app/http-errors/validation';
-import type { seriesCreateBody, seriesPatchBody } from '../openapi/series.js';
+import type { seriesCreateBody, seriesPatchBody } from './series.schemas.js';
 
 export type SeriesInput = Shape<typeof seriesCreateBody>;
 
