@@ -15,7 +15,7 @@ import { webhooks } from './openapi/webhooks.js';
 /**
  * The meetings service's OpenAPI 3.1 document, assembled from one file per resource under
  * openapi/ (account, notes, people, series, meetings, items, search, changes; shared.ts holds
- * what they share). Request schemas are exported as consts and compiled by the routes (ajv, once
+ * what they share). Request schemas live in domain/*.schemas.ts and are compiled by the routes (ajv, once
  * at module load); the document embeds the very same objects, so validation and documentation
  * cannot disagree. test/openapi.test.ts holds the served document to test/fixtures/openapi.json.
  */

@@ -11,7 +11,7 @@ import { emit, emitDeleted } from './events.js';
 import { toItem, toSharedItem, type Item } from './mappers.js';
 import { fail, notFound } from './errors.js';
 import type { Shape } from '@app/http-errors/validation';
-import type { createItemSchema } from '../openapi/items.js';
+import type { createItemSchema } from './items.schemas.js';
 
 export type NewItem = Shape<typeof createItemSchema>;
 

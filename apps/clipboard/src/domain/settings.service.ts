@@ -5,7 +5,7 @@ import { toSettings, type Settings } from './mappers.js';
 import { TOMBSTONE_DAYS } from './limits.js';
 import { fail } from './errors.js';
 import type { Shape } from '@app/http-errors/validation';
-import type { settingsPatchSchema } from '../openapi/settings.js';
+import type { settingsPatchSchema } from './settings.schemas.js';
 
 export type SettingsPatch = Shape<typeof settingsPatchSchema>;
 

@@ -9,7 +9,7 @@ import { emit, emitDeleted } from './events.js';
 import { toSnippet, type Snippet } from './mappers.js';
 import { fail, notFound } from './errors.js';
 import type { Shape } from '@app/http-errors/validation';
-import type { snippetInputSchema } from '../openapi/snippets.js';
+import type { snippetInputSchema } from './snippets.schemas.js';
 
 export type SnippetInput = Shape<typeof snippetInputSchema>;
 

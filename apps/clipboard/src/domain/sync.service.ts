@@ -27,7 +27,7 @@ import { creationProblem, keywordMessage, type SnippetInput } from './snippets.s
 import { fail } from './errors.js';
 import { TOMBSTONE_DAYS } from './limits.js';
 import type { Shape } from '@app/http-errors/validation';
-import type { syncFavoriteDataSchema, syncItemDataSchema } from '../openapi/sync.js';
+import type { syncFavoriteDataSchema, syncItemDataSchema } from './sync.schemas.js';
 
 interface Change {
   seq: number;
