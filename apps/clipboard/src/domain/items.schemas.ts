@@ -3,10 +3,10 @@ import { MAX_BULK_IDS, MAX_ITEM_CONTENT, MAX_QUERY, MAX_SEALED_CONTENT } from '.
 
 // The request schemas of clipboard items (the routes compile them; the domain's types and the document come from them).
 
-export const ITEM_TYPES = ['text', 'url', 'html', 'rtf', 'code', 'sealed'] as const;
+const ITEM_TYPES = ['text', 'url', 'html', 'rtf', 'code', 'sealed'] as const;
 
 /** An instant a client sends: ISO 8601 with `Z` or an offset, on a real calendar day (ajv's date-time). */
-export const dateTime = { type: 'string', format: 'date-time', maxLength: 40 } as const;
+const dateTime = { type: 'string', format: 'date-time', maxLength: 40 } as const;
 
 export const itemType = {
   type: 'string',
