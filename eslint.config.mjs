@@ -1,6 +1,7 @@
 // The lint gate's ESLint half (`npm run lint`, run by `npm test`): typescript-eslint's type-checked
 // recommended rules over every TypeScript file, each file checked against the tsconfig that
 // builds or typechecks it. Import cycles are checked by madge and unused code by knip (same gate).
+import { execFileSync } from 'node:child_process';
 import { createNodeResolver, importX } from 'eslint-plugin-import-x';
 import tseslint from 'typescript-eslint';
 
@@ -17,7 +18,25 @@ const floors = {
   'account-page': ['oauth', 'identity', 'database'], // the browser face of identity and oauth
 };
 
-export default tseslint.config(
+/**
+ * Fails the config when a block's `files` glob matches no file of the repository (tracked or
+ * new): a rule for a file that was moved or removed would otherwise guard nothing, silently.
+ */
+function everyGlobMatches(configs) {
+  let paths;
+  try {
+    paths = execFileSync('git', ['ls-files', '-co', '--exclude-standard'], { cwd: import.meta.dirname, encoding: 'utf8', maxBuffer: 64 * 1024 * 1024 }).split('\n');
+  } catch {
+    return configs; // not a git checkout: nothing to list the files by
+  }
+  const pattern = (glob) =>
+    new RegExp(`^${glob.replace(/[.+^$()|[\]\\]/g, '\\$&').replace(/\{([^}]*)\}/g, (_, names) => `(${names.split(',').join('|')})`).replace(/\*\*\/|\*\*|\*/g, (m) => ({ '**/': '(.*/)?', '**': '.*', '*': '[^/]*' })[m])}`);
+  const dead = [...new Set(configs.flatMap((config) => config.files ?? []))].filter((glob) => !paths.some((path) => pattern(glob).test(path)));
+  if (dead.length > 0) throw new Error(`eslint.config.mjs: files globs that match no file: ${dead.join(', ')}`);
+  return configs;
+}
+
+export default everyGlobMatches(tseslint.config(
   // The new-service scaffold is a template (`__name__` placeholders), linted as the app it makes.
   { ignores: ['**/node_modules/', '**/dist/', '**/.turbo/', 'packages/client/src/generated/', 'packages/devstack/scaffold/'] },
   {
@@ -73,11 +92,12 @@ export default tseslint.config(
     },
   },
   {
-    // `npm run admin` loads admin.ts: it reads the service's auth settings from auth.ts and must
-    // not load the app, its routes or its OpenAPI document (slow, and none of them is needed).
-    files: ['apps/*/src/admin.ts', 'apps/*/src/auth.ts'],
+    // A declaration is loaded by everything that lists services (the admin command, generate, the
+    // dev stack's tests) and must not load the app, its routes or its OpenAPI document (slow, and
+    // none of them is needed there): the app comes through its `load()`, a lazy import.
+    files: ['apps/*/src/service.ts'],
     rules: {
-      'no-restricted-imports': ['error', { patterns: [{ group: ['./app.js', './routes/*', './openapi.js', './mcp.js'], message: 'admin.ts and auth.ts load no app, routes or documents' }] }],
+      'no-restricted-imports': ['error', { patterns: [{ group: ['./app.js', './routes/*', './openapi.js', './openapi/*', './mcp.js', './mcp-tools.js'], message: 'a declaration loads no app, routes or documents: its load() imports the app' }] }],
     },
   },
   {
@@ -139,4 +159,12 @@ export default tseslint.config(
     // CommonJS files (jest configs, scripts/system-packages.cjs) load modules with require().
     rules: { '@typescript-eslint/no-require-imports': 'off' },
   },
-);
+  {
+    // A function you can hold in your head (DESIGN.md "Layout"): none over 150 lines in the
+    // source (a suite is one function per describe group). Tests are exempt: a describe callback
+    // reads as a list of cases.
+    files: ['apps/*/src/**/*.{ts,js,mjs,cjs}', 'packages/*/src/**/*.{ts,js,mjs,cjs}', 'bench/src/**/*.{ts,js,mjs,cjs}', 'scripts/**/*.{ts,js,mjs,cjs}'],
+    ignores: ['**/test/**', '**/*.test.ts'],
+    rules: { 'max-lines-per-function': ['error', { max: 150, skipBlankLines: true, skipComments: true }] },
+  },
+));

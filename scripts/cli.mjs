@@ -157,6 +157,14 @@ switch (command) {
     ensureBuilt();
     process.exit(devstack('run-tests.js', ['--filter=@app/gateway', '--', '--testMatch', '**/infra/nginx/soak/**/*.test.ts', ...args]));
     break;
+  case 'test:contract':
+    // The Portman contract and fuzzing run alone (never part of `npm test`; npx fetches Portman
+    // and newman at pinned versions): see infra/nginx/test/contract.test.ts.
+    ensureSystem('test:contract');
+    ensureInstalled();
+    ensureBuilt();
+    process.exit(devstack('run-tests.js', ['--filter=@app/gateway', '--', 'nginx/test/contract.test', ...args], { env: { ...env, CONTRACT: '1' } }));
+    break;
   case 'test:replicas':
     // The replicas suite alone: two instances per service behind nginx, npm start's supervisor.
     ensureSystem('test:replicas');
@@ -208,6 +216,13 @@ switch (command) {
     // `npm run generate`, which wires it into every generated file. The last build takes in the
     // generated lists (devstack's, the client's with the new document) and nothing else: the
     // other apps' builds do not read them (turbo would redo them only for devstack's new hash).
+    // The arguments' shape is checked first, so `--help` or a malformed name answers at once.
+    if (args.length !== 1 || !/^[a-z]{2,20}$/.test(args[0])) {
+      const help = args.length === 1 && ['--help', '-h', 'help'].includes(args[0]);
+      const why = help || args.length !== 1 ? '' : `"${args[0]}" is not a service name: 2 to 20 lower-case letters\n`;
+      process.stderr.write(`${why ? `new-service: ${why}` : ''}usage: npm run new-service -- <name>   (2 to 20 lower-case letters, e.g. bookmarks; not a service, a reserved word or a path another service routes)\n`);
+      process.exit(help ? 0 : 2);
+    }
     if (!existsSync(join(root, 'packages', 'devstack', 'dist', 'new-service.js')) || services().some((svc) => !existsSync(join(root, 'apps', svc, 'dist', 'service.js')))) {
       ensureInstalled();
       ensureBuilt();
@@ -235,6 +250,6 @@ switch (command) {
     process.exit(turbo(args[0] ?? 'build', args.slice(1)));
     break;
   default:
-    process.stderr.write('usage: node scripts/cli.mjs <start|test|test:faults|test:soak|test:replicas|admin|bench|build|generate [--check]|new-service NAME|lint|lint-openapi|system-packages start|test|turbo TASK>\n');
+    process.stderr.write('usage: node scripts/cli.mjs <start|test|test:faults|test:soak|test:contract|test:replicas|admin|bench|build|generate [--check]|new-service NAME|lint|lint-openapi|system-packages start|test|turbo TASK>\n');
     process.exit(2);
 }

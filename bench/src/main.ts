@@ -1,4 +1,4 @@
-import { spawn, spawnSync } from 'node:child_process';
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -15,6 +15,7 @@ import { adminCommand,   createDatabase,
   stopChild,
   upstreams,
   waitForPort,
+  type RunningProduct,
   type Service,
 } from '@app/devstack';
 import type { BaselineRoute } from './baseline.js';
@@ -23,11 +24,11 @@ import { machine, printTable, writeResults, type Row } from './report.js';
 import { peakRss } from './rss.js';
 import { pidsNamed, postgresServing } from './cpu.js';
 import { SqlLog, sequentialScans } from './sql-log.js';
-import { TOTAL_TASKS, scaleRequests, seedTasksLarge, seedTasksSmall, taskScenarios } from './tasks.bench.js';
+import { TOTAL_TASKS, scaleRequests, seedTasksLarge, seedTasksSmall, taskScenarios, type TasksFixture } from './tasks.bench.js';
 import { meetingScenarios, seedMeetings } from './meetings.bench.js';
 import { clipboardScenarios, seedClipboard } from './clipboard.bench.js';
 import { mixedScenario, seedFleet } from './mixed.bench.js';
-import { WEBHOOKS_SCENARIO, webhookBench } from './webhooks.bench.js';
+import { WEBHOOKS_SCENARIO, webhookBench, type WebhookBenchResult } from './webhooks.bench.js';
 import { STREAMS_LATENCY_SCENARIO, STREAMS_MEMORY_SCENARIO, streamBench, type StreamBenchResult } from './streams.bench.js';
 import { C10K_SCENARIO, c10kBench, type C10kResult } from './c10k.bench.js';
 import type { BenchContext, Scenario, Stoppable } from './types.js';
@@ -112,110 +113,322 @@ function printStreams(r: StreamBenchResult & { c10k?: C10kResult }): void {
   }
 }
 
-async function main(): Promise<number> {
-  const started = Date.now();
-  const work = mkdtempSync(join(tmpdir(), 'bench-'));
-  // Its own temp directory: initdb runs as the postgres user, which cannot enter `work` (0700).
-  const pgDir = mkdtempSync(join(tmpdir(), 'bench-pg-'));
+/** What a run started: stopped, in reverse order, when it ends or is interrupted. */
+interface Run {
+  /** The run's temp directory (nginx configs, the baseline's routes). */
+  work: string;
+  cleanups: Array<() => Promise<void>>;
+  /**
+   * The products the stream rows start on their own, while they run: a scenario stops its own
+   * when it ends, but an interrupted run ends in main's handler, not in the scenario.
+   */
+  running: Set<Stoppable>;
+}
+
+/** The product under measure and what it stands on. */
+interface Stack {
+  /** A superuser connection to the bench database. */
+  client: pg.Client;
+  databaseUrl: string;
+  redisUrl: string;
+  sqlLog: SqlLog;
+  product: RunningProduct;
+  /** Tasks' webhook worker, a process apart from its API process. */
+  tasksWorker: ChildProcess;
+  gateway: string;
+  ctx: BenchContext;
+}
+
+type Streams = StreamBenchResult & { c10k?: C10kResult };
+type LoadPair = { list: LoadResult; search: LoadResult };
+/** The pids metered beside a scenario's own: every nginx process, and Postgres's serving backends. */
+type SharedMeters = { nginx: () => number[]; postgres: () => number[] };
+
+/** Each scenario's load, and the webhook scenario's. */
+const LOAD_OPTS = { connections: CONNECTIONS, warmupSeconds: WARMUP_SECONDS, seconds: SECONDS };
+
+/** Every service's settings under the bench. */
+const SERVICE_VARS: Record<string, string> = {
+  HOST: '127.0.0.1',
+  // Request logs would go to this terminal; the services still build every log line's
+  // fields, pino drops them at the level check.
+  LOG_LEVEL: 'warn',
+  RATE_LIMIT_PER_MINUTE: '10000000',
+  RATE_LIMIT_READS_PER_MINUTE: '10000000',
+  RATE_LIMIT_WRITES_PER_MINUTE: '10000000',
+  RATE_LIMIT_NETWORK_PER_MINUTE: '10000000',
+  DATABASE_POOL_SIZE: '20',
+  // A smoke run shares CI's cores with the other suites: a pool wait past the 1.5 s default
+  // would answer 503 and fail the run for a reason that is not the scenario's.
+  ...(SMOKE ? { DATABASE_CONNECT_TIMEOUT_MS: '15000' } : {}),
+  // As under npm start: the webhook scenario's receiver listens on 127.0.0.1.
+  WEBHOOK_ALLOW_PRIVATE: '1',
+  // A delivery slot for each of the scenario's 20 busy subscriptions (each sends in order).
+  WEBHOOK_CONCURRENCY: '24',
+  // BENCH_PROFILE=<dir>: each service writes a V8 CPU profile there when it stops
+  // (`node bench/dist/profile.js <dir>` sums them).
+  ...(process.env.BENCH_PROFILE ? { BENCH_PROFILE: process.env.BENCH_PROFILE, NODE_OPTIONS: `--require ${join(repoRoot, 'bench', 'cpu-profile.cjs')}` } : {}),
+};
+
+/** Postgres (auto_explain preloaded, its data in `pgDir`), Redis, the three services, tasks' webhook worker and nginx. */
+async function startStack(run: Run, pgDir: string): Promise<Stack> {
+  log('starting Postgres (auto_explain preloaded), Redis, the three services and nginx...');
   const pgPort = await freePort();
   const adminUrl = `postgres://postgres:postgres@127.0.0.1:${pgPort}/postgres`;
   const sqlLog = new SqlLog(adminUrl);
-  const cleanups: Array<() => Promise<void>> = [];
-  // The products the stream rows start on their own, while they run: a scenario stops its own
-  // when it ends, but an interrupted run ends in the handler below, not in the scenario.
-  const running = new Set<Stoppable>();
+  const postgres = await startEmbeddedPostgres({
+    dataDir: pgDir,
+    port: pgPort,
+    persistent: false,
+    settings: { ...SqlLog.settings, shared_buffers: '1GB', work_mem: '16MB', maintenance_work_mem: '512MB', max_wal_size: '8GB', checkpoint_timeout: '30min' },
+    onLog: sqlLog.onLog,
+  });
+  run.cleanups.push(() => postgres.stop());
+  const databaseUrl = await createDatabase(adminUrl, 'bench');
+  const client = new pg.Client({ connectionString: databaseUrl });
+  await client.connect();
+  run.cleanups.push(() => client.end());
+  await client.query('create extension if not exists pg_trgm with schema public; create extension if not exists btree_gin with schema public');
+  const redis = await startRedis();
+  run.cleanups.push(() => redis.stop());
+
+  const product = await startProduct({
+    databaseUrl,
+    redisUrl: redis.url,
+    nginxDir: join(run.work, 'nginx'),
+    env: SERVICE_VARS,
+    // Tasks as it is deployed (compose, k8s): the API process writes webhook events and a worker
+    // process of its own delivers them, so the webhook scenario meters each apart.
+    serviceEnv: { tasks: { SERVICE_ROLE: 'api' } },
+    gatewayVars: NO_GUARD,
+  });
+  run.cleanups.push(() => product.stop());
+  // Its webhook worker, which serves only its probes and metrics and delivers what the API process wrote.
+  const { child: tasksWorker } = await startServiceProcess('tasks', 'tasks-worker', { ...SERVICE_VARS, DATABASE_URL: databaseUrl, REDIS_URL: redis.url, SERVICE_ROLE: 'worker' });
+  run.cleanups.push(() => stopChild(tasksWorker));
+  if (!product.gateway) throw new Error('nginx is not installed (apt-get install -y nginx-light): the bench measures through the gateway');
+  const gateway = product.gateway;
+
+  const ctx: BenchContext = {
+    client,
+    gateway,
+    admin: (service: Service, ...argv: string[]) => adminCommand(service, databaseUrl, ...argv),
+    async getJson(path, headers) {
+      const res = await fetch(`${gateway}${path}`, { headers });
+      if (!res.ok) throw new Error(`GET ${path} answered ${res.status}: ${await res.text()}`);
+      return res.json();
+    },
+  };
+  return { client, databaseUrl, redisUrl: redis.url, sqlLog, product, tasksWorker, gateway, ctx };
+}
+
+/** The stream rows, on products of their own (BENCH_ONLY=streams runs them alone); null when none is selected. */
+async function runStreamRows(run: Run, stack: Stack): Promise<Streams | null> {
+  const streamRows = { latency: selected(STREAMS_LATENCY_SCENARIO), memory: selected(STREAMS_MEMORY_SCENARIO) };
+  let streams: Streams | null = null;
+  if (streamRows.latency || streamRows.memory) {
+    log('streams: two meetings replicas, 200 streams through the gateway...');
+    streams = await streamBench({ databaseUrl: stack.databaseUrl, redisUrl: stack.redisUrl, nginxDir: join(run.work, 'nginx-streams'), running: run.running, ...streamRows });
+    printStreams(streams);
+  }
+  if (selected(C10K_SCENARIO)) {
+    log(`${C10K_SCENARIO}...`);
+    const c10k = await c10kBench({ databaseUrl: stack.databaseUrl, redisUrl: stack.redisUrl, nginxDir: join(run.work, 'nginx-c10k'), running: run.running });
+    streams = { ...streams, c10k };
+    printStreams({ c10k });
+  }
+  return streams;
+}
+
+/** Scale check: the task list and a rare-word search at 10,000 tasks, then at 1M; null when tasks is not selected. */
+async function scaleCheck(ctx: BenchContext, tasks: TasksFixture): Promise<{ small: LoadPair; large: LoadPair } | null> {
+  const scaleReq = scaleRequests(tasks);
+  const scaleOpts = { connections: 4, warmupSeconds: size(2, 0), seconds: size(5, 1) };
+  if (!needs('tasks')) return null;
+  log('scale check at 10k tasks...');
+  const small = { list: await runLoad(ctx.gateway, scaleReq.list, scaleOpts), search: await runLoad(ctx.gateway, scaleReq.search, scaleOpts) };
+  await seedTasksLarge(ctx, tasks);
+  log('scale check at 1M tasks...');
+  const large = { list: await runLoad(ctx.gateway, scaleReq.list, scaleOpts), search: await runLoad(ctx.gateway, scaleReq.search, scaleOpts) };
+  return { small, large };
+}
+
+/** Seeds the other services' data (what the selection needs) and lists the selected scenarios. */
+async function seedScenarios(ctx: BenchContext, tasks: TasksFixture): Promise<Scenario[]> {
+  const meetings = needs('meetings') ? await seedMeetings(ctx) : null;
+  const clipboard = needs('clipboard') ? await seedClipboard(ctx) : null;
+  await ctx.client.query('vacuum analyze');
+  const mixed = meetings && clipboard && selected('mixed') ? mixedScenario(await seedFleet(ctx, { tasks, meetings, clipboard })) : null;
+
+  return [
+    ...(needs('tasks') ? await taskScenarios(ctx, tasks) : []),
+    ...(meetings ? await meetingScenarios(ctx, meetings) : []),
+    ...(clipboard ? await clipboardScenarios(ctx, clipboard) : []),
+    ...(mixed ? [mixed] : []),
+  ].filter((s) => selected(s.name));
+}
+
+/**
+ * One request of each scenario with statement logging and auto_explain on: the baseline
+ * replays those statements, and every plan is printed and checked for sequential scans.
+ */
+async function captureScenarios(stack: Stack, scenarios: Scenario[]) {
+  log('capturing the SQL and EXPLAIN ANALYZE of each scenario...');
+  const routes: Record<string, BaselineRoute> = {};
+  const explained: Array<{ scenario: string; plans: string[]; seqScans: string[] }> = [];
+  // A sequential scan of a table that is small in this data set (the fleet's few thousand
+  // snippets, say) is the planner's right call, not a missing index.
+  const { rows: sizes } = await stack.client.query<{ name: string; rows: number }>(
+    `select relname as name, max(reltuples)::float8 as rows from pg_class where relkind = 'r' group by relname`,
+  );
+  const bigEnough = new Set(sizes.filter((t) => t.rows >= BIG_TABLE_ROWS).map((t) => t.name));
+  for (const [i, s] of scenarios.entries()) {
+    const statuses: number[] = [];
+    const captured = await stack.sqlLog.capture(async () => {
+      for (const sample of s.samples ?? [s.request]) statuses.push(await sendOnce(stack.gateway, sample, {}));
+    }, s.service === 'all' ? undefined : s.service);
+    if (statuses.some((status) => status >= 400)) throw new Error(`${s.name}: the product answered ${statuses.join(', ')} to the capture requests`);
+    if (s.baseline && s.service !== 'all') routes[`/s${i}`] = 'route' in s.baseline ? s.baseline.route : { schema: s.service, statements: captured.statements };
+    for (const [j, more] of (s.moreBaselines ?? []).entries()) {
+      routes[moreBaselinePath(s, i, j)] = 'replayVia' in more.route ? { schema: s.service, statements: captured.statements, via: more.route.replayVia } : more.route;
+    }
+    const seqScans = [...new Set(captured.plans.flatMap(sequentialScans))].filter((table) => bigEnough.has(table));
+    explained.push({ scenario: s.name, plans: captured.plans, seqScans });
+  }
+  return { routes, explained };
+}
+
+/** The baseline process serving `routes`, and the floors' own gateway in front of it. */
+async function startFloors(run: Run, databaseUrl: string, routes: Record<string, BaselineRoute>): Promise<{ baselinePid: number | undefined; baselineUrl: string; floorUrl: string }> {
+  const routesFile = join(run.work, 'baseline-routes.json');
+  writeFileSync(routesFile, JSON.stringify(routes));
+  const baselinePort = await freePort();
+  const baseline = spawn(process.execPath, [join(__dirname, 'baseline.js'), routesFile, String(baselinePort)], {
+    env: { ...process.env, DATABASE_URL: databaseUrl, DATABASE_POOL_SIZE: '20' },
+    stdio: ['ignore', 'inherit', 'inherit'],
+  });
+  run.cleanups.push(() => stopChild(baseline));
+  await waitForPort(baselinePort);
+  // The floors' own gateway: the product's template, every upstream the baseline process.
+  const floorGateway = await startNginx(join(run.work, 'nginx-floor'), {
+    GATEWAY_PORT: await freePort(),
+    ...upstreams(() => `127.0.0.1:${baselinePort}`),
+    ...NO_GUARD,
+  });
+  if (!floorGateway) throw new Error('nginx is not installed');
+  run.cleanups.push(() => floorGateway.stop());
+  return { baselinePid: baseline.pid, baselineUrl: `http://127.0.0.1:${baselinePort}`, floorUrl: floorGateway.url };
+}
+
+/** Each scenario's load on the product, then on each of its baselines: a row each. */
+async function loadScenarios(
+  stack: Stack,
+  floors: Awaited<ReturnType<typeof startFloors>>,
+  shared: SharedMeters,
+  scenarios: Scenario[],
+  routes: Record<string, BaselineRoute>,
+): Promise<Row[]> {
+  const { product, gateway } = stack;
+  const rows: Row[] = [];
+  const baselineOpts = { ...LOAD_OPTS, meter: { service: () => [floors.baselinePid], postgres: shared.postgres } };
+  const baselineRequest = (s: Scenario, path: string): LoadRequest => ({ method: s.request.method ?? 'GET', path, ...(s.request.body ? { body: s.request.body } : {}) });
+  for (const [i, s] of scenarios.entries()) {
+    log(`load: ${s.name}`);
+    const pids = (s.service === 'all' ? Object.values(product.children) : [product.children[s.service]]).map((c) => c.pid);
+    const productOpts = { ...LOAD_OPTS, meter: { service: () => pids, ...shared } };
+    const { result: productResult, peakMb } = await peakRss(pids, () => runLoad(gateway, s.request, productOpts));
+    const baselineResult = routes[`/s${i}`] ? answered(s.name, await runLoad(floors.baselineUrl, baselineRequest(s, `/s${i}`), baselineOpts)) : null;
+    const baselineDoes = !s.baseline ? '' : 'replay' in s.baseline ? 'replays the statements the product ran for one such request (captured from the database log)' : s.baseline.does;
+    rows.push({ scenario: s.name, product: productResult, baseline: baselineResult, baselineDoes, rssMb: peakMb });
+    for (const [j, more] of (s.moreBaselines ?? []).entries()) {
+      const path = moreBaselinePath(s, i, j);
+      const moreResult = answered(
+        `${s.name} vs ${more.label}`,
+        more.throughGateway
+          ? await runLoad(floors.floorUrl, baselineRequest(s, path), { ...baselineOpts, meter: { ...baselineOpts.meter, nginx: shared.nginx } })
+          : await runLoad(floors.baselineUrl, baselineRequest(s, path), baselineOpts),
+      );
+      rows.push({ scenario: `${s.name} vs ${more.label}`, product: productResult, baseline: moreResult, baselineDoes: more.does, rssMb: peakMb });
+    }
+  }
+  return rows;
+}
+
+/** The webhook row: throughput and CPU with and without subscriptions, and the delivery lag. */
+function printWebhooks(hooks: WebhookBenchResult): void {
+  process.stdout.write(
+    `${WEBHOOKS_SCENARIO}: ${hooks.without.reqPerSec.toFixed(0)} req/s without subscriptions -> ${hooks.with.reqPerSec.toFixed(0)} req/s with (${hooks.ratio.toFixed(2)}x; p99 ${hooks.without.p99.toFixed(1)} -> ${hooks.with.p99.toFixed(1)} ms); ` +
+      `total CPU (API + worker + Postgres) per create ${hooks.createCpuMs.toFixed(3)} ms, per delivered event ${hooks.deliveryCpuMs.toFixed(3)} ms (${(hooks.deliveryCpuMs / Math.max(hooks.createCpuMs, 0.000001)).toFixed(2)}x, at ${hooks.sameRate.rate} creates/s; ` +
+      `medians of runs with ${hooks.sameRate.totals.with.map((t) => t.toFixed(3)).join(', ')} ms and without ${hooks.sameRate.totals.without.map((t) => t.toFixed(3)).join(', ')} ms); ` +
+      `${hooks.delivered} events delivered, commit-to-receiver lag p50 ${hooks.lagP50} ms, p99 ${hooks.lagP99} ms, max ${hooks.lagMax} ms; ` +
+      `CPU per create: API process ${hooks.without.cpuMsPerRequest.api!.toFixed(3)} -> ${hooks.with.cpuMsPerRequest.api!.toFixed(3)} ms (${hooks.apiCpuRatio.toFixed(2)}x), ` +
+      `worker process ${hooks.without.cpuMsPerRequest.worker!.toFixed(3)} -> ${hooks.with.cpuMsPerRequest.worker!.toFixed(3)} ms, Postgres ${hooks.without.cpuMsPerRequest.postgres!.toFixed(3)} -> ${hooks.with.cpuMsPerRequest.postgres!.toFixed(3)} ms; ` +
+      `at one rate, ${hooks.sameRate.rate} creates/s (${hooks.sameRate.without.reqPerSec.toFixed(0)} and ${hooks.sameRate.with.reqPerSec.toFixed(0)} reached): API process ${hooks.sameRate.without.cpuMsPerRequest.api!.toFixed(3)} -> ${hooks.sameRate.with.cpuMsPerRequest.api!.toFixed(3)} ms per create (${hooks.sameRate.apiCpuRatio.toFixed(2)}x); ` +
+      `with the subscriptions and the worker stopped (events recorded, none sent): ${hooks.held.load.reqPerSec.toFixed(0)} req/s (${hooks.held.ratio.toFixed(2)}x), API process ${hooks.held.load.cpuMsPerRequest.api!.toFixed(3)} ms per create (${hooks.held.apiCpuRatio.toFixed(2)}x), Postgres ${hooks.held.load.cpuMsPerRequest.postgres!.toFixed(3)} ms (${hooks.held.postgresCpuRatio.toFixed(2)}x)\n`,
+  );
+}
+
+/** Every plan, the table, the scale check, the webhook and stream rows, and the sequential-scan verdict. */
+function printReport(r: {
+  explained: Array<{ scenario: string; plans: string[] }>;
+  table: string;
+  scaleFigures: ReturnType<typeof scaleFiguresOf>;
+  hooks: WebhookBenchResult | null;
+  streams: Streams | null;
+  seqScanFailures: Array<{ scenario: string; seqScans: string[] }>;
+}): void {
+  process.stdout.write('\nEXPLAIN (ANALYZE, BUFFERS) of every statement each scenario ran (captured with auto_explain):\n');
+  for (const e of r.explained) {
+    process.stdout.write(`\n=== ${e.scenario}\n${e.plans.join('\n\n')}\n`);
+  }
+  process.stdout.write(`\n${r.table}\n\n`);
+  if (r.scaleFigures) {
+    const { listP95Ms: list, rareSearchP95Ms: search } = r.scaleFigures;
+    process.stdout.write(`scale check (p95 through the gateway, 4 connections): list ${list.at10k.toFixed(1)} ms at 10k -> ${list.at1M.toFixed(1)} ms at 1M (${list.ratio.toFixed(2)}x); rare-word search ${search.at10k.toFixed(1)} ms -> ${search.at1M.toFixed(1)} ms (${search.ratio.toFixed(2)}x)\n`);
+  }
+  if (r.hooks) printWebhooks(r.hooks);
+  if (r.streams) printStreams(r.streams);
+  if (r.seqScanFailures.length > 0) {
+    process.stdout.write(`\nFAIL: sequential scans of big tables: ${r.seqScanFailures.map((e) => `${e.scenario} (${e.seqScans.join(', ')})`).join('; ')}\n`);
+  } else {
+    process.stdout.write('\nno hot query scans a big table sequentially\n');
+  }
+}
+
+/** The scale check's p95s at 10k and 1M tasks, and their ratios. */
+function scaleFiguresOf(scale: { small: LoadPair; large: LoadPair } | null) {
+  return scale && {
+    listP95Ms: { at10k: scale.small.list.p95, at1M: scale.large.list.p95, ratio: scale.large.list.p95 / Math.max(scale.small.list.p95, 0.001) },
+    rareSearchP95Ms: { at10k: scale.small.search.p95, at1M: scale.large.search.p95, ratio: scale.large.search.p95 / Math.max(scale.small.search.p95, 0.001) },
+  };
+}
+
+/** Node's, Postgres's and nginx's versions, for the results file. */
+async function versions(client: pg.Client): Promise<{ node: string; postgres: string; nginx: string }> {
+  const pgVersion = (await client.query<{ v: string }>('select version() as v')).rows[0]!.v;
+  const nginxBin = findExecutable('nginx');
+  const nginxVersion = nginxBin ? spawnSync(nginxBin, ['-v'], { encoding: 'utf8' }).stderr.trim() : 'none';
+  return { node: process.version, postgres: pgVersion, nginx: nginxVersion };
+}
+
+async function main(): Promise<number> {
+  const started = Date.now();
+  const run: Run = { work: mkdtempSync(join(tmpdir(), 'bench-')), cleanups: [], running: new Set() };
+  // Its own temp directory: initdb runs as the postgres user, which cannot enter `work` (0700).
+  const pgDir = mkdtempSync(join(tmpdir(), 'bench-pg-'));
   const cleanup = async () => {
-    for (const product of running) await product.stop().catch(() => {});
-    for (const fn of cleanups.reverse()) await fn().catch(() => {});
-    rmSync(work, { recursive: true, force: true });
+    for (const product of run.running) await product.stop().catch(() => {});
+    for (const fn of run.cleanups.reverse()) await fn().catch(() => {});
+    rmSync(run.work, { recursive: true, force: true });
     rmSync(pgDir, { recursive: true, force: true });
   };
   // Ctrl-C, or a SIGTERM from whatever runs the bench: stop what it started, not leave it running.
   for (const [signal, code] of [['SIGINT', 130], ['SIGTERM', 143]] as const) process.on(signal, () => void cleanup().then(() => process.exit(code)));
 
   try {
-    log('starting Postgres (auto_explain preloaded), Redis, the three services and nginx...');
-    const postgres = await startEmbeddedPostgres({
-      dataDir: pgDir,
-      port: pgPort,
-      persistent: false,
-      settings: { ...SqlLog.settings, shared_buffers: '1GB', work_mem: '16MB', maintenance_work_mem: '512MB', max_wal_size: '8GB', checkpoint_timeout: '30min' },
-      onLog: sqlLog.onLog,
-    });
-    cleanups.push(() => postgres.stop());
-    const databaseUrl = await createDatabase(adminUrl, 'bench');
-    const client = new pg.Client({ connectionString: databaseUrl });
-    await client.connect();
-    cleanups.push(() => client.end());
-    await client.query('create extension if not exists pg_trgm with schema public; create extension if not exists btree_gin with schema public');
-    const redis = await startRedis();
-    cleanups.push(() => redis.stop());
-
-    const limits = '10000000';
-    const serviceVars: Record<string, string> = {
-        HOST: '127.0.0.1',
-        // Request logs would go to this terminal; the services still build every log line's
-        // fields, pino drops them at the level check.
-        LOG_LEVEL: 'warn',
-        RATE_LIMIT_PER_MINUTE: limits,
-        RATE_LIMIT_READS_PER_MINUTE: limits,
-        RATE_LIMIT_WRITES_PER_MINUTE: limits,
-        RATE_LIMIT_NETWORK_PER_MINUTE: limits,
-        DATABASE_POOL_SIZE: '20',
-        // A smoke run shares CI's cores with the other suites: a pool wait past the 1.5 s default
-        // would answer 503 and fail the run for a reason that is not the scenario's.
-        ...(SMOKE ? { DATABASE_CONNECT_TIMEOUT_MS: '15000' } : {}),
-        // As under npm start: the webhook scenario's receiver listens on 127.0.0.1.
-        WEBHOOK_ALLOW_PRIVATE: '1',
-        // A delivery slot for each of the scenario's 20 busy subscriptions (each sends in order).
-        WEBHOOK_CONCURRENCY: '24',
-        // BENCH_PROFILE=<dir>: each service writes a V8 CPU profile there when it stops
-        // (`node bench/dist/profile.js <dir>` sums them).
-        ...(process.env.BENCH_PROFILE ? { BENCH_PROFILE: process.env.BENCH_PROFILE, NODE_OPTIONS: `--require ${join(repoRoot, 'bench', 'cpu-profile.cjs')}` } : {}),
-    };
-    const product = await startProduct({
-      databaseUrl,
-      redisUrl: redis.url,
-      nginxDir: join(work, 'nginx'),
-      env: serviceVars,
-      // Tasks as it is deployed (compose, k8s): the API process writes webhook events and a worker
-      // process of its own delivers them, so the webhook scenario meters each apart.
-      serviceEnv: { tasks: { SERVICE_ROLE: 'api' } },
-      gatewayVars: NO_GUARD,
-    });
-    cleanups.push(() => product.stop());
-    // Its webhook worker, which serves only its probes and metrics and delivers what the API process wrote.
-    const { child: tasksWorker } = await startServiceProcess('tasks', 'tasks-worker', { ...serviceVars, DATABASE_URL: databaseUrl, REDIS_URL: redis.url, SERVICE_ROLE: 'worker' });
-    cleanups.push(() => stopChild(tasksWorker));
-    if (!product.gateway) throw new Error('nginx is not installed (apt-get install -y nginx-light): the bench measures through the gateway');
-    const gateway = product.gateway;
-
-    const ctx: BenchContext = {
-      client,
-      gateway,
-      admin: (service: Service, ...argv: string[]) => adminCommand(service, databaseUrl, ...argv),
-      async getJson(path, headers) {
-        const res = await fetch(`${gateway}${path}`, { headers });
-        if (!res.ok) throw new Error(`GET ${path} answered ${res.status}: ${await res.text()}`);
-        return res.json();
-      },
-    };
-
-    // The stream rows run on a product of their own (two replicas), before anything is seeded;
-    // BENCH_ONLY=streams runs them alone.
-    const streamRows = { latency: selected(STREAMS_LATENCY_SCENARIO), memory: selected(STREAMS_MEMORY_SCENARIO) };
-    let streams: (StreamBenchResult & { c10k?: C10kResult }) | null = null;
-    if (streamRows.latency || streamRows.memory) {
-      log('streams: two meetings replicas, 200 streams through the gateway...');
-      streams = await streamBench({ databaseUrl, redisUrl: redis.url, nginxDir: join(work, 'nginx-streams'), running, ...streamRows });
-      printStreams(streams);
-    }
-    if (selected(C10K_SCENARIO)) {
-      log(`${C10K_SCENARIO}...`);
-      const c10k = await c10kBench({ databaseUrl, redisUrl: redis.url, nginxDir: join(work, 'nginx-c10k'), running });
-      streams = { ...streams, c10k };
-      printStreams({ c10k });
-    }
+    const stack = await startStack(run, pgDir);
+    // The stream rows run on a product of their own (two replicas), before anything is seeded.
+    const streams = await runStreamRows(run, stack);
     if (streams) {
       if (ONLY.length > 0 && ONLY.every((o) => 'streams'.includes(o) || o.includes('stream') || o.includes('c10k'))) {
         writeResults(RESULTS_FILE, { date: new Date().toISOString(), machine: machine(), settings: { only: ONLY }, streams });
@@ -223,157 +436,37 @@ async function main(): Promise<number> {
       }
     }
 
-    // Scale check, part 1: 10,000 tasks.
-    const tasks = await seedTasksSmall(ctx);
-    const scaleReq = scaleRequests(tasks);
-    const scaleOpts = { connections: 4, warmupSeconds: size(2, 0), seconds: size(5, 1) };
-    let scale: { small: { list: LoadResult; search: LoadResult }; large: { list: LoadResult; search: LoadResult } } | null = null;
-    if (needs('tasks')) {
-      log('scale check at 10k tasks...');
-      const small = { list: await runLoad(gateway, scaleReq.list, scaleOpts), search: await runLoad(gateway, scaleReq.search, scaleOpts) };
-      await seedTasksLarge(ctx, tasks);
-      log('scale check at 1M tasks...');
-      const large = { list: await runLoad(gateway, scaleReq.list, scaleOpts), search: await runLoad(gateway, scaleReq.search, scaleOpts) };
-      scale = { small, large };
-    }
-
-    const meetings = needs('meetings') ? await seedMeetings(ctx) : null;
-    const clipboard = needs('clipboard') ? await seedClipboard(ctx) : null;
-    await client.query('vacuum analyze');
-    const mixed = meetings && clipboard && selected('mixed') ? mixedScenario(await seedFleet(ctx, { tasks, meetings, clipboard })) : null;
-
-    const scenarios: Scenario[] = [
-      ...(needs('tasks') ? await taskScenarios(ctx, tasks) : []),
-      ...(meetings ? await meetingScenarios(ctx, meetings) : []),
-      ...(clipboard ? await clipboardScenarios(ctx, clipboard) : []),
-      ...(mixed ? [mixed] : []),
-    ].filter((s) => selected(s.name));
-
-    // One request of each scenario with statement logging and auto_explain on: the baseline
-    // replays those statements, and every plan is printed and checked for sequential scans.
-    log('capturing the SQL and EXPLAIN ANALYZE of each scenario...');
-    const routes: Record<string, BaselineRoute> = {};
-    const explained: Array<{ scenario: string; plans: string[]; seqScans: string[] }> = [];
-    // A sequential scan of a table that is small in this data set (the fleet's few thousand
-    // snippets, say) is the planner's right call, not a missing index.
-    const { rows: sizes } = await client.query<{ name: string; rows: number }>(
-      `select relname as name, max(reltuples)::float8 as rows from pg_class where relkind = 'r' group by relname`,
-    );
-    const bigEnough = new Set(sizes.filter((t) => t.rows >= BIG_TABLE_ROWS).map((t) => t.name));
-    for (const [i, s] of scenarios.entries()) {
-      const statuses: number[] = [];
-      const captured = await sqlLog.capture(async () => {
-        for (const sample of s.samples ?? [s.request]) statuses.push(await sendOnce(gateway, sample, {}));
-      }, s.service === 'all' ? undefined : s.service);
-      if (statuses.some((status) => status >= 400)) throw new Error(`${s.name}: the product answered ${statuses.join(', ')} to the capture requests`);
-      if (s.baseline && s.service !== 'all') routes[`/s${i}`] = 'route' in s.baseline ? s.baseline.route : { schema: s.service, statements: captured.statements };
-      for (const [j, more] of (s.moreBaselines ?? []).entries()) {
-        routes[moreBaselinePath(s, i, j)] = 'replayVia' in more.route ? { schema: s.service, statements: captured.statements, via: more.route.replayVia } : more.route;
-      }
-      const seqScans = [...new Set(captured.plans.flatMap(sequentialScans))].filter((table) => bigEnough.has(table));
-      explained.push({ scenario: s.name, plans: captured.plans, seqScans });
-    }
-
-    const routesFile = join(work, 'baseline-routes.json');
-    writeFileSync(routesFile, JSON.stringify(routes));
-    const baselinePort = await freePort();
-    const baseline = spawn(process.execPath, [join(__dirname, 'baseline.js'), routesFile, String(baselinePort)], {
-      env: { ...process.env, DATABASE_URL: databaseUrl, DATABASE_POOL_SIZE: '20' },
-      stdio: ['ignore', 'inherit', 'inherit'],
-    });
-    cleanups.push(() => stopChild(baseline));
-    await waitForPort(baselinePort);
-    const baselineUrl = `http://127.0.0.1:${baselinePort}`;
-    // The floors' own gateway: the product's template, every upstream the baseline process.
-    const floorGateway = await startNginx(join(work, 'nginx-floor'), {
-      GATEWAY_PORT: await freePort(),
-      ...upstreams(() => `127.0.0.1:${baselinePort}`),
-      ...NO_GUARD,
-    });
-    if (!floorGateway) throw new Error('nginx is not installed');
-    cleanups.push(() => floorGateway.stop());
-
-    const rows: Row[] = [];
-    const loadOpts = { connections: CONNECTIONS, warmupSeconds: WARMUP_SECONDS, seconds: SECONDS };
-    const { rows: [backend] } = await client.query<{ pid: number }>('select pg_backend_pid() as pid');
-    const shared = { nginx: () => pidsNamed('nginx'), postgres: postgresServing(backend!.pid) };
-    const baselineOpts = { ...loadOpts, meter: { service: () => [baseline.pid], postgres: shared.postgres } };
-    const baselineRequest = (s: Scenario, path: string): LoadRequest => ({ method: s.request.method ?? 'GET', path, ...(s.request.body ? { body: s.request.body } : {}) });
-    for (const [i, s] of scenarios.entries()) {
-      log(`load: ${s.name}`);
-      const pids = (s.service === 'all' ? Object.values(product.children) : [product.children[s.service]]).map((c) => c.pid);
-      const productOpts = { ...loadOpts, meter: { service: () => pids, ...shared } };
-      const { result: productResult, peakMb } = await peakRss(pids, () => runLoad(gateway, s.request, productOpts));
-      const baselineResult = routes[`/s${i}`] ? answered(s.name, await runLoad(baselineUrl, baselineRequest(s, `/s${i}`), baselineOpts)) : null;
-      const baselineDoes = !s.baseline ? '' : 'replay' in s.baseline ? 'replays the statements the product ran for one such request (captured from the database log)' : s.baseline.does;
-      rows.push({ scenario: s.name, product: productResult, baseline: baselineResult, baselineDoes, rssMb: peakMb });
-      for (const [j, more] of (s.moreBaselines ?? []).entries()) {
-        const path = moreBaselinePath(s, i, j);
-        const moreResult = answered(
-          `${s.name} vs ${more.label}`,
-          more.throughGateway
-            ? await runLoad(floorGateway.url, baselineRequest(s, path), { ...baselineOpts, meter: { ...baselineOpts.meter, nginx: shared.nginx } })
-            : await runLoad(baselineUrl, baselineRequest(s, path), baselineOpts),
-        );
-        rows.push({ scenario: `${s.name} vs ${more.label}`, product: productResult, baseline: moreResult, baselineDoes: more.does, rssMb: peakMb });
-      }
-    }
+    const tasks = await seedTasksSmall(stack.ctx);
+    const scale = await scaleCheck(stack.ctx, tasks);
+    const scenarios = await seedScenarios(stack.ctx, tasks);
+    const { routes, explained } = await captureScenarios(stack, scenarios);
+    const floors = await startFloors(run, stack.databaseUrl, routes);
+    const { rows: [backend] } = await stack.client.query<{ pid: number }>('select pg_backend_pid() as pid');
+    const shared: SharedMeters = { nginx: () => pidsNamed('nginx'), postgres: postgresServing(backend!.pid) };
+    const rows = await loadScenarios(stack, floors, shared, scenarios, routes);
 
     const table = printTable(rows);
     // Last: it leaves a subscription on each account.
     log(`load: ${WEBHOOKS_SCENARIO}`);
-    const hooks = needs('tasks') && selected(WEBHOOKS_SCENARIO) ? await webhookBench(ctx, tasks, loadOpts, { api: product.children.tasks.pid, worker: tasksWorker.pid, postgres: shared.postgres }) : null;
-    const scaleFigures = scale && {
-      listP95Ms: { at10k: scale.small.list.p95, at1M: scale.large.list.p95, ratio: scale.large.list.p95 / Math.max(scale.small.list.p95, 0.001) },
-      rareSearchP95Ms: { at10k: scale.small.search.p95, at1M: scale.large.search.p95, ratio: scale.large.search.p95 / Math.max(scale.small.search.p95, 0.001) },
-    };
+    const hooks = needs('tasks') && selected(WEBHOOKS_SCENARIO) ? await webhookBench(stack.ctx, tasks, LOAD_OPTS, { api: stack.product.children.tasks.pid, worker: stack.tasksWorker.pid, postgres: shared.postgres }) : null;
+    const scaleFigures = scaleFiguresOf(scale);
     const seqScanFailures = explained.filter((e) => e.seqScans.length > 0);
+    printReport({ explained, table, scaleFigures, hooks, streams, seqScanFailures });
 
-    process.stdout.write('\nEXPLAIN (ANALYZE, BUFFERS) of every statement each scenario ran (captured with auto_explain):\n');
-    for (const e of explained) {
-      process.stdout.write(`\n=== ${e.scenario}\n${e.plans.join('\n\n')}\n`);
-    }
-    process.stdout.write(`\n${table}\n\n`);
-    if (scaleFigures) {
-      const { listP95Ms: list, rareSearchP95Ms: search } = scaleFigures;
-      process.stdout.write(`scale check (p95 through the gateway, 4 connections): list ${list.at10k.toFixed(1)} ms at 10k -> ${list.at1M.toFixed(1)} ms at 1M (${list.ratio.toFixed(2)}x); rare-word search ${search.at10k.toFixed(1)} ms -> ${search.at1M.toFixed(1)} ms (${search.ratio.toFixed(2)}x)\n`);
-    }
-    if (hooks) {
-      process.stdout.write(
-        `${WEBHOOKS_SCENARIO}: ${hooks.without.reqPerSec.toFixed(0)} req/s without subscriptions -> ${hooks.with.reqPerSec.toFixed(0)} req/s with (${hooks.ratio.toFixed(2)}x; p99 ${hooks.without.p99.toFixed(1)} -> ${hooks.with.p99.toFixed(1)} ms); ` +
-          `total CPU (API + worker + Postgres) per create ${hooks.createCpuMs.toFixed(3)} ms, per delivered event ${hooks.deliveryCpuMs.toFixed(3)} ms (${(hooks.deliveryCpuMs / Math.max(hooks.createCpuMs, 0.000001)).toFixed(2)}x, at ${hooks.sameRate.rate} creates/s; ` +
-          `medians of runs with ${hooks.sameRate.totals.with.map((t) => t.toFixed(3)).join(', ')} ms and without ${hooks.sameRate.totals.without.map((t) => t.toFixed(3)).join(', ')} ms); ` +
-          `${hooks.delivered} events delivered, commit-to-receiver lag p50 ${hooks.lagP50} ms, p99 ${hooks.lagP99} ms, max ${hooks.lagMax} ms; ` +
-          `CPU per create: API process ${hooks.without.cpuMsPerRequest.api!.toFixed(3)} -> ${hooks.with.cpuMsPerRequest.api!.toFixed(3)} ms (${hooks.apiCpuRatio.toFixed(2)}x), ` +
-          `worker process ${hooks.without.cpuMsPerRequest.worker!.toFixed(3)} -> ${hooks.with.cpuMsPerRequest.worker!.toFixed(3)} ms, Postgres ${hooks.without.cpuMsPerRequest.postgres!.toFixed(3)} -> ${hooks.with.cpuMsPerRequest.postgres!.toFixed(3)} ms; ` +
-          `at one rate, ${hooks.sameRate.rate} creates/s (${hooks.sameRate.without.reqPerSec.toFixed(0)} and ${hooks.sameRate.with.reqPerSec.toFixed(0)} reached): API process ${hooks.sameRate.without.cpuMsPerRequest.api!.toFixed(3)} -> ${hooks.sameRate.with.cpuMsPerRequest.api!.toFixed(3)} ms per create (${hooks.sameRate.apiCpuRatio.toFixed(2)}x); ` +
-          `with the subscriptions and the worker stopped (events recorded, none sent): ${hooks.held.load.reqPerSec.toFixed(0)} req/s (${hooks.held.ratio.toFixed(2)}x), API process ${hooks.held.load.cpuMsPerRequest.api!.toFixed(3)} ms per create (${hooks.held.apiCpuRatio.toFixed(2)}x), Postgres ${hooks.held.load.cpuMsPerRequest.postgres!.toFixed(3)} ms (${hooks.held.postgresCpuRatio.toFixed(2)}x)\n`,
-      );
-    }
-    if (streams) printStreams(streams);
-    if (seqScanFailures.length > 0) {
-      process.stdout.write(`\nFAIL: sequential scans of big tables: ${seqScanFailures.map((e) => `${e.scenario} (${e.seqScans.join(', ')})`).join('; ')}\n`);
-    } else {
-      process.stdout.write('\nno hot query scans a big table sequentially\n');
-    }
-
-    const pgVersion = (await client.query<{ v: string }>('select version() as v')).rows[0]!.v;
-    const nginxBin = findExecutable('nginx');
-    const nginxVersion = nginxBin ? spawnSync(nginxBin, ['-v'], { encoding: 'utf8' }).stderr.trim() : 'none';
-    const file = RESULTS_FILE;
-    writeResults(file, {
+    const versionsNow = await versions(stack.client);
+    writeResults(RESULTS_FILE, {
       date: new Date().toISOString(),
       durationSeconds: Math.round((Date.now() - started) / 1000),
       settings: { connections: CONNECTIONS, warmupSeconds: WARMUP_SECONDS, seconds: SECONDS, only: ONLY, tasks: TOTAL_TASKS, smoke: SMOKE },
       machine: machine(),
-      versions: { node: process.version, postgres: pgVersion, nginx: nginxVersion },
+      versions: versionsNow,
       scenarios: rows,
       scale: scaleFigures,
       webhooks: hooks,
       streams,
       explain: explained.map((e) => ({ scenario: e.scenario, seqScans: e.seqScans, plans: e.plans })),
     });
-    process.stdout.write(`results written to ${file} (${Math.round((Date.now() - started) / 1000)} s in all)\n`);
+    process.stdout.write(`results written to ${RESULTS_FILE} (${Math.round((Date.now() - started) / 1000)} s in all)\n`);
     // A smoke run's tables are too small for the planner's choices to mean anything.
     return seqScanFailures.length > 0 && !SMOKE ? 1 : 0;
   } finally {

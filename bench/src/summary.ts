@@ -25,13 +25,29 @@ interface Run {
   };
 }
 
+/** A round's summary in bench/runs (its runs, each with the `file` it was saved as). */
+interface Round {
+  runs: Array<Run & { file: string }>;
+}
+
+/**
+ * The runs of one argument: a results.json, or a round's summary (`bench/runs/<round>.json`), all
+ * its runs or, after `#`, those whose file name starts with a prefix (`#streams`).
+ */
+function readRuns(arg: string): Run[] {
+  const [file, prefix] = arg.split('#') as [string, string | undefined];
+  const read = JSON.parse(readFileSync(file, 'utf8')) as Run | Round;
+  if (!('runs' in read)) return [read];
+  return read.runs.filter((run) => prefix === undefined || run.file.startsWith(prefix));
+}
+
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
 const cell = (xs: number[], digits = 2, unit = '') =>
   xs.length === 0 ? '-' : `${median(xs).toFixed(digits)}${unit} (${Math.min(...xs).toFixed(digits)}-${Math.max(...xs).toFixed(digits)})`;
 
 function main(): void {
-  const runs = process.argv.slice(2).map((file) => JSON.parse(readFileSync(file, 'utf8')) as Run);
-  if (runs.length === 0) throw new Error('usage: node bench/dist/summary.js <results.json>...');
+  const runs = process.argv.slice(2).flatMap(readRuns);
+  if (runs.length === 0) throw new Error('usage: node bench/dist/summary.js <results.json | bench/runs/<round>.json[#<prefix>]>...');
   const header = ['scenario', 'ratio', 'p99 x', 'svc cpu ms', 'base cpu ms', 'cpu x', 'pg ms (product)', 'pg ms (baseline)', 'RSS MB'];
   const names = (runs[0]!.scenarios ?? []).map((s) => s.scenario);
   const lines = names.length === 0 ? [] : [`| ${header.join(' | ')} |`, `|${header.map(() => '---').join('|')}|`];

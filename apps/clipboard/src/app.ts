@@ -1,5 +1,5 @@
 import type { Express } from 'express';
-import { createServiceApp, serviceStreamHub, type ServiceDeps } from '@app/auth/runtime';
+import { createServiceApp, routeContext, serviceStreamHub, type ServiceDeps } from '@app/auth/runtime';
 import type { Database } from './db/schema.js';
 import { sweepExpired } from './domain/items.service.js';
 import { mcpInstructions, mcpPrompts, mcpToolNotes, withoutPrivateContent } from './mcp.js';
@@ -24,7 +24,7 @@ export function createApp(deps: ServiceDeps<Database>): Express {
     recurringJobs: [{ name: 'clipboard-sensitive-sweep', everyMs: SWEEP_EVERY_MS, run: () => sweepExpired(deps.db) }],
     streams,
     // Each route checks the scope the spec's table names, then parses its body.
-    api: { router: apiRoutes(deps, streams) },
+    api: { router: apiRoutes(routeContext(deps, streams)) },
   });
 }
 export { migrations } from './db/migrations/index.js';

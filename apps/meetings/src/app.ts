@@ -1,5 +1,5 @@
 import type { Express } from 'express';
-import { createServiceApp, serviceStreamHub, type ServiceDeps } from '@app/auth/runtime';
+import { createServiceApp, routeContext, serviceStreamHub, type ServiceDeps } from '@app/auth/runtime';
 import type { Database } from './db/schema.js';
 import { mcpInstructions, mcpPrompts, mcpToolNotes } from './mcp.js';
 import { mcpTools } from './mcp-tools.js';
@@ -18,7 +18,7 @@ export function createApp(deps: ServiceDeps<Database>): Express {
     openapiDocument,
     mcp: { instructions: mcpInstructions, toolNotes: mcpToolNotes, prompts: mcpPrompts, tools: mcpTools, redact: ['privateNotes'] },
     streams,
-    api: { router: apiRoutes(deps, streams), scopeByMethod: { read: 'meetings:read', write: 'meetings:write' } },
+    api: { router: apiRoutes(routeContext(deps, streams)), scopeByMethod: { read: 'meetings:read', write: 'meetings:write' } },
   });
 }
 export { migrations } from './db/migrations/index.js';

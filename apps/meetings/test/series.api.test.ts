@@ -1,3 +1,4 @@
+import { compileBody } from '@app/http-errors/validation';
 import { DateTime } from 'luxon';
 import { createPerson, createSeries, MISSING_ID, sessionOf, startApp } from './helpers/factories.js';
 import type { Caller, TestApp } from './helpers/harness.js';
@@ -91,6 +92,25 @@ describe('POST /api/series', () => {
       const res = await post(body);
       expect([res.status, JSON.stringify(body)]).toEqual([400, JSON.stringify(body)]);
     }
+  });
+
+  it('states the cadence rule in its published schema: each schedule the service refuses, the document refuses too', async () => {
+    const doc = (await t.http().get('/openapi.json').expect(200)).body;
+    const schema = compileBody(doc.paths['/api/series'].post.requestBody.content['application/json'].schema);
+    const { weekday: _weekday, ...noWeekday } = base;
+    const cases = [
+      { ...noWeekday },
+      { ...noWeekday, cadence: 'BIWEEKLY' },
+      { ...base, monthDay: 3 },
+      { ...noWeekday, cadence: 'MONTHLY' },
+      { ...base, cadence: 'MONTHLY', monthDay: 3 },
+    ];
+    for (const body of cases) {
+      const res = await post(body);
+      expect([JSON.stringify(body), res.status, schema.validate(body)]).toEqual([JSON.stringify(body), 400, false]);
+    }
+    expect(schema.validate({ ...noWeekday, cadence: 'MONTHLY', monthDay: 3 })).toBe(true);
+    expect(schema.validate(base)).toBe(true);
   });
 
   it('needs participants that exist for the account (404) and are not archived (409)', async () => {

@@ -1,5 +1,5 @@
 import type { Express } from 'express';
-import { createServiceApp, serviceStreamHub, type ServiceDeps } from '@app/auth/runtime';
+import { createServiceApp, routeContext, serviceStreamHub, type ServiceDeps } from '@app/auth/runtime';
 import { adminHooks } from './accounts.js';
 import type { Database } from './db/schema.js';
 import { mcpInstructions, mcpPrompts, mcpToolNotes } from './mcp.js';
@@ -20,7 +20,7 @@ export function createApp(deps: ServiceDeps<Database>): Express {
     mcp: { instructions: mcpInstructions, toolNotes: mcpToolNotes, prompts: mcpPrompts, tools: mcpTools },
     accountHooks: adminHooks,
     streams,
-    api: { router: apiRoutes(deps, streams, taskCaches(deps.db)), scopeByMethod: { read: 'tasks:read', write: 'tasks:write' } },
+    api: { router: apiRoutes({ ...routeContext(deps, streams), caches: taskCaches(deps.db) }), scopeByMethod: { read: 'tasks:read', write: 'tasks:write' } },
   });
 }
 export { migrations } from './db/migrations/index.js';

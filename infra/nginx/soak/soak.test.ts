@@ -2,11 +2,12 @@ import { randomUUID } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { STREAM_PATHS, adminCommand, freePort, openPausedStream, rssMb, startEmbeddedPostgres, startProduct, startRedis, type RunningPostgres, type RunningProduct, type RunningRedis, type Service } from '@app/devstack';
+import { adminCommand, freePort, openPausedStream, rssMb, startEmbeddedPostgres, startProduct, startRedis, type RunningPostgres, type RunningProduct, type RunningRedis } from '@app/devstack';
 import { findLostWrites, printTable } from '../test/faults/load.js';
+import { SERVICES, allLimitsAt, declared, homePath, type Service } from '../test/stack.js';
 
 /**
- * The soak (`npm run test:soak`, not part of `npm test`): the three built services as real
+ * The soak (`npm run test:soak`, not part of `npm test`): every built service as real
  * processes behind nginx for SOAK_SECONDS (default 600), under mixed load with hostile input mixed
  * in: time zones in random letter case and unknown ones, bodies over the limit and nested 60,000
  * deep, NUL characters in bodies, keys, sign-in fields and queries, bad and malformed credentials,
@@ -30,15 +31,15 @@ const END_SHARE = 0.2;
 const WORKERS = Number(process.env.SOAK_WORKERS ?? 6);
 jest.setTimeout((SECONDS + 300) * 1000);
 
-const SERVICES = ['tasks', 'meetings', 'clipboard'] as const;
-/** The services the soak drives (a service added later is left out until its load is written here). */
-type Soaked = (typeof SERVICES)[number];
+/** An empty list per service. */
+const perService = <T>(): Record<Service, T[]> => Object.fromEntries(SERVICES.map((svc) => [svc, []])) as unknown as Record<Service, T[]>;
 const ZONES = Intl.supportedValuesOf('timeZone');
 const pick = <T>(xs: readonly T[]): T => xs[Math.floor(Math.random() * xs.length)]!;
 const randomCase = (s: string) => [...s].map((c) => (Math.random() < 0.5 ? c.toLowerCase() : c.toUpperCase())).join('');
 const deep = (depth: number) => `${'['.repeat(depth)}${']'.repeat(depth)}`;
 const randomDate = () => new Date(Date.UTC(2000, 0, 1) + Math.floor(Math.random() * 365_000) * 86_400_000).toISOString().slice(0, 10);
-const BODY_LIMITS: Record<Soaked, number> = { tasks: 256 * 1024, meetings: 128 * 1024, clipboard: 1024 * 1024 };
+/** A write over a service's body limit: a POST to its main list (meetings' is read-only: a note's PUT). */
+const oversizeWrite = (svc: Service): [string, string] => (svc === 'meetings' ? ['PUT', `/api/notes/${randomDate()}`] : ['POST', homePath(svc)]);
 /** The large clipboard account: items of LARGE_ITEM characters, stored through sync SYNC_LARGE to a request (the 1 MiB body limit). */
 const LARGE_ITEMS = Number(process.env.SOAK_LARGE_ITEMS ?? 605);
 const LARGE_ITEM = 131_000;
@@ -63,7 +64,7 @@ describe('soak: mixed and hostile load through the gateway', () => {
   const exits: string[] = [];
 
   const admin = (service: Service, ...argv: string[]) => adminCommand(service, pgServer.url, ...argv);
-  const accounts = {} as Record<Soaked, [Account, Account]>;
+  const accounts = {} as Record<Service, [Account, Account]>;
   /** The clipboard account with the large items, which the hostile searcher and the large-page readers use. */
   let large: Account;
 
@@ -72,12 +73,11 @@ describe('soak: mixed and hostile load through the gateway', () => {
     pgServer = await startEmbeddedPostgres({ dataDir: pgDir, port: await freePort(), persistent: false, settings: { fsync: 'off', full_page_writes: 'off' } });
     redis = await startRedis();
     nginxDir = mkdtempSync(join(tmpdir(), 'soak-gateway-'));
-    const unlimited = '1000000';
     product = await startProduct({
       databaseUrl: pgServer.url,
       redisUrl: redis.url,
       nginxDir,
-      env: { HOST: '127.0.0.1', LOG_LEVEL: 'warn', RATE_LIMIT_PER_MINUTE: unlimited, RATE_LIMIT_READS_PER_MINUTE: unlimited, RATE_LIMIT_WRITES_PER_MINUTE: unlimited, RATE_LIMIT_NETWORK_PER_MINUTE: unlimited },
+      env: { HOST: '127.0.0.1', LOG_LEVEL: 'warn', ...allLimitsAt(1000000) },
       gatewayVars: { MEETINGS_GUARD_RATE: '1000000r/s', MEETINGS_GUARD_BURST: 1000000, MCP_GUARD_RATE: '1000000r/s', MCP_GUARD_BURST: 1000000 },
       onExit: (service, code) => exits.push(`${service} exited with code ${code} at ${new Date().toISOString()}`),
     });
@@ -107,10 +107,10 @@ describe('soak: mixed and hostile load through the gateway', () => {
   it(`runs ${SECONDS} s without a 5xx, with flat memory and no lost write`, async () => {
     const statuses: Record<string, Record<number, number>> = {};
     const serverErrors: string[] = [];
-    const acknowledged: Record<string, string[]> = { tasks: [], meetings: [], clipboard: [] };
+    const acknowledged: Record<string, string[]> = perService<string>();
     /** Ids of records account b owns, for a's cross-account requests. */
-    const foreign: Record<Soaked, string[]> = { tasks: [], meetings: [], clipboard: [] };
-    const mine: Record<Soaked, string[]> = { tasks: [], meetings: [], clipboard: [] };
+    const foreign = perService<string>();
+    const mine = perService<string>();
 
     const send = async (kind: string, method: string, path: string, init: { auth?: string | undefined; body?: string; headers?: Record<string, string> } = {}) => {
       const headers: Record<string, string> = { ...(init.auth ? { Authorization: init.auth } : {}), ...(init.body !== undefined ? { 'Content-Type': 'application/json' } : {}), ...init.headers };
@@ -177,8 +177,8 @@ describe('soak: mixed and hostile load through the gateway', () => {
       // Hostile: bodies over the limit, and nested 60,000 deep.
       async () => {
         const svc = pick(SERVICES);
-        const path = { tasks: '/api/v1/tasks', meetings: `/api/notes/${randomDate()}`, clipboard: '/api/clipboard' }[svc];
-        await send('oversize body', svc === 'meetings' ? 'PUT' : 'POST', path, { auth: accounts[svc][0].auth, body: body({ title: 'x'.repeat(BODY_LIMITS[svc] + 1024) }) });
+        const [method, path] = oversizeWrite(svc);
+        await send('oversize body', method, path, { auth: accounts[svc][0].auth, body: body({ title: 'x'.repeat(declared(svc).limits.bodyLimitBytes + 1024) }) });
       },
       async () => {
         const target = pick([
@@ -228,7 +228,7 @@ describe('soak: mixed and hostile load through the gateway', () => {
     const peak = await peakRssDuring(clipboardPid, () => Promise.all(Array.from({ length: 4 }, () => send('large page', 'GET', '/api/clipboard/pull?limit=1000', { auth: large.auth }))));
     process.stdout.write(`\nfour parallel GET /api/clipboard/pull?limit=1000 over ${LARGE_ITEMS} items of ${LARGE_ITEM} characters: clipboard RSS ${peak.before.toFixed(0)} MB before, ${peak.peak.toFixed(0)} MB at peak\n`);
 
-    const rss: Record<Soaked, Array<{ at: number; mb: number }>> = { tasks: [], meetings: [], clipboard: [] };
+    const rss = perService<{ at: number; mb: number }>();
     const started = Date.now();
     const deadline = started + SECONDS * 1000;
     const sampler = setInterval(() => {
@@ -246,7 +246,7 @@ describe('soak: mixed and hostile load through the gateway', () => {
     /** One stream at a time per service whose reader stalls; it may be ended meanwhile (a reader behind), never answered 5xx. */
     const slowReader = async (svc: Service) => {
       while (Date.now() < deadline) {
-        const stream = await openPausedStream(`${gateway}${STREAM_PATHS[svc]!}`, { Authorization: accounts[svc][0].auth });
+        const stream = await openPausedStream(`${gateway}${declared(svc).paths.streams[0]!}`, { Authorization: accounts[svc][0].auth });
         await new Promise((r) => setTimeout(r, Math.min(2000 + Math.random() * 18_000, Math.max(0, deadline - Date.now()))));
         const { status } = await stream.drain(500);
         stream.close();
@@ -296,7 +296,7 @@ describe('soak: mixed and hostile load through the gateway', () => {
     }
 
     const lost = await findLostWrites(pgServer.url, acknowledged);
-    const growth = (svc: Soaked) => {
+    const growth = (svc: Service) => {
       const after = rss[svc].filter((s) => s.at >= WARM_UP_SECONDS).map((s) => s.mb);
       const n = Math.max(1, Math.round(after.length * END_SHARE));
       return { after, start: median(after.slice(0, n)), end: median(after.slice(-n)) };

@@ -1,19 +1,33 @@
-import { createClipboardClient, createMeetingsClient, createTasksClient } from '@app/client';
-import { startStack, type Service, type Stack } from './stack.js';
+import * as typedClients from '@app/client';
+import { createClipboardClient, createMeetingsClient, createTasksClient, type ServiceClientOptions } from '@app/client';
+import { SERVICES, declared, homePath, startStack, type Service, type Stack } from './stack.js';
 
 let stack: Stack;
 const keys = {} as Record<Service, string>;
 
 beforeAll(async () => {
   stack = await startStack();
-  for (const svc of ['tasks', 'meetings', 'clipboard'] as const) {
+  for (const svc of SERVICES) {
     const { accountId } = await stack.admin(svc, 'create-account', '--email', `client-${svc}@example.test`);
     keys[svc] = (await stack.admin(svc, 'create-key', '--account', accountId)).key;
   }
 }, 120000);
 afterAll(() => stack?.stop());
 
+/** The generated client of a service (`create<Title>Client`), called by a path as a string. */
+type UntypedClient = { GET(path: string): Promise<{ response: Response }> };
+const clientOf = (svc: Service, options: ServiceClientOptions): UntypedClient =>
+  (typedClients as unknown as Record<string, (o: ServiceClientOptions) => UntypedClient>)[`create${declared(svc).title}Client`]!(options);
+
 describe('@app/client against the real gateway', () => {
+  it.each(SERVICES)('has a client of %s that reads its main list with its key, and is refused with another\'s', async (svc) => {
+    const own = await clientOf(svc, { baseUrl: stack.gateway, apiKey: keys[svc] }).GET(homePath(svc));
+    expect(own.response.status).toBe(200);
+    const other = SERVICES.find((s) => s !== svc)!;
+    const foreign = await clientOf(svc, { baseUrl: stack.gateway, apiKey: keys[other] }).GET(homePath(svc));
+    expect(foreign.response.status).toBe(401);
+  });
+
   it('creates a task and reads it back, and gets the typed error envelope for a missing one', async () => {
     const tasks = createTasksClient({ baseUrl: stack.gateway, apiKey: keys.tasks });
     const created = await tasks.POST('/api/v1/tasks', { body: { title: 'Call the plumber', tags: ['home'] } });

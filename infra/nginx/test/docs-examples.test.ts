@@ -5,7 +5,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { transformSync } from '@swc/core';
 import { repoRoot } from '@app/devstack';
-import { startStack, type Service, type Stack } from './stack.js';
+import { SERVICES, startStack, type Service, type Stack } from './stack.js';
 
 /**
  * Every code block of README.md and docs/*.md that a `<!-- run -->` line precedes runs here,
@@ -47,8 +47,8 @@ const keys = {} as Record<Service, string>;
 beforeAll(async () => {
   // As `npm start` runs them, which is what the guides describe.
   const asStarted = { WEBHOOK_ALLOW_PRIVATE: '1' };
-  stack = await startStack({ tasks: asStarted, meetings: asStarted, clipboard: asStarted });
-  for (const svc of ['tasks', 'meetings', 'clipboard'] as const) {
+  stack = await startStack(Object.fromEntries(SERVICES.map((svc) => [svc, asStarted])));
+  for (const svc of SERVICES) {
     const { accountId } = await stack.admin(svc, 'create-account', '--email', `docs-${svc}@example.test`);
     keys[svc] = (await stack.admin(svc, 'create-key', '--account', accountId)).key;
   }

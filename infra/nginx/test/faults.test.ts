@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import pg from 'pg';
 import { adminCommand, freePort, startEmbeddedPostgres, startProduct, startRedis, waitForPort, type RunningPostgres, type RunningProduct, type RunningRedis, type Service } from '@app/devstack';
 import { findLostWrites, printTable, runLoad, summarize, type Target } from './faults/load.js';
+import { SERVICES, allLimitsAt } from './stack.js';
 
 /**
  * The fault suite (`npm run test:faults`, also part of `npm test`): the three built services as
@@ -37,19 +38,18 @@ describe('faults under load through the gateway', () => {
     pgServer = await startEmbeddedPostgres({ dataDir: pgDir, port: await freePort(), persistent: false, settings: { fsync: 'off', full_page_writes: 'off' } });
     redisServers.push(await startRedis());
     nginxDir = mkdtempSync(join(tmpdir(), 'faults-gateway-'));
-    const unlimited = '1000000';
     product = await startProduct({
       databaseUrl: pgServer.url,
       redisUrl: redisServers[0]!.url,
       nginxDir,
-      env: { HOST: '127.0.0.1', LOG_LEVEL: 'warn', RATE_LIMIT_PER_MINUTE: unlimited, RATE_LIMIT_READS_PER_MINUTE: unlimited, RATE_LIMIT_WRITES_PER_MINUTE: unlimited, RATE_LIMIT_NETWORK_PER_MINUTE: unlimited },
+      env: { HOST: '127.0.0.1', LOG_LEVEL: 'warn', ...allLimitsAt(1000000) },
       gatewayVars: { MEETINGS_GUARD_RATE: '1000000r/s', MEETINGS_GUARD_BURST: 1000000 },
       // As npm start runs them: a process that exits is started again.
       supervise: { log: (line) => supervisorLog.push(line) },
     });
     if (!product.gateway) throw new Error('nginx is not installed: apt-get install -y nginx-light');
     gateway = product.gateway;
-    for (const svc of ['tasks', 'meetings', 'clipboard'] as const) {
+    for (const svc of SERVICES) {
       const account = await admin(svc, 'create-account', '--email', `faults-${svc}@example.test`);
       auth[svc] = `Bearer ${(await admin(svc, 'create-key', '--account', account.accountId)).key}`;
     }

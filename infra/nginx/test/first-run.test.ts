@@ -3,7 +3,8 @@ import { chmodSync, chownSync, copyFileSync, cpSync, existsSync, lstatSync, mkdi
 import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { freePort, repoRoot, systemPackages as system } from '@app/devstack';
+import { SERVICES, freePort, repoRoot, systemPackages as system, type Service } from '@app/devstack';
+import { homePath } from './stack.js';
 
 /**
  * A newcomer's first `npm start` on a machine without nginx and redis-server: as a normal user it
@@ -111,15 +112,13 @@ describe('npm start on a machine without nginx and redis-server, as a normal use
     const dataDir = join(dir, 'data');
     mkdirSync(dataDir);
     if (runAs && isRoot) chownSync(dataDir, runAs.uid, runAs.gid);
-    const ports = { tasks: await freePort(), meetings: await freePort(), clipboard: await freePort(), gateway: await freePort(), pg: await freePort() };
+    const ports = { gateway: await freePort(), pg: await freePort(), ...(Object.fromEntries(await Promise.all(SERVICES.map(async (svc) => [svc, await freePort()]))) as Record<Service, number>) };
     const env: Record<string, string> = {
       PATH: bin,
       HOME: dir,
       NGINX_BIN: join(dir, 'no-nginx'),
       DATA_DIR: dataDir,
-      TASKS_PORT: String(ports.tasks),
-      MEETINGS_PORT: String(ports.meetings),
-      CLIPBOARD_PORT: String(ports.clipboard),
+      ...Object.fromEntries(SERVICES.map((svc) => [`${svc.toUpperCase()}_PORT`, String(ports[svc])])),
       GATEWAY_PORT: String(ports.gateway),
       EMBEDDED_PG_PORT: String(ports.pg),
       HOST: '127.0.0.1',
@@ -142,17 +141,13 @@ describe('npm start on a machine without nginx and redis-server, as a normal use
       expect(ready).toContain('\n  gateway    none (--no-gateway)\n');
       expect(stdout).toContain('redis-server is not on PATH and REDIS_URL is unset: single-instance mode');
       // The last lines of the ready block: the gateway's port answers nothing, these do.
-      expect(ready.trimEnd().split('\n').slice(-5)).toEqual([
+      expect(ready.trimEnd().split('\n').slice(-(SERVICES.length + 2))).toEqual([
         `no gateway (--no-gateway): nothing answers on http://localhost:${ports.gateway}; each service answers on its own port instead:`,
-        `  tasks      http://localhost:${ports.tasks}/api/v1/tasks  http://localhost:${ports.tasks}/docs/tasks  http://localhost:${ports.tasks}/account/tasks`,
-        `  meetings   http://localhost:${ports.meetings}/api/me  http://localhost:${ports.meetings}/docs/meetings  http://localhost:${ports.meetings}/account/meetings`,
-        `  clipboard  http://localhost:${ports.clipboard}/api/clipboard  http://localhost:${ports.clipboard}/docs/clipboard  http://localhost:${ports.clipboard}/account/clipboard`,
+        ...SERVICES.map((svc) => `  ${svc.padEnd(10)} http://localhost:${ports[svc]}${homePath(svc)}  http://localhost:${ports[svc]}/docs/${svc}  http://localhost:${ports[svc]}/account/${svc}`),
         `  (the README's http://localhost:${ports.gateway}/... examples: use the service's port in their place)`,
       ]);
       expect(await refused(ports.gateway)).toBe(true);
-      expect((await fetch(`http://127.0.0.1:${ports.tasks}/api/v1/tasks`)).status).toBe(401);
-      expect((await fetch(`http://127.0.0.1:${ports.meetings}/api/me`)).status).toBe(401);
-      expect((await fetch(`http://127.0.0.1:${ports.clipboard}/api/clipboard`)).status).toBe(401);
+      for (const svc of SERVICES) expect((await fetch(`http://127.0.0.1:${ports[svc]}${homePath(svc)}`)).status).toBe(401);
       // The account page works from the service's own origin: its sign-up is not refused as cross-origin.
       expect((await fetch(`http://127.0.0.1:${ports.tasks}/account/tasks`)).status).toBe(200);
       const signup = await fetch(`http://127.0.0.1:${ports.tasks}/auth/tasks/signup`, {

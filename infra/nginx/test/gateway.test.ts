@@ -1,20 +1,20 @@
 import { readFileSync } from 'node:fs';
 import { k8sTemplatePath, renderGatewayConfigMap } from '@app/devstack';
-import { startStack, type Service, type Stack } from './stack.js';
+import { DECLARED, SERVICES, declared, everyRateLimitAt, familyRequests, homePath, startStack, type Service, type Stack } from './stack.js';
 
 let stack: Stack;
 const keys = {} as Record<Service, string>;
 
 beforeAll(async () => {
-  stack = await startStack({
-    // High per-account limits so only the network-level cap (180 a minute per address, the
-    // default) answers 429 in these tests.
-    meetings: { RATE_LIMIT_READS_PER_MINUTE: '100000', RATE_LIMIT_WRITES_PER_MINUTE: '100000' },
-    tasks: { RATE_LIMIT_PER_MINUTE: '100000' },
-    // A small budget, to show a forged X-Forwarded-For does not buy a fresh one.
-    clipboard: { RATE_LIMIT_PER_MINUTE: '5' },
-  });
-  for (const svc of ['tasks', 'meetings', 'clipboard'] as const) {
+  stack = await startStack(
+    // High per-account limits so only the network-level cap (meetings': 180 a minute per address,
+    // the default) answers 429 in these tests.
+    everyRateLimitAt(100000, {
+      // A small budget, to show a forged X-Forwarded-For does not buy a fresh one.
+      extra: { clipboard: { RATE_LIMIT_PER_MINUTE: '5' } },
+    }),
+  );
+  for (const svc of SERVICES) {
     const { accountId } = await stack.admin(svc, 'create-account', '--email', `gw-${svc}@example.test`);
     keys[svc] = (await stack.admin(svc, 'create-key', '--account', accountId)).key;
   }
@@ -25,45 +25,31 @@ const get = (path: string, headers: Record<string, string> = {}) => fetch(`${sta
 const bearer = (svc: Service) => ({ Authorization: `Bearer ${keys[svc]}` });
 
 describe('routing by path family', () => {
-  const families: Array<[Service, string, string?]> = [
-    ['tasks', '/api/v1/tasks'],
-    ['meetings', '/api/me'],
-    ['meetings', '/api/notes'],
-    ['meetings', '/api/people'],
-    ['meetings', '/api/series'],
-    ['meetings', '/api/meetings'],
-    // POST: the path's one method (any other is a 405 before the key is looked at).
-    ['meetings', '/api/items/reorder', 'POST'],
-    ['meetings', '/api/actions'],
-    ['meetings', '/api/search?q=x'],
-    ['clipboard', '/api/clipboard'],
-    ['clipboard', '/api/snippets'],
-    ['clipboard', '/api/settings'],
-  ];
+  // Each declared family, tried by a path of the service's document under it (by its one method
+  // when it has no GET: any other is a 405 before the key is looked at).
+  const families = SERVICES.flatMap((svc) => familyRequests(svc).map(({ family, path, method }) => [svc, family, path, method] as const));
 
-  it.each(families)('sends %s paths such as %s to that service, whose key alone is accepted', async (svc, path, method = 'GET') => {
+  it.each(families)('sends %s paths under %s (%s) to that service, whose key alone is accepted', async (svc, _family, path, method) => {
     const own = await fetch(`${stack.gateway}${path}`, { method, headers: bearer(svc) });
     expect(own.status).not.toBe(401);
     expect(own.headers.get('content-type')).toMatch(/application\/json/);
-    const other: Service = svc === 'tasks' ? 'meetings' : 'tasks';
+    const other = SERVICES.find((s) => s !== svc)!;
     const foreign = await fetch(`${stack.gateway}${path}`, { method, headers: bearer(other) });
     expect(foreign.status).toBe(401);
   });
 
-  it('answers 401 without a key in each service\'s envelope', async () => {
-    const tasks = await get('/api/v1/tasks');
-    expect(tasks.status).toBe(401);
-    expect(await tasks.json()).toEqual({ error: expect.objectContaining({ code: 'unauthorized', message: expect.any(String), requestId: expect.any(String) }) });
-    const meetings = await get('/api/me');
-    expect(meetings.status).toBe(401);
-    expect(await meetings.json()).toEqual({ error: expect.objectContaining({ code: 'unauthorized', requestId: expect.any(String) }) });
-    const clipboard = await get('/api/clipboard');
-    expect(clipboard.status).toBe(401);
-    expect(await clipboard.json()).toEqual({ error: expect.any(String) });
+  it.each(SERVICES)('answers 401 without a key in %s\'s envelope', async (svc) => {
+    const res = await get(homePath(svc));
+    expect(res.status).toBe(401);
+    expect(await res.json()).toEqual(
+      declared(svc).envelope === 'rich'
+        ? { error: expect.objectContaining({ code: 'unauthorized', message: expect.any(String), requestId: expect.any(String) }) }
+        : { error: expect.any(String) },
+    );
   });
 
   it('publishes each service\'s OpenAPI document under /openapi/', async () => {
-    for (const svc of ['tasks', 'meetings', 'clipboard'] as const) {
+    for (const svc of SERVICES) {
       const res = await get(`/openapi/${svc}.json`);
       expect(res.status).toBe(200);
       const doc = (await res.json()) as { openapi: string };
@@ -82,21 +68,21 @@ describe('routing by path family', () => {
 });
 
 describe('API reference pages', () => {
-  it('answers /docs itself with an HTML page linking the three references', async () => {
+  it('answers /docs itself with an HTML page linking every service\'s reference', async () => {
     const res = await get('/docs');
     expect(res.status).toBe(200);
     expect(res.headers.get('content-type')).toBe('text/html; charset=utf-8');
     expect(res.headers.get('x-request-id')).toBeTruthy();
     expect(res.headers.get('content-security-policy')).toContain("default-src 'none'");
     const html = await res.text();
-    for (const svc of ['tasks', 'meetings', 'clipboard']) {
+    for (const svc of SERVICES) {
       expect(html).toContain(`href="/docs/${svc}"`);
       expect(html).toContain(`href="/openapi/${svc}.json"`);
     }
   });
 
   it('routes /docs/<service> and its assets to that service', async () => {
-    for (const svc of ['tasks', 'meetings', 'clipboard'] as const) {
+    for (const svc of SERVICES) {
       const page = await get(`/docs/${svc}`);
       expect(page.status).toBe(200);
       expect(page.headers.get('content-type')).toMatch(/^text\/html/);
@@ -214,7 +200,7 @@ describe('the MCP guard', () => {
 describe('sign-in routes and account pages', () => {
   const post = (path: string, body: object) => fetch(`${stack.gateway}${path}`, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify(body) });
 
-  it.each(['tasks', 'meetings', 'clipboard'] as const)('routes /account/%s and its assets to that service, under its strict CSP', async (svc) => {
+  it.each(SERVICES)('routes /account/%s and its assets to that service, under its strict CSP', async (svc) => {
     const page = await get(`/account/${svc}`);
     expect(page.status).toBe(200);
     expect(page.headers.get('content-type')).toMatch(/text\/html/);
@@ -257,15 +243,15 @@ describe('sign-in routes and account pages', () => {
 
 describe('an upstream that is down', () => {
   it('gives a JSON 502 in the service\'s envelope, not an HTML page', async () => {
-    await stack.stopService('clipboard');
-    const res = await get('/api/clipboard', bearer('clipboard'));
-    expect(res.status).toBe(502);
-    expect(res.headers.get('content-type')).toMatch(/application\/json/);
-    expect(await res.json()).toEqual({ error: expect.any(String) });
-    await stack.stopService('tasks');
-    const tasks = await get('/api/v1/tasks', bearer('tasks'));
-    expect(tasks.status).toBe(502);
-    expect(await tasks.json()).toEqual({ error: expect.objectContaining({ code: 'upstream_unavailable', requestId: expect.any(String) }) });
+    for (const { name, envelope } of DECLARED) {
+      await stack.stopService(name);
+      const res = await get(homePath(name), bearer(name));
+      expect(res.status).toBe(502);
+      expect(res.headers.get('content-type')).toMatch(/application\/json/);
+      expect(await res.json()).toEqual(
+        envelope === 'rich' ? { error: expect.objectContaining({ code: 'upstream_unavailable', requestId: expect.any(String) }) } : { error: expect.any(String) },
+      );
+    }
   });
 });
 

@@ -5,6 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { findExecutable, repoRoot } from '@app/devstack';
 import { parseAllDocuments } from 'yaml';
+import { DECLARED } from './stack.js';
 
 /**
  * The Kubernetes manifests as `kubectl kustomize infra/k8s/overlays/production` renders them, from
@@ -64,7 +65,8 @@ function manifests(): Manifest[] {
 
 const all = manifests();
 const find = (kind: string, name: string) => all.find((m) => m.kind === kind && m.metadata.name === name);
-const SERVICES = { tasks: 3001, meetings: 3002, clipboard: 3003 } as const;
+/** Each declared service's port. */
+const SERVICES: Record<string, number> = Object.fromEntries(DECLARED.map(({ name, port }) => [name, port]));
 
 describe(`the Kubernetes manifests (${kubectl ? 'kubectl kustomize of the production overlay' : 'base files; kubectl is not on PATH'})`, () => {
   describe.each(Object.entries(SERVICES))('%s', (svc, port) => {
@@ -118,7 +120,7 @@ describe(`the Kubernetes manifests (${kubectl ? 'kubectl kustomize of the produc
     });
   });
 
-  describe.each(['tasks', 'meetings', 'clipboard', 'tasks-worker', 'meetings-worker', 'clipboard-worker', 'gateway'])('%s pods', (name) => {
+  describe.each([...DECLARED.flatMap(({ name, roles }) => [name, ...(roles.includes('worker') ? [`${name}-worker`] : [])]), 'gateway'])('%s pods', (name) => {
     const pod = () => find('Deployment', name)!.spec.template.spec;
 
     it('mount no service-account token and run under seccomp RuntimeDefault as a non-root user', () => {
@@ -371,7 +373,7 @@ describe(`day-two operations in the manifests (${kubectl ? 'kubectl kustomize of
     const cron = find('CronJob', 'backup')!;
     expect(cron.spec.concurrencyPolicy).toBe('Forbid');
     const script = podOf(cron).containers[0].args[0] as string;
-    expect(script).toMatch(/for svc in tasks meetings clipboard/);
+    expect(script).toContain(`for svc in ${Object.keys(SERVICES).join(' ')};`);
     expect(script).toContain('--format=custom --no-owner --no-privileges');
     expect(script).toContain('--schema="$svc" --schema="${svc}_worker"');
   });

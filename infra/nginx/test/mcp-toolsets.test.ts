@@ -3,7 +3,7 @@ import { encode } from 'gpt-tokenizer';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { CallToolResult, Tool } from '@modelcontextprotocol/sdk/types.js';
-import { readScopes, startStack, type Service, type Stack } from './stack.js';
+import { SERVICES, everyRateLimitAt, readScopes, startStack, type Service, type Stack } from './stack.js';
 
 /*
  * The MCP toolsets as an assistant sees them: what each lists (and what that costs a model's
@@ -13,10 +13,8 @@ import { readScopes, startStack, type Service, type Stack } from './stack.js';
  */
 
 let stack: Stack;
-const RELAXED = { RATE_LIMIT_PER_MINUTE: '100000', RATE_LIMIT_READS_PER_MINUTE: '100000', RATE_LIMIT_WRITES_PER_MINUTE: '100000', RATE_LIMIT_NETWORK_PER_MINUTE: '100000' };
-const SERVICES: Service[] = ['tasks', 'meetings', 'clipboard'];
 beforeAll(async () => {
-  stack = await startStack({ tasks: RELAXED, meetings: RELAXED, clipboard: RELAXED });
+  stack = await startStack(everyRateLimitAt(100000, { networkCap: true }));
 }, 120_000);
 afterAll(async () => {
   await stack?.stop();
@@ -497,11 +495,14 @@ async function seed(service: Service, token: string): Promise<Record<string, any
   return d;
 }
 
+/** The assistant tasks written for a service's own tools (a service without any is left out of the two tests below). */
+const ASSISTANT_TASKS: Partial<Record<Service, Task[]>> = { tasks: TASKS, meetings: MEETINGS, clipboard: CLIPBOARD };
+
 describe('ten assistant tasks per service, with the one-per-operation tools (all) and the task-level tools (default)', () => {
   const table: string[] = ['| service | toolset | tool calls | characters returned |', '|---|---|---|---|'];
   afterAll(() => console.log(`ten assistant tasks per service\n${table.join('\n')}`));
 
-  it.each([['tasks', TASKS], ['meetings', MEETINGS], ['clipboard', CLIPBOARD]] as const)('%s', async (service, tasks) => {
+  it.each(Object.entries(ASSISTANT_TASKS) as Array<[Service, Task[]]>)('%s', async (service, tasks) => {
     expect(tasks).toHaveLength(10);
     for (const toolset of ['all', 'default'] as const) {
       const acct = await account(service);
@@ -519,7 +520,7 @@ describe('ten assistant tasks per service, with the one-per-operation tools (all
     }
   }, 120_000);
 
-  it.each(SERVICES)('%s: every task-level tool answered within its outputSchema (ajv) at least once', async (service) => {
+  it.each(Object.keys(ASSISTANT_TASKS) as Service[])('%s: every task-level tool answered within its outputSchema (ajv) at least once', async (service) => {
     // The webhook tool, once per service, for the toolset the tasks above do not use.
     const w = await Assistant.connect(service, keys[service]!.full, '?toolsets=webhooks');
     await w.ok('manage_webhooks', { action: 'list' });

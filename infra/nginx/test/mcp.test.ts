@@ -8,15 +8,14 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { repoRoot } from '@app/devstack';
-import { readScopes, startStack, type Service, type Stack } from './stack.js';
+import { SERVICES, everyRateLimitAt, readScopes, startStack, type Service, type Stack } from './stack.js';
 
 const run = promisify(execFile);
 let stack: Stack;
-const RELAXED = { RATE_LIMIT_PER_MINUTE: '100000', RATE_LIMIT_READS_PER_MINUTE: '100000', RATE_LIMIT_WRITES_PER_MINUTE: '100000', RATE_LIMIT_NETWORK_PER_MINUTE: '100000' };
 
 beforeAll(async () => {
   // The conformance suite sends a few hundred requests from one address in a minute.
-  stack = await startStack({ tasks: RELAXED, meetings: RELAXED, clipboard: RELAXED }, { gatewayVars: { MCP_GUARD_RATE: '6000r/m', MCP_GUARD_BURST: 1000 } });
+  stack = await startStack(everyRateLimitAt(100000, { networkCap: true }), { gatewayVars: { MCP_GUARD_RATE: '6000r/m', MCP_GUARD_BURST: 1000 } });
 }, 120_000);
 afterAll(async () => {
   await stack?.stop();
@@ -74,7 +73,7 @@ async function documentedOperations(service: Service): Promise<Array<{ name: str
   return ops;
 }
 
-describe.each(['tasks', 'meetings', 'clipboard'] as const)('MCP at /mcp/%s through the gateway', (service) => {
+describe.each(SERVICES)('MCP at /mcp/%s through the gateway', (service) => {
   let acct: Account;
   beforeAll(async () => {
     acct = await account(service);
@@ -118,7 +117,7 @@ describe.each(['tasks', 'meetings', 'clipboard'] as const)('MCP at /mcp/%s throu
     expect(challenge).toContain(`resource_metadata="${stack.gateway}/.well-known/oauth-protected-resource/mcp/${service}"`);
     const metadata = await (await fetch(`${stack.gateway}/.well-known/oauth-protected-resource/mcp/${service}`)).json();
     expect(metadata).toMatchObject({ resource: `${stack.gateway}/mcp/${service}`, authorization_servers: [`${stack.gateway}/oauth/${service}`] });
-    const other = service === 'tasks' ? 'meetings' : 'tasks';
+    const other = SERVICES.find((s) => s !== service)!;
     const foreign = await listTools({ Authorization: `Bearer ${(await account(other)).full}` });
     expect(foreign.status).toBe(401);
     expect(foreign.headers.get('www-authenticate')).toContain('error="invalid_token"');

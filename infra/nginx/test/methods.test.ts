@@ -1,24 +1,11 @@
 import { connect } from 'node:net';
-import { join } from 'node:path';
-import { repoRoot, SERVICES } from '@app/devstack';
-import { startStack, type Service, type Stack } from './stack.js';
+import { SERVICES, declared, startStack, type Service, type Stack } from './stack.js';
 
 /**
  * What the gateway and the services answer for methods a path does not have and for requests
  * nginx refuses itself, per path family of every declared service: always JSON, in the envelope
  * of the service whose path it is, with an `Allow` naming the methods the path really has.
  */
-
-interface Declared {
-  envelope: 'rich' | 'simple';
-  paths: { families: readonly string[] };
-}
-
-/** A service's declaration, as the generator reads it (apps/<svc>/dist/service.js). */
-function declared(service: Service): Declared {
-  // eslint-disable-next-line @typescript-eslint/no-require-imports -- the declarations are CommonJS builds, found at run time
-  return (require(join(repoRoot, 'apps', service, 'dist', 'service.js')) as { default: Declared }).default;
-}
 
 let stack: Stack;
 /** Each service's OpenAPI paths and the methods each has, from its published document. */

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { freePort, startTlsTerminator, type TlsTerminator } from '@app/devstack';
 import { oauthClient } from './oauth-flow.js';
-import { startStack, type Stack } from './stack.js';
+import { SERVICES, startStack, type Stack } from './stack.js';
 
 /**
  * The production shape, rehearsed on this machine (DESIGN.md "Production shape"): an outer nginx
@@ -33,7 +33,7 @@ beforeAll(async () => {
     WEBHOOK_ALLOW_PRIVATE: '0',
     SIGNUP: 'closed',
   };
-  stack = await startStack({ tasks: production, meetings: production, clipboard: production }, { replicas: 2, gatewayVars: { TRUSTED_PROXIES: '127.0.0.1/32' } });
+  stack = await startStack(Object.fromEntries(SERVICES.map((svc) => [svc, production])), { replicas: 2, gatewayVars: { TRUSTED_PROXIES: '127.0.0.1/32' } });
   dir = mkdtempSync(join(tmpdir(), 'ingress-'));
   const started = await startTlsTerminator(dir, { port, upstream: new URL(stack.gateway).host });
   if (!started) throw new Error('nginx or openssl is not installed');
@@ -134,7 +134,7 @@ describe('the production rehearsal: a TLS ingress in front of the gateway, two i
   });
 
   it('names the https origin in OAuth metadata and WWW-Authenticate whatever Host is sent', async () => {
-    for (const service of ['tasks', 'meetings', 'clipboard']) {
+    for (const service of SERVICES) {
       for (const host of [new URL(origin).host, 'evil.example', 'localhost:1']) {
         const metadata = await send('127.0.5.1', `/.well-known/oauth-protected-resource/mcp/${service}`, { headers: { Host: host } });
         expect(JSON.parse(metadata.text)).toMatchObject({ resource: `${origin}/mcp/${service}`, authorization_servers: [`${origin}/oauth/${service}`] });

@@ -5,13 +5,86 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { adminCommand, SERVICES, createDatabase, dropDatabase, freePort, repoRoot, serviceEntry, startProduct, type Instance, type ProductOptions, type Service } from '@app/devstack';
 
-export type { Service };
+export { SERVICES, type Service };
+
+/**
+ * What the gateway suites read of a service's declaration (`apps/<svc>/src/service.ts`, the
+ * `ServiceDeclaration` of @app/auth/runtime, built): the suites list and try services from it,
+ * so a service made by `npm run new-service` is in every one of them.
+ */
+interface Declared {
+  name: Service;
+  title: string;
+  port: number;
+  envelope: 'rich' | 'simple';
+  scopes: readonly string[];
+  paths: { api: string; home?: string; families: readonly string[]; streams: readonly string[]; keys: string; webhooks: string };
+  limits: {
+    bodyLimitBytes: number;
+    rateLimits: ReadonlyArray<{ name: string; variable: string; perMinute: number }>;
+    networkCap?: { variable: string; perMinute: number };
+  };
+  events: Readonly<Record<string, string>>;
+  roles: readonly ('api' | 'worker')[];
+  toolsets: readonly string[];
+}
+
+/** `service`'s declaration, from its build (`apps/<svc>/dist/service.js`). */
+export function declared(service: Service): Declared {
+  // eslint-disable-next-line @typescript-eslint/no-require-imports -- the declarations are CommonJS builds, found at run time
+  return (require(join(repoRoot, 'apps', service, 'dist', 'service.js')) as { default: Declared }).default;
+}
+
+/** Every service's declaration, in the order of their ports. */
+export const DECLARED: readonly Declared[] = SERVICES.map(declared);
 
 /** The scopes of a key that may only read `service`: its declaration's `:read` scopes. */
 export function readScopes(service: Service): string[] {
-  // eslint-disable-next-line @typescript-eslint/no-require-imports -- the declarations are CommonJS builds, found at run time
-  const declared = (require(join(repoRoot, 'apps', service, 'dist', 'service.js')) as { default: { scopes: readonly string[] } }).default;
-  return declared.scopes.filter((scope) => scope.endsWith(':read'));
+  return declared(service).scopes.filter((scope) => scope.endsWith(':read'));
+}
+
+/** The path `npm start` prints for a service: its main list (its first family when it names none). */
+export const homePath = (service: Service): string => declared(service).paths.home ?? declared(service).paths.families[0]!;
+
+/** One environment for every service that sets every per-account limit and network cap the declarations name to `perMinute`. */
+export function allLimitsAt(perMinute: number): Record<string, string> {
+  const variables = DECLARED.flatMap(({ limits }) => [...limits.rateLimits.map((limit) => limit.variable), ...(limits.networkCap ? [limits.networkCap.variable] : [])]);
+  return Object.fromEntries(variables.map((variable) => [variable, String(perMinute)]));
+}
+
+/**
+ * Environment for every service that sets each of its per-account rate limits (the variables its
+ * declaration names) to `perMinute`, its network-level cap too when `networkCap`; `extra` is
+ * merged in per service.
+ */
+export function everyRateLimitAt(
+  perMinute: number,
+  { networkCap = false, extra = {} }: { networkCap?: boolean; extra?: Partial<Record<Service, Record<string, string>>> } = {},
+): Partial<Record<Service, Record<string, string>>> {
+  return Object.fromEntries(
+    DECLARED.map(({ name, limits }) => {
+      const variables = [...limits.rateLimits.map((limit) => limit.variable), ...(networkCap && limits.networkCap ? [limits.networkCap.variable] : [])];
+      return [name, { ...Object.fromEntries(variables.map((variable) => [variable, String(perMinute)])), ...extra[name] }];
+    }),
+  );
+}
+
+/**
+ * One request per path family of `service`: its main list when the family holds it, else the
+ * shortest path of its OpenAPI document under the family with no path parameter; by its first
+ * documented method (GET when it has one).
+ */
+export function familyRequests(service: Service): Array<{ family: string; path: string; method: string }> {
+  // eslint-disable-next-line @typescript-eslint/no-require-imports -- the documents are CommonJS builds, found at run time
+  const document = (require(join(repoRoot, 'apps', service, 'dist', 'openapi.js')) as { openapiDocument: { paths: Record<string, Record<string, unknown>> } }).openapiDocument;
+  const paths = Object.keys(document.paths).filter((path) => !path.includes('{'));
+  return declared(service).paths.families.map((family) => {
+    const under = paths.filter((p) => p === family || p.startsWith(`${family}/`)).sort((a, b) => a.length - b.length);
+    const path = under.find((p) => p === declared(service).paths.home) ?? under[0];
+    if (!path) throw new Error(`${service}: its document has no path under ${family} without a parameter`);
+    const methods = Object.keys(document.paths[path]!).filter((m) => ['get', 'post', 'put', 'patch', 'delete'].includes(m));
+    return { family, path, method: (methods.includes('get') ? 'get' : methods[0]!).toUpperCase() };
+  });
 }
 
 export interface Stack {

@@ -1,6 +1,6 @@
 import { SERVICES, STREAM_PATHS, openEventStream, openPausedStream, pollUntil, rssMb, writeLargestChanges, type Service } from '@app/devstack';
 import { oauthClient } from './oauth-flow.js';
-import { startStack, type Stack } from './stack.js';
+import { everyRateLimitAt, startStack, type Stack } from './stack.js';
 
 /**
  * The live change streams as the service processes run them (DESIGN.md "Live change streams"):
@@ -8,10 +8,9 @@ import { startStack, type Stack } from './stack.js';
  * revoked OAuth access token ending its streams.
  */
 let stack: Stack;
-const RELAXED = { RATE_LIMIT_PER_MINUTE: '100000', RATE_LIMIT_READS_PER_MINUTE: '100000', RATE_LIMIT_WRITES_PER_MINUTE: '100000', RATE_LIMIT_NETWORK_PER_MINUTE: '100000' };
 
 beforeAll(async () => {
-  stack = await startStack({ tasks: RELAXED, meetings: RELAXED, clipboard: RELAXED });
+  stack = await startStack(everyRateLimitAt(100000, { networkCap: true }));
 }, 120_000);
 afterAll(() => stack?.stop());
 

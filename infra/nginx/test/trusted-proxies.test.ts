@@ -1,7 +1,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { freePort, startNginx } from '@app/devstack';
+import { freePort, startNginx, upstreams } from '@app/devstack';
 
 /**
  * TRUSTED_PROXIES names the peers whose X-Forwarded-For the gateway believes: a range wider than
@@ -14,7 +14,7 @@ async function gatewayStartLog(trusted: string): Promise<string> {
   const write = jest.spyOn(process.stderr, 'write').mockImplementation((chunk: string | Uint8Array) => (written.push(String(chunk)), true));
   try {
     const upstream = `127.0.0.1:${await freePort()}`;
-    const nginx = await startNginx(dir, { GATEWAY_PORT: await freePort(), TASKS_UPSTREAM: upstream, MEETINGS_UPSTREAM: upstream, CLIPBOARD_UPSTREAM: upstream, TRUSTED_PROXIES: trusted });
+    const nginx = await startNginx(dir, { GATEWAY_PORT: await freePort(), ...upstreams(() => upstream), TRUSTED_PROXIES: trusted });
     if (!nginx) throw new Error('nginx is not installed: apt-get install -y nginx-light');
     await nginx.stop();
   } finally {

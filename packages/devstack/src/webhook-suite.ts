@@ -171,10 +171,11 @@ export function webhookSuite(target: WebhookSuiteTarget): void {
       const child = spawn(process.execPath, serviceEntry(service, 'serve'), { env, stdio: ['ignore', 'ignore', 'pipe'] });
       let stderr = '';
       child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
-      const killer = setTimeout(() => child.kill('SIGKILL'), 10_000);
+      // A loaded CI machine can take seconds to load the entry; the refusal itself is immediate.
+      const killer = setTimeout(() => child.kill('SIGKILL'), 40_000);
       const code = await new Promise((resolve) => child.once('exit', resolve));
       clearTimeout(killer);
       expect({ code, stderr }).toEqual({ code: 1, stderr: expect.stringMatching(new RegExp(`^${service}: configuration error: ${missing} is required with NODE_ENV=production \\([^\\n]+\\)\\n$`)) });
-    });
+    }, 60_000);
   });
 }

@@ -95,7 +95,8 @@ export type ErrorCatalog = Readonly<Record<string, number>>;
 /**
  * The codes every service can answer without naming them itself: this package's (validation,
  * body parsing, known Postgres errors, 404s, outages) and the auth package's routes and
- * middleware (sign-in, keys, scopes, origins, webhook subscriptions, rate limits).
+ * middleware (sign-in, keys, scopes, origins, webhook subscriptions, rate limits), and the
+ * gateway's own answers in the service's envelope (a request line too long: `uri_too_long`).
  */
 const PLATFORM_ERROR_CODES = {
   validation_failed: 400, invalid_json: 400, invalid_input: 400, request_aborted: 400, invalid_body: 400, bad_request: 400, client_error: 400,
@@ -103,7 +104,7 @@ const PLATFORM_ERROR_CODES = {
   insufficient_scope: 403, cross_origin: 403, session_required: 403, signup_closed: 403,
   not_found: 404, route_not_found: 404, method_not_allowed: 405,
   already_exists: 409, reference_conflict: 409, concurrent_update: 409, email_taken: 409, webhook_limit_reached: 409, webhook_disabled: 409,
-  precondition_failed: 412, payload_too_large: 413, unsupported_encoding: 415, unsupported_charset: 415, rate_limited: 429, too_many_streams: 429,
+  precondition_failed: 412, payload_too_large: 413, uri_too_long: 414, unsupported_encoding: 415, unsupported_charset: 415, rate_limited: 429, too_many_streams: 429,
   internal_error: 500, service_unavailable: 503, query_timeout: 503,
 } as const satisfies ErrorCatalog;
 

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { inTransaction } from '@app/auth/runtime';
 import { emitEvents } from '@app/auth/webhooks';
 import { entriesWithin, errors } from '@app/http-errors';
-import { isUuid } from '@app/http-errors/validation';
+import { recordId } from '@app/http-errors/validation';
 import * as repo from '../db/items.repository.js';
 import { withAccount, type AccountTx, type Db } from '../db/state.repository.js';
 import { TOMBSTONE_DAYS } from './limits.js';
@@ -114,9 +114,9 @@ export function itemCreator(db: Db): (accountId: string, input: NewItem) => Prom
 
 /** Toggles the favorite flag, or sets it when `favorite` is given. */
 export async function setFavorite(db: Db, accountId: string, id: string, favorite: boolean | undefined): Promise<Item> {
-  if (!isUuid(id)) throw itemNotFound();
+  const itemId = recordId(id, itemNotFound);
   return withAccount(db, accountId, TOMBSTONE_DAYS, async (tx) => {
-    const row = await repo.setFavorite(tx, id, favorite ?? 'toggle');
+    const row = await repo.setFavorite(tx, itemId, favorite ?? 'toggle');
     if (!row) throw itemNotFound();
     // Thrown inside the transaction, so the flag is not stored.
     if (row.favorite && row.sensitive) throw sensitiveFavorite();
@@ -137,8 +137,8 @@ const deleteLogged = async (tx: AccountTx, ids: string[]) => logDeleted(tx, awai
 
 /** Deletes one item (404 when it is not this account's). */
 export async function deleteItem(db: Db, accountId: string, id: string): Promise<{ deleted: number }> {
-  if (!isUuid(id)) throw itemNotFound();
-  const deleted = await withAccount(db, accountId, TOMBSTONE_DAYS, (tx) => deleteLogged(tx, [id]));
+  const itemId = recordId(id, itemNotFound);
+  const deleted = await withAccount(db, accountId, TOMBSTONE_DAYS, (tx) => deleteLogged(tx, [itemId]));
   if (deleted === 0) throw itemNotFound();
   return { deleted };
 }

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { emitEvents } from '@app/auth/webhooks';
 import { errors } from '@app/http-errors';
-import { isUuid } from '@app/http-errors/validation';
+import { recordId } from '@app/http-errors/validation';
 import * as repo from '../db/snippets.repository.js';
 import { withAccount, type AccountTx, type Db } from '../db/state.repository.js';
 import { MAX_SNIPPETS, TOMBSTONE_DAYS } from './limits.js';
@@ -97,9 +97,9 @@ export async function replaceSnippets(db: Db, accountId: string, items: (Snippet
 
 /** Deletes one snippet (404 when it is not this account's). */
 export async function deleteSnippet(db: Db, accountId: string, id: string): Promise<{ deleted: number }> {
-  if (!isUuid(id)) throw notFound('Snippet');
+  const snippetId = recordId(id, () => notFound('Snippet'));
   const deleted = await withAccount(db, accountId, TOMBSTONE_DAYS, async (tx) => {
-    const ids = await repo.deleteSnippets(tx, [id]);
+    const ids = await repo.deleteSnippets(tx, [snippetId]);
     for (const d of ids) tx.record('snippet', d, 'delete');
     await emitDeleted(tx.trx, accountId, 'snippet.deleted', ids);
     return ids.length;

@@ -1,4 +1,4 @@
-import { cursorSigner, type StreamPage } from '@app/auth/streams';
+import { cursorCodec, cursorSigner, type StreamPage } from '@app/auth/streams';
 import { emitEvents } from '@app/auth/webhooks';
 import { entriesWithin } from '@app/http-errors';
 import * as itemsRepo from '../db/items.repository.js';
@@ -76,28 +76,26 @@ export interface ChangeDataParsers {
 }
 
 const CURSOR = /^v1:(0|[1-9][0-9]{0,14})$/;
-/** Signs the cursors of pull and sync (and the stream's event ids), each for its account. */
-const SIGNER = cursorSigner('clipboard', 'changes');
-const cursorPayload = (seq: number) => Buffer.from(`v1:${seq}`).toString('base64url');
+
+/**
+ * The cursors of pull and sync (and the stream's event ids), each signed for its account by the
+ * shared codec: a seq, written `v1:<seq>` (the text clients held before cursors were signed).
+ */
+const CURSORS = cursorCodec(cursorSigner('clipboard', 'changes'), {
+  is: (value): value is number => Number.isSafeInteger(value),
+  text: { write: (seq) => `v1:${seq}`, read: (text) => (CURSOR.test(text) ? Number(text.slice(3)) : undefined) },
+  invalid: () => fail('invalid_cursor', 'cursor is malformed: send back a cursor exactly as a pull or sync returned it, or none to start from the beginning'),
+});
 
 /** The opaque cursor of `accountId` for "every change up to and including `seq`". */
-function encodeCursor(accountId: string, seq: number): string {
-  return SIGNER.sign(cursorPayload(seq), accountId);
-}
+const encodeCursor = (accountId: string, seq: number): string => CURSORS.encode(seq, accountId);
 
 /**
  * The seq a cursor stands for; absent or empty is 0 (the beginning). Anything not issued by
  * {@link encodeCursor} to this account (malformed, edited, another account's) is 400.
  */
 function decodeCursor(accountId: string, raw: string | undefined): number {
-  if (raw === undefined || raw === '') return 0;
-  const payload = SIGNER.open(raw, accountId);
-  const match = payload === undefined ? null : CURSOR.exec(Buffer.from(payload, 'base64url').toString('utf8'));
-  const seq = match ? Number(match[1]) : NaN;
-  if (!match || cursorPayload(seq) !== payload) {
-    throw fail('invalid_cursor', 'cursor is malformed: send back a cursor exactly as a pull or sync returned it, or none to start from the beginning');
-  }
-  return seq;
+  return raw === undefined || raw === '' ? 0 : CURSORS.decode(raw, accountId);
 }
 
 /** 410 for a cursor the log can no longer serve (older than dropped tombstones) or never issued (ahead of it). */

@@ -1,11 +1,10 @@
 import type { Router } from 'express';
-import type { ServiceDeps } from '@app/auth/runtime';
+import type { RouteContext } from '@app/auth/runtime';
 import type { Database } from '../db/schema.js';
 import * as items from '../domain/items.service.js';
 import { searchSlots } from '../domain/search-slots.js';
 import { bulkDeleteSchema, clearHistoryQuerySchema, createItemSchema, favoriteBodySchema, listItemsQuerySchema } from '../openapi.js';
 import { bodyParser, queryParser } from '../validation.js';
-import type { Guards } from './guards.js';
 
 const listQuery = queryParser(listItemsQuerySchema);
 const createBody = bodyParser(createItemSchema);
@@ -14,10 +13,10 @@ const bulkBody = bodyParser(bulkDeleteSchema);
 const clearQuery = queryParser(clearHistoryQuerySchema);
 
 /** /api/clipboard: the history. */
-export function clipboardRoutes(router: Router, deps: ServiceDeps<Database>, g: Guards): void {
-  const { db } = deps;
+export function clipboardRoutes(router: Router, ctx: RouteContext<Database>): void {
+  const { db, guards: g } = ctx;
   const createItem = items.itemCreator(db);
-  const searching = searchSlots(deps);
+  const searching = searchSlots(ctx);
   router.get('/clipboard', g.read('clipboard:read'), async (req, res) => {
     const { accountId } = req.caller!;
     const page = listQuery.parse(req.query);

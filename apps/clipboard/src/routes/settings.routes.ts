@@ -1,15 +1,14 @@
 import type { Router } from 'express';
-import type { ServiceDeps } from '@app/auth/runtime';
+import type { RouteContext } from '@app/auth/runtime';
 import type { Database } from '../db/schema.js';
 import * as settings from '../domain/settings.service.js';
 import { settingsPatchSchema } from '../openapi.js';
 import { bodyParser } from '../validation.js';
-import type { Guards } from './guards.js';
 
 const patchBody = bodyParser(settingsPatchSchema);
 
 /** /api/settings: read and partially update. */
-export function settingsRoutes(router: Router, { db }: ServiceDeps<Database>, g: Guards): void {
+export function settingsRoutes(router: Router, { db, guards: g }: RouteContext<Database>): void {
   router.get('/settings', g.read('settings:read'), async (req, res) => {
     res.json(await settings.getSettings(db, req.caller!.accountId));
   });

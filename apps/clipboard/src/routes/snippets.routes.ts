@@ -1,16 +1,15 @@
 import type { Router } from 'express';
-import type { ServiceDeps } from '@app/auth/runtime';
+import type { RouteContext } from '@app/auth/runtime';
 import type { Database } from '../db/schema.js';
 import * as snippets from '../domain/snippets.service.js';
 import { replaceSnippetsSchema, snippetInputSchema } from '../openapi.js';
 import { bodyParser } from '../validation.js';
-import type { Guards } from './guards.js';
 
 const createBody = bodyParser(snippetInputSchema);
 const replaceBody = bodyParser(replaceSnippetsSchema);
 
 /** /api/snippets: at most 200 per account, unpaginated. */
-export function snippetsRoutes(router: Router, { db }: ServiceDeps<Database>, g: Guards): void {
+export function snippetsRoutes(router: Router, { db, guards: g }: RouteContext<Database>): void {
   router.get('/snippets', g.read('snippets:read'), async (req, res) => {
     res.json(await snippets.listSnippets(db, req.caller!.accountId));
   });

@@ -1,12 +1,10 @@
 import type { Router } from 'express';
-import type { StreamHub } from '@app/auth/streams';
-import type { ServiceDeps } from '@app/auth/runtime';
+import type { RouteContext } from '@app/auth/runtime';
 import type { Database } from '../db/schema.js';
 import { assistantView } from '../domain/mappers.js';
 import * as syncing from '../domain/sync.service.js';
 import { pullQuerySchema, settingsPatchSchema, snippetInputSchema, syncBodySchema, syncFavoriteDataSchema, syncItemDataSchema } from '../openapi.js';
 import { bodyParser, partParser, queryParser } from '../validation.js';
-import type { Guards } from './guards.js';
 
 const pullQuery = queryParser(pullQuerySchema);
 const syncBody = bodyParser(syncBodySchema);
@@ -19,7 +17,7 @@ const changeData = {
 };
 
 /** The sync protocol: /api/clipboard/pull and /api/clipboard/sync (see the OpenAPI description). */
-export function syncRoutes(router: Router, { db }: ServiceDeps<Database>, g: Guards, streams: StreamHub): void {
+export function syncRoutes(router: Router, { db, guards: g, streams }: RouteContext<Database>): void {
   router.get('/clipboard/pull', g.read('clipboard:read'), async (req, res) => {
     res.json(await syncing.pull(db, req.caller!.accountId, req.caller!.scopes, pullQuery.parse(req.query)));
   });

@@ -1,16 +1,21 @@
-import { cursorSigner, type CursorSigner } from '@app/auth/streams';
-import { unsafeInputProblem } from '@app/http-errors/validation';
+import { cursorCodec, cursorSigner, type CursorCodec } from '@app/auth/streams';
 import { fail } from './errors.js';
 
 /** The lists that page with a cursor; each signs its own, so one list's cursor is not another's. */
 const LISTS = ['people', 'series', 'notes', 'notes-changed', 'meetings'] as const;
 type CursorList = (typeof LISTS)[number];
-const signers = Object.fromEntries(LISTS.map((list) => [list, cursorSigner('meetings', list)])) as Record<CursorList, CursorSigner>;
-const signer = (list: CursorList): CursorSigner => signers[list];
 
-/** Opaque keyset cursors: the sort key of the last row of a page, base64url JSON, signed for `list`. */
-export function encodeCursor(list: CursorList, values: (string | number)[]): string {
-  return signer(list).sign(Buffer.from(JSON.stringify(values)).toString('base64url'));
+/** A keyset cursor's value: the sort key of a page's last row, as short non-empty strings. */
+const isSortKey = (values: unknown): values is string[] =>
+  Array.isArray(values) && values.every((v) => typeof v === 'string' && v.length > 0 && v.length < 100);
+
+const invalid = () => fail('invalid_cursor', 'cursor is not one this API returned', { details: [{ path: 'cursor', message: 'malformed cursor' }] });
+
+const codecs = Object.fromEntries(LISTS.map((list) => [list, cursorCodec(cursorSigner('meetings', list), { is: isSortKey, invalid })])) as Record<CursorList, CursorCodec<string[]>>;
+
+/** Opaque keyset cursors: the sort key of the last row of a page, signed for `list` (the shared codec). */
+export function encodeCursor(list: CursorList, values: string[]): string {
+  return codecs[list].encode(values);
 }
 
 /**
@@ -19,18 +24,9 @@ export function encodeCursor(list: CursorList, values: (string | number)[]): str
  */
 export function decodeCursor(list: CursorList, cursor: string | undefined, arity: number): string[] | undefined {
   if (cursor === undefined) return undefined;
-  const payload = signer(list).open(cursor);
-  let values: unknown;
-  try {
-    values = payload === undefined ? undefined : JSON.parse(Buffer.from(payload, 'base64url').toString('utf8'));
-  } catch {
-    values = undefined;
-  }
-  // A NUL could come out of the base64: refused by the one input check, as everywhere else.
-  if (!Array.isArray(values) || values.length !== arity || unsafeInputProblem(values) !== null || !values.every((v) => typeof v === 'string' && v.length > 0 && v.length < 100)) {
-    throw fail('invalid_cursor', 'cursor is not one this API returned', { details: [{ path: 'cursor', message: 'malformed cursor' }] });
-  }
-  return values as string[];
+  const values = codecs[list].decode(cursor);
+  if (values.length !== arity) throw invalid();
+  return values;
 }
 
 /**

@@ -10,6 +10,16 @@ const participantIds = {
   description: 'Up to 20 distinct ids of existing, non-archived people of the account (unknown: 404 person_not_found; archived: 409 person_archived)',
 } as const;
 
+const weekday = { type: 'integer', format: 'int32', minimum: 0, maximum: 6, description: '0 (Sunday) to 6 (Saturday)' } as const;
+const monthDay = { type: 'integer', format: 'int32', minimum: 1, maximum: 31, description: 'Clamped to the last day of shorter months' } as const;
+
+/** The cadence rule as schema: a MONTHLY series names its monthDay and no weekday, the others a weekday and no monthDay. */
+const schedule = {
+  if: { required: ['cadence'], properties: { cadence: { const: 'MONTHLY' } } },
+  then: { required: ['monthDay'], properties: { monthDay, weekday: false } },
+  else: { required: ['weekday'], properties: { weekday, monthDay: false } },
+} as const;
+
 export const seriesCreateBody = {
   type: 'object',
   additionalProperties: false,
@@ -22,14 +32,15 @@ export const seriesCreateBody = {
   properties: {
     title: text(200, 1),
     cadence: { type: 'string', enum: CADENCES },
-    weekday: { type: 'integer', format: 'int32', minimum: 0, maximum: 6, description: '0 (Sunday) to 6 (Saturday)' },
-    monthDay: { type: 'integer', format: 'int32', minimum: 1, maximum: 31, description: 'Clamped to the last day of shorter months' },
+    weekday,
+    monthDay,
     startTime,
     durationMinutes: { type: 'integer', format: 'int32', minimum: 1, maximum: 1440 },
     timezone: { type: 'string', minLength: 1, maxLength: 100, description: 'IANA time zone name; unknown is 400' },
     startDate: date,
     participantIds,
   },
+  ...schedule,
 } as const;
 
 export const seriesPatchBody = {

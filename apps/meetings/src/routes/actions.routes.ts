@@ -1,5 +1,5 @@
 import type { Router } from 'express';
-import type { Kysely } from 'kysely';
+import type { RouteContext } from '@app/auth/runtime';
 import { compileQuery } from '@app/http-errors/validation';
 import type { Database } from '../db/schema.js';
 import * as actions from '../domain/actions.service.js';
@@ -11,7 +11,7 @@ const listQuery = compileQuery(actionsQuery);
 const findQuery = compileQuery(searchQuery);
 
 /** GET /api/actions and GET /api/search: the cross-meeting reads. */
-export function actionsRoutes(router: Router, db: Kysely<Database>): void {
+export function actionsRoutes(router: Router, { db }: RouteContext<Database>): void {
   router.get('/actions', async (req, res) => {
     res.json(await actions.listActions(db, account(req), listQuery.parse(req.query)));
   });

@@ -1,6 +1,5 @@
 import type { Router } from 'express';
-import type { Kysely } from 'kysely';
-import type { StreamHub } from '@app/auth/streams';
+import type { RouteContext } from '@app/auth/runtime';
 import { compileQuery } from '@app/http-errors/validation';
 import type { Database } from '../db/schema.js';
 import { listChanges, readChanges } from '../domain/changes.service.js';
@@ -10,7 +9,7 @@ import { account, readsPrivate } from './http.js';
 const query = compileQuery(changesQuery);
 
 /** GET /api/changes (the sync feed) and GET /api/changes/stream (the same feed, pushed as it commits). */
-export function changesRoutes(router: Router, db: Kysely<Database>, streams: StreamHub): void {
+export function changesRoutes(router: Router, { db, streams }: RouteContext<Database>): void {
   router.get('/changes', async (req, res) => {
     const q = query.parse(req.query);
     res.json(await listChanges(db, account(req), q, readsPrivate(req, q.includePrivate)));

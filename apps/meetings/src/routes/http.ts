@@ -1,16 +1,12 @@
 import type { Request, RequestHandler } from 'express';
-import { isUuid } from '@app/http-errors/validation';
+import { recordId } from '@app/http-errors/validation';
 import { fail, notFound } from '../domain/errors.js';
 
 /** The caller's account id (the routes run behind authenticate). */
 export const account = (req: Request): string => req.caller!.accountId;
 
 /** The `:id` path parameter; anything that is not a UUID names no record, so it is a 404. */
-export function pathId(req: Request, what: Parameters<typeof notFound>[0]): string {
-  const id = String(req.params.id);
-  if (!isUuid(id)) throw notFound(what);
-  return id;
-}
+export const pathId = (req: Request, what: Parameters<typeof notFound>[0]): string => recordId(req.params.id, () => notFound(what));
 
 /** Browser sessions see privateNotes on reads that ask with includePrivate=1; API keys never do. */
 export function readsPrivate(req: Request, includePrivate: string | undefined): boolean {

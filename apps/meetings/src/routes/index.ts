@@ -1,6 +1,5 @@
-import { Router } from 'express';
-import type { StreamHub } from '@app/auth/streams';
-import type { ServiceDeps } from '@app/auth/runtime';
+import type { Router } from 'express';
+import { apiRouter, type RouteContext } from '@app/auth/runtime';
 import type { Database } from '../db/schema.js';
 import { actionsRoutes } from './actions.routes.js';
 import { changesRoutes } from './changes.routes.js';
@@ -16,10 +15,6 @@ import { seriesRoutes } from './series.routes.js';
  * (a router per module would be one more dispatch for each module a request passes). No route checks
  * a scope: app.ts's scopeByMethod has, before any of them runs (GET/HEAD meetings:read, else write).
  */
-export function apiRoutes(deps: ServiceDeps<Database>, streams: StreamHub): Router {
-  const router = Router();
-  const { db } = deps;
-  for (const add of [meRoutes, notesRoutes, peopleRoutes, seriesRoutes, meetingsRoutes, itemsRoutes, actionsRoutes]) add(router, db);
-  changesRoutes(router, db, streams);
-  return router;
+export function apiRoutes(ctx: RouteContext<Database>): Router {
+  return apiRouter(ctx, [meRoutes, notesRoutes, peopleRoutes, seriesRoutes, meetingsRoutes, itemsRoutes, actionsRoutes, changesRoutes]);
 }

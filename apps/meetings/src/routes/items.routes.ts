@@ -1,5 +1,5 @@
 import type { Router } from 'express';
-import type { Kysely } from 'kysely';
+import type { RouteContext } from '@app/auth/runtime';
 import { compileBody } from '@app/http-errors/validation';
 import type { Database } from '../db/schema.js';
 import * as carry from '../domain/carry.service.js';
@@ -11,7 +11,7 @@ const patchBody = compileBody(itemPatchBody);
 const carryBody = compileBody(carryItemBody);
 const orderBody = compileBody(reorderBody);
 
-export function itemsRoutes(router: Router, db: Kysely<Database>): void {
+export function itemsRoutes(router: Router, { db }: RouteContext<Database>): void {
   // Registered before /items/:id so "reorder" is never taken for an id.
   router.post('/items/reorder', async (req, res) => {
     const input = orderBody.parse(req.body ?? {});

@@ -1,7 +1,7 @@
 import type { Router } from 'express';
+import type { RouteContext } from '@app/auth/runtime';
 import { callerTimezone } from '@app/auth/identity';
 import { errors } from '@app/http-errors';
-import type { Kysely } from 'kysely';
 import type { Database } from '../db/schema.js';
 import { findAccount } from '../db/locks.repository.js';
 import { account } from './http.js';
@@ -10,7 +10,7 @@ import { account } from './http.js';
  * GET /api/me: the account behind the key or session, how the caller authenticated, and the
  * time zone in effect (X-Timezone when sent, else the account's).
  */
-export function meRoutes(router: Router, db: Kysely<Database>): void {
+export function meRoutes(router: Router, { db }: RouteContext<Database>): void {
   router.get('/me', async (req, res) => {
     const timezone = callerTimezone(req);
     const row = await findAccount(db, account(req));

@@ -1,5 +1,5 @@
 import type { Router } from 'express';
-import type { Kysely } from 'kysely';
+import type { RouteContext } from '@app/auth/runtime';
 import { compileBody, compileQuery } from '@app/http-errors/validation';
 import type { Database } from '../db/schema.js';
 import * as carry from '../domain/carry.service.js';
@@ -15,7 +15,7 @@ const readQuery = compileQuery(meetingReadQuery);
 const itemBody = compileBody(itemCreateBody);
 const carryBody = compileBody(carryMeetingBody);
 
-export function meetingsRoutes(router: Router, db: Kysely<Database>): void {
+export function meetingsRoutes(router: Router, { db }: RouteContext<Database>): void {
   router.get('/meetings', async (req, res) => {
     const q = listQuery.parse(req.query);
     res.json(await meetings.listMeetings(db, account(req), q, readsPrivate(req, q.includePrivate)));

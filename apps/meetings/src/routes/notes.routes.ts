@@ -1,5 +1,5 @@
 import type { Router } from 'express';
-import type { Kysely } from 'kysely';
+import type { RouteContext } from '@app/auth/runtime';
 import { errors } from '@app/http-errors';
 import { compileBody, compileQuery } from '@app/http-errors/validation';
 import type { Database } from '../db/schema.js';
@@ -17,7 +17,7 @@ function noteDate(raw: unknown): string {
   return raw as string;
 }
 
-export function notesRoutes(router: Router, db: Kysely<Database>): void {
+export function notesRoutes(router: Router, { db }: RouteContext<Database>): void {
   router.get('/notes', async (req, res) => {
     res.json(await notes.listNotes(db, account(req), listQuery.parse(req.query)));
   });

@@ -1,5 +1,5 @@
 import type { Router } from 'express';
-import type { Kysely } from 'kysely';
+import type { RouteContext } from '@app/auth/runtime';
 import { compileBody, compileQuery } from '@app/http-errors/validation';
 import type { Database } from '../db/schema.js';
 import * as people from '../domain/people.service.js';
@@ -10,7 +10,7 @@ const createBody = compileBody(personCreateBody);
 const patchBody = compileBody(personPatchBody);
 const listQuery = compileQuery(peopleQuery);
 
-export function peopleRoutes(router: Router, db: Kysely<Database>): void {
+export function peopleRoutes(router: Router, { db }: RouteContext<Database>): void {
   router.get('/people', async (req, res) => {
     res.json(await people.listPeople(db, account(req), listQuery.parse(req.query)));
   });

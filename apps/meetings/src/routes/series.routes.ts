@@ -1,5 +1,5 @@
 import type { Router } from 'express';
-import type { Kysely } from 'kysely';
+import type { RouteContext } from '@app/auth/runtime';
 import { compileBody, compileQuery } from '@app/http-errors/validation';
 import type { Database } from '../db/schema.js';
 import * as series from '../domain/series.service.js';
@@ -10,7 +10,7 @@ const createBody = compileBody(seriesCreateBody);
 const patchBody = compileBody(seriesPatchBody);
 const listQuery = compileQuery(seriesQuery);
 
-export function seriesRoutes(router: Router, db: Kysely<Database>): void {
+export function seriesRoutes(router: Router, { db }: RouteContext<Database>): void {
   router.get('/series', async (req, res) => {
     res.json(await series.listSeries(db, account(req), listQuery.parse(req.query)));
   });

@@ -1,14 +1,13 @@
-import { Router, type Request, type Response } from 'express';
+import type { Request, Response, Router } from 'express';
 import { callerTimezone } from '@app/auth/identity';
 import { errors } from '@app/http-errors';
-import { compileBody, compileQuery, isUuid } from '@app/http-errors/validation';
-import type { ServiceDeps } from '@app/auth/runtime';
+import { compileBody, compileQuery, recordId } from '@app/http-errors/validation';
+import type { RouteContext } from '@app/auth/runtime';
 import type { Database } from '../db/schema.js';
 import type { TaskCaches } from '../domain/caches.js';
 import * as service from '../domain/tasks.service.js';
 import type { Context, IfMatch, Task } from '../domain/tasks.service.js';
 import { fingerprint, keyDigest, readIdempotencyKey } from '../idempotency.js';
-import type { StreamHub } from '@app/auth/streams';
 import { listChanges, readChanges } from '../domain/changes.service.js';
 import { previewRecurrence } from '../domain/recurrence.service.js';
 import { IF_MATCH_MAX_LENGTH, changesQuerySchema, createTaskSchema, emptyBodySchema, listQuerySchema, positionSchema, previewQuerySchema, updateTaskSchema } from '../openapi.js';
@@ -29,11 +28,7 @@ function noBody(req: Request): void {
 }
 
 /** A path id that is not a UUID names no task: 404, like a missing one. */
-function taskId(req: Request): string {
-  const id = String(req.params.id);
-  if (!isUuid(id)) throw taskNotFound();
-  return id.toLowerCase();
-}
+const taskId = (req: Request): string => recordId(req.params.id, taskNotFound);
 
 /**
  * `If-Match`: `*` or a list of entity tags. Weak tags are kept out (If-Match compares strongly,
@@ -56,18 +51,18 @@ function sendTask(res: Response, status: number, item: Task, extra: Record<strin
   res.set('ETag', `"${item.updatedAt}"`).status(status).json({ item, ...extra });
 }
 
-/**
- * The task routes under /api/v1: thin handlers, validated input -> one service call -> one
- * response. `caches` are the app's (createApp makes them).
- */
-export function tasksRouter(deps: ServiceDeps<Database>, streams: StreamHub, caches: TaskCaches): Router {
-  const { db } = deps;
+/** What the tasks routes are given: the shared route context and the app's caches (createApp makes them). */
+export interface TasksRouteContext extends RouteContext<Database> {
+  caches: TaskCaches;
+}
+
+/** The task routes under /api/v1: thin handlers, validated input -> one service call -> one response. */
+export function tasksRoutes(router: Router, { db, streams, caches }: TasksRouteContext): void {
   const context = async (req: Request): Promise<Context> => ({
     accountId: req.caller!.accountId,
     timezone: callerTimezone(req),
     workspaceId: await caches.workspaceOf(req.caller!.accountId),
   });
-  const router = Router();
 
   router.get('/tasks', async (req, res) => {
     const query = listQuery.parse(req.query);
@@ -144,6 +139,4 @@ export function tasksRouter(deps: ServiceDeps<Database>, streams: StreamHub, cac
     const ctx = await context(req);
     sendTask(res, 200, await service.moveTask(db, ctx, taskId(req), afterId === null ? null : afterId.toLowerCase()));
   });
-
-  return router;
 }

@@ -3,7 +3,7 @@ import { existsSync, lstatSync, mkdirSync, readlinkSync, mkdtempSync, readFileSy
 import { createServer, type Server } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { canListen, freePort, repoRoot, waitForPort } from '@app/devstack';
+import { SERVICES, canListen, freePort, repoRoot, waitForPort, type Service } from '@app/devstack';
 import { tally } from './metrics.js';
 
 /**
@@ -19,7 +19,8 @@ let dataDir: string;
 let start: ChildProcess;
 let stdout = '';
 let stderr = '';
-const ports = { gateway: 0, tasks: 0, meetings: 0, clipboard: 0, redis: 0, postgres: 0 };
+/** The first instance's port of each service (`<NAME>_PORT`), and the stack's own. */
+const ports = { gateway: 0, redis: 0, postgres: 0, ...(Object.fromEntries(SERVICES.map((svc) => [svc, 0])) as Record<Service, number>) };
 
 /** A free port whose neighbour ten up (the second instance's) is free too. */
 async function freeBase(): Promise<number> {
@@ -101,16 +102,14 @@ beforeAll(async () => {
   ports.gateway = await freePort();
   ports.redis = await freePort();
   ports.postgres = await freePort();
-  for (const svc of ['tasks', 'meetings', 'clipboard'] as const) ports[svc] = await freeBase();
+  for (const svc of SERVICES) ports[svc] = await freeBase();
   const env: NodeJS.ProcessEnv = {
     ...process.env,
     DATA_DIR: dataDir,
     EMBEDDED_PG_PORT: String(ports.postgres),
     EMBEDDED_REDIS_PORT: String(ports.redis),
     GATEWAY_PORT: String(ports.gateway),
-    TASKS_PORT: String(ports.tasks),
-    MEETINGS_PORT: String(ports.meetings),
-    CLIPBOARD_PORT: String(ports.clipboard),
+    ...Object.fromEntries(SERVICES.map((svc) => [`${svc.toUpperCase()}_PORT`, String(ports[svc])])),
     HOST: '127.0.0.1',
     LOG_LEVEL: 'warn',
   };
@@ -146,7 +145,7 @@ describe('npm start -- --replicas 2', () => {
   it('runs two instances of each service on the port and the port + 10, sharing the redis-server it started under DATA_DIR', async () => {
     expect(stdout).toContain(`starting embedded Postgres (data in ${join(dataDir, 'pg')}) on port ${ports.postgres}`);
     expect(stdout).toContain(`starting redis-server (data in ${join(dataDir, 'redis')}) on port ${ports.redis}`);
-    for (const svc of ['tasks', 'meetings', 'clipboard'] as const) {
+    for (const svc of SERVICES) {
       expect(stdout).toContain(`http://localhost:${ports[svc]}  http://localhost:${ports[svc] + 10}`);
       for (const port of [ports[svc], ports[svc] + 10]) {
         const ready = (await (await fetch(`http://127.0.0.1:${port}/readyz`)).json()) as { checks: Record<string, string> };
@@ -224,7 +223,7 @@ describe('npm start -- --replicas 2', () => {
     const stopMs = Date.now() - stoppingAt;
     await until('every child to be gone', () => pids.every((pid) => !alive(pid)), 5000);
     console.log(`npm start: Ctrl-C stopped ${pids.length} processes in ${stopMs} ms`);
-    for (const port of [ports.gateway, ports.tasks, ports.tasks + 10, ports.meetings, ports.clipboard + 10, ports.redis, ports.postgres]) {
+    for (const port of [ports.gateway, ports.redis, ports.postgres, ...SERVICES.flatMap((svc) => [ports[svc], ports[svc] + 10])]) {
       expect(await canListen(port)).toBe(true);
     }
     expect(existsSync(join(dataDir, 'runtime.json'))).toBe(false);

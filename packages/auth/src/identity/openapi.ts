@@ -2,39 +2,51 @@ import { idPathParameter } from '@app/http-errors/validation';
 import { authBodySchemas } from './auth-routes.js';
 import { PASSWORD_MAX_LENGTH, PASSWORD_MIN_LENGTH } from './passwords.js';
 
+/** An answer in the document's own envelope (`#/components/schemas/Error`). */
+const error = (description: string) => ({ description, content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } } });
+const json = (description: string, schema: object) => ({ description, content: { 'application/json': { schema } } });
+const body = (schema: object) => ({ required: true, content: { 'application/json': { schema } } });
+
+const account = {
+  type: 'object',
+  additionalProperties: false,
+  required: ['accountId', 'email'],
+  properties: { accountId: { type: 'string', format: 'uuid' }, email: { type: 'string' } },
+};
+const me = {
+  type: 'object',
+  additionalProperties: false,
+  required: ['accountId', 'email', 'timezone'],
+  properties: { ...account.properties, timezone: { type: 'string', description: 'IANA time zone' } },
+};
+const crossOrigin = '`cross_origin`: the `Origin` header names an origin not in ALLOWED_ORIGINS';
+const badBody = error('`validation_failed` (details give each JSON pointer) or `invalid_json`');
+/** What any sign-in route may answer besides its own. */
+const common = {
+  '413': error('`payload_too_large`: body over BODY_LIMIT_BYTES'),
+  '429': { ...error('`rate_limited`: the per-address request limit, or (login) 10 failed sign-ins for this email within 15 minutes, counted across replicas'), headers: { 'Retry-After': { schema: { type: 'integer' } } } },
+  '500': error('`internal_error`: a server fault (logged; nothing leaks)'),
+};
+
 /**
  * The sign-in routes of one service as OpenAPI 3.1 path items, to spread into its document's
  * `paths`. They refer to the document's own `#/components/schemas/Error` (the service's
  * envelope) and its `session` security scheme.
  */
 export function authOpenApiPaths(service: string): Record<string, object> {
-  const error = (description: string) => ({ description, content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } } });
-  const json = (description: string, schema: object) => ({ description, content: { 'application/json': { schema } } });
-  const account = {
-    type: 'object',
-    additionalProperties: false,
-    required: ['accountId', 'email'],
-    properties: { accountId: { type: 'string', format: 'uuid' }, email: { type: 'string' } },
+  const base = `/auth/${service}`;
+  return {
+    ...signInPaths(base, `${service}_sid`),
+    [`${base}/me`]: accountPathItem(),
+    ...connectedAppPaths(base, service),
   };
-  const me = {
-    type: 'object',
-    additionalProperties: false,
-    required: ['accountId', 'email', 'timezone'],
-    properties: { ...account.properties, timezone: { type: 'string', description: 'IANA time zone' } },
-  };
-  const body = (schema: object) => ({ required: true, content: { 'application/json': { schema } } });
-  const cookie = `${service}_sid`;
+}
+
+/** Sign-up, login and logout, which set or clear the session `cookie`. */
+function signInPaths(base: string, cookie: string): Record<string, object> {
   const setCookie = {
     'Set-Cookie': { description: `\`${cookie}=<new session token>; Path=/; HttpOnly; SameSite=Lax\` (and \`Secure\` behind HTTPS)`, schema: { type: 'string' } },
   };
-  const crossOrigin = '`cross_origin`: the `Origin` header names an origin not in ALLOWED_ORIGINS';
-  const badBody = error('`validation_failed` (details give each JSON pointer) or `invalid_json`');
-  const common = {
-    '413': error('`payload_too_large`: body over BODY_LIMIT_BYTES'),
-    '429': { ...error('`rate_limited`: the per-address request limit, or (login) 10 failed sign-ins for this email within 15 minutes, counted across replicas'), headers: { 'Retry-After': { schema: { type: 'integer' } } } },
-    '500': error('`internal_error`: a server fault (logged; nothing leaks)'),
-  };
-  const base = `/auth/${service}`;
   return {
     [`${base}/signup`]: {
       post: {
@@ -80,33 +92,43 @@ export function authOpenApiPaths(service: string): Record<string, object> {
         },
       },
     },
-    [`${base}/me`]: {
-      get: {
-        operationId: 'getAccount',
-        summary: 'The signed-in account (session only)',
-        security: [{ session: [] }],
-        responses: {
-          '200': json('the account', me),
-          '401': error('`unauthorized`: no valid session'),
-          '403': error(`\`session_required\` (an API key) or ${crossOrigin}`),
-          '429': common['429'],
-          '500': common['500'],
-        },
-      },
-      patch: {
-        operationId: 'updateAccount',
-        summary: 'Change the account\'s time zone (session only)',
-        security: [{ session: [] }],
-        requestBody: body(authBodySchemas.updateAccount),
-        responses: {
-          '200': json('the account', me),
-          '400': error('`validation_failed`: an unknown time zone (path /timezone) or another invalid body; `invalid_json`'),
-          '401': error('`unauthorized`: no valid session'),
-          '403': error(`\`session_required\` (an API key) or ${crossOrigin}`),
-          ...common,
-        },
+  };
+}
+
+/** GET and PATCH of the signed-in account (session only). */
+function accountPathItem(): object {
+  return {
+    get: {
+      operationId: 'getAccount',
+      summary: 'The signed-in account (session only)',
+      security: [{ session: [] }],
+      responses: {
+        '200': json('the account', me),
+        '401': error('`unauthorized`: no valid session'),
+        '403': error(`\`session_required\` (an API key) or ${crossOrigin}`),
+        '429': common['429'],
+        '500': common['500'],
       },
     },
+    patch: {
+      operationId: 'updateAccount',
+      summary: 'Change the account\'s time zone (session only)',
+      security: [{ session: [] }],
+      requestBody: body(authBodySchemas.updateAccount),
+      responses: {
+        '200': json('the account', me),
+        '400': error('`validation_failed`: an unknown time zone (path /timezone) or another invalid body; `invalid_json`'),
+        '401': error('`unauthorized`: no valid session'),
+        '403': error(`\`session_required\` (an API key) or ${crossOrigin}`),
+        ...common,
+      },
+    },
+  };
+}
+
+/** The apps connected through OAuth: the list, and disconnecting one (session only). */
+function connectedAppPaths(base: string, service: string): Record<string, object> {
+  return {
     [`${base}/apps`]: {
       get: {
         operationId: 'listConnectedApps',

@@ -6,6 +6,7 @@ export { serviceConfig, type ServiceConfig } from './env.js';
 export type { ServiceDeclaration, ServiceDeps } from './declaration.js';
 export { createAppServer, onAppPrototypes } from './app-server.js';
 export { authConfig, createServiceApp, serviceStreamHub } from './service-app.js';
+export { apiRouter, routeContext, type RouteContext } from './routes.js';
 export { WRITES_THROUGH_FUNCTION, createPool, createDb, inTransaction, isoTimestampSql, migrateToLatest, pgTimestampToIso } from '../database/database.js';
 export { createLogger } from './observability.js';
 export { apiKeysTag, documentCommonHeaders, documentUriLimit, openapiLicense, openapiServers, securitySchemes, servicePortRoutes, withApiKeyScopes } from './openapi.js';

@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import { PLANNED_ONCE } from '../database/database.js';
+import { openCursor, sealCursor, type CursorShape } from './cursor-codec.js';
 import type { CursorSigner } from './cursors.js';
 
 /**
@@ -116,13 +117,24 @@ const XID = /^\d{1,20}$/;
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 const digest = (text: string) => createHash('sha256').update(text).digest('base64url').slice(0, 16);
 
+/** A window cursor's value: the position and `o`, a digest of its owner. */
+type WindowCursor = WindowPosition & { o: string };
+
+const WINDOW_CURSOR: CursorShape<WindowCursor> = {
+  is(value): value is WindowCursor {
+    if (!value || typeof value !== 'object' || Object.keys(value).sort().join(',') !== 'i,lo,o,t,x') return false;
+    const { o, lo, t, x, i } = value as Record<string, unknown>;
+    return typeof o === 'string' && typeof lo === 'string' && XID.test(lo) && typeof x === 'string' && XID.test(x) && Number.isSafeInteger(t) && typeof i === 'string' && UUID.test(i);
+  },
+};
+
 /**
  * A position as an opaque cursor of `owner` (the account the feed belongs to), signed by the
  * feed's `signer`: an edited or truncated cursor is a clear 400, never a window the feed did not
  * hand out.
  */
 export function encodeWindowCursor(signer: CursorSigner, owner: string, p: WindowPosition): string {
-  return signer.sign(Buffer.from(JSON.stringify({ o: digest(owner), lo: p.lo, t: p.t, x: p.x, i: p.i })).toString('base64url'));
+  return sealCursor(signer, WINDOW_CURSOR, { o: digest(owner), lo: p.lo, t: p.t, x: p.x, i: p.i });
 }
 
 /**
@@ -131,18 +143,9 @@ export function encodeWindowCursor(signer: CursorSigner, owner: string, p: Windo
  * {@link WINDOW_CURSOR_DAYS}).
  */
 export function decodeWindowCursor(signer: CursorSigner, token: string, owner: string, nowSeconds: number): WindowPosition | 'invalid' | 'foreign' | 'expired' {
-  const payload = signer.open(token);
-  if (payload === undefined) return 'invalid';
-  let c: Record<string, unknown>;
-  try {
-    c = JSON.parse(Buffer.from(payload, 'base64url').toString('utf8')) as Record<string, unknown>;
-  } catch {
-    return 'invalid';
-  }
-  if (!c || typeof c !== 'object' || Object.keys(c).sort().join(',') !== 'i,lo,o,t,x') return 'invalid';
-  const { o, lo, t, x, i } = c;
-  if (typeof lo !== 'string' || !XID.test(lo) || typeof x !== 'string' || !XID.test(x) || !Number.isSafeInteger(t) || typeof i !== 'string' || !UUID.test(i)) return 'invalid';
-  if (o !== digest(owner)) return 'foreign';
-  if (nowSeconds - (t as number) > WINDOW_CURSOR_DAYS * 86_400) return 'expired';
-  return { lo, t: t as number, x, i };
+  const c = openCursor(signer, WINDOW_CURSOR, token);
+  if (c === undefined) return 'invalid';
+  if (c.o !== digest(owner)) return 'foreign';
+  if (nowSeconds - c.t > WINDOW_CURSOR_DAYS * 86_400) return 'expired';
+  return { lo: c.lo, t: c.t, x: c.x, i: c.i };
 }

@@ -1,5 +1,5 @@
 import type { Express } from 'express';
-import { createServiceApp, serviceStreamHub, type ServiceDeps } from '@app/auth/runtime';
+import { createServiceApp, routeContext, serviceStreamHub, type ServiceDeps } from '@app/auth/runtime';
 import type { Database } from './db/schema.js';
 import { mcpInstructions, mcpToolNotes, mcpTools } from './mcp.js';
 import { openapiDocument } from './openapi.js';
@@ -16,7 +16,7 @@ export function createApp(deps: ServiceDeps<Database>): Express {
     openapiDocument,
     mcp: { instructions: mcpInstructions, toolNotes: mcpToolNotes, prompts: [], tools: mcpTools },
     streams,
-    api: { router: apiRoutes(deps.db, streams), scopeByMethod: { read: '__name__:read', write: '__name__:write' } },
+    api: { router: apiRoutes(routeContext(deps, streams)), scopeByMethod: { read: '__name__:read', write: '__name__:write' } },
   });
 }
 export { migrations } from './db/migrations/index.js';

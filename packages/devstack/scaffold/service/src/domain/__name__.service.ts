@@ -1,8 +1,8 @@
 import type { Kysely } from 'kysely';
 import { inTransaction } from '@app/auth/runtime';
-import { WINDOW_ORIGIN, cursorSigner, decodeWindowCursor, encodeWindowCursor, windowPage, type StreamPage, type WindowPosition } from '@app/auth/streams';
+import { WINDOW_ORIGIN, cursorCodec, cursorSigner, decodeWindowCursor, encodeWindowCursor, windowPage, type StreamPage, type WindowPosition } from '@app/auth/streams';
 import { emitEvent } from '@app/auth/webhooks';
-import { unsafeInputProblem } from '@app/http-errors/validation';
+import { isUuid } from '@app/http-errors/validation';
 import * as repo from '../db/__name__.repository.js';
 import type { Database } from '../db/schema.js';
 import type { __Resource__Event } from '../events.js';
@@ -44,31 +44,20 @@ export async function get__Resource__(db: Db, accountId: string, id: string): Pr
   return to__Resource__(row);
 }
 
-/** Signs the list's cursors, so a cursor edited by hand is a 400, never a window not handed out. */
-const LIST = cursorSigner('__name__', 'list');
-
-/** Keyset cursors of the list: the (createdAt, id) of a page's last record, base64url JSON, signed. */
-const encodeListCursor = (row: repo.__Resource__Row): string => LIST.sign(Buffer.from(JSON.stringify([row.created_at, row.id])).toString('base64url'));
-
-function decodeListCursor(cursor: string | undefined): [string, string] | undefined {
-  if (cursor === undefined) return undefined;
-  let values: unknown;
-  try {
-    const payload = LIST.open(cursor);
-    values = payload === undefined ? undefined : JSON.parse(Buffer.from(payload, 'base64url').toString('utf8'));
-  } catch {
-    values = undefined;
-  }
-  const ok = Array.isArray(values) && values.length === 2 && unsafeInputProblem(values) === null &&
-    typeof values[0] === 'string' && !Number.isNaN(Date.parse(values[0])) && typeof values[1] === 'string' && /^[0-9a-f-]{36}$/i.test(values[1]);
-  if (!ok) throw fail('invalid_cursor', 'cursor is not one this API returned', { details: [{ path: 'cursor', message: 'malformed cursor' }] });
-  return values as [string, string];
-}
+/**
+ * Keyset cursors of the list: the (createdAt, id) of a page's last record, signed by the shared
+ * codec, so a cursor edited by hand is a 400 `invalid_cursor`, never a page not handed out.
+ */
+const LIST = cursorCodec(cursorSigner('__name__', 'list'), {
+  is: (v): v is [string, string] => Array.isArray(v) && v.length === 2 && typeof v[0] === 'string' && !Number.isNaN(Date.parse(v[0])) && isUuid(v[1]),
+  invalid: () => fail('invalid_cursor', 'cursor is not one this API returned', { details: [{ path: 'cursor', message: 'malformed cursor' }] }),
+});
 
 export async function list__Title__(db: Db, accountId: string, q: { limit: number; cursor?: string }) {
-  const rows = await repo.list__Title__(db, accountId, { limit: q.limit + 1, after: decodeListCursor(q.cursor) });
+  const rows = await repo.list__Title__(db, accountId, { limit: q.limit + 1, after: q.cursor === undefined ? undefined : LIST.decode(q.cursor) });
   const page = rows.slice(0, q.limit);
-  return { items: page.map(to__Resource__), nextCursor: rows.length > q.limit ? encodeListCursor(page[page.length - 1]!) : null };
+  const last = page[page.length - 1];
+  return { items: page.map(to__Resource__), nextCursor: rows.length > q.limit && last ? LIST.encode([last.created_at, last.id]) : null };
 }
 
 type Change = { type: 'upsert'; id: string; item: __Resource__ } | { type: 'delete'; id: string; item: null };

@@ -1,7 +1,6 @@
-import { Router, type Request } from 'express';
-import type { Kysely } from 'kysely';
-import type { StreamHub } from '@app/auth/streams';
-import { compileBody, compileQuery, isUuid } from '@app/http-errors/validation';
+import type { Request, Router } from 'express';
+import { apiRouter, type RouteContext } from '@app/auth/runtime';
+import { compileBody, compileQuery, recordId } from '@app/http-errors/validation';
 import type { Database } from '../db/schema.js';
 import { notFound } from '../domain/errors.js';
 import * as records from '../domain/__name__.service.js';
@@ -16,19 +15,14 @@ const feedQuery = compileQuery(changesQuery);
 const account = (req: Request): string => req.caller!.accountId;
 
 /** The `:id` path parameter; anything that is not a UUID names no record, so it is a 404. */
-function pathId(req: Request): string {
-  const id = String(req.params.id);
-  if (!isUuid(id)) throw notFound();
-  return id;
-}
+const pathId = (req: Request): string => recordId(req.params.id, notFound);
 
 /**
- * Every /api route of the __name__ service (keys and webhooks are mounted beside it). No route
- * checks a scope: app.ts's scopeByMethod has, before any of them runs (GET/HEAD __name__:read,
- * else __name__:write).
+ * The /api/__name__ routes: thin handlers, validated input -> one service call -> one response.
+ * A routes module adds its routes to the service's one router; a second resource is a second
+ * module (`xRoutes(router, ctx)`, in its own `x.routes.ts`) listed in {@link apiRoutes}.
  */
-export function apiRoutes(db: Kysely<Database>, streams: StreamHub): Router {
-  const router = Router();
+function __name__Routes(router: Router, { db, streams }: RouteContext<Database>): void {
   router.get('/__name__', async (req, res) => {
     res.json(await records.list__Title__(db, account(req), pageQuery.parse(req.query)));
   });
@@ -56,5 +50,13 @@ export function apiRoutes(db: Kysely<Database>, streams: StreamHub): Router {
     await records.delete__Resource__(db, account(req), pathId(req));
     res.status(204).end();
   });
-  return router;
+}
+
+/**
+ * Every /api route of the __name__ service (keys and webhooks are mounted beside it), on one
+ * router. No route checks a scope: app.ts's scopeByMethod has, before any of them runs (GET/HEAD
+ * __name__:read, else __name__:write).
+ */
+export function apiRoutes(ctx: RouteContext<Database>): Router {
+  return apiRouter(ctx, [__name__Routes]);
 }
