@@ -376,32 +376,15 @@ export async function completeTask(db: Db, ctx: Context, id: string, ifMatch?: I
       await repo.lockOrder(trx, ctx.workspaceId);
       position = repo.positionBetween(task.position, await repo.positionAfter(trx, ctx.workspaceId, task.position!, id));
     }
-    const [next] = await repo.insertTasks(trx, ctx.workspaceId, [{
-      title: task.title,
-      notes: task.notes,
-      priority: task.priority,
-      due_at: due,
-      tags: task.tags,
-      parent_id: task.parent_id,
-      recurrence: task.recurrence,
-      location: task.location,
-      assignee_id: task.assignee_id,
-      position,
-    }]);
+    const [next] = await repo.insertTasks(trx, ctx.workspaceId, [{ ...repo.taskValues(task), due_at: due, position }]);
     if (task.parent_id === null) {
       // Subtask due times keep their distance to the parent's (none when the parent had no due time).
       const shift = due === null || task.due_at === null ? null : dueAtMillis(due)! - dueAtMillis(task.due_at)!;
       const subtasks = await repo.listSubtasks(trx, id);
       await repo.insertTasks(trx, ctx.workspaceId, subtasks.map((s) => ({
-        title: s.title,
-        notes: s.notes,
-        priority: s.priority,
+        ...repo.taskValues(s),
         due_at: s.due_at === null || shift === null ? null : new Date(dueAtMillis(s.due_at)! + shift).toISOString(),
-        tags: s.tags,
         parent_id: next!.id,
-        recurrence: s.recurrence,
-        location: s.location,
-        assignee_id: s.assignee_id,
         position: null,
       })));
     }
