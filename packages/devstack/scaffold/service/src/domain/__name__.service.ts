@@ -7,7 +7,7 @@ import * as repo from '../db/__name__.repository.js';
 import type { Database } from '../db/schema.js';
 import type { __Resource__Event } from '../events.js';
 import type { Shape } from '@app/http-errors/validation';
-import type { __resource__CreateBody, __resource__PatchBody } from '../openapi.js';
+import type { __resource__CreateBody, __resource__PatchBody } from './__name__.schemas.js';
 import { fail, notFound } from './errors.js';
 
 type Db = Kysely<Database>;

@@ -4,7 +4,7 @@ import { compileBody, compileQuery, recordId } from '@app/http-errors/validation
 import type { Database } from '../db/schema.js';
 import { notFound } from '../domain/errors.js';
 import * as records from '../domain/__name__.service.js';
-import { __resource__CreateBody, __resource__PatchBody, changesQuery, listQuery } from '../openapi.js';
+import { __resource__CreateBody, __resource__PatchBody, changesQuery, listQuery } from '../domain/__name__.schemas.js';
 
 const createBody = compileBody(__resource__CreateBody);
 const patchBody = compileBody(__resource__PatchBody);
