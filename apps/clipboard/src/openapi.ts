@@ -1,24 +1,28 @@
 import { authOpenApiPaths } from '@app/auth/identity';
 import { apiKeysTag, documentCommonHeaders, documentUriLimit, openapiLicense, openapiServers, securitySchemes, servicePortRoutes, withApiKeyScopes } from '@app/auth/runtime';
 import { documentOutages, errorEnvelopeSchema } from '@app/http-errors';
-import { bulkDeleteSchema, createItemSchema, deleted, favoriteBodySchema, item, itemPaths, itemsPaths } from './openapi/items.js';
+import { bulkDeleteSchema, createItemSchema, favoriteBodySchema } from './domain/items.schemas.js';
+import { settingsPatchSchema } from './domain/settings.schemas.js';
+import { replaceSnippetsSchema, snippetInputSchema } from './domain/snippets.schemas.js';
+import { syncBodySchema } from './domain/sync.schemas.js';
+import { deleted, item, itemPaths, itemsPaths } from './openapi/items.js';
 import { keyRecord, keysPaths } from './openapi/keys.js';
-import { settings, settingsPatchSchema, settingsPaths } from './openapi/settings.js';
+import { settings, settingsPaths } from './openapi/settings.js';
 import { json, MAX_SNIPPETS, ref } from './openapi/shared.js';
-import { replaceSnippetsSchema, snippet, snippetInputSchema, snippetsPaths } from './openapi/snippets.js';
-import { change, changePage, SYNC_PROTOCOL, syncBodySchema, syncPaths, syncResult } from './openapi/sync.js';
+import { snippet, snippetsPaths } from './openapi/snippets.js';
+import { change, changePage, SYNC_PROTOCOL, syncPaths, syncResult } from './openapi/sync.js';
 import { webhooks } from './openapi/webhooks.js';
 
 /**
  * The clipboard service's OpenAPI 3.1 document, assembled from one file per resource under
  * openapi/ (keys, items, sync, snippets, settings; shared.ts holds what they share). The request
- * schemas there are the ones the routes compile for validation, so the document and the checks
- * cannot drift apart. test/openapi.test.ts holds the served document to test/fixtures/openapi.json.
+ * schemas come from domain/*.schemas.ts, the ones the routes compile for validation, so the
+ * document and the checks cannot drift apart. test/openapi.test.ts holds the served document to test/fixtures/openapi.json.
  */
-export { bulkDeleteSchema, clearHistoryQuerySchema, createItemSchema, favoriteBodySchema, listItemsQuerySchema } from './openapi/items.js';
-export { settingsPatchSchema } from './openapi/settings.js';
-export { replaceSnippetsSchema, snippetInputSchema } from './openapi/snippets.js';
-export { pullQuerySchema, syncBodySchema, syncFavoriteDataSchema, syncItemDataSchema } from './openapi/sync.js';
+export { bulkDeleteSchema, clearHistoryQuerySchema, createItemSchema, favoriteBodySchema, listItemsQuerySchema } from './domain/items.schemas.js';
+export { settingsPatchSchema } from './domain/settings.schemas.js';
+export { replaceSnippetsSchema, snippetInputSchema } from './domain/snippets.schemas.js';
+export { pullQuerySchema, syncBodySchema, syncFavoriteDataSchema, syncItemDataSchema } from './domain/sync.schemas.js';
 
 export const openapiDocument = {
   openapi: '3.1.0',

@@ -1,5 +1,5 @@
 import { errors, type ErrorDetail } from '@app/http-errors';
-import { compileBody, compileQuery, toDetails, unsafeInputProblem } from '@app/http-errors/validation';
+import { compileBody, compileQuery, toDetails, unsafeInputProblem, type JSONSchema, type Shape } from '@app/http-errors/validation';
 
 /** A compiled request schema whose failures carry one readable message (clients see only it). */
 export interface Parser<T> {
@@ -34,43 +34,32 @@ function fail(message: string): never {
   throw errors.validation([], message);
 }
 
-/** A JSON body schema, compiled once. A missing body (no JSON content type) is validated as `{}`. */
-export function bodyParser<T>(schema: object): Parser<T> {
-  const { validate } = compileBody<T>(schema);
+/** A parser over a compiled `validate`; `prepare` makes the value checked (and returned) from the input. */
+function parser<T>(validate: Validate, what: string, prefix: string, prepare: (input: unknown) => unknown): Parser<T> {
   return {
-    problem: (input) => check(validate, input ?? {}, 'body'),
+    problem: (input) => check(validate, prepare(input), what),
     parse(input) {
-      const value = input ?? {};
-      const message = check(validate, value, 'body');
-      return message === null ? (value as T) : fail(`Invalid request body: ${message}`);
+      const value = prepare(input);
+      const message = check(validate, value, what);
+      return message === null ? (value as T) : fail(`${prefix}${message}`);
     },
   };
 }
 
+/** A JSON body schema, compiled once. A missing body (no JSON content type) is validated as `{}`. */
+export function bodyParser<const S extends JSONSchema>(schema: S): Parser<Shape<S>> {
+  return parser<Shape<S>>(compileBody(schema).validate, 'body', 'Invalid request body: ', (input) => input ?? {});
+}
+
 /** One part of a body checked on its own (a sync change's `data`). */
-export function partParser<T>(schema: object): Parser<T> {
-  const { validate } = compileBody<T>(schema);
-  return {
-    problem: (input) => check(validate, input, 'data'),
-    parse(input) {
-      const message = check(validate, input, 'data');
-      return message === null ? (input as T) : fail(message);
-    },
-  };
+export function partParser<const S extends JSONSchema>(schema: S): Parser<Shape<S>> {
+  return parser<Shape<S>>(compileBody(schema).validate, 'data', '', (input) => input);
 }
 
 /**
  * A query-string schema: values coerced, defaults applied, unknown parameters ignored. Works on
  * a copy, since Express re-parses `req.query` on every access.
  */
-export function queryParser<T>(schema: object): Parser<T> {
-  const { validate } = compileQuery<T>(schema);
-  return {
-    problem: (input) => check(validate, { ...(input as object) }, 'query'),
-    parse(input) {
-      const copy = { ...(input as object) };
-      const message = check(validate, copy, 'query');
-      return message === null ? (copy as T) : fail(`Invalid query parameters: ${message}`);
-    },
-  };
+export function queryParser<const S extends JSONSchema>(schema: S): Parser<Shape<S>> {
+  return parser<Shape<S>>(compileQuery(schema).validate, 'query', 'Invalid query parameters: ', (input) => ({ ...(input as object) }));
 }

@@ -15,17 +15,17 @@ import { webhooks } from './openapi/webhooks.js';
 /**
  * The meetings service's OpenAPI 3.1 document, assembled from one file per resource under
  * openapi/ (account, notes, people, series, meetings, items, search, changes; shared.ts holds
- * what they share). Request schemas are exported as consts and compiled by the routes (ajv, once
+ * what they share). Request schemas live in domain/*.schemas.ts and are compiled by the routes (ajv, once
  * at module load); the document embeds the very same objects, so validation and documentation
  * cannot disagree. test/openapi.test.ts holds the served document to test/fixtures/openapi.json.
  */
-export { changesQuery } from './openapi/changes.js';
-export { carryItemBody, itemCreateBody, itemPatchBody, reorderBody } from './openapi/items.js';
-export { carryMeetingBody, meetingCreateBody, meetingPatchBody, meetingReadQuery, meetingsQuery } from './openapi/meetings.js';
-export { noteDateSchema, notePutBody, notesQuery } from './openapi/notes.js';
-export { peopleQuery, personCreateBody, personPatchBody } from './openapi/people.js';
-export { actionsQuery, searchQuery } from './openapi/search.js';
-export { seriesCreateBody, seriesPatchBody, seriesQuery } from './openapi/series.js';
+export { changesQuery } from './domain/changes.schemas.js';
+export { carryItemBody, itemCreateBody, itemPatchBody, reorderBody } from './domain/items.schemas.js';
+export { carryMeetingBody, meetingCreateBody, meetingPatchBody, meetingReadQuery, meetingsQuery } from './domain/meetings.schemas.js';
+export { noteDateSchema, notePutBody, notesQuery } from './domain/notes.schemas.js';
+export { peopleQuery, personCreateBody, personPatchBody } from './domain/people.schemas.js';
+export { actionsQuery, searchQuery } from './domain/search.schemas.js';
+export { seriesCreateBody, seriesPatchBody, seriesQuery } from './domain/series.schemas.js';
 
 export const openapiDocument = {
   openapi: '3.1.0',

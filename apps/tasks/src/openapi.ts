@@ -1,22 +1,22 @@
 import { authOpenApiPaths } from '@app/auth/identity';
 import { apiKeysTag, documentCommonHeaders, documentUriLimit, openapiLicense, openapiServers, securitySchemes, servicePortRoutes } from '@app/auth/runtime';
 import { documentOutages } from '@app/http-errors';
-import { LIMITS } from './domain/tasks.service.js';
+import { LIMITS } from './domain/limits.js';
 import { changeSchema, feedPaths } from './openapi/changes.js';
 import { keyProperties, keysPaths } from './openapi/keys.js';
 import { errorSchema } from './openapi/shared.js';
-import { createTaskSchema, positionSchema, taskSchema, taskWithSubtasksSchema, updateTaskSchema } from './openapi/task-schemas.js';
+import { createTaskSchema, positionSchema, taskSchema, taskWithSubtasksSchema, updateTaskSchema } from './domain/task.schemas.js';
 import { tasksPaths } from './openapi/tasks.js';
 import { webhooks } from './openapi/webhooks.js';
 
 // The routes compile the request schemas from here (as before the document was split by resource).
 export { IF_MATCH_MAX_LENGTH } from './openapi/shared.js';
-export { changesQuerySchema, createTaskSchema, emptyBodySchema, listQuerySchema, positionSchema, previewQuerySchema, updateTaskSchema } from './openapi/task-schemas.js';
+export { changesQuerySchema, createTaskSchema, emptyBodySchema, listQuerySchema, positionSchema, previewQuerySchema, updateTaskSchema } from './domain/task.schemas.js';
 
 /*
  * The tasks service's OpenAPI 3.1 document, assembled from one file per resource under openapi/:
  * tasks.ts (the task operations), changes.ts (feed, stream, recurrence preview), keys.ts, with
- * task-schemas.ts (the schemas the routes compile with ajv, so validation and documentation cannot
+ * domain/task.schemas.ts (the schemas the routes compile with ajv, so validation and documentation cannot
  * disagree) and shared.ts; webhooks and the account routes come from @app/auth. The test harness
  * checks every response against this document; test/openapi.test.ts holds the served document to
  * test/fixtures/openapi.json byte for byte.

@@ -3,6 +3,7 @@
 // (JSON depth, NUL characters).
 import Ajv, { type ErrorObject, type Options, type ValidateFunction } from 'ajv';
 import addFormats from 'ajv-formats';
+import type { FromSchema, JSONSchema } from 'json-schema-to-ts';
 import { isDate, isDateTime } from './date-time.js';
 import { errors, type ErrorDetail } from './errors.js';
 import { rejectUnsafeInput } from './input.js';
@@ -59,17 +60,28 @@ function wrap<T>(validate: ValidateFunction): Validator<T> {
   };
 }
 
-/** Compiles a JSON-body schema (no type coercion). Call at module load, never per request. */
-export function compileBody<T>(schema: object): Validator<T> {
-  return wrap<T>(bodyAjv.compile(schema));
+/**
+ * The type a schema validates, derived from the schema itself (declared `as const`), so a request
+ * or response type is never restated by hand. Defaulted properties count as present: the query
+ * validators fill them in.
+ */
+export type Shape<S extends JSONSchema> = FromSchema<S>;
+export type { JSONSchema };
+
+/**
+ * Compiles a JSON-body schema (no type coercion); `parse` returns the type the schema describes.
+ * Call at module load, never per request.
+ */
+export function compileBody<const S extends JSONSchema>(schema: S): Validator<Shape<S>> {
+  return wrap<Shape<S>>(bodyAjv.compile(schema as object));
 }
 
 /**
  * Compiles a query-string schema: strings are coerced to the schema's types and defaults are
  * filled in. `parse` copies the input first, since Express re-parses `req.query` on each access.
  */
-export function compileQuery<T>(schema: object): Validator<T> {
-  const ajvValidate = queryAjv.compile(schema);
+export function compileQuery<const S extends JSONSchema>(schema: S): Validator<Shape<S>> {
+  const ajvValidate = queryAjv.compile(schema as object);
   // ajv coerces "1e400" to Infinity and lets it pass as an integer under any maximum.
   const validate = ((data: Record<string, unknown>) => {
     if (!ajvValidate(data)) {
@@ -82,7 +94,7 @@ export function compileQuery<T>(schema: object): Validator<T> {
     }));
     return infinite.length === 0;
   }) as ValidateFunction;
-  const inner = wrap<T>(validate);
+  const inner = wrap<Shape<S>>(validate);
   return { validate, parse: (input) => inner.parse({ ...(input as object) }) };
 }
 

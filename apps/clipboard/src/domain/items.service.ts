@@ -10,15 +10,10 @@ import { batchedPerKey } from './batching.js';
 import { emit, emitDeleted } from './events.js';
 import { toItem, toSharedItem, type Item } from './mappers.js';
 import { fail, notFound } from './errors.js';
+import type { Shape } from '@app/http-errors/validation';
+import type { createItemSchema } from './items.schemas.js';
 
-export interface NewItem {
-  type: string;
-  content: string;
-  source: string;
-  sensitive?: boolean;
-  keyId?: string;
-  dedupeKey?: string;
-}
+export type NewItem = Shape<typeof createItemSchema>;
 
 /** 409: a sensitive item expires, so it cannot be kept as a favorite. */
 export const SENSITIVE_FAVORITE = 'a sensitive item cannot be a favorite: it is deleted when its time is up';

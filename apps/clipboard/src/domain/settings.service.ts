@@ -4,14 +4,10 @@ import { emit } from './events.js';
 import { toSettings, type Settings } from './mappers.js';
 import { TOMBSTONE_DAYS } from './limits.js';
 import { fail } from './errors.js';
+import type { Shape } from '@app/http-errors/validation';
+import type { settingsPatchSchema } from './settings.schemas.js';
 
-export interface SettingsPatch {
-  historyLimit?: number;
-  retentionDays?: number;
-  captureEnabled?: boolean;
-  sensitiveItemTtlSeconds?: number;
-  sealSalt?: string;
-}
+export type SettingsPatch = Shape<typeof settingsPatchSchema>;
 
 /** The account's settings (defaults before the first change). */
 export async function getSettings(db: Db, accountId: string): Promise<Settings> {

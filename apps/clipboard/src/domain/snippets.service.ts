@@ -8,12 +8,10 @@ import { MAX_SNIPPETS, TOMBSTONE_DAYS } from './limits.js';
 import { emit, emitDeleted } from './events.js';
 import { toSnippet, type Snippet } from './mappers.js';
 import { fail, notFound } from './errors.js';
+import type { Shape } from '@app/http-errors/validation';
+import type { snippetInputSchema } from './snippets.schemas.js';
 
-export interface SnippetInput {
-  name: string;
-  content: string;
-  keyword?: string | null;
-}
+export type SnippetInput = Shape<typeof snippetInputSchema>;
 
 const limitMessage = `Snippet limit reached: an account can have at most ${MAX_SNIPPETS} snippets; delete one first`;
 export const keywordMessage = (keyword: string) => `A snippet with the keyword "${keyword}" already exists (keywords are unique ignoring case)`;

@@ -26,6 +26,8 @@ import type { ClipboardEvent } from '../events.js';
 import { creationProblem, keywordMessage, type SnippetInput } from './snippets.service.js';
 import { fail } from './errors.js';
 import { TOMBSTONE_DAYS } from './limits.js';
+import type { Shape } from '@app/http-errors/validation';
+import type { syncFavoriteDataSchema, syncItemDataSchema } from './sync.schemas.js';
 
 interface Change {
   seq: number;
@@ -67,8 +69,8 @@ export interface SyncResult extends Omit<Outcome, 'status'> {
  * document's schemas (the document states them; the domain only applies them).
  */
 export interface ChangeDataParsers {
-  item: Parser<NewItem & { favorite?: boolean }>;
-  favorite: Parser<{ favorite: boolean }>;
+  item: Parser<Shape<typeof syncItemDataSchema>>;
+  favorite: Parser<Shape<typeof syncFavoriteDataSchema>>;
   snippet: Parser<SnippetInput>;
   settings: Parser<SettingsPatch>;
 }

@@ -1,14 +1,10 @@
-import { idPathParameter, uuidSchema } from '@app/http-errors/validation';
+import { idPathParameter } from '@app/http-errors/validation';
 
 // What every clipboard resource file of the document shares: limits, value shapes, response
 // helpers and the statuses every operation can answer.
 
-export const ITEM_TYPES = ['text', 'url', 'html', 'rtf', 'code', 'sealed'] as const;
-export { MAX_BULK_IDS, MAX_ITEM_CONTENT, MAX_QUERY, MAX_SEALED_CONTENT, MAX_SEARCHES_PER_ACCOUNT, SENSITIVE_TTL, MAX_SNIPPET_CONTENT, MAX_SNIPPETS, MAX_SYNC_CHANGES, TOMBSTONE_DAYS } from '../domain/limits.js';
+export { MAX_SEARCHES_PER_ACCOUNT, MAX_SNIPPETS, MAX_SYNC_CHANGES, TOMBSTONE_DAYS } from '../domain/limits.js';
 
-export const uuid = uuidSchema;
-/** An instant a client sends: ISO 8601 with `Z` or an offset, on a real calendar day (ajv's date-time). */
-export const dateTime = { type: 'string', format: 'date-time', maxLength: 40 } as const;
 export const timestamp = { type: 'string', description: 'UTC instant, ISO 8601 with microseconds, e.g. 2026-11-22T10:00:00.123456Z' } as const;
 
 export const json = (schema: object, description: string) => ({ description, content: { 'application/json': { schema } } });

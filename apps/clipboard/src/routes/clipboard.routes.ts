@@ -6,11 +6,11 @@ import { searchSlots } from '../domain/search-slots.js';
 import { bulkDeleteSchema, clearHistoryQuerySchema, createItemSchema, favoriteBodySchema, listItemsQuerySchema } from '../openapi.js';
 import { bodyParser, queryParser } from '../validation.js';
 
-const listQuery = queryParser<{ limit: number; offset: number; favorite?: boolean; q?: string; query?: string }>(listItemsQuerySchema);
-const createBody = bodyParser<items.NewItem>(createItemSchema);
-const favoriteBody = bodyParser<{ favorite?: boolean }>(favoriteBodySchema);
-const bulkBody = bodyParser<{ ids: string[] }>(bulkDeleteSchema);
-const clearQuery = queryParser<{ before?: string }>(clearHistoryQuerySchema);
+const listQuery = queryParser(listItemsQuerySchema);
+const createBody = bodyParser(createItemSchema);
+const favoriteBody = bodyParser(favoriteBodySchema);
+const bulkBody = bodyParser(bulkDeleteSchema);
+const clearQuery = queryParser(clearHistoryQuerySchema);
 
 /** /api/clipboard: the history. */
 export function clipboardRoutes(router: Router, ctx: RouteContext<Database>): void {

@@ -5,7 +5,7 @@ import * as settings from '../domain/settings.service.js';
 import { settingsPatchSchema } from '../openapi.js';
 import { bodyParser } from '../validation.js';
 
-const patchBody = bodyParser<settings.SettingsPatch>(settingsPatchSchema);
+const patchBody = bodyParser(settingsPatchSchema);
 
 /** /api/settings: read and partially update. */
 export function settingsRoutes(router: Router, { db, guards: g }: RouteContext<Database>): void {

@@ -5,8 +5,8 @@ import * as snippets from '../domain/snippets.service.js';
 import { replaceSnippetsSchema, snippetInputSchema } from '../openapi.js';
 import { bodyParser } from '../validation.js';
 
-const createBody = bodyParser<snippets.SnippetInput>(snippetInputSchema);
-const replaceBody = bodyParser<{ items: (snippets.SnippetInput & { id?: string })[] }>(replaceSnippetsSchema);
+const createBody = bodyParser(snippetInputSchema);
+const replaceBody = bodyParser(replaceSnippetsSchema);
 
 /** /api/snippets: at most 200 per account, unpaginated. */
 export function snippetsRoutes(router: Router, { db, guards: g }: RouteContext<Database>): void {

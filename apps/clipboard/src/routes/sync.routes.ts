@@ -6,9 +6,10 @@ import * as syncing from '../domain/sync.service.js';
 import { pullQuerySchema, settingsPatchSchema, snippetInputSchema, syncBodySchema, syncFavoriteDataSchema, syncItemDataSchema } from '../openapi.js';
 import { bodyParser, partParser, queryParser } from '../validation.js';
 
-const pullQuery = queryParser<{ cursor?: string; limit: number }>(pullQuerySchema);
-const syncBody = bodyParser<{ cursor?: string; limit?: number; changes: syncing.ClientChange[] }>(syncBodySchema);
-const changeData: syncing.ChangeDataParsers = {
+const pullQuery = queryParser(pullQuerySchema);
+const syncBody = bodyParser(syncBodySchema);
+// Not annotated: a contextual type would make the checker infer each schema back from its parser's type.
+const changeData = {
   item: partParser(syncItemDataSchema),
   favorite: partParser(syncFavoriteDataSchema),
   snippet: partParser(snippetInputSchema),

@@ -4,14 +4,10 @@ import type { Database } from '../db/schema.js';
 import * as repo from '../db/actions.repository.js';
 import { PAGE_ENVELOPE } from './cursor.js';
 import { toItem, type Item } from './views.js';
+import type { Shape } from '@app/http-errors/validation';
+import type { actionsQuery } from './search.schemas.js';
 
-export interface ActionsQuery {
-  personId?: string;
-  openOnly?: string;
-  dueAfter?: string;
-  dueBefore?: string;
-  limit: number;
-}
+export type ActionsQuery = Shape<typeof actionsQuery>;
 
 /** An action item with the meeting it belongs to and that meeting's person (null for a daily note's). */
 type Action = Item & {

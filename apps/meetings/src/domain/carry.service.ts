@@ -12,11 +12,10 @@ import { nextDay, occurrencesFrom, previousDay, todayIn } from './recurrence.js'
 import { toItem, toMeeting, type ItemRow, type MeetingRow, type SeriesRow } from './views.js';
 import { inTransaction } from '@app/auth/runtime';
 import { fail, notFound } from './errors.js';
+import type { Shape } from '@app/http-errors/validation';
+import type { carryItemBody } from './items.schemas.js';
 
-export interface CarryTarget {
-  targetMeetingId?: string;
-  parkingLot?: boolean;
-}
+export type CarryTarget = Shape<typeof carryItemBody>;
 
 const OPEN_OCCURRENCE = ['SCHEDULED', 'IN_PROGRESS'];
 

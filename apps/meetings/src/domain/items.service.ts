@@ -7,17 +7,10 @@ import { assertWithinLimit } from './limits.js';
 import { toItem, toMeeting } from './views.js';
 import { inTransaction } from '@app/auth/runtime';
 import { fail, notFound } from './errors.js';
+import type { Shape } from '@app/http-errors/validation';
+import type { itemCreateBody, itemPatchBody } from './items.schemas.js';
 
-export interface ItemCreate {
-  kind: string;
-  text: string;
-  notes?: string;
-  starred?: boolean;
-  owner?: string | null;
-  dueDate?: string | null;
-  completedAt?: string | null;
-  parentId?: string;
-}
+export type ItemCreate = Shape<typeof itemCreateBody>;
 
 /** Appends an OPEN item to a meeting (nested one level under `parentId` when given). */
 export async function createItem(db: Kysely<Database>, accountId: string, meetingId: string, input: ItemCreate) {
@@ -50,15 +43,7 @@ export async function createItem(db: Kysely<Database>, accountId: string, meetin
   });
 }
 
-export interface ItemPatch {
-  kind?: string;
-  owner?: string | null;
-  dueDate?: string | null;
-  completedAt?: string | null;
-  text?: string;
-  notes?: string;
-  starred?: boolean;
-}
+export type ItemPatch = Shape<typeof itemPatchBody>;
 
 /** Partial update of the listed fields; completedAt null reopens an action. */
 export async function updateItem(db: Kysely<Database>, accountId: string, id: string, input: ItemPatch) {

@@ -12,6 +12,8 @@ import { startsAtUtc } from './recurrence.js';
 import { inReadingOrder, toItem, toMeeting } from './views.js';
 import { inTransaction } from '@app/auth/runtime';
 import { fail, notFound } from './errors.js';
+import type { Shape } from '@app/http-errors/validation';
+import type { meetingCreateBody, meetingPatchBody, meetingsQuery } from './meetings.schemas.js';
 
 /** The status moves DESIGN.md allows; the parking lot's DRAFT never moves. */
 const MOVES: Record<string, readonly string[]> = {
@@ -19,13 +21,7 @@ const MOVES: Record<string, readonly string[]> = {
   IN_PROGRESS: ['COMPLETED', 'SKIPPED'],
 };
 
-export interface MeetingCreate {
-  seriesId: string;
-  date: string;
-  startTime?: string;
-  sharedNotes?: string;
-  privateNotes?: string;
-}
+export type MeetingCreate = Shape<typeof meetingCreateBody>;
 
 /** Adds a SCHEDULED occurrence to an active series on any date that has none yet. */
 export async function createMeeting(db: Kysely<Database>, accountId: string, input: MeetingCreate, withPrivate: boolean) {
@@ -49,14 +45,7 @@ export async function createMeeting(db: Kysely<Database>, accountId: string, inp
   });
 }
 
-export interface MeetingListQuery {
-  limit: number;
-  cursor?: string;
-  seriesId?: string;
-  status?: string;
-  from?: string;
-  to?: string;
-}
+export type MeetingListQuery = Shape<typeof meetingsQuery>;
 
 /** A page of meetings, by date (undated last), then id: at most MAX_PAGE_BYTES of JSON, fewer meetings and a `nextCursor` beyond that. */
 export async function listMeetings(db: Kysely<Database>, accountId: string, q: MeetingListQuery, withPrivate: boolean) {
@@ -92,12 +81,7 @@ export async function getMeeting(db: Kysely<Database>, accountId: string, id: st
   return { ...toMeeting(row, withPrivate), items: inReadingOrder(items), previous };
 }
 
-export interface MeetingPatch {
-  baseRevision: number;
-  status?: string;
-  sharedNotes?: string;
-  privateNotes?: string;
-}
+export type MeetingPatch = Shape<typeof meetingPatchBody>;
 
 /** Partial update guarded by baseRevision; a stale one is 409 with the server record. */
 export async function updateMeeting(db: Kysely<Database>, accountId: string, id: string, input: MeetingPatch, withPrivate: boolean) {

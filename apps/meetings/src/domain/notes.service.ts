@@ -9,14 +9,10 @@ import { LIMITS, assertWithinLimit } from './limits.js';
 import { toNote, type Note } from './views.js';
 import { inTransaction } from '@app/auth/runtime';
 import { fail } from './errors.js';
+import type { Shape } from '@app/http-errors/validation';
+import type { notePutBody } from './notes.schemas.js';
 
-export interface NoteInput {
-  yesterday?: string;
-  today?: string;
-  impediments?: string[];
-  todayPriority?: string;
-  baseRevision?: number;
-}
+export type NoteInput = Shape<typeof notePutBody>;
 
 function revisionConflict(current: Note | null, message: string) {
   return fail('revision_conflict', message, { extra: { current } });

@@ -1,16 +1,10 @@
 import type { Kysely } from 'kysely';
 import type { Database } from '../db/schema.js';
 import * as repo from '../db/search.repository.js';
+import type { Shape } from '@app/http-errors/validation';
+import type { searchQuery } from './search.schemas.js';
 
-export interface SearchQuery {
-  q: string;
-  scope: 'notes' | 'meetings' | 'actions' | 'all';
-  personId?: string;
-  from?: string;
-  to?: string;
-  openOnly?: string;
-  limit: number;
-}
+export type SearchQuery = Shape<typeof searchQuery>;
 
 interface SearchResult {
   type: 'meeting' | 'item' | 'note';

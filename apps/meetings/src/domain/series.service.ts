@@ -13,28 +13,12 @@ import { materialize, ruleOf } from './occurrences.js';
 import { occurrencesFrom, startsAtUtc, todayIn } from './recurrence.js';
 import { toMeeting, toSeries } from './views.js';
 import { fail, notFound } from './errors.js';
+import type { Shape } from '@app/http-errors/validation';
+import type { seriesCreateBody, seriesPatchBody } from './series.schemas.js';
 
-export interface SeriesInput {
-  title: string;
-  cadence: string;
-  weekday?: number;
-  monthDay?: number;
-  startTime: string;
-  durationMinutes: number;
-  timezone: string;
-  startDate: string;
-  participantIds?: string[];
-}
+export type SeriesInput = Shape<typeof seriesCreateBody>;
 
-export interface SeriesPatch {
-  title?: string;
-  weekday?: number;
-  monthDay?: number;
-  startTime?: string;
-  durationMinutes?: number;
-  timezone?: string;
-  participantIds?: string[];
-}
+export type SeriesPatch = Shape<typeof seriesPatchBody>;
 
 function checkSchedule(cadence: string, input: { weekday?: number | undefined; monthDay?: number | undefined }, creating: boolean): void {
   const details: ErrorDetail[] = [];

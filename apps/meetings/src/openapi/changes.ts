@@ -1,17 +1,9 @@
+import { changesQuery } from '../domain/changes.schemas.js';
 import { streamOperation } from '@app/auth/streams';
 import { meetingDetailSchema, meetingSchema } from './meetings.js';
-import { bool, common, date, error, includePrivate, json, limit, obj, op, params, ref, uuid } from './shared.js';
+import { bool, common, date, error, json, obj, op, params, ref, uuid } from './shared.js';
 
 // The changes feed and its stream.
-
-export const changesQuery = {
-  type: 'object',
-  properties: {
-    cursor: { type: 'string', minLength: 1, maxLength: 500, description: 'The nextCursor of the previous page (or a stream event id); none: start a full sync' },
-    limit: limit(500, 100),
-    includePrivate,
-  },
-} as const;
 
 const kinds = ['note', 'person', 'series', 'meeting'] as const;
 const meetingWithItems = {

@@ -1,33 +1,7 @@
-import { body, bool, conflict, cursor, dateTime, flag, json, limit, noQuery, nullable, obj, op, page, params, ref, str, text } from './shared.js';
+import { peopleQuery, personCreateBody, personPatchBody } from '../domain/people.schemas.js';
+import { body, bool, conflict, dateTime, json, noQuery, nullable, obj, op, page, params, ref, str } from './shared.js';
 
 // The people the account meets.
-
-export const personCreateBody = {
-  type: 'object',
-  additionalProperties: false,
-  required: ['name'],
-  properties: {
-    name: text(200, 1),
-    email: nullable({ type: 'string', format: 'email', maxLength: 320 }),
-  },
-} as const;
-
-export const personPatchBody = {
-  type: 'object',
-  additionalProperties: false,
-  minProperties: 1,
-  description: '`archived: false` restores an archived person (subject to the 100 active people limit); `archived: true` archives, like DELETE.',
-  properties: {
-    name: text(200, 1),
-    email: nullable({ type: 'string', format: 'email', maxLength: 320 }),
-    archived: { type: 'boolean' },
-  },
-} as const;
-
-export const peopleQuery = {
-  type: 'object',
-  properties: { limit: limit(500, 100), cursor, includeArchived: flag('1 includes archived people') },
-} as const;
 
 export const personSchema = obj({ id: str, name: str, email: nullable(str), archived: bool, archivedAt: nullable(dateTime), createdAt: dateTime, updatedAt: dateTime });
 

@@ -7,8 +7,8 @@ import * as search from '../domain/search.service.js';
 import { actionsQuery, searchQuery } from '../openapi.js';
 import { account, readsPrivate } from './http.js';
 
-const listQuery = compileQuery<actions.ActionsQuery>(actionsQuery);
-const findQuery = compileQuery<search.SearchQuery & { includePrivate?: string }>(searchQuery);
+const listQuery = compileQuery(actionsQuery);
+const findQuery = compileQuery(searchQuery);
 
 /** GET /api/actions and GET /api/search: the cross-meeting reads. */
 export function actionsRoutes(router: Router, { db }: RouteContext<Database>): void {

@@ -6,7 +6,7 @@ import { listChanges, readChanges } from '../domain/changes.service.js';
 import { changesQuery } from '../openapi.js';
 import { account, readsPrivate } from './http.js';
 
-const query = compileQuery<{ cursor?: string; limit: number; includePrivate?: string }>(changesQuery);
+const query = compileQuery(changesQuery);
 
 /** GET /api/changes (the sync feed) and GET /api/changes/stream (the same feed, pushed as it commits). */
 export function changesRoutes(router: Router, { db, streams }: RouteContext<Database>): void {

@@ -7,9 +7,9 @@ import * as items from '../domain/items.service.js';
 import { carryItemBody, itemPatchBody, reorderBody } from '../openapi.js';
 import { account, pathId } from './http.js';
 
-const patchBody = compileBody<items.ItemPatch>(itemPatchBody);
-const carryBody = compileBody<carry.CarryTarget>(carryItemBody);
-const orderBody = compileBody<{ meetingId: string; itemIds: string[] }>(reorderBody);
+const patchBody = compileBody(itemPatchBody);
+const carryBody = compileBody(carryItemBody);
+const orderBody = compileBody(reorderBody);
 
 export function itemsRoutes(router: Router, { db }: RouteContext<Database>): void {
   // Registered before /items/:id so "reorder" is never taken for an id.

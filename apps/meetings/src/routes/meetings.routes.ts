@@ -8,12 +8,12 @@ import * as meetings from '../domain/meetings.service.js';
 import { carryMeetingBody, itemCreateBody, meetingCreateBody, meetingPatchBody, meetingReadQuery, meetingsQuery } from '../openapi.js';
 import { account, noPrivateNotesForKeys, pathId, readsPrivate, writesPrivate } from './http.js';
 
-const createBody = compileBody<meetings.MeetingCreate>(meetingCreateBody);
-const patchBody = compileBody<meetings.MeetingPatch>(meetingPatchBody);
-const listQuery = compileQuery<meetings.MeetingListQuery & { includePrivate?: string }>(meetingsQuery);
-const readQuery = compileQuery<{ includePrivate?: string }>(meetingReadQuery);
-const itemBody = compileBody<items.ItemCreate>(itemCreateBody);
-const carryBody = compileBody<carry.CarryTarget>(carryMeetingBody);
+const createBody = compileBody(meetingCreateBody);
+const patchBody = compileBody(meetingPatchBody);
+const listQuery = compileQuery(meetingsQuery);
+const readQuery = compileQuery(meetingReadQuery);
+const itemBody = compileBody(itemCreateBody);
+const carryBody = compileBody(carryMeetingBody);
 
 export function meetingsRoutes(router: Router, { db }: RouteContext<Database>): void {
   router.get('/meetings', async (req, res) => {

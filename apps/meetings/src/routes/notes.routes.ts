@@ -7,9 +7,9 @@ import * as notes from '../domain/notes.service.js';
 import { noteDateSchema, notePutBody, notesQuery } from '../openapi.js';
 import { account } from './http.js';
 
-const putBody = compileBody<notes.NoteInput>(notePutBody);
-const listQuery = compileQuery<{ limit: number; cursor?: string; changedSince?: string }>(notesQuery);
-const dateParam = compileBody<string>(noteDateSchema);
+const putBody = compileBody(notePutBody);
+const listQuery = compileQuery(notesQuery);
+const dateParam = compileBody(noteDateSchema);
 
 /** The note's date from the path: a real YYYY-MM-DD date, else 400. */
 function noteDate(raw: unknown): string {

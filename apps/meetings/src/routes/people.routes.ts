@@ -6,9 +6,9 @@ import * as people from '../domain/people.service.js';
 import { peopleQuery, personCreateBody, personPatchBody } from '../openapi.js';
 import { account, pathId } from './http.js';
 
-const createBody = compileBody<{ name: string; email?: string | null }>(personCreateBody);
-const patchBody = compileBody<{ name?: string; email?: string | null; archived?: boolean }>(personPatchBody);
-const listQuery = compileQuery<{ limit: number; cursor?: string; includeArchived?: string }>(peopleQuery);
+const createBody = compileBody(personCreateBody);
+const patchBody = compileBody(personPatchBody);
+const listQuery = compileQuery(peopleQuery);
 
 export function peopleRoutes(router: Router, { db }: RouteContext<Database>): void {
   router.get('/people', async (req, res) => {

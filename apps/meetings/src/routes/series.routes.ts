@@ -6,9 +6,9 @@ import * as series from '../domain/series.service.js';
 import { seriesCreateBody, seriesPatchBody, seriesQuery } from '../openapi.js';
 import { account, pathId, writesPrivate } from './http.js';
 
-const createBody = compileBody<series.SeriesInput>(seriesCreateBody);
-const patchBody = compileBody<series.SeriesPatch>(seriesPatchBody);
-const listQuery = compileQuery<{ limit: number; cursor?: string; includeArchived?: string }>(seriesQuery);
+const createBody = compileBody(seriesCreateBody);
+const patchBody = compileBody(seriesPatchBody);
+const listQuery = compileQuery(seriesQuery);
 
 export function seriesRoutes(router: Router, { db }: RouteContext<Database>): void {
   router.get('/series', async (req, res) => {

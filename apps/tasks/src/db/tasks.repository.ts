@@ -8,16 +8,27 @@ import { keepKey, keptAnswer, sweepKeys, type Answer, type Key, type KeptAnswer 
 
 type Db = Kysely<Database>;
 
-/** The columns a Task is built from (never the tsvector). */
-const TASK_COLUMNS = [
-  'id', 'title', 'notes', 'priority', 'due_at', 'completed_at', 'tags', 'created_at', 'updated_at',
-  'parent_id', 'goal_id', 'recurrence', 'location', 'assignee_id',
-] as const;
+/**
+ * The columns a Task is built from (never the tsvector), each with its SQL type: the statements
+ * that read, write or measure a task go over this list, so a column is named here once.
+ */
+const TASK_COLUMN_TYPES = {
+  id: 'uuid', title: 'text', notes: 'text', priority: 'text', due_at: 'timestamptz', completed_at: 'timestamptz', tags: 'text[]',
+  created_at: 'timestamptz', updated_at: 'timestamptz', parent_id: 'uuid', goal_id: 'uuid', recurrence: 'text', location: 'text', assignee_id: 'text',
+} as const;
+type TaskColumn = keyof typeof TASK_COLUMN_TYPES;
+const TASK_COLUMNS = Object.keys(TASK_COLUMN_TYPES) as TaskColumn[];
 
-export type TaskRow = Pick<Selectable<TasksTable>, (typeof TASK_COLUMNS)[number]>;
+/** The columns the database or a state change sets: never a value of a create or an edit (goals cannot be set). */
+const NOT_VALUES = ['id', 'created_at', 'updated_at', 'completed_at', 'goal_id'] as const;
+type ValueColumn = Exclude<TaskColumn, (typeof NOT_VALUES)[number]>;
+/** The columns a create writes (besides workspace and position), in TASK_COLUMNS' order. */
+const VALUE_COLUMNS = TASK_COLUMNS.filter((c): c is ValueColumn => !(NOT_VALUES as readonly string[]).includes(c));
+
+export type TaskRow = Pick<Selectable<TasksTable>, TaskColumn>;
 /** A task with the internal state the rules need. */
 export type TaskState = TaskRow & Pick<Selectable<TasksTable>, 'position' | 'deleted_at' | 'workspace_id'>;
-export type TaskValues = Omit<TaskRow, 'id' | 'created_at' | 'updated_at' | 'completed_at' | 'goal_id'> & { position: string | null };
+export type TaskValues = Pick<TaskRow, ValueColumn> & { position: string | null };
 
 const qualified = TASK_COLUMNS.map((c) => `t.${c}` as const);
 /** Every write moves updatedAt forward, by at least a microsecond, even within one clock tick. */
@@ -46,12 +57,16 @@ function andParam(where: string[], params: unknown[], condition: string, value: 
   where.push(condition.replace('$?', `$${params.length}`));
 }
 
+/** The text of a text or text[] column of task `t` (a null counts as empty), or null for any other column. */
+const textOf = (t: string, c: TaskColumn): string | null =>
+  TASK_COLUMN_TYPES[c] === 'text' ? `${t}.${c}` : TASK_COLUMN_TYPES[c] === 'text[]' ? `array_to_string(${t}.${c}, '')` : null;
+
 /**
  * The octets of task `t`'s text columns: never more than its JSON (which holds them, escaped), so
  * a page can be cut in SQL by them without cutting it short.
  */
 const octets = (t: string) =>
-  `(octet_length(${t}.title) + coalesce(octet_length(${t}.notes), 0) + coalesce(octet_length(${t}.location), 0) + coalesce(octet_length(${t}.assignee_id), 0) + octet_length(array_to_string(${t}.tags, '')))`;
+  `(${TASK_COLUMNS.flatMap((c) => textOf(t, c) ?? []).map((text) => `coalesce(octet_length(${text}), 0)`).join(' + ')})`;
 
 /**
  * The rows of `page` (a select with a `bytes` column, in `order`) that start within MAX_PAGE_BYTES
@@ -272,7 +287,7 @@ export async function insertTasks(
 }
 
 const RETURNED_COLUMNS = sql.raw(TASK_COLUMNS.join(', '));
-const TIMESTAMP_COLUMNS: ReadonlySet<string> = new Set(['due_at', 'completed_at', 'created_at', 'updated_at']);
+const TIMESTAMP_COLUMNS: ReadonlySet<string> = new Set(TASK_COLUMNS.filter((c) => TASK_COLUMN_TYPES[c] === 'timestamptz'));
 
 /** Which column each field of the API's task reads, in the order the API writes them ({@link taskFields}). */
 export type TaskFields = Readonly<Record<string, (typeof TASK_COLUMNS)[number]>>;
@@ -312,6 +327,15 @@ function taskJson(fields: TaskFields): RawBuilder<string> {
 /** The columns of a new task; a top-level one (no parent_id) joins the end of the manual order, a subtask has no position. */
 export type NewTask = Omit<TaskValues, 'position'>;
 
+/** The values of `task` as a create writes them: every column of it but those the database or a state change sets. */
+export function taskValues(task: TaskRow): NewTask {
+  return Object.fromEntries(VALUE_COLUMNS.map((c) => [c, task[c]])) as NewTask;
+}
+
+/** The insert's column list and its typed parameter list of a new task's values. */
+const INSERTED_COLUMNS = sql.raw(VALUE_COLUMNS.join(', '));
+const insertedValues = (v: NewTask) => sql.join(VALUE_COLUMNS.map((c) => sql`${v[c]}::${sql.raw(TASK_COLUMN_TYPES[c])}`));
+
 /** What a create does besides inserting the task: the event it records and, with an Idempotency-Key, the key it keeps. */
 export interface CreateOptions {
   /** The task's API shape ({@link taskFields} of toTask): the event's data and the key's answer are the task as toTask makes it. */
@@ -347,9 +371,8 @@ export async function createTask(db: Db, workspaceId: string, v: NewTask, option
   const json = taskJson(options.fields);
   const position = v.parent_id === null ? endPosition : sql`null`;
   const insert = (condition: RawBuilder<boolean>) => sql`
-    insert into tasks (workspace_id, title, notes, priority, due_at, tags, parent_id, recurrence, location, assignee_id, position)
-    select ${workspaceId}::uuid, ${v.title}::text, ${v.notes}::text, ${v.priority}::text, ${v.due_at}::timestamptz, ${v.tags}::text[],
-      ${v.parent_id}::uuid, ${v.recurrence}::text, ${v.location}::text, ${v.assignee_id}::text, ${position}::numeric
+    insert into tasks (workspace_id, ${INSERTED_COLUMNS}, position)
+    select ${workspaceId}::uuid, ${insertedValues(v)}, ${position}::numeric
     where ${condition}
     returning ${RETURNED_COLUMNS}`;
   const emit = sql`case when c.id is null then 0 else ${emitEventWithData(options.event.accountId, options.event.type, json)} end as emitted`;

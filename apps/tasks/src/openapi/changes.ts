@@ -1,6 +1,6 @@
 import { streamOperation } from '@app/auth/streams';
 import { common, dateTime, err, forbidden, badTimezone, ok, queryParams, readScope, ref, timezoneParam } from './shared.js';
-import { changesQuerySchema, previewQuerySchema } from './task-schemas.js';
+import { changesQuerySchema, previewQuerySchema } from '../domain/task.schemas.js';
 
 /*
  * The changes feed, its live stream and the recurrence preview: their paths, response schemas

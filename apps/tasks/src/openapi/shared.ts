@@ -7,8 +7,7 @@ import { idPathParameter, TIME_ZONE_PATTERN } from '@app/http-errors/validation'
 /** The longest If-Match header taken (a list of a few dozen entity tags); longer is 400. */
 export const IF_MATCH_MAX_LENGTH = 2048;
 
-export const nullable = (schema: Record<string, unknown>, type: string) => ({ ...schema, type: [type, 'null'] });
-export const dateTime = { type: 'string', format: 'date-time', description: 'ISO 8601 instant in UTC with `Z` (microsecond precision when not zero)' };
+export { dateTime } from '../domain/task.schemas.js';
 export const errorSchema = errorEnvelopeSchema('rich');
 
 export const json = (schema: object) => ({ 'application/json': { schema } });

@@ -1,5 +1,5 @@
 import { badBody, badTimezone, common, err, etag, forbidden, idParam, ifMatchParam, json, notFound, ok, readScope, ref, stale, timezoneParam, tooLarge, writeScope } from './shared.js';
-import { emptyBodySchema, listQuerySchema } from './task-schemas.js';
+import { emptyBodySchema, listQuerySchema } from '../domain/task.schemas.js';
 
 // The task operations: list, create, get, edit, delete, complete, reopen, auto-tag and move.
 

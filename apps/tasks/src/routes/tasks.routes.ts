@@ -6,20 +6,20 @@ import type { RouteContext } from '@app/auth/runtime';
 import type { Database } from '../db/schema.js';
 import type { TaskCaches } from '../domain/caches.js';
 import * as service from '../domain/tasks.service.js';
-import type { Context, IfMatch, ListQuery, Task, TaskInput } from '../domain/tasks.service.js';
+import type { Context, IfMatch, Task } from '../domain/tasks.service.js';
 import { fingerprint, keyDigest, readIdempotencyKey } from '../idempotency.js';
 import { listChanges, readChanges } from '../domain/changes.service.js';
 import { previewRecurrence } from '../domain/recurrence.service.js';
 import { IF_MATCH_MAX_LENGTH, changesQuerySchema, createTaskSchema, emptyBodySchema, listQuerySchema, positionSchema, previewQuerySchema, updateTaskSchema } from '../openapi.js';
 import { taskNotFound } from '../domain/errors.js';
 
-const createBody = compileBody<TaskInput & { title: string }>(createTaskSchema);
-const updateBody = compileBody<TaskInput>(updateTaskSchema);
-const positionBody = compileBody<{ afterId: string | null }>(positionSchema);
-const emptyBody = compileBody<Record<string, never>>(emptyBodySchema);
-const listQuery = compileQuery<ListQuery>(listQuerySchema);
-const changesQuery = compileQuery<{ cursor?: string; limit: number }>(changesQuerySchema);
-const previewQuery = compileQuery<{ rule: string; from?: string; count: number }>(previewQuerySchema);
+const createBody = compileBody(createTaskSchema);
+const updateBody = compileBody(updateTaskSchema);
+const positionBody = compileBody(positionSchema);
+const emptyBody = compileBody(emptyBodySchema);
+const listQuery = compileQuery(listQuerySchema);
+const changesQuery = compileQuery(changesQuerySchema);
+const previewQuery = compileQuery(previewQuerySchema);
 
 
 /** complete / reopen / auto-tag: no body, or `{}`. */

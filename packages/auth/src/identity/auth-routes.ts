@@ -10,8 +10,8 @@ import { canonicalTimezone } from './timezones.js';
 import { PASSWORD_MAX_LENGTH, PASSWORD_MIN_LENGTH } from './passwords.js';
 import { readSessionCookie } from './tokens.js';
 
-const email = { type: 'string', minLength: 3, maxLength: 254, pattern: EMAIL_PATTERN, description: 'trimmed and lower-cased first; at most 254 characters' };
-const timezone = { type: 'string', minLength: 1, maxLength: 100, description: 'IANA time zone name' };
+const email = { type: 'string', minLength: 3, maxLength: 254, pattern: EMAIL_PATTERN, description: 'trimmed and lower-cased first; at most 254 characters' } as const;
+const timezone = { type: 'string', minLength: 1, maxLength: 100, description: 'IANA time zone name' } as const;
 
 /** Request bodies of the sign-in routes: compiled here once, and published in each OpenAPI document. */
 export const authBodySchemas = {
@@ -31,9 +31,9 @@ export const authBodySchemas = {
   updateAccount: { type: 'object', additionalProperties: false, required: ['timezone'], properties: { timezone } },
 } as const;
 
-const signUpBody = compileBody<{ email: string; password: string; timezone?: string }>(authBodySchemas.signUp);
-const logInBody = compileBody<{ email: string; password: string }>(authBodySchemas.logIn);
-const updateBody = compileBody<{ timezone: string }>(authBodySchemas.updateAccount);
+const signUpBody = compileBody(authBodySchemas.signUp);
+const logInBody = compileBody(authBodySchemas.logIn);
+const updateBody = compileBody(authBodySchemas.updateAccount);
 
 /** The body with its email trimmed and lower-cased, so the 254-character limit counts what is stored. */
 function withNormalizedEmail(body: unknown): unknown {

@@ -61,7 +61,7 @@ export const createKeyBodySchema = {
 /** The key id in `DELETE <keys path>/{id}`: a UUID; anything else is 404. */
 export const keyIdParameter = idPathParameter('The key id (a UUID; anything else is 404)');
 
-const createKeyBody = compileBody<{ name?: string; scopes?: string[] }>(createKeyBodySchema);
+const createKeyBody = compileBody(createKeyBodySchema);
 
 /**
  * The session-only key management routes, mounted at the service's keys path:

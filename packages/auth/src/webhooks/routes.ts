@@ -15,9 +15,6 @@ import { activeTraceparent } from './trace-links.js';
 /** How long a rotated-out secret keeps signing beside the new one. */
 const ROTATION_OVERLAP_MS = 24 * 3600_000;
 
-interface CreateBody { url: string; events: string[]; description?: string | null }
-interface UpdateBody { url?: string; events?: string[]; description?: string | null; enabled?: boolean }
-
 /** The one place a subscription row becomes what the API returns (never its secrets). */
 function toSubscription(r: SubscriptionRow) {
   return {
@@ -47,9 +44,9 @@ export interface WebhookRoutesOptions {
  */
 export function webhooksRouter(o: WebhookRoutesOptions): Router {
   const names = Object.keys(o.catalog);
-  const createBody = compileBody<CreateBody>(createBodySchema(names));
-  const updateBody = compileBody<UpdateBody>(updateBodySchema(names));
-  const deliveriesQuery = compileQuery<{ limit: number }>(deliveriesQuerySchema);
+  const createBody = compileBody(createBodySchema(names));
+  const updateBody = compileBody(updateBodySchema(names));
+  const deliveriesQuery = compileQuery(deliveriesQuerySchema);
   const { db } = o;
 
   const checkTarget = async (url: string) => {

@@ -8,8 +8,8 @@ export const MAX_SUBSCRIPTIONS = 20;
 /** Most attempts `GET /:id/deliveries` returns (newest first). */
 const MAX_DELIVERIES_LISTED = 100;
 
-const url = { type: 'string', minLength: 1, maxLength: 2048, description: 'http(s) URL the events are POSTed to; private, loopback and link-local addresses are 400 unless the operator sets WEBHOOK_ALLOW_PRIVATE=1' };
-const description = { type: ['string', 'null'], maxLength: 500, description: 'free text, at most 500 characters, no NUL' };
+const url = { type: 'string', minLength: 1, maxLength: 2048, description: 'http(s) URL the events are POSTed to; private, loopback and link-local addresses are 400 unless the operator sets WEBHOOK_ALLOW_PRIVATE=1' } as const;
+const description = { type: ['string', 'null'], maxLength: 500, description: 'free text, at most 500 characters, no NUL' } as const;
 const events = (names: readonly string[]) => ({
   type: 'array',
   minItems: 1,
@@ -17,7 +17,7 @@ const events = (names: readonly string[]) => ({
   uniqueItems: true,
   items: { type: 'string', enum: [...names] },
   description: 'the event types to receive; a key must hold the read scope of each one\'s resource (else 403 `insufficient_scope`)',
-});
+}) as const;
 
 export function createBodySchema(names: readonly string[]) {
   return {
@@ -25,7 +25,7 @@ export function createBodySchema(names: readonly string[]) {
     additionalProperties: false,
     required: ['url', 'events'],
     properties: { url, events: events(names), description },
-  };
+  } as const;
 }
 
 export function updateBodySchema(names: readonly string[]) {
@@ -38,14 +38,14 @@ export function updateBodySchema(names: readonly string[]) {
       description,
       enabled: { type: 'boolean', description: 'false stops deliveries: events of the time it is off are never sent; true clears `disabledReason`' },
     },
-  };
+  } as const;
 }
 
 export const deliveriesQuerySchema = {
   type: 'object',
   additionalProperties: false,
   properties: { limit: { type: 'integer', format: 'int32', minimum: 1, maximum: MAX_DELIVERIES_LISTED, default: 50, description: `1 to ${MAX_DELIVERIES_LISTED} (default 50)` } },
-};
+} as const;
 
 const dateTime = { type: 'string', format: 'date-time' };
 

@@ -4,49 +4,22 @@ import { streamOperation } from '@app/auth/streams';
 import { webhookOpenApi } from '@app/auth/webhooks';
 import { documentOutages, errorEnvelopeSchema } from '@app/http-errors';
 import { uuidSchema } from '@app/http-errors/validation';
+import { __resource__CreateBody, __resource__PatchBody, changesQuery, listQuery } from './domain/__name__.schemas.js';
 import { __NAME___EVENTS } from './events.js';
 
 /**
  * The __name__ service's OpenAPI 3.1 document: one resource, __resource__, with its changes feed,
- * stream and webhooks. Request schemas are exported as consts and compiled by the routes (ajv,
- * once at module load); the document embeds the very same objects, so validation and
- * documentation cannot disagree. The MCP tools are made from this document by the runtime.
+ * stream and webhooks. The request schemas live in the domain (domain/__name__.schemas.ts), which
+ * derives its types from them; the routes compile them (ajv, once at module load) and the
+ * document embeds the very same objects, so validation and documentation cannot disagree. The MCP tools are made from this document by the runtime.
  */
 
 const TAG = '__Title__';
 const dateTime = { type: 'string', format: 'date-time', maxLength: 40 } as const;
-const title = { type: 'string', minLength: 1, maxLength: 200 } as const;
-const url = { anyOf: [{ type: 'string', format: 'uri', maxLength: 2000 }, { type: 'null' }], description: 'An absolute URL, or null' } as const;
-const cursor = (maxLength: number, description: string) => ({ type: 'string', minLength: 1, maxLength, description }) as const;
-const limit = (max: number, fallback: number) => ({ type: 'integer', format: 'int32', minimum: 1, maximum: max, default: fallback, description: `Page size, 1 to ${max} (default ${fallback})` }) as const;
 const ref = (name: string) => ({ $ref: `#/components/schemas/${name}` });
 const json = (schema: object, description = 'OK') => ({ description, content: { 'application/json': { schema } } });
 const error = (description: string) => json(ref('Error'), description);
 const obj = (properties: Record<string, object>) => ({ type: 'object', additionalProperties: false, required: Object.keys(properties), properties });
-
-export const __resource__CreateBody = {
-  type: 'object',
-  additionalProperties: false,
-  required: ['title'],
-  properties: { title, url },
-} as const;
-
-export const __resource__PatchBody = {
-  type: 'object',
-  additionalProperties: false,
-  minProperties: 1,
-  properties: { title, url },
-} as const;
-
-export const listQuery = {
-  type: 'object',
-  properties: { limit: limit(100, 50), cursor: cursor(200, 'The nextCursor of the previous page; a malformed cursor is 400 invalid_cursor') },
-} as const;
-
-export const changesQuery = {
-  type: 'object',
-  properties: { cursor: cursor(500, 'The nextCursor of the previous page (or a stream event id); none: start a full sync'), limit: limit(500, 100) },
-} as const;
 
 const __resource__Schema = obj({ id: uuidSchema, title: { type: 'string', maxLength: 200 }, url: { anyOf: [{ type: 'string', maxLength: 2000 }, { type: 'null' }] }, createdAt: dateTime, updatedAt: dateTime });
 const changeSchema = {

@@ -6,6 +6,8 @@ import { isUuid } from '@app/http-errors/validation';
 import * as repo from '../db/__name__.repository.js';
 import type { Database } from '../db/schema.js';
 import type { __Resource__Event } from '../events.js';
+import type { Shape } from '@app/http-errors/validation';
+import type { __resource__CreateBody, __resource__PatchBody } from './__name__.schemas.js';
 import { fail, notFound } from './errors.js';
 
 type Db = Kysely<Database>;
@@ -24,11 +26,11 @@ async function emitted(trx: Db, accountId: string, type: __Resource__Event, row:
   return item;
 }
 
-export function create__Resource__(db: Db, accountId: string, input: { title: string; url?: string | null }): Promise<__Resource__> {
+export function create__Resource__(db: Db, accountId: string, input: Shape<typeof __resource__CreateBody>): Promise<__Resource__> {
   return inTransaction(db, async (trx) => emitted(trx, accountId, '__resource__.created', await repo.insert__Resource__(trx, accountId, { title: input.title, url: input.url ?? null })));
 }
 
-export function update__Resource__(db: Db, accountId: string, id: string, input: { title?: string; url?: string | null }): Promise<__Resource__> {
+export function update__Resource__(db: Db, accountId: string, id: string, input: Shape<typeof __resource__PatchBody>): Promise<__Resource__> {
   return inTransaction(db, async (trx) => emitted(trx, accountId, '__resource__.updated', await repo.update__Resource__(trx, accountId, id, input)));
 }
 

@@ -4,12 +4,12 @@ import { compileBody, compileQuery, recordId } from '@app/http-errors/validation
 import type { Database } from '../db/schema.js';
 import { notFound } from '../domain/errors.js';
 import * as records from '../domain/__name__.service.js';
-import { __resource__CreateBody, __resource__PatchBody, changesQuery, listQuery } from '../openapi.js';
+import { __resource__CreateBody, __resource__PatchBody, changesQuery, listQuery } from '../domain/__name__.schemas.js';
 
-const createBody = compileBody<{ title: string; url?: string | null }>(__resource__CreateBody);
-const patchBody = compileBody<{ title?: string; url?: string | null }>(__resource__PatchBody);
-const pageQuery = compileQuery<{ limit: number; cursor?: string }>(listQuery);
-const feedQuery = compileQuery<{ cursor?: string; limit: number }>(changesQuery);
+const createBody = compileBody(__resource__CreateBody);
+const patchBody = compileBody(__resource__PatchBody);
+const pageQuery = compileQuery(listQuery);
+const feedQuery = compileQuery(changesQuery);
 
 /** The caller's account id (the routes run behind authenticate). */
 const account = (req: Request): string => req.caller!.accountId;

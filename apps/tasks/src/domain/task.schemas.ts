@@ -1,10 +1,14 @@
 import { DATE_TIME_PATTERN } from '@app/http-errors/validation';
-import { RECURRENCE_FORMS } from '../domain/recurrence.js';
-import { LIMITS } from '../domain/tasks.service.js';
-import { dateTime, nullable } from './shared.js';
+import { RECURRENCE_FORMS } from './recurrence.js';
+import { LIMITS } from './limits.js';
+
+/** `schema` that also takes null; generic so a schema declared `as const` keeps its literal types. */
+const nullable = <const S extends object, const T extends string>(schema: S, type: T) => ({ ...schema, type: [type, 'null'] as const });
+export const dateTime = { type: 'string', format: 'date-time', description: 'ISO 8601 instant in UTC with `Z` (microsecond precision when not zero)' } as const;
 
 /*
- * The task's request and response schemas. The request schemas are the ones the routes compile
+ * The task's request and response schemas, in the domain: its types are derived from them, and the
+ * document (openapi/) imports them. The request schemas are the ones the routes compile
  * with ajv, so validation and documentation cannot disagree; the test harness checks every
  * response against the document.
  */
@@ -47,7 +51,7 @@ const taskInputProperties = {
   }, 'string'),
   location: nullable({ maxLength: 500, description: 'free-text place, at most 500 characters' }, 'string'),
   assigneeId: nullable({ minLength: 1, maxLength: 200, description: 'free string of 1 to 200 characters; not checked against any user directory' }, 'string'),
-};
+} as const;
 
 /** POST /api/v1/tasks body. */
 export const createTaskSchema = {
@@ -56,7 +60,7 @@ export const createTaskSchema = {
   required: ['title'],
   properties: taskInputProperties,
   description: 'No other properties are accepted (goalId cannot be set: 400).',
-};
+} as const;
 
 /** PATCH /api/v1/tasks/{id} body: the same fields, all optional. */
 export const updateTaskSchema = {
@@ -64,7 +68,7 @@ export const updateTaskSchema = {
   additionalProperties: false,
   properties: taskInputProperties,
   description: 'Partial edit; no other properties are accepted. An empty object changes nothing (updatedAt stays).',
-};
+} as const;
 
 /** PUT /api/v1/tasks/{id}/position body. */
 export const positionSchema = {
@@ -72,10 +76,10 @@ export const positionSchema = {
   additionalProperties: false,
   required: ['afterId'],
   properties: { afterId: nullable({ format: 'uuid', maxLength: 36, description: 'the task to place this one right after; null moves it to the top' }, 'string') },
-};
+} as const;
 
 /** complete / reopen / auto-tag take no body: none, or an empty JSON object. */
-export const emptyBodySchema = { type: 'object', additionalProperties: false, properties: {}, description: 'No body, or `{}`.' };
+export const emptyBodySchema = { type: 'object', additionalProperties: false, properties: {}, description: 'No body, or `{}`.' } as const;
 
 /** GET /api/v1/tasks query; unknown parameters are ignored. */
 export const listQuerySchema = {
@@ -87,7 +91,7 @@ export const listQuerySchema = {
     tag: { type: 'string', minLength: 1, maxLength: 50, description: 'only tasks carrying exactly this tag' },
     q: { type: 'string', minLength: 1, maxLength: 500, pattern: '\\S', description: 'full-text search; empty or only white space is 400' },
   },
-};
+} as const;
 
 /** GET /api/v1/tasks/changes query; unknown parameters are ignored. */
 export const changesQuerySchema = {
@@ -96,7 +100,7 @@ export const changesQuerySchema = {
     cursor: { type: 'string', minLength: 1, maxLength: 4096, description: 'the `nextCursor` of the previous call; none: start a full sync' },
     limit: { type: 'integer', minimum: 1, maximum: 500, default: 100, description: '1 to 500 changes per page (default 100). A page is also at most 8 MiB of JSON: it holds fewer changes when they would be more, with hasMore: true' },
   },
-};
+} as const;
 
 /** GET /api/v1/recurrence/preview query; unknown parameters are ignored. */
 export const previewQuerySchema = {
@@ -107,7 +111,7 @@ export const previewQuerySchema = {
     from: { type: 'string', maxLength: 40, format: 'date-time', pattern: DATE_TIME_PATTERN, description: 'ISO 8601 date-time with `Z` or `+hh:mm` on a real calendar day; default now' },
     count: { type: 'integer', minimum: 1, maximum: 20, default: 5, description: '1 to 20 occurrences (default 5)' },
   },
-};
+} as const;
 
 const taskProperties = {
   id: { type: 'string', format: 'uuid' },
@@ -124,19 +128,22 @@ const taskProperties = {
   recurrence: { type: ['string', 'null'] },
   location: { type: ['string', 'null'] },
   assigneeId: { type: ['string', 'null'] },
-};
+} as const;
+
+/** Every property of `properties` required (a response always carries all its fields). */
+const requireAll = <P extends object>(properties: P) => Object.keys(properties) as (keyof P & string)[];
 
 export const taskSchema = {
   type: 'object',
   additionalProperties: false,
-  required: Object.keys(taskProperties),
+  required: requireAll(taskProperties),
   properties: taskProperties,
-};
+} as const;
 
 export const taskWithSubtasksSchema = {
   type: 'object',
   additionalProperties: false,
-  required: [...Object.keys(taskProperties), 'subtasks', 'progress'],
+  required: [...requireAll(taskProperties), 'subtasks', 'progress'],
   properties: {
     ...taskProperties,
     subtasks: { type: 'array', items: { $ref: '#/components/schemas/Task' }, description: 'live subtasks, oldest first (a subtask has none)' },
@@ -151,4 +158,4 @@ export const taskWithSubtasksSchema = {
       },
     },
   },
-};
+} as const;

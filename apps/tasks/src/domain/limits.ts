@@ -1,0 +1,13 @@
+import { CHANGES_CURSOR_DAYS } from './cursor.js';
+
+/** Not shown in the spec; decided here (and documented in the OpenAPI document). */
+export const LIMITS = {
+  subtasksPerParent: 200,
+  searchCandidates: 1000,
+  /** Clock skew allowed for a due time "now" sent by a client. */
+  pastDueGraceMs: 60_000,
+  /** Tombstones outlive the changes cursors that may need them (30 days) by a day. */
+  tombstoneDays: CHANGES_CURSOR_DAYS + 1,
+  /** Tombstones pruned after one delete at most: every delete stays bounded. */
+  tombstonePruneBatch: 100,
+} as const;
