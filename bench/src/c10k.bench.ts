@@ -33,11 +33,14 @@ export interface C10kResult {
   gatewayPerConnKb: number;
 }
 
-
 /** The nginx workers of the gateway whose prefix directory is `dir` (its master's children). */
 function nginxWorkers(dir: string): number[] {
   const master = readFileSync(join(dir, 'nginx.pid'), 'utf8').trim();
-  return readFileSync(`/proc/${master}/task/${master}/children`, 'utf8').trim().split(/\s+/).filter(Boolean).map(Number);
+  return readFileSync(`/proc/${master}/task/${master}/children`, 'utf8')
+    .trim()
+    .split(/\s+/)
+    .filter(Boolean)
+    .map(Number);
 }
 
 /**
@@ -47,13 +50,26 @@ function nginxWorkers(dir: string): number[] {
  * sent straight to the replica, each measured from just before its request to its event's arrival
  * on each of its account's streams.
  */
-export async function c10kBench(o: { databaseUrl: string; redisUrl: string; nginxDir: string; running: Set<Stoppable> }): Promise<C10kResult> {
+export async function c10kBench(o: {
+  databaseUrl: string;
+  redisUrl: string;
+  nginxDir: string;
+  running: Set<Stoppable>;
+}): Promise<C10kResult> {
   const limits = '10000000';
   const product = await startProduct({
     databaseUrl: o.databaseUrl,
     redisUrl: o.redisUrl,
     nginxDir: o.nginxDir,
-    env: { HOST: '127.0.0.1', LOG_LEVEL: 'warn', RATE_LIMIT_READS_PER_MINUTE: limits, RATE_LIMIT_WRITES_PER_MINUTE: limits, RATE_LIMIT_NETWORK_PER_MINUTE: limits, DATABASE_POOL_SIZE: '20', SHUTDOWN_TIMEOUT_MS: '2000' },
+    env: {
+      HOST: '127.0.0.1',
+      LOG_LEVEL: 'warn',
+      RATE_LIMIT_READS_PER_MINUTE: limits,
+      RATE_LIMIT_WRITES_PER_MINUTE: limits,
+      RATE_LIMIT_NETWORK_PER_MINUTE: limits,
+      DATABASE_POOL_SIZE: '20',
+      SHUTDOWN_TIMEOUT_MS: '2000',
+    },
     gatewayVars: { MEETINGS_GUARD_RATE: '1000000r/s', MEETINGS_GUARD_BURST: 1000000 },
   });
   o.running.add(product);
@@ -62,19 +78,40 @@ export async function c10kBench(o: { databaseUrl: string; redisUrl: string; ngin
   const held: Array<{ account: number; stream: OpenedStream; endedAt?: number }> = [];
   try {
     const [replica] = product.instances.meetings;
-    const first = await adminCommand('meetings', o.databaseUrl, 'create-account', '--email', `c10k-${Date.now()}@example.test`);
-    const template = await adminCommand('meetings', o.databaseUrl, 'create-key', '--account', first.accountId as string);
+    const first = await adminCommand(
+      'meetings',
+      o.databaseUrl,
+      'create-account',
+      '--email',
+      `c10k-${Date.now()}@example.test`,
+    );
+    const template = await adminCommand(
+      'meetings',
+      o.databaseUrl,
+      'create-key',
+      '--account',
+      first.accountId as string,
+    );
     const { rows } = await client.query<{ id: string }>(
       `insert into meetings.accounts (email, timezone) select 'c10k-' || g || '-' || $1 || '@example.test', 'UTC' from generate_series(1, $2::int) g returning id`,
       [Date.now(), ACCOUNTS - 1],
     );
-    const auths = await insertKeys(client, 'meetings', [first.accountId as string, ...rows.map((r) => r.id)], template.id as string);
+    const auths = await insertKeys(
+      client,
+      'meetings',
+      [first.accountId as string, ...rows.map((r) => r.id)],
+      template.id as string,
+    );
 
     const pid = replica!.process.pid;
     const workers = nginxWorkers(o.nginxDir);
     const gatewayKb = () => workers.reduce((n, w) => n + rssKb(w), 0);
     const open = (n: number, from = 0) =>
-      Promise.all(Array.from({ length: n }, (_, j) => openEventStream(`${product.gateway}/api/changes/stream`, { Authorization: auths[(from + j) % ACCOUNTS]! })));
+      Promise.all(
+        Array.from({ length: n }, (_, j) =>
+          openEventStream(`${product.gateway}/api/changes/stream`, { Authorization: auths[(from + j) % ACCOUNTS]! }),
+        ),
+      );
     // The baseline is a process that has served streams: a fresh one grows its young generation
     // (up to 32 MB) and its pools with its first requests, whatever they are.
     for (const stream of await open(Math.min(OPENING, STREAMS))) stream.close();
@@ -83,7 +120,8 @@ export async function c10kBench(o: { databaseUrl: string; redisUrl: string; ngin
     for (let i = 0; i < STREAMS; i += OPENING) {
       const opened = await open(Math.min(OPENING, STREAMS - i), i);
       for (const [j, stream] of opened.entries()) {
-        if (stream.status !== 200) throw new Error(`stream ${i + j} was refused: ${stream.status} ${JSON.stringify(stream.body)}`);
+        if (stream.status !== 200)
+          throw new Error(`stream ${i + j} was refused: ${stream.status} ${JSON.stringify(stream.body)}`);
         const entry: (typeof held)[number] = { account: (i + j) % ACCOUNTS, stream };
         void stream.ended.then((at) => (entry.endedAt = at));
         held.push(entry);
@@ -91,7 +129,9 @@ export async function c10kBench(o: { databaseUrl: string; redisUrl: string; ngin
     }
     await sleep(3000);
     const after = { service: rssKb(pid), gateway: gatewayKb() };
-    process.stderr.write(`streams.c10k: ${held.length} streams open; writing ${CHANGES_PER_SECOND} changes/s for ${SECONDS} s...\n`);
+    process.stderr.write(
+      `streams.c10k: ${held.length} streams open; writing ${CHANGES_PER_SECOND} changes/s for ${SECONDS} s...\n`,
+    );
 
     const sent = new Map<string, { at: number; account: number; ok?: boolean }>();
     const writes: Array<Promise<void>> = [];
@@ -122,11 +162,15 @@ export async function c10kBench(o: { databaseUrl: string; redisUrl: string; ngin
     // Every change on each of its account's streams (five), or ten seconds.
     const perAccount = new Array<number>(ACCOUNTS).fill(0);
     for (const { account, ok } of sent.values()) if (ok) perAccount[account]! += 1;
-    const received = (s: OpenedStream) => s.blocks.filter((b) => b.event === 'change' && b.data?.includes('"name":"C')).length;
+    const received = (s: OpenedStream) =>
+      s.blocks.filter((b) => b.event === 'change' && b.data?.includes('"name":"C')).length;
     const missing = () => held.filter(({ account, stream }) => received(stream) < perAccount[account]!).length;
     for (let i = 0; i < 100 && missing() > 0; i++) await sleep(100);
 
-    const lags = eventLags(held.map((h) => h.stream), (name) => sent.get(name)?.at);
+    const lags = eventLags(
+      held.map((h) => h.stream),
+      (name) => sent.get(name)?.at,
+    );
     const dropped = held.filter((h) => h.endedAt !== undefined || received(h.stream) < perAccount[h.account]!).length;
     return {
       streams: held.length,

@@ -25,26 +25,40 @@ export interface ClipboardFixture {
 export async function seedClipboard(ctx: BenchContext): Promise<ClipboardFixture> {
   const [accountId] = await seedClipboardData(ctx.client);
   const key = await ctx.admin('clipboard', 'create-key', '--account', accountId!, '--name', 'bench');
-  const accountIds = await seedClipboardAccounts(ctx.client, { label: 'bench-clipboard-spread', accounts: SPREAD_ACCOUNTS, items: SPREAD_ITEMS, snippets: 0, historyLimit: SPREAD_ITEMS });
+  const accountIds = await seedClipboardAccounts(ctx.client, {
+    label: 'bench-clipboard-spread',
+    accounts: SPREAD_ACCOUNTS,
+    items: SPREAD_ITEMS,
+    snippets: 0,
+    historyLimit: SPREAD_ITEMS,
+  });
   const auth = await insertKeys(ctx.client, 'clipboard', accountIds, key.id);
-  return { accountId: accountId!, auth: { authorization: `Bearer ${key.key}` }, keyId: key.id, spread: { accountIds, auth } };
+  return {
+    accountId: accountId!,
+    auth: { authorization: `Bearer ${key.key}` },
+    keyId: key.id,
+    spread: { accountIds, auth },
+  };
 }
 
 const ITEM_COLUMNS = 'id, type, content, source, favorite, created_at, updated_at';
 const CONTENT = 'Copied from the quarterly report: revenue grew in every region';
 
 /** A new text item each time: identical content would move the existing item instead. */
-export const newClipboardItem = () => JSON.stringify({ type: 'text', content: `${CONTENT} ${randomUUID()}`, source: 'api' });
+export const newClipboardItem = () =>
+  JSON.stringify({ type: 'text', content: `${CONTENT} ${randomUUID()}`, source: 'api' });
 
 /** The bare single-statement insert a create is compared with; `rotate` spreads it over accounts. */
 function bareInsert(accountIds: string[]): Scenario['baseline'] {
   return {
     route: {
       schema: 'clipboard',
-      statements: [{
-        sql: `insert into items (id, account_id, type, content, source) values (gen_random_uuid(), $1, 'text', $2 || ' ' || gen_random_uuid(), 'api') returning ${ITEM_COLUMNS}`,
-        params: [accountIds[0]!, CONTENT],
-      }],
+      statements: [
+        {
+          sql: `insert into items (id, account_id, type, content, source) values (gen_random_uuid(), $1, 'text', $2 || ' ' || gen_random_uuid(), 'api') returning ${ITEM_COLUMNS}`,
+          params: [accountIds[0]!, CONTENT],
+        },
+      ],
       ...(accountIds.length > 1 ? { rotate: { 0: accountIds } } : {}),
     },
     does: 'runs one bare INSERT of the item (no dedup, prune, change log or transaction), the bare minimum of a create',
@@ -61,14 +75,16 @@ function sameFunction(accountIds: string[]): NonNullable<Scenario['moreBaselines
     label: 'create_item()',
     route: {
       schema: 'clipboard',
-      statements: [{
-        // As the service calls it for a plain create: not sensitive, no key id, no dedupe key.
-        sql: `select c.* from create_item($1, gen_random_uuid(), 'text', $2 || ' ' || gen_random_uuid(), 'api', ${TOMBSTONE_DAYS}, false, null, null) c`,
-        params: [accountIds[0]!, CONTENT],
-      }],
+      statements: [
+        {
+          // As the service calls it for a plain create: not sensitive, no key id, no dedupe key.
+          sql: `select c.* from create_item($1, gen_random_uuid(), 'text', $2 || ' ' || gen_random_uuid(), 'api', ${TOMBSTONE_DAYS}, false, null, null) c`,
+          params: [accountIds[0]!, CONTENT],
+        },
+      ],
       ...(accountIds.length > 1 ? { rotate: { 0: accountIds } } : {}),
     },
-    does: 'calls the product\'s own create_item() SQL function (dedup, insert, prune, change log), one statement in its own transaction',
+    does: "calls the product's own create_item() SQL function (dedup, insert, prune, change log), one statement in its own transaction",
   };
 }
 
@@ -100,11 +116,23 @@ export async function clipboardScenarios(_ctx: BenchContext, f: ClipboardFixture
       request: {
         method: 'POST',
         path: '/api/clipboard',
-        setup: () => ({ headers: { authorization: f.spread.auth[next++ % f.spread.auth.length]! }, body: newClipboardItem() }),
+        setup: () => ({
+          headers: { authorization: f.spread.auth[next++ % f.spread.auth.length]! },
+          body: newClipboardItem(),
+        }),
       },
       baseline: spreadBaseline,
-      moreBaselines: [sameFunction(f.spread.accountIds), ...expressFloors(spreadBaseline), expressCeiling(sameFunction(f.spread.accountIds), 'create_item()')],
+      moreBaselines: [
+        sameFunction(f.spread.accountIds),
+        ...expressFloors(spreadBaseline),
+        expressCeiling(sameFunction(f.spread.accountIds), 'create_item()'),
+      ],
     },
-    { name: 'clipboard pull (first page)', service: 'clipboard', request: { path: '/api/clipboard/pull?limit=100', headers: f.auth }, baseline: { replay: true } },
+    {
+      name: 'clipboard pull (first page)',
+      service: 'clipboard',
+      request: { path: '/api/clipboard/pull?limit=100', headers: f.auth },
+      baseline: { replay: true },
+    },
   ];
 }

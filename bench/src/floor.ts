@@ -18,7 +18,12 @@ const SERVED = 'served by a minimal Express 5 app (express.json(), one handler, 
  */
 export function expressFloors(baseline: Scenario['baseline']): MoreBaseline[] {
   const direct = floorRoute(baseline);
-  const behind = { ...direct, label: `${direct.label} behind the gateway`, does: `${direct.does}, through a gateway of its own (the product's nginx template)`, throughGateway: true };
+  const behind = {
+    ...direct,
+    label: `${direct.label} behind the gateway`,
+    does: `${direct.does}, through a gateway of its own (the product's nginx template)`,
+    throughGateway: true,
+  };
   return [direct, behind, onPrototypes(behind)];
 }
 
@@ -29,7 +34,10 @@ export function expressFloors(baseline: Scenario['baseline']): MoreBaseline[] {
  * half its CPU; this row is the floor without that cost.
  */
 function onPrototypes(floor: MoreBaseline): MoreBaseline {
-  const route = 'replayVia' in floor.route ? { replayVia: 'express-on-prototypes' as const } : { ...floor.route, via: 'express-on-prototypes' as const };
+  const route =
+    'replayVia' in floor.route
+      ? { replayVia: 'express-on-prototypes' as const }
+      : { ...floor.route, via: 'express-on-prototypes' as const };
   return {
     ...floor,
     label: floor.label.replace('Express 5 floor', 'Express 5 floor on its prototypes'),
@@ -58,7 +66,11 @@ export function expressCeiling(sameSql: { route: BaselineRoute; does: string }, 
 
 function floorRoute(baseline: Scenario['baseline']): MoreBaseline {
   if (baseline && 'replay' in baseline) {
-    return { label: 'Express 5 floor', route: { replayVia: 'express' }, does: `replays the statements the product ran for one such request, ${SERVED}` };
+    return {
+      label: 'Express 5 floor',
+      route: { replayVia: 'express' },
+      does: `replays the statements the product ran for one such request, ${SERVED}`,
+    };
   }
   if (!baseline) throw new Error('an Express floor repeats a given bare statement or the captured ones');
   const route: BaselineRoute = { ...baseline.route, via: 'express' };

@@ -10,7 +10,12 @@ export interface LoadRequest {
    * Builds each request from this connection's context (e.g. a fresh Idempotency-Key, the
    * ETag the previous response returned); returns path/headers/body overrides.
    */
-  setup?: (context: Record<string, any>) => { method?: LoadRequest['method']; path?: string; headers?: Record<string, string>; body?: string };
+  setup?: (context: Record<string, any>) => {
+    method?: LoadRequest['method'];
+    path?: string;
+    headers?: Record<string, string>;
+    body?: string;
+  };
   /** Sees each response body, to keep per-connection state such as the next If-Match. */
   onResponse?: (status: number, body: string, context: Record<string, any>) => void;
 }
@@ -44,7 +49,12 @@ function percentile(sorted: number[], p: number): number {
 }
 
 /** One autocannon run of `opts.seconds` (latencies kept when `record`, the metered CPU read over it). */
-async function once(baseUrl: string, req: LoadRequest, opts: Omit<LoadOptions, 'warmupSeconds'>, record: boolean): Promise<LoadResult> {
+async function once(
+  baseUrl: string,
+  req: LoadRequest,
+  opts: Omit<LoadOptions, 'warmupSeconds'>,
+  record: boolean,
+): Promise<LoadResult> {
   const { connections, seconds, meter = {}, rate } = opts;
   const latencies: number[] = [];
   const meters = Object.entries(meter).map(([name, pids]) => [name, cpuMeter(pids)] as const);
@@ -54,35 +64,41 @@ async function once(baseUrl: string, req: LoadRequest, opts: Omit<LoadOptions, '
     finish = resolve;
     fail = reject;
   });
-  const instance = autocannon({
-    url: baseUrl,
-    connections,
-    duration: seconds,
-    timeout: 10,
-    ...(rate !== undefined ? { overallRate: rate } : {}),
-    requests: [
-      {
-        method: req.method ?? 'GET',
-        path: req.path,
-        headers: { 'content-type': 'application/json', ...req.headers },
-        ...(req.body !== undefined ? { body: req.body } : {}),
-        setupRequest: (request: any, context: Record<string, any>) => {
-          if (!req.setup) return request;
-          const extra = req.setup(context);
-          return {
-            ...request,
-            ...(extra.method ? { method: extra.method } : {}),
-            ...(extra.path ? { path: extra.path } : {}),
-            ...(extra.body !== undefined ? { body: extra.body } : {}),
-            headers: { ...request.headers, ...extra.headers },
-          };
+  const instance = autocannon(
+    {
+      url: baseUrl,
+      connections,
+      duration: seconds,
+      timeout: 10,
+      ...(rate !== undefined ? { overallRate: rate } : {}),
+      requests: [
+        {
+          method: req.method ?? 'GET',
+          path: req.path,
+          headers: { 'content-type': 'application/json', ...req.headers },
+          ...(req.body !== undefined ? { body: req.body } : {}),
+          setupRequest: (request: any, context: Record<string, any>) => {
+            if (!req.setup) return request;
+            const extra = req.setup(context);
+            return {
+              ...request,
+              ...(extra.method ? { method: extra.method } : {}),
+              ...(extra.path ? { path: extra.path } : {}),
+              ...(extra.body !== undefined ? { body: extra.body } : {}),
+              headers: { ...request.headers, ...extra.headers },
+            };
+          },
+          ...(req.onResponse
+            ? {
+                onResponse: (status: number, body: string, context: Record<string, any>) =>
+                  req.onResponse!(status, body, context),
+              }
+            : {}),
         },
-        ...(req.onResponse
-          ? { onResponse: (status: number, body: string, context: Record<string, any>) => req.onResponse!(status, body, context) }
-          : {}),
-      },
-    ],
-  }, (err: unknown, result: unknown) => (err ? fail(err) : finish(result)));
+      ],
+    },
+    (err: unknown, result: unknown) => (err ? fail(err) : finish(result)),
+  );
   if (record) {
     instance.on('response', (_client: unknown, _status: number, _bytes: number, responseTime: number) => {
       latencies.push(responseTime);

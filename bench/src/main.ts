@@ -3,7 +3,9 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
-import { adminCommand,   createDatabase,
+import {
+  adminCommand,
+  createDatabase,
   findExecutable,
   freePort,
   repoRoot,
@@ -24,12 +26,24 @@ import { machine, printTable, writeResults, type Row } from './report.js';
 import { peakRss } from './rss.js';
 import { pidsNamed, postgresServing } from './cpu.js';
 import { SqlLog, sequentialScans } from './sql-log.js';
-import { TOTAL_TASKS, scaleRequests, seedTasksLarge, seedTasksSmall, taskScenarios, type TasksFixture } from './tasks.bench.js';
+import {
+  TOTAL_TASKS,
+  scaleRequests,
+  seedTasksLarge,
+  seedTasksSmall,
+  taskScenarios,
+  type TasksFixture,
+} from './tasks.bench.js';
 import { meetingScenarios, seedMeetings } from './meetings.bench.js';
 import { clipboardScenarios, seedClipboard } from './clipboard.bench.js';
 import { mixedScenario, seedFleet } from './mixed.bench.js';
 import { WEBHOOKS_SCENARIO, webhookBench, type WebhookBenchResult } from './webhooks.bench.js';
-import { STREAMS_LATENCY_SCENARIO, STREAMS_MEMORY_SCENARIO, streamBench, type StreamBenchResult } from './streams.bench.js';
+import {
+  STREAMS_LATENCY_SCENARIO,
+  STREAMS_MEMORY_SCENARIO,
+  streamBench,
+  type StreamBenchResult,
+} from './streams.bench.js';
 import { C10K_SCENARIO, c10kBench, type C10kResult } from './c10k.bench.js';
 import type { BenchContext, Scenario, Stoppable } from './types.js';
 import { SMOKE, size } from './size.js';
@@ -46,7 +60,11 @@ const NO_GUARD = { MEETINGS_GUARD_RATE: '1000000r/s', MEETINGS_GUARD_BURST: 1000
  * Where a floor behind the gateway is served: under a path the gateway routes to the service's
  * upstream (each upstream of the floor's gateway is the baseline process).
  */
-const FLOOR_PATH: Partial<Record<Service, string>> = { tasks: '/api/v1/bench-floor', meetings: '/api/items/bench-floor', clipboard: '/api/clipboard/bench-floor' };
+const FLOOR_PATH: Partial<Record<Service, string>> = {
+  tasks: '/api/v1/bench-floor',
+  meetings: '/api/items/bench-floor',
+  clipboard: '/api/clipboard/bench-floor',
+};
 /** Where the results go (BENCH_RESULTS: elsewhere, as the smoke run in `npm test` writes them). */
 const RESULTS_FILE = process.env.BENCH_RESULTS ?? join(repoRoot, 'bench', 'results.json');
 /** Rows from which a sequential scan of one of the big tables fails the run. */
@@ -55,10 +73,17 @@ const BIG_TABLE_ROWS = 10_000;
  * BENCH_ONLY=clipboard,meetings get: run only the scenarios whose names contain one of these
  * (case-insensitive), seeding only the services they use; for short trial runs.
  */
-const ONLY = (process.env.BENCH_ONLY ?? '').split(',').map((s) => s.trim().toLowerCase()).filter(Boolean);
+const ONLY = (process.env.BENCH_ONLY ?? '')
+  .split(',')
+  .map((s) => s.trim().toLowerCase())
+  .filter(Boolean);
 const selected = (name: string) => ONLY.length === 0 || ONLY.some((o) => name.toLowerCase().includes(o));
 /** Whether a service's data is needed: a term names it, or the mixed scenario (which uses all three) is selected, or a term names no service. */
-const needs = (service: string) => ONLY.length === 0 || ONLY.some((o) => o.includes(service) || 'mixed'.includes(o) || o.includes('mixed') || !/tasks|meetings|clipboard/.test(o));
+const needs = (service: string) =>
+  ONLY.length === 0 ||
+  ONLY.some(
+    (o) => o.includes(service) || 'mixed'.includes(o) || o.includes('mixed') || !/tasks|meetings|clipboard/.test(o),
+  );
 
 const benchStarted = Date.now();
 
@@ -71,7 +96,10 @@ function log(message: string): void {
  * schema answers 500s, fast or slow): the run stops, so the smoke run in `npm test` catches it.
  */
 function answered(name: string, result: LoadResult): LoadResult {
-  if (result.errors > 0) throw new Error(`${name}: the baseline answered ${result.errors} requests with an error (non-2xx, a socket error or a timeout)`);
+  if (result.errors > 0)
+    throw new Error(
+      `${name}: the baseline answered ${result.errors} requests with an error (non-2xx, a socket error or a timeout)`,
+    );
   return result;
 }
 
@@ -101,15 +129,21 @@ async function sendOnce(gateway: string, req: LoadRequest, context: Record<strin
 function printStreams(r: StreamBenchResult & { c10k?: C10kResult }): void {
   if (r.latency) {
     const l = r.latency;
-    process.stdout.write(`${STREAMS_LATENCY_SCENARIO}: ${l.deliveries} deliveries of ${l.changes} changes to ${l.streams} streams, request sent -> event received p50 ${l.p50} ms, p90 ${l.p90} ms, p99 ${l.p99} ms, max ${l.max} ms\n`);
+    process.stdout.write(
+      `${STREAMS_LATENCY_SCENARIO}: ${l.deliveries} deliveries of ${l.changes} changes to ${l.streams} streams, request sent -> event received p50 ${l.p50} ms, p90 ${l.p90} ms, p99 ${l.p99} ms, max ${l.max} ms\n`,
+    );
   }
   if (r.memory) {
     const m = r.memory;
-    process.stdout.write(`${STREAMS_MEMORY_SCENARIO}: ${m.streams} idle streams over two replicas, RSS ${m.rssBeforeMb.toFixed(1)} -> ${m.rssAfterMb.toFixed(1)} MB, ${m.perStreamKb.toFixed(1)} KB per stream\n`);
+    process.stdout.write(
+      `${STREAMS_MEMORY_SCENARIO}: ${m.streams} idle streams over two replicas, RSS ${m.rssBeforeMb.toFixed(1)} -> ${m.rssAfterMb.toFixed(1)} MB, ${m.perStreamKb.toFixed(1)} KB per stream\n`,
+    );
   }
   if (r.c10k) {
     const c = r.c10k;
-    process.stdout.write(`${C10K_SCENARIO}: ${c.streams} streams, ${c.changes} changes, write -> event p50 ${c.p50} ms, p99 ${c.p99} ms, max ${c.max} ms, ${c.dropped} dropped, ${c.failedWrites} writes failed; ${c.perStreamKb.toFixed(1)} KB per idle stream (replica), ${c.gatewayPerConnKb.toFixed(1)} KB per connection (nginx workers)\n`);
+    process.stdout.write(
+      `${C10K_SCENARIO}: ${c.streams} streams, ${c.changes} changes, write -> event p50 ${c.p50} ms, p99 ${c.p99} ms, max ${c.max} ms, ${c.dropped} dropped, ${c.failedWrites} writes failed; ${c.perStreamKb.toFixed(1)} KB per idle stream (replica), ${c.gatewayPerConnKb.toFixed(1)} KB per connection (nginx workers)\n`,
+    );
   }
 }
 
@@ -167,7 +201,12 @@ const SERVICE_VARS: Record<string, string> = {
   WEBHOOK_CONCURRENCY: '24',
   // BENCH_PROFILE=<dir>: each service writes a V8 CPU profile there when it stops
   // (`node bench/dist/profile.js <dir>` sums them).
-  ...(process.env.BENCH_PROFILE ? { BENCH_PROFILE: process.env.BENCH_PROFILE, NODE_OPTIONS: `--require ${join(repoRoot, 'bench', 'cpu-profile.cjs')}` } : {}),
+  ...(process.env.BENCH_PROFILE
+    ? {
+        BENCH_PROFILE: process.env.BENCH_PROFILE,
+        NODE_OPTIONS: `--require ${join(repoRoot, 'bench', 'cpu-profile.cjs')}`,
+      }
+    : {}),
 };
 
 /** Postgres (auto_explain preloaded, its data in `pgDir`), Redis, the three services, tasks' webhook worker and nginx. */
@@ -180,7 +219,14 @@ async function startStack(run: Run, pgDir: string): Promise<Stack> {
     dataDir: pgDir,
     port: pgPort,
     persistent: false,
-    settings: { ...SqlLog.settings, shared_buffers: '1GB', work_mem: '16MB', maintenance_work_mem: '512MB', max_wal_size: '8GB', checkpoint_timeout: '30min' },
+    settings: {
+      ...SqlLog.settings,
+      shared_buffers: '1GB',
+      work_mem: '16MB',
+      maintenance_work_mem: '512MB',
+      max_wal_size: '8GB',
+      checkpoint_timeout: '30min',
+    },
     onLog: sqlLog.onLog,
   });
   run.cleanups.push(() => postgres.stop());
@@ -188,7 +234,9 @@ async function startStack(run: Run, pgDir: string): Promise<Stack> {
   const client = new pg.Client({ connectionString: databaseUrl });
   await client.connect();
   run.cleanups.push(() => client.end());
-  await client.query('create extension if not exists pg_trgm with schema public; create extension if not exists btree_gin with schema public');
+  await client.query(
+    'create extension if not exists pg_trgm with schema public; create extension if not exists btree_gin with schema public',
+  );
   const redis = await startRedis();
   run.cleanups.push(() => redis.stop());
 
@@ -204,9 +252,15 @@ async function startStack(run: Run, pgDir: string): Promise<Stack> {
   });
   run.cleanups.push(() => product.stop());
   // Its webhook worker, which serves only its probes and metrics and delivers what the API process wrote.
-  const { child: tasksWorker } = await startServiceProcess('tasks', 'tasks-worker', { ...SERVICE_VARS, DATABASE_URL: databaseUrl, REDIS_URL: redis.url, SERVICE_ROLE: 'worker' });
+  const { child: tasksWorker } = await startServiceProcess('tasks', 'tasks-worker', {
+    ...SERVICE_VARS,
+    DATABASE_URL: databaseUrl,
+    REDIS_URL: redis.url,
+    SERVICE_ROLE: 'worker',
+  });
   run.cleanups.push(() => stopChild(tasksWorker));
-  if (!product.gateway) throw new Error('nginx is not installed (apt-get install -y nginx-light): the bench measures through the gateway');
+  if (!product.gateway)
+    throw new Error('nginx is not installed (apt-get install -y nginx-light): the bench measures through the gateway');
   const gateway = product.gateway;
 
   const ctx: BenchContext = {
@@ -228,12 +282,23 @@ async function runStreamRows(run: Run, stack: Stack): Promise<Streams | null> {
   let streams: Streams | null = null;
   if (streamRows.latency || streamRows.memory) {
     log('streams: two meetings replicas, 200 streams through the gateway...');
-    streams = await streamBench({ databaseUrl: stack.databaseUrl, redisUrl: stack.redisUrl, nginxDir: join(run.work, 'nginx-streams'), running: run.running, ...streamRows });
+    streams = await streamBench({
+      databaseUrl: stack.databaseUrl,
+      redisUrl: stack.redisUrl,
+      nginxDir: join(run.work, 'nginx-streams'),
+      running: run.running,
+      ...streamRows,
+    });
     printStreams(streams);
   }
   if (selected(C10K_SCENARIO)) {
     log(`${C10K_SCENARIO}...`);
-    const c10k = await c10kBench({ databaseUrl: stack.databaseUrl, redisUrl: stack.redisUrl, nginxDir: join(run.work, 'nginx-c10k'), running: run.running });
+    const c10k = await c10kBench({
+      databaseUrl: stack.databaseUrl,
+      redisUrl: stack.redisUrl,
+      nginxDir: join(run.work, 'nginx-c10k'),
+      running: run.running,
+    });
     streams = { ...streams, c10k };
     printStreams({ c10k });
   }
@@ -241,15 +306,24 @@ async function runStreamRows(run: Run, stack: Stack): Promise<Streams | null> {
 }
 
 /** Scale check: the task list and a rare-word search at 10,000 tasks, then at 1M; null when tasks is not selected. */
-async function scaleCheck(ctx: BenchContext, tasks: TasksFixture): Promise<{ small: LoadPair; large: LoadPair } | null> {
+async function scaleCheck(
+  ctx: BenchContext,
+  tasks: TasksFixture,
+): Promise<{ small: LoadPair; large: LoadPair } | null> {
   const scaleReq = scaleRequests(tasks);
   const scaleOpts = { connections: 4, warmupSeconds: size(2, 0), seconds: size(5, 1) };
   if (!needs('tasks')) return null;
   log('scale check at 10k tasks...');
-  const small = { list: await runLoad(ctx.gateway, scaleReq.list, scaleOpts), search: await runLoad(ctx.gateway, scaleReq.search, scaleOpts) };
+  const small = {
+    list: await runLoad(ctx.gateway, scaleReq.list, scaleOpts),
+    search: await runLoad(ctx.gateway, scaleReq.search, scaleOpts),
+  };
   await seedTasksLarge(ctx, tasks);
   log('scale check at 1M tasks...');
-  const large = { list: await runLoad(ctx.gateway, scaleReq.list, scaleOpts), search: await runLoad(ctx.gateway, scaleReq.search, scaleOpts) };
+  const large = {
+    list: await runLoad(ctx.gateway, scaleReq.list, scaleOpts),
+    search: await runLoad(ctx.gateway, scaleReq.search, scaleOpts),
+  };
   return { small, large };
 }
 
@@ -258,7 +332,10 @@ async function seedScenarios(ctx: BenchContext, tasks: TasksFixture): Promise<Sc
   const meetings = needs('meetings') ? await seedMeetings(ctx) : null;
   const clipboard = needs('clipboard') ? await seedClipboard(ctx) : null;
   await ctx.client.query('vacuum analyze');
-  const mixed = meetings && clipboard && selected('mixed') ? mixedScenario(await seedFleet(ctx, { tasks, meetings, clipboard })) : null;
+  const mixed =
+    meetings && clipboard && selected('mixed')
+      ? mixedScenario(await seedFleet(ctx, { tasks, meetings, clipboard }))
+      : null;
 
   return [
     ...(needs('tasks') ? await taskScenarios(ctx, tasks) : []),
@@ -284,13 +361,22 @@ async function captureScenarios(stack: Stack, scenarios: Scenario[]) {
   const bigEnough = new Set(sizes.filter((t) => t.rows >= BIG_TABLE_ROWS).map((t) => t.name));
   for (const [i, s] of scenarios.entries()) {
     const statuses: number[] = [];
-    const captured = await stack.sqlLog.capture(async () => {
-      for (const sample of s.samples ?? [s.request]) statuses.push(await sendOnce(stack.gateway, sample, {}));
-    }, s.service === 'all' ? undefined : s.service);
-    if (statuses.some((status) => status >= 400)) throw new Error(`${s.name}: the product answered ${statuses.join(', ')} to the capture requests`);
-    if (s.baseline && s.service !== 'all') routes[`/s${i}`] = 'route' in s.baseline ? s.baseline.route : { schema: s.service, statements: captured.statements };
+    const captured = await stack.sqlLog.capture(
+      async () => {
+        for (const sample of s.samples ?? [s.request]) statuses.push(await sendOnce(stack.gateway, sample, {}));
+      },
+      s.service === 'all' ? undefined : s.service,
+    );
+    if (statuses.some((status) => status >= 400))
+      throw new Error(`${s.name}: the product answered ${statuses.join(', ')} to the capture requests`);
+    if (s.baseline && s.service !== 'all')
+      routes[`/s${i}`] =
+        'route' in s.baseline ? s.baseline.route : { schema: s.service, statements: captured.statements };
     for (const [j, more] of (s.moreBaselines ?? []).entries()) {
-      routes[moreBaselinePath(s, i, j)] = 'replayVia' in more.route ? { schema: s.service, statements: captured.statements, via: more.route.replayVia } : more.route;
+      routes[moreBaselinePath(s, i, j)] =
+        'replayVia' in more.route
+          ? { schema: s.service, statements: captured.statements, via: more.route.replayVia }
+          : more.route;
     }
     const seqScans = [...new Set(captured.plans.flatMap(sequentialScans))].filter((table) => bigEnough.has(table));
     explained.push({ scenario: s.name, plans: captured.plans, seqScans });
@@ -299,7 +385,11 @@ async function captureScenarios(stack: Stack, scenarios: Scenario[]) {
 }
 
 /** The baseline process serving `routes`, and the floors' own gateway in front of it. */
-async function startFloors(run: Run, databaseUrl: string, routes: Record<string, BaselineRoute>): Promise<{ baselinePid: number | undefined; baselineUrl: string; floorUrl: string }> {
+async function startFloors(
+  run: Run,
+  databaseUrl: string,
+  routes: Record<string, BaselineRoute>,
+): Promise<{ baselinePid: number | undefined; baselineUrl: string; floorUrl: string }> {
   const routesFile = join(run.work, 'baseline-routes.json');
   writeFileSync(routesFile, JSON.stringify(routes));
   const baselinePort = await freePort();
@@ -331,24 +421,45 @@ async function loadScenarios(
   const { product, gateway } = stack;
   const rows: Row[] = [];
   const baselineOpts = { ...LOAD_OPTS, meter: { service: () => [floors.baselinePid], postgres: shared.postgres } };
-  const baselineRequest = (s: Scenario, path: string): LoadRequest => ({ method: s.request.method ?? 'GET', path, ...(s.request.body ? { body: s.request.body } : {}) });
+  const baselineRequest = (s: Scenario, path: string): LoadRequest => ({
+    method: s.request.method ?? 'GET',
+    path,
+    ...(s.request.body ? { body: s.request.body } : {}),
+  });
   for (const [i, s] of scenarios.entries()) {
     log(`load: ${s.name}`);
-    const pids = (s.service === 'all' ? Object.values(product.children) : [product.children[s.service]]).map((c) => c.pid);
+    const pids = (s.service === 'all' ? Object.values(product.children) : [product.children[s.service]]).map(
+      (c) => c.pid,
+    );
     const productOpts = { ...LOAD_OPTS, meter: { service: () => pids, ...shared } };
     const { result: productResult, peakMb } = await peakRss(pids, () => runLoad(gateway, s.request, productOpts));
-    const baselineResult = routes[`/s${i}`] ? answered(s.name, await runLoad(floors.baselineUrl, baselineRequest(s, `/s${i}`), baselineOpts)) : null;
-    const baselineDoes = !s.baseline ? '' : 'replay' in s.baseline ? 'replays the statements the product ran for one such request (captured from the database log)' : s.baseline.does;
+    const baselineResult = routes[`/s${i}`]
+      ? answered(s.name, await runLoad(floors.baselineUrl, baselineRequest(s, `/s${i}`), baselineOpts))
+      : null;
+    const baselineDoes = !s.baseline
+      ? ''
+      : 'replay' in s.baseline
+        ? 'replays the statements the product ran for one such request (captured from the database log)'
+        : s.baseline.does;
     rows.push({ scenario: s.name, product: productResult, baseline: baselineResult, baselineDoes, rssMb: peakMb });
     for (const [j, more] of (s.moreBaselines ?? []).entries()) {
       const path = moreBaselinePath(s, i, j);
       const moreResult = answered(
         `${s.name} vs ${more.label}`,
         more.throughGateway
-          ? await runLoad(floors.floorUrl, baselineRequest(s, path), { ...baselineOpts, meter: { ...baselineOpts.meter, nginx: shared.nginx } })
+          ? await runLoad(floors.floorUrl, baselineRequest(s, path), {
+              ...baselineOpts,
+              meter: { ...baselineOpts.meter, nginx: shared.nginx },
+            })
           : await runLoad(floors.baselineUrl, baselineRequest(s, path), baselineOpts),
       );
-      rows.push({ scenario: `${s.name} vs ${more.label}`, product: productResult, baseline: moreResult, baselineDoes: more.does, rssMb: peakMb });
+      rows.push({
+        scenario: `${s.name} vs ${more.label}`,
+        product: productResult,
+        baseline: moreResult,
+        baselineDoes: more.does,
+        rssMb: peakMb,
+      });
     }
   }
   return rows;
@@ -377,19 +488,25 @@ function printReport(r: {
   streams: Streams | null;
   seqScanFailures: Array<{ scenario: string; seqScans: string[] }>;
 }): void {
-  process.stdout.write('\nEXPLAIN (ANALYZE, BUFFERS) of every statement each scenario ran (captured with auto_explain):\n');
+  process.stdout.write(
+    '\nEXPLAIN (ANALYZE, BUFFERS) of every statement each scenario ran (captured with auto_explain):\n',
+  );
   for (const e of r.explained) {
     process.stdout.write(`\n=== ${e.scenario}\n${e.plans.join('\n\n')}\n`);
   }
   process.stdout.write(`\n${r.table}\n\n`);
   if (r.scaleFigures) {
     const { listP95Ms: list, rareSearchP95Ms: search } = r.scaleFigures;
-    process.stdout.write(`scale check (p95 through the gateway, 4 connections): list ${list.at10k.toFixed(1)} ms at 10k -> ${list.at1M.toFixed(1)} ms at 1M (${list.ratio.toFixed(2)}x); rare-word search ${search.at10k.toFixed(1)} ms -> ${search.at1M.toFixed(1)} ms (${search.ratio.toFixed(2)}x)\n`);
+    process.stdout.write(
+      `scale check (p95 through the gateway, 4 connections): list ${list.at10k.toFixed(1)} ms at 10k -> ${list.at1M.toFixed(1)} ms at 1M (${list.ratio.toFixed(2)}x); rare-word search ${search.at10k.toFixed(1)} ms -> ${search.at1M.toFixed(1)} ms (${search.ratio.toFixed(2)}x)\n`,
+    );
   }
   if (r.hooks) printWebhooks(r.hooks);
   if (r.streams) printStreams(r.streams);
   if (r.seqScanFailures.length > 0) {
-    process.stdout.write(`\nFAIL: sequential scans of big tables: ${r.seqScanFailures.map((e) => `${e.scenario} (${e.seqScans.join(', ')})`).join('; ')}\n`);
+    process.stdout.write(
+      `\nFAIL: sequential scans of big tables: ${r.seqScanFailures.map((e) => `${e.scenario} (${e.seqScans.join(', ')})`).join('; ')}\n`,
+    );
   } else {
     process.stdout.write('\nno hot query scans a big table sequentially\n');
   }
@@ -397,10 +514,20 @@ function printReport(r: {
 
 /** The scale check's p95s at 10k and 1M tasks, and their ratios. */
 function scaleFiguresOf(scale: { small: LoadPair; large: LoadPair } | null) {
-  return scale && {
-    listP95Ms: { at10k: scale.small.list.p95, at1M: scale.large.list.p95, ratio: scale.large.list.p95 / Math.max(scale.small.list.p95, 0.001) },
-    rareSearchP95Ms: { at10k: scale.small.search.p95, at1M: scale.large.search.p95, ratio: scale.large.search.p95 / Math.max(scale.small.search.p95, 0.001) },
-  };
+  return (
+    scale && {
+      listP95Ms: {
+        at10k: scale.small.list.p95,
+        at1M: scale.large.list.p95,
+        ratio: scale.large.list.p95 / Math.max(scale.small.list.p95, 0.001),
+      },
+      rareSearchP95Ms: {
+        at10k: scale.small.search.p95,
+        at1M: scale.large.search.p95,
+        ratio: scale.large.search.p95 / Math.max(scale.small.search.p95, 0.001),
+      },
+    }
+  );
 }
 
 /** Node's, Postgres's and nginx's versions, for the results file. */
@@ -423,7 +550,11 @@ async function main(): Promise<number> {
     rmSync(pgDir, { recursive: true, force: true });
   };
   // Ctrl-C, or a SIGTERM from whatever runs the bench: stop what it started, not leave it running.
-  for (const [signal, code] of [['SIGINT', 130], ['SIGTERM', 143]] as const) process.on(signal, () => void cleanup().then(() => process.exit(code)));
+  for (const [signal, code] of [
+    ['SIGINT', 130],
+    ['SIGTERM', 143],
+  ] as const)
+    process.on(signal, () => void cleanup().then(() => process.exit(code)));
 
   try {
     const stack = await startStack(run, pgDir);
@@ -431,7 +562,12 @@ async function main(): Promise<number> {
     const streams = await runStreamRows(run, stack);
     if (streams) {
       if (ONLY.length > 0 && ONLY.every((o) => 'streams'.includes(o) || o.includes('stream') || o.includes('c10k'))) {
-        writeResults(RESULTS_FILE, { date: new Date().toISOString(), machine: machine(), settings: { only: ONLY }, streams });
+        writeResults(RESULTS_FILE, {
+          date: new Date().toISOString(),
+          machine: machine(),
+          settings: { only: ONLY },
+          streams,
+        });
         return 0;
       }
     }
@@ -441,14 +577,23 @@ async function main(): Promise<number> {
     const scenarios = await seedScenarios(stack.ctx, tasks);
     const { routes, explained } = await captureScenarios(stack, scenarios);
     const floors = await startFloors(run, stack.databaseUrl, routes);
-    const { rows: [backend] } = await stack.client.query<{ pid: number }>('select pg_backend_pid() as pid');
+    const {
+      rows: [backend],
+    } = await stack.client.query<{ pid: number }>('select pg_backend_pid() as pid');
     const shared: SharedMeters = { nginx: () => pidsNamed('nginx'), postgres: postgresServing(backend!.pid) };
     const rows = await loadScenarios(stack, floors, shared, scenarios, routes);
 
     const table = printTable(rows);
     // Last: it leaves a subscription on each account.
     log(`load: ${WEBHOOKS_SCENARIO}`);
-    const hooks = needs('tasks') && selected(WEBHOOKS_SCENARIO) ? await webhookBench(stack.ctx, tasks, LOAD_OPTS, { api: stack.product.children.tasks.pid, worker: stack.tasksWorker.pid, postgres: shared.postgres }) : null;
+    const hooks =
+      needs('tasks') && selected(WEBHOOKS_SCENARIO)
+        ? await webhookBench(stack.ctx, tasks, LOAD_OPTS, {
+            api: stack.product.children.tasks.pid,
+            worker: stack.tasksWorker.pid,
+            postgres: shared.postgres,
+          })
+        : null;
     const scaleFigures = scaleFiguresOf(scale);
     const seqScanFailures = explained.filter((e) => e.seqScans.length > 0);
     printReport({ explained, table, scaleFigures, hooks, streams, seqScanFailures });
@@ -457,7 +602,14 @@ async function main(): Promise<number> {
     writeResults(RESULTS_FILE, {
       date: new Date().toISOString(),
       durationSeconds: Math.round((Date.now() - started) / 1000),
-      settings: { connections: CONNECTIONS, warmupSeconds: WARMUP_SECONDS, seconds: SECONDS, only: ONLY, tasks: TOTAL_TASKS, smoke: SMOKE },
+      settings: {
+        connections: CONNECTIONS,
+        warmupSeconds: WARMUP_SECONDS,
+        seconds: SECONDS,
+        only: ONLY,
+        tasks: TOTAL_TASKS,
+        smoke: SMOKE,
+      },
       machine: machine(),
       versions: versionsNow,
       scenarios: rows,
@@ -466,7 +618,9 @@ async function main(): Promise<number> {
       streams,
       explain: explained.map((e) => ({ scenario: e.scenario, seqScans: e.seqScans, plans: e.plans })),
     });
-    process.stdout.write(`results written to ${RESULTS_FILE} (${Math.round((Date.now() - started) / 1000)} s in all)\n`);
+    process.stdout.write(
+      `results written to ${RESULTS_FILE} (${Math.round((Date.now() - started) / 1000)} s in all)\n`,
+    );
     // A smoke run's tables are too small for the planner's choices to mean anything.
     return seqScanFailures.length > 0 && !SMOKE ? 1 : 0;
   } finally {
@@ -481,4 +635,3 @@ main().then(
     process.exit(1);
   },
 );
-

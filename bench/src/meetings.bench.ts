@@ -31,7 +31,17 @@ export async function meetingScenarios(_ctx: BenchContext, f: MeetingsFixture): 
       baseline: { replay: true },
       moreBaselines: expressFloors({ replay: true }),
     },
-    { name: 'meetings search (q=roadmap)', service: 'meetings', request: { path: '/api/search?q=roadmap', headers: f.auth }, baseline: { replay: true } },
-    { name: 'meetings actions (open)', service: 'meetings', request: { path: '/api/actions?openOnly=1', headers: f.auth }, baseline: { replay: true } },
+    {
+      name: 'meetings search (q=roadmap)',
+      service: 'meetings',
+      request: { path: '/api/search?q=roadmap', headers: f.auth },
+      baseline: { replay: true },
+    },
+    {
+      name: 'meetings actions (open)',
+      service: 'meetings',
+      request: { path: '/api/actions?openOnly=1', headers: f.auth },
+      baseline: { replay: true },
+    },
   ];
 }

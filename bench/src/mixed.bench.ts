@@ -26,14 +26,28 @@ export interface FleetFixture {
  * A fleet of small accounts (a third per service) on top of the big ones: 30 tasks each, a
  * weekly series of six meetings each, a 100-item clipboard history each; one key per account.
  */
-export async function seedFleet(ctx: BenchContext, keys: { tasks: TasksFixture; meetings: MeetingsFixture; clipboard: ClipboardFixture }): Promise<FleetFixture> {
+export async function seedFleet(
+  ctx: BenchContext,
+  keys: { tasks: TasksFixture; meetings: MeetingsFixture; clipboard: ClipboardFixture },
+): Promise<FleetFixture> {
   const perService = Math.ceil(FLEET_ACCOUNTS / 3);
   const taskAccounts = await seedFleetTaskAccounts(ctx.client, perService);
   // seedTasks numbers tasks globally and groups a parent with its subtasks by tens per
   // workspace: start past the big data set, on a multiple of ten rounds of the workspaces.
   const from = 10 * perService * 1_000;
-  await seedTasks(ctx.client, taskAccounts.map((a) => a.workspaceId), from, from + perService * TASKS_PER_ACCOUNT, 'tasks (fleet)');
-  const taskAuth = await insertKeys(ctx.client, 'tasks', taskAccounts.map((a) => a.accountId), keys.tasks.keyId);
+  await seedTasks(
+    ctx.client,
+    taskAccounts.map((a) => a.workspaceId),
+    from,
+    from + perService * TASKS_PER_ACCOUNT,
+    'tasks (fleet)',
+  );
+  const taskAuth = await insertKeys(
+    ctx.client,
+    'tasks',
+    taskAccounts.map((a) => a.accountId),
+    keys.tasks.keyId,
+  );
   const tasks: FleetFixture['tasks'] = [];
   for (const auth of taskAuth) {
     const page = await ctx.getJson('/api/v1/tasks?view=all&limit=1', { authorization: auth });
@@ -41,10 +55,21 @@ export async function seedFleet(ctx: BenchContext, keys: { tasks: TasksFixture; 
   }
 
   const m = await inMeetingsSchema(ctx.client, () => seedFleetMeetings(ctx.client, FLEET_ACCOUNTS - 2 * perService));
-  const meetingAuth = await insertKeys(ctx.client, 'meetings', m.accounts.map((a) => a.accountId), keys.meetings.keyId);
+  const meetingAuth = await insertKeys(
+    ctx.client,
+    'meetings',
+    m.accounts.map((a) => a.accountId),
+    keys.meetings.keyId,
+  );
   const meetings = m.accounts.map((a, i) => ({ auth: meetingAuth[i]!, meetingId: a.meetingId, revision: 1 }));
 
-  const clipboardAccounts = await seedClipboardAccounts(ctx.client, { label: 'fleet-clipboard', accounts: perService, items: 100, snippets: 5, historyLimit: 1000 });
+  const clipboardAccounts = await seedClipboardAccounts(ctx.client, {
+    label: 'fleet-clipboard',
+    accounts: perService,
+    items: 100,
+    snippets: 5,
+    historyLimit: 1000,
+  });
   const clipboard = await insertKeys(ctx.client, 'clipboard', clipboardAccounts, keys.clipboard.keyId);
   await ctx.client.query('vacuum analyze');
   return { tasks, meetings, noteDate: m.noteDate, clipboard };
@@ -69,12 +94,39 @@ export function mixedScenario(f: FleetFixture): Scenario {
   const freeTasks = [...f.tasks];
   const freeNotes = [...f.meetings];
   const kinds: Kind[] = [
-    { name: 'tasks list view=all', weight: 14, make: () => ({ path: '/api/v1/tasks?view=all&limit=50', headers: { authorization: pick(f.tasks).auth } }) },
-    { name: 'tasks list view=today', weight: 13, make: () => ({ path: '/api/v1/tasks?view=today&limit=50', headers: { authorization: pick(f.tasks).auth } }) },
-    { name: 'meetings get', weight: 14, make: () => { const a = pick(f.meetings); return { path: `/api/meetings/${a.meetingId}`, headers: { authorization: a.auth } }; } },
-    { name: 'meetings actions', weight: 13, make: () => ({ path: '/api/actions?openOnly=1', headers: { authorization: pick(f.meetings).auth } }) },
-    { name: 'clipboard list', weight: 13, make: () => ({ path: '/api/clipboard?limit=100', headers: { authorization: pick(f.clipboard) } }) },
-    { name: 'clipboard pull', weight: 13, make: () => ({ path: '/api/clipboard/pull?limit=100', headers: { authorization: pick(f.clipboard) } }) },
+    {
+      name: 'tasks list view=all',
+      weight: 14,
+      make: () => ({ path: '/api/v1/tasks?view=all&limit=50', headers: { authorization: pick(f.tasks).auth } }),
+    },
+    {
+      name: 'tasks list view=today',
+      weight: 13,
+      make: () => ({ path: '/api/v1/tasks?view=today&limit=50', headers: { authorization: pick(f.tasks).auth } }),
+    },
+    {
+      name: 'meetings get',
+      weight: 14,
+      make: () => {
+        const a = pick(f.meetings);
+        return { path: `/api/meetings/${a.meetingId}`, headers: { authorization: a.auth } };
+      },
+    },
+    {
+      name: 'meetings actions',
+      weight: 13,
+      make: () => ({ path: '/api/actions?openOnly=1', headers: { authorization: pick(f.meetings).auth } }),
+    },
+    {
+      name: 'clipboard list',
+      weight: 13,
+      make: () => ({ path: '/api/clipboard?limit=100', headers: { authorization: pick(f.clipboard) } }),
+    },
+    {
+      name: 'clipboard pull',
+      weight: 13,
+      make: () => ({ path: '/api/clipboard/pull?limit=100', headers: { authorization: pick(f.clipboard) } }),
+    },
     {
       name: 'tasks create',
       weight: 5,
@@ -82,7 +134,12 @@ export function mixedScenario(f: FleetFixture): Scenario {
         method: 'POST',
         path: '/api/v1/tasks',
         headers: { authorization: pick(f.tasks).auth, 'idempotency-key': randomUUID() },
-        body: JSON.stringify({ title: 'Call the plumber', notes: 'About the kitchen sink', priority: 'low', tags: ['home'] }),
+        body: JSON.stringify({
+          title: 'Call the plumber',
+          notes: 'About the kitchen sink',
+          priority: 'low',
+          tags: ['home'],
+        }),
       }),
     },
     {
@@ -90,7 +147,12 @@ export function mixedScenario(f: FleetFixture): Scenario {
       weight: 5,
       make: (c) => {
         const t = (c.task = freeTasks.shift()!);
-        return { method: 'PATCH', path: `/api/v1/tasks/${t.task.id}`, headers: { authorization: t.auth, 'if-match': `"${t.task.updatedAt}"` }, body: JSON.stringify({ title: `Renamed ${Date.now()}` }) };
+        return {
+          method: 'PATCH',
+          path: `/api/v1/tasks/${t.task.id}`,
+          headers: { authorization: t.auth, 'if-match': `"${t.task.updatedAt}"` },
+          body: JSON.stringify({ title: `Renamed ${Date.now()}` }),
+        };
       },
       onResponse: (status, body, c) => {
         if (status === 200) c.task.task.updatedAt = JSON.parse(body).item.updatedAt;
@@ -102,14 +164,32 @@ export function mixedScenario(f: FleetFixture): Scenario {
       weight: 5,
       make: (c) => {
         const n = (c.note = freeNotes.shift()!);
-        return { method: 'PUT', path: `/api/notes/${f.noteDate}`, headers: { authorization: n.auth }, body: JSON.stringify({ yesterday: 'Reviewed the backlog', today: `Pairing ${Date.now()}`, baseRevision: n.revision }) };
+        return {
+          method: 'PUT',
+          path: `/api/notes/${f.noteDate}`,
+          headers: { authorization: n.auth },
+          body: JSON.stringify({
+            yesterday: 'Reviewed the backlog',
+            today: `Pairing ${Date.now()}`,
+            baseRevision: n.revision,
+          }),
+        };
       },
       onResponse: (status, body, c) => {
         if (status === 200) c.note.revision = JSON.parse(body).revision;
         freeNotes.push(c.note);
       },
     },
-    { name: 'clipboard create', weight: 5, make: () => ({ method: 'POST', path: '/api/clipboard', headers: { authorization: pick(f.clipboard) }, body: newClipboardItem() }) },
+    {
+      name: 'clipboard create',
+      weight: 5,
+      make: () => ({
+        method: 'POST',
+        path: '/api/clipboard',
+        headers: { authorization: pick(f.clipboard) },
+        body: newClipboardItem(),
+      }),
+    },
   ];
   const total = kinds.reduce((sum, k) => sum + k.weight, 0);
   const choose = (): Kind => {
@@ -129,7 +209,11 @@ export function mixedScenario(f: FleetFixture): Scenario {
       onResponse: (status, body, c) => c.kind.onResponse?.(status, body, c),
     },
     // One request of each kind, for the EXPLAIN check.
-    samples: kinds.map((k) => ({ path: '/', setup: (c: Record<string, any>) => k.make(c), onResponse: (status: number, body: string, c: Record<string, any>) => k.onResponse?.(status, body, c) })),
+    samples: kinds.map((k) => ({
+      path: '/',
+      setup: (c: Record<string, any>) => k.make(c),
+      onResponse: (status: number, body: string, c: Record<string, any>) => k.onResponse?.(status, body, c),
+    })),
     baseline: null,
   };
 }

@@ -14,7 +14,12 @@ import pg from 'pg';
 async function main(): Promise<void> {
   const seconds = Number(process.argv[2] ?? 6);
   const dataDir = mkdtempSync(join(tmpdir(), 'notify-cost-'));
-  const server = await startEmbeddedPostgres({ dataDir, port: await freePort(), persistent: false, settings: { shared_buffers: '1GB' } });
+  const server = await startEmbeddedPostgres({
+    dataDir,
+    port: await freePort(),
+    persistent: false,
+    settings: { shared_buffers: '1GB' },
+  });
   const pool = new pg.Pool({ connectionString: server.url, max: 50 });
   // An idle connection the stopping server ends is no failure of the measurement.
   pool.on('error', () => {});
@@ -35,7 +40,10 @@ async function main(): Promise<void> {
     };
     for (let round = 0; round < 2; round++) {
       await run('insert         ', `insert into t (a, v) values ($1, 'x')`);
-      await run('insert + notify', `with i as (insert into t (a, v) values ($1, 'x') returning a) select pg_notify('ch', a::text) from i`);
+      await run(
+        'insert + notify',
+        `with i as (insert into t (a, v) values ($1, 'x') returning a) select pg_notify('ch', a::text) from i`,
+      );
     }
   } finally {
     await pool.end();

@@ -53,7 +53,8 @@ function main(): void {
   const pct = (us: number) => `${((100 * us) / Math.max(total, 1)).toFixed(1).padStart(5)}%`;
   const print = (title: string, entries: Map<string, number>) => {
     process.stdout.write(`\n${title}\n`);
-    for (const [name, us] of [...entries].sort((a, b) => b[1] - a[1]).slice(0, top)) process.stdout.write(`${pct(us)} ${(us / 1000).toFixed(0).padStart(7)} ms  ${name}\n`);
+    for (const [name, us] of [...entries].sort((a, b) => b[1] - a[1]).slice(0, top))
+      process.stdout.write(`${pct(us)} ${(us / 1000).toFixed(0).padStart(7)} ms  ${name}\n`);
   };
   process.stdout.write(`busy CPU in the profiles: ${(total / 1000).toFixed(0)} ms\n`);
   print('self time by owner', byPackage);

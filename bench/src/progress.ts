@@ -7,7 +7,10 @@ export class Progress {
   private lastDecile = -1;
   private readonly started = Date.now();
 
-  constructor(private readonly label: string, private readonly total: number) {
+  constructor(
+    private readonly label: string,
+    private readonly total: number,
+  ) {
     this.draw(true);
   }
 
@@ -33,13 +36,17 @@ export class Progress {
       const width = 30;
       const filled = Math.round(fraction * width);
       const bar = `${'#'.repeat(filled)}${'.'.repeat(width - filled)}`;
-      process.stderr.write(`\r${this.label.padEnd(28)} [${bar}] ${(fraction * 100).toFixed(0).padStart(3)}% ${this.done.toLocaleString('en-US')}/${this.total.toLocaleString('en-US')} ${seconds}s`);
+      process.stderr.write(
+        `\r${this.label.padEnd(28)} [${bar}] ${(fraction * 100).toFixed(0).padStart(3)}% ${this.done.toLocaleString('en-US')}/${this.total.toLocaleString('en-US')} ${seconds}s`,
+      );
       return;
     }
     const decile = Math.floor(fraction * 10);
     if (decile === this.lastDecile && !force) return;
     if (decile === this.lastDecile && this.done !== this.total) return;
     this.lastDecile = decile;
-    process.stderr.write(`${this.label}: ${(fraction * 100).toFixed(0)}% (${this.done.toLocaleString('en-US')}/${this.total.toLocaleString('en-US')}) ${seconds}s\n`);
+    process.stderr.write(
+      `${this.label}: ${(fraction * 100).toFixed(0)}% (${this.done.toLocaleString('en-US')}/${this.total.toLocaleString('en-US')}) ${seconds}s\n`,
+    );
   }
 }

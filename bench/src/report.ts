@@ -24,7 +24,25 @@ const f2 = (n: number | undefined) => (n === undefined ? '-' : n.toFixed(2));
  * what each baseline runs.
  */
 export function printTable(rows: Row[]): string {
-  const header = ['scenario', 'req/s', 'p50 ms', 'p99 ms', 'errors', 'baseline req/s', 'base p99', 'ratio', 'p99 x', 'RSS MB', 'svc cpu ms', 'base cpu ms', 'cpu x', 'nginx ms', 'base nginx ms', 'pg ms', 'base pg ms'];
+  const header = [
+    'scenario',
+    'req/s',
+    'p50 ms',
+    'p99 ms',
+    'errors',
+    'baseline req/s',
+    'base p99',
+    'ratio',
+    'p99 x',
+    'RSS MB',
+    'svc cpu ms',
+    'base cpu ms',
+    'cpu x',
+    'nginx ms',
+    'base nginx ms',
+    'pg ms',
+    'base pg ms',
+  ];
   const cpu = (r: LoadResult | null, group: string) => r?.cpuMsPerRequest[group];
   const lines = rows.map((r) => [
     r.scenario,
@@ -39,16 +57,26 @@ export function printTable(rows: Row[]): string {
     String(r.rssMb),
     f2(cpu(r.product, 'service')),
     f2(cpu(r.baseline, 'service')),
-    r.baseline ? `${((cpu(r.product, 'service') ?? 0) / Math.max(cpu(r.baseline, 'service') ?? 0, 0.001)).toFixed(2)}x` : '-',
+    r.baseline
+      ? `${((cpu(r.product, 'service') ?? 0) / Math.max(cpu(r.baseline, 'service') ?? 0, 0.001)).toFixed(2)}x`
+      : '-',
     f2(cpu(r.product, 'nginx')),
     f2(cpu(r.baseline, 'nginx')),
     f2(cpu(r.product, 'postgres')),
     f2(cpu(r.baseline, 'postgres')),
   ]);
   const widths = header.map((h, i) => Math.max(h.length, ...lines.map((l) => l[i]!.length)));
-  const fmt = (cells: string[]) => `| ${cells.map((c, i) => (i === 0 ? c.padEnd(widths[i]!) : c.padStart(widths[i]!))).join(' | ')} |`;
+  const fmt = (cells: string[]) =>
+    `| ${cells.map((c, i) => (i === 0 ? c.padEnd(widths[i]!) : c.padStart(widths[i]!))).join(' | ')} |`;
   const legend = rows.filter((r) => r.baseline).map((r) => `- ${r.scenario}: the baseline ${r.baselineDoes}`);
-  return [fmt(header), `|${widths.map((w) => '-'.repeat(w + 2)).join('|')}|`, ...lines.map(fmt), '', 'CPU columns: milliseconds of CPU per request over the measured run (user + system, /proc/<pid>/stat); svc = the service process, base = the baseline process, nginx = the gateway\'s processes (base nginx: a floor behind a gateway of its own; every other baseline is called directly), pg = every Postgres process.', ...legend].join('\n');
+  return [
+    fmt(header),
+    `|${widths.map((w) => '-'.repeat(w + 2)).join('|')}|`,
+    ...lines.map(fmt),
+    '',
+    "CPU columns: milliseconds of CPU per request over the measured run (user + system, /proc/<pid>/stat); svc = the service process, base = the baseline process, nginx = the gateway's processes (base nginx: a floor behind a gateway of its own; every other baseline is called directly), pg = every Postgres process.",
+    ...legend,
+  ].join('\n');
 }
 
 export function writeResults(file: string, data: object): void {
@@ -57,5 +85,11 @@ export function writeResults(file: string, data: object): void {
 }
 
 export function machine() {
-  return { cpus: cpus().length, cpuModel: cpus()[0]?.model ?? 'unknown', memoryGb: Math.round(totalmem() / 2 ** 30), node: process.version, platform: `${process.platform} ${process.arch}` };
+  return {
+    cpus: cpus().length,
+    cpuModel: cpus()[0]?.model ?? 'unknown',
+    memoryGb: Math.round(totalmem() / 2 ** 30),
+    node: process.version,
+    platform: `${process.platform} ${process.arch}`,
+  };
 }

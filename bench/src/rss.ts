@@ -12,7 +12,10 @@ function rssMb(pid: number | undefined): number {
 }
 
 /** Samples the processes' RSS every 250 ms while `work` runs; returns the highest any one of them reached. */
-export async function peakRss<T>(pids: Array<number | undefined>, work: () => Promise<T>): Promise<{ result: T; peakMb: number }> {
+export async function peakRss<T>(
+  pids: Array<number | undefined>,
+  work: () => Promise<T>,
+): Promise<{ result: T; peakMb: number }> {
   const sample = () => Math.max(0, ...pids.map(rssMb));
   let peak = sample();
   const timer = setInterval(() => {

@@ -47,7 +47,8 @@ export class SqlLog {
     const client = new pg.Client({ connectionString: this.adminUrl });
     await client.connect();
     try {
-      for (const [name, value] of Object.entries(SqlLog.captureSettings)) await client.query(`alter system set ${name} = '${value}'`);
+      for (const [name, value] of Object.entries(SqlLog.captureSettings))
+        await client.query(`alter system set ${name} = '${value}'`);
       await client.query(`alter system set auto_explain.log_min_duration = ${on ? 0 : -1}`);
       await client.query(`alter system set log_min_duration_statement = ${on ? 0 : -1}`);
       await client.query('select pg_reload_conf()');
@@ -107,7 +108,10 @@ function parseLog(log: string, app: string | undefined): Capture {
       plans.push(body);
       continue;
     }
-    const m = /^duration: [\d.]+ ms\s+(?:execute [^:]*|statement): ([\s\S]*?)(?:\n(?:\S+ )*DETAIL:\s+parameters: ([\s\S]*))?$/i.exec(body);
+    const m =
+      /^duration: [\d.]+ ms\s+(?:execute [^:]*|statement): ([\s\S]*?)(?:\n(?:\S+ )*DETAIL:\s+parameters: ([\s\S]*))?$/i.exec(
+        body,
+      );
     if (!m) continue;
     const sql = m[1]!.trim();
     if (/^(begin|commit|rollback|select pg_reload_conf|alter system)/i.test(sql) || /^duration:/.test(sql)) continue;

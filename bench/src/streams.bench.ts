@@ -5,7 +5,6 @@ import { insertKeys } from './seed/keys.js';
 import { size } from './size.js';
 import type { Stoppable } from './types.js';
 
-
 const ACCOUNTS = 20;
 const STREAMS_PER_ACCOUNT = 10;
 const CHANGES = Number(process.env.BENCH_STREAM_CHANGES ?? size(1000, 20));
@@ -16,12 +15,21 @@ export const STREAMS_LATENCY_SCENARIO = `streams latency (meetings, ${CHANGES.to
 export const STREAMS_MEMORY_SCENARIO = 'streams memory (meetings, RSS per open stream)';
 
 export interface StreamBenchResult {
-  latency?: { changes: number; streams: number; deliveries: number; p50: number; p90: number; p99: number; max: number };
+  latency?: {
+    changes: number;
+    streams: number;
+    deliveries: number;
+    p50: number;
+    p90: number;
+    p99: number;
+    max: number;
+  };
   memory?: { streams: number; rssBeforeMb: number; rssAfterMb: number; perStreamKb: number };
 }
 
 export const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-export const percentile = (sorted: number[], p: number) => (sorted.length === 0 ? 0 : sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)]!);
+export const percentile = (sorted: number[], p: number) =>
+  sorted.length === 0 ? 0 : sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)]!;
 
 /** Resident set size of a process in kB (Linux /proc), 0 when it is gone. */
 export function rssKb(pid: number | undefined): number {
@@ -55,14 +63,28 @@ export function eventLags(streams: OpenedStream[], sentAt: (name: string) => num
  * its account's 10 streams. Memory: the replicas' RSS before and after MEMORY_STREAMS idle streams
  * (held on their own ports), divided by the streams.
  */
-export async function streamBench(o: { databaseUrl: string; redisUrl: string; nginxDir: string; running: Set<Stoppable>; latency: boolean; memory: boolean }): Promise<StreamBenchResult> {
+export async function streamBench(o: {
+  databaseUrl: string;
+  redisUrl: string;
+  nginxDir: string;
+  running: Set<Stoppable>;
+  latency: boolean;
+  memory: boolean;
+}): Promise<StreamBenchResult> {
   const limits = '10000000';
   const product = await startProduct({
     databaseUrl: o.databaseUrl,
     redisUrl: o.redisUrl,
     nginxDir: o.nginxDir,
     replicas: 2,
-    env: { HOST: '127.0.0.1', LOG_LEVEL: 'warn', RATE_LIMIT_READS_PER_MINUTE: limits, RATE_LIMIT_WRITES_PER_MINUTE: limits, RATE_LIMIT_NETWORK_PER_MINUTE: limits, SHUTDOWN_TIMEOUT_MS: '2000' },
+    env: {
+      HOST: '127.0.0.1',
+      LOG_LEVEL: 'warn',
+      RATE_LIMIT_READS_PER_MINUTE: limits,
+      RATE_LIMIT_WRITES_PER_MINUTE: limits,
+      RATE_LIMIT_NETWORK_PER_MINUTE: limits,
+      SHUTDOWN_TIMEOUT_MS: '2000',
+    },
     serviceEnv: { meetings: { STREAMS_PER_ACCOUNT: String(MEMORY_STREAMS) } },
     gatewayVars: { MEETINGS_GUARD_RATE: '1000000r/s', MEETINGS_GUARD_BURST: 1000000 },
   });
@@ -72,8 +94,20 @@ export async function streamBench(o: { databaseUrl: string; redisUrl: string; ng
   const held: OpenedStream[] = [];
   try {
     const [writer, other] = product.instances.meetings;
-    const first = await adminCommand('meetings', o.databaseUrl, 'create-account', '--email', `streams-bench-${Date.now()}@example.test`);
-    const template = await adminCommand('meetings', o.databaseUrl, 'create-key', '--account', first.accountId as string);
+    const first = await adminCommand(
+      'meetings',
+      o.databaseUrl,
+      'create-account',
+      '--email',
+      `streams-bench-${Date.now()}@example.test`,
+    );
+    const template = await adminCommand(
+      'meetings',
+      o.databaseUrl,
+      'create-key',
+      '--account',
+      first.accountId as string,
+    );
     const { rows } = await client.query<{ id: string }>(
       `insert into meetings.accounts (email, timezone) select 'streams-bench-' || g || '-' || $1 || '@example.test', 'UTC' from generate_series(1, $2::int) g returning id`,
       [Date.now(), ACCOUNTS - 1],
@@ -87,12 +121,20 @@ export async function streamBench(o: { databaseUrl: string; redisUrl: string; ng
       const before = pids.reduce<number>((n, pid) => n + rssKb(pid), 0);
       for (let i = 0; i < MEMORY_STREAMS; i++) {
         const port = (i % 2 === 0 ? writer : other)!.port;
-        held.push(await openEventStream(`http://127.0.0.1:${port}/api/changes/stream`, { Authorization: auths[i % ACCOUNTS]! }));
+        held.push(
+          await openEventStream(`http://127.0.0.1:${port}/api/changes/stream`, { Authorization: auths[i % ACCOUNTS]! }),
+        );
       }
-      if (held.some((s) => s.status !== 200)) throw new Error(`a memory stream was refused: ${held.find((s) => s.status !== 200)!.status}`);
+      if (held.some((s) => s.status !== 200))
+        throw new Error(`a memory stream was refused: ${held.find((s) => s.status !== 200)!.status}`);
       await sleep(3000);
       const after = pids.reduce<number>((n, pid) => n + rssKb(pid), 0);
-      result.memory = { streams: MEMORY_STREAMS, rssBeforeMb: before / 1024, rssAfterMb: after / 1024, perStreamKb: (after - before) / MEMORY_STREAMS };
+      result.memory = {
+        streams: MEMORY_STREAMS,
+        rssBeforeMb: before / 1024,
+        rssAfterMb: after / 1024,
+        perStreamKb: (after - before) / MEMORY_STREAMS,
+      };
       for (const s of held.splice(0)) s.close();
       await sleep(1000);
     }
@@ -100,8 +142,11 @@ export async function streamBench(o: { databaseUrl: string; redisUrl: string; ng
     if (o.latency) {
       const streams: Array<{ account: number; stream: OpenedStream }> = [];
       for (let i = 0; i < ACCOUNTS * STREAMS_PER_ACCOUNT; i++) {
-        const stream = await openEventStream(`${product.gateway}/api/changes/stream`, { Authorization: auths[i % ACCOUNTS]! });
-        if (stream.status !== 200) throw new Error(`a stream was refused: ${stream.status} ${JSON.stringify(stream.body)}`);
+        const stream = await openEventStream(`${product.gateway}/api/changes/stream`, {
+          Authorization: auths[i % ACCOUNTS]!,
+        });
+        if (stream.status !== 200)
+          throw new Error(`a stream was refused: ${stream.status} ${JSON.stringify(stream.body)}`);
         streams.push({ account: i % ACCOUNTS, stream });
         held.push(stream);
       }
@@ -120,10 +165,25 @@ export async function streamBench(o: { databaseUrl: string; redisUrl: string; ng
       }
       // Every change on each of its account's streams.
       const expected = CHANGES * STREAMS_PER_ACCOUNT;
-      const count = () => streams.reduce((n, s) => n + s.stream.blocks.filter((b) => b.event === 'change' && b.data?.includes('"name":"B')).length, 0);
+      const count = () =>
+        streams.reduce(
+          (n, s) => n + s.stream.blocks.filter((b) => b.event === 'change' && b.data?.includes('"name":"B')).length,
+          0,
+        );
       for (let i = 0; i < 300 && count() < expected; i++) await sleep(100);
-      const lags = eventLags(streams.map((s) => s.stream), (name) => sent.get(name));
-      result.latency = { changes: CHANGES, streams: streams.length, deliveries: lags.length, p50: percentile(lags, 50), p90: percentile(lags, 90), p99: percentile(lags, 99), max: lags.at(-1) ?? 0 };
+      const lags = eventLags(
+        streams.map((s) => s.stream),
+        (name) => sent.get(name),
+      );
+      result.latency = {
+        changes: CHANGES,
+        streams: streams.length,
+        deliveries: lags.length,
+        p50: percentile(lags, 50),
+        p90: percentile(lags, 90),
+        p99: percentile(lags, 99),
+        max: lags.at(-1) ?? 0,
+      };
     }
     return result;
   } finally {

@@ -5,7 +5,8 @@ import { seedTaskAccounts, seedTasks } from './seed/tasks.js';
 import type { BenchContext, Scenario } from './types.js';
 import { size } from './size.js';
 
-const TASK_COLUMNS = 'id, title, notes, priority, due_at, completed_at, tags, created_at, updated_at, parent_id, goal_id, recurrence, location, assignee_id';
+const TASK_COLUMNS =
+  'id, title, notes, priority, due_at, completed_at, tags, created_at, updated_at, parent_id, goal_id, recurrence, location, assignee_id';
 
 export interface TasksFixture {
   workspaces: string[];
@@ -30,7 +31,13 @@ export const TOTAL_TASKS = Number(process.env.BENCH_TASKS ?? size(1_000_000, 12_
 
 /** The rest, up to TOTAL_TASKS. */
 export async function seedTasksLarge(ctx: BenchContext, fixture: TasksFixture): Promise<void> {
-  await seedTasks(ctx.client, fixture.workspaces, 10_000, TOTAL_TASKS, `tasks (to ${TOTAL_TASKS.toLocaleString('en-US')})`);
+  await seedTasks(
+    ctx.client,
+    fixture.workspaces,
+    10_000,
+    TOTAL_TASKS,
+    `tasks (to ${TOTAL_TASKS.toLocaleString('en-US')})`,
+  );
   process.stderr.write('vacuum analyze tasks...\n');
   await ctx.client.query('vacuum analyze tasks.tasks');
 }
@@ -55,12 +62,18 @@ const PENDING_CHANGES = size(1_000, 120);
 async function pendingChanges(ctx: BenchContext, f: TasksFixture): Promise<string> {
   let cursor = '';
   for (let page = 0; ; page++) {
-    const res: { nextCursor: string; hasMore: boolean } = await ctx.getJson(`/api/v1/tasks/changes?limit=500${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`, f.auth);
+    const res: { nextCursor: string; hasMore: boolean } = await ctx.getJson(
+      `/api/v1/tasks/changes?limit=500${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`,
+      f.auth,
+    );
     cursor = res.nextCursor;
     if (!res.hasMore) break;
     if (page > 100_000) throw new Error('the changes feed never ended');
   }
-  const { rows } = await ctx.client.query<{ id: string }>('select id from tasks.tasks where workspace_id = $1 and deleted_at is null order by id limit $2', [f.workspaces[0], PENDING_CHANGES]);
+  const { rows } = await ctx.client.query<{ id: string }>(
+    'select id from tasks.tasks where workspace_id = $1 and deleted_at is null order by id limit $2',
+    [f.workspaces[0], PENDING_CHANGES],
+  );
   for (const { id } of rows) {
     await ctx.client.query(
       `update tasks.tasks set notes = coalesce(notes, '') || ' (edited)', updated_at = greatest(clock_timestamp(), updated_at + interval '1 microsecond'), change_xid = pg_current_xact_id() where id = $1`,
@@ -77,32 +90,48 @@ export async function taskScenarios(ctx: BenchContext, f: TasksFixture): Promise
   // A deep page: follow nextCursor 200 pages down the manual order.
   let cursor: string | null = null;
   for (let i = 0; i < 200; i++) {
-    const page: { nextCursor: string | null } = await ctx.getJson(`/api/v1/tasks?view=all&limit=50${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`, f.auth);
+    const page: { nextCursor: string | null } = await ctx.getJson(
+      `/api/v1/tasks?view=all&limit=50${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`,
+      f.auth,
+    );
     if (!page.nextCursor) break;
     cursor = page.nextCursor;
   }
   // Tasks for PATCH: each request takes a task no other request in flight holds (autocannon
   // clears its per-connection context after every response), so If-Match races only with itself.
   const first = await ctx.getJson('/api/v1/tasks?view=all&limit=200', f.auth);
-  const free: Array<{ id: string; updatedAt: string }> = first.items.map((t: any) => ({ id: t.id, updatedAt: t.updatedAt }));
+  const free: Array<{ id: string; updatedAt: string }> = first.items.map((t: any) => ({
+    id: t.id,
+    updatedAt: t.updatedAt,
+  }));
   const targetIds = free.map((t) => t.id);
   const createBaseline: Scenario['baseline'] = {
     route: {
       schema: 'tasks',
-      statements: [{
-        sql: `insert into tasks (workspace_id, title, notes, priority, tags, position) values ($1, $2, $3, $4, $5, 1e12 + random() * 1e12) returning ${TASK_COLUMNS}`,
-        params: [f.workspaces[0]!, 'Prepare the quarterly review', 'Collect numbers from finance and sales', 'medium', '{work}'],
-      }],
+      statements: [
+        {
+          sql: `insert into tasks (workspace_id, title, notes, priority, tags, position) values ($1, $2, $3, $4, $5, 1e12 + random() * 1e12) returning ${TASK_COLUMNS}`,
+          params: [
+            f.workspaces[0]!,
+            'Prepare the quarterly review',
+            'Collect numbers from finance and sales',
+            'medium',
+            '{work}',
+          ],
+        },
+      ],
     },
     does: 'runs one bare INSERT of the task (no idempotency record, transaction or change feed)',
   };
   const patchBaseline: Scenario['baseline'] = {
     route: {
       schema: 'tasks',
-      statements: [{
-        sql: `update tasks set title = $1, updated_at = greatest(clock_timestamp(), updated_at + interval '1 microsecond'), change_xid = pg_current_xact_id() where id = $2 and workspace_id = $3 and deleted_at is null returning ${TASK_COLUMNS}`,
-        params: ['Renamed', '', f.workspaces[0]!],
-      }],
+      statements: [
+        {
+          sql: `update tasks set title = $1, updated_at = greatest(clock_timestamp(), updated_at + interval '1 microsecond'), change_xid = pg_current_xact_id() where id = $2 and workspace_id = $3 and deleted_at is null returning ${TASK_COLUMNS}`,
+          params: ['Renamed', '', f.workspaces[0]!],
+        },
+      ],
       rotate: { 1: targetIds },
     },
     does: 'runs one bare UPDATE ... RETURNING of the task (no If-Match check, validation or transaction)',
@@ -115,7 +144,12 @@ export async function taskScenarios(ctx: BenchContext, f: TasksFixture): Promise
       request: { path: `/api/v1/tasks/changes?cursor=${encodeURIComponent(feedCursor)}`, headers: f.auth },
       baseline: { replay: true },
     },
-    { name: 'tasks list view=all (page 1)', service: 'tasks', request: { path: '/api/v1/tasks?view=all&limit=50', headers: f.auth }, baseline: { replay: true } },
+    {
+      name: 'tasks list view=all (page 1)',
+      service: 'tasks',
+      request: { path: '/api/v1/tasks?view=all&limit=50', headers: f.auth },
+      baseline: { replay: true },
+    },
     {
       name: 'tasks list view=all (page 200)',
       service: 'tasks',
@@ -129,8 +163,18 @@ export async function taskScenarios(ctx: BenchContext, f: TasksFixture): Promise
       baseline: { replay: true },
       moreBaselines: expressFloors({ replay: true }),
     },
-    { name: `tasks search rare (${RARE_WORD})`, service: 'tasks', request: { path: `/api/v1/tasks?q=${RARE_WORD}&limit=50`, headers: f.auth }, baseline: { replay: true } },
-    { name: `tasks search common (${COMMON_WORD})`, service: 'tasks', request: { path: `/api/v1/tasks?q=${COMMON_WORD}&limit=50`, headers: f.auth }, baseline: { replay: true } },
+    {
+      name: `tasks search rare (${RARE_WORD})`,
+      service: 'tasks',
+      request: { path: `/api/v1/tasks?q=${RARE_WORD}&limit=50`, headers: f.auth },
+      baseline: { replay: true },
+    },
+    {
+      name: `tasks search common (${COMMON_WORD})`,
+      service: 'tasks',
+      request: { path: `/api/v1/tasks?q=${COMMON_WORD}&limit=50`, headers: f.auth },
+      baseline: { replay: true },
+    },
     {
       name: 'tasks create (Idempotency-Key)',
       service: 'tasks',
@@ -138,7 +182,12 @@ export async function taskScenarios(ctx: BenchContext, f: TasksFixture): Promise
         method: 'POST',
         path: '/api/v1/tasks',
         headers: f.auth,
-        body: JSON.stringify({ title: 'Prepare the quarterly review', notes: 'Collect numbers from finance and sales', priority: 'medium', tags: ['work'] }),
+        body: JSON.stringify({
+          title: 'Prepare the quarterly review',
+          notes: 'Collect numbers from finance and sales',
+          priority: 'medium',
+          tags: ['work'],
+        }),
         setup: () => ({ headers: { 'idempotency-key': randomUUID() } }),
       },
       baseline: createBaseline,
@@ -153,7 +202,11 @@ export async function taskScenarios(ctx: BenchContext, f: TasksFixture): Promise
         headers: f.auth,
         setup: (c) => {
           c.target = free.shift()!;
-          return { path: `/api/v1/tasks/${c.target.id}`, headers: { 'if-match': `"${c.target.updatedAt}"` }, body: JSON.stringify({ title: `Renamed ${Date.now()}` }) };
+          return {
+            path: `/api/v1/tasks/${c.target.id}`,
+            headers: { 'if-match': `"${c.target.updatedAt}"` },
+            body: JSON.stringify({ title: `Renamed ${Date.now()}` }),
+          };
         },
         onResponse: (status, body, c) => {
           if (status === 200) c.target.updatedAt = JSON.parse(body).item.updatedAt;

@@ -31,7 +31,13 @@ export interface WebhookBenchResult {
    * `with` and `without` are the median runs of RATE_PAIRS of each, taken in turn; `totals` each
    * run's total CPU per create (API + worker + Postgres), in run order.
    */
-  sameRate: { rate: number; with: LoadResult; without: LoadResult; apiCpuRatio: number; totals: { with: number[]; without: number[] } };
+  sameRate: {
+    rate: number;
+    with: LoadResult;
+    without: LoadResult;
+    apiCpuRatio: number;
+    totals: { with: number[]; without: number[] };
+  };
   /**
    * The full-speed run with the subscriptions again, but with the worker process stopped
    * (SIGSTOP: nothing is delivered until it goes on): every create still records its event, so
@@ -55,7 +61,11 @@ export interface WebhookBenchResult {
 }
 
 /** The receiver process (webhook-receiver.ts): its URL, and what it has received so far. */
-async function startReceiver(): Promise<{ url: string; stats(): Promise<{ delivered: number; lags: number[] }>; close(): void }> {
+async function startReceiver(): Promise<{
+  url: string;
+  stats(): Promise<{ delivered: number; lags: number[] }>;
+  close(): void;
+}> {
   const child = fork(join(__dirname, 'webhook-receiver.js'), [], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
   const port = await new Promise<number>((resolve, reject) => {
     child.once('message', (m: { port: number }) => resolve(m.port));
@@ -63,16 +73,19 @@ async function startReceiver(): Promise<{ url: string; stats(): Promise<{ delive
   });
   return {
     url: `http://127.0.0.1:${port}/hook`,
-    stats: () => new Promise((resolve) => {
-      child.once('message', resolve);
-      child.send('stats');
-    }),
+    stats: () =>
+      new Promise((resolve) => {
+        child.once('message', resolve);
+        child.send('stats');
+      }),
     close: () => child.kill(),
   };
 }
 
 /** Waits until the receiver has had nothing new for a second (at most two minutes); what it has had by then. */
-async function idle(receiver: Awaited<ReturnType<typeof startReceiver>>): Promise<{ delivered: number; lags: number[] }> {
+async function idle(
+  receiver: Awaited<ReturnType<typeof startReceiver>>,
+): Promise<{ delivered: number; lags: number[] }> {
   let stats = await receiver.stats();
   for (let i = 0; i < 120; i++) {
     await new Promise((r) => setTimeout(r, 1000));
@@ -95,12 +108,15 @@ async function withWorkerStopped<T>(pid: number | undefined, fn: () => Promise<T
 }
 
 /** CPU ms per request of the API process, the worker process and Postgres together. */
-const totalCpuMs = (r: LoadResult) => (r.cpuMsPerRequest.api ?? 0) + (r.cpuMsPerRequest.worker ?? 0) + (r.cpuMsPerRequest.postgres ?? 0);
+const totalCpuMs = (r: LoadResult) =>
+  (r.cpuMsPerRequest.api ?? 0) + (r.cpuMsPerRequest.worker ?? 0) + (r.cpuMsPerRequest.postgres ?? 0);
 
 /** The run whose total CPU per create is the median of `runs` (an odd number of them). */
-const medianRun = (runs: LoadResult[]): LoadResult => [...runs].sort((a, b) => totalCpuMs(a) - totalCpuMs(b))[(runs.length - 1) >> 1]!;
+const medianRun = (runs: LoadResult[]): LoadResult =>
+  [...runs].sort((a, b) => totalCpuMs(a) - totalCpuMs(b))[(runs.length - 1) >> 1]!;
 
-const percentile = (sorted: number[], p: number) => (sorted.length === 0 ? 0 : sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)]!);
+const percentile = (sorted: number[], p: number) =>
+  sorted.length === 0 ? 0 : sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)]!;
 
 /**
  * Task creates spread over the bench's accounts, first with no subscription, then with one
@@ -115,14 +131,27 @@ export async function webhookBench(
   pids: { api: number | undefined; worker: number | undefined; postgres: () => number[] },
 ): Promise<WebhookBenchResult> {
   const opts = { ...load, meter: { api: () => [pids.api], worker: () => [pids.worker], postgres: pids.postgres } };
-  const { rows } = await ctx.client.query<{ id: string }>('select owner_account_id as id from tasks.workspaces where id = any($1::uuid[])', [f.workspaces]);
-  const auths = await insertKeys(ctx.client, 'tasks', rows.map((r) => r.id), f.keyId);
+  const { rows } = await ctx.client.query<{ id: string }>(
+    'select owner_account_id as id from tasks.workspaces where id = any($1::uuid[])',
+    [f.workspaces],
+  );
+  const auths = await insertKeys(
+    ctx.client,
+    'tasks',
+    rows.map((r) => r.id),
+    f.keyId,
+  );
   let next = 0;
   const request: LoadRequest = {
     method: 'POST',
     path: '/api/v1/tasks',
     headers: { 'content-type': 'application/json' },
-    body: JSON.stringify({ title: 'Call the plumber', notes: 'About the kitchen sink', priority: 'low', tags: ['home'] }),
+    body: JSON.stringify({
+      title: 'Call the plumber',
+      notes: 'About the kitchen sink',
+      priority: 'low',
+      tags: ['home'],
+    }),
     setup: () => ({ headers: { 'content-type': 'application/json', authorization: auths[next++ % auths.length]! } }),
   };
   const without = await runLoad(ctx.gateway, request, opts);
@@ -155,7 +184,8 @@ export async function webhookBench(
           headers: { authorization, 'content-type': 'application/json' },
           body: JSON.stringify({ enabled }),
         });
-        if (res.status !== 200) throw new Error(`${enabled ? 'enabling' : 'disabling'} answered ${res.status}: ${await res.text()}`);
+        if (res.status !== 200)
+          throw new Error(`${enabled ? 'enabling' : 'disabling'} answered ${res.status}: ${await res.text()}`);
       }
     };
     const rate = Math.floor(withHooks.reqPerSec * 0.9);

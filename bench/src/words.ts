@@ -19,7 +19,38 @@ campaign social video photo podcast blog article documentation manual guide hand
   .split(/\s+/)
   .filter(Boolean);
 
-const ONSETS = ['b', 'br', 'c', 'ch', 'cl', 'd', 'dr', 'f', 'fl', 'g', 'gr', 'h', 'j', 'k', 'l', 'm', 'n', 'p', 'pl', 'pr', 'r', 's', 'sh', 'sl', 'st', 't', 'th', 'tr', 'v', 'w'];
+const ONSETS = [
+  'b',
+  'br',
+  'c',
+  'ch',
+  'cl',
+  'd',
+  'dr',
+  'f',
+  'fl',
+  'g',
+  'gr',
+  'h',
+  'j',
+  'k',
+  'l',
+  'm',
+  'n',
+  'p',
+  'pl',
+  'pr',
+  'r',
+  's',
+  'sh',
+  'sl',
+  'st',
+  't',
+  'th',
+  'tr',
+  'v',
+  'w',
+];
 const VOWELS = ['a', 'e', 'i', 'o', 'u', 'ai', 'ea', 'ou', 'io'];
 const CODAS = ['', 'n', 'r', 'l', 'st', 'nd', 'm', 'x', 'ck', 'ft', 'ng', 'sk'];
 
@@ -33,7 +64,11 @@ function madeUp(count: number): string[] {
   while (words.size < count) {
     const syllables = 2 + (next() % 2);
     let word = '';
-    for (let i = 0; i < syllables; i++) word += ONSETS[next() % ONSETS.length]! + VOWELS[next() % VOWELS.length]! + (i === syllables - 1 ? CODAS[next() % CODAS.length]! : '');
+    for (let i = 0; i < syllables; i++)
+      word +=
+        ONSETS[next() % ONSETS.length]! +
+        VOWELS[next() % VOWELS.length]! +
+        (i === syllables - 1 ? CODAS[next() % CODAS.length]! : '');
     words.add(word);
   }
   return [...words];

@@ -9,7 +9,12 @@ module.exports = function preset(dir, extra = {}) {
     rootDir: dir,
     testEnvironment: 'node',
     testMatch: ['<rootDir>/test/**/*.test.ts'],
-    transform: { '^.+\\.ts$': [require.resolve('@swc/jest'), { jsc: { target: 'es2022', parser: { syntax: 'typescript' } }, module: { type: 'commonjs' } }] },
+    transform: {
+      '^.+\\.ts$': [
+        require.resolve('@swc/jest'),
+        { jsc: { target: 'es2022', parser: { syntax: 'typescript' } }, module: { type: 'commonjs' } },
+      ],
+    },
     moduleNameMapper: { '^(\\.{1,2}/.*)\\.js$': '$1' },
     globalSetup: path.join(__dirname, 'dist', 'jest-global-setup.js'),
     globalTeardown: path.join(__dirname, 'dist', 'jest-global-teardown.js'),

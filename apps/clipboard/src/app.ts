@@ -19,7 +19,13 @@ export function createApp(deps: ServiceDeps<Database>): Express {
   return createServiceApp({
     ...deps,
     openapiDocument,
-    mcp: { instructions: mcpInstructions, toolNotes: mcpToolNotes, prompts: mcpPrompts, tools: mcpTools, present: withoutPrivateContent },
+    mcp: {
+      instructions: mcpInstructions,
+      toolNotes: mcpToolNotes,
+      prompts: mcpPrompts,
+      tools: mcpTools,
+      present: withoutPrivateContent,
+    },
     // Sensitive items are deleted on time by every worker process, whichever replica created them.
     recurringJobs: [{ name: 'clipboard-sensitive-sweep', everyMs: SWEEP_EVERY_MS, run: () => sweepExpired(deps.db) }],
     streams,

@@ -8,7 +8,8 @@ export const mcpTools: ToolTableEntry[] = [
   {
     name: 'find_clips',
     title: 'Find clips',
-    description: 'The clipboard history, newest first (favorites only with favorite=true; only items containing a text with query), a page at a time. Sensitive items show content null; sealed (end-to-end encrypted) items show no content.',
+    description:
+      'The clipboard history, newest first (favorites only with favorite=true; only items containing a text with query), a page at a time. Sensitive items show content null; sealed (end-to-end encrypted) items show no content.',
     actions: { list: 'listItems' },
     omit: ['q'],
     compact: ['type', 'content', 'source', 'favorite', 'createdAt'],
@@ -16,14 +17,21 @@ export const mcpTools: ToolTableEntry[] = [
   {
     name: 'save_clip',
     title: 'Save a clip',
-    description: 'Put text, a URL, HTML, RTF or code on the clipboard history (the same type and content again moves the existing item to the top).',
+    description:
+      'Put text, a URL, HTML, RTF or code on the clipboard history (the same type and content again moves the existing item to the top).',
     actions: { save: 'createItem' },
   },
   {
     name: 'update_clips',
     title: 'Favorite or delete clips',
-    description: 'Star or unstar an item, delete one item, delete many by id, or clear the whole history (favorites kept as the API says).',
-    actions: { favorite: 'toggleFavorite', delete: 'deleteItem', delete_many: 'bulkDeleteItems', clear_history: 'clearHistory' },
+    description:
+      'Star or unstar an item, delete one item, delete many by id, or clear the whole history (favorites kept as the API says).',
+    actions: {
+      favorite: 'toggleFavorite',
+      delete: 'deleteItem',
+      delete_many: 'bulkDeleteItems',
+      clear_history: 'clearHistory',
+    },
   },
   {
     name: 'snippets',
@@ -40,7 +48,7 @@ export const mcpTools: ToolTableEntry[] = [
   {
     name: 'sync_clips',
     title: 'Sync clips',
-    description: 'Device sync: pull the changes since a cursor, or push a device\'s changes and get the others back.',
+    description: "Device sync: pull the changes since a cursor, or push a device's changes and get the others back.",
     actions: { pull: 'pullClipboardChanges', sync: 'syncClipboardChanges' },
     compact: ['type', 'content', 'favorite', 'updatedAt'],
   },

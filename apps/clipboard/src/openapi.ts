@@ -1,5 +1,14 @@
 import { authOpenApiPaths } from '@app/auth/identity';
-import { apiKeysTag, documentCommonHeaders, documentUriLimit, openapiLicense, openapiServers, securitySchemes, servicePortRoutes, withApiKeyScopes } from '@app/auth/runtime';
+import {
+  apiKeysTag,
+  documentCommonHeaders,
+  documentUriLimit,
+  openapiLicense,
+  openapiServers,
+  securitySchemes,
+  servicePortRoutes,
+  withApiKeyScopes,
+} from '@app/auth/runtime';
 import { documentOutages, errorEnvelopeSchema } from '@app/http-errors';
 import { bulkDeleteSchema, createItemSchema, favoriteBodySchema } from './domain/items.schemas.js';
 import { settingsPatchSchema } from './domain/settings.schemas.js';
@@ -19,7 +28,13 @@ import { webhooks } from './openapi/webhooks.js';
  * schemas come from domain/*.schemas.ts, the ones the routes compile for validation, so the
  * document and the checks cannot drift apart. test/openapi.test.ts holds the served document to test/fixtures/openapi.json.
  */
-export { bulkDeleteSchema, clearHistoryQuerySchema, createItemSchema, favoriteBodySchema, listItemsQuerySchema } from './domain/items.schemas.js';
+export {
+  bulkDeleteSchema,
+  clearHistoryQuerySchema,
+  createItemSchema,
+  favoriteBodySchema,
+  listItemsQuerySchema,
+} from './domain/items.schemas.js';
 export { settingsPatchSchema } from './domain/settings.schemas.js';
 export { replaceSnippetsSchema, snippetInputSchema } from './domain/snippets.schemas.js';
 export { pullQuerySchema, syncBodySchema, syncFavoriteDataSchema, syncItemDataSchema } from './domain/sync.schemas.js';
@@ -48,7 +63,15 @@ export const openapiDocument = {
     apiKeysTag,
   ],
   components: {
-    securitySchemes: securitySchemes('clipboard', ['clipboard:read', 'clipboard:write', 'snippets:read', 'snippets:write', 'settings:read', 'settings:write', 'webhooks']),
+    securitySchemes: securitySchemes('clipboard', [
+      'clipboard:read',
+      'clipboard:write',
+      'snippets:read',
+      'snippets:write',
+      'settings:read',
+      'settings:write',
+      'webhooks',
+    ]),
     schemas: {
       Error: errorEnvelopeSchema('simple'),
       ...webhooks.schemas,
@@ -57,14 +80,22 @@ export const openapiDocument = {
         type: 'object',
         additionalProperties: false,
         required: ['items', 'hasMore'],
-        properties: { items: { type: 'array', items: ref('Item') }, hasMore: { type: 'boolean', description: 'More items exist after this page (no total is computed).' } },
+        properties: {
+          items: { type: 'array', items: ref('Item') },
+          hasMore: { type: 'boolean', description: 'More items exist after this page (no total is computed).' },
+        },
       },
       CreateItem: createItemSchema,
       FavoriteBody: favoriteBodySchema,
       BulkDelete: bulkDeleteSchema,
       Deleted: deleted,
       Snippet: snippet,
-      SnippetList: { type: 'object', additionalProperties: false, required: ['items'], properties: { items: { type: 'array', items: ref('Snippet'), maxItems: MAX_SNIPPETS } } },
+      SnippetList: {
+        type: 'object',
+        additionalProperties: false,
+        required: ['items'],
+        properties: { items: { type: 'array', items: ref('Snippet'), maxItems: MAX_SNIPPETS } },
+      },
       SnippetInput: snippetInputSchema,
       ReplaceSnippets: replaceSnippetsSchema,
       Settings: settings,
@@ -84,15 +115,27 @@ export const openapiDocument = {
     responses: {
       BadRequest: json(ref('Error'), 'Invalid JSON, body or query; the message names the field and the rule.'),
       Unauthorized: json(ref('Error'), 'No valid API key or session.'),
-      Forbidden: json(ref('Error'), 'The key lacks the scope, a key called a session-only route, or a session came from a foreign Origin.'),
+      Forbidden: json(
+        ref('Error'),
+        'The key lacks the scope, a key called a session-only route, or a session came from a foreign Origin.',
+      ),
       NotFound: json(ref('Error'), 'No such record for this account (or a malformed id).'),
       Conflict: json(ref('Error'), 'A business rule refused the change (the message says which).'),
-      Gone: json(ref('Error'), 'The cursor is older than the retained change log (or not from this log): discard local state and resync without a cursor.'),
-      SearchTooExpensive: json(ref('Error'), 'The text search was stopped after 1.5 s (its statement timeout): the items are too long for this text to be found in time. Retrying the same search does not help; search for a shorter or more distinctive text, or list without `q`.'),
+      Gone: json(
+        ref('Error'),
+        'The cursor is older than the retained change log (or not from this log): discard local state and resync without a cursor.',
+      ),
+      SearchTooExpensive: json(
+        ref('Error'),
+        'The text search was stopped after 1.5 s (its statement timeout): the items are too long for this text to be found in time. Retrying the same search does not help; search for a shorter or more distinctive text, or list without `q`.',
+      ),
       TooLarge: json(ref('Error'), 'The body is over 1 MB.'),
       UnsupportedEncoding: json(ref('Error'), 'Unsupported content encoding or charset.'),
       RateLimited: {
-        ...json(ref('Error'), 'Rate limited (RATE_LIMIT_PER_MINUTE per account per minute, default 300); back off exponentially.'),
+        ...json(
+          ref('Error'),
+          'Rate limited (RATE_LIMIT_PER_MINUTE per account per minute, default 300); back off exponentially.',
+        ),
         headers: { 'Retry-After': { schema: { type: 'integer' }, description: 'Seconds to wait.' } },
       },
       Internal: json(ref('Error'), 'Unexpected server fault (details are logged, never returned).'),

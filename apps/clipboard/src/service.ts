@@ -7,7 +7,15 @@ export default {
   title: 'Clipboard',
   port: 3003,
   envelope: 'simple',
-  scopes: ['clipboard:read', 'clipboard:write', 'snippets:read', 'snippets:write', 'settings:read', 'settings:write', 'webhooks'],
+  scopes: [
+    'clipboard:read',
+    'clipboard:write',
+    'snippets:read',
+    'snippets:write',
+    'settings:read',
+    'settings:write',
+    'webhooks',
+  ],
   paths: {
     api: '/api',
     families: ['/api/clipboard', '/api/snippets', '/api/settings'],

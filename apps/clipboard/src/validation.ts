@@ -1,5 +1,12 @@
 import { errors, type ErrorDetail } from '@app/http-errors';
-import { compileBody, compileQuery, toDetails, unsafeInputProblem, type JSONSchema, type Shape } from '@app/http-errors/validation';
+import {
+  compileBody,
+  compileQuery,
+  toDetails,
+  unsafeInputProblem,
+  type JSONSchema,
+  type Shape,
+} from '@app/http-errors/validation';
 
 /** A compiled request schema whose failures carry one readable message (clients see only it). */
 export interface Parser<T> {
@@ -61,5 +68,7 @@ export function partParser<const S extends JSONSchema>(schema: S): Parser<Shape<
  * a copy, since Express re-parses `req.query` on every access.
  */
 export function queryParser<const S extends JSONSchema>(schema: S): Parser<Shape<S>> {
-  return parser<Shape<S>>(compileQuery(schema).validate, 'query', 'Invalid query parameters: ', (input) => ({ ...(input as object) }));
+  return parser<Shape<S>>(compileQuery(schema).validate, 'query', 'Invalid query parameters: ', (input) => ({
+    ...(input as object),
+  }));
 }

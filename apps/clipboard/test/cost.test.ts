@@ -26,9 +26,20 @@ async function seedLarge(c: Caller, count: number, char = 'a'): Promise<string[]
       const id = randomUUID();
       ids.push(id);
       // Distinct contents: a short tail after the long run.
-      return { clientChangeId: randomUUID(), entity: 'item', op: 'upsert', id, data: { type: 'text', content: `${char.repeat(LARGE)}${done + k}`, source: 'desktop' } };
+      return {
+        clientChangeId: randomUUID(),
+        entity: 'item',
+        op: 'upsert',
+        id,
+        data: { type: 'text', content: `${char.repeat(LARGE)}${done + k}`, source: 'desktop' },
+      };
     });
-    const res = await t.raw().post('/api/clipboard/sync').set('Authorization', c.auth).send({ changes, limit: 1 }).expect(200);
+    const res = await t
+      .raw()
+      .post('/api/clipboard/sync')
+      .set('Authorization', c.auth)
+      .send({ changes, limit: 1 })
+      .expect(200);
     expect(res.body.results.every((r: any) => r.status === 'applied')).toBe(true);
   }
   return ids;
@@ -45,8 +56,13 @@ describe('a clipboard text search', () => {
   it('run twelve at once by one account do not make another account wait or fail', async () => {
     const other = await t.caller();
     let searching = true;
-    const hostile = Promise.all(Array.from({ length: 12 }, () => t.raw().get(`/api/clipboard?limit=1&q=${HOSTILE}`).set('Authorization', big.auth)))
-      .finally(() => { searching = false; });
+    const hostile = Promise.all(
+      Array.from({ length: 12 }, () =>
+        t.raw().get(`/api/clipboard?limit=1&q=${HOSTILE}`).set('Authorization', big.auth),
+      ),
+    ).finally(() => {
+      searching = false;
+    });
     const answers: Array<{ status: number; ms: number }> = [];
     await new Promise((r) => setTimeout(r, 100));
     while (searching) {
@@ -55,7 +71,9 @@ describe('a clipboard text search', () => {
       answers.push({ status: res.status, ms: Date.now() - started });
     }
     const searches = await hostile;
-    console.log(`twelve searches: ${JSON.stringify(searches.map((s) => s.status))}; another account's ${answers.length} lists: ${JSON.stringify(answers.slice(0, 40))}`);
+    console.log(
+      `twelve searches: ${JSON.stringify(searches.map((s) => s.status))}; another account's ${answers.length} lists: ${JSON.stringify(answers.slice(0, 40))}`,
+    );
     // The searches themselves: each a clear answer (a result, too expensive, or too many at once), never a 5xx.
     expect(searches.map((s) => s.status).filter((s) => s >= 500)).toEqual([]);
     expect(answers.filter((a) => a.status !== 200)).toEqual([]);
@@ -66,7 +84,9 @@ describe('a clipboard text search', () => {
     const started = Date.now();
     const res = await t.http().get(`/api/clipboard?limit=1&q=${HOSTILE}`).set('Authorization', big.auth);
     const elapsed = Date.now() - started;
-    console.log(`GET /api/clipboard?limit=1&q=<'a' x198 + 'b'> over 105 items of 131,000 characters: ${res.status} in ${elapsed} ms`);
+    console.log(
+      `GET /api/clipboard?limit=1&q=<'a' x198 + 'b'> over 105 items of 131,000 characters: ${res.status} in ${elapsed} ms`,
+    );
     expect(elapsed).toBeLessThan(2000);
     expect([200, 422]).toContain(res.status);
     if (res.status === 422) expect(res.body.error).toMatch(/search/);
@@ -85,7 +105,11 @@ describe('a page of items', () => {
     const seen: string[] = first.body.items.map((i: any) => i.id);
     let hasMore = true;
     while (hasMore) {
-      const next = await t.http().get(`/api/clipboard?limit=500&offset=${seen.length}`).set('Authorization', big.auth).expect(200);
+      const next = await t
+        .http()
+        .get(`/api/clipboard?limit=500&offset=${seen.length}`)
+        .set('Authorization', big.auth)
+        .expect(200);
       expect(sizeOf(next)).toBeLessThanOrEqual(8 * MiB);
       seen.push(...next.body.items.map((i: any) => i.id));
       hasMore = next.body.hasMore;
@@ -101,14 +125,23 @@ describe('a page of items', () => {
     const seen: string[] = first.body.changes.map((ch: any) => ch.id);
     let { cursor, hasMore } = first.body;
     while (hasMore) {
-      const next = await t.http().get(`/api/clipboard/pull?limit=1000&cursor=${cursor}`).set('Authorization', big.auth).expect(200);
+      const next = await t
+        .http()
+        .get(`/api/clipboard/pull?limit=1000&cursor=${cursor}`)
+        .set('Authorization', big.auth)
+        .expect(200);
       expect(sizeOf(next)).toBeLessThanOrEqual(8 * MiB);
       seen.push(...next.body.changes.map((ch: any) => ch.id));
       ({ cursor, hasMore } = next.body);
     }
     expect(seen).toEqual(bigIds);
 
-    const synced = await t.http().post('/api/clipboard/sync').set('Authorization', big.auth).send({ changes: [], limit: 1000 }).expect(200);
+    const synced = await t
+      .http()
+      .post('/api/clipboard/sync')
+      .set('Authorization', big.auth)
+      .send({ changes: [], limit: 1000 })
+      .expect(200);
     expect(sizeOf(synced)).toBeLessThanOrEqual(8 * MiB);
     expect(synced.body.changes.map((ch: any) => ch.id)).toEqual(first.body.changes.map((ch: any) => ch.id));
     expect(synced.body.hasMore).toBe(true);
@@ -122,12 +155,21 @@ describe('a page of items', () => {
       const id = randomUUID();
       ids.push(id);
       const data = { type: 'text', content: `${'\u0001'.repeat(LARGE)}${k}`, source: 'desktop' };
-      await t.raw().post('/api/clipboard/sync').set('Authorization', c.auth).send({ changes: [{ clientChangeId: randomUUID(), entity: 'item', op: 'upsert', id, data }], limit: 1 }).expect(200);
+      await t
+        .raw()
+        .post('/api/clipboard/sync')
+        .set('Authorization', c.auth)
+        .send({ changes: [{ clientChangeId: randomUUID(), entity: 'item', op: 'upsert', id, data }], limit: 1 })
+        .expect(200);
     }
     const first = await t.http().get('/api/clipboard?limit=500').set('Authorization', c.auth).expect(200);
     expect(sizeOf(first)).toBeLessThanOrEqual(8 * MiB);
     expect(first.body.hasMore).toBe(true);
-    const rest = await t.http().get(`/api/clipboard?limit=500&offset=${first.body.items.length}`).set('Authorization', c.auth).expect(200);
+    const rest = await t
+      .http()
+      .get(`/api/clipboard?limit=500&offset=${first.body.items.length}`)
+      .set('Authorization', c.auth)
+      .expect(200);
     expect([...first.body.items, ...rest.body.items].map((i: any) => i.id)).toEqual([...ids].reverse());
   });
 });

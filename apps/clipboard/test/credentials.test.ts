@@ -28,7 +28,11 @@ describe('credentials resolved through the per-instance cache', () => {
     const { cookie } = await a.admin('create-session', '--account', c.accountId);
     await get(a, { authorization: c.auth }).expect(200);
     await get(b, { authorization: c.auth }).expect(200);
-    const { id } = await a.db.selectFrom('api_keys').select('id').where('account_id', '=', c.accountId).executeTakeFirstOrThrow();
+    const { id } = await a.db
+      .selectFrom('api_keys')
+      .select('id')
+      .where('account_id', '=', c.accountId)
+      .executeTakeFirstOrThrow();
     await a.http().delete(`/api/settings/keys/${id}`).set('Cookie', cookie).expect(200);
     const revokedAt = Date.now();
     await get(a, { authorization: c.auth }).expect(401);

@@ -10,7 +10,12 @@ beforeAll(async () => {
 });
 afterAll(() => t.close());
 
-const item = (content: string, extra: Record<string, unknown> = {}) => ({ type: 'text', content, source: 'api', ...extra });
+const item = (content: string, extra: Record<string, unknown> = {}) => ({
+  type: 'text',
+  content,
+  source: 'api',
+  ...extra,
+});
 
 describe('POST /api/clipboard', () => {
   let c: Caller;
@@ -19,7 +24,12 @@ describe('POST /api/clipboard', () => {
   });
 
   it('creates an item and answers 201 with it', async () => {
-    const res = await t.http().post('/api/clipboard').set('Authorization', c.auth).send(item('hello world')).expect(201);
+    const res = await t
+      .http()
+      .post('/api/clipboard')
+      .set('Authorization', c.auth)
+      .send(item('hello world'))
+      .expect(201);
     expect(res.body).toEqual({
       id: expect.stringMatching(/^[0-9a-f-]{36}$/),
       type: 'text',
@@ -35,8 +45,18 @@ describe('POST /api/clipboard', () => {
   });
 
   it('accepts every documented type and keeps content exactly, whitespace included', async () => {
-    for (const [type, content] of [['url', 'https://example.com/a?b=c'], ['html', '<b>x</b>'], ['rtf', '{\\rtf1 x}'], ['code', '  const x = 1;\n']]) {
-      const res = await t.http().post('/api/clipboard').set('Authorization', c.auth).send({ type, content, source: 'desktop' }).expect(201);
+    for (const [type, content] of [
+      ['url', 'https://example.com/a?b=c'],
+      ['html', '<b>x</b>'],
+      ['rtf', '{\\rtf1 x}'],
+      ['code', '  const x = 1;\n'],
+    ]) {
+      const res = await t
+        .http()
+        .post('/api/clipboard')
+        .set('Authorization', c.auth)
+        .send({ type, content, source: 'desktop' })
+        .expect(201);
       expect(res.body).toMatchObject({ type, content, source: 'desktop' });
     }
   });
@@ -46,7 +66,12 @@ describe('POST /api/clipboard', () => {
     const [first] = await addItems(t, other, ['same text']);
     await t.http().patch(`/api/clipboard/${first}/favorite`).set('Authorization', other.auth).expect(200);
     await addItems(t, other, ['something newer']);
-    const again = await t.http().post('/api/clipboard').set('Authorization', other.auth).send({ type: 'text', content: 'same text', source: 'cli' }).expect(200);
+    const again = await t
+      .http()
+      .post('/api/clipboard')
+      .set('Authorization', other.auth)
+      .send({ type: 'text', content: 'same text', source: 'cli' })
+      .expect(200);
     expect(again.body).toMatchObject({ id: first, favorite: true, source: 'cli' });
     const list = await listAll(t, other);
     expect(list.map((i) => i.content)).toEqual(['same text', 'something newer']);
@@ -56,14 +81,21 @@ describe('POST /api/clipboard', () => {
   it('treats the same content with another type as a different item', async () => {
     const other = await t.caller();
     await addItems(t, other, ['https://example.com']);
-    await t.http().post('/api/clipboard').set('Authorization', other.auth).send({ type: 'url', content: 'https://example.com', source: 'api' }).expect(201);
+    await t
+      .http()
+      .post('/api/clipboard')
+      .set('Authorization', other.auth)
+      .send({ type: 'url', content: 'https://example.com', source: 'api' })
+      .expect(201);
     expect(await countRows(t, 'items', other.accountId)).toBe(2);
   });
 
   it('creates one item when the same content is posted concurrently', async () => {
     const other = await t.caller();
     const results = await Promise.all(
-      Array.from({ length: 6 }, () => t.http().post('/api/clipboard').set('Authorization', other.auth).send(item('raced'))),
+      Array.from({ length: 6 }, () =>
+        t.http().post('/api/clipboard').set('Authorization', other.auth).send(item('raced')),
+      ),
     );
     expect(results.filter((r) => r.status === 201)).toHaveLength(1);
     expect(results.filter((r) => r.status === 200)).toHaveLength(5);
@@ -75,7 +107,14 @@ describe('POST /api/clipboard', () => {
     const other = await t.caller();
     await t.http().put('/api/settings').set('Authorization', other.auth).send({ historyLimit: 10 }).expect(200);
     const created = await Promise.all(
-      Array.from({ length: 20 }, (_, i) => t.http().post('/api/clipboard').set('Authorization', other.auth).send(item(`burst ${i}`)).expect(201)),
+      Array.from({ length: 20 }, (_, i) =>
+        t
+          .http()
+          .post('/api/clipboard')
+          .set('Authorization', other.auth)
+          .send(item(`burst ${i}`))
+          .expect(201),
+      ),
     );
     const ids = created.map((r) => r.body.id as string);
     const pull = await t.http().get('/api/clipboard/pull?limit=500').set('Authorization', other.auth).expect(200);
@@ -90,7 +129,11 @@ describe('POST /api/clipboard', () => {
     expect(pruned).toHaveLength(10);
     expect([...kept, ...pruned].sort()).toEqual([...ids].sort());
     expect((await listAll(t, other)).map((i) => i.id).sort()).toEqual([...kept].sort());
-    const state = await t.db.selectFrom('account_state').select(['seq', 'non_favorites']).where('account_id', '=', other.accountId).executeTakeFirstOrThrow();
+    const state = await t.db
+      .selectFrom('account_state')
+      .select(['seq', 'non_favorites'])
+      .where('account_id', '=', other.accountId)
+      .executeTakeFirstOrThrow();
     expect(state).toEqual({ seq: 31, non_favorites: 10 });
   });
 
@@ -98,7 +141,12 @@ describe('POST /api/clipboard', () => {
     const other = await t.caller();
     await t.http().put('/api/settings').set('Authorization', other.auth).send({ historyLimit: 10 }).expect(200);
     const [a] = await addItems(t, other, ['a', 'b']);
-    await t.http().patch(`/api/clipboard/${a}/favorite`).set('Authorization', other.auth).send({ favorite: true }).expect(200);
+    await t
+      .http()
+      .patch(`/api/clipboard/${a}/favorite`)
+      .set('Authorization', other.auth)
+      .send({ favorite: true })
+      .expect(200);
     // The favorite again: moved to the top, still a favorite. Then the history fills up and 'b' is pruned.
     expect((await t.http().post('/api/clipboard').set('Authorization', other.auth).send(item('a'))).status).toBe(200);
     const fill = Array.from({ length: 9 }, (_, i) => `c${i + 1}`);
@@ -128,10 +176,23 @@ describe('POST /api/clipboard', () => {
     });
     await isLocked;
     const creates = Promise.all(
-      Array.from({ length: 30 }, (_, i) => t.http().post('/api/clipboard').set('Authorization', other.auth).send(item(`together ${i}`)).expect(201)),
+      Array.from({ length: 30 }, (_, i) =>
+        t
+          .http()
+          .post('/api/clipboard')
+          .set('Authorization', other.auth)
+          .send(item(`together ${i}`))
+          .expect(201),
+      ),
     );
     const waiting = async () =>
-      (await sql<{ n: number }>`select count(*)::int as n from pg_stat_activity where datname = current_database() and wait_event_type = 'Lock' and query like '%create_item%'`.execute(t.db)).rows[0]!.n;
+      (
+        await sql<{
+          n: number;
+        }>`select count(*)::int as n from pg_stat_activity where datname = current_database() and wait_event_type = 'Lock' and query like '%create_item%'`.execute(
+          t.db,
+        )
+      ).rows[0]!.n;
     // A create waits for the account's lock.
     expect(await pollUntil(waiting, (n) => n > 0, { timeoutMs: 10_000, everyMs: 20 })).toBeGreaterThan(0);
     await new Promise((r) => setTimeout(r, 500));
@@ -140,13 +201,23 @@ describe('POST /api/clipboard', () => {
     const results = await creates;
     expect(new Set(results.map((r) => r.body.id)).size).toBe(30);
     // The ones that arrived while the first waited went together: fewer transactions than creates.
-    const { rows } = await sql<{ txs: number }>`select count(distinct xmin::text)::int as txs from items where account_id = ${other.accountId} and content like 'together %'`.execute(t.db);
+    const { rows } = await sql<{
+      txs: number;
+    }>`select count(distinct xmin::text)::int as txs from items where account_id = ${other.accountId} and content like 'together %'`.execute(
+      t.db,
+    );
     expect(rows[0]!.txs).toBeLessThan(30);
     // Each create advanced the seq once; the history's order is the order the changes were logged.
-    const state = await t.db.selectFrom('account_state').select(['seq', 'non_favorites']).where('account_id', '=', other.accountId).executeTakeFirstOrThrow();
+    const state = await t.db
+      .selectFrom('account_state')
+      .select(['seq', 'non_favorites'])
+      .where('account_id', '=', other.accountId)
+      .executeTakeFirstOrThrow();
     expect(state).toEqual({ seq: 31, non_favorites: 31 });
     const pull = await t.http().get('/api/clipboard/pull?limit=500').set('Authorization', other.auth).expect(200);
-    const bySeqDesc = (pull.body.changes as Array<{ seq: number; id: string }>).sort((a, b) => b.seq - a.seq).map((ch) => ch.id);
+    const bySeqDesc = (pull.body.changes as Array<{ seq: number; id: string }>)
+      .sort((a, b) => b.seq - a.seq)
+      .map((ch) => ch.id);
     expect((await listAll(t, other)).map((i) => i.id)).toEqual(bySeqDesc);
   });
 
@@ -163,16 +234,28 @@ describe('POST /api/clipboard', () => {
     // Counted around the call: a backend's counts may still hold an earlier statement's scans
     // (pending statistics are flushed at most once a second).
     const seqScans = async (db: typeof t.db) =>
-      Number((await sql<{ seq_scan: string }>`select seq_scan from pg_stat_xact_user_tables where relid = 'items'::regclass`.execute(db)).rows[0]!.seq_scan);
+      Number(
+        (
+          await sql<{
+            seq_scan: string;
+          }>`select seq_scan from pg_stat_xact_user_tables where relid = 'items'::regclass`.execute(db)
+        ).rows[0]!.seq_scan,
+      );
     const scans = async (rules: { retentionDays: number; historyLimit: number }) =>
       t.db.transaction().execute(async (trx) => {
-        await sql`update account_state set retention_days = ${rules.retentionDays}, history_limit = ${rules.historyLimit} where account_id = ${big.accountId}`.execute(trx);
+        await sql`update account_state set retention_days = ${rules.retentionDays}, history_limit = ${rules.historyLimit} where account_id = ${big.accountId}`.execute(
+          trx,
+        );
         const before = await seqScans(trx);
-        await sql`select * from create_item(${big.accountId}, gen_random_uuid(), 'text', ${`probe ${JSON.stringify(rules)}`}, 'api', 30, false, null, null)`.execute(trx);
+        await sql`select * from create_item(${big.accountId}, gen_random_uuid(), 'text', ${`probe ${JSON.stringify(rules)}`}, 'api', 30, false, null, null)`.execute(
+          trx,
+        );
         return (await seqScans(trx)) - before;
       });
     const count = async () => {
-      const { rows } = await sql<{ n: number }>`select count(*)::int as n from items where account_id = ${big.accountId}`.execute(t.db);
+      const { rows } = await sql<{
+        n: number;
+      }>`select count(*)::int as n from items where account_id = ${big.accountId}`.execute(t.db);
       return rows[0]!.n;
     };
     // Without retention; with a 30-day retention that prunes the ten oldest; then with a history
@@ -184,7 +267,7 @@ describe('POST /api/clipboard', () => {
     expect(await count()).toBe(29_990);
   });
 
-  it('prunes by key, not by reading the account, when the statistics predate the account\'s growth', async () => {
+  it("prunes by key, not by reading the account, when the statistics predate the account's growth", async () => {
     const grown = await t.caller();
     await addItems(t, grown, ['first']);
     // Statistics taken while the account held one item; it then grows to 20,001 (the counting
@@ -193,13 +276,26 @@ describe('POST /api/clipboard', () => {
     await sql`insert into items (id, account_id, type, content, source, created_at, updated_at)
       select gen_random_uuid(), ${grown.accountId}, 'text', 'grown ' || n, 'api', now() - n * interval '1 second', now() - n * interval '1 second'
       from generate_series(1, 20000) n`.execute(t.db);
-    await sql`update account_state set history_limit = non_favorites where account_id = ${grown.accountId}`.execute(t.db);
+    await sql`update account_state set history_limit = non_favorites where account_id = ${grown.accountId}`.execute(
+      t.db,
+    );
     // Entries of the items indexes read by three creates, counted in their own transaction (see above).
     const entriesRead = await t.db.transaction().execute(async (trx) => {
       const read = async () =>
-        Number((await sql<{ n: string }>`select sum(pg_stat_get_xact_tuples_returned(indexrelid)) as n from pg_index where indrelid = 'items'::regclass`.execute(trx)).rows[0]!.n);
+        Number(
+          (
+            await sql<{
+              n: string;
+            }>`select sum(pg_stat_get_xact_tuples_returned(indexrelid)) as n from pg_index where indrelid = 'items'::regclass`.execute(
+              trx,
+            )
+          ).rows[0]!.n,
+        );
       const before = await read();
-      for (let i = 0; i < 3; i++) await sql`select * from create_item(${grown.accountId}, gen_random_uuid(), 'text', ${`grown probe ${i}`}, 'api', 30, false, null, null)`.execute(trx);
+      for (let i = 0; i < 3; i++)
+        await sql`select * from create_item(${grown.accountId}, gen_random_uuid(), 'text', ${`grown probe ${i}`}, 'api', 30, false, null, null)`.execute(
+          trx,
+        );
       return (await read()) - before;
     });
     // Each finds its one victim at the oldest end of an ordered index and deletes it by primary
@@ -211,7 +307,13 @@ describe('POST /api/clipboard', () => {
   it('dedups among creates committed together: each content once, later copies move it', async () => {
     const other = await t.caller();
     const results = await Promise.all(
-      Array.from({ length: 30 }, (_, i) => t.http().post('/api/clipboard').set('Authorization', other.auth).send(item(`twice ${i % 10}`))),
+      Array.from({ length: 30 }, (_, i) =>
+        t
+          .http()
+          .post('/api/clipboard')
+          .set('Authorization', other.auth)
+          .send(item(`twice ${i % 10}`)),
+      ),
     );
     expect(results.filter((r) => r.status === 201)).toHaveLength(10);
     expect(results.filter((r) => r.status === 200)).toHaveLength(20);
@@ -221,7 +323,11 @@ describe('POST /api/clipboard', () => {
       expect(new Set(same.map((r) => r.body.id)).size).toBe(1);
     }
     expect(await countRows(t, 'items', other.accountId)).toBe(10);
-    const state = await t.db.selectFrom('account_state').select(['seq', 'non_favorites']).where('account_id', '=', other.accountId).executeTakeFirstOrThrow();
+    const state = await t.db
+      .selectFrom('account_state')
+      .select(['seq', 'non_favorites'])
+      .where('account_id', '=', other.accountId)
+      .executeTakeFirstOrThrow();
     expect(state).toEqual({ seq: 30, non_favorites: 10 });
   });
 
@@ -246,7 +352,12 @@ describe('POST /api/clipboard', () => {
   });
 
   it('accepts content of exactly 131072 characters', async () => {
-    await t.http().post('/api/clipboard').set('Authorization', c.auth).send(item('y'.repeat(131_072))).expect(201);
+    await t
+      .http()
+      .post('/api/clipboard')
+      .set('Authorization', c.auth)
+      .send(item('y'.repeat(131_072)))
+      .expect(201);
   });
 });
 
@@ -274,7 +385,16 @@ describe('GET /api/clipboard', () => {
     const other = await t.caller();
     await t.db
       .insertInto('items')
-      .values(Array.from({ length: 51 }, (_, i) => ({ id: randomUUID(), account_id: other.accountId, type: 'text', content: `n${i}`, source: 'api', created_at: new Date(Date.UTC(2026, 0, 1, 0, 0, i)).toISOString() })))
+      .values(
+        Array.from({ length: 51 }, (_, i) => ({
+          id: randomUUID(),
+          account_id: other.accountId,
+          type: 'text',
+          content: `n${i}`,
+          source: 'api',
+          created_at: new Date(Date.UTC(2026, 0, 1, 0, 0, i)).toISOString(),
+        })),
+      )
       .execute();
     const res = await t.http().get('/api/clipboard').set('Authorization', other.auth).expect(200);
     expect(res.body.items).toHaveLength(50);
@@ -286,7 +406,19 @@ describe('GET /api/clipboard', () => {
     const other = await t.caller();
     const at = '2026-01-01T00:00:00Z';
     const tied = [randomUUID(), randomUUID(), randomUUID()];
-    await t.db.insertInto('items').values(tied.map((id, i) => ({ id, account_id: other.accountId, type: 'text', content: `t${i}`, source: 'api', created_at: at }))).execute();
+    await t.db
+      .insertInto('items')
+      .values(
+        tied.map((id, i) => ({
+          id,
+          account_id: other.accountId,
+          type: 'text',
+          content: `t${i}`,
+          source: 'api',
+          created_at: at,
+        })),
+      )
+      .execute();
     const res = await t.http().get('/api/clipboard').set('Authorization', other.auth).expect(200);
     expect(res.body.items.map((i: any) => i.id)).toEqual([...tied].sort().reverse());
   });
@@ -300,7 +432,7 @@ describe('GET /api/clipboard', () => {
     await t.http().patch(`/api/clipboard/${ids[1]}/favorite`).set('Authorization', c.auth).expect(200);
   });
 
-  it('never shows another account\'s items', async () => {
+  it("never shows another account's items", async () => {
     const other = await t.caller();
     const res = await t.http().get('/api/clipboard').set('Authorization', other.auth).expect(200);
     expect(res.body).toEqual({ items: [], hasMore: false });
@@ -336,7 +468,7 @@ describe('PATCH /api/clipboard/:id/favorite', () => {
   let id: string;
   beforeAll(async () => {
     c = await t.caller();
-    [id] = await addItems(t, c, ['fav me']) as [string];
+    [id] = (await addItems(t, c, ['fav me'])) as [string];
   });
 
   it('toggles the flag without a body and returns the item', async () => {
@@ -349,25 +481,44 @@ describe('PATCH /api/clipboard/:id/favorite', () => {
 
   it('sets the flag explicitly with {favorite}, so a retry does not flip it back', async () => {
     for (let i = 0; i < 2; i++) {
-      const res = await t.http().patch(`/api/clipboard/${id}/favorite`).set('Authorization', c.auth).send({ favorite: true }).expect(200);
+      const res = await t
+        .http()
+        .patch(`/api/clipboard/${id}/favorite`)
+        .set('Authorization', c.auth)
+        .send({ favorite: true })
+        .expect(200);
       expect(res.body.favorite).toBe(true);
     }
     const row = await t.db.selectFrom('items').select('favorite').where('id', '=', id).executeTakeFirstOrThrow();
     expect(row.favorite).toBe(true);
   });
 
-  it('answers 404 for an unknown id, a non-UUID id and another account\'s item', async () => {
+  it("answers 404 for an unknown id, a non-UUID id and another account's item", async () => {
     const other = await t.caller();
-    for (const [who, path] of [[c, `/api/clipboard/${randomUUID()}/favorite`], [c, '/api/clipboard/not-a-uuid/favorite'], [other, `/api/clipboard/${id}/favorite`]] as const) {
+    for (const [who, path] of [
+      [c, `/api/clipboard/${randomUUID()}/favorite`],
+      [c, '/api/clipboard/not-a-uuid/favorite'],
+      [other, `/api/clipboard/${id}/favorite`],
+    ] as const) {
       const res = await t.http().patch(path).set('Authorization', who.auth).expect(404);
       expect(res.body).toEqual({ error: 'Clipboard item not found' });
     }
   });
 
   it('refuses a body with a wrong type or unknown field with 400', async () => {
-    const wrong = await t.http().patch(`/api/clipboard/${id}/favorite`).set('Authorization', c.auth).send({ favorite: 'yes' }).expect(400);
+    const wrong = await t
+      .http()
+      .patch(`/api/clipboard/${id}/favorite`)
+      .set('Authorization', c.auth)
+      .send({ favorite: 'yes' })
+      .expect(400);
     expect(wrong.body.error).toMatch(/favorite must be boolean/);
-    const unknown = await t.http().patch(`/api/clipboard/${id}/favorite`).set('Authorization', c.auth).send({ starred: true }).expect(400);
+    const unknown = await t
+      .http()
+      .patch(`/api/clipboard/${id}/favorite`)
+      .set('Authorization', c.auth)
+      .send({ starred: true })
+      .expect(400);
     expect(unknown.body.error).toMatch(/starred is not an allowed property/);
   });
 });
@@ -375,16 +526,16 @@ describe('PATCH /api/clipboard/:id/favorite', () => {
 describe('DELETE /api/clipboard/:id', () => {
   it('deletes one item and answers {deleted: 1}; a second delete is 404', async () => {
     const c = await t.caller();
-    const [a, b] = await addItems(t, c, ['a', 'b']) as [string, string];
+    const [a, b] = (await addItems(t, c, ['a', 'b'])) as [string, string];
     await t.http().delete(`/api/clipboard/${a}`).set('Authorization', c.auth).expect(200, { deleted: 1 });
     expect((await listAll(t, c)).map((i) => i.id)).toEqual([b]);
     await t.http().delete(`/api/clipboard/${a}`).set('Authorization', c.auth).expect(404);
   });
 
-  it('answers 404 for a non-UUID id and for another account\'s item, which stays', async () => {
+  it("answers 404 for a non-UUID id and for another account's item, which stays", async () => {
     const c = await t.caller();
     const other = await t.caller();
-    const [a] = await addItems(t, c, ['mine']) as [string];
+    const [a] = (await addItems(t, c, ['mine'])) as [string];
     await t.http().delete('/api/clipboard/12345').set('Authorization', c.auth).expect(404);
     await t.http().delete(`/api/clipboard/${a}`).set('Authorization', other.auth).expect(404);
     expect(await countRows(t, 'items', c.accountId)).toBe(1);
@@ -394,18 +545,28 @@ describe('DELETE /api/clipboard/:id', () => {
 describe('DELETE /api/clipboard/bulk', () => {
   it('deletes the named items, favorites included, counting each once', async () => {
     const c = await t.caller();
-    const [a, b, keep] = await addItems(t, c, ['a', 'b', 'keep']) as [string, string, string];
+    const [a, b, keep] = (await addItems(t, c, ['a', 'b', 'keep'])) as [string, string, string];
     await t.http().patch(`/api/clipboard/${b}/favorite`).set('Authorization', c.auth).expect(200);
-    const res = await t.http().delete('/api/clipboard/bulk').set('Authorization', c.auth).send({ ids: [a, b, a.toUpperCase(), randomUUID()] }).expect(200);
+    const res = await t
+      .http()
+      .delete('/api/clipboard/bulk')
+      .set('Authorization', c.auth)
+      .send({ ids: [a, b, a.toUpperCase(), randomUUID()] })
+      .expect(200);
     expect(res.body).toEqual({ deleted: 2 });
     expect((await listAll(t, c)).map((i) => i.id)).toEqual([keep]);
   });
 
-  it('neither deletes nor counts another account\'s items', async () => {
+  it("neither deletes nor counts another account's items", async () => {
     const c = await t.caller();
     const other = await t.caller();
-    const [theirs] = await addItems(t, other, ['theirs']) as [string];
-    await t.http().delete('/api/clipboard/bulk').set('Authorization', c.auth).send({ ids: [theirs] }).expect(200, { deleted: 0 });
+    const [theirs] = (await addItems(t, other, ['theirs'])) as [string];
+    await t
+      .http()
+      .delete('/api/clipboard/bulk')
+      .set('Authorization', c.auth)
+      .send({ ids: [theirs] })
+      .expect(200, { deleted: 0 });
     expect(await countRows(t, 'items', other.accountId)).toBe(1);
   });
 
@@ -436,7 +597,7 @@ describe('DELETE /api/clipboard', () => {
     const c = await t.caller();
     const other = await t.caller();
     await addItems(t, other, ['untouched']);
-    const [a, b, c3] = await addItems(t, c, ['a', 'b', 'c']) as [string, string, string];
+    const [a, b, c3] = (await addItems(t, c, ['a', 'b', 'c'])) as [string, string, string];
     await t.http().patch(`/api/clipboard/${b}/favorite`).set('Authorization', c.auth).expect(200);
     const res = await t.http().delete('/api/clipboard').set('Authorization', c.auth).expect(200);
     expect(res.body).toEqual({ deleted: 2 });

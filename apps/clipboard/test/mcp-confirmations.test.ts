@@ -37,9 +37,20 @@ const CLEAR = { action: 'clear_history' };
 
 /** One 2026-07-28 tools/call of update_clips; `extra` goes beside the arguments (inputResponses, requestState). */
 const callTool = (app: TestApp, c: Caller, args: object, extra: object = {}) =>
-  app.raw().post('/mcp/clipboard').set('Authorization', c.auth).set('Accept', 'application/json, text/event-stream')
-    .set('MCP-Protocol-Version', '2026-07-28').set('Mcp-Method', 'tools/call').set('Mcp-Name', 'update_clips')
-    .send({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'update_clips', arguments: args, _meta: META, ...extra } });
+  app
+    .raw()
+    .post('/mcp/clipboard')
+    .set('Authorization', c.auth)
+    .set('Accept', 'application/json, text/event-stream')
+    .set('MCP-Protocol-Version', '2026-07-28')
+    .set('Mcp-Method', 'tools/call')
+    .set('Mcp-Name', 'update_clips')
+    .send({
+      jsonrpc: '2.0',
+      id: 1,
+      method: 'tools/call',
+      params: { name: 'update_clips', arguments: args, _meta: META, ...extra },
+    });
 
 /** The first call: the user is asked (input_required); returns the signed state the retry carries. */
 async function ask(app: TestApp, c: Caller, args: object): Promise<string> {
@@ -49,7 +60,12 @@ async function ask(app: TestApp, c: Caller, args: object): Promise<string> {
 }
 
 /** The retry with the user's yes and `state`: the tool result. */
-async function confirmWith(app: TestApp, c: Caller, args: object, state: string): Promise<{ isError?: boolean; structuredContent: any; resultType?: string }> {
+async function confirmWith(
+  app: TestApp,
+  c: Caller,
+  args: object,
+  state: string,
+): Promise<{ isError?: boolean; structuredContent: any; resultType?: string }> {
   const res = await callTool(app, c, args, { inputResponses: YES, requestState: state }).expect(200);
   return res.body.result;
 }
@@ -133,16 +149,29 @@ describe('a confirmed clear_history is bound to the time the user was asked', ()
   it('DELETE /api/clipboard?before= deletes only the non-favorites created before that instant; a bad instant is 400', async () => {
     const c = await t.caller();
     const [older, starred] = await addItems(t, c, ['older', 'starred']);
-    await t.http().patch(`/api/clipboard/${starred}/favorite`).set('Authorization', c.auth).send({ favorite: true }).expect(200);
+    await t
+      .http()
+      .patch(`/api/clipboard/${starred}/favorite`)
+      .set('Authorization', c.auth)
+      .send({ favorite: true })
+      .expect(200);
     const cutoff = new Date().toISOString();
     await new Promise((resolve) => setTimeout(resolve, 5));
     await addItems(t, c, ['newer']);
-    const res = await t.http().delete(`/api/clipboard?before=${encodeURIComponent(cutoff)}`).set('Authorization', c.auth).expect(200);
+    const res = await t
+      .http()
+      .delete(`/api/clipboard?before=${encodeURIComponent(cutoff)}`)
+      .set('Authorization', c.auth)
+      .expect(200);
     expect(res.body).toEqual({ deleted: 1 });
     expect((await listAll(t, c)).map((i) => i.id)).not.toContain(older);
     expect(await contents(t, c)).toEqual(['newer', 'starred']);
     for (const bad of ['yesterday', '2026-02-30T10:00:00Z', '2026-01-01T10:00:00']) {
-      const refused = await t.http().delete(`/api/clipboard?before=${encodeURIComponent(bad)}`).set('Authorization', c.auth).expect(400);
+      const refused = await t
+        .http()
+        .delete(`/api/clipboard?before=${encodeURIComponent(bad)}`)
+        .set('Authorization', c.auth)
+        .expect(400);
       expect(refused.body.error).toMatch(/before must match format "date-time"/);
     }
     expect(await contents(t, c)).toEqual(['newer', 'starred']);

@@ -13,11 +13,29 @@ describe('GET /openapi.json', () => {
     const res = await t.http().get('/openapi.json').expect(200);
     expect(res.body.openapi).toBe('3.1.0');
     expect(Object.keys(res.body.paths).sort()).toEqual([
-      '/api/clipboard', '/api/clipboard/bulk', '/api/clipboard/pull', '/api/clipboard/pull/stream', '/api/clipboard/sync',
-      '/api/clipboard/webhooks', '/api/clipboard/webhooks/{id}', '/api/clipboard/webhooks/{id}/deliveries', '/api/clipboard/webhooks/{id}/rotate-secret', '/api/clipboard/webhooks/{id}/test',
-      '/api/clipboard/{id}', '/api/clipboard/{id}/favorite',
-      '/api/settings', '/api/settings/keys', '/api/settings/keys/{id}', '/api/snippets', '/api/snippets/{id}',
-      '/auth/clipboard/apps', '/auth/clipboard/apps/{id}', '/auth/clipboard/login', '/auth/clipboard/logout', '/auth/clipboard/me', '/auth/clipboard/signup',
+      '/api/clipboard',
+      '/api/clipboard/bulk',
+      '/api/clipboard/pull',
+      '/api/clipboard/pull/stream',
+      '/api/clipboard/sync',
+      '/api/clipboard/webhooks',
+      '/api/clipboard/webhooks/{id}',
+      '/api/clipboard/webhooks/{id}/deliveries',
+      '/api/clipboard/webhooks/{id}/rotate-secret',
+      '/api/clipboard/webhooks/{id}/test',
+      '/api/clipboard/{id}',
+      '/api/clipboard/{id}/favorite',
+      '/api/settings',
+      '/api/settings/keys',
+      '/api/settings/keys/{id}',
+      '/api/snippets',
+      '/api/snippets/{id}',
+      '/auth/clipboard/apps',
+      '/auth/clipboard/apps/{id}',
+      '/auth/clipboard/login',
+      '/auth/clipboard/logout',
+      '/auth/clipboard/me',
+      '/auth/clipboard/signup',
     ]);
     for (const [path, ops] of Object.entries<any>(res.body.paths)) {
       if (!path.startsWith('/api/')) continue;

@@ -5,7 +5,15 @@ streamSuite({
   service: 'clipboard',
   path: '/api/clipboard/pull/stream',
   start: (env) => startTestApp(env),
-  write: async (t, c, n) => (await t.http().post('/api/clipboard').set('Authorization', c.auth).send({ type: 'text', content: `copied ${n}`, source: 'laptop' }).expect(201)).body.id as string,
+  write: async (t, c, n) =>
+    (
+      await t
+        .http()
+        .post('/api/clipboard')
+        .set('Authorization', c.auth)
+        .send({ type: 'text', content: `copied ${n}`, source: 'laptop' })
+        .expect(201)
+    ).body.id as string,
   withoutReadScope: ['clipboard:write'],
   // What an item write does: the account's next seq (its state row, which the notice hangs on) and the item's change row.
   touch: async (client, c, id) => {

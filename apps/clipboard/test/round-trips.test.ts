@@ -19,14 +19,26 @@ describe('round trips per write', () => {
   // see expectOneWrite).
   it('a create makes one Postgres round trip and at most one to Redis', async () => {
     const seen = await t.roundTrips.perRequest((i) =>
-      t.http().post('/api/clipboard').set('Authorization', c.auth).send({ type: 'text', content: `round trip ${i}`, source: 'api' }).expect(201));
+      t
+        .http()
+        .post('/api/clipboard')
+        .set('Authorization', c.auth)
+        .send({ type: 'text', content: `round trip ${i}`, source: 'api' })
+        .expect(201),
+    );
     expectOneWrite(seen);
   });
 
   // The create is a SELECT over create_item(), which writes: it runs prepared like any write, so
   // Postgres parses and plans it once per connection, not on every create.
   it('a create, once its connection has run one, sends no Parse: it runs as a prepared statement', async () => {
-    const create = (n: number) => t.http().post('/api/clipboard').set('Authorization', c.auth).send({ type: 'text', content: `prepared ${n}`, source: 'api' }).expect(201);
+    const create = (n: number) =>
+      t
+        .http()
+        .post('/api/clipboard')
+        .set('Authorization', c.auth)
+        .send({ type: 'text', content: `prepared ${n}`, source: 'api' })
+        .expect(201);
     expect(await t.roundTrips.parsedWhenRepeated(create)).toEqual([0, 0]);
   });
 });

@@ -11,9 +11,22 @@ afterAll(() => t.close());
 const ALL = ['clipboard:read', 'clipboard:write', 'snippets:read', 'snippets:write', 'settings:read', 'settings:write'];
 
 /** Every endpoint of the spec with the scope it names (`also`: one more it needs) and a request that passes validation. */
-const ENDPOINTS: { method: 'get' | 'post' | 'put' | 'patch' | 'delete'; path: string; scope: string; also?: string; body?: object; ok: number }[] = [
+const ENDPOINTS: {
+  method: 'get' | 'post' | 'put' | 'patch' | 'delete';
+  path: string;
+  scope: string;
+  also?: string;
+  body?: object;
+  ok: number;
+}[] = [
   { method: 'get', path: '/api/clipboard', scope: 'clipboard:read', ok: 200 },
-  { method: 'post', path: '/api/clipboard', scope: 'clipboard:write', body: { type: 'text', content: 'x', source: 'api' }, ok: 201 },
+  {
+    method: 'post',
+    path: '/api/clipboard',
+    scope: 'clipboard:write',
+    body: { type: 'text', content: 'x', source: 'api' },
+    ok: 201,
+  },
   { method: 'patch', path: `/api/clipboard/${randomUUID()}/favorite`, scope: 'clipboard:write', ok: 404 },
   { method: 'delete', path: `/api/clipboard/${randomUUID()}`, scope: 'clipboard:write', ok: 404 },
   { method: 'delete', path: '/api/clipboard/bulk', scope: 'clipboard:write', body: { ids: [randomUUID()] }, ok: 200 },
@@ -25,7 +38,14 @@ const ENDPOINTS: { method: 'get' | 'post' | 'put' | 'patch' | 'delete'; path: st
   { method: 'get', path: '/api/settings', scope: 'settings:read', ok: 200 },
   { method: 'put', path: '/api/settings', scope: 'settings:write', body: { captureEnabled: false }, ok: 200 },
   // Sync answers the server's changes, item contents included: it needs clipboard:read as well.
-  { method: 'post', path: '/api/clipboard/sync', scope: 'clipboard:write', also: 'clipboard:read', body: { changes: [] }, ok: 200 },
+  {
+    method: 'post',
+    path: '/api/clipboard/sync',
+    scope: 'clipboard:write',
+    also: 'clipboard:read',
+    body: { changes: [] },
+    ok: 200,
+  },
   { method: 'get', path: '/api/clipboard/pull', scope: 'clipboard:read', ok: 200 },
 ];
 
@@ -49,19 +69,33 @@ describe('scopes', () => {
 
   it('refuses POST /api/clipboard/sync to a key holding only clipboard:write (it would answer item contents)', async () => {
     const writer = await t.caller(['clipboard:write']);
-    const res = await t.http().post('/api/clipboard/sync').set('Authorization', writer.auth).send({ changes: [] }).expect(403);
+    const res = await t
+      .http()
+      .post('/api/clipboard/sync')
+      .set('Authorization', writer.auth)
+      .send({ changes: [] })
+      .expect(403);
     expect(res.body).toEqual({ error: 'This request needs the scope clipboard:read' });
   });
 
-  it('documents both scopes of sync and pull\'s one in their security requirement', async () => {
+  it("documents both scopes of sync and pull's one in their security requirement", async () => {
     const doc = (await t.http().get('/openapi.json').expect(200)).body;
-    expect(doc.paths['/api/clipboard/sync'].post.security).toEqual([{ apiKey: ['clipboard:read', 'clipboard:write'] }, { session: [] }]);
+    expect(doc.paths['/api/clipboard/sync'].post.security).toEqual([
+      { apiKey: ['clipboard:read', 'clipboard:write'] },
+      { session: [] },
+    ]);
     expect(doc.paths['/api/clipboard/pull'].get.security).toEqual([{ apiKey: ['clipboard:read'] }, { session: [] }]);
   });
 
   it('checks the scope before the body: an invalid body from a key without the scope is 403', async () => {
     const reader = await t.caller(['clipboard:read']);
-    await t.http().post('/api/clipboard').set('Authorization', reader.auth).set('Content-Type', 'application/json').send('{"broken').expect(403);
+    await t
+      .http()
+      .post('/api/clipboard')
+      .set('Authorization', reader.auth)
+      .set('Content-Type', 'application/json')
+      .send('{"broken')
+      .expect(403);
   });
 
   it('lets a browser session use every endpoint', async () => {

@@ -13,37 +13,89 @@ afterAll(() => t.close());
 async function seed(accountId: string, n: number, startIso = '2026-01-01T00:00:00Z'): Promise<string[]> {
   const start = Date.parse(startIso);
   const rows = Array.from({ length: n }, (_, i) => ({
-    id: randomUUID(), account_id: accountId, type: 'text', content: `seed ${i}`, source: 'api', created_at: new Date(start + i * 60_000).toISOString(),
+    id: randomUUID(),
+    account_id: accountId,
+    type: 'text',
+    content: `seed ${i}`,
+    source: 'api',
+    created_at: new Date(start + i * 60_000).toISOString(),
   }));
   // The counter row must exist for the trigger to count the seeded items.
-  await t.db.insertInto('account_state').values({ account_id: accountId }).onConflict((oc) => oc.doNothing()).execute();
+  await t.db
+    .insertInto('account_state')
+    .values({ account_id: accountId })
+    .onConflict((oc) => oc.doNothing())
+    .execute();
   await t.db.insertInto('items').values(rows).execute();
   return rows.map((r) => r.id);
 }
 
 async function nonFavorites(accountId: string): Promise<number> {
-  const row = await t.db.selectFrom('account_state').select('non_favorites').where('account_id', '=', accountId).executeTakeFirstOrThrow();
+  const row = await t.db
+    .selectFrom('account_state')
+    .select('non_favorites')
+    .where('account_id', '=', accountId)
+    .executeTakeFirstOrThrow();
   return row.non_favorites;
 }
 
 describe('GET /api/settings', () => {
   it('answers the defaults for a new account', async () => {
     const c = await t.caller();
-    await t.http().get('/api/settings').set('Authorization', c.auth).expect(200, { historyLimit: 1000, retentionDays: 0, captureEnabled: true, sensitiveItemTtlSeconds: 60, sealSalt: null, updatedAt: null });
+    await t
+      .http()
+      .get('/api/settings')
+      .set('Authorization', c.auth)
+      .expect(200, {
+        historyLimit: 1000,
+        retentionDays: 0,
+        captureEnabled: true,
+        sensitiveItemTtlSeconds: 60,
+        sealSalt: null,
+        updatedAt: null,
+      });
   });
 });
 
 describe('PUT /api/settings', () => {
   it('updates only the fields sent and returns the full settings', async () => {
     const c = await t.caller();
-    const res = await t.http().put('/api/settings').set('Authorization', c.auth).send({ captureEnabled: false }).expect(200);
-    expect(res.body).toEqual({ historyLimit: 1000, retentionDays: 0, captureEnabled: false, sensitiveItemTtlSeconds: 60, sealSalt: null, updatedAt: expect.any(String) });
-    const res2 = await t.http().put('/api/settings').set('Authorization', c.auth).send({ historyLimit: 50, retentionDays: 7 }).expect(200);
+    const res = await t
+      .http()
+      .put('/api/settings')
+      .set('Authorization', c.auth)
+      .send({ captureEnabled: false })
+      .expect(200);
+    expect(res.body).toEqual({
+      historyLimit: 1000,
+      retentionDays: 0,
+      captureEnabled: false,
+      sensitiveItemTtlSeconds: 60,
+      sealSalt: null,
+      updatedAt: expect.any(String),
+    });
+    const res2 = await t
+      .http()
+      .put('/api/settings')
+      .set('Authorization', c.auth)
+      .send({ historyLimit: 50, retentionDays: 7 })
+      .expect(200);
     expect(res2.body).toMatchObject({ historyLimit: 50, retentionDays: 7, captureEnabled: false });
     const read = await t.http().get('/api/settings').set('Authorization', c.auth).expect(200);
     expect(read.body).toEqual(res2.body);
     const other = await t.caller();
-    await t.http().get('/api/settings').set('Authorization', other.auth).expect(200, { historyLimit: 1000, retentionDays: 0, captureEnabled: true, sensitiveItemTtlSeconds: 60, sealSalt: null, updatedAt: null });
+    await t
+      .http()
+      .get('/api/settings')
+      .set('Authorization', other.auth)
+      .expect(200, {
+        historyLimit: 1000,
+        retentionDays: 0,
+        captureEnabled: true,
+        sensitiveItemTtlSeconds: 60,
+        sealSalt: null,
+        updatedAt: null,
+      });
   });
 
   it.each([
@@ -62,7 +114,18 @@ describe('PUT /api/settings', () => {
     const c = await t.caller();
     const res = await t.http().put('/api/settings').set('Authorization', c.auth).send(body).expect(400);
     expect(res.body.error).toMatch(message);
-    await t.http().get('/api/settings').set('Authorization', c.auth).expect(200, { historyLimit: 1000, retentionDays: 0, captureEnabled: true, sensitiveItemTtlSeconds: 60, sealSalt: null, updatedAt: null });
+    await t
+      .http()
+      .get('/api/settings')
+      .set('Authorization', c.auth)
+      .expect(200, {
+        historyLimit: 1000,
+        retentionDays: 0,
+        captureEnabled: true,
+        sensitiveItemTtlSeconds: 60,
+        sealSalt: null,
+        updatedAt: null,
+      });
   });
 
   it('refuses a missing body with 400', async () => {
@@ -86,7 +149,11 @@ describe('history limit', () => {
   it('prunes on each create, so the history never exceeds the limit', async () => {
     const c = await t.caller();
     await t.http().put('/api/settings').set('Authorization', c.auth).send({ historyLimit: 10 }).expect(200);
-    const ids = await addItems(t, c, Array.from({ length: 12 }, (_, i) => `item ${i}`));
+    const ids = await addItems(
+      t,
+      c,
+      Array.from({ length: 12 }, (_, i) => `item ${i}`),
+    );
     const left = (await listAll(t, c)).map((i) => i.id);
     expect(left).toEqual(ids.slice(2).reverse());
     expect(await countRows(t, 'items', c.accountId)).toBe(10);
@@ -98,9 +165,25 @@ describe('history limit', () => {
     const ids = await addItems(t, c, ['a', 'b', 'c', 'd']);
     await t.http().patch(`/api/clipboard/${ids[0]}/favorite`).set('Authorization', c.auth).expect(200);
     await t.http().delete(`/api/clipboard/${ids[1]}`).set('Authorization', c.auth).expect(200);
-    await t.http().delete('/api/clipboard/bulk').set('Authorization', c.auth).send({ ids: [ids[0], ids[2]] }).expect(200);
-    await Promise.all(Array.from({ length: 8 }, (_, i) => t.http().post('/api/clipboard').set('Authorization', c.auth).send({ type: 'text', content: `p${i}`, source: 'api' }).expect(201)));
-    const { rows } = await sql<{ n: number }>`select count(*)::int as n from items where account_id = ${c.accountId} and not favorite`.execute(t.db);
+    await t
+      .http()
+      .delete('/api/clipboard/bulk')
+      .set('Authorization', c.auth)
+      .send({ ids: [ids[0], ids[2]] })
+      .expect(200);
+    await Promise.all(
+      Array.from({ length: 8 }, (_, i) =>
+        t
+          .http()
+          .post('/api/clipboard')
+          .set('Authorization', c.auth)
+          .send({ type: 'text', content: `p${i}`, source: 'api' })
+          .expect(201),
+      ),
+    );
+    const { rows } = await sql<{
+      n: number;
+    }>`select count(*)::int as n from items where account_id = ${c.accountId} and not favorite`.execute(t.db);
     expect(await nonFavorites(c.accountId)).toBe(rows[0]!.n);
     expect(rows[0]!.n).toBe(9);
   });

@@ -8,7 +8,11 @@ beforeAll(async () => {
 });
 afterAll(() => t.close());
 
-const snippet = (name: string, extra: Record<string, unknown> = {}) => ({ name, content: `content of ${name}`, ...extra });
+const snippet = (name: string, extra: Record<string, unknown> = {}) => ({
+  name,
+  content: `content of ${name}`,
+  ...extra,
+});
 
 async function create(c: Caller, body: object, status = 201) {
   return t.http().post('/api/snippets').set('Authorization', c.auth).send(body).expect(status);
@@ -18,7 +22,15 @@ async function create(c: Caller, body: object, status = 201) {
 async function fill(accountId: string, n: number): Promise<void> {
   await t.db
     .insertInto('snippets')
-    .values(Array.from({ length: n }, (_, i) => ({ id: randomUUID(), account_id: accountId, name: `s${i}`, content: 'x', keyword: null })))
+    .values(
+      Array.from({ length: n }, (_, i) => ({
+        id: randomUUID(),
+        account_id: accountId,
+        name: `s${i}`,
+        content: 'x',
+        keyword: null,
+      })),
+    )
     .execute();
 }
 
@@ -26,7 +38,14 @@ describe('POST /api/snippets', () => {
   it('creates a snippet and answers 201 with it', async () => {
     const c = await t.caller();
     const res = await create(c, snippet('Greeting', { keyword: 'Hi' }));
-    expect(res.body).toEqual({ id: expect.any(String), name: 'Greeting', content: 'content of Greeting', keyword: 'Hi', createdAt: expect.any(String), updatedAt: expect.any(String) });
+    expect(res.body).toEqual({
+      id: expect.any(String),
+      name: 'Greeting',
+      content: 'content of Greeting',
+      keyword: 'Hi',
+      createdAt: expect.any(String),
+      updatedAt: expect.any(String),
+    });
     const plain = await create(c, snippet('No keyword'));
     expect(plain.body.keyword).toBeNull();
     await create(c, snippet('Null keyword', { keyword: null }));
@@ -36,7 +55,9 @@ describe('POST /api/snippets', () => {
     const c = await t.caller();
     await create(c, snippet('a', { keyword: 'sig' }));
     const res = await create(c, snippet('b', { keyword: 'SIG' }), 409);
-    expect(res.body).toEqual({ error: 'A snippet with the keyword "SIG" already exists (keywords are unique ignoring case)' });
+    expect(res.body).toEqual({
+      error: 'A snippet with the keyword "SIG" already exists (keywords are unique ignoring case)',
+    });
     const other = await t.caller();
     await create(other, snippet('b', { keyword: 'sig' }));
   });
@@ -45,21 +66,39 @@ describe('POST /api/snippets', () => {
     const c = await t.caller();
     await fill(c.accountId, 200);
     const res = await create(c, snippet('one too many'), 409);
-    expect(res.body).toEqual({ error: 'Snippet limit reached: an account can have at most 200 snippets; delete one first' });
+    expect(res.body).toEqual({
+      error: 'Snippet limit reached: an account can have at most 200 snippets; delete one first',
+    });
     expect(await countRows(t, 'snippets', c.accountId)).toBe(200);
   });
 
   it('lets exactly one of concurrent creates at 199 snippets through', async () => {
     const c = await t.caller();
     await fill(c.accountId, 199);
-    const results = await Promise.all(Array.from({ length: 5 }, (_, i) => t.http().post('/api/snippets').set('Authorization', c.auth).send(snippet(`race ${i}`))));
+    const results = await Promise.all(
+      Array.from({ length: 5 }, (_, i) =>
+        t
+          .http()
+          .post('/api/snippets')
+          .set('Authorization', c.auth)
+          .send(snippet(`race ${i}`)),
+      ),
+    );
     expect(results.map((r) => r.status).sort()).toEqual([201, 409, 409, 409, 409]);
     expect(await countRows(t, 'snippets', c.accountId)).toBe(200);
   });
 
   it('lets exactly one of concurrent creates with the same keyword through', async () => {
     const c = await t.caller();
-    const results = await Promise.all(Array.from({ length: 4 }, (_, i) => t.http().post('/api/snippets').set('Authorization', c.auth).send(snippet(`k${i}`, { keyword: 'same' }))));
+    const results = await Promise.all(
+      Array.from({ length: 4 }, (_, i) =>
+        t
+          .http()
+          .post('/api/snippets')
+          .set('Authorization', c.auth)
+          .send(snippet(`k${i}`, { keyword: 'same' })),
+      ),
+    );
     expect(results.map((r) => r.status).sort()).toEqual([201, 409, 409, 409]);
   });
 
@@ -69,7 +108,11 @@ describe('POST /api/snippets', () => {
     ['a blank name', { name: '   ', content: 'x' }, /name must match pattern/],
     ['a name over 100 characters', snippet('n'.repeat(101)), /name must NOT have more than 100 characters/],
     ['empty content', { name: 'x', content: '' }, /content must NOT have fewer than 1 characters/],
-    ['content over 20000 characters', { name: 'x', content: 'c'.repeat(20_001) }, /content must NOT have more than 20000 characters/],
+    [
+      'content over 20000 characters',
+      { name: 'x', content: 'c'.repeat(20_001) },
+      /content must NOT have more than 20000 characters/,
+    ],
     ['a keyword with spaces', snippet('x', { keyword: 'two words' }), /keyword must match pattern/],
     ['a keyword over 32 characters', snippet('x', { keyword: 'k'.repeat(33) }), /keyword must match pattern/],
     ['a NUL byte', { name: 'x', content: 'a\u0000' }, /content must not contain NUL/],
@@ -108,14 +151,19 @@ describe('PUT /api/snippets', () => {
     const edited = (await create(c, snippet('edited'))).body;
     const dropped = (await create(c, snippet('dropped'))).body;
     const strangerId = randomUUID();
-    const res = await t.http().put('/api/snippets').set('Authorization', c.auth).send({
-      items: [
-        { id: kept.id, name: 'kept', content: kept.content, keyword: 'k' },
-        { id: edited.id, name: 'edited', content: 'new content' },
-        { id: strangerId, name: 'fresh', content: 'f' },
-        { name: 'also fresh', content: 'g', keyword: 'g' },
-      ],
-    }).expect(200);
+    const res = await t
+      .http()
+      .put('/api/snippets')
+      .set('Authorization', c.auth)
+      .send({
+        items: [
+          { id: kept.id, name: 'kept', content: kept.content, keyword: 'k' },
+          { id: edited.id, name: 'edited', content: 'new content' },
+          { id: strangerId, name: 'fresh', content: 'f' },
+          { name: 'also fresh', content: 'g', keyword: 'g' },
+        ],
+      })
+      .expect(200);
     const byName = Object.fromEntries(res.body.items.map((s: any) => [s.name, s]));
     expect(res.body.items.map((s: any) => s.name)).toEqual(['also fresh', 'edited', 'fresh', 'kept']);
     expect(byName.kept).toEqual(kept);
@@ -131,10 +179,21 @@ describe('PUT /api/snippets', () => {
     const c = await t.caller();
     const a = (await create(c, snippet('a', { keyword: 'one' }))).body;
     const b = (await create(c, snippet('b', { keyword: 'two' }))).body;
-    const res = await t.http().put('/api/snippets').set('Authorization', c.auth).send({
-      items: [{ id: a.id, name: 'a', content: a.content, keyword: 'two' }, { id: b.id, name: 'b', content: b.content, keyword: 'one' }],
-    }).expect(200);
-    expect(res.body.items.map((s: any) => [s.id, s.keyword])).toEqual([[a.id, 'two'], [b.id, 'one']]);
+    const res = await t
+      .http()
+      .put('/api/snippets')
+      .set('Authorization', c.auth)
+      .send({
+        items: [
+          { id: a.id, name: 'a', content: a.content, keyword: 'two' },
+          { id: b.id, name: 'b', content: b.content, keyword: 'one' },
+        ],
+      })
+      .expect(200);
+    expect(res.body.items.map((s: any) => [s.id, s.keyword])).toEqual([
+      [a.id, 'two'],
+      [b.id, 'one'],
+    ]);
   });
 
   it('empties the set with an empty list', async () => {
@@ -148,30 +207,69 @@ describe('PUT /api/snippets', () => {
     const c = await t.caller();
     const before = (await create(c, snippet('before'))).body;
     const items = (n: number) => Array.from({ length: n }, (_, i) => ({ name: `n${i}`, content: 'x' }));
-    const res = await t.http().put('/api/snippets').set('Authorization', c.auth).send({ items: items(201) }).expect(400);
+    const res = await t
+      .http()
+      .put('/api/snippets')
+      .set('Authorization', c.auth)
+      .send({ items: items(201) })
+      .expect(400);
     expect(res.body.error).toMatch(/items must NOT have more than 200 items/);
-    await t.http().get('/api/snippets').set('Authorization', c.auth).expect(200, { items: [before] });
-    const ok = await t.http().put('/api/snippets').set('Authorization', c.auth).send({ items: items(200) }).expect(200);
+    await t
+      .http()
+      .get('/api/snippets')
+      .set('Authorization', c.auth)
+      .expect(200, { items: [before] });
+    const ok = await t
+      .http()
+      .put('/api/snippets')
+      .set('Authorization', c.auth)
+      .send({ items: items(200) })
+      .expect(200);
     expect(ok.body.items).toHaveLength(200);
   });
 
   it('refuses repeated keywords or ids in the set with 400, changing nothing', async () => {
     const c = await t.caller();
     const before = (await create(c, snippet('before'))).body;
-    const dupKeyword = await t.http().put('/api/snippets').set('Authorization', c.auth).send({ items: [snippet('a', { keyword: 'X' }), snippet('b', { keyword: 'x' })] }).expect(400);
-    expect(dupKeyword.body.error).toBe('Invalid request body: items/1/keyword repeats the keyword "x" (keywords are unique ignoring case)');
-    const dupId = await t.http().put('/api/snippets').set('Authorization', c.auth).send({ items: [snippet('a', { id: before.id }), snippet('b', { id: before.id })] }).expect(400);
+    const dupKeyword = await t
+      .http()
+      .put('/api/snippets')
+      .set('Authorization', c.auth)
+      .send({ items: [snippet('a', { keyword: 'X' }), snippet('b', { keyword: 'x' })] })
+      .expect(400);
+    expect(dupKeyword.body.error).toBe(
+      'Invalid request body: items/1/keyword repeats the keyword "x" (keywords are unique ignoring case)',
+    );
+    const dupId = await t
+      .http()
+      .put('/api/snippets')
+      .set('Authorization', c.auth)
+      .send({ items: [snippet('a', { id: before.id }), snippet('b', { id: before.id })] })
+      .expect(400);
     expect(dupId.body.error).toMatch(/items\/1\/id repeats the id/);
-    await t.http().get('/api/snippets').set('Authorization', c.auth).expect(200, { items: [before] });
+    await t
+      .http()
+      .get('/api/snippets')
+      .set('Authorization', c.auth)
+      .expect(200, { items: [before] });
   });
 
-  it('never touches another account\'s snippet named by id', async () => {
+  it("never touches another account's snippet named by id", async () => {
     const c = await t.caller();
     const other = await t.caller();
     const theirs = (await create(other, snippet('theirs'))).body;
-    const res = await t.http().put('/api/snippets').set('Authorization', c.auth).send({ items: [{ id: theirs.id, name: 'mine', content: 'x' }] }).expect(200);
+    const res = await t
+      .http()
+      .put('/api/snippets')
+      .set('Authorization', c.auth)
+      .send({ items: [{ id: theirs.id, name: 'mine', content: 'x' }] })
+      .expect(200);
     expect(res.body.items[0].id).not.toBe(theirs.id);
-    await t.http().get('/api/snippets').set('Authorization', other.auth).expect(200, { items: [theirs] });
+    await t
+      .http()
+      .get('/api/snippets')
+      .set('Authorization', other.auth)
+      .expect(200, { items: [theirs] });
   });
 
   it.each([
@@ -191,7 +289,11 @@ describe('DELETE /api/snippets/:id', () => {
     const c = await t.caller();
     const other = await t.caller();
     const s = (await create(c, snippet('x'))).body;
-    await t.http().delete(`/api/snippets/${s.id}`).set('Authorization', other.auth).expect(404, { error: 'Snippet not found' });
+    await t
+      .http()
+      .delete(`/api/snippets/${s.id}`)
+      .set('Authorization', other.auth)
+      .expect(404, { error: 'Snippet not found' });
     await t.http().delete('/api/snippets/nope').set('Authorization', c.auth).expect(404);
     await t.http().delete(`/api/snippets/${s.id}`).set('Authorization', c.auth).expect(200, { deleted: 1 });
     await t.http().delete(`/api/snippets/${s.id}`).set('Authorization', c.auth).expect(404);

@@ -6,7 +6,12 @@ webhookSuite({
   declaration: service,
   event: { type: 'clipboard.item.created', scope: 'clipboard:read', readPath: '/api/clipboard' },
   async emit(t, auth, marker) {
-    await t.http().post('/api/clipboard').set('Authorization', auth).send({ type: 'text', content: marker, source: 'api' }).expect(201);
+    await t
+      .http()
+      .post('/api/clipboard')
+      .set('Authorization', auth)
+      .send({ type: 'text', content: marker, source: 'api' })
+      .expect(201);
   },
   start: startTestApp,
 });

@@ -16,9 +16,18 @@ export function createApp(deps: ServiceDeps<Database>): Express {
   return createServiceApp({
     ...deps,
     openapiDocument,
-    mcp: { instructions: mcpInstructions, toolNotes: mcpToolNotes, prompts: mcpPrompts, tools: mcpTools, redact: ['privateNotes'] },
+    mcp: {
+      instructions: mcpInstructions,
+      toolNotes: mcpToolNotes,
+      prompts: mcpPrompts,
+      tools: mcpTools,
+      redact: ['privateNotes'],
+    },
     streams,
-    api: { router: apiRoutes(routeContext(deps, streams)), scopeByMethod: { read: 'meetings:read', write: 'meetings:write' } },
+    api: {
+      router: apiRoutes(routeContext(deps, streams)),
+      scopeByMethod: { read: 'meetings:read', write: 'meetings:write' },
+    },
   });
 }
 export { migrations } from './db/migrations/index.js';

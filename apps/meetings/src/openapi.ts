@@ -1,5 +1,14 @@
 import { authOpenApiPaths } from '@app/auth/identity';
-import { apiKeysTag, documentCommonHeaders, documentUriLimit, openapiLicense, openapiServers, securitySchemes, servicePortRoutes, withApiKeyScopes } from '@app/auth/runtime';
+import {
+  apiKeysTag,
+  documentCommonHeaders,
+  documentUriLimit,
+  openapiLicense,
+  openapiServers,
+  securitySchemes,
+  servicePortRoutes,
+  withApiKeyScopes,
+} from '@app/auth/runtime';
 import { documentOutages } from '@app/http-errors';
 import { accountPaths, keySchema } from './openapi/account.js';
 import { changeSchema, changesPaths } from './openapi/changes.js';
@@ -21,7 +30,13 @@ import { webhooks } from './openapi/webhooks.js';
  */
 export { changesQuery } from './domain/changes.schemas.js';
 export { carryItemBody, itemCreateBody, itemPatchBody, reorderBody } from './domain/items.schemas.js';
-export { carryMeetingBody, meetingCreateBody, meetingPatchBody, meetingReadQuery, meetingsQuery } from './domain/meetings.schemas.js';
+export {
+  carryMeetingBody,
+  meetingCreateBody,
+  meetingPatchBody,
+  meetingReadQuery,
+  meetingsQuery,
+} from './domain/meetings.schemas.js';
 export { noteDateSchema, notePutBody, notesQuery } from './domain/notes.schemas.js';
 export { peopleQuery, personCreateBody, personPatchBody } from './domain/people.schemas.js';
 export { actionsQuery, searchQuery } from './domain/search.schemas.js';
@@ -47,11 +62,11 @@ export const openapiDocument = {
   servers: openapiServers,
   security: [{ apiKey: [] }, { session: [] }],
   tags: [
-    { name: 'Account', description: 'The caller\'s account' },
+    { name: 'Account', description: "The caller's account" },
     { name: 'Notes', description: 'Daily notes, one per date' },
     { name: 'People', description: 'The people the account meets' },
     { name: 'Series', description: 'Recurring 1:1 series; creating one materializes its next meetings' },
-    { name: 'Meetings', description: 'Occurrences of a series, and each series\' undated parking lot' },
+    { name: 'Meetings', description: "Occurrences of a series, and each series' undated parking lot" },
     { name: 'Items', description: 'Talking points, actions and decisions of a meeting, and carrying them forward' },
     { name: 'Actions', description: 'Open action items across meetings' },
     { name: 'Search', description: 'Substring search over meetings, items and notes' },

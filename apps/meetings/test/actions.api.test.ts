@@ -21,7 +21,9 @@ beforeAll(async () => {
   ids.late = (await addItem(t, c, m, { kind: 'ACTION', text: 'late', dueDate: '2030-03-01' })).id;
   ids.early = (await addItem(t, c, m, { kind: 'ACTION', text: 'early', dueDate: '2030-01-10' })).id;
   ids.none = (await addItem(t, c, m, { kind: 'ACTION', text: 'no due date' })).id;
-  ids.done = (await addItem(t, c, m, { kind: 'ACTION', text: 'done', dueDate: '2030-02-01', completedAt: '2030-01-08T09:00:00Z' })).id;
+  ids.done = (
+    await addItem(t, c, m, { kind: 'ACTION', text: 'done', dueDate: '2030-02-01', completedAt: '2030-01-08T09:00:00Z' })
+  ).id;
   ids.grace = (await addItem(t, c, g, { kind: 'ACTION', text: 'grace action', dueDate: '2030-02-15' })).id;
   await addItem(t, c, m, { kind: 'TALKING_POINT', text: 'not an action' });
   await addItem(t, c, m, { kind: 'DECISION', text: 'not an action either' });
@@ -36,8 +38,15 @@ describe('GET /api/actions', () => {
     expect(res.body.hasMore).toBe(false);
     expect(res.body.actions.map((a: any) => a.id)).toEqual([ids.early, ids.done, ids.grace, ids.late, ids.none]);
     expect(res.body.actions[0]).toMatchObject({
-      kind: 'ACTION', text: 'early', dueDate: '2030-01-10',
-      meeting: { id: seriesAda.meetings[0].id, date: '2030-01-07', seriesId: seriesAda.series.id, title: '1:1 with Ada' },
+      kind: 'ACTION',
+      text: 'early',
+      dueDate: '2030-01-10',
+      meeting: {
+        id: seriesAda.meetings[0].id,
+        date: '2030-01-07',
+        seriesId: seriesAda.series.id,
+        title: '1:1 with Ada',
+      },
       person: { id: ada.id, name: 'Ada Lovelace' },
     });
   });
@@ -74,7 +83,12 @@ describe('GET /api/actions', () => {
     const owner = await t.caller();
     const { meetings } = await createSeries(t, owner);
     const point = await addItem(t, owner, meetings[0].id, { text: 'becomes action' });
-    await t.http().patch(`/api/items/${point.id}`).set('Authorization', owner.auth).send({ kind: 'ACTION' }).expect(200);
+    await t
+      .http()
+      .patch(`/api/items/${point.id}`)
+      .set('Authorization', owner.auth)
+      .send({ kind: 'ACTION' })
+      .expect(200);
     const gone = await addItem(t, owner, meetings[1].id, { kind: 'ACTION', text: 'meeting deleted' });
     await t.http().delete(`/api/meetings/${meetings[1].id}`).set('Authorization', owner.auth).expect(204);
     const res = await t.http().get('/api/actions').set('Authorization', owner.auth).expect(200);

@@ -9,8 +9,10 @@ beforeAll(async () => {
 });
 afterAll(() => t.close());
 
-const carry = (id: string, body: object = {}, who: Caller = c) => t.http().post(`/api/items/${id}/carry`).set('Authorization', who.auth).send(body);
-const carryAll = (id: string, body: object = {}) => t.http().post(`/api/meetings/${id}/carry`).set('Authorization', c.auth).send(body);
+const carry = (id: string, body: object = {}, who: Caller = c) =>
+  t.http().post(`/api/items/${id}/carry`).set('Authorization', who.auth).send(body);
+const carryAll = (id: string, body: object = {}) =>
+  t.http().post(`/api/meetings/${id}/carry`).set('Authorization', c.auth).send(body);
 const itemRow = (id: string) => t.db.selectFrom('items').selectAll().where('id', '=', id).executeTakeFirstOrThrow();
 
 describe('POST /api/items/:id/carry', () => {
@@ -22,8 +24,15 @@ describe('POST /api/items/:id/carry', () => {
     const res = await carry(source.id).expect(200);
     expect(res.body.meeting).toMatchObject({ id: m2.id, date: '2030-01-14', status: 'SCHEDULED' });
     expect(res.body.item).toMatchObject({
-      meetingId: m2.id, text: 'Promotion', notes: 'context', starred: true, kind: 'TALKING_POINT', status: 'OPEN', carryCount: 1,
-      position: existing.position + 1, parentId: null,
+      meetingId: m2.id,
+      text: 'Promotion',
+      notes: 'context',
+      starred: true,
+      kind: 'TALKING_POINT',
+      status: 'OPEN',
+      carryCount: 1,
+      position: existing.position + 1,
+      parentId: null,
       provenance: { fromItemId: source.id, fromMeetingId: m1.id, carriedAt: expect.any(String) },
     });
     expect((await itemRow(source.id)).status).toBe('CARRIED');
@@ -34,7 +43,10 @@ describe('POST /api/items/:id/carry', () => {
     const source = await addItem(t, c, meetings[0].id);
     const first = await carry(source.id).expect(200);
     const second = await carry(first.body.item.id).expect(200);
-    expect(second.body.item).toMatchObject({ carryCount: 2, provenance: { fromItemId: first.body.item.id, fromMeetingId: meetings[1].id } });
+    expect(second.body.item).toMatchObject({
+      carryCount: 2,
+      provenance: { fromItemId: first.body.item.id, fromMeetingId: meetings[1].id },
+    });
     expect(second.body.meeting.date).toBe('2030-01-21');
   });
 
@@ -43,14 +55,25 @@ describe('POST /api/items/:id/carry', () => {
     await setStatus(t, c, meetings[1].id, 'SKIPPED');
     const source = await addItem(t, c, meetings[0].id);
     const res = await carry(source.id).expect(200);
-    expect(res.body.meeting).toMatchObject({ seriesId: series.id, date: '2030-01-21', startsAt: '2030-01-21T08:00:00Z', status: 'SCHEDULED', revision: 1 });
+    expect(res.body.meeting).toMatchObject({
+      seriesId: series.id,
+      date: '2030-01-21',
+      startsAt: '2030-01-21T08:00:00Z',
+      status: 'SCHEDULED',
+      revision: 1,
+    });
     const list = await t.http().get(`/api/meetings?seriesId=${series.id}`).set('Authorization', c.auth).expect(200);
     expect(list.body.items.map((m: any) => m.date)).toEqual(['2030-01-07', '2030-01-14', '2030-01-21']);
   });
 
   it('with { targetMeetingId } uses a later SCHEDULED or IN_PROGRESS occurrence of the same series', async () => {
     const { series, meetings } = await createSeries(t, c);
-    const later = await t.http().post('/api/meetings').set('Authorization', c.auth).send({ seriesId: series.id, date: '2030-02-04' }).expect(201);
+    const later = await t
+      .http()
+      .post('/api/meetings')
+      .set('Authorization', c.auth)
+      .send({ seriesId: series.id, date: '2030-02-04' })
+      .expect(201);
     await setStatus(t, c, later.body.id, 'IN_PROGRESS');
     const source = await addItem(t, c, meetings[0].id);
     const res = await carry(source.id, { targetMeetingId: later.body.id }).expect(200);
@@ -76,7 +99,7 @@ describe('POST /api/items/:id/carry', () => {
     expect((await itemRow(source.id)).status).toBe('OPEN');
   });
 
-  it('with { parkingLot: true } creates the series\' undated DRAFT meeting once and reuses it', async () => {
+  it("with { parkingLot: true } creates the series' undated DRAFT meeting once and reuses it", async () => {
     const { series, meetings } = await createSeries(t, c);
     const a = await addItem(t, c, meetings[0].id, { text: 'a' });
     const b = await addItem(t, c, meetings[1].id, { text: 'b' });
@@ -125,7 +148,7 @@ describe('POST /api/items/:id/carry', () => {
     await carry(source.id, { parkingLot: true }).expect(409);
   });
 
-  it('is 404 for another account\'s item and a malformed id', async () => {
+  it("is 404 for another account's item and a malformed id", async () => {
     const { meetings } = await createSeries(t, c);
     const source = await addItem(t, c, meetings[0].id);
     const stranger = await t.caller();
@@ -149,9 +172,18 @@ describe('POST /api/items/:id/carry', () => {
     for (let i = 0; i < 5; i++) sources.push(await addItem(t, c, meetings[0].id, { text: `p${i}` }));
     const results = await Promise.all(sources.map((s) => carry(s.id, { parkingLot: true })));
     expect(results.map((r) => r.status)).toEqual([200, 200, 200, 200, 200]);
-    const lots = await t.db.selectFrom('meetings').select('id').where('series_id', '=', series.id).where('date', 'is', null).execute();
+    const lots = await t.db
+      .selectFrom('meetings')
+      .select('id')
+      .where('series_id', '=', series.id)
+      .where('date', 'is', null)
+      .execute();
     expect(lots).toHaveLength(1);
-    const positions = (await t.db.selectFrom('items').select('position').where('meeting_id', '=', lots[0]!.id).execute()).map((r) => r.position).sort();
+    const positions = (
+      await t.db.selectFrom('items').select('position').where('meeting_id', '=', lots[0]!.id).execute()
+    )
+      .map((r) => r.position)
+      .sort();
     expect(positions).toEqual([0, 1, 2, 3, 4]);
   });
 
@@ -191,7 +223,10 @@ describe('POST /api/meetings/:id/carry', () => {
     await setStatus(t, c, m1.id, 'COMPLETED');
     const res = await carryAll(m1.id).expect(200);
     expect(res.body.meeting.id).toBe(m2.id);
-    expect(res.body.items.map((i: any) => [i.text, i.carryCount, i.provenance.fromItemId])).toEqual([['one', 1, p1.id], ['two', 1, p2.id]]);
+    expect(res.body.items.map((i: any) => [i.text, i.carryCount, i.provenance.fromItemId])).toEqual([
+      ['one', 1, p1.id],
+      ['two', 1, p2.id],
+    ]);
     expect((await itemRow(p1.id)).status).toBe('CARRIED');
     expect((await itemRow(p2.id)).status).toBe('CARRIED');
     const again = await carryAll(m1.id).expect(200);
@@ -205,7 +240,12 @@ describe('POST /api/meetings/:id/carry', () => {
     const res = await carryAll(meetings[1].id).expect(200);
     expect(res.body.meeting).toMatchObject({ date: null, status: 'DRAFT' });
     expect(res.body.items.map((i: any) => i.text)).toEqual(['late point']);
-    const later = await t.http().post('/api/meetings').set('Authorization', c.auth).send({ seriesId: series.id, date: '2030-03-04' }).expect(201);
+    const later = await t
+      .http()
+      .post('/api/meetings')
+      .set('Authorization', c.auth)
+      .send({ seriesId: series.id, date: '2030-03-04' })
+      .expect(201);
     await addItem(t, c, meetings[0].id, { text: 'early point' });
     await setStatus(t, c, meetings[0].id, 'COMPLETED');
     const chosen = await carryAll(meetings[0].id, { targetMeetingId: later.body.id }).expect(200);
@@ -224,11 +264,16 @@ describe('POST /api/meetings/:id/carry', () => {
     expect(copies).toHaveLength(3);
   });
 
-  it('is 404 for another account\'s meeting and 409 in an archived series', async () => {
+  it("is 404 for another account's meeting and 409 in an archived series", async () => {
     const { series, meetings } = await createSeries(t, c);
     await setStatus(t, c, meetings[0].id, 'COMPLETED');
     const stranger = await t.caller();
-    await t.http().post(`/api/meetings/${meetings[0].id}/carry`).set('Authorization', stranger.auth).send({}).expect(404);
+    await t
+      .http()
+      .post(`/api/meetings/${meetings[0].id}/carry`)
+      .set('Authorization', stranger.auth)
+      .send({})
+      .expect(404);
     await t.http().delete(`/api/series/${series.id}`).set('Authorization', c.auth).expect(200);
     const res = await carryAll(meetings[0].id).expect(409);
     expect(res.body.error.code).toBe('series_archived');

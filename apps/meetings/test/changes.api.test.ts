@@ -40,7 +40,12 @@ async function page(c: Caller | string, query: Record<string, string | number> =
  * transaction of the cluster has ended (the test files beside this one share it): a moment after
  * its commit, never before it.
  */
-async function catchUp(c: Caller, cursor: string | undefined, done: (changes: Change[]) => boolean, limit = 100): Promise<{ changes: Change[]; cursor: string }> {
+async function catchUp(
+  c: Caller,
+  cursor: string | undefined,
+  done: (changes: Change[]) => boolean,
+  limit = 100,
+): Promise<{ changes: Change[]; cursor: string }> {
   const all: Change[] = [];
   const deadline = Date.now() + 30_000;
   for (;;) {
@@ -48,26 +53,42 @@ async function catchUp(c: Caller, cursor: string | undefined, done: (changes: Ch
     all.push(...p.changes);
     cursor = p.nextCursor;
     if (!p.hasMore && done(all)) return { changes: all, cursor };
-    if (Date.now() > deadline) throw new Error(`the feed did not catch up: ${JSON.stringify(all.map((ch) => `${ch.kind}:${ch.id}`))}`);
+    if (Date.now() > deadline)
+      throw new Error(`the feed did not catch up: ${JSON.stringify(all.map((ch) => `${ch.kind}:${ch.id}`))}`);
     if (!p.hasMore) await new Promise((r) => setTimeout(r, 30));
   }
 }
 
 /** The feed's place of a note: the transaction that last wrote it, and its row's id. */
 async function stampOf(c: Caller, date: string): Promise<{ xid: string; id: string }> {
-  const { rows } = await sql<{ xid: string; id: string }>`select change_xid::text as xid, id from notes where account_id = ${c.accountId} and date = ${date}`.execute(t.db);
+  const { rows } = await sql<{
+    xid: string;
+    id: string;
+  }>`select change_xid::text as xid, id from notes where account_id = ${c.accountId} and date = ${date}`.execute(t.db);
   return rows[0]!;
 }
 
-const has = (kind: Change['kind'], id: string, type: Change['type'] = 'upsert') => (changes: Change[]) => changes.some((ch) => ch.kind === kind && ch.id === id && ch.type === type);
-const all = (...checks: Array<(changes: Change[]) => boolean>) => (changes: Change[]) => checks.every((check) => check(changes));
+const has =
+  (kind: Change['kind'], id: string, type: Change['type'] = 'upsert') =>
+  (changes: Change[]) =>
+    changes.some((ch) => ch.kind === kind && ch.id === id && ch.type === type);
+const all =
+  (...checks: Array<(changes: Change[]) => boolean>) =>
+  (changes: Change[]) =>
+    checks.every((check) => check(changes));
 
 const revisions = new Map<string, number>();
 
 async function putNote(c: Caller, date: string, today: string): Promise<any> {
   const key = `${c.accountId}/${date}`;
   const base = revisions.get(key);
-  const body = { yesterday: 'y', today, impediments: [], todayPriority: 'p', ...(base !== undefined ? { baseRevision: base } : {}) };
+  const body = {
+    yesterday: 'y',
+    today,
+    impediments: [],
+    todayPriority: 'p',
+    ...(base !== undefined ? { baseRevision: base } : {}),
+  };
   const res = await t.http().put(`/api/notes/${date}`).set('Authorization', c.auth).send(body);
   expect([200, 201]).toContain(res.status);
   revisions.set(key, res.body.revision as number);
@@ -82,10 +103,23 @@ describe('GET /api/changes', () => {
     const { series, meetings, person } = await createSeries(t, c);
     const item = await addItem(t, c, meetings[0].id, { text: 'Roadmap' });
     await putNote(c, '2030-01-02', 'ship it');
-    const { changes } = await catchUp(c, undefined, all(has('person', person.id), has('series', series.id), has('meeting', meetings[1].id), has('note', '2030-01-02')));
+    const { changes } = await catchUp(
+      c,
+      undefined,
+      all(
+        has('person', person.id),
+        has('series', series.id),
+        has('meeting', meetings[1].id),
+        has('note', '2030-01-02'),
+      ),
+    );
     expect(changes.map((ch) => ch.kind).sort()).toEqual(['meeting', 'meeting', 'note', 'person', 'series']);
     const meeting = changes.find((ch) => ch.id === meetings[0].id)!;
-    expect(meeting.item).toMatchObject({ id: meetings[0].id, seriesId: series.id, items: [expect.objectContaining({ id: item.id, text: 'Roadmap' })] });
+    expect(meeting.item).toMatchObject({
+      id: meetings[0].id,
+      seriesId: series.id,
+      items: [expect.objectContaining({ id: item.id, text: 'Roadmap' })],
+    });
     expect(meeting.item).not.toHaveProperty('privateNotes');
     expect(changes.find((ch) => ch.kind === 'note')!.item).toMatchObject({ date: '2030-01-02', today: 'ship it' });
     expect(changes.find((ch) => ch.kind === 'series')!.item).toMatchObject({ id: series.id, title: '1:1 with Ada' });
@@ -100,12 +134,31 @@ describe('GET /api/changes', () => {
     await putNote(c, '2030-02-01', 'third');
     await t.http().delete(`/api/meetings/${meetings[1].id}`).set('Authorization', c.auth).expect(204);
     const item = await addItem(t, c, meetings[0].id, { text: 'New point' });
-    await t.http().delete(`/api/people/${person.id}`).set('Authorization', c.auth).expect((r) => expect(r.status).toBeLessThan(300));
+    await t
+      .http()
+      .delete(`/api/people/${person.id}`)
+      .set('Authorization', c.auth)
+      .expect((r) => expect(r.status).toBeLessThan(300));
     await t.http().delete('/api/notes/2030-02-01').set('Authorization', c.auth).expect(204);
-    const { changes, cursor } = await catchUp(c, start.cursor, all(has('note', '2030-02-01', 'delete'), has('meeting', meetings[1].id, 'delete'), has('meeting', meetings[0].id), has('person', person.id)));
-    expect(changes.filter((ch) => ch.kind === 'note')).toEqual([{ type: 'delete', kind: 'note', id: '2030-02-01', item: null }]);
-    expect(changes.filter((ch) => ch.id === meetings[1].id)).toEqual([{ type: 'delete', kind: 'meeting', id: meetings[1].id, item: null }]);
-    expect(changes.find((ch) => ch.id === meetings[0].id)!.item!.items).toEqual([expect.objectContaining({ id: item.id })]);
+    const { changes, cursor } = await catchUp(
+      c,
+      start.cursor,
+      all(
+        has('note', '2030-02-01', 'delete'),
+        has('meeting', meetings[1].id, 'delete'),
+        has('meeting', meetings[0].id),
+        has('person', person.id),
+      ),
+    );
+    expect(changes.filter((ch) => ch.kind === 'note')).toEqual([
+      { type: 'delete', kind: 'note', id: '2030-02-01', item: null },
+    ]);
+    expect(changes.filter((ch) => ch.id === meetings[1].id)).toEqual([
+      { type: 'delete', kind: 'meeting', id: meetings[1].id, item: null },
+    ]);
+    expect(changes.find((ch) => ch.id === meetings[0].id)!.item!.items).toEqual([
+      expect.objectContaining({ id: item.id }),
+    ]);
     expect(changes.find((ch) => ch.id === person.id)!.item).toMatchObject({ archived: true });
     // Nothing more: each change once. (From the cursor that ended the catch-up of every write: a
     // fresh read from `start` may stop early at the horizon, while any transaction in the cluster
@@ -123,7 +176,12 @@ describe('GET /api/changes', () => {
     // handed out as a change after that window, as it must be.
     await clusterSettledPast(t.db, (await stampOf(c, '2030-03-05')).xid);
     const { changes } = await catchUp(c, undefined, (ch) => ch.length >= 4, 2);
-    expect(changes.map((ch) => `${ch.type}:${ch.id}`)).toEqual(['upsert:2030-03-01', 'upsert:2030-03-02', 'upsert:2030-03-03', 'upsert:2030-03-04']);
+    expect(changes.map((ch) => `${ch.type}:${ch.id}`)).toEqual([
+      'upsert:2030-03-01',
+      'upsert:2030-03-02',
+      'upsert:2030-03-03',
+      'upsert:2030-03-04',
+    ]);
   });
 
   it('keeps its place, and hands out nothing twice, when the horizon steps back behind the cursor', async () => {
@@ -144,7 +202,12 @@ describe('GET /api/changes', () => {
     await open;
     await putNote(c, '2030-04-01', 'once');
     const stamp = await stampOf(c, '2030-04-01');
-    const past = encodeWindowCursor(FEED, c.accountId, { lo: stamp.xid, t: Math.floor(Date.now() / 1000), x: stamp.xid, i: stamp.id });
+    const past = encodeWindowCursor(FEED, c.accountId, {
+      lo: stamp.xid,
+      t: Math.floor(Date.now() / 1000),
+      x: stamp.xid,
+      i: stamp.id,
+    });
     const behind = await page(c, { cursor: past });
     expect(behind).toMatchObject({ changes: [], hasMore: false });
     release();
@@ -166,7 +229,12 @@ describe('GET /api/changes', () => {
       await held;
     });
     await new Promise((r) => setTimeout(r, 50));
-    await t.http().patch(`/api/people/${late.id}`).set('Authorization', c.auth).send({ name: 'Late, renamed' }).expect(200);
+    await t
+      .http()
+      .patch(`/api/people/${late.id}`)
+      .set('Authorization', c.auth)
+      .send({ name: 'Late, renamed' })
+      .expect(200);
     // While the early transaction is open, the feed holds back at its line: the late change waits.
     const meanwhile = await page(c, { cursor: start.cursor });
     expect(meanwhile.changes).toEqual([]);
@@ -191,7 +259,12 @@ describe('GET /api/changes', () => {
     const cookie = await sessionOf(t, c);
     const { meetings } = await createSeries(t, c);
     const current = await t.http().get(`/api/meetings/${meetings[0].id}`).set('Cookie', cookie).expect(200);
-    await t.http().patch(`/api/meetings/${meetings[0].id}`).set('Cookie', cookie).send({ baseRevision: current.body.revision, privateNotes: 'secret' }).expect(200);
+    await t
+      .http()
+      .patch(`/api/meetings/${meetings[0].id}`)
+      .set('Cookie', cookie)
+      .send({ baseRevision: current.body.revision, privateNotes: 'secret' })
+      .expect(200);
     const byKey = await catchUp(c, undefined, has('meeting', meetings[0].id));
     expect(JSON.stringify(byKey.changes)).not.toContain('secret');
     const keyAsking = await page(c, { includePrivate: '1' });
@@ -208,7 +281,12 @@ describe('GET /api/changes', () => {
       const res = await t.http().get('/api/changes').query({ cursor }).set('Authorization', c.auth).expect(400);
       expect(res.body.error.code).toBe('invalid_cursor');
     }
-    const old = encodeWindowCursor(FEED, c.accountId, { lo: '1', t: Math.floor(Date.now() / 1000) - 31 * 86_400, x: '1', i: '00000000-0000-0000-0000-000000000000' });
+    const old = encodeWindowCursor(FEED, c.accountId, {
+      lo: '1',
+      t: Math.floor(Date.now() / 1000) - 31 * 86_400,
+      x: '1',
+      i: '00000000-0000-0000-0000-000000000000',
+    });
     const expired = await t.http().get('/api/changes').query({ cursor: old }).set('Authorization', c.auth).expect(410);
     expect(expired.body.error.code).toBe('cursor_expired');
     await t.http().get('/api/changes').query({ limit: 501 }).set('Authorization', c.auth).expect(400);
@@ -221,7 +299,10 @@ describe('GET /api/changes', () => {
     const value = JSON.parse(Buffer.from(mine.split('.')[0]!, 'base64url').toString());
     const payload = Buffer.from(JSON.stringify({ ...value, x: '1', lo: '1' })).toString('base64url');
     const digest = (text: string) => createHash('sha256').update(text).digest('base64url').slice(0, 16);
-    for (const cursor of [`${payload}.${digest(`${OLD_LABEL}.${payload}`)}`, `${mine.slice(0, 5)}${mine[5] === 'A' ? 'B' : 'A'}${mine.slice(6)}`]) {
+    for (const cursor of [
+      `${payload}.${digest(`${OLD_LABEL}.${payload}`)}`,
+      `${mine.slice(0, 5)}${mine[5] === 'A' ? 'B' : 'A'}${mine.slice(6)}`,
+    ]) {
       const res = await t.http().get('/api/changes').query({ cursor }).set('Authorization', c.auth).expect(400);
       expect(res.body.error.code).toBe('invalid_cursor');
     }

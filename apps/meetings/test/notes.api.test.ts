@@ -9,18 +9,42 @@ beforeAll(async () => {
 });
 afterAll(() => t.close());
 
-const put = (date: string, body: object, who: Caller = c) => t.http().put(`/api/notes/${date}`).set('Authorization', who.auth).send(body);
+const put = (date: string, body: object, who: Caller = c) =>
+  t.http().put(`/api/notes/${date}`).set('Authorization', who.auth).send(body);
 
 describe('PUT /api/notes/:date', () => {
   it('creates a note at revision 1 with 201, then updates it with the current baseRevision', async () => {
-    const created = await put('2030-01-01', { yesterday: 'wrote specs', today: 'code', impediments: ['CI is slow'], todayPriority: 'ship' }).expect(201);
+    const created = await put('2030-01-01', {
+      yesterday: 'wrote specs',
+      today: 'code',
+      impediments: ['CI is slow'],
+      todayPriority: 'ship',
+    }).expect(201);
     expect(created.body).toEqual({
-      date: '2030-01-01', yesterday: 'wrote specs', today: 'code', impediments: ['CI is slow'], todayPriority: 'ship',
-      revision: 1, createdAt: expect.any(String), updatedAt: expect.any(String), deletedAt: null,
+      date: '2030-01-01',
+      yesterday: 'wrote specs',
+      today: 'code',
+      impediments: ['CI is slow'],
+      todayPriority: 'ship',
+      revision: 1,
+      createdAt: expect.any(String),
+      updatedAt: expect.any(String),
+      deletedAt: null,
     });
     const updated = await put('2030-01-01', { today: 'review', baseRevision: 1 }).expect(200);
-    expect(updated.body).toMatchObject({ revision: 2, today: 'review', yesterday: '', impediments: [], todayPriority: '' });
-    const row = await t.db.selectFrom('notes').selectAll().where('account_id', '=', c.accountId).where('date', '=', '2030-01-01').executeTakeFirstOrThrow();
+    expect(updated.body).toMatchObject({
+      revision: 2,
+      today: 'review',
+      yesterday: '',
+      impediments: [],
+      todayPriority: '',
+    });
+    const row = await t.db
+      .selectFrom('notes')
+      .selectAll()
+      .where('account_id', '=', c.accountId)
+      .where('date', '=', '2030-01-01')
+      .executeTakeFirstOrThrow();
     expect(row.revision).toBe(2);
   });
 
@@ -91,7 +115,12 @@ describe('DELETE /api/notes/:date', () => {
   it('soft-deletes (204), hides the note from the list, and a second delete is 404', async () => {
     await put('2030-02-01', { today: 'x' }).expect(201);
     await t.http().delete('/api/notes/2030-02-01').set('Authorization', c.auth).expect(204);
-    const row = await t.db.selectFrom('notes').selectAll().where('account_id', '=', c.accountId).where('date', '=', '2030-02-01').executeTakeFirstOrThrow();
+    const row = await t.db
+      .selectFrom('notes')
+      .selectAll()
+      .where('account_id', '=', c.accountId)
+      .where('date', '=', '2030-02-01')
+      .executeTakeFirstOrThrow();
     expect(row.deleted_at).not.toBeNull();
     expect(row.revision).toBe(2);
     const list = await t.http().get('/api/notes').set('Authorization', c.auth).expect(200);
@@ -113,7 +142,7 @@ describe('DELETE /api/notes/:date', () => {
     expect(res.body.current).toMatchObject({ revision: 2, deletedAt: expect.any(String) });
   });
 
-  it('is 404 for another account\'s note and 400 for a malformed date', async () => {
+  it("is 404 for another account's note and 400 for a malformed date", async () => {
     await put('2030-02-04', { today: 'mine' }).expect(201);
     const other = await t.caller();
     await t.http().delete('/api/notes/2030-02-04').set('Authorization', other.auth).expect(404);
@@ -135,9 +164,17 @@ describe('GET /api/notes', () => {
     const first = await t.http().get('/api/notes?limit=3').set('Authorization', reader.auth).expect(200);
     expect(first.body.items.map((n: any) => n.date)).toEqual(['2031-03-07', '2031-03-06', '2031-03-05']);
     expect(first.body.nextCursor).toEqual(expect.any(String));
-    const second = await t.http().get(`/api/notes?limit=3&cursor=${first.body.nextCursor}`).set('Authorization', reader.auth).expect(200);
+    const second = await t
+      .http()
+      .get(`/api/notes?limit=3&cursor=${first.body.nextCursor}`)
+      .set('Authorization', reader.auth)
+      .expect(200);
     expect(second.body.items.map((n: any) => n.date)).toEqual(['2031-03-04', '2031-03-03', '2031-03-02']);
-    const third = await t.http().get(`/api/notes?limit=3&cursor=${second.body.nextCursor}`).set('Authorization', reader.auth).expect(200);
+    const third = await t
+      .http()
+      .get(`/api/notes?limit=3&cursor=${second.body.nextCursor}`)
+      .set('Authorization', reader.auth)
+      .expect(200);
     expect(third.body).toEqual({ items: [expect.objectContaining({ date: '2031-03-01' })], nextCursor: null });
   });
 
@@ -154,14 +191,35 @@ describe('GET /api/notes', () => {
   });
 
   it('with changedSince lists changes oldest first, including deletions as tombstones', async () => {
-    const since = (await t.db.selectFrom('notes').select((eb) => eb.fn.max('updated_at').as('m')).where('account_id', '=', reader.accountId).executeTakeFirstOrThrow()).m;
+    const since = (
+      await t.db
+        .selectFrom('notes')
+        .select((eb) => eb.fn.max('updated_at').as('m'))
+        .where('account_id', '=', reader.accountId)
+        .executeTakeFirstOrThrow()
+    ).m;
     await put('2031-03-02', { today: 'edited', baseRevision: 1 }, reader).expect(200);
     await t.http().delete('/api/notes/2031-03-03').set('Authorization', reader.auth).expect(204);
-    const res = await t.http().get(`/api/notes?changedSince=${encodeURIComponent(since)}`).set('Authorization', reader.auth).expect(200);
-    expect(res.body.items.map((n: any) => [n.date, n.deletedAt === null])).toEqual([['2031-03-02', true], ['2031-03-03', false]]);
-    const paged = await t.http().get(`/api/notes?changedSince=${encodeURIComponent(since)}&limit=1`).set('Authorization', reader.auth).expect(200);
+    const res = await t
+      .http()
+      .get(`/api/notes?changedSince=${encodeURIComponent(since)}`)
+      .set('Authorization', reader.auth)
+      .expect(200);
+    expect(res.body.items.map((n: any) => [n.date, n.deletedAt === null])).toEqual([
+      ['2031-03-02', true],
+      ['2031-03-03', false],
+    ]);
+    const paged = await t
+      .http()
+      .get(`/api/notes?changedSince=${encodeURIComponent(since)}&limit=1`)
+      .set('Authorization', reader.auth)
+      .expect(200);
     expect(paged.body.items).toHaveLength(1);
-    const rest = await t.http().get(`/api/notes?changedSince=${encodeURIComponent(since)}&limit=1&cursor=${paged.body.nextCursor}`).set('Authorization', reader.auth).expect(200);
+    const rest = await t
+      .http()
+      .get(`/api/notes?changedSince=${encodeURIComponent(since)}&limit=1&cursor=${paged.body.nextCursor}`)
+      .set('Authorization', reader.auth)
+      .expect(200);
     expect(rest.body.items[0].date).toBe('2031-03-03');
     expect(rest.body.nextCursor).toBeNull();
   });

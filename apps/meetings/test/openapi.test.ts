@@ -9,24 +9,69 @@ beforeAll(async () => {
   t = await startApp();
   // One request through the Redis rate limiter lets its store finish loading its scripts before
   // close() quits Redis (otherwise the pending load rejects after the suite).
-  await t.http().get('/api/me').set('Authorization', (await t.caller()).auth).expect(200);
+  await t
+    .http()
+    .get('/api/me')
+    .set('Authorization', (await t.caller()).auth)
+    .expect(200);
 });
 afterAll(() => t.close());
 
 describe('GET /openapi.json', () => {
   it('documents every path and method of the spec, plus keys (not the service-port health and metrics)', async () => {
     const res = await t.http().get('/openapi.json').expect(200);
-    const ops = Object.entries(res.body.paths as Record<string, object>).flatMap(([path, methods]) => Object.keys(methods).map((m) => `${m.toUpperCase()} ${path}`));
-    expect(ops.sort()).toEqual([
-      'DELETE /api/items/{id}', 'DELETE /api/me/keys/{id}', 'DELETE /api/meetings/{id}', 'DELETE /api/notes/{date}', 'DELETE /api/people/{id}', 'DELETE /api/series/{id}',
-      'GET /api/actions', 'GET /api/changes', 'GET /api/changes/stream', 'GET /api/me', 'GET /api/me/keys', 'GET /api/meetings', 'GET /api/meetings/{id}', 'GET /api/notes', 'GET /api/people', 'GET /api/search', 'GET /api/series',
-      'PATCH /api/items/{id}', 'PATCH /api/meetings/{id}', 'PATCH /api/people/{id}', 'PATCH /api/series/{id}',
-      'POST /api/items/reorder', 'POST /api/items/{id}/carry', 'POST /api/me/keys', 'POST /api/meetings', 'POST /api/meetings/{id}/carry', 'POST /api/meetings/{id}/items', 'POST /api/people', 'POST /api/series',
-      'PUT /api/notes/{date}',
-      'GET /api/webhooks', 'POST /api/webhooks', 'GET /api/webhooks/{id}', 'PATCH /api/webhooks/{id}', 'DELETE /api/webhooks/{id}',
-      'POST /api/webhooks/{id}/rotate-secret', 'POST /api/webhooks/{id}/test', 'GET /api/webhooks/{id}/deliveries',
-      'GET /auth/meetings/apps', 'DELETE /auth/meetings/apps/{id}', 'GET /auth/meetings/me', 'PATCH /auth/meetings/me', 'POST /auth/meetings/login', 'POST /auth/meetings/logout', 'POST /auth/meetings/signup',
-    ].sort());
+    const ops = Object.entries(res.body.paths as Record<string, object>).flatMap(([path, methods]) =>
+      Object.keys(methods).map((m) => `${m.toUpperCase()} ${path}`),
+    );
+    expect(ops.sort()).toEqual(
+      [
+        'DELETE /api/items/{id}',
+        'DELETE /api/me/keys/{id}',
+        'DELETE /api/meetings/{id}',
+        'DELETE /api/notes/{date}',
+        'DELETE /api/people/{id}',
+        'DELETE /api/series/{id}',
+        'GET /api/actions',
+        'GET /api/changes',
+        'GET /api/changes/stream',
+        'GET /api/me',
+        'GET /api/me/keys',
+        'GET /api/meetings',
+        'GET /api/meetings/{id}',
+        'GET /api/notes',
+        'GET /api/people',
+        'GET /api/search',
+        'GET /api/series',
+        'PATCH /api/items/{id}',
+        'PATCH /api/meetings/{id}',
+        'PATCH /api/people/{id}',
+        'PATCH /api/series/{id}',
+        'POST /api/items/reorder',
+        'POST /api/items/{id}/carry',
+        'POST /api/me/keys',
+        'POST /api/meetings',
+        'POST /api/meetings/{id}/carry',
+        'POST /api/meetings/{id}/items',
+        'POST /api/people',
+        'POST /api/series',
+        'PUT /api/notes/{date}',
+        'GET /api/webhooks',
+        'POST /api/webhooks',
+        'GET /api/webhooks/{id}',
+        'PATCH /api/webhooks/{id}',
+        'DELETE /api/webhooks/{id}',
+        'POST /api/webhooks/{id}/rotate-secret',
+        'POST /api/webhooks/{id}/test',
+        'GET /api/webhooks/{id}/deliveries',
+        'GET /auth/meetings/apps',
+        'DELETE /auth/meetings/apps/{id}',
+        'GET /auth/meetings/me',
+        'PATCH /auth/meetings/me',
+        'POST /auth/meetings/login',
+        'POST /auth/meetings/logout',
+        'POST /auth/meetings/signup',
+      ].sort(),
+    );
     expect(res.body.openapi).toBe('3.1.0');
   });
 });

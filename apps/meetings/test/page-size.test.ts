@@ -50,7 +50,12 @@ describe('a page of meetings data', () => {
     const seen: string[] = first.body.changes.map((ch: any) => ch.id);
     let { nextCursor, hasMore } = first.body;
     while (hasMore) {
-      const next = await t.http().get('/api/changes').query({ limit: 500, cursor: nextCursor }).set('Authorization', c.auth).expect(200);
+      const next = await t
+        .http()
+        .get('/api/changes')
+        .query({ limit: 500, cursor: nextCursor })
+        .set('Authorization', c.auth)
+        .expect(200);
       expect(sizeOf(next)).toBeLessThanOrEqual(8 * MiB);
       seen.push(...next.body.changes.map((ch: any) => ch.id));
       ({ nextCursor, hasMore } = next.body);
@@ -61,20 +66,33 @@ describe('a page of meetings data', () => {
   it.each([
     ['by date', {}, [...Array(COUNT).keys()].reverse()],
     ['changed since', { changedSince: '2000-01-01T00:00:00Z' }, null],
-  ])('of the notes list (%s) is at most 8 MiB of JSON: fewer notes and a nextCursor, and paging on gets the rest exactly once', async (_name, query, order) => {
-    const first = await t.http().get('/api/notes').query({ ...query, limit: 500 }).set('Authorization', c.auth).expect(200);
-    expect(sizeOf(first)).toBeLessThanOrEqual(8 * MiB);
-    expect(first.body.items.length).toBeGreaterThan(0);
-    expect(first.body.items.length).toBeLessThan(COUNT);
-    expect(first.body.nextCursor).toEqual(expect.any(String));
-    const seen: string[] = first.body.items.map((n: any) => n.date);
-    let { nextCursor } = first.body;
-    while (nextCursor !== null) {
-      const next = await t.http().get('/api/notes').query({ ...query, limit: 500, cursor: nextCursor }).set('Authorization', c.auth).expect(200);
-      expect(sizeOf(next)).toBeLessThanOrEqual(8 * MiB);
-      seen.push(...next.body.items.map((n: any) => n.date));
-      ({ nextCursor } = next.body);
-    }
-    expect(order === null ? [...seen].sort() : seen).toEqual(order === null ? dates : order.map((k) => dates[k]));
-  });
+  ])(
+    'of the notes list (%s) is at most 8 MiB of JSON: fewer notes and a nextCursor, and paging on gets the rest exactly once',
+    async (_name, query, order) => {
+      const first = await t
+        .http()
+        .get('/api/notes')
+        .query({ ...query, limit: 500 })
+        .set('Authorization', c.auth)
+        .expect(200);
+      expect(sizeOf(first)).toBeLessThanOrEqual(8 * MiB);
+      expect(first.body.items.length).toBeGreaterThan(0);
+      expect(first.body.items.length).toBeLessThan(COUNT);
+      expect(first.body.nextCursor).toEqual(expect.any(String));
+      const seen: string[] = first.body.items.map((n: any) => n.date);
+      let { nextCursor } = first.body;
+      while (nextCursor !== null) {
+        const next = await t
+          .http()
+          .get('/api/notes')
+          .query({ ...query, limit: 500, cursor: nextCursor })
+          .set('Authorization', c.auth)
+          .expect(200);
+        expect(sizeOf(next)).toBeLessThanOrEqual(8 * MiB);
+        seen.push(...next.body.items.map((n: any) => n.date));
+        ({ nextCursor } = next.body);
+      }
+      expect(order === null ? [...seen].sort() : seen).toEqual(order === null ? dates : order.map((k) => dates[k]));
+    },
+  );
 });

@@ -15,7 +15,12 @@ beforeAll(async () => {
   const created = await createSeries(t, c);
   series = created.series;
   meeting = created.meetings[0];
-  const res = await t.http().patch(`/api/meetings/${meeting.id}`).set('Cookie', cookie).send({ baseRevision: 1, sharedNotes: 'shared salary review', privateNotes: SECRET }).expect(200);
+  const res = await t
+    .http()
+    .patch(`/api/meetings/${meeting.id}`)
+    .set('Cookie', cookie)
+    .send({ baseRevision: 1, sharedNotes: 'shared salary review', privateNotes: SECRET })
+    .expect(200);
   // A session's own write echoes its private notes.
   expect(res.body.privateNotes).toBe(SECRET);
 });
@@ -40,12 +45,16 @@ describe('privateNotes for API keys', () => {
 
   it('never appear in PATCH echoes', async () => {
     const current = await asKey(t.http().get(`/api/meetings/${meeting.id}`)).expect(200);
-    const res = await asKey(t.http().patch(`/api/meetings/${meeting.id}`)).send({ baseRevision: current.body.revision, sharedNotes: 'shared salary review' }).expect(200);
+    const res = await asKey(t.http().patch(`/api/meetings/${meeting.id}`))
+      .send({ baseRevision: current.body.revision, sharedNotes: 'shared salary review' })
+      .expect(200);
     expect(res.body).not.toHaveProperty('privateNotes');
   });
 
   it('never appear in a 409 current record', async () => {
-    const res = await asKey(t.http().patch(`/api/meetings/${meeting.id}`)).send({ baseRevision: 1, sharedNotes: 'stale' }).expect(409);
+    const res = await asKey(t.http().patch(`/api/meetings/${meeting.id}`))
+      .send({ baseRevision: 1, sharedNotes: 'stale' })
+      .expect(409);
     expect(res.body.current).toMatchObject({ id: meeting.id });
     expect(res.body.current).not.toHaveProperty('privateNotes');
     expect(res.body.error.current).not.toHaveProperty('privateNotes');
@@ -54,11 +63,19 @@ describe('privateNotes for API keys', () => {
 
   it('cannot be written: privateNotes in PATCH or POST is 403 private_notes_forbidden and nothing changes', async () => {
     const current = await asKey(t.http().get(`/api/meetings/${meeting.id}`)).expect(200);
-    const patch = await asKey(t.http().patch(`/api/meetings/${meeting.id}`)).send({ baseRevision: current.body.revision, privateNotes: 'overwritten' }).expect(403);
+    const patch = await asKey(t.http().patch(`/api/meetings/${meeting.id}`))
+      .send({ baseRevision: current.body.revision, privateNotes: 'overwritten' })
+      .expect(403);
     expect(patch.body.error.code).toBe('private_notes_forbidden');
-    const post = await asKey(t.http().post('/api/meetings')).send({ seriesId: series.id, date: '2030-05-01', privateNotes: 'x' }).expect(403);
+    const post = await asKey(t.http().post('/api/meetings'))
+      .send({ seriesId: series.id, date: '2030-05-01', privateNotes: 'x' })
+      .expect(403);
     expect(post.body.error.code).toBe('private_notes_forbidden');
-    const row = await t.db.selectFrom('meetings').select('private_notes').where('id', '=', meeting.id).executeTakeFirstOrThrow();
+    const row = await t.db
+      .selectFrom('meetings')
+      .select('private_notes')
+      .where('id', '=', meeting.id)
+      .executeTakeFirstOrThrow();
     expect(row.private_notes).toBe(SECRET);
   });
 
@@ -82,13 +99,17 @@ describe('privateNotes for browser sessions', () => {
     await asSession(t.http().get(`/api/meetings/${meeting.id}?includePrivate=yes`)).expect(400);
   });
 
-  it('appear in a session\'s 409 current record, so it can merge', async () => {
-    const res = await asSession(t.http().patch(`/api/meetings/${meeting.id}`)).send({ baseRevision: 1, privateNotes: 'stale' }).expect(409);
+  it("appear in a session's 409 current record, so it can merge", async () => {
+    const res = await asSession(t.http().patch(`/api/meetings/${meeting.id}`))
+      .send({ baseRevision: 1, privateNotes: 'stale' })
+      .expect(409);
     expect(res.body.current.privateNotes).toBe(SECRET);
   });
 
   it('can be created with a meeting by a session', async () => {
-    const res = await asSession(t.http().post('/api/meetings')).send({ seriesId: series.id, date: '2030-06-03', privateNotes: 'prep' }).expect(201);
+    const res = await asSession(t.http().post('/api/meetings'))
+      .send({ seriesId: series.id, date: '2030-06-03', privateNotes: 'prep' })
+      .expect(201);
     expect(res.body.privateNotes).toBe('prep');
   });
 
@@ -96,21 +117,31 @@ describe('privateNotes for browser sessions', () => {
     const off = await asSession(t.http().get('/api/search?q=confidential')).expect(200);
     expect(off.body.results).toEqual([]);
     const on = await asSession(t.http().get('/api/search?q=confidential&includePrivate=1')).expect(200);
-    expect(on.body.results).toEqual([expect.objectContaining({ type: 'meeting', id: meeting.id, matchField: 'privateNotes', snippet: SECRET })]);
+    expect(on.body.results).toEqual([
+      expect.objectContaining({ type: 'meeting', id: meeting.id, matchField: 'privateNotes', snippet: SECRET }),
+    ]);
   });
 
   it('never appear in carry responses, not even for a session', async () => {
     const { meetings } = await createSeries(t, c);
-    await asSession(t.http().patch(`/api/meetings/${meetings[1].id}`)).send({ baseRevision: 1, privateNotes: 'target secret' }).expect(200);
+    await asSession(t.http().patch(`/api/meetings/${meetings[1].id}`))
+      .send({ baseRevision: 1, privateNotes: 'target secret' })
+      .expect(200);
     const item = await addItem(t, c, meetings[0].id);
-    const one = await asSession(t.http().post(`/api/items/${item.id}/carry`)).send({}).expect(200);
+    const one = await asSession(t.http().post(`/api/items/${item.id}/carry`))
+      .send({})
+      .expect(200);
     expect(one.body.meeting.id).toBe(meetings[1].id);
     expect(one.body.meeting).not.toHaveProperty('privateNotes');
-    const lot = await asKey(t.http().post(`/api/items/${one.body.item.id}/carry`)).send({ parkingLot: true }).expect(200);
+    const lot = await asKey(t.http().post(`/api/items/${one.body.item.id}/carry`))
+      .send({ parkingLot: true })
+      .expect(200);
     expect(lot.body.meeting).not.toHaveProperty('privateNotes');
     await addItem(t, c, meetings[0].id, { text: 'second' });
     await setStatus(t, c, meetings[0].id, 'COMPLETED');
-    const all = await asSession(t.http().post(`/api/meetings/${meetings[0].id}/carry`)).send({}).expect(200);
+    const all = await asSession(t.http().post(`/api/meetings/${meetings[0].id}/carry`))
+      .send({})
+      .expect(200);
     expect(all.body.meeting).not.toHaveProperty('privateNotes');
     expect(JSON.stringify(all.body)).not.toContain('target secret');
   });

@@ -17,15 +17,34 @@ describe('rate limits per account', () => {
     expect(limited.headers['ratelimit-limit']).toBe('3');
     expect(limited.headers['ratelimit-remaining']).toBe('0');
     // Writes have their own counter.
-    for (let i = 0; i < 3; i++) await t.http().post('/api/people').set('Authorization', c.auth).send({ name: `P${i}` }).expect(201);
-    const writeLimited = await t.http().post('/api/people').set('Authorization', c.auth).send({ name: 'late' }).expect(429);
+    for (let i = 0; i < 3; i++)
+      await t
+        .http()
+        .post('/api/people')
+        .set('Authorization', c.auth)
+        .send({ name: `P${i}` })
+        .expect(201);
+    const writeLimited = await t
+      .http()
+      .post('/api/people')
+      .set('Authorization', c.auth)
+      .send({ name: 'late' })
+      .expect(429);
     expect(writeLimited.headers['retry-after']).toBeDefined();
-    expect(await t.db.selectFrom('people').select('id').where('account_id', '=', c.accountId).execute()).toHaveLength(3);
+    expect(await t.db.selectFrom('people').select('id').where('account_id', '=', c.accountId).execute()).toHaveLength(
+      3,
+    );
   });
 
   it('counts each account separately, and a spent write budget leaves reads alone', async () => {
     const other = await t.caller();
-    for (let i = 0; i < 3; i++) await t.http().put(`/api/notes/2030-01-0${i + 1}`).set('Authorization', other.auth).send({ today: 'x' }).expect(201);
+    for (let i = 0; i < 3; i++)
+      await t
+        .http()
+        .put(`/api/notes/2030-01-0${i + 1}`)
+        .set('Authorization', other.auth)
+        .send({ today: 'x' })
+        .expect(201);
     await t.http().delete('/api/notes/2030-01-01').set('Authorization', other.auth).expect(429);
     await t.http().get('/api/notes').set('Authorization', other.auth).expect(200);
   });

@@ -15,7 +15,8 @@ describe('round trips per write', () => {
   });
   afterAll(() => t.close());
 
-  const put = (date: string, body: object) => t.http().put(`/api/notes/${date}`).set('Authorization', c.auth).send(body);
+  const put = (date: string, body: object) =>
+    t.http().put(`/api/notes/${date}`).set('Authorization', c.auth).send(body);
 
   /** A day of 2031 for each number perRequest sends (negative for its warm-ups): a new note each time. */
   const day = (n: number) => new Date(Date.UTC(2031, 0, 100 + n)).toISOString().slice(0, 10);
@@ -25,7 +26,7 @@ describe('round trips per write', () => {
   // expectOneWrite). Now, for an account nobody watches (no subscriber to note.updated), one
   // INSERT that counts the live notes under the account's lock, or one UPDATE with the revision in
   // its condition.
-  it('a note PUT that creates the day\'s note makes one Postgres round trip and at most one to Redis', async () => {
+  it("a note PUT that creates the day's note makes one Postgres round trip and at most one to Redis", async () => {
     const seen = await t.roundTrips.perRequest((i) => put(day(i), { today: `day ${i}` }).expect(201));
     expectOneWrite(seen);
   });
@@ -33,12 +34,15 @@ describe('round trips per write', () => {
   it('a note PUT that updates it with baseRevision makes one Postgres round trip and at most one to Redis', async () => {
     let revision = (await put('2031-02-01', { today: 'first' }).expect(201)).body.revision as number;
     const seen = await t.roundTrips.perRequest(async (i) => {
-      revision = (await put('2031-02-01', { today: `edit ${i}`, baseRevision: revision }).expect(200)).body.revision as number;
+      revision = (await put('2031-02-01', { today: `edit ${i}`, baseRevision: revision }).expect(200)).body
+        .revision as number;
     });
     expectOneWrite(seen);
   });
 
   it('a note PUT, once its connection has run one, sends no Parse: it runs as a prepared statement', async () => {
-    expect(await t.roundTrips.parsedWhenRepeated((n) => put(day(50 + n), { today: `prepared ${n}` }).expect(201))).toEqual([0, 0]);
+    expect(
+      await t.roundTrips.parsedWhenRepeated((n) => put(day(50 + n), { today: `prepared ${n}` }).expect(201)),
+    ).toEqual([0, 0]);
   });
 });

@@ -11,7 +11,15 @@ beforeAll(async () => {
 });
 afterAll(() => t.close());
 
-const base = { title: '1:1', cadence: 'WEEKLY', weekday: 1, startTime: '09:00', durationMinutes: 30, timezone: 'Europe/Berlin', startDate: '2030-01-07' };
+const base = {
+  title: '1:1',
+  cadence: 'WEEKLY',
+  weekday: 1,
+  startTime: '09:00',
+  durationMinutes: 30,
+  timezone: 'Europe/Berlin',
+  startDate: '2030-01-07',
+};
 const post = (body: object, who: Caller = c) => t.http().post('/api/series').set('Authorization', who.auth).send(body);
 
 describe('POST /api/series', () => {
@@ -19,16 +27,31 @@ describe('POST /api/series', () => {
     const person = await createPerson(t, c);
     const res = await post({ ...base, participantIds: [person.id] }).expect(201);
     expect(res.body.series).toEqual({
-      id: expect.any(String), title: '1:1', cadence: 'WEEKLY', weekday: 1, monthDay: null, startTime: '09:00', durationMinutes: 30,
-      timezone: 'Europe/Berlin', startDate: '2030-01-07', participantIds: [person.id], archived: false, archivedAt: null,
-      createdAt: expect.any(String), updatedAt: expect.any(String),
+      id: expect.any(String),
+      title: '1:1',
+      cadence: 'WEEKLY',
+      weekday: 1,
+      monthDay: null,
+      startTime: '09:00',
+      durationMinutes: 30,
+      timezone: 'Europe/Berlin',
+      startDate: '2030-01-07',
+      participantIds: [person.id],
+      archived: false,
+      archivedAt: null,
+      createdAt: expect.any(String),
+      updatedAt: expect.any(String),
     });
     expect(res.body.meetings.map((m: any) => [m.date, m.startsAt, m.status, m.revision])).toEqual([
       ['2030-01-07', '2030-01-07T08:00:00Z', 'SCHEDULED', 1],
       ['2030-01-14', '2030-01-14T08:00:00Z', 'SCHEDULED', 1],
     ]);
     expect(res.body.meetings[0]).not.toHaveProperty('privateNotes');
-    const rows = await t.db.selectFrom('meetings').select('series_id').where('series_id', '=', res.body.series.id).execute();
+    const rows = await t.db
+      .selectFrom('meetings')
+      .select('series_id')
+      .where('series_id', '=', res.body.series.id)
+      .execute();
     expect(rows).toHaveLength(2);
   });
 
@@ -43,10 +66,22 @@ describe('POST /api/series', () => {
   });
 
   it('clamps MONTHLY monthDay to the last day of shorter months', async () => {
-    const res = await post({ ...base, cadence: 'MONTHLY', weekday: undefined, monthDay: 31, startDate: '2030-02-01' }).expect(201);
+    const res = await post({
+      ...base,
+      cadence: 'MONTHLY',
+      weekday: undefined,
+      monthDay: 31,
+      startDate: '2030-02-01',
+    }).expect(201);
     expect(res.body.series).toMatchObject({ cadence: 'MONTHLY', monthDay: 31, weekday: null });
     expect(res.body.meetings.map((m: any) => m.date)).toEqual(['2030-02-28', '2030-03-31']);
-    const leap = await post({ ...base, cadence: 'MONTHLY', weekday: undefined, monthDay: 30, startDate: '2032-02-01' }).expect(201);
+    const leap = await post({
+      ...base,
+      cadence: 'MONTHLY',
+      weekday: undefined,
+      monthDay: 30,
+      startDate: '2032-02-01',
+    }).expect(201);
     expect(leap.body.meetings.map((m: any) => m.date)).toEqual(['2032-02-29', '2032-03-30']);
   });
 
@@ -55,7 +90,13 @@ describe('POST /api/series', () => {
     // 2030-03-31 is the change to summer time in Berlin: 09:00 is 08:00Z before and 07:00Z after.
     expect(berlin.body.meetings.map((m: any) => m.startsAt)).toEqual(['2030-03-25T08:00:00Z', '2030-04-01T07:00:00Z']);
     // 02:30 does not exist in New York on 2030-03-10: it moves forward to 03:30 EDT.
-    const ny = await post({ ...base, weekday: 0, startTime: '02:30', timezone: 'America/New_York', startDate: '2030-03-10' }).expect(201);
+    const ny = await post({
+      ...base,
+      weekday: 0,
+      startTime: '02:30',
+      timezone: 'America/New_York',
+      startDate: '2030-03-10',
+    }).expect(201);
     expect(ny.body.meetings.map((m: any) => m.startsAt)).toEqual(['2030-03-10T07:30:00Z', '2030-03-17T06:30:00Z']);
   });
 
@@ -84,7 +125,13 @@ describe('POST /api/series', () => {
       { ...base, startDate: '2030-02-30' },
       { ...base, title: '' },
       { ...base, participantIds: [MISSING_ID, MISSING_ID] },
-      { ...base, participantIds: Array.from({ length: 21 }, (_, i) => `00000000-0000-4000-8000-0000000000${String(i).padStart(2, '0')}`) },
+      {
+        ...base,
+        participantIds: Array.from(
+          { length: 21 },
+          (_, i) => `00000000-0000-4000-8000-0000000000${String(i).padStart(2, '0')}`,
+        ),
+      },
       { ...base, participantIds: ['nope'] },
       { ...base, color: 'red' },
     ];
@@ -136,7 +183,12 @@ describe('POST /api/series', () => {
 describe('PATCH /api/series/:id', () => {
   it('updates the title and re-times upcoming SCHEDULED occurrences when startTime changes', async () => {
     const { series, meetings } = await createSeries(t, c);
-    const res = await t.http().patch(`/api/series/${series.id}`).set('Authorization', c.auth).send({ title: 'Weekly 1:1', startTime: '10:30', durationMinutes: 45 }).expect(200);
+    const res = await t
+      .http()
+      .patch(`/api/series/${series.id}`)
+      .set('Authorization', c.auth)
+      .send({ title: 'Weekly 1:1', startTime: '10:30', durationMinutes: 45 })
+      .expect(200);
     expect(res.body).toMatchObject({ title: 'Weekly 1:1', startTime: '10:30', durationMinutes: 45 });
     const list = await t.http().get(`/api/meetings?seriesId=${series.id}`).set('Authorization', c.auth).expect(200);
     expect(list.body.items.map((m: any) => m.startsAt)).toEqual(['2030-01-07T09:30:00Z', '2030-01-14T09:30:00Z']);
@@ -146,18 +198,38 @@ describe('PATCH /api/series/:id', () => {
   it('changes the weekday of later materializations, refuses monthDay on a weekly series (400)', async () => {
     const { series } = await createSeries(t, c);
     await t.http().patch(`/api/series/${series.id}`).set('Authorization', c.auth).send({ weekday: 3 }).expect(200);
-    const bad = await t.http().patch(`/api/series/${series.id}`).set('Authorization', c.auth).send({ monthDay: 3 }).expect(400);
+    const bad = await t
+      .http()
+      .patch(`/api/series/${series.id}`)
+      .set('Authorization', c.auth)
+      .send({ monthDay: 3 })
+      .expect(400);
     expect(bad.body.error.details[0].path).toBe('/monthDay');
-    await t.http().patch(`/api/series/${series.id}`).set('Authorization', c.auth).send({ cadence: 'MONTHLY' }).expect(400);
+    await t
+      .http()
+      .patch(`/api/series/${series.id}`)
+      .set('Authorization', c.auth)
+      .send({ cadence: 'MONTHLY' })
+      .expect(400);
     await t.http().patch(`/api/series/${series.id}`).set('Authorization', c.auth).send({}).expect(400);
   });
 
   it('replaces participants, checking they exist', async () => {
     const { series } = await createSeries(t, c);
     const grace = await createPerson(t, c, 'Grace');
-    const res = await t.http().patch(`/api/series/${series.id}`).set('Authorization', c.auth).send({ participantIds: [grace.id] }).expect(200);
+    const res = await t
+      .http()
+      .patch(`/api/series/${series.id}`)
+      .set('Authorization', c.auth)
+      .send({ participantIds: [grace.id] })
+      .expect(200);
     expect(res.body.participantIds).toEqual([grace.id]);
-    await t.http().patch(`/api/series/${series.id}`).set('Authorization', c.auth).send({ participantIds: [MISSING_ID] }).expect(404);
+    await t
+      .http()
+      .patch(`/api/series/${series.id}`)
+      .set('Authorization', c.auth)
+      .send({ participantIds: [MISSING_ID] })
+      .expect(404);
   });
 
   it('is 409 series_archived on an archived series and 404 for another account', async () => {
@@ -166,7 +238,12 @@ describe('PATCH /api/series/:id', () => {
     await t.http().patch(`/api/series/${series.id}`).set('Authorization', other.auth).send({ title: 'x' }).expect(404);
     await t.http().delete(`/api/series/${series.id}`).set('Authorization', other.auth).expect(404);
     await t.http().delete(`/api/series/${series.id}`).set('Authorization', c.auth).expect(200);
-    const res = await t.http().patch(`/api/series/${series.id}`).set('Authorization', c.auth).send({ title: 'x' }).expect(409);
+    const res = await t
+      .http()
+      .patch(`/api/series/${series.id}`)
+      .set('Authorization', c.auth)
+      .send({ title: 'x' })
+      .expect(409);
     expect(res.body.error.code).toBe('series_archived');
   });
 });
@@ -193,7 +270,11 @@ describe('GET /api/series', () => {
     const b = await createSeries(t, owner, { title: 'B' });
     const first = await t.http().get('/api/series?limit=1').set('Authorization', owner.auth).expect(200);
     expect(first.body.items.map((s: any) => s.id)).toEqual([a.series.id]);
-    const second = await t.http().get(`/api/series?limit=1&cursor=${first.body.nextCursor}`).set('Authorization', owner.auth).expect(200);
+    const second = await t
+      .http()
+      .get(`/api/series?limit=1&cursor=${first.body.nextCursor}`)
+      .set('Authorization', owner.auth)
+      .expect(200);
     expect(second.body).toEqual({ items: [expect.objectContaining({ id: b.series.id })], nextCursor: null });
   });
 

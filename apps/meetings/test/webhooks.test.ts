@@ -8,7 +8,10 @@ let t: TestApp;
 let receiver: Receiver;
 
 beforeAll(async () => {
-  t = await startTestApp({ WEBHOOK_ALLOW_PRIVATE: '1', WEBHOOK_RETRY_BASE_MS: '200', RATE_LIMIT_WRITES_PER_MINUTE: '100000' }, { webhooks: true });
+  t = await startTestApp(
+    { WEBHOOK_ALLOW_PRIVATE: '1', WEBHOOK_RETRY_BASE_MS: '200', RATE_LIMIT_WRITES_PER_MINUTE: '100000' },
+    { webhooks: true },
+  );
   receiver = await startReceiver();
 });
 afterAll(async () => {
@@ -19,20 +22,42 @@ afterAll(async () => {
 describe('meetings webhooks', () => {
   it('delivers each event type once, signed, with what an API key sees (never privateNotes)', async () => {
     const c = await t.caller();
-    const sub = (await t.http().post('/api/webhooks').set('Authorization', c.auth).send({ url: receiver.url, events: EVENTS }).expect(201)).body;
+    const sub = (
+      await t
+        .http()
+        .post('/api/webhooks')
+        .set('Authorization', c.auth)
+        .send({ url: receiver.url, events: EVENTS })
+        .expect(201)
+    ).body;
     const { meetings } = await createSeries(t, c);
     const meeting = meetings[0];
     const cookie = await sessionOf(t, c);
-    await t.http().patch(`/api/meetings/${meeting.id}`).set('Cookie', cookie).send({ baseRevision: meeting.revision, sharedNotes: 'shared', privateNotes: 'SECRET salary' }).expect(200);
+    await t
+      .http()
+      .patch(`/api/meetings/${meeting.id}`)
+      .set('Cookie', cookie)
+      .send({ baseRevision: meeting.revision, sharedNotes: 'shared', privateNotes: 'SECRET salary' })
+      .expect(200);
     const asKey = (await t.http().get(`/api/meetings/${meeting.id}`).set('Authorization', c.auth).expect(200)).body;
     const item = await addItem(t, c, meeting.id);
-    const updated = (await t.http().patch(`/api/items/${item.id}`).set('Authorization', c.auth).send({ starred: true }).expect(200)).body;
+    const updated = (
+      await t.http().patch(`/api/items/${item.id}`).set('Authorization', c.auth).send({ starred: true }).expect(200)
+    ).body;
     await t.http().delete(`/api/items/${item.id}`).set('Authorization', c.auth).expect(204);
-    const note = (await t.http().put('/api/notes/2030-01-07').set('Authorization', c.auth).send({ today: 'write tests' })).body;
+    const note = (
+      await t.http().put('/api/notes/2030-01-07').set('Authorization', c.auth).send({ today: 'write tests' })
+    ).body;
 
     await receiver.waitFor((all) => all.length >= 5);
     await new Promise((r) => setTimeout(r, 300));
-    expect(receiver.received.map((r) => r.event.type)).toEqual(['meeting.updated', 'item.created', 'item.updated', 'item.deleted', 'note.updated']);
+    expect(receiver.received.map((r) => r.event.type)).toEqual([
+      'meeting.updated',
+      'item.created',
+      'item.updated',
+      'item.deleted',
+      'note.updated',
+    ]);
     for (const r of receiver.received) expect(receiver.verifies(r, sub.secret)).toBe(true);
     expect(receiver.received.map((r) => r.body).join('')).not.toContain('SECRET');
     const [m, created, changed, deleted, noted] = receiver.received.map((r) => r.event.data);

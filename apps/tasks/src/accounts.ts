@@ -5,5 +5,7 @@ import { createPersonalWorkspace } from './db/workspaces.repository.js';
 
 /** Every tasks account gets a personal workspace, created with it (in the tasks database's transaction). */
 export const adminHooks: AdminHooks = {
-  onAccountCreated: async (trx, accountId) => ({ workspaceId: await createPersonalWorkspace(trx as Kysely<Database>, accountId) }),
+  onAccountCreated: async (trx, accountId) => ({
+    workspaceId: await createPersonalWorkspace(trx as Kysely<Database>, accountId),
+  }),
 };

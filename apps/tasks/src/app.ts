@@ -20,7 +20,10 @@ export function createApp(deps: ServiceDeps<Database>): Express {
     mcp: { instructions: mcpInstructions, toolNotes: mcpToolNotes, prompts: mcpPrompts, tools: mcpTools },
     accountHooks: adminHooks,
     streams,
-    api: { router: apiRoutes({ ...routeContext(deps, streams), caches: taskCaches(deps.db) }), scopeByMethod: { read: 'tasks:read', write: 'tasks:write' } },
+    api: {
+      router: apiRoutes({ ...routeContext(deps, streams), caches: taskCaches(deps.db) }),
+      scopeByMethod: { read: 'tasks:read', write: 'tasks:write' },
+    },
   });
 }
 export { migrations } from './db/migrations/index.js';

@@ -9,7 +9,7 @@ export const mcpInstructions =
 
 export const mcpToolNotes =
   'Times are ISO 8601 instants in UTC (send "2030-05-01T09:00:00Z" or with an offset, e.g. "+02:00"). "Today" and the ' +
-  'views are computed in the account\'s time zone (an X-Timezone header on the MCP connection overrides it). Ids are UUIDs. ' +
+  "views are computed in the account's time zone (an X-Timezone header on the MCP connection overrides it). Ids are UUIDs. " +
   'Errors come back as isError with { error: { code, message, details } }; details[].path names the argument at fault.';
 
 interface Task {
@@ -22,7 +22,8 @@ interface Task {
 }
 
 function ok(answer: RestAnswer): Record<string, unknown> {
-  if (answer.status >= 400) throw new Error(`the tasks service answered ${answer.status}: ${JSON.stringify(answer.body)}`);
+  if (answer.status >= 400)
+    throw new Error(`the tasks service answered ${answer.status}: ${JSON.stringify(answer.body)}`);
   return answer.body as Record<string, unknown>;
 }
 
@@ -37,22 +38,34 @@ async function planMyDay(_args: Record<string, string>, call: CallOperation): Pr
   const overdue = tasks.filter((t) => t.dueAt !== null && Date.parse(t.dueAt) < now);
   const today = tasks.filter((t) => !overdue.includes(t));
   const rank = (t: Task) => ({ high: 0, medium: 1, low: 2 })[t.priority as 'high'] ?? 3;
-  const section = (title: string, list: Task[]) => `${title} (${list.length}):\n${list.length ? [...list].sort((a, b) => rank(a) - rank(b)).map(line).join('\n') : '- none'}`;
+  const section = (title: string, list: Task[]) =>
+    `${title} (${list.length}):\n${
+      list.length
+        ? [...list]
+            .sort((a, b) => rank(a) - rank(b))
+            .map(line)
+            .join('\n')
+        : '- none'
+    }`;
   return [
     `Help me plan my day. It is now ${new Date(now).toISOString()}; "today" below is in my account's time zone.`,
     section('Overdue', overdue),
     section('Due today', today),
-    body.nextCursor ? 'There are more tasks due today than listed here; call listTasks with view=today and the cursor for the rest.' : '',
+    body.nextCursor
+      ? 'There are more tasks due today than listed here; call listTasks with view=today and the cursor for the rest.'
+      : '',
     'Suggest an order for the day with the overdue and high-priority tasks first, say which ones could be rescheduled ' +
       '(updateTask with a new dueAt), and ask me before completing or changing anything.',
-  ].filter(Boolean).join('\n\n');
+  ]
+    .filter(Boolean)
+    .join('\n\n');
 }
 
 export const mcpPrompts: McpPrompt[] = [
   {
     name: 'plan_my_day',
     title: 'Plan my day',
-    description: 'Today\'s and overdue open tasks, by priority, with a request to plan the day around them',
+    description: "Today's and overdue open tasks, by priority, with a request to plan the day around them",
     scopes: ['tasks:read'],
     build: planMyDay,
   },

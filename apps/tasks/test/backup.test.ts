@@ -11,7 +11,9 @@ const run = promisify(execFile);
 
 /** `npm run admin -- tasks ...` as a real process: its one JSON object. */
 async function adminProcess(databaseUrl: string, ...argv: string[]): Promise<Record<string, any>> {
-  const { stdout } = await run(process.execPath, serviceEntry('tasks', 'admin', ...argv), { env: { ...process.env, DATABASE_URL: databaseUrl } });
+  const { stdout } = await run(process.execPath, serviceEntry('tasks', 'admin', ...argv), {
+    env: { ...process.env, DATABASE_URL: databaseUrl },
+  });
   return JSON.parse(stdout) as Record<string, any>;
 }
 
@@ -32,27 +34,56 @@ describe('admin backup and restore', () => {
   it('restores a dropped schema from a backup: the API reads the same tasks, the key still works', async () => {
     const titles = ['Buy milk', 'Call the plumber', 'File taxes'];
     const created = [];
-    for (const title of titles) created.push((await t.http().post('/api/v1/tasks').set('Authorization', c.auth).send({ title, tags: ['home'] }).expect(201)).body.item);
+    for (const title of titles)
+      created.push(
+        (
+          await t
+            .http()
+            .post('/api/v1/tasks')
+            .set('Authorization', c.auth)
+            .send({ title, tags: ['home'] })
+            .expect(201)
+        ).body.item,
+      );
     const before = (await t.http().get('/api/v1/tasks?view=all').set('Authorization', c.auth).expect(200)).body;
 
-    const hook = (await t.http().post('/api/v1/webhooks').set('Authorization', c.auth).send({ url: 'http://127.0.0.1:9/hook', events: ['task.created'] }).expect(201)).body;
-    const rotated = (await t.http().post(`/api/v1/webhooks/${hook.id}/rotate-secret`).set('Authorization', c.auth).expect(200)).body;
+    const hook = (
+      await t
+        .http()
+        .post('/api/v1/webhooks')
+        .set('Authorization', c.auth)
+        .send({ url: 'http://127.0.0.1:9/hook', events: ['task.created'] })
+        .expect(201)
+    ).body;
+    const rotated = (
+      await t.http().post(`/api/v1/webhooks/${hook.id}/rotate-secret`).set('Authorization', c.auth).expect(200)
+    ).body;
 
     const out = join(dir, 'tasks.dump');
     const backup = await adminProcess(t.databaseUrl, 'backup', '--out', out);
-    expect(backup).toMatchObject({ service: 'tasks', schemas: ['tasks', 'tasks_worker'], out, bytes: expect.any(Number) });
+    expect(backup).toMatchObject({
+      service: 'tasks',
+      schemas: ['tasks', 'tasks_worker'],
+      out,
+      bytes: expect.any(Number),
+    });
     console.log(`backup: ${JSON.stringify(backup)}`);
     // Custom format: only the service's own schemas, no other service's, no owners.
     const dump = readFileSync(out);
     expect(dump.subarray(0, 5).toString()).toBe('PGDMP');
     // The archive as SQL (it is compressed): the subscription is in it, its signing secrets are
     // not, in any form (they are sealed under WEBHOOK_SECRET_KEY, which no backup holds).
-    const { stdout: script } = await run(join(dirname(backup.pgDump as string), 'pg_restore'), ['--data-only', '--file=-', out], { maxBuffer: 64 * 1024 * 1024 });
+    const { stdout: script } = await run(
+      join(dirname(backup.pgDump as string), 'pg_restore'),
+      ['--data-only', '--file=-', out],
+      { maxBuffer: 64 * 1024 * 1024 },
+    );
     expect(script).toContain(hook.id);
     expect(script).not.toContain('whsec_');
     for (const secret of [hook.secret as string, rotated.secret as string]) {
       const bytes = Buffer.from(secret.replace(/^whsec_/, ''), 'base64');
-      for (const form of [bytes.toString('base64'), bytes.toString('hex')]) expect(script).not.toContain(form.slice(0, 20));
+      for (const form of [bytes.toString('base64'), bytes.toString('hex')])
+        expect(script).not.toContain(form.slice(0, 20));
       expect(dump.includes(bytes) || Buffer.from(script, 'latin1').includes(bytes)).toBe(false);
     }
 
@@ -61,7 +92,11 @@ describe('admin backup and restore', () => {
     await su.query('drop schema tasks cascade');
     await su.query('drop schema if exists tasks_worker cascade');
     await su.end();
-    await t.http().get('/api/v1/tasks').set('Authorization', c.auth).expect((res) => expect(res.status).toBeGreaterThanOrEqual(400));
+    await t
+      .http()
+      .get('/api/v1/tasks')
+      .set('Authorization', c.auth)
+      .expect((res) => expect(res.status).toBeGreaterThanOrEqual(400));
 
     const restored = await adminProcess(t.databaseUrl, 'restore', '--in', out);
     expect(restored).toMatchObject({ service: 'tasks', in: out });
@@ -96,18 +131,28 @@ describe('admin backup and restore', () => {
       () => undefined,
       (err: { code?: number; stderr?: string }) => err,
     );
-    console.log(`restore of ${cut} (${kept} of ${whole.length} bytes): exit ${failed?.code}, ${failed?.stderr?.trim()}`);
+    console.log(
+      `restore of ${cut} (${kept} of ${whole.length} bytes): exit ${failed?.code}, ${failed?.stderr?.trim()}`,
+    );
     expect(failed?.code).not.toBe(0);
     const after = await t.http().get('/api/v1/tasks?view=all').set('Authorization', c.auth);
     expect(after.status).toBe(200);
     expect(after.body).toEqual(before);
-    expect(after.body.items.map((task: { title: string }) => task.title)).toEqual(expect.arrayContaining(['In the backup', 'Since the backup']));
-    expect(failed?.stderr).toMatch(/^admin tasks: restore failed, nothing changed: the archive could not be read to its end: /);
+    expect(after.body.items.map((task: { title: string }) => task.title)).toEqual(
+      expect.arrayContaining(['In the backup', 'Since the backup']),
+    );
+    expect(failed?.stderr).toMatch(
+      /^admin tasks: restore failed, nothing changed: the archive could not be read to its end: /,
+    );
   }, 120_000);
 
   it('refuses a restore of a missing file and a backup without --out, with one line', async () => {
-    await expect(adminProcess(t.databaseUrl, 'restore', '--in', join(dir, 'nope.dump'))).rejects.toMatchObject({ stderr: expect.stringMatching(/^admin tasks: no file .*nope\.dump\n$/) });
-    await expect(adminProcess(t.databaseUrl, 'backup')).rejects.toMatchObject({ stderr: 'admin tasks: --out FILE is required\n' });
+    await expect(adminProcess(t.databaseUrl, 'restore', '--in', join(dir, 'nope.dump'))).rejects.toMatchObject({
+      stderr: expect.stringMatching(/^admin tasks: no file .*nope\.dump\n$/),
+    });
+    await expect(adminProcess(t.databaseUrl, 'backup')).rejects.toMatchObject({
+      stderr: 'admin tasks: --out FILE is required\n',
+    });
   });
 });
 
@@ -123,7 +168,9 @@ describe('admin migrate', () => {
     const to = await adminProcess(t.databaseUrl, 'migrate', '--to', names.at(-2)!);
     expect(to).toEqual({ service: 'tasks', applied: [], reverted: [last] });
     expect(await adminProcess(t.databaseUrl, 'migrate')).toEqual({ service: 'tasks', applied: [last], reverted: [] });
-    await expect(adminProcess(t.databaseUrl, 'migrate', '--to', 'nope')).rejects.toMatchObject({ stderr: expect.stringMatching(/^admin tasks: no migration named nope; known: /) });
+    await expect(adminProcess(t.databaseUrl, 'migrate', '--to', 'nope')).rejects.toMatchObject({
+      stderr: expect.stringMatching(/^admin tasks: no migration named nope; known: /),
+    });
   }, 60_000);
 
   it('with MIGRATE_ON_START=0 a service does not migrate: it listens only once `admin migrate` has run', async () => {
@@ -131,10 +178,22 @@ describe('admin migrate', () => {
     const url = await createDatabase(process.env.TEST_DATABASE_URL!, name);
     const port = await freePort();
     const child = spawn(process.execPath, serviceEntry('tasks', 'serve'), {
-      env: { ...process.env, DATABASE_URL: url, TASKS_PORT: String(port), HOST: '127.0.0.1', MIGRATE_ON_START: '0', REDIS_URL: '', LOG_LEVEL: 'warn' },
+      env: {
+        ...process.env,
+        DATABASE_URL: url,
+        TASKS_PORT: String(port),
+        HOST: '127.0.0.1',
+        MIGRATE_ON_START: '0',
+        REDIS_URL: '',
+        LOG_LEVEL: 'warn',
+      },
       stdio: ['ignore', 'ignore', 'pipe'],
     });
-    const healthy = () => fetch(`http://127.0.0.1:${port}/healthz`).then((r) => r.ok, () => false);
+    const healthy = () =>
+      fetch(`http://127.0.0.1:${port}/healthz`).then(
+        (r) => r.ok,
+        () => false,
+      );
     try {
       await new Promise((r) => setTimeout(r, 3000));
       expect(await healthy()).toBe(false);

@@ -4,7 +4,14 @@ import * as answerAsBody from '../src/db/migrations/2026_11_27_0900_kept_answer_
 import { startTestApp, type Caller, type TestApp } from './helpers/harness.js';
 
 const countTitled = async (t: TestApp, c: Caller, title: string) =>
-  (await t.db.selectFrom('tasks').select('id').where('workspace_id', '=', c.workspaceId).where('title', '=', title).execute()).length;
+  (
+    await t.db
+      .selectFrom('tasks')
+      .select('id')
+      .where('workspace_id', '=', c.workspaceId)
+      .where('title', '=', title)
+      .execute()
+  ).length;
 
 describe.each([
   ['Redis', false],
@@ -36,7 +43,9 @@ describe.each([
     expect(res.body.error.code).toBe('idempotency_key_conflict');
     expect(await countTitled(t, c, 'second body')).toBe(0);
     // A body the create would refuse is still another body under a used key.
-    expect((await post('k-conflict', { title: 'third body', priority: 'urgent' }).expect(409)).body.error.code).toBe('idempotency_key_conflict');
+    expect((await post('k-conflict', { title: 'third body', priority: 'urgent' }).expect(409)).body.error.code).toBe(
+      'idempotency_key_conflict',
+    );
   });
 
   it('releases the key when the create fails, so a corrected retry creates the task', async () => {
@@ -57,7 +66,10 @@ describe.each([
 
   it('answers 400 for a key longer than 200 characters or empty, and accepts 200', async () => {
     const long = await post('k'.repeat(201), { title: 'x' }).expect(400);
-    expect(long.body.error).toMatchObject({ code: 'validation_failed', details: [{ path: 'Idempotency-Key', message: expect.any(String) }] });
+    expect(long.body.error).toMatchObject({
+      code: 'validation_failed',
+      details: [{ path: 'Idempotency-Key', message: expect.any(String) }],
+    });
     await post('', { title: 'x' }).expect(400);
     await post('k'.repeat(200), { title: 'x' }).expect(201);
   });
@@ -75,13 +87,25 @@ describe.each([
     expect(await countTitled(t, c, 'raced')).toBe(1);
   });
 
-  it('keeps the key with the task in Postgres, unique per account, in the create\'s transaction', async () => {
+  it("keeps the key with the task in Postgres, unique per account, in the create's transaction", async () => {
     const first = await post('k-kept', { title: 'kept in postgres' }).expect(201);
-    const rows = await t.db.selectFrom('task_idempotency_keys').select(['task_id', 'status']).where('account_id', '=', c.accountId).where('task_id', '=', first.body.item.id).execute();
+    const rows = await t.db
+      .selectFrom('task_idempotency_keys')
+      .select(['task_id', 'status'])
+      .where('account_id', '=', c.accountId)
+      .where('task_id', '=', first.body.item.id)
+      .execute();
     expect(rows).toEqual([{ task_id: first.body.item.id, status: 201 }]);
     // A create that fails keeps no key.
     await post('k-kept-failed', { title: 'bad', priority: 'urgent' }).expect(422);
-    expect(await t.db.selectFrom('task_idempotency_keys').select('task_id').where('account_id', '=', c.accountId).where('task_id', 'is', null).execute()).toEqual([]);
+    expect(
+      await t.db
+        .selectFrom('task_idempotency_keys')
+        .select('task_id')
+        .where('account_id', '=', c.accountId)
+        .where('task_id', 'is', null)
+        .execute(),
+    ).toEqual([]);
   });
 });
 
@@ -99,7 +123,8 @@ describe('POST /api/v1/tasks with Idempotency-Key after Redis came back empty', 
 
   it('replays the first 201 with the same id when Redis comes back empty', async () => {
     const c = await t.caller();
-    const post = (body: object) => t.http().post('/api/v1/tasks').set('Authorization', c.auth).set('Idempotency-Key', 'survives-redis').send(body);
+    const post = (body: object) =>
+      t.http().post('/api/v1/tasks').set('Authorization', c.auth).set('Idempotency-Key', 'survives-redis').send(body);
     const first = await post({ title: 'exactly once' }).expect(201);
     await emptyRedis();
     const again = await post({ title: 'exactly once' }).expect(201);
@@ -114,7 +139,13 @@ describe('POST /api/v1/tasks with Idempotency-Key after Redis came back empty', 
 
   it('creates one task for 10 concurrent replays of a key Redis lost', async () => {
     const c = await t.caller();
-    const post = () => t.http().post('/api/v1/tasks').set('Authorization', c.auth).set('Idempotency-Key', 'lost-and-raced').send({ title: 'lost and raced' });
+    const post = () =>
+      t
+        .http()
+        .post('/api/v1/tasks')
+        .set('Authorization', c.auth)
+        .set('Idempotency-Key', 'lost-and-raced')
+        .send({ title: 'lost and raced' });
     const first = await post().expect(201);
     await emptyRedis();
     const results = await Promise.all(Array.from({ length: 10 }, post));
@@ -128,13 +159,21 @@ describe('POST /api/v1/tasks with Idempotency-Key after Redis came back empty', 
   it('takes over a key kept more than 24 hours ago, and each create sweeps a few expired keys', async () => {
     const c = await t.caller();
     const other = await t.caller();
-    const post = (caller: Caller, key: string, title: string) => t.http().post('/api/v1/tasks').set('Authorization', caller.auth).set('Idempotency-Key', key).send({ title });
+    const post = (caller: Caller, key: string, title: string) =>
+      t.http().post('/api/v1/tasks').set('Authorization', caller.auth).set('Idempotency-Key', key).send({ title });
     const old = await post(c, 'a-day-old', 'yesterday').expect(201);
     for (let i = 0; i < 12; i++) await post(other, `other-${i}`, `other ${i}`).expect(201);
     // A day passes (for these keys); Redis forgot them too.
-    await sql`update task_idempotency_keys set created_at = now() - interval '25 hours' where account_id in (${c.accountId}, ${other.accountId})`.execute(t.db);
+    await sql`update task_idempotency_keys set created_at = now() - interval '25 hours' where account_id in (${c.accountId}, ${other.accountId})`.execute(
+      t.db,
+    );
     await emptyRedis();
-    const kept = () => t.db.selectFrom('task_idempotency_keys').select(['account_id', 'task_id']).where('account_id', 'in', [c.accountId, other.accountId]).execute();
+    const kept = () =>
+      t.db
+        .selectFrom('task_idempotency_keys')
+        .select(['account_id', 'task_id'])
+        .where('account_id', 'in', [c.accountId, other.accountId])
+        .execute();
     expect(await kept()).toHaveLength(13);
 
     // The same key with another body is a new create now, not a conflict.
@@ -153,13 +192,23 @@ describe('POST /api/v1/tasks with Idempotency-Key after Redis came back empty', 
 
   it('replays, byte for byte, an answer kept by the previous version (the response body, which the 2026_11_25_1000 migration rewrites)', async () => {
     const c = await t.caller();
-    const post = () => t.http().post('/api/v1/tasks').set('Authorization', c.auth).set('Idempotency-Key', 'from-before').send({ title: 'kept before', tags: ['x'] });
+    const post = () =>
+      t
+        .http()
+        .post('/api/v1/tasks')
+        .set('Authorization', c.auth)
+        .set('Idempotency-Key', 'from-before')
+        .send({ title: 'kept before', tags: ['x'] });
     const first = await post().expect(201);
     // Back to the shape the version before those kept: the body it answered.
     await answerAsBody.down(t.db);
     await oneStatement.down(t.db);
     try {
-      const kept = await t.db.selectFrom('task_idempotency_keys').select('response').where('account_id', '=', c.accountId).executeTakeFirstOrThrow();
+      const kept = await t.db
+        .selectFrom('task_idempotency_keys')
+        .select('response')
+        .where('account_id', '=', c.accountId)
+        .executeTakeFirstOrThrow();
       expect(kept.response).toMatchObject({ item: { id: first.body.item.id, title: 'kept before', tags: ['x'] } });
     } finally {
       await oneStatement.up(t.db);
@@ -172,14 +221,30 @@ describe('POST /api/v1/tasks with Idempotency-Key after Redis came back empty', 
 
   it('keeps the answer as the API body it replays, versioned: { v: 1, status, body }', async () => {
     const c = await t.caller();
-    const first = await t.http().post('/api/v1/tasks').set('Authorization', c.auth).set('Idempotency-Key', 'as-body').send({ title: 'as body', dueAt: '2031-05-01T09:30:00Z', tags: ['q"uote', 'ü'] }).expect(201);
-    const kept = await t.db.selectFrom('task_idempotency_keys').select('response').where('account_id', '=', c.accountId).executeTakeFirstOrThrow();
+    const first = await t
+      .http()
+      .post('/api/v1/tasks')
+      .set('Authorization', c.auth)
+      .set('Idempotency-Key', 'as-body')
+      .send({ title: 'as body', dueAt: '2031-05-01T09:30:00Z', tags: ['q"uote', 'ü'] })
+      .expect(201);
+    const kept = await t.db
+      .selectFrom('task_idempotency_keys')
+      .select('response')
+      .where('account_id', '=', c.accountId)
+      .executeTakeFirstOrThrow();
     expect(kept.response).toEqual({ v: 1, status: 201, body: first.body });
   });
 
   it('replays, byte for byte, an answer the previous version kept as the created row (row_to_json; the 2026_11_27_0900 migration rewrites it)', async () => {
     const c = await t.caller();
-    const post = () => t.http().post('/api/v1/tasks').set('Authorization', c.auth).set('Idempotency-Key', 'as-row').send({ title: 'kept as a row', dueAt: '2031-05-01T09:30:00.5Z', notes: null, tags: ['y'] });
+    const post = () =>
+      t
+        .http()
+        .post('/api/v1/tasks')
+        .set('Authorization', c.auth)
+        .set('Idempotency-Key', 'as-row')
+        .send({ title: 'kept as a row', dueAt: '2031-05-01T09:30:00.5Z', notes: null, tags: ['y'] });
     const first = await post().expect(201);
     // What the previous version's one-statement create kept: row_to_json of the row it inserted.
     await sql`
@@ -200,7 +265,13 @@ describe('POST /api/v1/tasks with Idempotency-Key after Redis came back empty', 
     const single = await startTestApp({ RATE_LIMIT_PER_MINUTE: '100000' }, { withoutRedis: true, shareWith: t });
     const restarted = await startTestApp({ RATE_LIMIT_PER_MINUTE: '100000' }, { withoutRedis: true, shareWith: t });
     try {
-      const post = (app: TestApp) => app.http().post('/api/v1/tasks').set('Authorization', c.auth).set('Idempotency-Key', 'across-restart').send({ title: 'across restart' });
+      const post = (app: TestApp) =>
+        app
+          .http()
+          .post('/api/v1/tasks')
+          .set('Authorization', c.auth)
+          .set('Idempotency-Key', 'across-restart')
+          .send({ title: 'across restart' });
       const first = await post(single).expect(201);
       const again = await post(restarted).expect(201);
       expect(again.body.item.id).toBe(first.body.item.id);
@@ -221,9 +292,19 @@ describe('idempotency records', () => {
 
   it('are kept in Postgres only, the key hashed: Redis holds none', async () => {
     const c = await t.caller();
-    const res = await t.http().post('/api/v1/tasks').set('Authorization', c.auth).set('Idempotency-Key', 'secret-ish key').send({ title: 'kept' }).expect(201);
+    const res = await t
+      .http()
+      .post('/api/v1/tasks')
+      .set('Authorization', c.auth)
+      .set('Idempotency-Key', 'secret-ish key')
+      .send({ title: 'kept' })
+      .expect(201);
     expect(await t.redis.keys(`${t.config.redisPrefix}idem:*`)).toEqual([]);
-    const rows = await t.db.selectFrom('task_idempotency_keys').select(['key_hash', 'task_id']).where('account_id', '=', c.accountId).execute();
+    const rows = await t.db
+      .selectFrom('task_idempotency_keys')
+      .select(['key_hash', 'task_id'])
+      .where('account_id', '=', c.accountId)
+      .execute();
     expect(rows).toEqual([{ key_hash: expect.any(Buffer), task_id: res.body.item.id }]);
     expect(rows[0]!.key_hash.toString('utf8')).not.toContain('secret-ish');
   });

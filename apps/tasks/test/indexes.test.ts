@@ -15,15 +15,20 @@ beforeAll(async () => {
   const other = await t.caller();
   const words = ['invoice', 'call', 'email', 'review', 'plan', 'garden', 'shop', 'write', 'read', 'fix'];
   for (const ws of [c.workspaceId, other.workspaceId]) {
-    await t.db.insertInto('tasks').values(Array.from({ length: 3000 }, (_, i) => ({
-      workspace_id: ws,
-      title: `${words[i % 10]} ${words[(i * 7) % 10]} number ${i}`,
-      notes: i % 3 ? `notes about ${words[(i * 3) % 10]}` : null,
-      tags: i % 5 ? ['home'] : ['work'],
-      due_at: i % 2 ? `2031-01-${String((i % 28) + 1).padStart(2, '0')}T10:00:00Z` : null,
-      completed_at: i % 4 === 0 ? '2030-01-01T00:00:00Z' : null,
-      position: String(i + 1),
-    }))).execute();
+    await t.db
+      .insertInto('tasks')
+      .values(
+        Array.from({ length: 3000 }, (_, i) => ({
+          workspace_id: ws,
+          title: `${words[i % 10]} ${words[(i * 7) % 10]} number ${i}`,
+          notes: i % 3 ? `notes about ${words[(i * 3) % 10]}` : null,
+          tags: i % 5 ? ['home'] : ['work'],
+          due_at: i % 2 ? `2031-01-${String((i % 28) + 1).padStart(2, '0')}T10:00:00Z` : null,
+          completed_at: i % 4 === 0 ? '2030-01-01T00:00:00Z' : null,
+          position: String(i + 1),
+        })),
+      )
+      .execute();
   }
   await sql`vacuum analyze tasks`.execute(t.db);
   logged = new Kysely<Database>({
@@ -55,17 +60,89 @@ const ID = '00000000-0000-4000-8000-000000000000';
 
 describe('hot queries have an index (the benchmark replays them at 1M rows)', () => {
   it.each([
-    ['view=all page', (db: Kysely<Database>) => repo.listOrderedPage(db, { workspaceId: c.workspaceId, tag: null, afterPosition: '5', limit: 51 }), /tasks_order_key/],
-    ['view=all page with a tag', (db: Kysely<Database>) => repo.listOrderedPage(db, { workspaceId: c.workspaceId, tag: 'work', afterPosition: null, limit: 51 }), /tasks_(order_key|tags_idx)/],
-    ['view=today page', (db: Kysely<Database>) => repo.listCreatedPage(db, { workspaceId: c.workspaceId, filter: { dueBefore: after }, tag: null, after: { createdAt: after, id: ID }, limit: 51 }), /tasks_open_due_idx/],
-    ['view=upcoming page', (db: Kysely<Database>) => repo.listCreatedPage(db, { workspaceId: c.workspaceId, filter: { dueFrom: after }, tag: null, after: null, limit: 51 }), /tasks_open_due_idx/],
-    ['view=completed page', (db: Kysely<Database>) => repo.listCreatedPage(db, { workspaceId: c.workspaceId, filter: { completed: true }, tag: null, after: null, limit: 51 }), /tasks_completed_idx/],
-    ['search page for a rare word', (db: Kysely<Database>) => repo.searchPage(db, { workspaceId: c.workspaceId, q: 'zebra', after: { rank: 0.0607927, id: ID }, limit: 51, candidates: 1000 }), /tasks_search_idx/],
+    [
+      'view=all page',
+      (db: Kysely<Database>) =>
+        repo.listOrderedPage(db, { workspaceId: c.workspaceId, tag: null, afterPosition: '5', limit: 51 }),
+      /tasks_order_key/,
+    ],
+    [
+      'view=all page with a tag',
+      (db: Kysely<Database>) =>
+        repo.listOrderedPage(db, { workspaceId: c.workspaceId, tag: 'work', afterPosition: null, limit: 51 }),
+      /tasks_(order_key|tags_idx)/,
+    ],
+    [
+      'view=today page',
+      (db: Kysely<Database>) =>
+        repo.listCreatedPage(db, {
+          workspaceId: c.workspaceId,
+          filter: { dueBefore: after },
+          tag: null,
+          after: { createdAt: after, id: ID },
+          limit: 51,
+        }),
+      /tasks_open_due_idx/,
+    ],
+    [
+      'view=upcoming page',
+      (db: Kysely<Database>) =>
+        repo.listCreatedPage(db, {
+          workspaceId: c.workspaceId,
+          filter: { dueFrom: after },
+          tag: null,
+          after: null,
+          limit: 51,
+        }),
+      /tasks_open_due_idx/,
+    ],
+    [
+      'view=completed page',
+      (db: Kysely<Database>) =>
+        repo.listCreatedPage(db, {
+          workspaceId: c.workspaceId,
+          filter: { completed: true },
+          tag: null,
+          after: null,
+          limit: 51,
+        }),
+      /tasks_completed_idx/,
+    ],
+    [
+      'search page for a rare word',
+      (db: Kysely<Database>) =>
+        repo.searchPage(db, {
+          workspaceId: c.workspaceId,
+          q: 'zebra',
+          after: { rank: 0.0607927, id: ID },
+          limit: 51,
+          candidates: 1000,
+        }),
+      /tasks_search_idx/,
+    ],
     ['subtasks of one task', (db: Kysely<Database>) => repo.listSubtasks(db, ID), /tasks_parent_idx/],
-    ['start of the manual order (move to top)', (db: Kysely<Database>) => repo.firstPosition(db, c.workspaceId, c.workspaceId), /tasks_order_key/],
-    ['changes feed page', (db: Kysely<Database>) => repo.changesPage(db, { workspaceId: c.workspaceId, after: { xid: '1', id: ID }, keepFrom: '1', limit: 101 }), /tasks_changes_idx/],
-    ['changes feed, first sync', (db: Kysely<Database>) => repo.changesPage(db, { workspaceId: c.workspaceId, after: { xid: '0', id: ID }, keepFrom: null, limit: 101 }), /tasks_changes_idx/],
-    ['tombstone pruning', (db: Kysely<Database>) => repo.pruneTombstones(db, c.workspaceId, 31, 100), /tasks_tombstones_idx/],
+    [
+      'start of the manual order (move to top)',
+      (db: Kysely<Database>) => repo.firstPosition(db, c.workspaceId, c.workspaceId),
+      /tasks_order_key/,
+    ],
+    [
+      'changes feed page',
+      (db: Kysely<Database>) =>
+        repo.changesPage(db, { workspaceId: c.workspaceId, after: { xid: '1', id: ID }, keepFrom: '1', limit: 101 }),
+      /tasks_changes_idx/,
+    ],
+    [
+      'changes feed, first sync',
+      (db: Kysely<Database>) =>
+        repo.changesPage(db, { workspaceId: c.workspaceId, after: { xid: '0', id: ID }, keepFrom: null, limit: 101 }),
+      /tasks_changes_idx/,
+    ],
+    [
+      'tombstone pruning',
+      (db: Kysely<Database>) => repo.pruneTombstones(db, c.workspaceId, 31, 100),
+      /tasks_tombstones_idx/,
+    ],
   ])('%s', async (_name, run, index) => {
     const plan = await planOf(run);
     expect(plan).toMatch(index);

@@ -13,17 +13,36 @@ describe('GET /openapi.json', () => {
     const res = await t.http().get('/openapi.json').expect(200);
     expect(res.body.openapi).toBe('3.1.0');
     expect(Object.keys(res.body.paths).sort()).toEqual([
-      '/api/v1/keys', '/api/v1/keys/{id}', '/api/v1/recurrence/preview', '/api/v1/tasks', '/api/v1/tasks/changes', '/api/v1/tasks/changes/stream', '/api/v1/tasks/{id}', '/api/v1/tasks/{id}/auto-tag',
-      '/api/v1/tasks/{id}/complete', '/api/v1/tasks/{id}/position', '/api/v1/tasks/{id}/reopen',
-      '/api/v1/webhooks', '/api/v1/webhooks/{id}', '/api/v1/webhooks/{id}/deliveries', '/api/v1/webhooks/{id}/rotate-secret', '/api/v1/webhooks/{id}/test',
-      '/auth/tasks/apps', '/auth/tasks/apps/{id}', '/auth/tasks/login', '/auth/tasks/logout', '/auth/tasks/me', '/auth/tasks/signup',
+      '/api/v1/keys',
+      '/api/v1/keys/{id}',
+      '/api/v1/recurrence/preview',
+      '/api/v1/tasks',
+      '/api/v1/tasks/changes',
+      '/api/v1/tasks/changes/stream',
+      '/api/v1/tasks/{id}',
+      '/api/v1/tasks/{id}/auto-tag',
+      '/api/v1/tasks/{id}/complete',
+      '/api/v1/tasks/{id}/position',
+      '/api/v1/tasks/{id}/reopen',
+      '/api/v1/webhooks',
+      '/api/v1/webhooks/{id}',
+      '/api/v1/webhooks/{id}/deliveries',
+      '/api/v1/webhooks/{id}/rotate-secret',
+      '/api/v1/webhooks/{id}/test',
+      '/auth/tasks/apps',
+      '/auth/tasks/apps/{id}',
+      '/auth/tasks/login',
+      '/auth/tasks/logout',
+      '/auth/tasks/me',
+      '/auth/tasks/signup',
     ]);
   });
 
   it('lists for each task operation every status the spec names', async () => {
     const { paths } = (await t.http().get('/openapi.json').expect(200)).body;
     const statuses = (path: string, method: string) => Object.keys(paths[path][method].responses).sort();
-    const expectIncludes = (path: string, method: string, list: string[]) => expect(statuses(path, method)).toEqual(expect.arrayContaining(list));
+    const expectIncludes = (path: string, method: string, list: string[]) =>
+      expect(statuses(path, method)).toEqual(expect.arrayContaining(list));
     expectIncludes('/api/v1/tasks', 'get', ['200', '400', '401', '403', '429']);
     expectIncludes('/api/v1/tasks', 'post', ['201', '400', '401', '403', '409', '422', '429']);
     expectIncludes('/api/v1/tasks/{id}', 'get', ['200', '401', '403', '404', '429']);
@@ -41,7 +60,16 @@ describe('GET /openapi.json', () => {
 
   it('documents the decisions the spec leaves open', async () => {
     const { info } = (await t.http().get('/openapi.json').expect(200)).body;
-    for (const topic of ['RATE_LIMIT_PER_MINUTE (default 600)', 'subtasks per task', 'Idempotency-Key', 'Views:', 'Search', 'Position:', 'Complete:', 'Soft delete']) {
+    for (const topic of [
+      'RATE_LIMIT_PER_MINUTE (default 600)',
+      'subtasks per task',
+      'Idempotency-Key',
+      'Views:',
+      'Search',
+      'Position:',
+      'Complete:',
+      'Soft delete',
+    ]) {
       expect(info.description).toContain(topic);
     }
   });
@@ -60,7 +88,12 @@ describe('documented platform routes', () => {
   it('answers the session-only keys routes as documented', async () => {
     const c = await t.caller();
     const { cookie } = await t.admin('create-session', '--account', c.accountId);
-    const created = await t.http().post('/api/v1/keys').set('Cookie', cookie).send({ name: 'cli', scopes: ['tasks:read'] }).expect(201);
+    const created = await t
+      .http()
+      .post('/api/v1/keys')
+      .set('Cookie', cookie)
+      .send({ name: 'cli', scopes: ['tasks:read'] })
+      .expect(201);
     await t.http().get('/api/v1/keys').set('Cookie', cookie).expect(200);
     await t.http().post('/api/v1/keys').set('Cookie', cookie).send({ scopes: [] }).expect(400);
     await t.http().delete(`/api/v1/keys/${created.body.id}`).set('Cookie', cookie).expect(200);

@@ -36,7 +36,12 @@ beforeAll(async () => {
     from generate_series(1, ${COUNT}) n
     order by n
     returning id, change_xid::text`.execute(t.db);
-  const created = await t.db.selectFrom('tasks').select('id').where('workspace_id', '=', c.workspaceId).orderBy('position').execute();
+  const created = await t.db
+    .selectFrom('tasks')
+    .select('id')
+    .where('workspace_id', '=', c.workspaceId)
+    .orderBy('position')
+    .execute();
   ids = created.map((r) => r.id);
   expect(ids).toHaveLength(COUNT);
   await clusterSettledPast(t.db, rows[0]!.change_xid);
@@ -52,7 +57,12 @@ describe('a page of tasks', () => {
     const seen: string[] = first.body.changes.map((ch: any) => ch.id);
     let { nextCursor, hasMore } = first.body;
     while (hasMore) {
-      const next = await t.http().get('/api/v1/tasks/changes').query({ limit: 500, cursor: nextCursor }).set('Authorization', c.auth).expect(200);
+      const next = await t
+        .http()
+        .get('/api/v1/tasks/changes')
+        .query({ limit: 500, cursor: nextCursor })
+        .set('Authorization', c.auth)
+        .expect(200);
       expect(sizeOf(next)).toBeLessThanOrEqual(8 * MiB);
       seen.push(...next.body.changes.map((ch: any) => ch.id));
       ({ nextCursor, hasMore } = next.body);
@@ -65,20 +75,33 @@ describe('a page of tasks', () => {
     ['view=all', { view: 'all' }, (list: string[]) => list],
     ['view=upcoming', { view: 'upcoming' }, (list: string[]) => list],
     ['a search', { q: 'alpha' }, (list: string[]) => [...list].sort()],
-  ])('of the list (%s) is at most 8 MiB of JSON: fewer items and a nextCursor, and paging on gets the rest exactly once', async (_name, query, order) => {
-    const first = await t.http().get('/api/v1/tasks').query({ ...query, limit: 200 }).set('Authorization', c.auth).expect(200);
-    expect(sizeOf(first)).toBeLessThanOrEqual(8 * MiB);
-    expect(first.body.items.length).toBeGreaterThan(0);
-    expect(first.body.items.length).toBeLessThan(200);
-    expect(first.body.nextCursor).toEqual(expect.any(String));
-    const seen: string[] = first.body.items.map((i: any) => i.id);
-    let { nextCursor } = first.body;
-    while (nextCursor !== null) {
-      const next = await t.http().get('/api/v1/tasks').query({ ...query, limit: 200, cursor: nextCursor }).set('Authorization', c.auth).expect(200);
-      expect(sizeOf(next)).toBeLessThanOrEqual(8 * MiB);
-      seen.push(...next.body.items.map((i: any) => i.id));
-      ({ nextCursor } = next.body);
-    }
-    expect(order(seen)).toEqual(order(ids));
-  });
+  ])(
+    'of the list (%s) is at most 8 MiB of JSON: fewer items and a nextCursor, and paging on gets the rest exactly once',
+    async (_name, query, order) => {
+      const first = await t
+        .http()
+        .get('/api/v1/tasks')
+        .query({ ...query, limit: 200 })
+        .set('Authorization', c.auth)
+        .expect(200);
+      expect(sizeOf(first)).toBeLessThanOrEqual(8 * MiB);
+      expect(first.body.items.length).toBeGreaterThan(0);
+      expect(first.body.items.length).toBeLessThan(200);
+      expect(first.body.nextCursor).toEqual(expect.any(String));
+      const seen: string[] = first.body.items.map((i: any) => i.id);
+      let { nextCursor } = first.body;
+      while (nextCursor !== null) {
+        const next = await t
+          .http()
+          .get('/api/v1/tasks')
+          .query({ ...query, limit: 200, cursor: nextCursor })
+          .set('Authorization', c.auth)
+          .expect(200);
+        expect(sizeOf(next)).toBeLessThanOrEqual(8 * MiB);
+        seen.push(...next.body.items.map((i: any) => i.id));
+        ({ nextCursor } = next.body);
+      }
+      expect(order(seen)).toEqual(order(ids));
+    },
+  );
 });

@@ -24,8 +24,17 @@ describe('rate limit', () => {
       expect(ok.headers['ratelimit-limit']).toBe('3');
       expect(ok.headers['ratelimit-remaining']).toBe(String(2 - i));
     }
-    const res = await t.http().post('/api/v1/tasks').set('Authorization', c.auth).send({ title: 'one too many' }).expect(429);
-    expect(res.body.error).toMatchObject({ code: 'rate_limited', message: expect.any(String), requestId: res.headers['x-request-id'] });
+    const res = await t
+      .http()
+      .post('/api/v1/tasks')
+      .set('Authorization', c.auth)
+      .send({ title: 'one too many' })
+      .expect(429);
+    expect(res.body.error).toMatchObject({
+      code: 'rate_limited',
+      message: expect.any(String),
+      requestId: res.headers['x-request-id'],
+    });
     expect(Number(res.headers['retry-after'])).toBeGreaterThanOrEqual(1);
     expect(Number(res.headers['retry-after'])).toBeLessThanOrEqual(60);
     expect(res.headers['ratelimit-remaining']).toBe('0');
@@ -49,9 +58,13 @@ describe('rate limit', () => {
     await t.http().get('/api/v1/tasks').set('Authorization', b.auth).expect(200);
   });
 
-  describe('MCP requests share the account\'s budget', () => {
+  describe("MCP requests share the account's budget", () => {
     const rpc = (auth: string, method: string, params?: object) =>
-      t.raw().post('/mcp/tasks?toolsets=all').set('Authorization', auth).set('Accept', 'application/json, text/event-stream')
+      t
+        .raw()
+        .post('/mcp/tasks?toolsets=all')
+        .set('Authorization', auth)
+        .set('Accept', 'application/json, text/event-stream')
         .send({ jsonrpc: '2.0', id: 1, method, ...(params ? { params } : {}) });
 
     it('counts every JSON-RPC request once, lists, prompts and pings included: the fourth in a minute is 429', async () => {
@@ -110,7 +123,14 @@ describe('rate limit', () => {
       // Request 1 leases one hit and request 2 an eighth of what is left (24); using half of
       // those, request 14 leases the next ones in the background.
       for (let i = 1; i <= 14; i += 1) await get();
-      expect(Number(await pollUntil(() => big.redis.get(key), (n) => Number(n) > 25))).toBeGreaterThan(25);
+      expect(
+        Number(
+          await pollUntil(
+            () => big.redis.get(key),
+            (n) => Number(n) > 25,
+          ),
+        ),
+      ).toBeGreaterThan(25);
       // Redis now holds every script and write for 3 s. Requests 15-40 span the end of the lease in use
       // (at 25): the one after it used to wait for Redis. (The app's own connection would queue the
       // unpause behind its held script.)
@@ -131,8 +151,13 @@ describe('rate limit', () => {
 
     it('never admits more than the limit across two instances under concurrent requests', async () => {
       const c = await big.caller();
-      const statuses = await Promise.all(Array.from({ length: 260 }, async (_, i) =>
-        (await (i % 2 === 0 ? big : bigTwin).raw().get('/api/v1/tasks').set('Authorization', c.auth)).status));
+      const statuses = await Promise.all(
+        Array.from(
+          { length: 260 },
+          async (_, i) =>
+            (await (i % 2 === 0 ? big : bigTwin).raw().get('/api/v1/tasks').set('Authorization', c.auth)).status,
+        ),
+      );
       const admitted = statuses.filter((s) => s === 200).length;
       expect(statuses.filter((s) => s !== 200 && s !== 429)).toEqual([]);
       // Hits leased by one instance and not used when the budget ran out are lost: a few at most.

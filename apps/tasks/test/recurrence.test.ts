@@ -78,15 +78,39 @@ describe('parseRecurrence', () => {
   });
 
   it.each([
-    '', 'every', 'every!', 'every 0 days', 'every -1 days', 'every 1000 days', 'sometimes', 'every blue moon', 'every monday and',
-    'every 2', 'each day', 'every weekdays', 'every 15', 'every 0th', 'every 32nd', 'every 6th monday', 'every last', 'every feb 30',
-    'every apr 31', 'every 0 jan', 'every! daily', 'after 0 days', 'after days', 'after 3', 'every other', 'every other 15th', 'every jan',
+    '',
+    'every',
+    'every!',
+    'every 0 days',
+    'every -1 days',
+    'every 1000 days',
+    'sometimes',
+    'every blue moon',
+    'every monday and',
+    'every 2',
+    'each day',
+    'every weekdays',
+    'every 15',
+    'every 0th',
+    'every 32nd',
+    'every 6th monday',
+    'every last',
+    'every feb 30',
+    'every apr 31',
+    'every 0 jan',
+    'every! daily',
+    'after 0 days',
+    'after days',
+    'after 3',
+    'every other',
+    'every other 15th',
+    'every jan',
   ])('refuses "%s"', (text) => {
     expect(parseRecurrence(text)).toBeUndefined();
   });
 });
 
-describe('nextDue: counting from the due time, on the caller\'s wall clock', () => {
+describe("nextDue: counting from the due time, on the caller's wall clock", () => {
   // [rule, due time, zone, expected next due time]; 2031-01-06 is a Monday.
   it.each<[string, string, string, string]>([
     // DST both ways keeps 09:00 local: Berlin (2027-03-28 spring forward, 2027-10-31 fall back).
@@ -159,7 +183,9 @@ describe('nextDue: counting from the due time, on the caller\'s wall clock', () 
   });
 
   it('repeats a task without a due time without one', () => {
-    expect(nextDue(parseRecurrence('every monday')!, { dueAt: null, completedAt: '2031-01-06T10:00:00Z', zone: 'UTC' })).toBeNull();
+    expect(
+      nextDue(parseRecurrence('every monday')!, { dueAt: null, completedAt: '2031-01-06T10:00:00Z', zone: 'UTC' }),
+    ).toBeNull();
   });
 });
 
@@ -190,17 +216,23 @@ describe('nextDue: every! and after count from the completion', () => {
 });
 
 describe('occurrences', () => {
-  const series = (text: string, from: string, zone: string, count: number) => occurrences(parseRecurrence(text)!, from, zone, count);
+  const series = (text: string, from: string, zone: string, count: number) =>
+    occurrences(parseRecurrence(text)!, from, zone, count);
 
   it('chains each occurrence from the one before, so the 31st comes back after short months', () => {
     expect(series('every 31st', '2031-01-31T09:00:00Z', 'UTC', 4)).toEqual([
-      '2031-02-28T09:00:00.000Z', '2031-03-31T09:00:00.000Z', '2031-04-30T09:00:00.000Z', '2031-05-31T09:00:00.000Z',
+      '2031-02-28T09:00:00.000Z',
+      '2031-03-31T09:00:00.000Z',
+      '2031-04-30T09:00:00.000Z',
+      '2031-05-31T09:00:00.000Z',
     ]);
   });
 
   it('keeps the local time through a DST change in America/New_York', () => {
     expect(series('every day', '2027-11-05T13:00:00Z', 'America/New_York', 3)).toEqual([
-      '2027-11-06T13:00:00.000Z', '2027-11-07T14:00:00.000Z', '2027-11-08T14:00:00.000Z',
+      '2027-11-06T13:00:00.000Z',
+      '2027-11-07T14:00:00.000Z',
+      '2027-11-08T14:00:00.000Z',
     ]);
   });
 
@@ -208,7 +240,10 @@ describe('occurrences', () => {
     const rule: Rule = parseRecurrence('every other mon and fri')!.rule;
     expect(rule).toEqual(weekdays([1, 5], 2));
     expect(series('every other mon and fri', '2031-01-06T10:00:00Z', 'UTC', 4)).toEqual([
-      '2031-01-10T10:00:00.000Z', '2031-01-20T10:00:00.000Z', '2031-01-24T10:00:00.000Z', '2031-02-03T10:00:00.000Z',
+      '2031-01-10T10:00:00.000Z',
+      '2031-01-20T10:00:00.000Z',
+      '2031-01-24T10:00:00.000Z',
+      '2031-02-03T10:00:00.000Z',
     ]);
   });
 });

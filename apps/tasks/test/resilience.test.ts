@@ -32,18 +32,30 @@ describe('a database connection lost while a request holds it', () => {
 
   it('answers the request in flight 503, then serves the next one', async () => {
     const c = await t.caller();
-    const created = await t.http().post('/api/v1/tasks').set('Authorization', c.auth).send({ title: 'held' }).expect(201);
+    const created = await t
+      .http()
+      .post('/api/v1/tasks')
+      .set('Authorization', c.auth)
+      .send({ title: 'held' })
+      .expect(201);
     // Hold the task's row so the PATCH waits inside its transaction, then kill that backend.
     const holder = new pg.Client({ connectionString: t.databaseUrl });
     await holder.connect();
     await holder.query('begin');
     await holder.query('select 1 from tasks.tasks where id = $1 for update', [created.body.item.id]);
-    const patch = t.http().patch(`/api/v1/tasks/${created.body.item.id}`).set('Authorization', c.auth)
-      .set('If-Match', String(created.headers.etag)).send({ title: 'changed' }).then((r) => r);
+    const patch = t
+      .http()
+      .patch(`/api/v1/tasks/${created.body.item.id}`)
+      .set('Authorization', c.auth)
+      .set('If-Match', String(created.headers.etag))
+      .send({ title: 'changed' })
+      .then((r) => r);
     const database = new URL(t.databaseUrl).pathname.slice(1);
     for (let i = 0; i < 100; i++) {
       const waiting = await admin.query(
-        "select pid from pg_stat_activity where datname = $1 and wait_event_type = 'Lock'", [database]);
+        "select pid from pg_stat_activity where datname = $1 and wait_event_type = 'Lock'",
+        [database],
+      );
       if (waiting.rows.length > 0) {
         await admin.query('select pg_terminate_backend($1)', [waiting.rows[0].pid]);
         break;

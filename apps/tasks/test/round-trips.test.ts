@@ -24,16 +24,39 @@ describe('round trips per write', () => {
   // Redis: see expectOneWrite.
   it('a create without Idempotency-Key makes one Postgres round trip and at most one to Redis', async () => {
     const seen = await t.roundTrips.perRequest((i) =>
-      t.http().post('/api/v1/tasks').set('Authorization', c.auth).send({ title: `plain ${i}`, tags: ['rt'] }).expect(201));
+      t
+        .http()
+        .post('/api/v1/tasks')
+        .set('Authorization', c.auth)
+        .send({ title: `plain ${i}`, tags: ['rt'] })
+        .expect(201),
+    );
     expectOneWrite(seen);
   });
 
   it('a create with Idempotency-Key makes one Postgres round trip and at most one to Redis, and so does its replay', async () => {
     const seen = await t.roundTrips.perRequest((i) =>
-      t.http().post('/api/v1/tasks').set('Authorization', c.auth).set('Idempotency-Key', `rt-${i}`).send({ title: `keyed ${i}` }).expect(201));
+      t
+        .http()
+        .post('/api/v1/tasks')
+        .set('Authorization', c.auth)
+        .set('Idempotency-Key', `rt-${i}`)
+        .send({ title: `keyed ${i}` })
+        .expect(201),
+    );
     expectOneWrite(seen);
-    const replays = await t.roundTrips.perRequest(() =>
-      t.http().post('/api/v1/tasks').set('Authorization', c.auth).set('Idempotency-Key', 'rt-2').send({ title: 'keyed 2' }).expect(201).expect('Idempotent-Replayed', 'true'), 1);
+    const replays = await t.roundTrips.perRequest(
+      () =>
+        t
+          .http()
+          .post('/api/v1/tasks')
+          .set('Authorization', c.auth)
+          .set('Idempotency-Key', 'rt-2')
+          .send({ title: 'keyed 2' })
+          .expect(201)
+          .expect('Idempotent-Replayed', 'true'),
+      1,
+    );
     expectOneWrite(replays);
   });
 
@@ -41,7 +64,14 @@ describe('round trips per write', () => {
   // parses and plans it once per connection, not on every create (in the bench that was about
   // half of its Postgres CPU per create).
   it('a keyed create, once its connection has run one, sends no Parse: it runs as a prepared statement', async () => {
-    const create = (n: number) => t.http().post('/api/v1/tasks').set('Authorization', c.auth).set('Idempotency-Key', `prepared-${n}`).send({ title: `prepared ${n}` }).expect(201);
+    const create = (n: number) =>
+      t
+        .http()
+        .post('/api/v1/tasks')
+        .set('Authorization', c.auth)
+        .set('Idempotency-Key', `prepared-${n}`)
+        .send({ title: `prepared ${n}` })
+        .expect(201);
     expect(await t.roundTrips.parsedWhenRepeated(create)).toEqual([0, 0]);
   });
 
@@ -52,10 +82,27 @@ describe('round trips per write', () => {
   // nothing and go back to the unwatched INSERT.
   it('a create of an account with a task.created subscriber makes one Postgres round trip, and records the answer as the event', async () => {
     const w = await t.caller();
-    const sub = await t.http().post('/api/v1/webhooks').set('Authorization', w.auth).send({ url: 'http://127.0.0.1:9/hook', events: ['task.created'] }).expect(201);
-    const created = (title: string) => t.http().post('/api/v1/tasks').set('Authorization', w.auth).send({ title, tags: ['a', 'b'], dueAt: '2031-05-01T09:30:00Z' }).expect(201);
+    const sub = await t
+      .http()
+      .post('/api/v1/webhooks')
+      .set('Authorization', w.auth)
+      .send({ url: 'http://127.0.0.1:9/hook', events: ['task.created'] })
+      .expect(201);
+    const created = (title: string) =>
+      t
+        .http()
+        .post('/api/v1/tasks')
+        .set('Authorization', w.auth)
+        .send({ title, tags: ['a', 'b'], dueAt: '2031-05-01T09:30:00Z' })
+        .expect(201);
     const eventsOf = async (taskId: string) =>
-      (await sql<{ body: string }>`select d.body from webhook_deliveries d where d.subscription_id = ${sub.body.id} and d.body like ${`%${taskId}%`}`.execute(t.db)).rows;
+      (
+        await sql<{
+          body: string;
+        }>`select d.body from webhook_deliveries d where d.subscription_id = ${sub.body.id} and d.body like ${`%${taskId}%`}`.execute(
+          t.db,
+        )
+      ).rows;
 
     let last: { id: string } | undefined;
     const seen = await t.roundTrips.perRequest(async (i) => {
@@ -66,7 +113,11 @@ describe('round trips per write', () => {
     expect(rows).toHaveLength(1);
     const event = JSON.parse(rows[0]!.body);
     expect(rows[0]!.body).toBe(JSON.stringify(event));
-    expect(event).toEqual({ type: 'task.created', timestamp: expect.stringMatching(/^\d{4}-\d\d-\d\dT[\d:.]+Z$/), data: last });
+    expect(event).toEqual({
+      type: 'task.created',
+      timestamp: expect.stringMatching(/^\d{4}-\d\d-\d\dT[\d:.]+Z$/),
+      data: last,
+    });
 
     await t.http().delete(`/api/v1/webhooks/${sub.body.id}`).set('Authorization', w.auth).expect(204);
     const unwatched = (await created('no longer watched')).body.item;
@@ -79,28 +130,64 @@ describe('round trips per write', () => {
   // kept answer are one task.
   it('a create with Idempotency-Key of an account with a task.created subscriber makes one Postgres round trip, its event and kept answer the answer', async () => {
     const w = await t.caller();
-    const sub = await t.http().post('/api/v1/webhooks').set('Authorization', w.auth).send({ url: 'http://127.0.0.1:9/hook', events: ['task.created'] }).expect(201);
+    const sub = await t
+      .http()
+      .post('/api/v1/webhooks')
+      .set('Authorization', w.auth)
+      .send({ url: 'http://127.0.0.1:9/hook', events: ['task.created'] })
+      .expect(201);
     let last: { id: string } | undefined;
     const seen = await t.roundTrips.perRequest(async (i) => {
-      last = (await t.http().post('/api/v1/tasks').set('Authorization', w.auth).set('Idempotency-Key', `watched-${i}`).send({ title: `watched keyed ${i}`, dueAt: '2031-05-01T09:30:00Z' }).expect(201)).body.item;
+      last = (
+        await t
+          .http()
+          .post('/api/v1/tasks')
+          .set('Authorization', w.auth)
+          .set('Idempotency-Key', `watched-${i}`)
+          .send({ title: `watched keyed ${i}`, dueAt: '2031-05-01T09:30:00Z' })
+          .expect(201)
+      ).body.item;
     });
     expectOneWrite(seen);
-    const events = (await sql<{ body: string }>`select d.body from webhook_deliveries d where d.subscription_id = ${sub.body.id} and d.body like ${`%${last!.id}%`}`.execute(t.db)).rows;
+    const events = (
+      await sql<{
+        body: string;
+      }>`select d.body from webhook_deliveries d where d.subscription_id = ${sub.body.id} and d.body like ${`%${last!.id}%`}`.execute(
+        t.db,
+      )
+    ).rows;
     expect(events.map((e) => JSON.parse(e.body).data)).toEqual([last]);
-    const kept = await t.db.selectFrom('task_idempotency_keys').select('response').where('account_id', '=', w.accountId).where('task_id', '=', last!.id).executeTakeFirstOrThrow();
+    const kept = await t.db
+      .selectFrom('task_idempotency_keys')
+      .select('response')
+      .where('account_id', '=', w.accountId)
+      .where('task_id', '=', last!.id)
+      .executeTakeFirstOrThrow();
     expect(kept.response).toEqual({ v: 1, status: 201, body: { item: last } });
   });
 
   // The delivery worker reads what it sends next (the subscription, its creator's scopes now and
   // its pending deliveries) in one statement, which runs prepared: planning it on every batch had
   // taken three times as long as running it.
-  it('the webhook worker reads a subscription\'s next batch in one Postgres round trip, as a prepared statement', async () => {
+  it("the webhook worker reads a subscription's next batch in one Postgres round trip, as a prepared statement", async () => {
     const w = await t.caller();
-    const sub = (await t.http().post('/api/v1/webhooks').set('Authorization', w.auth).send({ url: 'http://127.0.0.1:9/hook', events: ['task.created'] }).expect(201)).body;
-    const task = (await t.http().post('/api/v1/tasks').set('Authorization', w.auth).send({ title: 'to deliver' }).expect(201)).body.item;
+    const sub = (
+      await t
+        .http()
+        .post('/api/v1/webhooks')
+        .set('Authorization', w.auth)
+        .send({ url: 'http://127.0.0.1:9/hook', events: ['task.created'] })
+        .expect(201)
+    ).body;
+    const task = (
+      await t.http().post('/api/v1/tasks').set('Authorization', w.auth).send({ title: 'to deliver' }).expect(201)
+    ).body.item;
 
     let batch: Awaited<ReturnType<typeof nextBatch>>;
-    expect(await t.roundTrips.measure(async () => (batch = await nextBatch(t.db, sub.id, 100)))).toEqual({ postgres: 1, redis: 0 });
+    expect(await t.roundTrips.measure(async () => (batch = await nextBatch(t.db, sub.id, 100)))).toEqual({
+      postgres: 1,
+      redis: 0,
+    });
     expect(batch!.sub).toMatchObject({ id: sub.id, enabled: true, url: 'http://127.0.0.1:9/hook' });
     expect(batch!.scopes).toContain('tasks:read');
     expect(batch!.pending.map((d) => [d.type, JSON.parse(d.body).data.id])).toEqual([['task.created', task.id]]);
@@ -111,7 +198,13 @@ describe('round trips per write', () => {
   it('a PATCH with If-Match makes one Postgres round trip and at most one to Redis', async () => {
     let task = await createTask(t, c, { title: 'patched' });
     const seen = await t.roundTrips.perRequest(async (i) => {
-      const res = await t.http().patch(`/api/v1/tasks/${task.id}`).set('Authorization', c.auth).set('If-Match', `"${task.updatedAt}"`).send({ title: `patched ${i}` }).expect(200);
+      const res = await t
+        .http()
+        .patch(`/api/v1/tasks/${task.id}`)
+        .set('Authorization', c.auth)
+        .set('If-Match', `"${task.updatedAt}"`)
+        .send({ title: `patched ${i}` })
+        .expect(200);
       task = res.body.item;
     });
     expectOneWrite(seen);
@@ -120,7 +213,15 @@ describe('round trips per write', () => {
   it('a PATCH with If-Match, once its connection has run one, sends no Parse: it runs as a prepared statement', async () => {
     let task = await createTask(t, c, { title: 'prepared patch' });
     const patch = async (title: string) => {
-      task = (await t.http().patch(`/api/v1/tasks/${task.id}`).set('Authorization', c.auth).set('If-Match', `"${task.updatedAt}"`).send({ title }).expect(200)).body.item;
+      task = (
+        await t
+          .http()
+          .patch(`/api/v1/tasks/${task.id}`)
+          .set('Authorization', c.auth)
+          .set('If-Match', `"${task.updatedAt}"`)
+          .send({ title })
+          .expect(200)
+      ).body.item;
     };
     expect(await t.roundTrips.parsedWhenRepeated((n) => patch(`prepared ${n}`))).toEqual([0, 0]);
   });

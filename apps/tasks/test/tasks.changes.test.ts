@@ -27,7 +27,11 @@ async function changes(c: Caller, cursor?: string, limit?: number): Promise<Page
 }
 
 /** Follows nextCursor while hasMore; returns every change in order and the cursor to keep. */
-async function syncAll(c: Caller, cursor?: string, limit?: number): Promise<{ changes: Page['changes']; cursor: string; pages: number }> {
+async function syncAll(
+  c: Caller,
+  cursor?: string,
+  limit?: number,
+): Promise<{ changes: Page['changes']; cursor: string; pages: number }> {
   const all: Page['changes'] = [];
   let pages = 0;
   for (;;) {
@@ -48,7 +52,12 @@ const byId = (list: Page['changes']) => new Map(list.map((ch) => [ch.id, ch]));
  * running beside this one share (their migrations run in transactions): a change can show a
  * moment after its commit, never before it.
  */
-async function catchUp(c: Caller, cursor: string | undefined, done: (changes: Page['changes']) => boolean, limit?: number): Promise<{ changes: Page['changes']; cursor: string }> {
+async function catchUp(
+  c: Caller,
+  cursor: string | undefined,
+  done: (changes: Page['changes']) => boolean,
+  limit?: number,
+): Promise<{ changes: Page['changes']; cursor: string }> {
   const all: Page['changes'] = [];
   const deadline = Date.now() + 60_000;
   for (;;) {
@@ -56,16 +65,21 @@ async function catchUp(c: Caller, cursor: string | undefined, done: (changes: Pa
     all.push(...r.changes);
     cursor = r.cursor;
     if (done(all)) return { changes: all, cursor };
-    if (Date.now() > deadline) throw new Error(`the feed did not catch up; it gave ${JSON.stringify(all.map((ch) => ch.id))}`);
+    if (Date.now() > deadline)
+      throw new Error(`the feed did not catch up; it gave ${JSON.stringify(all.map((ch) => ch.id))}`);
     await new Promise((r) => setTimeout(r, 50));
   }
 }
 
 /** The feed's place of a task: the transaction that last wrote it. */
-const stampOf = async (id: string) => (await sql<{ xid: string }>`select change_xid::text as xid from tasks where id = ${id}`.execute(t.db)).rows[0]!.xid;
+const stampOf = async (id: string) =>
+  (await sql<{ xid: string }>`select change_xid::text as xid from tasks where id = ${id}`.execute(t.db)).rows[0]!.xid;
 
 /** All these tasks have shown up. */
-const seen = (...ids: string[]) => (changes: Page['changes']) => ids.every((id) => changes.some((ch) => ch.id === id));
+const seen =
+  (...ids: string[]) =>
+  (changes: Page['changes']) =>
+    ids.every((id) => changes.some((ch) => ch.id === id));
 
 describe('GET /api/v1/tasks/changes', () => {
   it('writes each task exactly as the task routes do, character for character', async () => {
@@ -131,24 +145,63 @@ describe('GET /api/v1/tasks/changes', () => {
   it('reports every kind of write once, in its latest state: edit, complete (and its next), reopen, move, delete', async () => {
     const c = await t.caller();
     const edited = await createTask(t, c, { title: 'edit me' });
-    const recurring = await createTask(t, c, { title: 'water plants', recurrence: 'every monday', dueAt: daysFromNow(1) });
+    const recurring = await createTask(t, c, {
+      title: 'water plants',
+      recurrence: 'every monday',
+      dueAt: daysFromNow(1),
+    });
     const reopened = await createTask(t, c, { title: 'reopen me' });
     await t.http().post(`/api/v1/tasks/${reopened.id}/complete`).set('Authorization', c.auth).expect(200);
     const moved = await createTask(t, c, { title: 'move me' });
     const parent = await createTask(t, c, { title: 'delete me' });
     const child = await createTask(t, c, { title: 'child', parentId: parent.id });
     const untouched = await createTask(t, c, { title: 'untouched' });
-    const { cursor } = await catchUp(c, undefined, seen(edited.id, recurring.id, reopened.id, moved.id, parent.id, child.id, untouched.id));
+    const { cursor } = await catchUp(
+      c,
+      undefined,
+      seen(edited.id, recurring.id, reopened.id, moved.id, parent.id, child.id, untouched.id),
+    );
 
-    await t.http().patch(`/api/v1/tasks/${edited.id}`).set('Authorization', c.auth).send({ title: 'first edit' }).expect(200);
-    const lastEdit = (await t.http().patch(`/api/v1/tasks/${edited.id}`).set('Authorization', c.auth).send({ title: 'second edit' }).expect(200)).body.item;
-    const completion = (await t.http().post(`/api/v1/tasks/${recurring.id}/complete`).set('Authorization', c.auth).expect(200)).body;
-    const reopen = (await t.http().post(`/api/v1/tasks/${reopened.id}/reopen`).set('Authorization', c.auth).expect(200)).body.item;
-    const move = (await t.http().put(`/api/v1/tasks/${moved.id}/position`).set('Authorization', c.auth).send({ afterId: null }).expect(200)).body.item;
-    await t.http().patch(`/api/v1/tasks/${parent.id}`).set('Authorization', c.auth).send({ title: 'edited, then deleted' }).expect(200);
+    await t
+      .http()
+      .patch(`/api/v1/tasks/${edited.id}`)
+      .set('Authorization', c.auth)
+      .send({ title: 'first edit' })
+      .expect(200);
+    const lastEdit = (
+      await t
+        .http()
+        .patch(`/api/v1/tasks/${edited.id}`)
+        .set('Authorization', c.auth)
+        .send({ title: 'second edit' })
+        .expect(200)
+    ).body.item;
+    const completion = (
+      await t.http().post(`/api/v1/tasks/${recurring.id}/complete`).set('Authorization', c.auth).expect(200)
+    ).body;
+    const reopen = (await t.http().post(`/api/v1/tasks/${reopened.id}/reopen`).set('Authorization', c.auth).expect(200))
+      .body.item;
+    const move = (
+      await t
+        .http()
+        .put(`/api/v1/tasks/${moved.id}/position`)
+        .set('Authorization', c.auth)
+        .send({ afterId: null })
+        .expect(200)
+    ).body.item;
+    await t
+      .http()
+      .patch(`/api/v1/tasks/${parent.id}`)
+      .set('Authorization', c.auth)
+      .send({ title: 'edited, then deleted' })
+      .expect(200);
     await t.http().delete(`/api/v1/tasks/${parent.id}`).set('Authorization', c.auth).expect(200);
 
-    const since = await catchUp(c, cursor, seen(edited.id, recurring.id, completion.next.id, reopened.id, moved.id, parent.id, child.id));
+    const since = await catchUp(
+      c,
+      cursor,
+      seen(edited.id, recurring.id, completion.next.id, reopened.id, moved.id, parent.id, child.id),
+    );
     expect(since.changes.map((ch) => ch.id).sort()).toEqual(
       [edited.id, recurring.id, completion.next.id, reopened.id, moved.id, parent.id, child.id].sort(),
     );
@@ -174,9 +227,28 @@ describe('GET /api/v1/tasks/changes', () => {
     const sent = page1.changes.map((ch) => ch.id);
     const notYet = tasks.map((x) => x.id).filter((id) => !sent.includes(id));
     // One task already sent and one not yet sent change between two pages of the same sync.
-    const again = (await t.http().patch(`/api/v1/tasks/${sent[0]}`).set('Authorization', c.auth).send({ title: 'sent, then edited' }).expect(200)).body.item;
-    const later = (await t.http().patch(`/api/v1/tasks/${notYet[0]}`).set('Authorization', c.auth).send({ title: 'edited before it was sent' }).expect(200)).body.item;
-    const rest = await catchUp(c, page1.nextCursor, (list) => list.some((ch) => ch.item?.title === 'sent, then edited') && seen(notYet[0])(list), 2);
+    const again = (
+      await t
+        .http()
+        .patch(`/api/v1/tasks/${sent[0]}`)
+        .set('Authorization', c.auth)
+        .send({ title: 'sent, then edited' })
+        .expect(200)
+    ).body.item;
+    const later = (
+      await t
+        .http()
+        .patch(`/api/v1/tasks/${notYet[0]}`)
+        .set('Authorization', c.auth)
+        .send({ title: 'edited before it was sent' })
+        .expect(200)
+    ).body.item;
+    const rest = await catchUp(
+      c,
+      page1.nextCursor,
+      (list) => list.some((ch) => ch.item?.title === 'sent, then edited') && seen(notYet[0])(list),
+      2,
+    );
     const ids = rest.changes.map((ch) => ch.id);
     expect(ids.filter((id) => id === notYet[0])).toHaveLength(1);
     expect(byId(rest.changes).get(notYet[0])!.item).toEqual(later);
@@ -184,18 +256,28 @@ describe('GET /api/v1/tasks/changes', () => {
     expect(new Set([...sent, ...ids])).toEqual(new Set(tasks.map((x) => x.id)));
   });
 
-  it('keeps workspaces apart: another account\'s changes never appear, and its cursor is refused', async () => {
+  it("keeps workspaces apart: another account's changes never appear, and its cursor is refused", async () => {
     const c = await t.caller();
     const other = await t.caller();
     const mine = await createTask(t, c, { title: 'mine' });
     const start = await catchUp(c, undefined, seen(mine.id));
     const otherStart = await syncAll(other);
     const theirs = await createTask(t, other, { title: 'theirs' });
-    await t.http().patch(`/api/v1/tasks/${mine.id}`).set('Authorization', c.auth).send({ title: 'still mine' }).expect(200);
+    await t
+      .http()
+      .patch(`/api/v1/tasks/${mine.id}`)
+      .set('Authorization', c.auth)
+      .send({ title: 'still mine' })
+      .expect(200);
     expect((await catchUp(c, start.cursor, seen(mine.id))).changes.map((ch) => ch.id)).toEqual([mine.id]);
     expect((await catchUp(other, undefined, seen(theirs.id))).changes.map((ch) => ch.item!.title)).toEqual(['theirs']);
 
-    const res = await t.http().get('/api/v1/tasks/changes').query({ cursor: otherStart.cursor }).set('Authorization', c.auth).expect(400);
+    const res = await t
+      .http()
+      .get('/api/v1/tasks/changes')
+      .query({ cursor: otherStart.cursor })
+      .set('Authorization', c.auth)
+      .expect(400);
     expect(res.body.error.code).toBe('invalid_cursor');
   });
 
@@ -207,12 +289,16 @@ describe('GET /api/v1/tasks/changes', () => {
       const y = await createTask(t, c, { title: 'y' });
       await catchUp(c, undefined, seen(x.id, y.id));
     });
-    const get = (query: Record<string, unknown>, auth = c.auth) => t.http().get('/api/v1/tasks/changes').query(query).set('Authorization', auth);
+    const get = (query: Record<string, unknown>, auth = c.auth) =>
+      t.http().get('/api/v1/tasks/changes').query(query).set('Authorization', auth);
 
-    it.each(['garbage', 'a.b', `${Buffer.from('{"k":"changes"}').toString('base64url')}.x`])('refuses a malformed cursor "%s" with 400 invalid_cursor', async (cursor) => {
-      const res = await get({ cursor }).expect(400);
-      expect(res.body.error).toMatchObject({ code: 'invalid_cursor', details: [{ path: 'cursor' }] });
-    });
+    it.each(['garbage', 'a.b', `${Buffer.from('{"k":"changes"}').toString('base64url')}.x`])(
+      'refuses a malformed cursor "%s" with 400 invalid_cursor',
+      async (cursor) => {
+        const res = await get({ cursor }).expect(400);
+        expect(res.body.error).toMatchObject({ code: 'invalid_cursor', details: [{ path: 'cursor' }] });
+      },
+    );
 
     it('refuses an altered cursor with 400 invalid_cursor', async () => {
       const { nextCursor } = await changes(c);
@@ -233,10 +319,16 @@ describe('GET /api/v1/tasks/changes', () => {
     });
 
     it('refuses a list or a search cursor with 400 validation_failed, and a feed cursor on a list', async () => {
-      const list = (await t.http().get('/api/v1/tasks').query({ limit: 1 }).set('Authorization', c.auth).expect(200)).body.nextCursor;
-      expect((await get({ cursor: list }).expect(400)).body.error).toMatchObject({ code: 'validation_failed', details: [{ path: 'cursor' }] });
+      const list = (await t.http().get('/api/v1/tasks').query({ limit: 1 }).set('Authorization', c.auth).expect(200))
+        .body.nextCursor;
+      expect((await get({ cursor: list }).expect(400)).body.error).toMatchObject({
+        code: 'validation_failed',
+        details: [{ path: 'cursor' }],
+      });
       await createTask(t, c, { title: 'x again' });
-      const search = (await t.http().get('/api/v1/tasks').query({ q: 'x', limit: 1 }).set('Authorization', c.auth).expect(200)).body.nextCursor;
+      const search = (
+        await t.http().get('/api/v1/tasks').query({ q: 'x', limit: 1 }).set('Authorization', c.auth).expect(200)
+      ).body.nextCursor;
       expect((await get({ cursor: search }).expect(400)).body.error.code).toBe('validation_failed');
 
       const feed = (await changes(c)).nextCursor;
@@ -254,10 +346,13 @@ describe('GET /api/v1/tasks/changes', () => {
       expect(value.w).toBe(queryDigest(c.workspaceId));
     });
 
-    it.each([['0'], ['501'], ['-1'], ['1.5'], ['many']])('refuses limit=%s with 400 validation_failed', async (limit) => {
-      const res = await get({ limit }).expect(400);
-      expect(res.body.error).toMatchObject({ code: 'validation_failed', details: [{ path: '/limit' }] });
-    });
+    it.each([['0'], ['501'], ['-1'], ['1.5'], ['many']])(
+      'refuses limit=%s with 400 validation_failed',
+      async (limit) => {
+        const res = await get({ limit }).expect(400);
+        expect(res.body.error).toMatchObject({ code: 'validation_failed', details: [{ path: '/limit' }] });
+      },
+    );
 
     it('accepts limit 1 and 500', async () => {
       expect((await get({ limit: 1 }).expect(200)).body).toMatchObject({ hasMore: true });
@@ -279,21 +374,37 @@ describe('tombstones', () => {
     const ids: string[] = [];
     for (const days of ages) {
       const task = await createTask(t, c, { title: `deleted ${days} days ago` });
-      await t.db.updateTable('tasks').set({ deleted_at: sql<string>`now() - make_interval(days => ${days})` } as never).where('id', '=', task.id).execute();
+      await t.db
+        .updateTable('tasks')
+        .set({ deleted_at: sql<string>`now() - make_interval(days => ${days})` } as never)
+        .where('id', '=', task.id)
+        .execute();
       ids.push(task.id);
     }
     const other = await t.caller();
     const foreign = await createTask(t, other, { title: 'another workspace, long deleted' });
-    await t.db.updateTable('tasks').set({ deleted_at: sql<string>`now() - interval '40 days'` } as never).where('id', '=', foreign.id).execute();
+    await t.db
+      .updateTable('tasks')
+      .set({ deleted_at: sql<string>`now() - interval '40 days'` } as never)
+      .where('id', '=', foreign.id)
+      .execute();
 
     // A long-deleted parent that still has a live subtask stays (the cascade would take the subtask).
     const parent = await createTask(t, c, { title: 'deleted parent' });
     const orphan = await createTask(t, c, { title: 'live subtask', parentId: parent.id });
-    await t.db.updateTable('tasks').set({ deleted_at: sql<string>`now() - interval '40 days'` } as never).where('id', '=', parent.id).execute();
+    await t.db
+      .updateTable('tasks')
+      .set({ deleted_at: sql<string>`now() - interval '40 days'` } as never)
+      .where('id', '=', parent.id)
+      .execute();
 
     const victim = await createTask(t, c, { title: 'delete me now' });
     await t.http().delete(`/api/v1/tasks/${victim.id}`).set('Authorization', c.auth).expect(200);
-    const left = await t.db.selectFrom('tasks').select('id').where('id', 'in', [...ids, victim.id, foreign.id, parent.id, orphan.id]).execute();
+    const left = await t.db
+      .selectFrom('tasks')
+      .select('id')
+      .where('id', 'in', [...ids, victim.id, foreign.id, parent.id, orphan.id])
+      .execute();
     expect(left.map((r) => r.id).sort()).toEqual([ids[2]!, victim.id, foreign.id, parent.id, orphan.id].sort());
   });
 });
@@ -310,7 +421,13 @@ describe('the feed under concurrency', () => {
     const slow = await createTask(t, c, { title: 'slow' });
     const fast = await createTask(t, c, { title: 'fast' });
     const { cursor } = await catchUp(c, undefined, seen(slow.id, fast.id));
-    const before = (await t.db.selectFrom('tasks').select(sql<string>`max(updated_at)`.as('m')).where('workspace_id', '=', c.workspaceId).executeTakeFirstOrThrow()).m;
+    const before = (
+      await t.db
+        .selectFrom('tasks')
+        .select(sql<string>`max(updated_at)`.as('m'))
+        .where('workspace_id', '=', c.workspaceId)
+        .executeTakeFirstOrThrow()
+    ).m;
 
     // A writer begins first and commits last: it stamps its row as the service does, then waits.
     const held = await pool.connect();
@@ -320,10 +437,22 @@ describe('the feed under concurrency', () => {
         `update tasks set title = 'slow, committed late', updated_at = greatest(clock_timestamp(), updated_at + interval '1 microsecond'), change_xid = pg_current_xact_id() where id = $1`,
         [slow.id],
       );
-      const fastItem = (await t.http().patch(`/api/v1/tasks/${fast.id}`).set('Authorization', c.auth).send({ title: 'fast, committed first' }).expect(200)).body.item;
+      const fastItem = (
+        await t
+          .http()
+          .patch(`/api/v1/tasks/${fast.id}`)
+          .set('Authorization', c.auth)
+          .send({ title: 'fast, committed first' })
+          .expect(200)
+      ).body.item;
 
       // A naive feed by time reads "fast" now and moves its cursor past it...
-      const naive1 = await t.db.selectFrom('tasks').select(['id', 'updated_at']).where('workspace_id', '=', c.workspaceId).where('updated_at', '>', before).execute();
+      const naive1 = await t.db
+        .selectFrom('tasks')
+        .select(['id', 'updated_at'])
+        .where('workspace_id', '=', c.workspaceId)
+        .where('updated_at', '>', before)
+        .execute();
       expect(naive1.map((r) => r.id)).toEqual([fast.id]);
       const naiveCursor = naive1[0]!.updated_at;
       // ...while this feed holds back everything from the oldest running transaction on.
@@ -331,7 +460,12 @@ describe('the feed under concurrency', () => {
       expect(during.changes).toEqual([]);
 
       await held.query('commit');
-      const naive2 = await t.db.selectFrom('tasks').select('id').where('workspace_id', '=', c.workspaceId).where('updated_at', '>', naiveCursor).execute();
+      const naive2 = await t.db
+        .selectFrom('tasks')
+        .select('id')
+        .where('workspace_id', '=', c.workspaceId)
+        .where('updated_at', '>', naiveCursor)
+        .execute();
       expect(naive2).toEqual([]); // the late commit is stamped before the naive cursor: lost to it
 
       const after = await catchUp(c, during.cursor, seen(slow.id, fast.id));
@@ -371,7 +505,11 @@ describe('the feed under concurrency', () => {
 
   it('holds back a completion the service itself commits late (blocked on the order lock) until it commits', async () => {
     const c = await t.caller();
-    const recurring = await createTask(t, c, { title: 'weekly report', recurrence: 'every friday', dueAt: daysFromNow(2) });
+    const recurring = await createTask(t, c, {
+      title: 'weekly report',
+      recurrence: 'every friday',
+      dueAt: daysFromNow(2),
+    });
     const other = await createTask(t, c, { title: 'other' });
     const { cursor } = await catchUp(c, undefined, seen(recurring.id, other.id));
 
@@ -380,11 +518,27 @@ describe('the feed under concurrency', () => {
       await lock.query('begin');
       await lock.query('select id from workspaces where id = $1 for no key update', [c.workspaceId]);
       // The completion stamps the task, then waits for the order lock to place `next`.
-      const completing = t.http().post(`/api/v1/tasks/${recurring.id}/complete`).set('Authorization', c.auth).then((r) => r);
-      const waiting = async () => (await pool.query(`select count(*)::int as n from pg_stat_activity where datname = current_database() and wait_event_type = 'Lock'`)).rows[0].n as number;
+      const completing = t
+        .http()
+        .post(`/api/v1/tasks/${recurring.id}/complete`)
+        .set('Authorization', c.auth)
+        .then((r) => r);
+      const waiting = async () =>
+        (
+          await pool.query(
+            `select count(*)::int as n from pg_stat_activity where datname = current_database() and wait_event_type = 'Lock'`,
+          )
+        ).rows[0].n as number;
       // The completion waits for the order lock.
       expect(await pollUntil(waiting, (n) => n > 0, { timeoutMs: 10_000, everyMs: 20 })).toBeGreaterThan(0);
-      const edit = (await t.http().patch(`/api/v1/tasks/${other.id}`).set('Authorization', c.auth).send({ title: 'edited meanwhile' }).expect(200)).body.item;
+      const edit = (
+        await t
+          .http()
+          .patch(`/api/v1/tasks/${other.id}`)
+          .set('Authorization', c.auth)
+          .send({ title: 'edited meanwhile' })
+          .expect(200)
+      ).body.item;
       const during = await syncAll(c, cursor);
       expect(during.changes.find((ch) => ch.id === recurring.id)).toBeUndefined();
 
@@ -404,7 +558,13 @@ describe('the feed under concurrency', () => {
   it('rebuilds exactly the list while writers commit in parallel and out of order', async () => {
     const c = await t.caller();
     const seed: Array<Record<string, any>> = [];
-    for (let i = 0; i < 8; i++) seed.push(await createTask(t, c, { title: `seed ${i}`, ...(i % 3 === 0 ? { recurrence: 'every day', dueAt: daysFromNow(1) } : {}) }));
+    for (let i = 0; i < 8; i++)
+      seed.push(
+        await createTask(t, c, {
+          title: `seed ${i}`,
+          ...(i % 3 === 0 ? { recurrence: 'every day', dueAt: daysFromNow(1) } : {}),
+        }),
+      );
 
     const state = new Map<string, Record<string, any>>();
     const apply = (list: Page['changes']) => {
@@ -436,14 +596,22 @@ describe('the feed under concurrency', () => {
       for (let i = 0; i < 25; i++) {
         const op = (w + i) % 6;
         const id = pick();
-        if (op === 0) live.push((await createTask(t, c, { title: `w${w} ${i}`, ...(i % 2 ? { parentId: seed[1]!.id } : {}) })).id);
-        else if (op === 1) await t.http().patch(`/api/v1/tasks/${id}`).set('Authorization', auth).send({ title: `w${w} edit ${i}`, tags: [`t${i}`] });
+        if (op === 0)
+          live.push((await createTask(t, c, { title: `w${w} ${i}`, ...(i % 2 ? { parentId: seed[1]!.id } : {}) })).id);
+        else if (op === 1)
+          await t
+            .http()
+            .patch(`/api/v1/tasks/${id}`)
+            .set('Authorization', auth)
+            .send({ title: `w${w} edit ${i}`, tags: [`t${i}`] });
         else if (op === 2) {
           const res = await t.http().post(`/api/v1/tasks/${id}/complete`).set('Authorization', auth);
           if (res.status === 200 && res.body.next) live.push(res.body.next.id);
         } else if (op === 3) await t.http().post(`/api/v1/tasks/${id}/reopen`).set('Authorization', auth);
-        else if (op === 4) await t.http().put(`/api/v1/tasks/${id}/position`).set('Authorization', auth).send({ afterId: pick() });
-        else if (i % 4 === 0 && id !== seed[1]!.id) await t.http().delete(`/api/v1/tasks/${id}`).set('Authorization', auth);
+        else if (op === 4)
+          await t.http().put(`/api/v1/tasks/${id}/position`).set('Authorization', auth).send({ afterId: pick() });
+        else if (i % 4 === 0 && id !== seed[1]!.id)
+          await t.http().delete(`/api/v1/tasks/${id}`).set('Authorization', auth);
       }
     };
     // Transactions that start before the HTTP writers and commit after them.
@@ -470,8 +638,12 @@ describe('the feed under concurrency', () => {
     const listed = new Map<string, Record<string, any>>();
     let listCursor: string | null = null;
     do {
-      const res: { body: { items: Array<Record<string, any>>; nextCursor: string | null } } = await t.http().get('/api/v1/tasks')
-        .query({ view: 'all', limit: 200, ...(listCursor ? { cursor: listCursor } : {}) }).set('Authorization', auth).expect(200);
+      const res: { body: { items: Array<Record<string, any>>; nextCursor: string | null } } = await t
+        .http()
+        .get('/api/v1/tasks')
+        .query({ view: 'all', limit: 200, ...(listCursor ? { cursor: listCursor } : {}) })
+        .set('Authorization', auth)
+        .expect(200);
       for (const { subtasks, progress: _, ...item } of res.body.items) {
         listed.set(item.id, item);
         for (const s of subtasks) listed.set(s.id, s);
@@ -486,7 +658,11 @@ describe('the feed under concurrency', () => {
       const rest = await syncAll(c, cursor, 50);
       apply(rest.changes);
       cursor = rest.cursor;
-      if (state.size === listed.size && [...listed].every(([id, item]) => JSON.stringify(state.get(id)) === JSON.stringify(item))) break;
+      if (
+        state.size === listed.size &&
+        [...listed].every(([id, item]) => JSON.stringify(state.get(id)) === JSON.stringify(item))
+      )
+        break;
       if (Date.now() > deadline) {
         expect(Object.fromEntries(state)).toEqual(Object.fromEntries(listed));
         break;

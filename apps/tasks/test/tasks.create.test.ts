@@ -9,7 +9,12 @@ beforeAll(async () => {
 });
 afterAll(() => t.close());
 
-const post = (body: unknown, caller: Caller = c) => t.http().post('/api/v1/tasks').set('Authorization', caller.auth).send(body as object);
+const post = (body: unknown, caller: Caller = c) =>
+  t
+    .http()
+    .post('/api/v1/tasks')
+    .set('Authorization', caller.auth)
+    .send(body as object);
 const paths = (res: { body: any }) => (res.body.error.details ?? []).map((d: { path: string }) => d.path);
 
 describe('POST /api/v1/tasks', () => {
@@ -18,24 +23,52 @@ describe('POST /api/v1/tasks', () => {
     const item = res.body.item;
     expect(Object.keys(item).sort()).toEqual(TASK_FIELDS);
     expect(item).toEqual({
-      id: expect.stringMatching(/^[0-9a-f-]{36}$/), title: 'Buy milk', notes: null, priority: null, dueAt: null, completedAt: null,
-      tags: [], createdAt: expect.stringMatching(/Z$/), updatedAt: expect.stringMatching(/Z$/), parentId: null, goalId: null,
-      recurrence: null, location: null, assigneeId: null,
+      id: expect.stringMatching(/^[0-9a-f-]{36}$/),
+      title: 'Buy milk',
+      notes: null,
+      priority: null,
+      dueAt: null,
+      completedAt: null,
+      tags: [],
+      createdAt: expect.stringMatching(/Z$/),
+      updatedAt: expect.stringMatching(/Z$/),
+      parentId: null,
+      goalId: null,
+      recurrence: null,
+      location: null,
+      assigneeId: null,
     });
     expect(res.headers.etag).toBe(`"${item.updatedAt}"`);
-    const row = await t.db.selectFrom('tasks').select(['title', 'workspace_id']).where('id', '=', item.id).executeTakeFirstOrThrow();
+    const row = await t.db
+      .selectFrom('tasks')
+      .select(['title', 'workspace_id'])
+      .where('id', '=', item.id)
+      .executeTakeFirstOrThrow();
     expect(row).toEqual({ title: 'Buy milk', workspace_id: c.workspaceId });
   });
 
   it('stores every input field and converts a due time with an offset to UTC', async () => {
     const year = new Date().getUTCFullYear() + 2;
     const res = await post({
-      title: 'Full', notes: 'some notes', priority: 'high', dueAt: `${year}-03-01T10:30:00+02:00`, tags: ['home', 'errand', 'home'],
-      recurrence: 'every 2 weeks', location: 'Berlin', assigneeId: 'user-7',
+      title: 'Full',
+      notes: 'some notes',
+      priority: 'high',
+      dueAt: `${year}-03-01T10:30:00+02:00`,
+      tags: ['home', 'errand', 'home'],
+      recurrence: 'every 2 weeks',
+      location: 'Berlin',
+      assigneeId: 'user-7',
     }).expect(201);
     expect(res.body.item).toMatchObject({
-      title: 'Full', notes: 'some notes', priority: 'high', dueAt: `${year}-03-01T08:30:00Z`, tags: ['home', 'errand'],
-      recurrence: 'every 2 weeks', location: 'Berlin', assigneeId: 'user-7', goalId: null,
+      title: 'Full',
+      notes: 'some notes',
+      priority: 'high',
+      dueAt: `${year}-03-01T08:30:00Z`,
+      tags: ['home', 'errand'],
+      recurrence: 'every 2 weeks',
+      location: 'Berlin',
+      assigneeId: 'user-7',
+      goalId: null,
     });
     const minus = await post({ title: 'x', dueAt: `${year}-03-01T23:15-05:30` }).expect(201);
     expect(minus.body.item.dueAt).toBe(`${year}-03-02T04:45:00Z`);
@@ -47,8 +80,12 @@ describe('POST /api/v1/tasks', () => {
 
   it('accepts every limit of the Limits table at its maximum', async () => {
     await post({
-      title: 't'.repeat(500), notes: 'n'.repeat(20000), tags: Array.from({ length: 50 }, (_, i) => `${i}`.padEnd(50, 'x')),
-      recurrence: 'every 2 weeks'.padEnd(50, ' '), location: 'l'.repeat(500), assigneeId: 'a',
+      title: 't'.repeat(500),
+      notes: 'n'.repeat(20000),
+      tags: Array.from({ length: 50 }, (_, i) => `${i}`.padEnd(50, 'x')),
+      recurrence: 'every 2 weeks'.padEnd(50, ' '),
+      location: 'l'.repeat(500),
+      assigneeId: 'a',
     }).expect(201);
   });
 
@@ -92,15 +129,31 @@ describe('POST /api/v1/tasks', () => {
     expect(arr.body.error.code).toBe('validation_failed');
     const none = await t.http().post('/api/v1/tasks').set('Authorization', c.auth).expect(400);
     expect(none.body.error.code).toBe('validation_failed');
-    const text = await t.http().post('/api/v1/tasks').set('Authorization', c.auth).set('Content-Type', 'text/plain').send('title=never stored').expect(400);
+    const text = await t
+      .http()
+      .post('/api/v1/tasks')
+      .set('Authorization', c.auth)
+      .set('Content-Type', 'text/plain')
+      .send('title=never stored')
+      .expect(400);
     expect(text.body.error.code).toBe('validation_failed');
-    expect(await t.db.selectFrom('tasks').select('id').where('workspace_id', '=', c.workspaceId).where('title', '=', 'never stored').execute()).toHaveLength(0);
+    expect(
+      await t.db
+        .selectFrom('tasks')
+        .select('id')
+        .where('workspace_id', '=', c.workspaceId)
+        .where('title', '=', 'never stored')
+        .execute(),
+    ).toHaveLength(0);
   });
 
   it('answers 422 invalid_priority for a priority string outside high/medium/low', async () => {
     for (const priority of ['urgent', 'High', '']) {
       const res = await post({ title: 'x', priority }).expect(422);
-      expect(res.body.error).toMatchObject({ code: 'invalid_priority', details: [{ path: '/priority', message: expect.any(String) }] });
+      expect(res.body.error).toMatchObject({
+        code: 'invalid_priority',
+        details: [{ path: '/priority', message: expect.any(String) }],
+      });
     }
   });
 
@@ -126,8 +179,20 @@ describe('POST /api/v1/tasks', () => {
 
   it('accepts a session from an allowed origin and refuses it cross-origin with 403', async () => {
     const { cookie } = await t.admin('create-session', '--account', c.accountId);
-    await t.http().post('/api/v1/tasks').set('Cookie', cookie).set('Origin', 'https://app.example.test').send({ title: 'from the browser' }).expect(201);
-    const res = await t.http().post('/api/v1/tasks').set('Cookie', cookie).set('Origin', 'https://evil.example').send({ title: 'x' }).expect(403);
+    await t
+      .http()
+      .post('/api/v1/tasks')
+      .set('Cookie', cookie)
+      .set('Origin', 'https://app.example.test')
+      .send({ title: 'from the browser' })
+      .expect(201);
+    const res = await t
+      .http()
+      .post('/api/v1/tasks')
+      .set('Cookie', cookie)
+      .set('Origin', 'https://evil.example')
+      .send({ title: 'x' })
+      .expect(403);
     expect(res.body.error.code).toBe('cross_origin');
   });
 
@@ -165,13 +230,27 @@ describe('POST /api/v1/tasks with parentId (subtasks)', () => {
 
   it('answers 409 subtask_limit_reached past 200 live subtasks, even under concurrent creates', async () => {
     const parent = await createTask(t, c, { title: 'big parent' });
-    await t.db.insertInto('tasks').values(Array.from({ length: 195 }, (_, i) => ({
-      workspace_id: c.workspaceId, parent_id: parent.id, title: `sub ${i}`, position: null,
-    }))).execute();
-    const results = await Promise.all(Array.from({ length: 10 }, (_, i) => post({ title: `race ${i}`, parentId: parent.id })));
+    await t.db
+      .insertInto('tasks')
+      .values(
+        Array.from({ length: 195 }, (_, i) => ({
+          workspace_id: c.workspaceId,
+          parent_id: parent.id,
+          title: `sub ${i}`,
+          position: null,
+        })),
+      )
+      .execute();
+    const results = await Promise.all(
+      Array.from({ length: 10 }, (_, i) => post({ title: `race ${i}`, parentId: parent.id })),
+    );
     expect(results.filter((r) => r.status === 201)).toHaveLength(5);
     for (const r of results.filter((r) => r.status !== 201)) expect(r.body.error.code).toBe('subtask_limit_reached');
-    const count = await t.db.selectFrom('tasks').select((eb) => eb.fn.countAll<string>().as('n')).where('parent_id', '=', parent.id).executeTakeFirstOrThrow();
+    const count = await t.db
+      .selectFrom('tasks')
+      .select((eb) => eb.fn.countAll<string>().as('n'))
+      .where('parent_id', '=', parent.id)
+      .executeTakeFirstOrThrow();
     expect(Number(count.n)).toBe(200);
   });
 });

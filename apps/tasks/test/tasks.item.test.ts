@@ -18,14 +18,22 @@ describe('GET /api/v1/tasks/{id}', () => {
     const a = await createTask(t, c, { title: 'a', parentId: parent.id });
     const b = await createTask(t, c, { title: 'b', parentId: parent.id });
     const gone = await createTask(t, c, { title: 'gone', parentId: parent.id });
-    await t.http().post(`${url(a.id)}/complete`).set('Authorization', c.auth).expect(200);
+    await t
+      .http()
+      .post(`${url(a.id)}/complete`)
+      .set('Authorization', c.auth)
+      .expect(200);
     await t.http().delete(url(gone.id)).set('Authorization', c.auth).expect(200);
     const res = await t.http().get(url(parent.id)).set('Authorization', c.auth).expect(200);
     expect(res.headers.etag).toBe(`"${res.body.item.updatedAt}"`);
     expect(res.body.item.subtasks.map((s: { id: string }) => s.id)).toEqual([a.id, b.id]);
     for (const s of res.body.item.subtasks) expect(Object.keys(s).sort()).toEqual(TASK_FIELDS);
     expect(res.body.item.progress).toEqual({ completed: 1, total: 2, allComplete: false });
-    await t.http().post(`${url(b.id)}/complete`).set('Authorization', c.auth).expect(200);
+    await t
+      .http()
+      .post(`${url(b.id)}/complete`)
+      .set('Authorization', c.auth)
+      .expect(200);
     const done = await t.http().get(url(parent.id)).set('Authorization', c.auth).expect(200);
     expect(done.body.item.progress).toEqual({ completed: 2, total: 2, allComplete: true });
   });
@@ -50,7 +58,9 @@ describe('GET /api/v1/tasks/{id}', () => {
   it('needs tasks:read (403) and authentication (401)', async () => {
     const task = await createTask(t, c);
     const writer = await t.caller(['tasks:write']);
-    expect((await t.http().get(url(task.id)).set('Authorization', writer.auth).expect(403)).body.error.code).toBe('insufficient_scope');
+    expect((await t.http().get(url(task.id)).set('Authorization', writer.auth).expect(403)).body.error.code).toBe(
+      'insufficient_scope',
+    );
     await t.http().get(url(task.id)).expect(401);
   });
 });
@@ -61,7 +71,14 @@ describe('PATCH /api/v1/tasks/{id}', () => {
   it('changes only the fields sent, moves updatedAt forward and returns the new ETag', async () => {
     const task = await createTask(t, c, { title: 'before', notes: 'keep', tags: ['x'] });
     const res = await patch(task.id, { title: 'after', priority: 'low', location: null }).expect(200);
-    expect(res.body.item).toMatchObject({ title: 'after', notes: 'keep', tags: ['x'], priority: 'low', location: null, createdAt: task.createdAt });
+    expect(res.body.item).toMatchObject({
+      title: 'after',
+      notes: 'keep',
+      tags: ['x'],
+      priority: 'low',
+      location: null,
+      createdAt: task.createdAt,
+    });
     expect(micros(res.body.item.updatedAt)).toBeGreaterThan(micros(task.updatedAt));
     expect(res.headers.etag).toBe(`"${res.body.item.updatedAt}"`);
     expect(Object.keys(res.body.item).sort()).toEqual(TASK_FIELDS);
@@ -81,7 +98,11 @@ describe('PATCH /api/v1/tasks/{id}', () => {
       expect(micros(res.body.item.updatedAt)).toBeGreaterThan(micros(last));
       last = res.body.item.updatedAt;
     }
-    await t.db.updateTable('tasks').set({ updated_at: '2999-01-01T00:00:00.000001Z' }).where('id', '=', task.id).execute();
+    await t.db
+      .updateTable('tasks')
+      .set({ updated_at: '2999-01-01T00:00:00.000001Z' })
+      .where('id', '=', task.id)
+      .execute();
     const res = await patch(task.id, { title: 'after a clock jump' }).expect(200);
     expect(res.body.item.updatedAt).toBe('2999-01-01T00:00:00.000002Z');
   });
@@ -94,10 +115,19 @@ describe('PATCH /api/v1/tasks/{id}', () => {
       const res = await patch(task.id, { title: 'lost' }).set('If-Match', stale).expect(412);
       expect(res.body.error.code).toBe('precondition_failed');
     }
-    const row = await t.db.selectFrom('tasks').select(['title', 'updated_at']).where('id', '=', task.id).executeTakeFirstOrThrow();
+    const row = await t.db
+      .selectFrom('tasks')
+      .select(['title', 'updated_at'])
+      .where('id', '=', task.id)
+      .executeTakeFirstOrThrow();
     expect(row).toEqual({ title: 'v2', updated_at: ok.body.item.updatedAt });
     await patch(task.id, { title: 'v3' }).set('If-Match', '*').expect(200);
-    await patch(task.id, { title: 'v4' }).set('If-Match', `"stale", "${(await t.http().get(url(task.id)).set('Authorization', c.auth)).body.item.updatedAt}"`).expect(200);
+    await patch(task.id, { title: 'v4' })
+      .set(
+        'If-Match',
+        `"stale", "${(await t.http().get(url(task.id)).set('Authorization', c.auth)).body.item.updatedAt}"`,
+      )
+      .expect(200);
   });
 
   it('answers 400 for a malformed If-Match', async () => {
@@ -109,7 +139,9 @@ describe('PATCH /api/v1/tasks/{id}', () => {
   it('lets exactly one of two writers racing with the same If-Match win', async () => {
     const task = await createTask(t, c, { title: 'race' });
     const etag = `"${task.updatedAt}"`;
-    const results = await Promise.all(['left', 'right', 'third'].map((title) => patch(task.id, { title }).set('If-Match', etag)));
+    const results = await Promise.all(
+      ['left', 'right', 'third'].map((title) => patch(task.id, { title }).set('If-Match', etag)),
+    );
     const statuses = results.map((r) => r.status).sort();
     expect(statuses).toEqual([200, 412, 412]);
     const winner = results.find((r) => r.status === 200)!;
@@ -117,7 +149,7 @@ describe('PATCH /api/v1/tasks/{id}', () => {
     expect(row.title).toBe(winner.body.item.title);
   });
 
-  it('answers 404 before 412: another workspace\'s task with a stale If-Match is 404', async () => {
+  it("answers 404 before 412: another workspace's task with a stale If-Match is 404", async () => {
     const other = await t.caller();
     const foreign = await createTask(t, other);
     await patch(foreign.id, { title: 'x' }).set('If-Match', '"stale"').expect(404);
@@ -131,8 +163,16 @@ describe('PATCH /api/v1/tasks/{id}', () => {
 
   it('answers 412 for an If-Match tag that looks like a version but names no real instant', async () => {
     const task = await createTask(t, c, { title: 'kept' });
-    for (const tag of ['"2031-02-30T00:00:00Z"', '"9999-99-99T99:99:99Z"', '"0000-01-01T00:00:00Z"', '"2031-01-01T24:00:00Z"', '""']) {
-      expect((await patch(task.id, { title: 'lost' }).set('If-Match', tag).expect(412)).body.error.code).toBe('precondition_failed');
+    for (const tag of [
+      '"2031-02-30T00:00:00Z"',
+      '"9999-99-99T99:99:99Z"',
+      '"0000-01-01T00:00:00Z"',
+      '"2031-01-01T24:00:00Z"',
+      '""',
+    ]) {
+      expect((await patch(task.id, { title: 'lost' }).set('If-Match', tag).expect(412)).body.error.code).toBe(
+        'precondition_failed',
+      );
     }
     expect((await t.http().get(url(task.id)).set('Authorization', c.auth).expect(200)).body.item.title).toBe('kept');
   });
@@ -140,14 +180,18 @@ describe('PATCH /api/v1/tasks/{id}', () => {
   it('answers 400 for invalid fields and 422 for a bad priority or a changed past due time', async () => {
     const task = await createTask(t, c);
     expect((await patch(task.id, { title: '' }).expect(400)).body.error.code).toBe('validation_failed');
-    expect((await patch(task.id, { goalId: MISSING }).expect(400)).body.error.details).toEqual([{ path: '/goalId', message: expect.any(String) }]);
-    expect((await patch(task.id, { dueAt: '2030-02-30T10:00:00Z' }).expect(400)).body.error.code).toBe('validation_failed');
+    expect((await patch(task.id, { goalId: MISSING }).expect(400)).body.error.details).toEqual([
+      { path: '/goalId', message: expect.any(String) },
+    ]);
+    expect((await patch(task.id, { dueAt: '2030-02-30T10:00:00Z' }).expect(400)).body.error.code).toBe(
+      'validation_failed',
+    );
     expect((await patch(task.id, { recurrence: 'sometimes' }).expect(400)).body.error.code).toBe('validation_failed');
     expect((await patch(task.id, { priority: 'urgent' }).expect(422)).body.error.code).toBe('invalid_priority');
     expect((await patch(task.id, { dueAt: daysFromNow(-2) }).expect(422)).body.error.code).toBe('due_date_in_past');
   });
 
-  it('accepts the task\'s own due time back once it has passed', async () => {
+  it("accepts the task's own due time back once it has passed", async () => {
     const task = await createTask(t, c, { dueAt: daysFromNow(1) });
     await t.db.updateTable('tasks').set({ due_at: '2020-01-01T09:00:00Z' }).where('id', '=', task.id).execute();
     const res = await patch(task.id, { dueAt: '2020-01-01T10:00:00+01:00', title: 'renamed' }).expect(200);
@@ -163,8 +207,15 @@ describe('PATCH /api/v1/tasks/{id}', () => {
     expect(row.position).toBeNull();
     const back = await patch(task.id, { parentId: null }).expect(200);
     expect(back.body.item.parentId).toBeNull();
-    const last = await t.db.selectFrom('tasks').select('id').where('workspace_id', '=', c.workspaceId).where('parent_id', 'is', null)
-      .where('deleted_at', 'is', null).orderBy('position', 'desc').limit(1).executeTakeFirstOrThrow();
+    const last = await t.db
+      .selectFrom('tasks')
+      .select('id')
+      .where('workspace_id', '=', c.workspaceId)
+      .where('parent_id', 'is', null)
+      .where('deleted_at', 'is', null)
+      .orderBy('position', 'desc')
+      .limit(1)
+      .executeTakeFirstOrThrow();
     expect(last.id).toBe(task.id);
   });
 
@@ -194,7 +245,11 @@ describe('DELETE /api/v1/tasks/{id}', () => {
     expect(res.body.item).toMatchObject({ id: task.id, title: 'vanishing zebra' });
     expect(Object.keys(res.body.item).sort()).toEqual(TASK_FIELDS);
     expect(res.headers.etag).toBe(`"${res.body.item.updatedAt}"`);
-    const rows = await t.db.selectFrom('tasks').select(['id', 'deleted_at']).where('id', 'in', [task.id, sub.id]).execute();
+    const rows = await t.db
+      .selectFrom('tasks')
+      .select(['id', 'deleted_at'])
+      .where('id', 'in', [task.id, sub.id])
+      .execute();
     for (const row of rows) expect(row.deleted_at).not.toBeNull();
     await t.http().get(url(task.id)).set('Authorization', c.auth).expect(404);
     await t.http().get(url(sub.id)).set('Authorization', c.auth).expect(404);
@@ -207,7 +262,12 @@ describe('DELETE /api/v1/tasks/{id}', () => {
 
   it('honours If-Match (412, nothing deleted) and answers 404 for foreign or missing tasks', async () => {
     const task = await createTask(t, c);
-    await t.http().delete(url(task.id)).set('Authorization', c.auth).set('If-Match', '"2000-01-01T00:00:00Z"').expect(412);
+    await t
+      .http()
+      .delete(url(task.id))
+      .set('Authorization', c.auth)
+      .set('If-Match', '"2000-01-01T00:00:00Z"')
+      .expect(412);
     const row = await t.db.selectFrom('tasks').select('deleted_at').where('id', '=', task.id).executeTakeFirstOrThrow();
     expect(row.deleted_at).toBeNull();
     await t.http().delete(url(task.id)).set('Authorization', c.auth).set('If-Match', `"${task.updatedAt}"`).expect(200);

@@ -18,7 +18,10 @@ async function allPages(c: Caller, query: string): Promise<string[]> {
   let cursor: string | null = null;
   do {
     const sep: string = query.includes('?') ? '&' : '?';
-    const res: { body: any } = await list(c, `${query}${cursor ? `${sep}cursor=${encodeURIComponent(cursor)}` : ''}`).expect(200);
+    const res: { body: any } = await list(
+      c,
+      `${query}${cursor ? `${sep}cursor=${encodeURIComponent(cursor)}` : ''}`,
+    ).expect(200);
     seen.push(...ids(res));
     cursor = res.body.nextCursor;
   } while (cursor);
@@ -43,7 +46,11 @@ describe('GET /api/v1/tasks (views)', () => {
     made.done = await createTask(t, c, { title: 'done', dueAt: laterToday(86_400) });
     await t.http().post(`/api/v1/tasks/${made.done.id}/complete`).set('Authorization', c.auth).expect(200);
     made.overdue = await createTask(t, c, { title: 'overdue', dueAt: daysFromNow(1) });
-    await t.db.updateTable('tasks').set({ due_at: daysFromNow(-3) }).where('id', '=', made.overdue.id).execute();
+    await t.db
+      .updateTable('tasks')
+      .set({ due_at: daysFromNow(-3) })
+      .where('id', '=', made.overdue.id)
+      .execute();
     made.deleted = await createTask(t, c, { title: 'deleted', dueAt: laterToday(86_400) });
     await t.http().delete(`/api/v1/tasks/${made.deleted.id}`).set('Authorization', c.auth).expect(200);
   });
@@ -61,7 +68,15 @@ describe('GET /api/v1/tasks (views)', () => {
 
   it('gives each task of view=all its subtasks exactly as GET /tasks/:id does: live ones, by createdAt, every field', async () => {
     const parent = await createTask(t, c, { title: 'parent with three' });
-    const a = await createTask(t, c, { title: 'a', parentId: parent.id, dueAt: daysFromNow(2), tags: ['x', 'y'], notes: 'n', priority: 'high', location: 'desk' });
+    const a = await createTask(t, c, {
+      title: 'a',
+      parentId: parent.id,
+      dueAt: daysFromNow(2),
+      tags: ['x', 'y'],
+      notes: 'n',
+      priority: 'high',
+      location: 'desk',
+    });
     const b = await createTask(t, c, { title: 'b', parentId: parent.id });
     const gone = await createTask(t, c, { title: 'gone', parentId: parent.id });
     await t.http().post(`/api/v1/tasks/${b.id}/complete`).set('Authorization', c.auth).expect(200);
@@ -75,7 +90,7 @@ describe('GET /api/v1/tasks (views)', () => {
     await t.http().delete(`/api/v1/tasks/${parent.id}`).set('Authorization', c.auth).expect(200);
   });
 
-  it('lists view=today: open tasks of any level due before tomorrow in the caller\'s zone, overdue included, by createdAt', async () => {
+  it("lists view=today: open tasks of any level due before tomorrow in the caller's zone, overdue included, by createdAt", async () => {
     const res = await list(c, '?view=today').expect(200);
     expect(ids(res)).toEqual([made.sub.id, made.today.id, made.overdue.id]);
     for (const item of res.body.items) expect(Object.keys(item).sort()).toEqual(TASK_FIELDS);
@@ -96,7 +111,7 @@ describe('GET /api/v1/tasks (views)', () => {
     expect(ids(await list(c, '?tag=Work').expect(200))).toEqual([]);
   });
 
-  it('never shows another workspace\'s tasks', async () => {
+  it("never shows another workspace's tasks", async () => {
     const other = await t.caller();
     const theirs = await createTask(t, other, { title: 'theirs', dueAt: daysFromNow(0.001) });
     for (const view of ['all', 'today', 'upcoming', 'completed']) {
@@ -116,7 +131,9 @@ describe('GET /api/v1/tasks (views)', () => {
     // The same instant seen from Honolulu (19 hours behind) falls before or after its own midnight depending on the hour now.
     const honoluluTomorrow = DateTime.now().setZone('Pacific/Honolulu').startOf('day').plus({ days: 1 });
     const expectedToday = tokyoMidnight.plus({ minutes: 30 }) < honoluluTomorrow;
-    expect(ids(await list(z, '?view=today').set('X-Timezone', 'Pacific/Honolulu').expect(200))).toEqual(expectedToday ? [task.id] : []);
+    expect(ids(await list(z, '?view=today').set('X-Timezone', 'Pacific/Honolulu').expect(200))).toEqual(
+      expectedToday ? [task.id] : [],
+    );
     const bad = await list(z, '?view=today').set('X-Timezone', 'Nowhere/City').expect(400);
     expect(bad.body.error).toMatchObject({ code: 'validation_failed', details: [{ path: 'X-Timezone' }] });
   });
@@ -128,7 +145,8 @@ describe('GET /api/v1/tasks (pagination and parameters)', () => {
   beforeAll(async () => {
     c = await t.caller();
     created = [];
-    for (let i = 0; i < 7; i += 1) created.push((await createTask(t, c, { title: `p${i}`, tags: ['page'], dueAt: daysFromNow(3) })).id);
+    for (let i = 0; i < 7; i += 1)
+      created.push((await createTask(t, c, { title: `p${i}`, tags: ['page'], dueAt: daysFromNow(3) })).id);
   });
 
   it('pages view=all and view=upcoming with limit and nextCursor, without gaps or repeats', async () => {
@@ -144,9 +162,16 @@ describe('GET /api/v1/tasks (pagination and parameters)', () => {
 
   it('defaults to 50 items and accepts up to 200', async () => {
     const bulk = await t.caller();
-    await t.db.insertInto('tasks').values(Array.from({ length: 205 }, (_, i) => ({
-      workspace_id: bulk.workspaceId, title: `bulk ${i}`, position: String(i + 1),
-    }))).execute();
+    await t.db
+      .insertInto('tasks')
+      .values(
+        Array.from({ length: 205 }, (_, i) => ({
+          workspace_id: bulk.workspaceId,
+          title: `bulk ${i}`,
+          position: String(i + 1),
+        })),
+      )
+      .execute();
     const def = await list(bulk, '').expect(200);
     expect(def.body.items).toHaveLength(50);
     const max = await list(bulk, '?limit=200').expect(200);
@@ -155,14 +180,24 @@ describe('GET /api/v1/tasks (pagination and parameters)', () => {
     expect(await allPages(bulk, '?limit=200')).toHaveLength(205);
   });
 
-  it.each(['limit=0', 'limit=201', 'limit=-1', 'limit=abc', 'limit=1.5', 'limit=1e400', 'limit=', 'view=someday', 'view=ALL', 'tag=', `tag=${'t'.repeat(51)}`, 'view=all&view=today'])(
-    'answers 400 validation_failed for %s',
-    async (query) => {
-      const res = await list(c, `?${query}`).expect(400);
-      expect(res.body.error.code).toBe('validation_failed');
-      expect(res.body.error.details.length).toBeGreaterThan(0);
-    },
-  );
+  it.each([
+    'limit=0',
+    'limit=201',
+    'limit=-1',
+    'limit=abc',
+    'limit=1.5',
+    'limit=1e400',
+    'limit=',
+    'view=someday',
+    'view=ALL',
+    'tag=',
+    `tag=${'t'.repeat(51)}`,
+    'view=all&view=today',
+  ])('answers 400 validation_failed for %s', async (query) => {
+    const res = await list(c, `?${query}`).expect(400);
+    expect(res.body.error.code).toBe('validation_failed');
+    expect(res.body.error.details.length).toBeGreaterThan(0);
+  });
 
   it('ignores unknown query parameters', async () => {
     expect(ids(await list(c, '?limit=2&colour=blue').expect(200))).toEqual(created.slice(0, 2));
@@ -172,8 +207,17 @@ describe('GET /api/v1/tasks (pagination and parameters)', () => {
     const page = await list(c, '?limit=2').expect(200);
     const cursor: string = page.body.nextCursor;
     const [payload, sum] = cursor.split('.');
-    const forged = Buffer.from(JSON.stringify({ ...JSON.parse(Buffer.from(payload!, 'base64url').toString()), p: '0' })).toString('base64url');
-    for (const bad of ['garbage', `${forged}.${sum}`, `${payload}.AAAAAAAAAAAAAAAA`, cursor.slice(0, -1), `${cursor}.x`, '%00']) {
+    const forged = Buffer.from(
+      JSON.stringify({ ...JSON.parse(Buffer.from(payload!, 'base64url').toString()), p: '0' }),
+    ).toString('base64url');
+    for (const bad of [
+      'garbage',
+      `${forged}.${sum}`,
+      `${payload}.AAAAAAAAAAAAAAAA`,
+      cursor.slice(0, -1),
+      `${cursor}.x`,
+      '%00',
+    ]) {
       const res = await list(c, `?limit=2&cursor=${encodeURIComponent(bad)}`).expect(400);
       expect(res.body.error.code).toBe('invalid_cursor');
     }

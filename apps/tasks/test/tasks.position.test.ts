@@ -7,8 +7,12 @@ beforeAll(async () => {
 });
 afterAll(() => t.close());
 
-const move = (c: Caller, id: string, afterId: unknown) => t.http().put(`/api/v1/tasks/${id}/position`).set('Authorization', c.auth).send({ afterId });
-const order = async (c: Caller) => (await t.http().get('/api/v1/tasks?view=all&limit=200').set('Authorization', c.auth).expect(200)).body.items.map((i: { title: string }) => i.title);
+const move = (c: Caller, id: string, afterId: unknown) =>
+  t.http().put(`/api/v1/tasks/${id}/position`).set('Authorization', c.auth).send({ afterId });
+const order = async (c: Caller) =>
+  (await t.http().get('/api/v1/tasks?view=all&limit=200').set('Authorization', c.auth).expect(200)).body.items.map(
+    (i: { title: string }) => i.title,
+  );
 
 async function setup(titles: string[]): Promise<{ c: Caller; ids: Record<string, string> }> {
   const c = await t.caller();
@@ -25,8 +29,15 @@ describe('PUT /api/v1/tasks/{id}/position', () => {
 
   it('gives concurrent creates distinct places at the end', async () => {
     const c = await t.caller();
-    const results = await Promise.all(Array.from({ length: 8 }, (_, i) =>
-      t.http().post('/api/v1/tasks').set('Authorization', c.auth).send({ title: `n${i}` })));
+    const results = await Promise.all(
+      Array.from({ length: 8 }, (_, i) =>
+        t
+          .http()
+          .post('/api/v1/tasks')
+          .set('Authorization', c.auth)
+          .send({ title: `n${i}` }),
+      ),
+    );
     for (const r of results) expect(r.status).toBe(201);
     const rows = await t.db.selectFrom('tasks').select('position').where('workspace_id', '=', c.workspaceId).execute();
     expect(new Set(rows.map((r) => r.position)).size).toBe(8);
@@ -61,15 +72,25 @@ describe('PUT /api/v1/tasks/{id}/position', () => {
     const again = await move(c, ids.c!, ids.a).expect(200);
     expect(again.body.item).toEqual(first.body.item);
     const top = await move(c, ids.a!, null).expect(200);
-    expect(top.body.item.updatedAt).toBe((await t.http().get(`/api/v1/tasks/${ids.a}`).set('Authorization', c.auth)).body.item.updatedAt);
+    expect(top.body.item.updatedAt).toBe(
+      (await t.http().get(`/api/v1/tasks/${ids.a}`).set('Authorization', c.auth)).body.item.updatedAt,
+    );
     expect(await order(c)).toEqual(['a', 'c', 'b']);
   });
 
   it('writes only the moved task', async () => {
     const { c, ids } = await setup(['a', 'b', 'c', 'd']);
-    const before = await t.db.selectFrom('tasks').select(['id', 'position', 'updated_at']).where('workspace_id', '=', c.workspaceId).execute();
+    const before = await t.db
+      .selectFrom('tasks')
+      .select(['id', 'position', 'updated_at'])
+      .where('workspace_id', '=', c.workspaceId)
+      .execute();
     await move(c, ids.d!, ids.a).expect(200);
-    const after = await t.db.selectFrom('tasks').select(['id', 'position', 'updated_at']).where('workspace_id', '=', c.workspaceId).execute();
+    const after = await t.db
+      .selectFrom('tasks')
+      .select(['id', 'position', 'updated_at'])
+      .where('workspace_id', '=', c.workspaceId)
+      .execute();
     const changed = after.filter((row) => {
       const old = before.find((b) => b.id === row.id)!;
       return old.position !== row.position || old.updated_at !== row.updated_at;
@@ -103,7 +124,7 @@ describe('PUT /api/v1/tasks/{id}/position', () => {
     expect(res.body.error.code).toBe('not_top_level');
   });
 
-  it('answers 404 for a task or afterId that is missing, deleted, a subtask or another workspace\'s', async () => {
+  it("answers 404 for a task or afterId that is missing, deleted, a subtask or another workspace's", async () => {
     const { c, ids } = await setup(['a', 'b', 'gone']);
     const { c: other, ids: theirs } = await setup(['theirs']);
     const sub = await createTask(t, c, { title: 'sub', parentId: ids.a });
@@ -125,7 +146,12 @@ describe('PUT /api/v1/tasks/{id}/position', () => {
   it('answers 400 for a missing afterId, a non-UUID afterId or other properties', async () => {
     const { c, ids } = await setup(['a', 'b']);
     for (const body of [{}, { afterId: 'abc' }, { afterId: 5 }, { afterId: null, before: true }]) {
-      const res = await t.http().put(`/api/v1/tasks/${ids.a}/position`).set('Authorization', c.auth).send(body).expect(400);
+      const res = await t
+        .http()
+        .put(`/api/v1/tasks/${ids.a}/position`)
+        .set('Authorization', c.auth)
+        .send(body)
+        .expect(400);
       expect(res.body.error.code).toBe('validation_failed');
     }
   });

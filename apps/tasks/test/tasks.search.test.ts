@@ -10,7 +10,10 @@ beforeAll(async () => {
 afterAll(() => t.close());
 
 const search = (q: string, extra = '', caller: Caller = c) =>
-  t.http().get(`/api/v1/tasks?q=${encodeURIComponent(q)}${extra}`).set('Authorization', caller.auth);
+  t
+    .http()
+    .get(`/api/v1/tasks?q=${encodeURIComponent(q)}${extra}`)
+    .set('Authorization', caller.auth);
 const ids = (res: { body: { items: { id: string }[] } }) => res.body.items.map((i) => i.id);
 
 describe('GET /api/v1/tasks?q= (full-text search)', () => {
@@ -34,7 +37,7 @@ describe('GET /api/v1/tasks?q= (full-text search)', () => {
     for (const item of res.body.items) expect(item.subtasks).toBeUndefined();
   });
 
-  it('leaves out deleted tasks and other workspaces\' tasks', async () => {
+  it("leaves out deleted tasks and other workspaces' tasks", async () => {
     const other = await t.caller();
     await createTask(t, other, { title: 'platypus of theirs' });
     const mine = await createTask(t, c, { title: 'platypus deleted' });
@@ -45,14 +48,24 @@ describe('GET /api/v1/tasks?q= (full-text search)', () => {
   it('pages by rank then id, stably, without gaps or repeats', async () => {
     const made: string[] = [];
     for (let i = 0; i < 9; i += 1) {
-      made.push((await createTask(t, c, { title: i % 3 === 0 ? 'wombat wombat wombat' : `wombat ${i}`, notes: i % 2 ? 'wombat' : null })).id);
+      made.push(
+        (
+          await createTask(t, c, {
+            title: i % 3 === 0 ? 'wombat wombat wombat' : `wombat ${i}`,
+            notes: i % 2 ? 'wombat' : null,
+          })
+        ).id,
+      );
     }
     const full = ids(await search('wombat', '&limit=200').expect(200));
     expect(full.sort()).toEqual([...made].sort());
     const paged: string[] = [];
     let cursor: string | null = null;
     do {
-      const res: any = await search('wombat', `&limit=2${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`).expect(200);
+      const res: any = await search(
+        'wombat',
+        `&limit=2${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`,
+      ).expect(200);
       expect(res.body.items.length).toBeLessThanOrEqual(2);
       paged.push(...ids(res));
       cursor = res.body.nextCursor;
@@ -60,7 +73,7 @@ describe('GET /api/v1/tasks?q= (full-text search)', () => {
     expect(paged).toEqual(ids(await search('wombat', '&limit=200').expect(200)));
   });
 
-  it('answers 400 validation_failed for a list cursor on a search, invalid_cursor for another query\'s cursor', async () => {
+  it("answers 400 validation_failed for a list cursor on a search, invalid_cursor for another query's cursor", async () => {
     for (let i = 0; i < 3; i += 1) await createTask(t, c, { title: `ocelot ${i}` });
     const listPage = await t.http().get('/api/v1/tasks?limit=1').set('Authorization', c.auth).expect(200);
     const res = await search('ocelot', `&cursor=${encodeURIComponent(listPage.body.nextCursor)}`).expect(400);

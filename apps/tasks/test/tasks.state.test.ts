@@ -22,7 +22,11 @@ describe('POST /api/v1/tasks/{id}/complete', () => {
     expect(res.body.item.completedAt).toEqual(expect.stringMatching(/Z$/));
     expect(Object.keys(res.body.item).sort()).toEqual(TASK_FIELDS);
     expect(res.headers.etag).toBe(`"${res.body.item.updatedAt}"`);
-    const row = await t.db.selectFrom('tasks').select('completed_at').where('id', '=', task.id).executeTakeFirstOrThrow();
+    const row = await t.db
+      .selectFrom('tasks')
+      .select('completed_at')
+      .where('id', '=', task.id)
+      .executeTakeFirstOrThrow();
     expect(row.completed_at).toBe(res.body.item.completedAt);
   });
 
@@ -40,15 +44,23 @@ describe('POST /api/v1/tasks/{id}/complete', () => {
     for (const id of [MISSING, foreign.id, 'abc']) await action(id, 'complete').expect(404);
     await action(foreign.id, 'complete').set('If-Match', '"stale"').expect(404);
     const task = await createTask(t, c);
-    expect((await action(task.id, 'complete').set('If-Match', '"2000-01-01T00:00:00Z"').expect(412)).body.error.code).toBe('precondition_failed');
-    const row = await t.db.selectFrom('tasks').select('completed_at').where('id', '=', task.id).executeTakeFirstOrThrow();
+    expect(
+      (await action(task.id, 'complete').set('If-Match', '"2000-01-01T00:00:00Z"').expect(412)).body.error.code,
+    ).toBe('precondition_failed');
+    const row = await t.db
+      .selectFrom('tasks')
+      .select('completed_at')
+      .where('id', '=', task.id)
+      .executeTakeFirstOrThrow();
     expect(row.completed_at).toBeNull();
     await action(task.id, 'complete').set('If-Match', `"${task.updatedAt}"`).expect(200);
   });
 
   it('accepts no body or {} and answers 400 for any other body', async () => {
     const task = await createTask(t, c);
-    expect((await action(task.id, 'complete').send({ force: true }).expect(400)).body.error.code).toBe('validation_failed');
+    expect((await action(task.id, 'complete').send({ force: true }).expect(400)).body.error.code).toBe(
+      'validation_failed',
+    );
     await action(task.id, 'complete').send({}).expect(200);
   });
 
@@ -61,16 +73,31 @@ describe('POST /api/v1/tasks/{id}/complete', () => {
 describe('POST /api/v1/tasks/{id}/complete with a recurrence', () => {
   it('returns next: the same fields, open, due at the next occurrence, right after the task in the manual order', async () => {
     const task = await createTask(t, c, {
-      title: 'water plants', notes: 'all of them', priority: 'medium', tags: ['home'], location: 'flat', assigneeId: 'me',
-      recurrence: 'every 2 days', dueAt: '2031-05-10T18:00:00Z',
+      title: 'water plants',
+      notes: 'all of them',
+      priority: 'medium',
+      tags: ['home'],
+      location: 'flat',
+      assigneeId: 'me',
+      recurrence: 'every 2 days',
+      dueAt: '2031-05-10T18:00:00Z',
     });
     const after = await createTask(t, c, { title: 'afterwards' });
     const res = await action(task.id, 'complete').expect(200);
     const next = res.body.next;
     expect(Object.keys(next).sort()).toEqual(TASK_FIELDS);
     expect(next).toMatchObject({
-      title: 'water plants', notes: 'all of them', priority: 'medium', tags: ['home'], location: 'flat', assigneeId: 'me',
-      recurrence: 'every 2 days', dueAt: '2031-05-12T18:00:00Z', completedAt: null, parentId: null, goalId: null,
+      title: 'water plants',
+      notes: 'all of them',
+      priority: 'medium',
+      tags: ['home'],
+      location: 'flat',
+      assigneeId: 'me',
+      recurrence: 'every 2 days',
+      dueAt: '2031-05-12T18:00:00Z',
+      completedAt: null,
+      parentId: null,
+      goalId: null,
     });
     expect(next.id).not.toBe(task.id);
     const list = await t.http().get('/api/v1/tasks?view=all&limit=200').set('Authorization', c.auth).expect(200);
@@ -79,7 +106,7 @@ describe('POST /api/v1/tasks/{id}/complete with a recurrence', () => {
     expect(ids.indexOf(after.id)).toBe(ids.indexOf(next.id) + 1);
   });
 
-  it('keeps 09:00 local across a DST change in the caller\'s X-Timezone, and uses UTC without one', async () => {
+  it("keeps 09:00 local across a DST change in the caller's X-Timezone, and uses UTC without one", async () => {
     const body = { recurrence: 'every day', dueAt: '2027-03-27T09:00:00+01:00' };
     const berlin = await createTask(t, c, body);
     const res = await action(berlin.id, 'complete').set('X-Timezone', 'Europe/Berlin').expect(200);
@@ -88,7 +115,7 @@ describe('POST /api/v1/tasks/{id}/complete with a recurrence', () => {
     expect((await action(utc.id, 'complete').expect(200)).body.next.dueAt).toBe('2027-03-28T08:00:00Z');
   });
 
-  it('uses the account\'s time zone when no X-Timezone is sent', async () => {
+  it("uses the account's time zone when no X-Timezone is sent", async () => {
     const account = await t.admin('create-account', '--email', 'ny@example.test', '--timezone', 'America/New_York');
     const key = await t.admin('create-key', '--account', account.accountId);
     const ny: Caller = { accountId: account.accountId, workspaceId: account.workspaceId, auth: `Bearer ${key.key}` };
@@ -114,13 +141,18 @@ describe('POST /api/v1/tasks/{id}/complete with a recurrence', () => {
     expect((await action(task.id, 'complete').expect(200)).body.next.dueAt).toBe(expected);
   });
 
-  it.each(['every! 3 days', 'after 3 days'])('counts "%s" from the completion date, keeping the due time of day', async (recurrence) => {
-    const task = await createTask(t, c, { recurrence, dueAt: '2031-01-06T10:00:00Z' });
-    const res = await action(task.id, 'complete').expect(200);
-    const completed = new Date(res.body.item.completedAt);
-    const expected = new Date(Date.UTC(completed.getUTCFullYear(), completed.getUTCMonth(), completed.getUTCDate() + 3, 10));
-    expect(Date.parse(res.body.next.dueAt)).toBe(expected.getTime());
-  });
+  it.each(['every! 3 days', 'after 3 days'])(
+    'counts "%s" from the completion date, keeping the due time of day',
+    async (recurrence) => {
+      const task = await createTask(t, c, { recurrence, dueAt: '2031-01-06T10:00:00Z' });
+      const res = await action(task.id, 'complete').expect(200);
+      const completed = new Date(res.body.item.completedAt);
+      const expected = new Date(
+        Date.UTC(completed.getUTCFullYear(), completed.getUTCMonth(), completed.getUTCDate() + 3, 10),
+      );
+      expect(Date.parse(res.body.next.dueAt)).toBe(expected.getTime());
+    },
+  );
 
   it('repeats a recurring task without a due time without one', async () => {
     const task = await createTask(t, c, { recurrence: 'daily' });
@@ -128,8 +160,12 @@ describe('POST /api/v1/tasks/{id}/complete with a recurrence', () => {
     expect(res.body.next).toMatchObject({ dueAt: null, recurrence: 'daily', completedAt: null });
   });
 
-  it('copies the live subtasks into next, open, with due times shifted like the parent\'s', async () => {
-    const task = await createTask(t, c, { title: 'weekly review', recurrence: 'weekly', dueAt: '2031-06-02T09:00:00Z' });
+  it("copies the live subtasks into next, open, with due times shifted like the parent's", async () => {
+    const task = await createTask(t, c, {
+      title: 'weekly review',
+      recurrence: 'weekly',
+      dueAt: '2031-06-02T09:00:00Z',
+    });
     const a = await createTask(t, c, { title: 'inbox zero', parentId: task.id, dueAt: '2031-06-02T08:00:00Z' });
     await createTask(t, c, { title: 'plan week', parentId: task.id });
     const gone = await createTask(t, c, { title: 'gone', parentId: task.id });
@@ -147,7 +183,12 @@ describe('POST /api/v1/tasks/{id}/complete with a recurrence', () => {
 
   it('repeats a recurring subtask under the same parent', async () => {
     const parent = await createTask(t, c, { title: 'parent' });
-    const sub = await createTask(t, c, { title: 'sub', parentId: parent.id, recurrence: 'daily', dueAt: '2031-01-01T10:00:00Z' });
+    const sub = await createTask(t, c, {
+      title: 'sub',
+      parentId: parent.id,
+      recurrence: 'daily',
+      dueAt: '2031-01-01T10:00:00Z',
+    });
     const res = await action(sub.id, 'complete').expect(200);
     expect(res.body.next).toMatchObject({ parentId: parent.id, dueAt: '2031-01-02T10:00:00Z' });
   });
@@ -203,7 +244,11 @@ describe('POST /api/v1/tasks/{id}/auto-tag', () => {
     const res = await action(task.id, 'auto-tag').expect(200);
     expect(res.body).toEqual({ item: task, tagged: false });
     expect(res.headers.etag).toBe(`"${task.updatedAt}"`);
-    const row = await t.db.selectFrom('tasks').select(['updated_at', 'tags']).where('id', '=', task.id).executeTakeFirstOrThrow();
+    const row = await t.db
+      .selectFrom('tasks')
+      .select(['updated_at', 'tags'])
+      .where('id', '=', task.id)
+      .executeTakeFirstOrThrow();
     expect(row).toEqual({ updated_at: task.updatedAt, tags: ['health'] });
   });
 

@@ -40,13 +40,20 @@ afterEach(async () => {
 });
 
 async function subscribe(t: TestApp, c: Caller, url = receiver.url) {
-  const res = await t.http().post('/api/v1/webhooks').set('Authorization', c.auth).send({ url, events: ['task.created'] });
+  const res = await t
+    .http()
+    .post('/api/v1/webhooks')
+    .set('Authorization', c.auth)
+    .send({ url, events: ['task.created'] });
   expect(res.status).toBe(201);
   return res.body as { id: string; secret: string };
 }
 
 async function storedRow(t: TestApp, id: string): Promise<{ secret: string; previous_secret: string | null }> {
-  const { rows } = await sql<{ secret: string; previous_secret: string | null }>`select secret, previous_secret from webhook_subscriptions where id = ${id}`.execute(t.db);
+  const { rows } = await sql<{
+    secret: string;
+    previous_secret: string | null;
+  }>`select secret, previous_secret from webhook_subscriptions where id = ${id}`.execute(t.db);
   return rows[0]!;
 }
 
@@ -56,13 +63,18 @@ function expectNoSecret(text: string, secrets: string[]): void {
   for (const secret of secrets) {
     const bytes = Buffer.from(secret.replace(/^whsec_/, ''), 'base64');
     expect(bytes).toHaveLength(32);
-    for (const form of [bytes.toString('base64'), bytes.toString('base64url'), bytes.toString('hex')]) expect(text).not.toContain(form.slice(0, 20));
+    for (const form of [bytes.toString('base64'), bytes.toString('base64url'), bytes.toString('hex')])
+      expect(text).not.toContain(form.slice(0, 20));
     expect(Buffer.from(text, 'latin1').includes(bytes)).toBe(false);
   }
 }
 
 /** `npm run admin -- tasks ...` as a real process, with `env` (its keys). */
-async function admin(databaseUrl: string, env: Record<string, string>, ...argv: string[]): Promise<Record<string, any>> {
+async function admin(
+  databaseUrl: string,
+  env: Record<string, string>,
+  ...argv: string[]
+): Promise<Record<string, any>> {
   const { stdout } = await run(process.execPath, serviceEntry('tasks', 'admin', ...argv), {
     env: { ...process.env, DATABASE_URL: databaseUrl, WEBHOOK_SECRET_KEYS_OLD: '', ...env },
   });
@@ -86,7 +98,9 @@ describe('webhook signing secrets at rest', () => {
     expectNoSecret(JSON.stringify(row), [sub.secret]);
     expect(receiver.verifies(await deliveredTo(t, c), sub.secret)).toBe(true);
 
-    const rotated = (await t.http().post(`/api/v1/webhooks/${sub.id}/rotate-secret`).set('Authorization', c.auth).expect(200)).body as { secret: string };
+    const rotated = (
+      await t.http().post(`/api/v1/webhooks/${sub.id}/rotate-secret`).set('Authorization', c.auth).expect(200)
+    ).body as { secret: string };
     const after = await storedRow(t, sub.id);
     expect(after.secret).toMatch(/^v1\./);
     expect(after.previous_secret).toMatch(/^v1\./);
@@ -105,16 +119,24 @@ describe('webhook signing secrets at rest', () => {
     try {
       const b = await subscribe(t, c, other.url);
       // b's row given a's sealed secret: b's deliveries are not sent (and a's secret never signs for b).
-      await sql`update webhook_subscriptions set secret = (select secret from webhook_subscriptions where id = ${a.id}) where id = ${b.id}`.execute(t.db);
+      await sql`update webhook_subscriptions set secret = (select secret from webhook_subscriptions where id = ${a.id}) where id = ${b.id}`.execute(
+        t.db,
+      );
       // a's own secret copied to its previous_secret column: it does not open there, so a's
       // deliveries carry one signature, not two.
-      await sql`update webhook_subscriptions set previous_secret = secret, previous_secret_expires_at = now() + interval '1 hour' where id = ${a.id}`.execute(t.db);
+      await sql`update webhook_subscriptions set previous_secret = secret, previous_secret_expires_at = now() + interval '1 hour' where id = ${a.id}`.execute(
+        t.db,
+      );
       const d = await deliveredTo(t, c);
       expect(String(d.headers['webhook-signature']).split(' ')).toHaveLength(1);
       expect(receiver.verifies(d, a.secret)).toBe(true);
       await new Promise((r) => setTimeout(r, 500));
-      const log = (await t.http().get(`/api/v1/webhooks/${b.id}/deliveries`).set('Authorization', c.auth).expect(200)).body.items;
-      expect(log[0]).toMatchObject({ statusCode: null, error: expect.stringMatching(/^not sent: the secret does not authenticate/) });
+      const log = (await t.http().get(`/api/v1/webhooks/${b.id}/deliveries`).set('Authorization', c.auth).expect(200))
+        .body.items;
+      expect(log[0]).toMatchObject({
+        statusCode: null,
+        error: expect.stringMatching(/^not sent: the secret does not authenticate/),
+      });
       expect(other.received).toHaveLength(0);
     } finally {
       await other.close();
@@ -126,25 +148,43 @@ describe('webhook signing secrets at rest', () => {
     const api = await app({ WEBHOOK_SECRET_KEY: K1 });
     const c = await api.caller();
     const sub = await subscribe(api, c);
-    const rotated = (await api.http().post(`/api/v1/webhooks/${sub.id}/rotate-secret`).set('Authorization', c.auth).expect(200)).body as { secret: string };
+    const rotated = (
+      await api.http().post(`/api/v1/webhooks/${sub.id}/rotate-secret`).set('Authorization', c.auth).expect(200)
+    ).body as { secret: string };
     const sealedUnderK1 = await storedRow(api, sub.id);
 
     // Restarted with a new current key and the old one listed as old.
-    const k2old = await app({ WEBHOOK_SECRET_KEY: K2, WEBHOOK_SECRET_KEYS_OLD: K1 }, { shareWith: api, webhooks: true });
+    const k2old = await app(
+      { WEBHOOK_SECRET_KEY: K2, WEBHOOK_SECRET_KEYS_OLD: K1 },
+      { shareWith: api, webhooks: true },
+    );
     let d = await deliveredTo(api, c);
     expect(receiver.verifies(d, rotated.secret)).toBe(true);
     expect(receiver.verifies(d, sub.secret)).toBe(true);
     await close(k2old);
 
-    const counts = await admin(api.databaseUrl, { WEBHOOK_SECRET_KEY: K2, WEBHOOK_SECRET_KEYS_OLD: K1 }, 'webhooks', 'reencrypt');
+    const counts = await admin(
+      api.databaseUrl,
+      { WEBHOOK_SECRET_KEY: K2, WEBHOOK_SECRET_KEYS_OLD: K1 },
+      'webhooks',
+      'reencrypt',
+    );
     console.log(`webhooks reencrypt: ${JSON.stringify(counts)}`);
-    expect(counts.reencrypt).toMatchObject({ subscriptions: 1, resealed: 1, sealedPlaintext: 0, current: 0, unreadable: 0 });
+    expect(counts.reencrypt).toMatchObject({
+      subscriptions: 1,
+      resealed: 1,
+      sealedPlaintext: 0,
+      current: 0,
+      unreadable: 0,
+    });
     const sealedUnderK2 = await storedRow(api, sub.id);
     expect(sealedUnderK2.secret.split('.')[1]).toBe(counts.reencrypt.keyId);
     expect(sealedUnderK2.secret.split('.')[1]).not.toBe(sealedUnderK1.secret.split('.')[1]);
     expectNoSecret(JSON.stringify(sealedUnderK2), [sub.secret, rotated.secret]);
     // Run again: nothing left to do.
-    expect((await admin(api.databaseUrl, { WEBHOOK_SECRET_KEY: K2 }, 'webhooks', 'reencrypt')).reencrypt).toMatchObject({ resealed: 0, current: 1, unreadable: 0 });
+    expect((await admin(api.databaseUrl, { WEBHOOK_SECRET_KEY: K2 }, 'webhooks', 'reencrypt')).reencrypt).toMatchObject(
+      { resealed: 0, current: 1, unreadable: 0 },
+    );
 
     // The old key dropped.
     const k2 = await app({ WEBHOOK_SECRET_KEY: K2 }, { shareWith: api, webhooks: true });
@@ -154,7 +194,10 @@ describe('webhook signing secrets at rest', () => {
 
     // A process with a key that opens nothing of this row.
     const lines: string[] = [];
-    const wrong = await app({ WEBHOOK_SECRET_KEY: K3, LOG_LEVEL: 'info' }, { shareWith: api, webhooks: true, logSink: (line) => lines.push(line) });
+    const wrong = await app(
+      { WEBHOOK_SECRET_KEY: K3, LOG_LEVEL: 'info' },
+      { shareWith: api, webhooks: true, logSink: (line) => lines.push(line) },
+    );
     const other = await startReceiver();
     try {
       const c2 = await wrong.caller();
@@ -164,10 +207,21 @@ describe('webhook signing secrets at rest', () => {
       // The other subscription is delivered, verified, by the same process meanwhile.
       expect(other.verifies(await deliveredTo(api, c2, other), fresh.secret)).toBe(true);
       const failed = async (): Promise<Array<{ eventId: string; statusCode: number | null; error: string | null }>> =>
-        (await api.http().get(`/api/v1/webhooks/${sub.id}/deliveries?limit=50`).set('Authorization', c.auth).expect(200)).body.items.filter((x: { error: string | null }) => x.error);
+        (
+          await api
+            .http()
+            .get(`/api/v1/webhooks/${sub.id}/deliveries?limit=50`)
+            .set('Authorization', c.auth)
+            .expect(200)
+        ).body.items.filter((x: { error: string | null }) => x.error);
       const log = await pollUntil(failed, (entries) => entries.length > 0, { timeoutMs: 10_000, everyMs: 100 });
       console.log(`delivery log with a wrong key: ${JSON.stringify(log[0])}`);
-      expect(log[0]).toMatchObject({ statusCode: null, error: expect.stringMatching(/^not sent: the secret is encrypted with key [0-9a-f]{8}, which is neither WEBHOOK_SECRET_KEY/) });
+      expect(log[0]).toMatchObject({
+        statusCode: null,
+        error: expect.stringMatching(
+          /^not sent: the secret is encrypted with key [0-9a-f]{8}, which is neither WEBHOOK_SECRET_KEY/,
+        ),
+      });
       expect(receiver.received.slice(before).filter((r) => r.event.data?.id === task.id)).toHaveLength(0);
       expect((await wrong.raw().get('/healthz')).status).toBe(200);
       // Said in the log too, with no secret and no ciphertext.
@@ -175,7 +229,8 @@ describe('webhook signing secrets at rest', () => {
       expect(text).toMatch(/webhook signing secret cannot be decrypted/);
       expectNoSecret(text, [sub.secret, rotated.secret, fresh.secret]);
       for (const stored of [sealedUnderK1, sealedUnderK2, await storedRow(api, fresh.id)]) {
-        for (const value of [stored.secret, stored.previous_secret]) if (value) expect(text).not.toContain(value.split('.')[3]!.slice(0, 16));
+        for (const value of [stored.secret, stored.previous_secret])
+          if (value) expect(text).not.toContain(value.split('.')[3]!.slice(0, 16));
       }
     } finally {
       await other.close();
@@ -213,19 +268,42 @@ describe('WEBHOOK_SECRET_KEY configuration', () => {
 
   it('defaults to the development key, and refuses a missing or development key with NODE_ENV=production', () => {
     expect(loadConfig(env).webhooks.secretKeys.current.id).toMatch(/^[0-9a-f]{8}$/);
-    expect(() => loadConfig({ ...env, NODE_ENV: 'production' })).toThrow('WEBHOOK_SECRET_KEY is required with NODE_ENV=production (32 random bytes, base64: openssl rand -base64 32)');
+    expect(() => loadConfig({ ...env, NODE_ENV: 'production' })).toThrow(
+      'WEBHOOK_SECRET_KEY is required with NODE_ENV=production (32 random bytes, base64: openssl rand -base64 32)',
+    );
     const development = loadConfig(env).webhooks.secretKeys.current.key.toString('base64');
-    expect(() => loadConfig({ ...env, NODE_ENV: 'production', WEBHOOK_SECRET_KEY: development })).toThrow(/public development key/);
-    expect(loadConfig({ ...env, NODE_ENV: 'production', WEBHOOK_SECRET_KEY: K1, MCP_SESSION_SECRET: newKey() }).webhooks.secretKeys.current.key.equals(Buffer.from(K1, 'base64'))).toBe(true);
+    expect(() => loadConfig({ ...env, NODE_ENV: 'production', WEBHOOK_SECRET_KEY: development })).toThrow(
+      /public development key/,
+    );
+    expect(
+      loadConfig({
+        ...env,
+        NODE_ENV: 'production',
+        WEBHOOK_SECRET_KEY: K1,
+        MCP_SESSION_SECRET: newKey(),
+      }).webhooks.secretKeys.current.key.equals(Buffer.from(K1, 'base64')),
+    ).toBe(true);
   });
 
   it('takes 32 bytes as base64 or hex, and refuses short, malformed and patterned keys', () => {
     const hex = randomBytes(32).toString('hex');
-    expect(loadConfig({ ...env, WEBHOOK_SECRET_KEY: hex, WEBHOOK_SECRET_KEYS_OLD: `${K1}, ${K2}` }).webhooks.secretKeys.old).toHaveLength(2);
-    for (const bad of [randomBytes(16).toString('base64'), 'not a key', `${K1}x`, Buffer.alloc(32, 7).toString('base64'), 'ab'.repeat(32)]) {
-      expect(() => loadConfig({ ...env, WEBHOOK_SECRET_KEY: bad })).toThrow(/^WEBHOOK_SECRET_KEY (must be 32 random bytes|is not random enough)/);
+    expect(
+      loadConfig({ ...env, WEBHOOK_SECRET_KEY: hex, WEBHOOK_SECRET_KEYS_OLD: `${K1}, ${K2}` }).webhooks.secretKeys.old,
+    ).toHaveLength(2);
+    for (const bad of [
+      randomBytes(16).toString('base64'),
+      'not a key',
+      `${K1}x`,
+      Buffer.alloc(32, 7).toString('base64'),
+      'ab'.repeat(32),
+    ]) {
+      expect(() => loadConfig({ ...env, WEBHOOK_SECRET_KEY: bad })).toThrow(
+        /^WEBHOOK_SECRET_KEY (must be 32 random bytes|is not random enough)/,
+      );
     }
-    expect(() => loadConfig({ ...env, WEBHOOK_SECRET_KEYS_OLD: `${K1},short` })).toThrow(/^WEBHOOK_SECRET_KEYS_OLD \(entry 2\) must be 32 random bytes/);
+    expect(() => loadConfig({ ...env, WEBHOOK_SECRET_KEYS_OLD: `${K1},short` })).toThrow(
+      /^WEBHOOK_SECRET_KEYS_OLD \(entry 2\) must be 32 random bytes/,
+    );
   });
 
   it('stops the service process with one line and exit code 1 for a bad key', async () => {
@@ -237,7 +315,9 @@ describe('WEBHOOK_SECRET_KEY configuration', () => {
     child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
     const code = await new Promise((resolve) => child.once('exit', resolve));
     expect(code).toBe(1);
-    expect(stderr).toBe('tasks: configuration error: WEBHOOK_SECRET_KEY must be 32 random bytes as base64 or 64 hex digits (openssl rand -base64 32)\n');
+    expect(stderr).toBe(
+      'tasks: configuration error: WEBHOOK_SECRET_KEY must be 32 random bytes as base64 or 64 hex digits (openssl rand -base64 32)\n',
+    );
   });
 });
 
@@ -248,14 +328,20 @@ describe('MCP_SESSION_SECRET configuration', () => {
   it('defaults outside production to a development secret that does not depend on DATABASE_URL', () => {
     const secret = loadConfig(env).mcpSessionSecret;
     expect(typeof secret).toBe('string');
-    expect(loadConfig({ ...env, DATABASE_URL: 'postgres://other:secret@db.example.test:5432/x' }).mcpSessionSecret).toBe(secret);
+    expect(
+      loadConfig({ ...env, DATABASE_URL: 'postgres://other:secret@db.example.test:5432/x' }).mcpSessionSecret,
+    ).toBe(secret);
     expect(secret).not.toContain('127.0.0.1');
   });
 
   it('is required with NODE_ENV=production, where the development secret and a short one are refused; a worker (no MCP) needs none', () => {
     expect(() => loadConfig(production)).toThrow(/^MCP_SESSION_SECRET is required with NODE_ENV=production/);
-    expect(() => loadConfig({ ...production, MCP_SESSION_SECRET: loadConfig(env).mcpSessionSecret })).toThrow(/^MCP_SESSION_SECRET is the public development secret/);
-    expect(() => loadConfig({ ...production, MCP_SESSION_SECRET: 'x'.repeat(31) })).toThrow('MCP_SESSION_SECRET must be at least 32 characters');
+    expect(() => loadConfig({ ...production, MCP_SESSION_SECRET: loadConfig(env).mcpSessionSecret })).toThrow(
+      /^MCP_SESSION_SECRET is the public development secret/,
+    );
+    expect(() => loadConfig({ ...production, MCP_SESSION_SECRET: 'x'.repeat(31) })).toThrow(
+      'MCP_SESSION_SECRET must be at least 32 characters',
+    );
     const own = randomBytes(32).toString('base64');
     expect(loadConfig({ ...production, MCP_SESSION_SECRET: own }).mcpSessionSecret).toBe(own);
     expect(loadConfig({ ...production, SERVICE_ROLE: 'worker' }).serviceRole).toBe('worker');

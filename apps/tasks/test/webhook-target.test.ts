@@ -15,17 +15,23 @@ afterEach(() => receiver.close());
 
 /** A name that answers each address in turn, then the last one for ever. */
 function rebinding(...answers: string[]): Resolve & { calls: number } {
-  const resolve = Object.assign(async () => {
-    const address = answers[Math.min(resolve.calls, answers.length - 1)]!;
-    resolve.calls += 1;
-    return [{ address, family: address.includes(':') ? 6 : 4 }];
-  }, { calls: 0 });
+  const resolve = Object.assign(
+    async () => {
+      const address = answers[Math.min(resolve.calls, answers.length - 1)]!;
+      resolve.calls += 1;
+      return [{ address, family: address.includes(':') ? 6 : 4 }];
+    },
+    { calls: 0 },
+  );
   return resolve;
 }
 
 const port = () => new URL(receiver.url).port;
 const send = (url: string, resolve?: Resolve, allowPrivate = false) =>
-  postJson(url, { 'content-type': 'application/json' }, '{"type":"ping"}', 2000, { allowPrivate, ...(resolve ? { resolve } : {}) });
+  postJson(url, { 'content-type': 'application/json' }, '{"type":"ping"}', 2000, {
+    allowPrivate,
+    ...(resolve ? { resolve } : {}),
+  });
 
 describe('the connect-time address check of a delivery', () => {
   it('refuses a name that resolved to a public address when checked and to 127.0.0.1 when connecting', async () => {
@@ -36,7 +42,10 @@ describe('the connect-time address check of a delivery', () => {
     // The check a subscription gets when it is created or changed: public, so it is accepted.
     expect(await targetProblem(url, false, resolve)).toBeUndefined();
     // The delivery resolves again to connect; that answer is the one checked, and refused.
-    await expect(send(url, resolve)).rejects.toMatchObject({ name: 'TargetRefusedError', message: expect.stringContaining('private, loopback or link-local') });
+    await expect(send(url, resolve)).rejects.toMatchObject({
+      name: 'TargetRefusedError',
+      message: expect.stringContaining('private, loopback or link-local'),
+    });
     expect(resolve.calls).toBe(2);
     // Every later attempt checks again.
     await expect(send(url, resolve)).rejects.toMatchObject({ name: 'TargetRefusedError' });
@@ -56,10 +65,19 @@ describe('the connect-time address check of a delivery', () => {
     ['link-local (cloud metadata)', '169.254.169.254'],
     ['carrier-grade NAT', '100.64.0.1'],
   ])('refuses a name answering %s (%s)', async (_kind, address) => {
-    await expect(send(`http://hooks.example.test:${port()}/hook`, rebinding(address))).rejects.toMatchObject({ name: 'TargetRefusedError' });
+    await expect(send(`http://hooks.example.test:${port()}/hook`, rebinding(address))).rejects.toMatchObject({
+      name: 'TargetRefusedError',
+    });
   });
 
-  it.each(['http://127.0.0.1:9/hook', 'http://[::1]:9/hook', 'http://[::ffff:7f00:1]:9/hook', 'http://10.0.0.1/hook', 'http://[::ffff:5db8:d822]:9/hook', 'http://[64:ff9b:1::5db8:d822]:9/hook'])('refuses the literal address in %s without resolving anything', async (url) => {
+  it.each([
+    'http://127.0.0.1:9/hook',
+    'http://[::1]:9/hook',
+    'http://[::ffff:7f00:1]:9/hook',
+    'http://10.0.0.1/hook',
+    'http://[::ffff:5db8:d822]:9/hook',
+    'http://[64:ff9b:1::5db8:d822]:9/hook',
+  ])('refuses the literal address in %s without resolving anything', async (url) => {
     const resolve = rebinding('93.184.216.34');
     await expect(send(url, resolve)).rejects.toMatchObject({ name: 'TargetRefusedError' });
     expect(resolve.calls).toBe(0);

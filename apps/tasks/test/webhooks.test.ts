@@ -22,7 +22,11 @@ afterEach(async () => {
 });
 
 async function subscribe(c: Caller, body: Record<string, unknown> = {}) {
-  const res = await t.http().post('/api/v1/webhooks').set('Authorization', c.auth).send({ url: receiver.url, events: EVENTS, ...body });
+  const res = await t
+    .http()
+    .post('/api/v1/webhooks')
+    .set('Authorization', c.auth)
+    .send({ url: receiver.url, events: EVENTS, ...body });
   expect(res.status).toBe(201);
   return res.body as { id: string; secret: string } & Record<string, unknown>;
 }
@@ -33,13 +37,24 @@ describe('task.created with an Idempotency-Key', () => {
   it('records one event for 10 concurrent creates with one key, and none for a replay', async () => {
     const c = await t.caller();
     const sub = await subscribe(c, { events: ['task.created'] });
-    const post = () => t.http().post('/api/v1/tasks').set('Authorization', c.auth).set('Idempotency-Key', 'watched').send({ title: 'watched once' });
+    const post = () =>
+      t
+        .http()
+        .post('/api/v1/tasks')
+        .set('Authorization', c.auth)
+        .set('Idempotency-Key', 'watched')
+        .send({ title: 'watched once' });
     const results = await Promise.all(Array.from({ length: 10 }, post));
     const created = results.filter((r) => r.status === 201 && r.headers['idempotent-replayed'] === undefined);
     expect(created).toHaveLength(1);
-    for (const r of results) expect(r.status === 201 ? r.body : r.body.error.code).toEqual(r.status === 201 ? created[0]!.body : 'idempotency_request_in_progress');
+    for (const r of results)
+      expect(r.status === 201 ? r.body : r.body.error.code).toEqual(
+        r.status === 201 ? created[0]!.body : 'idempotency_request_in_progress',
+      );
     await post().expect(201).expect('Idempotent-Replayed', 'true');
-    const events = await sql<{ body: string }>`select body from webhook_deliveries where subscription_id = ${sub.id}`.execute(t.db);
+    const events = await sql<{
+      body: string;
+    }>`select body from webhook_deliveries where subscription_id = ${sub.id}`.execute(t.db);
     expect(events.rows.map((e) => JSON.parse(e.body).data)).toEqual([created[0]!.body.item]);
   });
 });
@@ -49,44 +64,73 @@ describe('webhook subscriptions', () => {
     const c = await t.caller();
     const sub = await subscribe(c, { description: 'my hook' });
     expect(sub.secret).toMatch(/^whsec_[A-Za-z0-9+/]+=*$/);
-    expect(sub).toMatchObject({ url: receiver.url, events: EVENTS, description: 'my hook', enabled: true, disabledReason: null });
+    expect(sub).toMatchObject({
+      url: receiver.url,
+      events: EVENTS,
+      description: 'my hook',
+      enabled: true,
+      disabledReason: null,
+    });
     const list = await t.http().get('/api/v1/webhooks').set('Authorization', c.auth);
     expect(list.status).toBe(200);
     expect(list.body.items).toHaveLength(1);
     expect(list.body.items[0].secret).toBeUndefined();
     const got = await t.http().get(`/api/v1/webhooks/${sub.id}`).set('Authorization', c.auth);
     expect(got.body.secret).toBeUndefined();
-    const patched = await t.http().patch(`/api/v1/webhooks/${sub.id}`).set('Authorization', c.auth).send({ events: ['task.created'], description: null });
+    const patched = await t
+      .http()
+      .patch(`/api/v1/webhooks/${sub.id}`)
+      .set('Authorization', c.auth)
+      .send({ events: ['task.created'], description: null });
     expect(patched.status).toBe(200);
     expect(patched.body).toMatchObject({ events: ['task.created'], description: null });
     expect((await t.http().delete(`/api/v1/webhooks/${sub.id}`).set('Authorization', c.auth)).status).toBe(204);
     expect((await t.http().get(`/api/v1/webhooks/${sub.id}`).set('Authorization', c.auth)).status).toBe(404);
   });
 
-  it('answers 404 for another account\'s subscription and for an id that is not a UUID', async () => {
+  it("answers 404 for another account's subscription and for an id that is not a UUID", async () => {
     const a = await t.caller();
     const b = await t.caller();
     const sub = await subscribe(a);
     expect((await t.http().get(`/api/v1/webhooks/${sub.id}`).set('Authorization', b.auth)).status).toBe(404);
-    expect((await t.http().patch(`/api/v1/webhooks/${sub.id}`).set('Authorization', b.auth).send({ enabled: false })).status).toBe(404);
+    expect(
+      (await t.http().patch(`/api/v1/webhooks/${sub.id}`).set('Authorization', b.auth).send({ enabled: false })).status,
+    ).toBe(404);
     expect((await t.http().delete(`/api/v1/webhooks/${sub.id}`).set('Authorization', b.auth)).status).toBe(404);
-    expect((await t.http().post(`/api/v1/webhooks/${sub.id}/rotate-secret`).set('Authorization', b.auth)).status).toBe(404);
+    expect((await t.http().post(`/api/v1/webhooks/${sub.id}/rotate-secret`).set('Authorization', b.auth)).status).toBe(
+      404,
+    );
     expect((await t.http().get('/api/v1/webhooks/nope').set('Authorization', a.auth)).status).toBe(404);
   });
 
   it('answers 403 to a key without the webhooks scope, and to one that cannot read an event it names', async () => {
     const c = await t.caller(['tasks:read', 'tasks:write']);
-    const res = await t.http().post('/api/v1/webhooks').set('Authorization', c.auth).send({ url: receiver.url, events: EVENTS });
+    const res = await t
+      .http()
+      .post('/api/v1/webhooks')
+      .set('Authorization', c.auth)
+      .send({ url: receiver.url, events: EVENTS });
     expect(res.status).toBe(403);
     expect(res.body.error.code).toBe('insufficient_scope');
     const onlyHooks = await t.caller(['webhooks']);
-    const res2 = await t.http().post('/api/v1/webhooks').set('Authorization', onlyHooks.auth).send({ url: receiver.url, events: EVENTS });
+    const res2 = await t
+      .http()
+      .post('/api/v1/webhooks')
+      .set('Authorization', onlyHooks.auth)
+      .send({ url: receiver.url, events: EVENTS });
     expect(res2.status).toBe(403);
   });
 
   it('answers 400 for bad bodies: unknown events, a non-http URL, unknown fields', async () => {
     const c = await t.caller();
-    for (const body of [{ url: receiver.url, events: ['task.exploded'] }, { url: 'ftp://example.com/x', events: EVENTS }, { url: receiver.url, events: EVENTS, secret: 'x' }, { url: receiver.url, events: [] }, { url: receiver.url, events: EVENTS, description: 'a\u0000b' }, { url: `${receiver.url}\u0000`, events: EVENTS }]) {
+    for (const body of [
+      { url: receiver.url, events: ['task.exploded'] },
+      { url: 'ftp://example.com/x', events: EVENTS },
+      { url: receiver.url, events: EVENTS, secret: 'x' },
+      { url: receiver.url, events: [] },
+      { url: receiver.url, events: EVENTS, description: 'a\u0000b' },
+      { url: `${receiver.url}\u0000`, events: EVENTS },
+    ]) {
       const res = await t.http().post('/api/v1/webhooks').set('Authorization', c.auth).send(body);
       expect(res.status).toBe(400);
       expect(res.body.error.code).toBe('validation_failed');
@@ -97,9 +141,24 @@ describe('webhook subscriptions', () => {
     const strict = await startTestApp();
     try {
       const c = await strict.caller();
-      for (const url of ['http://127.0.0.1:9/x', 'http://10.1.2.3/x', 'http://169.254.169.254/latest', 'http://[::1]/x', 'http://localhost/x', 'http://192.168.1.1/x']) {
-        const res = await strict.http().post('/api/v1/webhooks').set('Authorization', c.auth).send({ url, events: EVENTS });
-        expect({ url, status: res.status, path: res.body.error?.details?.[0]?.path }).toEqual({ url, status: 400, path: '/url' });
+      for (const url of [
+        'http://127.0.0.1:9/x',
+        'http://10.1.2.3/x',
+        'http://169.254.169.254/latest',
+        'http://[::1]/x',
+        'http://localhost/x',
+        'http://192.168.1.1/x',
+      ]) {
+        const res = await strict
+          .http()
+          .post('/api/v1/webhooks')
+          .set('Authorization', c.auth)
+          .send({ url, events: EVENTS });
+        expect({ url, status: res.status, path: res.body.error?.details?.[0]?.path }).toEqual({
+          url,
+          status: 400,
+          path: '/url',
+        });
       }
     } finally {
       await strict.close();
@@ -113,14 +172,23 @@ describe('webhook deliveries', () => {
     const sub = await subscribe(c);
     const first = await createTask(t, c, { title: 'first' });
     const task = await createTask(t, c, { title: 'hello', tags: ['a'] });
-    const updated = (await t.http().patch(`/api/v1/tasks/${task.id}`).set('Authorization', c.auth).send({ title: 'hello 2' })).body.item;
+    const updated = (
+      await t.http().patch(`/api/v1/tasks/${task.id}`).set('Authorization', c.auth).send({ title: 'hello 2' })
+    ).body.item;
     const completed = (await t.http().post(`/api/v1/tasks/${task.id}/complete`).set('Authorization', c.auth)).body.item;
     const reopened = (await t.http().post(`/api/v1/tasks/${task.id}/reopen`).set('Authorization', c.auth)).body.item;
-    const moved = (await t.http().put(`/api/v1/tasks/${task.id}/position`).set('Authorization', c.auth).send({ afterId: null })).body.item;
+    const moved = (
+      await t.http().put(`/api/v1/tasks/${task.id}/position`).set('Authorization', c.auth).send({ afterId: null })
+    ).body.item;
     const deleted = (await t.http().delete(`/api/v1/tasks/${first.id}`).set('Authorization', c.auth)).body.item;
     const expected = [
-      ['task.created', first], ['task.created', task], ['task.updated', updated], ['task.completed', completed],
-      ['task.reopened', reopened], ['task.moved', moved], ['task.deleted', deleted],
+      ['task.created', first],
+      ['task.created', task],
+      ['task.updated', updated],
+      ['task.completed', completed],
+      ['task.reopened', reopened],
+      ['task.moved', moved],
+      ['task.deleted', deleted],
     ];
     await receiver.waitFor((all) => all.length >= expected.length);
     await sleep(300);
@@ -132,10 +200,12 @@ describe('webhook deliveries', () => {
     }
     expect(new Set(receiver.received.map((r) => r.id)).size).toBe(expected.length);
     const current = (await t.http().get(`/api/v1/tasks/${task.id}`).set('Authorization', c.auth)).body.item;
-    expect(receiver.received[5]!.event.data).toEqual(Object.fromEntries(Object.entries(current).filter(([k]) => k !== 'subtasks' && k !== 'progress')));
+    expect(receiver.received[5]!.event.data).toEqual(
+      Object.fromEntries(Object.entries(current).filter(([k]) => k !== 'subtasks' && k !== 'progress')),
+    );
   });
 
-  it('sends only subscribed types, only to the account\'s own subscriptions', async () => {
+  it("sends only subscribed types, only to the account's own subscriptions", async () => {
     const a = await t.caller();
     const b = await t.caller();
     await subscribe(a, { events: ['task.completed'] });
@@ -147,7 +217,7 @@ describe('webhook deliveries', () => {
     expect(receiver.received.map((r) => r.event.type)).toEqual(['task.completed']);
   });
 
-  it('records an edit\'s event exactly while an enabled subscription names task.updated, with If-Match and 404 answered alike', async () => {
+  it("records an edit's event exactly while an enabled subscription names task.updated, with If-Match and 404 answered alike", async () => {
     const c = await t.caller();
     const task = await createTask(t, c);
     const patch = (id: string, title: string, ifMatch?: string) => {
@@ -170,7 +240,12 @@ describe('webhook deliveries', () => {
     expect((await patch('00000000-0000-4000-8000-000000000000', 'missing')).status).toBe(404);
     await receiver.waitFor((all) => all.length >= 1);
     // Disabled again: no event.
-    await t.http().patch(`/api/v1/webhooks/${sub.id}`).set('Authorization', c.auth).send({ enabled: false }).expect(200);
+    await t
+      .http()
+      .patch(`/api/v1/webhooks/${sub.id}`)
+      .set('Authorization', c.auth)
+      .send({ enabled: false })
+      .expect(200);
     const fourth = await patch(task.id, 'four', third.headers.etag);
     expect(fourth.status).toBe(200);
     await sleep(500);
@@ -210,12 +285,14 @@ describe('webhook deliveries', () => {
     // 5 s of writes, 4 at a time, spread over the subscriptions: longer than a turn (2 s).
     let n = 0;
     const endAt = Date.now() + 5000;
-    await Promise.all(Array.from({ length: 4 }, async () => {
-      while (Date.now() < endAt) {
-        const started = Date.now();
-        startedAt.set((await createTask(t, callers[n++ % callers.length]!)).id, started);
-      }
-    }));
+    await Promise.all(
+      Array.from({ length: 4 }, async () => {
+        while (Date.now() < endAt) {
+          const started = Date.now();
+          startedAt.set((await createTask(t, callers[n++ % callers.length]!)).id, started);
+        }
+      }),
+    );
     await receiver.waitFor((all) => all.length === startedAt.size, 10_000);
     const late = receiver.received.map((r) => r.at - startedAt.get(r.event.data.id)!).filter((ms) => ms >= 1000);
     expect({ writes: startedAt.size, late }).toEqual({ writes: startedAt.size, late: [] });
@@ -228,7 +305,9 @@ describe('webhook deliveries', () => {
     let committed = 0;
     await t.db.transaction().execute(async (trx) => {
       // Takes its outbox number first; commits only after a later write's event was delivered.
-      await sql`select webhook_emit(${early.accountId}::uuid, 'task.created', 'msg_committed_late', '{"type":"task.created","data":{}}', null)`.execute(trx);
+      await sql`select webhook_emit(${early.accountId}::uuid, 'task.created', 'msg_committed_late', '{"type":"task.created","data":{}}', null)`.execute(
+        trx,
+      );
       await createTask(t, later);
       await receiver.waitFor((all) => all.length === 1, 5000);
       committed = Date.now();
@@ -247,7 +326,9 @@ describe('webhook deliveries', () => {
       return 204;
     };
     await t.db.transaction().execute(async (trx) => {
-      await sql`select webhook_emit(${c.accountId}::uuid, 'task.created', 'msg_committed_in_turn', '{"type":"task.created","data":{}}', null)`.execute(trx);
+      await sql`select webhook_emit(${c.accountId}::uuid, 'task.created', 'msg_committed_in_turn', '{"type":"task.created","data":{}}', null)`.execute(
+        trx,
+      );
       await createTask(t, c);
       // The later write's delivery is in flight (its answer held) when this one commits.
       await receiver.waitFor((all) => all.length === 1, 5000);
@@ -279,7 +360,13 @@ describe('webhook deliveries', () => {
     expect(gaps[3]).toBeGreaterThanOrEqual(10_000 + 1600 - 50);
     const deliveries = await t.http().get(`/api/v1/webhooks/${sub.id}/deliveries`).set('Authorization', c.auth);
     expect(deliveries.status).toBe(200);
-    expect(deliveries.body.items.map((d: any) => [d.attempt, d.statusCode])).toEqual([[5, 200], [4, null], [3, 500], [2, 500], [1, 500]]);
+    expect(deliveries.body.items.map((d: any) => [d.attempt, d.statusCode])).toEqual([
+      [5, 200],
+      [4, null],
+      [3, 500],
+      [2, 500],
+      [1, 500],
+    ]);
     expect(deliveries.body.items[1].error).toMatch(/10 s/);
     expect(deliveries.body.items[0].nextAttemptAt).toBeNull();
     expect(deliveries.body.items[2].nextAttemptAt).not.toBeNull();
@@ -326,12 +413,28 @@ describe('webhook deliveries', () => {
     const sub = await subscribe(c, { events: ['task.created'] });
     const other = await startReceiver();
     try {
-      const gone = (await t.http().post('/api/v1/webhooks').set('Authorization', c.auth).send({ url: other.url, events: ['task.created'] })).body;
-      await t.http().patch(`/api/v1/webhooks/${sub.id}`).set('Authorization', c.auth).send({ enabled: false }).expect(200);
+      const gone = (
+        await t
+          .http()
+          .post('/api/v1/webhooks')
+          .set('Authorization', c.auth)
+          .send({ url: other.url, events: ['task.created'] })
+      ).body;
+      await t
+        .http()
+        .patch(`/api/v1/webhooks/${sub.id}`)
+        .set('Authorization', c.auth)
+        .send({ enabled: false })
+        .expect(200);
       await t.http().delete(`/api/v1/webhooks/${gone.id}`).set('Authorization', c.auth).expect(204);
       await createTask(t, c, { title: 'while off' });
       await sleep(300);
-      await t.http().patch(`/api/v1/webhooks/${sub.id}`).set('Authorization', c.auth).send({ enabled: true }).expect(200);
+      await t
+        .http()
+        .patch(`/api/v1/webhooks/${sub.id}`)
+        .set('Authorization', c.auth)
+        .send({ enabled: true })
+        .expect(200);
       await createTask(t, c, { title: 'back on' });
       await receiver.waitFor((all) => all.length >= 1);
       await sleep(700);
@@ -345,8 +448,19 @@ describe('webhook deliveries', () => {
   it('stops sending when the key that made the subscription is revoked or loses the read scope', async () => {
     const c = await t.caller();
     const session = await t.admin('create-session', '--account', c.accountId);
-    const key = (await t.http().post('/api/v1/keys').set('Cookie', session.cookie).send({ scopes: ['tasks:read', 'tasks:write', 'webhooks'] })).body;
-    await t.http().post('/api/v1/webhooks').set('Authorization', `Bearer ${key.key}`).send({ url: receiver.url, events: ['task.created'] }).expect(201);
+    const key = (
+      await t
+        .http()
+        .post('/api/v1/keys')
+        .set('Cookie', session.cookie)
+        .send({ scopes: ['tasks:read', 'tasks:write', 'webhooks'] })
+    ).body;
+    await t
+      .http()
+      .post('/api/v1/webhooks')
+      .set('Authorization', `Bearer ${key.key}`)
+      .send({ url: receiver.url, events: ['task.created'] })
+      .expect(201);
     await createTask(t, c, { title: 'before' });
     await receiver.waitFor((all) => all.length >= 1);
     await t.http().delete(`/api/v1/keys/${key.id}`).set('Cookie', session.cookie).expect(200);
@@ -363,16 +477,25 @@ describe('webhook deliveries', () => {
     await createTask(t, c);
     await receiver.waitFor((all) => all.length >= 2);
     // The worker records the second attempt once the receiver's 204 is back, just after it arrived.
-    const log = async () => (await t.http().get(`/api/v1/webhooks/${sub.id}/deliveries?limit=10`).set('Authorization', c.auth).expect(200)).body.items;
+    const log = async () =>
+      (await t.http().get(`/api/v1/webhooks/${sub.id}/deliveries?limit=10`).set('Authorization', c.auth).expect(200))
+        .body.items;
     const items = await pollUntil(log, (entries) => entries.length >= 2);
-    expect(items.map((d: any) => [d.attempt, d.statusCode, d.error])).toEqual([[2, 204, null], [1, 302, 'redirect not followed']]);
+    expect(items.map((d: any) => [d.attempt, d.statusCode, d.error])).toEqual([
+      [2, 204, null],
+      [1, 302, 'redirect not followed'],
+    ]);
   });
 
   it('disables a subscription whose deliveries have failed for 5 days, with a reason, and sends it nothing more', async () => {
     const c = await t.caller();
     const sub = await subscribe(c, { events: ['task.created'] });
     receiver.answer = () => 500;
-    await t.db.updateTable('webhook_subscriptions' as any).set({ failing_since: new Date(Date.now() - 5 * 86_400_000 - 60_000).toISOString() } as any).where('id', '=', sub.id).execute();
+    await t.db
+      .updateTable('webhook_subscriptions' as any)
+      .set({ failing_since: new Date(Date.now() - 5 * 86_400_000 - 60_000).toISOString() } as any)
+      .where('id', '=', sub.id)
+      .execute();
     await createTask(t, c, { title: 'one' });
     await receiver.waitFor((all) => all.length >= 1);
     await sleep(500);
@@ -414,7 +537,11 @@ describe('stopping the delivery worker', () => {
     // A completion left waiting for a connection of the ended pool failed 5 s later, as an
     // unhandled rejection (Jest fails the test for it), and its job stayed locked.
     await sleep(6_000);
-    const { rows } = await sql<{ n: number }>`select count(*)::int as n from tasks_worker._private_jobs where locked_by is not null and locked_at < now() - interval '6 seconds'`.execute(t.db);
+    const { rows } = await sql<{
+      n: number;
+    }>`select count(*)::int as n from tasks_worker._private_jobs where locked_by is not null and locked_at < now() - interval '6 seconds'`.execute(
+      t.db,
+    );
     expect(rows[0]!.n).toBe(0);
   }, 40_000);
 });

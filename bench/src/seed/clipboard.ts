@@ -30,13 +30,17 @@ export async function seedClipboardAccounts(client: pg.ClientBase, s: ClipboardS
     [s.label, s.accounts],
   );
   const accounts = rows.map((r) => r.id);
-  await client.query(`insert into clipboard.account_state (account_id, history_limit) select unnest($1::uuid[]), $2`, [accounts, s.historyLimit]);
+  await client.query(`insert into clipboard.account_state (account_id, history_limit) select unnest($1::uuid[]), $2`, [
+    accounts,
+    s.historyLimit,
+  ]);
   const batch = Math.max(1, Math.floor(25_000 / s.items));
   for (let a = 0; a < accounts.length; a += batch) {
     const ids = accounts.slice(a, a + batch);
     for (let start = 0; start < s.items; start += 25_000) {
       const end = Math.min(s.items, start + 25_000);
-      await client.query(`
+      await client.query(
+        `
         insert into clipboard.items (id, account_id, type, content, source, favorite, created_at, updated_at)
         select gen_random_uuid(), acc,
           (array['text', 'text', 'text', 'url', 'code', 'html'])[1 + n % 6],
@@ -46,31 +50,42 @@ export async function seedClipboardAccounts(client: pg.ClientBase, s: ClipboardS
           n % 50 = 0,
           now() - ($5::int - n) * interval '30 seconds',
           now() - ($5::int - n) * interval '30 seconds'
-        from unnest($2::uuid[]) acc, generate_series($3::int, $4::int - 1) n`, [VOCABULARY, ids, start, end, s.items]);
+        from unnest($2::uuid[]) acc, generate_series($3::int, $4::int - 1) n`,
+        [VOCABULARY, ids, start, end, s.items],
+      );
       progress.tick(ids.length * (end - start));
     }
   }
   if (s.snippets > 0) {
-    await client.query(`
+    await client.query(
+      `
       insert into clipboard.snippets (id, account_id, name, content, keyword)
       select gen_random_uuid(), acc, 'Snippet ' || n,
         (select string_agg(($1::text[])[1 + floor(cardinality($1::text[]) * power(random(), 3))::int], ' ') from generate_series(1, 10 + n % 40)),
         case when n % 2 = 0 then 'kw' || n end
-      from unnest($2::uuid[]) acc, generate_series(1, $3::int) n`, [VOCABULARY, accounts, s.snippets]);
+      from unnest($2::uuid[]) acc, generate_series(1, $3::int) n`,
+      [VOCABULARY, accounts, s.snippets],
+    );
     progress.tick(accounts.length * s.snippets);
   }
   // The sync log: one change per entity, in creation order, as the service would have written.
-  await client.query(`
+  await client.query(
+    `
     insert into clipboard.changes (account_id, seq, entity, entity_id, op, changed_at)
     select account_id, row_number() over (partition by account_id order by created_at, id), entity, id, 'upsert', created_at
     from (
       select account_id, 'item' as entity, id, created_at from clipboard.items where account_id = any($1::uuid[])
       union all select account_id, 'snippet', id, created_at from clipboard.snippets where account_id = any($1::uuid[])
-    ) e`, [accounts]);
-  await client.query(`
+    ) e`,
+    [accounts],
+  );
+  await client.query(
+    `
     update clipboard.account_state st set seq = c.max_seq
     from (select account_id, max(seq) as max_seq from clipboard.changes where account_id = any($1::uuid[]) group by account_id) c
-    where st.account_id = c.account_id`, [accounts]);
+    where st.account_id = c.account_id`,
+    [accounts],
+  );
   await client.query('reset search_path');
   progress.finish();
   return accounts;
@@ -81,5 +96,11 @@ export async function seedClipboardAccounts(client: pg.ClientBase, s: ClipboardS
  * history limit that keeps it) and 200 snippets each.
  */
 export function seedClipboardData(client: pg.ClientBase): Promise<string[]> {
-  return seedClipboardAccounts(client, { label: 'bench-clipboard', accounts: ACCOUNTS, items: ITEMS_PER_ACCOUNT, snippets: SNIPPETS_PER_ACCOUNT, historyLimit: ITEMS_PER_ACCOUNT });
+  return seedClipboardAccounts(client, {
+    label: 'bench-clipboard',
+    accounts: ACCOUNTS,
+    items: ITEMS_PER_ACCOUNT,
+    snippets: SNIPPETS_PER_ACCOUNT,
+    historyLimit: ITEMS_PER_ACCOUNT,
+  });
 }

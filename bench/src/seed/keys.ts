@@ -8,7 +8,12 @@ import type { Service } from '@app/devstack';
  * command made, so the scope list is the service's own). Returns `Authorization` values in the
  * accounts' order: spawning the admin command a thousand times would take minutes.
  */
-export async function insertKeys(client: pg.ClientBase, service: Service, accountIds: string[], templateKeyId: string): Promise<string[]> {
+export async function insertKeys(
+  client: pg.ClientBase,
+  service: Service,
+  accountIds: string[],
+  templateKeyId: string,
+): Promise<string[]> {
   const keys = accountIds.map(() => `${service}_${randomBytes(32).toString('base64url')}`);
   await client.query(
     `insert into ${service}.api_keys (account_id, name, key_prefix, key_hash, scopes)

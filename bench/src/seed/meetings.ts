@@ -9,7 +9,8 @@ const ITEMS_PER_MEETING = size(40, 5);
 const NOTES = size(5_000, 20);
 
 /** Zipf-like text of `words` words from the vocabulary ($1), as a SQL expression. */
-const text = (words: string) => `(select string_agg(($1::text[])[1 + floor(cardinality($1::text[]) * power(random(), 3))::int], ' ') from generate_series(1, ${words}))`;
+const text = (words: string) =>
+  `(select string_agg(($1::text[])[1 + floor(cardinality($1::text[]) * power(random(), 3))::int], ' ') from generate_series(1, ${words}))`;
 
 /**
  * One account with 20 people, 50 weekly series, 5,000 meetings (the last two of each series
@@ -18,30 +19,44 @@ const text = (words: string) => `(select string_agg(($1::text[])[1 + floor(cardi
  */
 export async function seedMeetingsData(client: pg.ClientBase): Promise<{ accountId: string }> {
   const progress = new Progress('meetings', SERIES * MEETINGS_PER_SERIES * (ITEMS_PER_MEETING + 1) + NOTES);
-  const { rows } = await client.query<{ id: string }>(`insert into meetings.accounts (email, timezone) values ('bench-meetings@example.test', 'Europe/Berlin') returning id`);
+  const { rows } = await client.query<{ id: string }>(
+    `insert into meetings.accounts (email, timezone) values ('bench-meetings@example.test', 'Europe/Berlin') returning id`,
+  );
   const accountId = rows[0]!.id;
-  await client.query(`insert into meetings.people (account_id, name, email) select $1, 'Person ' || n, 'person' || n || '@example.test' from generate_series(1, 20) n`, [accountId]);
-  await client.query(`
+  await client.query(
+    `insert into meetings.people (account_id, name, email) select $1, 'Person ' || n, 'person' || n || '@example.test' from generate_series(1, 20) n`,
+    [accountId],
+  );
+  await client.query(
+    `
     insert into meetings.series (account_id, title, cadence, weekday, start_time, duration_minutes, timezone, start_date, participant_ids)
     select $1, '1:1 with ' || p.name, 'WEEKLY', extract(isodow from current_date - $2::int * 7)::int % 7, '10:00', 30, 'Europe/Berlin',
       current_date - $2::int * 7, array[p.id]
     from generate_series(0, $3::int - 1) s
     join lateral (select id, name from meetings.people where account_id = $1 order by name offset s % 20 limit 1) p on true`,
-  [accountId, MEETINGS_PER_SERIES - 2, SERIES]);
-  await client.query(`
+    [accountId, MEETINGS_PER_SERIES - 2, SERIES],
+  );
+  await client.query(
+    `
     insert into meetings.meetings (account_id, series_id, date, starts_at, status, shared_notes, revision)
     select s.account_id, s.id, s.start_date + k * 7,
       ((s.start_date + k * 7)::text || ' 10:00')::timestamp at time zone 'Europe/Berlin',
       case when k < $3::int - 2 then 'COMPLETED' else 'SCHEDULED' end,
       ${text('30 + k % 50')}, 1
     from meetings.series s, generate_series(0, $3::int - 1) k
-    where s.account_id = $2`, [VOCABULARY, accountId, MEETINGS_PER_SERIES]);
+    where s.account_id = $2`,
+    [VOCABULARY, accountId, MEETINGS_PER_SERIES],
+  );
   progress.tick(SERIES * MEETINGS_PER_SERIES);
-  const { rows: meetings } = await client.query<{ id: string }>(`select id from meetings.meetings where account_id = $1 order by series_id, date`, [accountId]);
+  const { rows: meetings } = await client.query<{ id: string }>(
+    `select id from meetings.meetings where account_id = $1 order by series_id, date`,
+    [accountId],
+  );
   const batch = 250;
   for (let i = 0; i < meetings.length; i += batch) {
     const ids = meetings.slice(i, i + batch).map((m) => m.id);
-    await client.query(`
+    await client.query(
+      `
       insert into meetings.items (account_id, meeting_id, kind, text, notes, starred, owner, due_date, completed_at, position)
       select m.account_id, m.id,
         case when n % 10 < 5 then 'TALKING_POINT' when n % 10 < 8 then 'ACTION' else 'DECISION' end,
@@ -53,16 +68,21 @@ export async function seedMeetingsData(client: pg.ClientBase): Promise<{ account
         case when n % 10 between 5 and 7 and n % 2 = 0 then m.starts_at + interval '1 day' end,
         n
       from meetings.meetings m, generate_series(1, $3::int) n
-      where m.id = any($2::uuid[])`, [VOCABULARY, ids, ITEMS_PER_MEETING]);
+      where m.id = any($2::uuid[])`,
+      [VOCABULARY, ids, ITEMS_PER_MEETING],
+    );
     progress.tick(ids.length * ITEMS_PER_MEETING);
   }
-  await client.query(`
+  await client.query(
+    `
     insert into meetings.notes (account_id, date, yesterday, today, impediments, today_priority, search_text, revision)
     select $2, current_date - d, y, t, imp, pri, concat_ws(E'\\n', y, t, array_to_string(imp, E'\\n'), pri), 1
     from generate_series(0, $3::int - 1) d,
       lateral (select ${text('15 + d % 30')} as y, ${text('15 + d % 25')} as t,
         case when d % 4 = 0 then array[${text('6')}] else '{}'::text[] end as imp,
-        ${text('4')} as pri) x`, [VOCABULARY, accountId, NOTES]);
+        ${text('4')} as pri) x`,
+    [VOCABULARY, accountId, NOTES],
+  );
   progress.tick(NOTES);
   progress.finish();
   return { accountId };

@@ -8,8 +8,11 @@ const WORKSPACES = 20;
  * Accounts and their personal workspaces, as the admin command makes them. Returns the
  * workspace ids in order; the bench drives workspace 0.
  */
-export async function seedTaskAccounts(client: pg.ClientBase): Promise<Array<{ accountId: string; workspaceId: string }>> {
-  const { rows } = await client.query<{ accountId: string; workspaceId: string }>(`
+export async function seedTaskAccounts(
+  client: pg.ClientBase,
+): Promise<Array<{ accountId: string; workspaceId: string }>> {
+  const { rows } = await client.query<{ accountId: string; workspaceId: string }>(
+    `
     with a as (
       insert into tasks.accounts (email, timezone)
       select 'bench-tasks-' || n || '@example.test', 'Europe/Berlin' from generate_series(0, $1 - 1) n
@@ -17,9 +20,13 @@ export async function seedTaskAccounts(client: pg.ClientBase): Promise<Array<{ a
     )
     insert into tasks.workspaces (owner_account_id, name)
     select id, 'Personal' from a order by email
-    returning owner_account_id as "accountId", id as "workspaceId"`, [WORKSPACES]);
+    returning owner_account_id as "accountId", id as "workspaceId"`,
+    [WORKSPACES],
+  );
   const order = new Map<string, number>();
-  const { rows: accounts } = await client.query<{ id: string; email: string }>(`select id, email from tasks.accounts where email like 'bench-tasks-%'`);
+  const { rows: accounts } = await client.query<{ id: string; email: string }>(
+    `select id, email from tasks.accounts where email like 'bench-tasks-%'`,
+  );
   for (const a of accounts) order.set(a.id, Number(a.email.replace(/\D/g, '')));
   return rows.sort((x, y) => order.get(x.accountId)! - order.get(y.accountId)!);
 }
@@ -31,7 +38,13 @@ export async function seedTaskAccounts(client: pg.ClientBase): Promise<Array<{ a
  * 0.5% of tasks and `COMMON_WORD` in half, with tags, priorities and a mix of overdue, today,
  * upcoming, undated and completed tasks.
  */
-export async function seedTasks(client: pg.ClientBase, workspaces: string[], from: number, to: number, label: string): Promise<void> {
+export async function seedTasks(
+  client: pg.ClientBase,
+  workspaces: string[],
+  from: number,
+  to: number,
+  label: string,
+): Promise<void> {
   const batch = 20_000;
   const progress = new Progress(label, to - from);
   for (let start = from; start < to; start += batch) {
@@ -75,6 +88,8 @@ export async function seedTasks(client: pg.ClientBase, workspaces: string[], fro
     progress.tick(end - start);
   }
   // New tasks append from the app's position sequence: keep it above the seeded positions.
-  await client.query(`select setval('tasks.tasks_position_seq', (select coalesce(max(floor(position)), 0) from tasks.tasks)::bigint + 1)`);
+  await client.query(
+    `select setval('tasks.tasks_position_seq', (select coalesce(max(floor(position)), 0) from tasks.tasks)::bigint + 1)`,
+  );
   progress.finish();
 }

@@ -2,7 +2,18 @@ import { randomUUID } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { adminCommand, freePort, openPausedStream, rssMb, startEmbeddedPostgres, startProduct, startRedis, type RunningPostgres, type RunningProduct, type RunningRedis } from '@app/devstack';
+import {
+  adminCommand,
+  freePort,
+  openPausedStream,
+  rssMb,
+  startEmbeddedPostgres,
+  startProduct,
+  startRedis,
+  type RunningPostgres,
+  type RunningProduct,
+  type RunningRedis,
+} from '@app/devstack';
 import { findLostWrites, printTable } from '../test/faults/load.js';
 import { SERVICES, allLimitsAt, declared, homePath, type Service } from '../test/stack.js';
 
@@ -32,14 +43,17 @@ const WORKERS = Number(process.env.SOAK_WORKERS ?? 6);
 jest.setTimeout((SECONDS + 300) * 1000);
 
 /** An empty list per service. */
-const perService = <T>(): Record<Service, T[]> => Object.fromEntries(SERVICES.map((svc) => [svc, []])) as unknown as Record<Service, T[]>;
+const perService = <T>(): Record<Service, T[]> =>
+  Object.fromEntries(SERVICES.map((svc) => [svc, []])) as unknown as Record<Service, T[]>;
 const ZONES = Intl.supportedValuesOf('timeZone');
 const pick = <T>(xs: readonly T[]): T => xs[Math.floor(Math.random() * xs.length)]!;
 const randomCase = (s: string) => [...s].map((c) => (Math.random() < 0.5 ? c.toLowerCase() : c.toUpperCase())).join('');
 const deep = (depth: number) => `${'['.repeat(depth)}${']'.repeat(depth)}`;
-const randomDate = () => new Date(Date.UTC(2000, 0, 1) + Math.floor(Math.random() * 365_000) * 86_400_000).toISOString().slice(0, 10);
+const randomDate = () =>
+  new Date(Date.UTC(2000, 0, 1) + Math.floor(Math.random() * 365_000) * 86_400_000).toISOString().slice(0, 10);
 /** A write over a service's body limit: a POST to its main list (meetings' is read-only: a note's PUT). */
-const oversizeWrite = (svc: Service): [string, string] => (svc === 'meetings' ? ['PUT', `/api/notes/${randomDate()}`] : ['POST', homePath(svc)]);
+const oversizeWrite = (svc: Service): [string, string] =>
+  svc === 'meetings' ? ['PUT', `/api/notes/${randomDate()}`] : ['POST', homePath(svc)];
 /** The large clipboard account: items of LARGE_ITEM characters, stored through sync SYNC_LARGE to a request (the 1 MiB body limit). */
 const LARGE_ITEMS = Number(process.env.SOAK_LARGE_ITEMS ?? 605);
 const LARGE_ITEM = 131_000;
@@ -70,7 +84,12 @@ describe('soak: mixed and hostile load through the gateway', () => {
 
   beforeAll(async () => {
     pgDir = mkdtempSync(join(tmpdir(), 'soak-pg-'));
-    pgServer = await startEmbeddedPostgres({ dataDir: pgDir, port: await freePort(), persistent: false, settings: { fsync: 'off', full_page_writes: 'off' } });
+    pgServer = await startEmbeddedPostgres({
+      dataDir: pgDir,
+      port: await freePort(),
+      persistent: false,
+      settings: { fsync: 'off', full_page_writes: 'off' },
+    });
     redis = await startRedis();
     nginxDir = mkdtempSync(join(tmpdir(), 'soak-gateway-'));
     product = await startProduct({
@@ -78,7 +97,12 @@ describe('soak: mixed and hostile load through the gateway', () => {
       redisUrl: redis.url,
       nginxDir,
       env: { HOST: '127.0.0.1', LOG_LEVEL: 'warn', ...allLimitsAt(1000000) },
-      gatewayVars: { MEETINGS_GUARD_RATE: '1000000r/s', MEETINGS_GUARD_BURST: 1000000, MCP_GUARD_RATE: '1000000r/s', MCP_GUARD_BURST: 1000000 },
+      gatewayVars: {
+        MEETINGS_GUARD_RATE: '1000000r/s',
+        MEETINGS_GUARD_BURST: 1000000,
+        MCP_GUARD_RATE: '1000000r/s',
+        MCP_GUARD_BURST: 1000000,
+      },
       onExit: (service, code) => exits.push(`${service} exited with code ${code} at ${new Date().toISOString()}`),
     });
     if (!product.gateway) throw new Error('nginx is not installed: apt-get install -y nginx-light');
@@ -87,12 +111,18 @@ describe('soak: mixed and hostile load through the gateway', () => {
       const pair: Account[] = [];
       for (const who of ['a', 'b']) {
         const account = await admin(svc, 'create-account', '--email', `soak-${svc}-${who}@example.test`);
-        pair.push({ accountId: account.accountId!, auth: `Bearer ${(await admin(svc, 'create-key', '--account', account.accountId)).key}` });
+        pair.push({
+          accountId: account.accountId!,
+          auth: `Bearer ${(await admin(svc, 'create-key', '--account', account.accountId)).key}`,
+        });
       }
       accounts[svc] = pair as [Account, Account];
     }
     const account = await admin('clipboard', 'create-account', '--email', 'soak-clipboard-large@example.test');
-    large = { accountId: account.accountId!, auth: `Bearer ${(await admin('clipboard', 'create-key', '--account', account.accountId)).key}` };
+    large = {
+      accountId: account.accountId!,
+      auth: `Bearer ${(await admin('clipboard', 'create-key', '--account', account.accountId)).key}`,
+    };
     await seedLarge(gateway, large, LARGE_ITEMS);
   }, 600_000);
 
@@ -112,12 +142,26 @@ describe('soak: mixed and hostile load through the gateway', () => {
     const foreign = perService<string>();
     const mine = perService<string>();
 
-    const send = async (kind: string, method: string, path: string, init: { auth?: string | undefined; body?: string; headers?: Record<string, string> } = {}) => {
-      const headers: Record<string, string> = { ...(init.auth ? { Authorization: init.auth } : {}), ...(init.body !== undefined ? { 'Content-Type': 'application/json' } : {}), ...init.headers };
+    const send = async (
+      kind: string,
+      method: string,
+      path: string,
+      init: { auth?: string | undefined; body?: string; headers?: Record<string, string> } = {},
+    ) => {
+      const headers: Record<string, string> = {
+        ...(init.auth ? { Authorization: init.auth } : {}),
+        ...(init.body !== undefined ? { 'Content-Type': 'application/json' } : {}),
+        ...init.headers,
+      };
       let status = 0;
       let json: any;
       try {
-        const res = await fetch(`${gateway}${path}`, { method, headers, body: init.body, signal: AbortSignal.timeout(15_000) });
+        const res = await fetch(`${gateway}${path}`, {
+          method,
+          headers,
+          body: init.body,
+          signal: AbortSignal.timeout(15_000),
+        });
         status = res.status;
         const text = await res.text();
         try {
@@ -129,7 +173,10 @@ describe('soak: mixed and hostile load through the gateway', () => {
         json = { error: (err as Error).name };
       }
       (statuses[kind] ??= {})[status] = (statuses[kind][status] ?? 0) + 1;
-      if (status >= 500 || status === 0) serverErrors.push(`${kind}: ${method} ${path.slice(0, 80)} -> ${status} ${JSON.stringify(json)?.slice(0, 200)}`);
+      if (status >= 500 || status === 0)
+        serverErrors.push(
+          `${kind}: ${method} ${path.slice(0, 80)} -> ${status} ${JSON.stringify(json)?.slice(0, 200)}`,
+        );
       return { status, json };
     };
     const body = (value: unknown) => JSON.stringify(value);
@@ -139,7 +186,11 @@ describe('soak: mixed and hostile load through the gateway', () => {
       // Ordinary traffic, acknowledged writes recorded.
       async () => {
         const owner = Math.random() < 0.8 ? 0 : 1;
-        const res = await send('tasks create', 'POST', '/api/v1/tasks', { auth: accounts.tasks[owner].auth, body: body({ title: `soak ${randomUUID()}` }), headers: Math.random() < 0.3 ? { 'Idempotency-Key': randomUUID() } : {} });
+        const res = await send('tasks create', 'POST', '/api/v1/tasks', {
+          auth: accounts.tasks[owner].auth,
+          body: body({ title: `soak ${randomUUID()}` }),
+          headers: Math.random() < 0.3 ? { 'Idempotency-Key': randomUUID() } : {},
+        });
         if (res.status === 201) {
           acknowledged.tasks!.push(res.json.item.id);
           (owner === 0 ? mine : foreign).tasks.push(res.json.item.id);
@@ -148,37 +199,66 @@ describe('soak: mixed and hostile load through the gateway', () => {
       () => send('tasks list', 'GET', '/api/v1/tasks?view=all&limit=20', { auth: accounts.tasks[0].auth }),
       async () => {
         const id = pick(mine.tasks);
-        if (id) await send('tasks patch', 'PATCH', `/api/v1/tasks/${id}`, { auth: accounts.tasks[0].auth, body: body({ title: `edited ${randomUUID()}` }) });
+        if (id)
+          await send('tasks patch', 'PATCH', `/api/v1/tasks/${id}`, {
+            auth: accounts.tasks[0].auth,
+            body: body({ title: `edited ${randomUUID()}` }),
+          });
       },
       async () => {
-        const res = await send('notes put', 'PUT', `/api/notes/${randomDate()}`, { auth: accounts.meetings[0].auth, body: body({ today: 'soak note' }) });
+        const res = await send('notes put', 'PUT', `/api/notes/${randomDate()}`, {
+          auth: accounts.meetings[0].auth,
+          body: body({ today: 'soak note' }),
+        });
         if (res.status === 200 || res.status === 201) acknowledged.meetings!.push(res.json.date);
       },
       () => send('meetings people', 'GET', '/api/people', { auth: accounts.meetings[0].auth }),
       async () => {
         const owner = Math.random() < 0.8 ? 0 : 1;
-        const res = await send('clipboard create', 'POST', '/api/clipboard', { auth: accounts.clipboard[owner].auth, body: body({ type: 'text', content: `soak ${randomUUID()}`, source: 'api' }) });
+        const res = await send('clipboard create', 'POST', '/api/clipboard', {
+          auth: accounts.clipboard[owner].auth,
+          body: body({ type: 'text', content: `soak ${randomUUID()}`, source: 'api' }),
+        });
         if (res.status === 201 || res.status === 200) {
           acknowledged.clipboard!.push(res.json.id);
           (owner === 0 ? mine : foreign).clipboard.push(res.json.id);
         }
       },
       () => send('clipboard list', 'GET', '/api/clipboard?limit=20', { auth: accounts.clipboard[0].auth }),
-      () => send('clipboard sync', 'POST', '/api/clipboard/sync', { auth: accounts.clipboard[0].auth, body: body({ changes: [] }) }),
+      () =>
+        send('clipboard sync', 'POST', '/api/clipboard/sync', {
+          auth: accounts.clipboard[0].auth,
+          body: body({ changes: [] }),
+        }),
       // Hostile: time zones in any letter case (answered in the canonical name) and unknown ones.
       async () => {
         const zone = pick(ZONES);
-        const res = await send('zone random case', 'GET', '/api/me', { auth: accounts.meetings[0].auth, headers: { 'X-Timezone': randomCase(zone) } });
+        const res = await send('zone random case', 'GET', '/api/me', {
+          auth: accounts.meetings[0].auth,
+          headers: { 'X-Timezone': randomCase(zone) },
+        });
         // Answered in the canonical spelling, whatever the letter case sent.
-        if (res.status === 200 && res.json.timezone !== zone) serverErrors.push(`zone ${zone} answered as ${res.json.timezone}`);
+        if (res.status === 200 && res.json.timezone !== zone)
+          serverErrors.push(`zone ${zone} answered as ${res.json.timezone}`);
       },
-      () => send('zone random case', 'GET', '/api/v1/recurrence/preview?rule=daily', { auth: accounts.tasks[0].auth, headers: { 'X-Timezone': randomCase(pick(ZONES)) } }),
-      () => send('zone unknown', 'GET', '/api/v1/tasks?view=all&limit=5', { auth: accounts.tasks[0].auth, headers: { 'X-Timezone': `Nowhere/${randomUUID()}` } }),
+      () =>
+        send('zone random case', 'GET', '/api/v1/recurrence/preview?rule=daily', {
+          auth: accounts.tasks[0].auth,
+          headers: { 'X-Timezone': randomCase(pick(ZONES)) },
+        }),
+      () =>
+        send('zone unknown', 'GET', '/api/v1/tasks?view=all&limit=5', {
+          auth: accounts.tasks[0].auth,
+          headers: { 'X-Timezone': `Nowhere/${randomUUID()}` },
+        }),
       // Hostile: bodies over the limit, and nested 60,000 deep.
       async () => {
         const svc = pick(SERVICES);
         const [method, path] = oversizeWrite(svc);
-        await send('oversize body', method, path, { auth: accounts[svc][0].auth, body: body({ title: 'x'.repeat(declared(svc).limits.bodyLimitBytes + 1024) }) });
+        await send('oversize body', method, path, {
+          auth: accounts[svc][0].auth,
+          body: body({ title: 'x'.repeat(declared(svc).limits.bodyLimitBytes + 1024) }),
+        });
       },
       async () => {
         const target = pick([
@@ -187,25 +267,48 @@ describe('soak: mixed and hostile load through the gateway', () => {
           ['clipboard', 'POST', '/api/clipboard/sync'],
           ['clipboard', 'POST', '/auth/clipboard/login'],
         ] as const);
-        await send('deep body', target[1], target[2], { auth: accounts[target[0]][0].auth, body: `{"changes":[],"deep":${deep(60_000)}}` });
+        await send('deep body', target[1], target[2], {
+          auth: accounts[target[0]][0].auth,
+          body: `{"changes":[],"deep":${deep(60_000)}}`,
+        });
       },
       // Hostile: NUL characters in bodies, object keys, sign-in fields and queries.
-      () => send('nul body', 'POST', '/api/v1/tasks', { auth: accounts.tasks[0].auth, body: body({ title: 'a\u0000b' }) }),
-      () => send('nul key', 'POST', '/api/clipboard', { auth: accounts.clipboard[0].auth, body: body({ type: 'text', content: 'x', source: 'api', 'k\u0000': 1 }) }),
-      () => send('nul login', 'POST', `/auth/${pick(SERVICES)}/login`, { body: body({ email: `a\u0000${randomUUID()}@example.test`, password: 'whatever password' }) }),
+      () =>
+        send('nul body', 'POST', '/api/v1/tasks', { auth: accounts.tasks[0].auth, body: body({ title: 'a\u0000b' }) }),
+      () =>
+        send('nul key', 'POST', '/api/clipboard', {
+          auth: accounts.clipboard[0].auth,
+          body: body({ type: 'text', content: 'x', source: 'api', 'k\u0000': 1 }),
+        }),
+      () =>
+        send('nul login', 'POST', `/auth/${pick(SERVICES)}/login`, {
+          body: body({ email: `a\u0000${randomUUID()}@example.test`, password: 'whatever password' }),
+        }),
       () => send('nul query', 'GET', '/api/v1/tasks?q=a%00b', { auth: accounts.tasks[0].auth }),
-      () => send('nul note', 'PUT', `/api/notes/${randomDate()}`, { auth: accounts.meetings[0].auth, body: body({ today: 'x\u0000y' }) }),
+      () =>
+        send('nul note', 'PUT', `/api/notes/${randomDate()}`, {
+          auth: accounts.meetings[0].auth,
+          body: body({ today: 'x\u0000y' }),
+        }),
       // Hostile: bad, malformed and foreign credentials.
       () => send('bad token', 'GET', '/api/v1/tasks', { auth: `Bearer tasks_${randomUUID()}` }),
       () => send('bad token', 'GET', '/api/clipboard', { auth: 'Basic Zm9vOmJhcg==' }),
-      () => send('bad cookie', 'GET', '/api/people', { headers: { Cookie: `__Host-meetings_sid=sid_${randomUUID()}; meetings_sid=x` } }),
+      () =>
+        send('bad cookie', 'GET', '/api/people', {
+          headers: { Cookie: `__Host-meetings_sid=sid_${randomUUID()}; meetings_sid=x` },
+        }),
       () => send('wrong service key', 'GET', '/api/v1/tasks', { auth: accounts.clipboard[0].auth }),
       // Hostile: a JSON-RPC batch of 100 tools/list (each answering tens of KB): 400, none of it run.
       async () => {
         const svc = pick(SERVICES);
         const batch = Array.from({ length: 100 }, (_, id) => ({ jsonrpc: '2.0', id, method: 'tools/list' }));
-        const res = await send('mcp batch', 'POST', `/mcp/${svc}?toolsets=all`, { auth: accounts[svc][0].auth, body: body(batch), headers: { Accept: 'application/json, text/event-stream' } });
-        if (res.status !== 400 || res.json?.error?.code !== -32600) serverErrors.push(`mcp batch to ${svc} answered ${res.status} ${JSON.stringify(res.json)?.slice(0, 200)}`);
+        const res = await send('mcp batch', 'POST', `/mcp/${svc}?toolsets=all`, {
+          auth: accounts[svc][0].auth,
+          body: body(batch),
+          headers: { Accept: 'application/json, text/event-stream' },
+        });
+        if (res.status !== 400 || res.json?.error?.code !== -32600)
+          serverErrors.push(`mcp batch to ${svc} answered ${res.status} ${JSON.stringify(res.json)?.slice(0, 200)}`);
       },
       // Hostile: another account's ids (404, never its data).
       async () => {
@@ -218,15 +321,26 @@ describe('soak: mixed and hostile load through the gateway', () => {
       async () => {
         const id = pick(foreign.clipboard);
         if (id) {
-          const res = await send('cross-account', 'PATCH', `/api/clipboard/${id}/favorite`, { auth: accounts.clipboard[0].auth, body: body({ favorite: true }) });
+          const res = await send('cross-account', 'PATCH', `/api/clipboard/${id}/favorite`, {
+            auth: accounts.clipboard[0].auth,
+            body: body({ favorite: true }),
+          });
           if (res.status !== 404) serverErrors.push(`cross-account item ${id} answered ${res.status}`);
         }
       },
     ];
 
     const clipboardPid = product.instances.clipboard[0]!.process.pid!;
-    const peak = await peakRssDuring(clipboardPid, () => Promise.all(Array.from({ length: 4 }, () => send('large page', 'GET', '/api/clipboard/pull?limit=1000', { auth: large.auth }))));
-    process.stdout.write(`\nfour parallel GET /api/clipboard/pull?limit=1000 over ${LARGE_ITEMS} items of ${LARGE_ITEM} characters: clipboard RSS ${peak.before.toFixed(0)} MB before, ${peak.peak.toFixed(0)} MB at peak\n`);
+    const peak = await peakRssDuring(clipboardPid, () =>
+      Promise.all(
+        Array.from({ length: 4 }, () =>
+          send('large page', 'GET', '/api/clipboard/pull?limit=1000', { auth: large.auth }),
+        ),
+      ),
+    );
+    process.stdout.write(
+      `\nfour parallel GET /api/clipboard/pull?limit=1000 over ${LARGE_ITEMS} items of ${LARGE_ITEM} characters: clipboard RSS ${peak.before.toFixed(0)} MB before, ${peak.peak.toFixed(0)} MB at peak\n`,
+    );
 
     const rss = perService<{ at: number; mb: number }>();
     const started = Date.now();
@@ -246,8 +360,12 @@ describe('soak: mixed and hostile load through the gateway', () => {
     /** One stream at a time per service whose reader stalls; it may be ended meanwhile (a reader behind), never answered 5xx. */
     const slowReader = async (svc: Service) => {
       while (Date.now() < deadline) {
-        const stream = await openPausedStream(`${gateway}${declared(svc).paths.streams[0]!}`, { Authorization: accounts[svc][0].auth });
-        await new Promise((r) => setTimeout(r, Math.min(2000 + Math.random() * 18_000, Math.max(0, deadline - Date.now()))));
+        const stream = await openPausedStream(`${gateway}${declared(svc).paths.streams[0]!}`, {
+          Authorization: accounts[svc][0].auth,
+        });
+        await new Promise((r) =>
+          setTimeout(r, Math.min(2000 + Math.random() * 18_000, Math.max(0, deadline - Date.now()))),
+        );
         const { status } = await stream.drain(500);
         stream.close();
         (statuses['slow stream reader'] ??= {})[status] = (statuses['slow stream reader'][status] ?? 0) + 1;
@@ -264,7 +382,9 @@ describe('soak: mixed and hostile load through the gateway', () => {
     const hostileSearcher = async () => {
       while (Date.now() < deadline) {
         const begun = Date.now();
-        const res = await send('hostile search', 'GET', `/api/clipboard?limit=1&q=${HOSTILE_QUERY}`, { auth: large.auth });
+        const res = await send('hostile search', 'GET', `/api/clipboard?limit=1&q=${HOSTILE_QUERY}`, {
+          auth: large.auth,
+        });
         searchMs.push(Date.now() - begun);
         if (![200, 422, 429].includes(res.status)) serverErrors.push(`hostile search -> ${res.status}`);
         if (res.status === 429) await new Promise((r) => setTimeout(r, 200));
@@ -274,10 +394,17 @@ describe('soak: mixed and hostile load through the gateway', () => {
     const largePageReader = async () => {
       while (Date.now() < deadline) {
         const path = pick(['/api/clipboard/pull?limit=1000', '/api/clipboard?limit=500']);
-        const res = await fetch(`${gateway}${path}`, { headers: { Authorization: large.auth }, signal: AbortSignal.timeout(15_000) }).catch((err: Error) => ({ status: 0, err }));
+        const res = await fetch(`${gateway}${path}`, {
+          headers: { Authorization: large.auth },
+          signal: AbortSignal.timeout(15_000),
+        }).catch((err: Error) => ({ status: 0, err }));
         const text = 'text' in res ? await res.text() : '';
         (statuses['large page'] ??= {})[res.status] = (statuses['large page'][res.status] ?? 0) + 1;
-        if (res.status !== 200 || Buffer.byteLength(text) > PAGE_BYTES || !(JSON.parse(text) as { hasMore: boolean }).hasMore) {
+        if (
+          res.status !== 200 ||
+          Buffer.byteLength(text) > PAGE_BYTES ||
+          !(JSON.parse(text) as { hasMore: boolean }).hasMore
+        ) {
           serverErrors.push(`large page: ${path} -> ${res.status}, ${Buffer.byteLength(text)} bytes`);
         }
       }
@@ -308,17 +435,30 @@ describe('soak: mixed and hostile load through the gateway', () => {
         'RSS after warm-up (MB, median)': start.toFixed(1),
         'RSS at end (MB, median)': end.toFixed(1),
         'growth (MB)': (end - start).toFixed(1),
-        'min-max after warm-up (MB)': after.length ? `${Math.min(...after).toFixed(0)}-${Math.max(...after).toFixed(0)}` : '-',
+        'min-max after warm-up (MB)': after.length
+          ? `${Math.min(...after).toFixed(0)}-${Math.max(...after).toFixed(0)}`
+          : '-',
         'acknowledged writes': acknowledged[svc]!.length,
         'lost writes': lost.filter((l) => l.startsWith(`${svc} `)).length,
       };
     });
     const total = Object.values(statuses).reduce((n, by) => n + Object.values(by).reduce((a, b) => a + b, 0), 0);
-    process.stdout.write(`\nsoak: ${SECONDS} s (warm-up ${WARM_UP_SECONDS} s), ${WORKERS} workers, ${total} requests, ${serverErrors.length} 5xx/connection errors/wrong answers${exits.length ? `; ${exits.join('; ')}` : ''}\n`);
+    process.stdout.write(
+      `\nsoak: ${SECONDS} s (warm-up ${WARM_UP_SECONDS} s), ${WORKERS} workers, ${total} requests, ${serverErrors.length} 5xx/connection errors/wrong answers${exits.length ? `; ${exits.join('; ')}` : ''}\n`,
+    );
     for (const line of serverErrors.slice(0, 5)) process.stdout.write(`  ${line}\n`);
     const sortedMs = [...searchMs].sort((a, b) => a - b);
-    process.stdout.write(`hostile searches: ${sortedMs.length}, median ${sortedMs[Math.floor(sortedMs.length / 2)] ?? '-'} ms, max ${sortedMs.at(-1) ?? '-'} ms\n`);
-    printTable(Object.entries(statuses).map(([kind, by]) => ({ request: kind, statuses: Object.entries(by).map(([s, n]) => `${s}:${n}`).join(' ') })));
+    process.stdout.write(
+      `hostile searches: ${sortedMs.length}, median ${sortedMs[Math.floor(sortedMs.length / 2)] ?? '-'} ms, max ${sortedMs.at(-1) ?? '-'} ms\n`,
+    );
+    printTable(
+      Object.entries(statuses).map(([kind, by]) => ({
+        request: kind,
+        statuses: Object.entries(by)
+          .map(([s, n]) => `${s}:${n}`)
+          .join(' '),
+      })),
+    );
     printTable(rows);
     for (const svc of SERVICES) process.stdout.write(chart(svc, rss[svc], WARM_UP_SECONDS));
 
@@ -339,7 +479,10 @@ describe('soak: mixed and hostile load through the gateway', () => {
 async function seedLarge(gateway: string, account: Account, count: number): Promise<void> {
   for (let done = 0; done < count; done += SYNC_LARGE) {
     const changes = Array.from({ length: Math.min(SYNC_LARGE, count - done) }, (_, k) => ({
-      clientChangeId: randomUUID(), entity: 'item', op: 'upsert', id: randomUUID(),
+      clientChangeId: randomUUID(),
+      entity: 'item',
+      op: 'upsert',
+      id: randomUUID(),
       data: { type: 'text', content: `${'a'.repeat(LARGE_ITEM)}${done + k}`, source: 'desktop' },
     }));
     const res = await fetch(`${gateway}/api/clipboard/sync`, {
@@ -347,7 +490,8 @@ async function seedLarge(gateway: string, account: Account, count: number): Prom
       headers: { Authorization: account.auth, 'Content-Type': 'application/json' },
       body: JSON.stringify({ changes, limit: 1 }),
     });
-    if (res.status !== 200) throw new Error(`seeding the large account: ${res.status} ${(await res.text()).slice(0, 200)}`);
+    if (res.status !== 200)
+      throw new Error(`seeding the large account: ${res.status} ${(await res.text()).slice(0, 200)}`);
   }
 }
 
@@ -384,7 +528,9 @@ function chart(service: string, samples: Array<{ at: number; mb: number }>, warm
   const lines: string[] = [];
   for (let r = rows - 1; r >= 0; r--) {
     const label = r === rows - 1 ? `${hi} MB` : r === 0 ? `${lo} MB` : '';
-    lines.push(`${label.padStart(8)} |${columns.map((s, i) => (level(s.mb) === r ? '*' : i === warmColumn ? '|' : ' ')).join('')}`);
+    lines.push(
+      `${label.padStart(8)} |${columns.map((s, i) => (level(s.mb) === r ? '*' : i === warmColumn ? '|' : ' ')).join('')}`,
+    );
   }
   lines.push(`${''.padStart(8)} +${'-'.repeat(width)}`);
   lines.push(`${''.padStart(8)}  0 s${' '.repeat(Math.max(1, width - 10))}${Math.round(samples.at(-1)!.at)} s`);

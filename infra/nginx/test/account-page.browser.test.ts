@@ -27,7 +27,9 @@ beforeAll(async () => {
   // Injected by the browser, not by the page, so the CSP does not apply to this listener itself.
   await context.addInitScript(() => {
     (window as any).__cspViolations = [];
-    document.addEventListener('securitypolicyviolation', (e: SecurityPolicyViolationEvent) => (window as any).__cspViolations.push(`${e.violatedDirective} ${e.blockedURI}`));
+    document.addEventListener('securitypolicyviolation', (e: SecurityPolicyViolationEvent) =>
+      (window as any).__cspViolations.push(`${e.violatedDirective} ${e.blockedURI}`),
+    );
   });
 }, 120_000);
 
@@ -41,7 +43,10 @@ const password = 'a long enough passphrase';
 let key = '';
 
 const api = (path: string, init: RequestInit = {}) =>
-  fetch(`${stack.gateway}${path}`, { ...init, headers: { Authorization: `Bearer ${key}`, 'Content-Type': 'application/json', ...init.headers } });
+  fetch(`${stack.gateway}${path}`, {
+    ...init,
+    headers: { Authorization: `Bearer ${key}`, 'Content-Type': 'application/json', ...init.headers },
+  });
 
 async function expectSignedIn(): Promise<void> {
   await page.getByText(`Signed in as ${email}`).waitFor();
@@ -97,7 +102,9 @@ describe('the tasks account page in Chromium, through the gateway', () => {
     key = (await shown.textContent()) ?? '';
     expect(key).toMatch(/^tasks_[A-Za-z0-9_-]{43}$/);
     expect(await page.getByRole('button', { name: 'Copy' }).isVisible()).toBe(true);
-    expect(await page.getByText('Copy it now: this key will not be shown again.', { exact: true }).isVisible()).toBe(true);
+    expect(await page.getByText('Copy it now: this key will not be shown again.', { exact: true }).isVisible()).toBe(
+      true,
+    );
     const row = page.getByRole('row', { name: /read only script/ });
     await row.getByRole('cell', { name: 'tasks:read', exact: true }).waitFor();
     await page.waitForFunction(() => document.activeElement?.id === 'new-key-box');
@@ -108,7 +115,7 @@ describe('the tasks account page in Chromium, through the gateway', () => {
     expect((await api('/api/v1/tasks')).status).toBe(200);
     const write = await api('/api/v1/tasks', { method: 'POST', body: JSON.stringify({ title: 'nope' }) });
     expect(write.status).toBe(403);
-    expect(((await write.json())).error.code).toBe('insufficient_scope');
+    expect((await write.json()).error.code).toBe('insufficient_scope');
   });
 
   it('after a reload the key is listed (now with a last use) but never shown again', async () => {

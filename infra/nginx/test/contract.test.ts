@@ -19,7 +19,19 @@ beforeAll(async () => {
   stack = await startStack(
     // Limits out of the way: the run is thousands of requests from one address. Its webhooks
     // point at a closed local port. Sign-up open: the run signs up as its document says.
-    Object.fromEntries(SERVICES.map((svc) => [svc, { SIGNUP: 'open', WEBHOOK_ALLOW_PRIVATE: '1', RATE_LIMIT_PER_MINUTE: '1000000', RATE_LIMIT_READS_PER_MINUTE: '1000000', RATE_LIMIT_WRITES_PER_MINUTE: '1000000', RATE_LIMIT_NETWORK_PER_MINUTE: '1000000' }])),
+    Object.fromEntries(
+      SERVICES.map((svc) => [
+        svc,
+        {
+          SIGNUP: 'open',
+          WEBHOOK_ALLOW_PRIVATE: '1',
+          RATE_LIMIT_PER_MINUTE: '1000000',
+          RATE_LIMIT_READS_PER_MINUTE: '1000000',
+          RATE_LIMIT_WRITES_PER_MINUTE: '1000000',
+          RATE_LIMIT_NETWORK_PER_MINUTE: '1000000',
+        },
+      ]),
+    ),
     { gatewayVars: { MEETINGS_GUARD_RATE: '1000000r/s', MEETINGS_GUARD_BURST: 1000000 } },
   );
   for (const svc of SERVICES) {
@@ -31,7 +43,8 @@ beforeAll(async () => {
 afterAll(() => stack?.stop());
 
 /** A documented path with its parameters filled: a random UUID for an id, a real date for a date. */
-const concrete = (template: string) => template.replace(/\{date\}/g, '2030-01-01').replace(/\{[^}]+\}/g, '00000000-0000-4000-8000-000000000000');
+const concrete = (template: string) =>
+  template.replace(/\{date\}/g, '2030-01-01').replace(/\{[^}]+\}/g, '00000000-0000-4000-8000-000000000000');
 
 describe('the OpenAPI documents and the gateway', () => {
   it('lists only paths the gateway routes to the service (none it answers with its own 404)', async () => {
@@ -39,11 +52,15 @@ describe('the OpenAPI documents and the gateway', () => {
     for (const svc of SERVICES) {
       for (const [template, item] of Object.entries(docs[svc].paths)) {
         const method = Object.keys(item).find((m) => ['get', 'post', 'put', 'patch', 'delete'].includes(m))!;
-        const res = await fetch(`${stack.gateway}${concrete(template)}`, { method: method.toUpperCase(), headers: { Authorization: `Bearer ${keys[svc]}` } });
+        const res = await fetch(`${stack.gateway}${concrete(template)}`, {
+          method: method.toUpperCase(),
+          headers: { Authorization: `Bearer ${keys[svc]}` },
+        });
         // The gateway's own answer for a path it does not route: 404 `route_not_found`. Any other
         // answer is left unread (a change stream would stay open for an hour).
         if (res.status !== 404) await res.body?.cancel();
-        else if ((await res.text()).includes('"route_not_found"')) unrouted.push(`${svc}: ${method.toUpperCase()} ${template}`);
+        else if ((await res.text()).includes('"route_not_found"'))
+          unrouted.push(`${svc}: ${method.toUpperCase()} ${template}`);
       }
     }
     expect(unrouted).toEqual([]);
@@ -57,7 +74,10 @@ describe('the OpenAPI documents and the gateway', () => {
       for (const [template, item] of Object.entries(docs[svc].paths)) {
         for (const [method, op] of Object.entries(item as Record<string, { requestBody?: { required?: boolean } }>)) {
           if (!op.requestBody || op.requestBody.required) continue;
-          const res = await fetch(`${stack.gateway}${concrete(template)}`, { method: method.toUpperCase(), headers: { Authorization: `Bearer ${keys[svc]}` } });
+          const res = await fetch(`${stack.gateway}${concrete(template)}`, {
+            method: method.toUpperCase(),
+            headers: { Authorization: `Bearer ${keys[svc]}` },
+          });
           if (res.status === 400) refused.push(`${svc}: ${method.toUpperCase()} ${template} ${await res.text()}`);
         }
       }
@@ -74,34 +94,84 @@ describe('the OpenAPI documents and the gateway', () => {
  */
 const contract = process.env.CONTRACT === '1' ? describe : describe.skip;
 contract('Portman contract and fuzzing run (CONTRACT=1)', () => {
-  it.each(SERVICES.map((svc) => [svc]))('%s: every case answers as its document says', async (svc) => {
-    const dir = mkdtempSync(join(tmpdir(), `contract-${svc}-`));
-    const doc = join(dir, 'openapi.json');
-    writeFileSync(doc, JSON.stringify(forPortman(docs[svc])));
-    const { accountId } = await stack.admin(svc, 'create-account', '--email', `portman-${svc}@example.test`);
-    const key = (await stack.admin(svc, 'create-key', '--account', accountId)).key as string;
-    const cookie = (await stack.admin(svc, 'create-session', '--account', accountId)).cookie as string;
-    const pathValues = await recordsFor(svc, accountId, key);
-    const password = 'contract password 1';
-    await stack.adminWithStdin(svc, `${password}\n`, 'create-account', '--email', `login-${svc}@example.test`, '--password-stdin');
-    const overwrites = await overwritesFor(svc, key, pathValues, { email: `login-${svc}@example.test`, password });
-    writeFileSync(join(dir, 'portman.json'), JSON.stringify(portmanConfig(svc, key, cookie, pathValues, overwrites)));
-    const npx = (args: string[]) => spawnSync('npx', ['--yes', ...args], { cwd: dir, encoding: 'utf8', timeout: 600_000 });
-    // Portman writes the collection (its base URL the gateway); newman runs it and writes the report.
-    const made = npx(['-p', '@apideck/portman@1.33.0', '-p', 'tslib@2.8.1', 'portman', '-l', doc, '-b', stack.gateway, '-o', join(dir, 'collection.json'),
-      '--portmanConfigFile', join(dir, 'portman.json'), '--syncPostman', 'false', '--includeTests', 'true']);
-    const skipped = dropVariations(join(dir, 'collection.json'));
-    const run = npx(['-p', 'newman@6.2.2', 'newman', 'run', join(dir, 'collection.json'),
-      // A bound on each request all the same: a hung answer fails its case, not the whole run.
-      '--timeout-request', '10000', '-r', 'json', '--reporter-json-export', join(dir, 'report.json')]);
-    writeFileSync(join(dir, 'portman.log'), [made.stdout, made.stderr, run.stdout, run.stderr].join('\n'));
-    const report = JSON.parse(readFileSync(join(dir, 'report.json'), 'utf8')) as NewmanReport;
-    const stats = report.run.stats;
-    const failures = report.run.failures.map((f) => `${f.source?.name ?? '?'}: ${f.error.test ?? ''} ${f.error.message}`.slice(0, 300));
-    writeFileSync(join(dir, 'summary.txt'), `${svc}: ${stats.requests.total} requests, ${stats.assertions.total} assertions, ${failures.length} failures\n${failures.join('\n')}\n`);
-    process.stdout.write(`${svc}: ${stats.requests.total} requests, ${stats.assertions.total} assertions, ${stats.assertions.failed} failed, ${skipped} variations left out (${dir}/summary.txt)\n`);
-    expect({ exit: run.status === null ? run.error?.message : 'ran', failures }).toEqual({ exit: 'ran', failures: [] });
-  }, 900000);
+  it.each(SERVICES.map((svc) => [svc]))(
+    '%s: every case answers as its document says',
+    async (svc) => {
+      const dir = mkdtempSync(join(tmpdir(), `contract-${svc}-`));
+      const doc = join(dir, 'openapi.json');
+      writeFileSync(doc, JSON.stringify(forPortman(docs[svc])));
+      const { accountId } = await stack.admin(svc, 'create-account', '--email', `portman-${svc}@example.test`);
+      const key = (await stack.admin(svc, 'create-key', '--account', accountId)).key as string;
+      const cookie = (await stack.admin(svc, 'create-session', '--account', accountId)).cookie as string;
+      const pathValues = await recordsFor(svc, accountId, key);
+      const password = 'contract password 1';
+      await stack.adminWithStdin(
+        svc,
+        `${password}\n`,
+        'create-account',
+        '--email',
+        `login-${svc}@example.test`,
+        '--password-stdin',
+      );
+      const overwrites = await overwritesFor(svc, key, pathValues, { email: `login-${svc}@example.test`, password });
+      writeFileSync(join(dir, 'portman.json'), JSON.stringify(portmanConfig(svc, key, cookie, pathValues, overwrites)));
+      const npx = (args: string[]) =>
+        spawnSync('npx', ['--yes', ...args], { cwd: dir, encoding: 'utf8', timeout: 600_000 });
+      // Portman writes the collection (its base URL the gateway); newman runs it and writes the report.
+      const made = npx([
+        '-p',
+        '@apideck/portman@1.33.0',
+        '-p',
+        'tslib@2.8.1',
+        'portman',
+        '-l',
+        doc,
+        '-b',
+        stack.gateway,
+        '-o',
+        join(dir, 'collection.json'),
+        '--portmanConfigFile',
+        join(dir, 'portman.json'),
+        '--syncPostman',
+        'false',
+        '--includeTests',
+        'true',
+      ]);
+      const skipped = dropVariations(join(dir, 'collection.json'));
+      const run = npx([
+        '-p',
+        'newman@6.2.2',
+        'newman',
+        'run',
+        join(dir, 'collection.json'),
+        // A bound on each request all the same: a hung answer fails its case, not the whole run.
+        '--timeout-request',
+        '10000',
+        '-r',
+        'json',
+        '--reporter-json-export',
+        join(dir, 'report.json'),
+      ]);
+      writeFileSync(join(dir, 'portman.log'), [made.stdout, made.stderr, run.stdout, run.stderr].join('\n'));
+      const report = JSON.parse(readFileSync(join(dir, 'report.json'), 'utf8')) as NewmanReport;
+      const stats = report.run.stats;
+      const failures = report.run.failures.map((f) =>
+        `${f.source?.name ?? '?'}: ${f.error.test ?? ''} ${f.error.message}`.slice(0, 300),
+      );
+      writeFileSync(
+        join(dir, 'summary.txt'),
+        `${svc}: ${stats.requests.total} requests, ${stats.assertions.total} assertions, ${failures.length} failures\n${failures.join('\n')}\n`,
+      );
+      process.stdout.write(
+        `${svc}: ${stats.requests.total} requests, ${stats.assertions.total} assertions, ${stats.assertions.failed} failed, ${skipped} variations left out (${dir}/summary.txt)\n`,
+      );
+      expect({ exit: run.status === null ? run.error?.message : 'ran', failures }).toEqual({
+        exit: 'ran',
+        failures: [],
+      });
+    },
+    900000,
+  );
 });
 
 interface NewmanReport {
@@ -120,10 +190,16 @@ type Doc = (typeof docs)[Service];
  */
 function forPortman(doc: Doc): Doc {
   const isStream = (op: any) => Object.values(op?.responses ?? {}).some((r: any) => r?.content?.['text/event-stream']);
-  const paths = Object.fromEntries(Object.entries(doc.paths)
-    .map(([path, item]) => [path, Object.fromEntries(Object.entries(item).filter(([, op]) => !isStream(op)))] as const)
-    .filter(([, item]) => Object.keys(item).some((m) => ['get', 'post', 'put', 'patch', 'delete'].includes(m))));
-  return JSON.parse(JSON.stringify({ ...doc, paths }), (key, value) => (key === 'minLength' && value === 0 ? undefined : value));
+  const paths = Object.fromEntries(
+    Object.entries(doc.paths)
+      .map(
+        ([path, item]) => [path, Object.fromEntries(Object.entries(item).filter(([, op]) => !isStream(op)))] as const,
+      )
+      .filter(([, item]) => Object.keys(item).some((m) => ['get', 'post', 'put', 'patch', 'delete'].includes(m))),
+  );
+  return JSON.parse(JSON.stringify({ ...doc, paths }), (key, value) =>
+    key === 'minLength' && value === 0 ? undefined : value,
+  );
 }
 
 /**
@@ -142,9 +218,15 @@ const unbreakable: Array<(name: string, body: any) => boolean> = [
 function dropVariations(file: string): number {
   const collection = JSON.parse(readFileSync(file, 'utf8'));
   let dropped = 0;
-  const keep = (items: any[]): any[] => items
-    .filter((it) => !unbreakable.some((test) => test(it.name, it.request?.body?.raw ? JSON.parse(it.request.body.raw) : undefined)) || (dropped++, false))
-    .map((it) => (it.item ? { ...it, item: keep(it.item) } : it));
+  const keep = (items: any[]): any[] =>
+    items
+      .filter(
+        (it) =>
+          !unbreakable.some((test) =>
+            test(it.name, it.request?.body?.raw ? JSON.parse(it.request.body.raw) : undefined),
+          ) || (dropped++, false),
+      )
+      .map((it) => (it.item ? { ...it, item: keep(it.item) } : it));
   writeFileSync(file, JSON.stringify({ ...collection, item: keep(collection.item) }));
   return dropped;
 }
@@ -160,20 +242,41 @@ const makers: Record<string, (post: Post, doc: Doc, collection: string) => Promi
   '/api/people': (post) => post('/api/people', { name: 'contract' }),
   '/api/series': (post) => post('/api/series', series),
   // Off the series' Mondays: creating a series makes its meetings on them.
-  '/api/meetings': async (post) => post('/api/meetings', { seriesId: await post('/api/series', series), date: '2030-01-08' }),
+  '/api/meetings': async (post) =>
+    post('/api/meetings', { seriesId: await post('/api/series', series), date: '2030-01-08' }),
   // A talking point: the one kind an item carry takes.
-  '/api/items': async (post) => post(`/api/meetings/${await makers['/api/meetings']!(post, {} as Doc, '')}/items`, { kind: 'TALKING_POINT', text: 'contract' }),
+  '/api/items': async (post) =>
+    post(`/api/meetings/${await makers['/api/meetings']!(post, {} as Doc, '')}/items`, {
+      kind: 'TALKING_POINT',
+      text: 'contract',
+    }),
   // Distinct content: the same text again is the same item (clipboard dedupes).
-  '/api/clipboard': (post) => post('/api/clipboard', { type: 'text', content: `contract ${randomUUID()}`, source: 'api' }),
+  '/api/clipboard': (post) =>
+    post('/api/clipboard', { type: 'text', content: `contract ${randomUUID()}`, source: 'api' }),
   '/api/snippets': (post) => post('/api/snippets', { name: 'contract', content: 'contract' }),
 };
-const series = { title: 'contract', cadence: 'WEEKLY', weekday: 1, startTime: '09:00', durationMinutes: 30, timezone: 'UTC', startDate: '2030-01-07' };
+const series = {
+  title: 'contract',
+  cadence: 'WEEKLY',
+  weekday: 1,
+  startTime: '09:00',
+  durationMinutes: 30,
+  timezone: 'UTC',
+  startDate: '2030-01-07',
+};
 
 /** A subscription to the first event its document lists, at an address the run never reads. */
 async function makeWebhook(post: Post, doc: Doc, collection: string): Promise<string> {
-  const events = (schema: any): string[] | undefined => schema?.$ref
-    ? events(schema.$ref.split('/').slice(1).reduce((at: any, part: string) => at[part], doc))
-    : schema?.properties?.events?.items?.enum ?? [...(schema?.oneOf ?? []), ...(schema?.allOf ?? [])].map(events).find(Boolean);
+  const events = (schema: any): string[] | undefined =>
+    schema?.$ref
+      ? events(
+          schema.$ref
+            .split('/')
+            .slice(1)
+            .reduce((at: any, part: string) => at[part], doc),
+        )
+      : (schema?.properties?.events?.items?.enum ??
+        [...(schema?.oneOf ?? []), ...(schema?.allOf ?? [])].map(events).find(Boolean));
   const schema = events((doc.paths[collection]!.post as any).requestBody.content['application/json'].schema)!;
   return post(collection, { url: 'http://127.0.0.1:9/contract', events: [schema[0]] });
 }
@@ -192,14 +295,16 @@ async function recordsFor(svc: Service, accountId: string, key: string): Promise
     for (const method of Object.keys(item)) {
       const name = `${method.toUpperCase()} ${template.replace(/\{(\w+)\}/g, ':$1')}`;
       if (param[1] === 'date') values[name] = '2030-01-07';
-      else if (/\/keys$/.test(collection)) values[name] = (await stack.admin(svc, 'create-key', '--account', accountId)).id as string;
+      else if (/\/keys$/.test(collection))
+        values[name] = (await stack.admin(svc, 'create-key', '--account', accountId)).id as string;
       else if (/\/apps$/.test(collection)) values[name] = '00000000-0000-4000-8000-000000000000';
       else if (/\/webhooks$/.test(collection)) values[name] = await makeWebhook(post, docs[svc], collection);
       else if (makers[collection]) values[name] = await makers[collection](post, docs[svc], collection);
       else throw new Error(`${svc}: no way to make the record ${template} names (add it to makers)`);
       // Only a completed task reopens.
       if (name === 'POST /api/v1/tasks/:id/reopen') await post(`/api/v1/tasks/${values[name]}/complete`, {});
-      if (name.endsWith('/carry')) [values[name], values[`target ${name}`]] = await carrySource(key, name.startsWith('POST /api/meetings'));
+      if (name.endsWith('/carry'))
+        [values[name], values[`target ${name}`]] = await carrySource(key, name.startsWith('POST /api/meetings'));
     }
   }
   return values;
@@ -210,7 +315,9 @@ async function recordsFor(svc: Service, accountId: string, key: string): Promise
  * COMPLETED when the meeting is what is carried), and the series' next meeting as the target.
  */
 async function carrySource(key: string, wholeMeeting: boolean): Promise<[string, string]> {
-  const { meetings } = (await send(key, 'POST', '/api/series', series)) as { meetings: Array<{ id: string; date: string }> };
+  const { meetings } = (await send(key, 'POST', '/api/series', series)) as {
+    meetings: Array<{ id: string; date: string }>;
+  };
   const [first, next] = [...meetings].sort((a, b) => a.date.localeCompare(b.date));
   const itemId = await poster(key)(`/api/meetings/${first!.id}/items`, { kind: 'TALKING_POINT', text: 'carried' });
   if (!wholeMeeting) return [itemId, next!.id];
@@ -221,7 +328,11 @@ async function carrySource(key: string, wholeMeeting: boolean): Promise<[string,
 
 /** A request with the run's API key; the answer's JSON. */
 async function send(key: string, method: string, path: string, body?: unknown): Promise<any> {
-  const res = await fetch(`${stack.gateway}${path}`, { method, headers: { Authorization: `Bearer ${key}`, 'Content-Type': 'application/json' }, body: body === undefined ? undefined : JSON.stringify(body) });
+  const res = await fetch(`${stack.gateway}${path}`, {
+    method,
+    headers: { Authorization: `Bearer ${key}`, 'Content-Type': 'application/json' },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
   if (!res.ok) throw new Error(`${method} ${path}: ${res.status} ${await res.text()}`);
   return res.json();
 }
@@ -230,7 +341,11 @@ async function send(key: string, method: string, path: string, body?: unknown): 
 function poster(key: string): Post {
   return async (path, body) => {
     // tasks answers `{ item }`, a meetings series `{ series, meetings }`, the others the record itself.
-    const created = (await send(key, 'POST', path, body)) as { id?: string; item?: { id: string }; series?: { id: string } };
+    const created = (await send(key, 'POST', path, body)) as {
+      id?: string;
+      item?: { id: string };
+      series?: { id: string };
+    };
     const id = created.item?.id ?? created.series?.id ?? created.id;
     if (!id) throw new Error(`POST ${path}: ${JSON.stringify(created)}`);
     return id;
@@ -264,11 +379,19 @@ if (privateNotes || (pm.request.auth && pm.request.auth.type === 'apikey')) {
  * Fuzzing: every body, query and header variation Portman makes (required fields removed,
  * numbers past minimum/maximum, strings past minLength/maxLength) must be a documented 400.
  */
-function portmanConfig(svc: Service, bearerToken: string, sessionCookie: string, pathValues: Record<string, string>, overwrites: unknown[]) {
+function portmanConfig(
+  svc: Service,
+  bearerToken: string,
+  sessionCookie: string,
+  pathValues: Record<string, string>,
+  overwrites: unknown[],
+) {
   const all = '*::/*';
   const noApp = [`DELETE::/auth/${svc}/apps/{id}`];
   const on = { enabled: true };
-  const every = [{ requiredFields: on, minimumNumberFields: on, maximumNumberFields: on, minLengthFields: on, maxLengthFields: on }];
+  const every = [
+    { requiredFields: on, minimumNumberFields: on, maximumNumberFields: on, minLengthFields: on, maxLengthFields: on },
+  ];
   return {
     version: 1.0,
     tests: {
@@ -282,15 +405,20 @@ function portmanConfig(svc: Service, bearerToken: string, sessionCookie: string,
         {
           openApiOperation: all,
           openApiResponse: '400',
-          variations: [{
-            name: 'fuzz',
-            fuzzing: [
-              { requestBody: every },
-              { requestQueryParams: every },
-              { requestHeaders: every },
-            ],
-            tests: { contractTests: [{ statusCode: { enabled: true, code: 400 } }, { contentType: { enabled: true } }, { jsonBody: { enabled: true } }, { schemaValidation: { enabled: true } }] },
-          }],
+          variations: [
+            {
+              name: 'fuzz',
+              fuzzing: [{ requestBody: every }, { requestQueryParams: every }, { requestHeaders: every }],
+              tests: {
+                contractTests: [
+                  { statusCode: { enabled: true, code: 400 } },
+                  { contentType: { enabled: true } },
+                  { jsonBody: { enabled: true } },
+                  { schemaValidation: { enabled: true } },
+                ],
+              },
+            },
+          ],
         },
       ],
     },
@@ -305,7 +433,10 @@ function portmanConfig(svc: Service, bearerToken: string, sessionCookie: string,
 
 const REMOVE = Symbol('remove');
 type Valid = Record<string, unknown>;
-interface Login { email: string; password: string }
+interface Login {
+  email: string;
+  password: string;
+}
 
 /**
  * Portman's generated requests carry random values that satisfy a field's type but not what the
@@ -314,20 +445,34 @@ interface Login { email: string; password: string }
  * gets, for each field it has, a valid value by the field's name (REMOVE: leave the optional
  * field out), then a date or date-time by its format. The fuzzed variations start from these.
  */
-async function overwritesFor(svc: Service, key: string, made: Record<string, string>, login: Login): Promise<unknown[]> {
+async function overwritesFor(
+  svc: Service,
+  key: string,
+  made: Record<string, string>,
+  login: Login,
+): Promise<unknown[]> {
   const doc = docs[svc];
   const valid = await validValues(svc, key, made, login);
-  const resolve = (schema: any): any => (schema?.$ref ? resolve(schema.$ref.split('/').slice(1).reduce((at: any, part: string) => at[part], doc)) : schema);
+  const resolve = (schema: any): any =>
+    schema?.$ref
+      ? resolve(
+          schema.$ref
+            .split('/')
+            .slice(1)
+            .reduce((at: any, part: string) => at[part], doc),
+        )
+      : schema;
   const pick = (op: string, field: string, schema: any) => {
     const named = valid[`${op} ${field}`] ?? valid[field];
     if (named !== undefined) return named;
     const format = [schema, ...(schema?.anyOf ?? [])].map((s) => s?.format).find(Boolean);
     return format === 'date-time' ? '2030-01-01T09:00:00Z' : format === 'date' ? '2030-01-09' : undefined;
   };
-  const entries = (op: string, fields: Array<[string, any]>) => fields
-    .map(([key, schema]) => [key, pick(op, key, resolve(schema))] as const)
-    .filter(([, value]) => value !== undefined)
-    .map(([key, value]) => (value === REMOVE ? { key, remove: true } : { key, value, overwrite: true }));
+  const entries = (op: string, fields: Array<[string, any]>) =>
+    fields
+      .map(([key, schema]) => [key, pick(op, key, resolve(schema))] as const)
+      .filter(([, value]) => value !== undefined)
+      .map(([key, value]) => (value === REMOVE ? { key, remove: true } : { key, value, overwrite: true }));
   const overwrites: unknown[] = [];
   for (const [path, item] of Object.entries(doc.paths)) {
     for (const [method, raw] of Object.entries(item)) {
@@ -335,7 +480,8 @@ async function overwritesFor(svc: Service, key: string, made: Record<string, str
       if (!op?.responses) continue;
       const name = `${method.toUpperCase()}::${path}`;
       const params = (op.parameters ?? []).map(resolve);
-      const from = (where: string) => params.filter((p: any) => p.in === where).map((p: any) => [p.name, p.schema] as [string, any]);
+      const from = (where: string) =>
+        params.filter((p: any) => p.in === where).map((p: any) => [p.name, p.schema] as [string, any]);
       const body = Object.entries(resolve(op.requestBody?.content?.['application/json']?.schema)?.properties ?? {});
       const overwrite = {
         openApiOperation: name,
@@ -343,7 +489,13 @@ async function overwritesFor(svc: Service, key: string, made: Record<string, str
         overwriteRequestQueryParams: entries(name, from('query')),
         overwriteRequestHeaders: entries(name, from('header')),
       };
-      if (overwrite.overwriteRequestBody.length + overwrite.overwriteRequestQueryParams.length + overwrite.overwriteRequestHeaders.length > 0) overwrites.push(overwrite);
+      if (
+        overwrite.overwriteRequestBody.length +
+          overwrite.overwriteRequestQueryParams.length +
+          overwrite.overwriteRequestHeaders.length >
+        0
+      )
+        overwrites.push(overwrite);
     }
   }
   return overwrites;
@@ -353,7 +505,10 @@ async function overwritesFor(svc: Service, key: string, made: Record<string, str
 async function validValues(svc: Service, key: string, made: Record<string, string>, login: Login): Promise<Valid> {
   const post = poster(key);
   // A cursor is one the service handed out (a page of one, of at least two records).
-  const cursor = async (path: string) => { const page = await send(key, 'GET', `${path}?limit=1`); return page.nextCursor ?? page.cursor; };
+  const cursor = async (path: string) => {
+    const page = await send(key, 'GET', `${path}?limit=1`);
+    return page.nextCursor ?? page.cursor;
+  };
   const common: Valid = {
     url: 'http://127.0.0.1:9/contract',
     description: 'contract',
@@ -407,10 +562,12 @@ async function meetingsValues(key: string, made: Record<string, string>): Promis
   const post = poster(key);
   const personId = await post('/api/people', { name: 'contract' });
   for (const date of ['2030-02-01', '2030-02-02']) await send(key, 'PUT', `/api/notes/${date}`, { today: 'contract' });
-  const cursor = async (path: string) => (await send(key, 'GET', `${path}${path.includes('?') ? '&' : '?'}limit=1`)).nextCursor;
+  const cursor = async (path: string) =>
+    (await send(key, 'GET', `${path}${path.includes('?') ? '&' : '?'}limit=1`)).nextCursor;
   const meetingId = await makers['/api/meetings']!(post, docs.meetings, '');
   const itemIds = [];
-  for (const text of ['first', 'second']) itemIds.unshift(await post(`/api/meetings/${meetingId}/items`, { kind: 'TALKING_POINT', text }));
+  for (const text of ['first', 'second'])
+    itemIds.unshift(await post(`/api/meetings/${meetingId}/items`, { kind: 'TALKING_POINT', text }));
   const itemsOf = made['POST /api/meetings/:id/items'];
   return {
     email: 'person@example.test',

@@ -23,7 +23,12 @@ interface Example {
   until?: string;
 }
 
-const guides = ['README.md', ...readdirSync(join(repoRoot, 'docs')).filter((f) => f.endsWith('.md')).map((f) => `docs/${f}`)];
+const guides = [
+  'README.md',
+  ...readdirSync(join(repoRoot, 'docs'))
+    .filter((f) => f.endsWith('.md'))
+    .map((f) => `docs/${f}`),
+];
 
 function examplesOf(file: string): Example[] {
   const lines = readFileSync(join(repoRoot, file), 'utf8').split('\n');
@@ -34,7 +39,12 @@ function examplesOf(file: string): Example[] {
     const fence = /^```(\w+)$/.exec(lines[i + 1] ?? '');
     const end = lines.indexOf('```', i + 2);
     if (!fence || end < 0) throw new Error(`${file}:${i + 1}: <!-- run --> is not followed by a fenced code block`);
-    found.push({ where: `${file}:${i + 2}`, lang: fence[1]!, code: lines.slice(i + 2, end).join('\n'), until: marker[1] });
+    found.push({
+      where: `${file}:${i + 2}`,
+      lang: fence[1]!,
+      code: lines.slice(i + 2, end).join('\n'),
+      until: marker[1],
+    });
   });
   return found;
 }
@@ -103,11 +113,18 @@ function run(command: string, argv: string[], example: Example): Promise<void> {
 }
 
 async function connectEach(example: Example): Promise<void> {
-  const expanded = placeholders(example.code).replace(/\$\{(TASKS|MEETINGS|CLIPBOARD)_KEY\}/g, (_, svc: string) => keys[svc.toLowerCase() as Service]);
-  const config = JSON.parse(expanded) as { mcpServers: Record<string, { url: string; headers?: Record<string, string> }> };
+  const expanded = placeholders(example.code).replace(
+    /\$\{(TASKS|MEETINGS|CLIPBOARD)_KEY\}/g,
+    (_, svc: string) => keys[svc.toLowerCase() as Service],
+  );
+  const config = JSON.parse(expanded) as {
+    mcpServers: Record<string, { url: string; headers?: Record<string, string> }>;
+  };
   for (const [name, server] of Object.entries(config.mcpServers)) {
     const client = new Client({ name: 'docs-examples', version: '1.0.0' });
-    await client.connect(new StreamableHTTPClientTransport(new URL(server.url), { requestInit: { headers: server.headers } }));
+    await client.connect(
+      new StreamableHTTPClientTransport(new URL(server.url), { requestInit: { headers: server.headers } }),
+    );
     const { tools } = await client.listTools();
     await client.close();
     if (tools.length === 0) throw new Error(`${example.where}: server "${name}" lists no tools`);
@@ -119,11 +136,22 @@ async function runExample(example: Example): Promise<void> {
   switch (example.lang) {
     case 'sh':
     case 'bash':
-      return run('bash', ['-euo', 'pipefail', '-c', `curl() { command curl --silent --show-error --fail-with-body "$@"; }\n${code}`], example);
+      return run(
+        'bash',
+        ['-euo', 'pipefail', '-c', `curl() { command curl --silent --show-error --fail-with-body "$@"; }\n${code}`],
+        example,
+      );
     case 'ts':
     case 'js': {
       const file = join(scratch, `${example.where.replace(/[/:.]/g, '_')}.mjs`);
-      writeFileSync(file, transformSync(code, { filename: 'example.ts', jsc: { target: 'es2022', parser: { syntax: 'typescript' } }, module: { type: 'es6' } }).code);
+      writeFileSync(
+        file,
+        transformSync(code, {
+          filename: 'example.ts',
+          jsc: { target: 'es2022', parser: { syntax: 'typescript' } },
+          module: { type: 'es6' },
+        }).code,
+      );
       return run(process.execPath, [file], example);
     }
     case 'json':
@@ -139,7 +167,11 @@ describe('the runnable examples of README.md and docs/', () => {
     expect(without).toEqual([]);
   });
 
-  it.each(examples.map((e) => [e.where, e] as const))('%s', async (_where, example) => {
-    await runExample(example);
-  }, 60000);
+  it.each(examples.map((e) => [e.where, e] as const))(
+    '%s',
+    async (_where, example) => {
+      await runExample(example);
+    },
+    60000,
+  );
 });

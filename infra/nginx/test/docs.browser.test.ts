@@ -9,10 +9,15 @@ let stack: Stack;
 let browser: Browser;
 
 beforeAll(async () => {
-  if (!existsSync(CHROMIUM)) throw new Error(`no Chromium at ${CHROMIUM}: apt-get install -y chromium (or set CHROMIUM_PATH)`);
+  if (!existsSync(CHROMIUM))
+    throw new Error(`no Chromium at ${CHROMIUM}: apt-get install -y chromium (or set CHROMIUM_PATH)`);
   stack = await startStack();
   // Root in a container has no user namespaces for Chromium's sandbox.
-  browser = await chromium.launch({ executablePath: CHROMIUM, chromiumSandbox: false, args: ['--disable-dev-shm-usage'] });
+  browser = await chromium.launch({
+    executablePath: CHROMIUM,
+    chromiumSandbox: false,
+    args: ['--disable-dev-shm-usage'],
+  });
 }, 120000);
 afterAll(async () => {
   await browser?.close();
@@ -32,14 +37,16 @@ async function open(path: string, origin = stack.gateway): Promise<{ page: Page;
     if (res.status() >= 400) problems.push(`HTTP ${res.status()}: ${res.url()}`);
   });
   await page.addInitScript(() => {
-    document.addEventListener('securitypolicyviolation', (e) => console.error(`CSP violation: ${e.violatedDirective} ${e.blockedURI}`));
+    document.addEventListener('securitypolicyviolation', (e) =>
+      console.error(`CSP violation: ${e.violatedDirective} ${e.blockedURI}`),
+    );
   });
   await page.goto(`${origin}${path}`, { waitUntil: 'load' });
   return { page, problems };
 }
 
 describe('the API reference pages in Chromium, through the gateway', () => {
-  it('/docs links every service\'s reference', async () => {
+  it("/docs links every service's reference", async () => {
     const { page, problems } = await open('/docs');
     const links = await page.locator('a').evaluateAll((as) => as.map((a) => a.getAttribute('href')));
     expect(links).toEqual(expect.arrayContaining(SERVICES.map((svc) => `/docs/${svc}`)));
@@ -50,42 +57,66 @@ describe('the API reference pages in Chromium, through the gateway', () => {
   });
 
   const services = [
-    { svc: 'tasks', title: 'Tasks API', operations: ['listTasks', 'createTask', 'completeTask'], summary: 'Create a task' },
-    { svc: 'meetings', title: 'Meetings API', operations: ['listMeetings', 'carryItem', 'putNote'], summary: 'Carry one open top-level talking point' },
-    { svc: 'clipboard', title: 'Clipboard API', operations: ['listItems', 'pullClipboardChanges', 'replaceSnippets'], summary: 'Changes after a cursor (sync protocol)' },
+    {
+      svc: 'tasks',
+      title: 'Tasks API',
+      operations: ['listTasks', 'createTask', 'completeTask'],
+      summary: 'Create a task',
+    },
+    {
+      svc: 'meetings',
+      title: 'Meetings API',
+      operations: ['listMeetings', 'carryItem', 'putNote'],
+      summary: 'Carry one open top-level talking point',
+    },
+    {
+      svc: 'clipboard',
+      title: 'Clipboard API',
+      operations: ['listItems', 'pullClipboardChanges', 'replaceSnippets'],
+      summary: 'Changes after a cursor (sync protocol)',
+    },
   ];
 
-  it.each(services)('/docs/$svc renders every operation of the document, with no console error or CSP violation', async ({ svc, title, operations, summary }) => {
-    const { page, problems } = await open(`/docs/${svc}`);
-    await page.locator('.opblock').first().waitFor({ state: 'attached', timeout: 20000 });
-    expect(await page.locator('.info .title').innerText()).toContain(title);
-    const doc = (await (await fetch(`${stack.gateway}/openapi/${svc}.json`)).json()) as { paths: Record<string, Record<string, unknown>> };
-    const count = Object.values(doc.paths).reduce((n, ops) => n + Object.keys(ops).length, 0);
-    expect(await page.locator('.opblock').count()).toBe(count);
-    const text = await page.locator('#reference').innerText();
-    for (const id of operations) expect(text).toContain(id);
-    expect(text).toContain(summary);
-    // Expanding an operation renders its parameters and responses (the document is fully parsed).
-    await page.locator(`.opblock:has-text("${operations[0]}") .opblock-summary-control`).first().click();
-    await page.locator('.responses-wrapper').first().waitFor();
-    expect(await page.locator('.responses-wrapper').first().innerText()).toContain('401');
-    await page.screenshot({ path: `/tmp/docs-${svc}.png`, fullPage: false });
-    expect(problems).toEqual([]);
-    // The page runs under the service's strict CSP, and a violation would have been seen: an
-    // injected inline script does not run and is reported.
-    const ran = await page.evaluate(() => {
-      const script = document.createElement('script');
-      script.textContent = 'window.inlineRan = true';
-      document.head.append(script);
-      return (window as unknown as { inlineRan?: boolean }).inlineRan === true;
-    });
-    expect(ran).toBe(false);
-    for (let i = 0; i < 50 && !problems.some((p) => p.includes('CSP violation')); i++) await new Promise((r) => setTimeout(r, 100));
-    expect(problems).toEqual(expect.arrayContaining([expect.stringMatching(/^console error: CSP violation: script-src/)]));
-    await page.close();
-  }, 120000);
+  it.each(services)(
+    '/docs/$svc renders every operation of the document, with no console error or CSP violation',
+    async ({ svc, title, operations, summary }) => {
+      const { page, problems } = await open(`/docs/${svc}`);
+      await page.locator('.opblock').first().waitFor({ state: 'attached', timeout: 20000 });
+      expect(await page.locator('.info .title').innerText()).toContain(title);
+      const doc = (await (await fetch(`${stack.gateway}/openapi/${svc}.json`)).json()) as {
+        paths: Record<string, Record<string, unknown>>;
+      };
+      const count = Object.values(doc.paths).reduce((n, ops) => n + Object.keys(ops).length, 0);
+      expect(await page.locator('.opblock').count()).toBe(count);
+      const text = await page.locator('#reference').innerText();
+      for (const id of operations) expect(text).toContain(id);
+      expect(text).toContain(summary);
+      // Expanding an operation renders its parameters and responses (the document is fully parsed).
+      await page.locator(`.opblock:has-text("${operations[0]}") .opblock-summary-control`).first().click();
+      await page.locator('.responses-wrapper').first().waitFor();
+      expect(await page.locator('.responses-wrapper').first().innerText()).toContain('401');
+      await page.screenshot({ path: `/tmp/docs-${svc}.png`, fullPage: false });
+      expect(problems).toEqual([]);
+      // The page runs under the service's strict CSP, and a violation would have been seen: an
+      // injected inline script does not run and is reported.
+      const ran = await page.evaluate(() => {
+        const script = document.createElement('script');
+        script.textContent = 'window.inlineRan = true';
+        document.head.append(script);
+        return (window as unknown as { inlineRan?: boolean }).inlineRan === true;
+      });
+      expect(ran).toBe(false);
+      for (let i = 0; i < 50 && !problems.some((p) => p.includes('CSP violation')); i++)
+        await new Promise((r) => setTimeout(r, 100));
+      expect(problems).toEqual(
+        expect.arrayContaining([expect.stringMatching(/^console error: CSP violation: script-src/)]),
+      );
+      await page.close();
+    },
+    120000,
+  );
 
-  it('/docs/clipboard renders the same on the service\'s own port, without the gateway', async () => {
+  it("/docs/clipboard renders the same on the service's own port, without the gateway", async () => {
     const { page, problems } = await open('/docs/clipboard', `http://127.0.0.1:${stack.ports.clipboard}`);
     await page.locator('.opblock').first().waitFor({ state: 'attached', timeout: 20000 });
     expect(await page.locator('#reference').innerText()).toContain('pullClipboardChanges');
@@ -96,7 +127,11 @@ describe('the API reference pages in Chromium, through the gateway', () => {
   it('/docs/tasks calls the API through the gateway with "Authorize" and "Try it out"', async () => {
     const { accountId } = await stack.admin('tasks', 'create-account', '--email', 'docs-try@example.test');
     const { key } = await stack.admin('tasks', 'create-key', '--account', accountId);
-    await fetch(`${stack.gateway}/api/v1/tasks`, { method: 'POST', headers: { Authorization: `Bearer ${key}`, 'Content-Type': 'application/json' }, body: JSON.stringify({ title: 'Seen from the reference page' }) });
+    await fetch(`${stack.gateway}/api/v1/tasks`, {
+      method: 'POST',
+      headers: { Authorization: `Bearer ${key}`, 'Content-Type': 'application/json' },
+      body: JSON.stringify({ title: 'Seen from the reference page' }),
+    });
     const { page, problems } = await open('/docs/tasks');
     await page.locator('.btn.authorize').click();
     await page.locator('.auth-container').first().locator('input').fill(key);
@@ -107,8 +142,12 @@ describe('the API reference pages in Chromium, through the gateway', () => {
     await op.locator('.try-out__btn').click();
     await op.locator('.execute').click();
     await op.locator('.live-responses-table tr.response .response-col_status').first().waitFor();
-    expect((await op.locator('.live-responses-table tr.response .response-col_status').first().innerText()).trim()).toBe('200');
-    expect(await op.locator('.live-responses-table tr.response .response-col_description').first().innerText()).toContain('Seen from the reference page');
+    expect(
+      (await op.locator('.live-responses-table tr.response .response-col_status').first().innerText()).trim(),
+    ).toBe('200');
+    expect(
+      await op.locator('.live-responses-table tr.response .response-col_description').first().innerText(),
+    ).toContain('Seen from the reference page');
     await page.close();
     expect(problems).toEqual([]);
   }, 120000);

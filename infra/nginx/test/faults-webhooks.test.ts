@@ -3,7 +3,21 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { ChildProcess } from 'node:child_process';
-import { adminCommand, freePort, startEmbeddedPostgres, startProduct, startReceiver, startRedis, startServiceProcess, stopChild, type ProductOptions, type Receiver, type RunningPostgres, type RunningProduct, type RunningRedis } from '@app/devstack';
+import {
+  adminCommand,
+  freePort,
+  startEmbeddedPostgres,
+  startProduct,
+  startReceiver,
+  startRedis,
+  startServiceProcess,
+  stopChild,
+  type ProductOptions,
+  type Receiver,
+  type RunningPostgres,
+  type RunningProduct,
+  type RunningRedis,
+} from '@app/devstack';
 import { printTable } from './faults/load.js';
 
 /**
@@ -18,7 +32,16 @@ import { printTable } from './faults/load.js';
 jest.setTimeout(180_000);
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
-const SETTINGS = { HOST: '127.0.0.1', LOG_LEVEL: 'warn', RATE_LIMIT_PER_MINUTE: '1000000', RATE_LIMIT_READS_PER_MINUTE: '1000000', RATE_LIMIT_WRITES_PER_MINUTE: '1000000', RATE_LIMIT_NETWORK_PER_MINUTE: '1000000', WEBHOOK_ALLOW_PRIVATE: '1', WEBHOOK_RETRY_BASE_MS: '200' };
+const SETTINGS = {
+  HOST: '127.0.0.1',
+  LOG_LEVEL: 'warn',
+  RATE_LIMIT_PER_MINUTE: '1000000',
+  RATE_LIMIT_READS_PER_MINUTE: '1000000',
+  RATE_LIMIT_WRITES_PER_MINUTE: '1000000',
+  RATE_LIMIT_NETWORK_PER_MINUTE: '1000000',
+  WEBHOOK_ALLOW_PRIVATE: '1',
+  WEBHOOK_RETRY_BASE_MS: '200',
+};
 const rows: Array<Record<string, string | number>> = [];
 afterAll(() => printTable(rows));
 
@@ -100,7 +123,11 @@ class HookWatch {
     const until = Date.now() + 60_000;
     for (;;) {
       this.collect();
-      const got = new Set(this.all.filter((r) => r.event.type === 'task.created' && wanted.has(r.event.data.id)).map((r) => r.event.data.id as string));
+      const got = new Set(
+        this.all
+          .filter((r) => r.event.type === 'task.created' && wanted.has(r.event.data.id))
+          .map((r) => r.event.data.id as string),
+      );
       if (got.size === wanted.size || Date.now() > until) break;
       await sleep(100);
     }
@@ -136,7 +163,12 @@ interface HookStack {
  */
 async function startHookStack(options: Pick<ProductOptions, 'serviceEnv' | 'supervise'>): Promise<HookStack> {
   const pgDir = mkdtempSync(join(tmpdir(), 'hooks-pg-'));
-  const pgServer = await startEmbeddedPostgres({ dataDir: pgDir, port: await freePort(), persistent: false, settings: { fsync: 'off', full_page_writes: 'off' } });
+  const pgServer = await startEmbeddedPostgres({
+    dataDir: pgDir,
+    port: await freePort(),
+    persistent: false,
+    settings: { fsync: 'off', full_page_writes: 'off' },
+  });
   const redis = await startRedis();
   const nginxDir = mkdtempSync(join(tmpdir(), 'hooks-gateway-'));
   const w = new HookWatch(await freePort());
@@ -182,12 +214,14 @@ describe('webhooks under faults', () => {
   it('two replicas: 200 creates spread over both are each delivered, never twice at once', async () => {
     const started = Date.now();
     const ids: string[] = [];
-    await Promise.all(Array.from({ length: 4 }, async () => {
-      for (let i = 0; i < 50; i++) {
-        const id = await w.create();
-        if (id) ids.push(id);
-      }
-    }));
+    await Promise.all(
+      Array.from({ length: 4 }, async () => {
+        for (let i = 0; i < 50; i++) {
+          const id = await w.create();
+          if (id) ids.push(id);
+        }
+      }),
+    );
     expect(ids).toHaveLength(200);
     await w.expectAllDelivered('2 replicas, 200 creates', ids, started);
   });
@@ -233,7 +267,8 @@ describe('webhooks under faults', () => {
     await sleep(300);
     const before = product.instances.tasks.map((i) => i.restarts);
     for (const instance of product.instances.tasks) instance.process.kill('SIGKILL');
-    for (let i = 0; i < 400 && product.instances.tasks.some((inst, n) => inst.restarts === before[n]); i++) await sleep(50);
+    for (let i = 0; i < 400 && product.instances.tasks.some((inst, n) => inst.restarts === before[n]); i++)
+      await sleep(50);
     w.answerDelayMs = 20;
     await w.expectAllDelivered('SIGKILL both replicas mid-delivery', ids, started);
   });
@@ -245,7 +280,12 @@ describe('webhook workers as processes of their own (SERVICE_ROLE api and worker
   const workers: ChildProcess[] = [];
 
   const startWorker = async (): Promise<ChildProcess> => {
-    const { child } = await startServiceProcess('tasks', `tasks-worker#${workers.length + 1}`, { ...SETTINGS, DATABASE_URL: stack.pgServer.url, REDIS_URL: stack.redis.url, SERVICE_ROLE: 'worker' });
+    const { child } = await startServiceProcess('tasks', `tasks-worker#${workers.length + 1}`, {
+      ...SETTINGS,
+      DATABASE_URL: stack.pgServer.url,
+      REDIS_URL: stack.redis.url,
+      SERVICE_ROLE: 'worker',
+    });
     workers.push(child);
     return child;
   };

@@ -3,7 +3,18 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
-import { adminCommand, freePort, startEmbeddedPostgres, startProduct, startRedis, waitForPort, type RunningPostgres, type RunningProduct, type RunningRedis, type Service } from '@app/devstack';
+import {
+  adminCommand,
+  freePort,
+  startEmbeddedPostgres,
+  startProduct,
+  startRedis,
+  waitForPort,
+  type RunningPostgres,
+  type RunningProduct,
+  type RunningRedis,
+  type Service,
+} from '@app/devstack';
 import { findLostWrites, printTable, runLoad, summarize, type Target } from './faults/load.js';
 import { SERVICES, allLimitsAt } from './stack.js';
 
@@ -31,11 +42,22 @@ describe('faults under load through the gateway', () => {
 
   const admin = (service: Service, ...argv: string[]) => adminCommand(service, pgServer.url, ...argv);
   /** Each service's process and restarts: unchanged across a phase means nothing crashed. */
-  const pids = () => Object.fromEntries(Object.entries(product.instances).map(([svc, [instance]]) => [svc, `${instance!.process.pid} restarts ${instance!.restarts}`]));
+  const pids = () =>
+    Object.fromEntries(
+      Object.entries(product.instances).map(([svc, [instance]]) => [
+        svc,
+        `${instance!.process.pid} restarts ${instance!.restarts}`,
+      ]),
+    );
 
   beforeAll(async () => {
     pgDir = mkdtempSync(join(tmpdir(), 'faults-pg-'));
-    pgServer = await startEmbeddedPostgres({ dataDir: pgDir, port: await freePort(), persistent: false, settings: { fsync: 'off', full_page_writes: 'off' } });
+    pgServer = await startEmbeddedPostgres({
+      dataDir: pgDir,
+      port: await freePort(),
+      persistent: false,
+      settings: { fsync: 'off', full_page_writes: 'off' },
+    });
     redisServers.push(await startRedis());
     nginxDir = mkdtempSync(join(tmpdir(), 'faults-gateway-'));
     product = await startProduct({
@@ -69,25 +91,41 @@ describe('faults under load through the gateway', () => {
       name: 'tasks',
       auth: auth.tasks,
       read: '/api/v1/tasks?view=all&limit=20',
-      write: { method: 'POST', path: () => '/api/v1/tasks', body: () => ({ title: `fault ${randomUUID()}` }), idOf: (b) => b?.item?.id },
+      write: {
+        method: 'POST',
+        path: () => '/api/v1/tasks',
+        body: () => ({ title: `fault ${randomUUID()}` }),
+        idOf: (b) => b?.item?.id,
+      },
     },
     {
       name: 'meetings',
       auth: auth.meetings,
       read: '/api/people',
-      write: { method: 'PUT', path: () => `/api/notes/${randomDate()}`, body: () => ({ today: 'fault note' }), idOf: (b) => b?.date },
+      write: {
+        method: 'PUT',
+        path: () => `/api/notes/${randomDate()}`,
+        body: () => ({ today: 'fault note' }),
+        idOf: (b) => b?.date,
+      },
     },
     {
       name: 'clipboard',
       auth: auth.clipboard,
       read: '/api/clipboard?limit=20',
-      write: { method: 'POST', path: () => '/api/clipboard', body: () => ({ type: 'text', content: `fault ${randomUUID()}`, source: 'api' }), idOf: (b) => b?.id },
+      write: {
+        method: 'POST',
+        path: () => '/api/clipboard',
+        body: () => ({ type: 'text', content: `fault ${randomUUID()}`, source: 'api' }),
+        idOf: (b) => b?.id,
+      },
     },
   ];
 
   const lostWrites = (acknowledged: Record<string, string[]>) => findLostWrites(pgServer.url, acknowledged);
 
-  const acknowledgedCount = (acknowledged: Record<string, string[]>) => Object.values(acknowledged).reduce((n, ids) => n + ids.length, 0);
+  const acknowledgedCount = (acknowledged: Record<string, string[]>) =>
+    Object.values(acknowledged).reduce((n, ids) => n + ids.length, 0);
 
   it('Postgres stopped for 3 s and started again: 503 with Retry-After meanwhile, no crash, no 500, serving within 2 s, no write lost', async () => {
     const before = pids();
@@ -115,9 +153,13 @@ describe('faults under load through the gateway', () => {
     const unavailable = load.samples.filter((s) => s.status === 503);
     expect(unavailable.length).toBeGreaterThan(0);
     expect(unavailable.filter((s) => !s.retryAfter)).toEqual([]);
-    expect(new Set(unavailable.map((s) => s.code))).toEqual(new Set(['service_unavailable', 'The service is temporarily unavailable; retry shortly']));
+    expect(new Set(unavailable.map((s) => s.code))).toEqual(
+      new Set(['service_unavailable', 'The service is temporarily unavailable; retry shortly']),
+    );
     // Nothing hangs: every answer during the outage came within 2 s (plus a loaded machine's slack).
-    expect(Math.max(...load.samples.filter((s) => s.at >= window.from && s.at < window.to).map((s) => s.ms))).toBeLessThan(2500);
+    expect(
+      Math.max(...load.samples.filter((s) => s.at >= window.from && s.at < window.to).map((s) => s.ms)),
+    ).toBeLessThan(2500);
     expect(readyDuringOutage).toBe(503);
     // The same processes serve again within 2 s of Postgres accepting connections.
     for (const row of summary) expect(Number(row['first 2xx after recovery (ms)'])).toBeGreaterThanOrEqual(0);
@@ -132,17 +174,31 @@ describe('faults under load through the gateway', () => {
 
   it('a sensitive item due while Postgres is down is deleted, with its tombstone in the feed, within 2 s of Postgres being back', async () => {
     const call = async (method: string, path: string, body?: object) => {
-      const res = await fetch(`${gateway}${path}`, { method, headers: { Authorization: auth.clipboard, 'Content-Type': 'application/json' }, body: body && JSON.stringify(body) });
+      const res = await fetch(`${gateway}${path}`, {
+        method,
+        headers: { Authorization: auth.clipboard, 'Content-Type': 'application/json' },
+        body: body && JSON.stringify(body),
+      });
       return { status: res.status, body: await res.json() };
     };
     expect((await call('PUT', '/api/settings', { sensitiveItemTtlSeconds: 5 })).status).toBe(200);
-    const item = (await call('POST', '/api/clipboard', { type: 'text', content: `otp ${randomUUID()}`, source: 'api', sensitive: true })).body;
+    const item = (
+      await call('POST', '/api/clipboard', {
+        type: 'text',
+        content: `otp ${randomUUID()}`,
+        source: 'api',
+        sensitive: true,
+      })
+    ).body;
     const due = Date.parse(item.expiresAt);
     // The feed read from just after the create: the earlier phases' load left this account more
     // changes than one page holds, so a page from the start may end before the tombstone.
     let cursor = '';
-    for (let more = true; more; ) {
-      const page = await call('GET', `/api/clipboard/pull?limit=1000${cursor && `&cursor=${encodeURIComponent(cursor)}`}`);
+    for (let more = true; more;) {
+      const page = await call(
+        'GET',
+        `/api/clipboard/pull?limit=1000${cursor && `&cursor=${encodeURIComponent(cursor)}`}`,
+      );
       expect(page.status).toBe(200);
       ({ cursor, hasMore: more } = page.body);
     }
@@ -154,13 +210,21 @@ describe('faults under load through the gateway', () => {
     let deletedAt = 0;
     for (let i = 0; i < 100 && deletedAt === 0; i += 1) {
       const pull = await call('GET', `/api/clipboard/pull?limit=1000&cursor=${encodeURIComponent(cursor)}`);
-      if (pull.status === 200 && pull.body.changes.some((c: { id: string; op: string }) => c.id === item.id && c.op === 'delete')) deletedAt = Date.now();
+      if (
+        pull.status === 200 &&
+        pull.body.changes.some((c: { id: string; op: string }) => c.id === item.id && c.op === 'delete')
+      )
+        deletedAt = Date.now();
       else await sleep(100);
     }
-    process.stdout.write(`sensitive item due during a postgres restart: deleted ${deletedAt - backAt} ms after postgres was back\n`);
+    process.stdout.write(
+      `sensitive item due during a postgres restart: deleted ${deletedAt - backAt} ms after postgres was back\n`,
+    );
     expect(deletedAt).toBeGreaterThan(0);
     expect(deletedAt - backAt).toBeLessThan(2000);
-    expect((await call('GET', '/api/clipboard?limit=500')).body.items.map((i: { id: string }) => i.id)).not.toContain(item.id);
+    expect((await call('GET', '/api/clipboard?limit=500')).body.items.map((i: { id: string }) => i.id)).not.toContain(
+      item.id,
+    );
   });
 
   it('Postgres connections terminated from the server side during transactions: the processes live', async () => {
@@ -170,7 +234,9 @@ describe('faults under load through the gateway', () => {
     let killed = 0;
     const script = (async () => {
       for (let i = 0; i < 40; i++) {
-        const res = await superuser.query("select count(pg_terminate_backend(pid))::int as n from pg_stat_activity where backend_type = 'client backend' and pid <> pg_backend_pid()");
+        const res = await superuser.query(
+          "select count(pg_terminate_backend(pid))::int as n from pg_stat_activity where backend_type = 'client backend' and pid <> pg_backend_pid()",
+        );
         killed += res.rows[0].n as number;
         await sleep(50);
       }
@@ -189,7 +255,14 @@ describe('faults under load through the gateway', () => {
     const before = pids();
     type Outcome = { key: string; statuses: number[]; id?: string };
     const outcomes: Outcome[] = [];
-    const samples: Array<{ at: number; status: number; ms: number; retryAfter: string | null; kind: 'create' | 'read'; body?: string | undefined }> = [];
+    const samples: Array<{
+      at: number;
+      status: number;
+      ms: number;
+      retryAfter: string | null;
+      kind: 'create' | 'read';
+      body?: string | undefined;
+    }> = [];
     let running = true;
     const window = { from: 0, to: 0 };
     const create = async (o: Outcome) => {
@@ -208,14 +281,29 @@ describe('faults under load through the gateway', () => {
         o.id = id;
       }
       o.statuses.push(status);
-      samples.push({ at, status, ms: Date.now() - at, retryAfter: res?.headers.get('retry-after') ?? null, kind: 'create' });
+      samples.push({
+        at,
+        status,
+        ms: Date.now() - at,
+        retryAfter: res?.headers.get('retry-after') ?? null,
+        kind: 'create',
+      });
       return status;
     };
     const read = async () => {
       const at = Date.now();
-      const res = await fetch(`${gateway}/api/v1/tasks?limit=5`, { headers: { Authorization: auth.tasks } }).catch(() => undefined);
+      const res = await fetch(`${gateway}/api/v1/tasks?limit=5`, { headers: { Authorization: auth.tasks } }).catch(
+        () => undefined,
+      );
       const text = await res?.text();
-      samples.push({ at, status: res?.status ?? 0, ms: Date.now() - at, retryAfter: res?.headers.get('retry-after') ?? null, kind: 'read', ...(res?.status === 200 ? {} : { body: text }) });
+      samples.push({
+        at,
+        status: res?.status ?? 0,
+        ms: Date.now() - at,
+        retryAfter: res?.headers.get('retry-after') ?? null,
+        kind: 'read',
+        ...(res?.status === 200 ? {} : { body: text }),
+      });
     };
     const worker = async () => {
       while (running) {
@@ -251,8 +339,14 @@ describe('faults under load through the gateway', () => {
       phase: 'redis killed 5 s',
       service: 'tasks',
       requests: samples.length,
-      statuses: Object.entries(samples.reduce<Record<number, number>>((m, s) => ({ ...m, [s.status]: (m[s.status] ?? 0) + 1 }), {})).map(([k, v]) => `${k}:${v}`).join(' '),
-      '5xx by code': samples.filter((s) => s.status >= 500).length ? `503:${samples.filter((s) => s.status === 503).length}` : '-',
+      statuses: Object.entries(
+        samples.reduce<Record<number, number>>((m, s) => ({ ...m, [s.status]: (m[s.status] ?? 0) + 1 }), {}),
+      )
+        .map(([k, v]) => `${k}:${v}`)
+        .join(' '),
+      '5xx by code': samples.filter((s) => s.status >= 500).length
+        ? `503:${samples.filter((s) => s.status === 503).length}`
+        : '-',
       'conn errors': samples.filter((s) => s.status === 0).length,
       'max ms during fault': Math.max(0, ...during.map((s) => s.ms)),
       'first 2xx after recovery (ms)': firstCreateAfter ? firstCreateAfter.at + firstCreateAfter.ms - window.to : -1,
@@ -293,7 +387,9 @@ describe('faults under load through the gateway', () => {
     );
     await db.end();
     const byTitle = new Map(counts.map((r) => [r.title, r.n]));
-    const wrong = outcomes.filter((o) => (byTitle.get(o.key) ?? 0) !== (o.statuses.some((s) => s === 201 || s === 200) ? 1 : 0));
+    const wrong = outcomes.filter(
+      (o) => (byTitle.get(o.key) ?? 0) !== (o.statuses.some((s) => s === 201 || s === 200) ? 1 : 0),
+    );
     expect(wrong.map((o) => `${o.key}: ${byTitle.get(o.key) ?? 0} tasks after ${o.statuses.join(',')}`)).toEqual([]);
     expect(outcomes.length).toBeGreaterThan(20);
   });
@@ -301,53 +397,67 @@ describe('faults under load through the gateway', () => {
   it.each([
     ['SIGKILL', 'tasks killed (SIGKILL)'],
     ['SIGTERM', 'tasks stopped (SIGTERM)'],
-  ] as const)('a service process %s under load: restarted by the supervisor while the others keep serving', async (signal, phase) => {
-    const instance = product.instances.tasks[0]!;
-    const victim = instance.process;
-    const restartsBefore = instance.restarts;
-    const others = { meetings: pids().meetings, clipboard: pids().clipboard };
-    const window = { from: 0, to: 0 };
-    let exit: { code: number | null; signal: string | null } | undefined;
-    let exitedAt = 0;
-    victim.once('exit', (code, sig) => {
-      exit = { code, signal: sig };
-      exitedAt = Date.now();
-    });
-    const script = (async () => {
-      await sleep(2000);
-      window.from = Date.now();
-      victim.kill(signal);
-      for (let i = 0; i < 600 && instance.restarts === restartsBefore; i++) await sleep(50);
-      await waitForPort(instance.port, 30_000);
-      window.to = Date.now();
-      await sleep(3000);
-    })();
-    const load = await runLoad(gateway, targets(), { workers: 3, maxMs: 60_000, until: script });
-    const summary = summarize(phase, load.samples, window);
-    rows.push(...summary.map((r) => ({ ...r, 'first 2xx after recovery (ms)': `${r['first 2xx after recovery (ms)']} (down ${window.to - window.from} ms)` })));
+  ] as const)(
+    'a service process %s under load: restarted by the supervisor while the others keep serving',
+    async (signal, phase) => {
+      const instance = product.instances.tasks[0]!;
+      const victim = instance.process;
+      const restartsBefore = instance.restarts;
+      const others = { meetings: pids().meetings, clipboard: pids().clipboard };
+      const window = { from: 0, to: 0 };
+      let exit: { code: number | null; signal: string | null } | undefined;
+      let exitedAt = 0;
+      victim.once('exit', (code, sig) => {
+        exit = { code, signal: sig };
+        exitedAt = Date.now();
+      });
+      const script = (async () => {
+        await sleep(2000);
+        window.from = Date.now();
+        victim.kill(signal);
+        for (let i = 0; i < 600 && instance.restarts === restartsBefore; i++) await sleep(50);
+        await waitForPort(instance.port, 30_000);
+        window.to = Date.now();
+        await sleep(3000);
+      })();
+      const load = await runLoad(gateway, targets(), { workers: 3, maxMs: 60_000, until: script });
+      const summary = summarize(phase, load.samples, window);
+      rows.push(
+        ...summary.map((r) => ({
+          ...r,
+          'first 2xx after recovery (ms)': `${r['first 2xx after recovery (ms)']} (down ${window.to - window.from} ms)`,
+        })),
+      );
 
-    // The supervisor restarted it, and said so.
-    expect(instance.restarts).toBe(restartsBefore + 1);
-    expect(instance.process.pid).not.toBe(victim.pid);
-    expect(supervisorLog.some((l) => l.includes('tasks exited') && l.includes(signal === 'SIGKILL' ? 'SIGKILL' : 'code 0'))).toBe(true);
-    // SIGTERM drains: the process finishes what it holds and exits 0.
-    if (signal === 'SIGTERM') {
-      expect(exit).toEqual({ code: 0, signal: null });
-      // Drained, not cut off at SHUTDOWN_TIMEOUT_MS (10 s): busy keep-alive connections close after their answer.
-      expect(exitedAt - window.from).toBeLessThan(5000);
-    }
-    // The other services never noticed.
-    expect({ meetings: pids().meetings, clipboard: pids().clipboard }).toEqual(others);
-    const othersFailed = load.samples.filter((s) => s.service !== 'tasks' && (s.status === 0 || s.status >= 500));
-    expect(othersFailed).toEqual([]);
-    // Tasks: while no process listens the gateway answers a JSON 502 with Retry-After; never a 500.
-    const tasksFailed = load.samples.filter((s) => s.service === 'tasks' && (s.status === 0 || (s.status >= 500 && s.status !== 502)));
-    expect(tasksFailed).toEqual([]);
-    expect(load.samples.filter((s) => s.status === 502 && !s.retryAfter)).toEqual([]);
-    const tasksAfter = load.samples.filter((s) => s.service === 'tasks' && s.at >= window.to);
-    expect(tasksAfter.some((s) => s.status >= 200 && s.status < 300)).toBe(true);
-    expect(await lostWrites(load.acknowledged)).toEqual([]);
-  });
+      // The supervisor restarted it, and said so.
+      expect(instance.restarts).toBe(restartsBefore + 1);
+      expect(instance.process.pid).not.toBe(victim.pid);
+      expect(
+        supervisorLog.some(
+          (l) => l.includes('tasks exited') && l.includes(signal === 'SIGKILL' ? 'SIGKILL' : 'code 0'),
+        ),
+      ).toBe(true);
+      // SIGTERM drains: the process finishes what it holds and exits 0.
+      if (signal === 'SIGTERM') {
+        expect(exit).toEqual({ code: 0, signal: null });
+        // Drained, not cut off at SHUTDOWN_TIMEOUT_MS (10 s): busy keep-alive connections close after their answer.
+        expect(exitedAt - window.from).toBeLessThan(5000);
+      }
+      // The other services never noticed.
+      expect({ meetings: pids().meetings, clipboard: pids().clipboard }).toEqual(others);
+      const othersFailed = load.samples.filter((s) => s.service !== 'tasks' && (s.status === 0 || s.status >= 500));
+      expect(othersFailed).toEqual([]);
+      // Tasks: while no process listens the gateway answers a JSON 502 with Retry-After; never a 500.
+      const tasksFailed = load.samples.filter(
+        (s) => s.service === 'tasks' && (s.status === 0 || (s.status >= 500 && s.status !== 502)),
+      );
+      expect(tasksFailed).toEqual([]);
+      expect(load.samples.filter((s) => s.status === 502 && !s.retryAfter)).toEqual([]);
+      const tasksAfter = load.samples.filter((s) => s.service === 'tasks' && s.at >= window.to);
+      expect(tasksAfter.some((s) => s.status >= 200 && s.status < 300)).toBe(true);
+      expect(await lostWrites(load.acknowledged)).toEqual([]);
+    },
+  );
 });
 
 /** A random day in 1,000 years, so two note writes almost never share a date (a shared one is a 409). */

@@ -1,6 +1,16 @@
 import { readFileSync } from 'node:fs';
 import { k8sTemplatePath, renderGatewayConfigMap } from '@app/devstack';
-import { DECLARED, SERVICES, declared, everyRateLimitAt, familyRequests, homePath, startStack, type Service, type Stack } from './stack.js';
+import {
+  DECLARED,
+  SERVICES,
+  declared,
+  everyRateLimitAt,
+  familyRequests,
+  homePath,
+  startStack,
+  type Service,
+  type Stack,
+} from './stack.js';
 
 let stack: Stack;
 const keys = {} as Record<Service, string>;
@@ -27,28 +37,39 @@ const bearer = (svc: Service) => ({ Authorization: `Bearer ${keys[svc]}` });
 describe('routing by path family', () => {
   // Each declared family, tried by a path of the service's document under it (by its one method
   // when it has no GET: any other is a 405 before the key is looked at).
-  const families = SERVICES.flatMap((svc) => familyRequests(svc).map(({ family, path, method }) => [svc, family, path, method] as const));
+  const families = SERVICES.flatMap((svc) =>
+    familyRequests(svc).map(({ family, path, method }) => [svc, family, path, method] as const),
+  );
 
-  it.each(families)('sends %s paths under %s (%s) to that service, whose key alone is accepted', async (svc, _family, path, method) => {
-    const own = await fetch(`${stack.gateway}${path}`, { method, headers: bearer(svc) });
-    expect(own.status).not.toBe(401);
-    expect(own.headers.get('content-type')).toMatch(/application\/json/);
-    const other = SERVICES.find((s) => s !== svc)!;
-    const foreign = await fetch(`${stack.gateway}${path}`, { method, headers: bearer(other) });
-    expect(foreign.status).toBe(401);
-  });
+  it.each(families)(
+    'sends %s paths under %s (%s) to that service, whose key alone is accepted',
+    async (svc, _family, path, method) => {
+      const own = await fetch(`${stack.gateway}${path}`, { method, headers: bearer(svc) });
+      expect(own.status).not.toBe(401);
+      expect(own.headers.get('content-type')).toMatch(/application\/json/);
+      const other = SERVICES.find((s) => s !== svc)!;
+      const foreign = await fetch(`${stack.gateway}${path}`, { method, headers: bearer(other) });
+      expect(foreign.status).toBe(401);
+    },
+  );
 
-  it.each(SERVICES)('answers 401 without a key in %s\'s envelope', async (svc) => {
+  it.each(SERVICES)("answers 401 without a key in %s's envelope", async (svc) => {
     const res = await get(homePath(svc));
     expect(res.status).toBe(401);
     expect(await res.json()).toEqual(
       declared(svc).envelope === 'rich'
-        ? { error: expect.objectContaining({ code: 'unauthorized', message: expect.any(String), requestId: expect.any(String) }) }
+        ? {
+            error: expect.objectContaining({
+              code: 'unauthorized',
+              message: expect.any(String),
+              requestId: expect.any(String),
+            }),
+          }
         : { error: expect.any(String) },
     );
   });
 
-  it('publishes each service\'s OpenAPI document under /openapi/', async () => {
+  it("publishes each service's OpenAPI document under /openapi/", async () => {
     for (const svc of SERVICES) {
       const res = await get(`/openapi/${svc}.json`);
       expect(res.status).toBe(200);
@@ -62,13 +83,15 @@ describe('routing by path family', () => {
       const res = await get(path);
       expect(res.status).toBe(404);
       expect(res.headers.get('content-type')).toMatch(/application\/json/);
-      expect(await res.json()).toEqual({ error: expect.objectContaining({ code: 'route_not_found', requestId: expect.any(String) }) });
+      expect(await res.json()).toEqual({
+        error: expect.objectContaining({ code: 'route_not_found', requestId: expect.any(String) }),
+      });
     }
   });
 });
 
 describe('API reference pages', () => {
-  it('answers /docs itself with an HTML page linking every service\'s reference', async () => {
+  it("answers /docs itself with an HTML page linking every service's reference", async () => {
     const res = await get('/docs');
     expect(res.status).toBe(200);
     expect(res.headers.get('content-type')).toBe('text/html; charset=utf-8');
@@ -109,7 +132,9 @@ describe('requests nginx refuses itself', () => {
     const malformed = await get('/api/v1/tasks/%E0%A4%A');
     expect(malformed.status).toBe(400);
     expect(malformed.headers.get('content-type')).toMatch(/application\/json/);
-    expect(await malformed.json()).toEqual({ error: expect.objectContaining({ code: 'bad_request', requestId: expect.any(String) }) });
+    expect(await malformed.json()).toEqual({
+      error: expect.objectContaining({ code: 'bad_request', requestId: expect.any(String) }),
+    });
     const long = await get(`/api/v1/tasks?q=${'a'.repeat(20000)}`);
     expect(long.status).toBe(414);
     expect(await long.json()).toEqual({ error: expect.objectContaining({ code: 'uri_too_long' }) });
@@ -120,14 +145,14 @@ describe('request ids and client addresses', () => {
   it('passes a client X-Request-Id through to the service and back', async () => {
     const res = await get('/api/v1/tasks', { 'X-Request-Id': 'client-chosen-42' });
     expect(res.headers.get('x-request-id')).toBe('client-chosen-42');
-    expect(((await res.json())).error.requestId).toBe('client-chosen-42');
+    expect((await res.json()).error.requestId).toBe('client-chosen-42');
   });
 
   it('sets an X-Request-Id when the client sends none', async () => {
     const res = await get('/api/me');
     const id = res.headers.get('x-request-id');
     expect(id).toMatch(/^[A-Za-z0-9._:-]{8,}$/);
-    expect(((await res.json())).error.requestId).toBe(id);
+    expect((await res.json()).error.requestId).toBe(id);
   });
 
   it('keys address-based limits by the real client address: a forged X-Forwarded-For gains nothing', async () => {
@@ -163,7 +188,9 @@ describe('the meetings network-level cap', () => {
     expect(results.length).toBeLessThanOrEqual(181);
     expect(Number(limited.headers.get('retry-after'))).toBeGreaterThan(0);
     expect(limited.headers.get('content-type')).toMatch(/application\/json/);
-    expect(await limited.json()).toEqual({ error: expect.objectContaining({ code: 'rate_limited', requestId: expect.any(String) }) });
+    expect(await limited.json()).toEqual({
+      error: expect.objectContaining({ code: 'rate_limited', requestId: expect.any(String) }),
+    });
     // Other services are not behind the meetings cap.
     expect((await get('/api/v1/tasks', bearer('tasks'))).status).not.toBe(429);
   });
@@ -172,11 +199,12 @@ describe('the meetings network-level cap', () => {
 describe('the MCP guard', () => {
   // nginx's own per-address limit on /mcp/<service> (a burst of 120, then 10 a second), before any service.
   it('answers 429 as JSON with Retry-After once one address floods /mcp', async () => {
-    const listTools = () => fetch(`${stack.gateway}/mcp/tasks`, {
-      method: 'POST',
-      headers: { 'Content-Type': 'application/json', Accept: 'application/json, text/event-stream' },
-      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list' }),
-    });
+    const listTools = () =>
+      fetch(`${stack.gateway}/mcp/tasks`, {
+        method: 'POST',
+        headers: { 'Content-Type': 'application/json', Accept: 'application/json, text/event-stream' },
+        body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list' }),
+      });
     const statuses: number[] = [];
     let limited: Response | undefined;
     for (let i = 0; i < 400 && !limited; i++) {
@@ -190,7 +218,11 @@ describe('the MCP guard', () => {
     expect(statuses.slice(0, -1).every((s) => s === 401)).toBe(true);
     expect(Number(limited!.headers.get('retry-after'))).toBeGreaterThan(0);
     expect(limited!.headers.get('content-type')).toMatch(/application\/json/);
-    expect(await limited!.json()).toEqual({ jsonrpc: '2.0', error: { code: -32000, message: expect.stringContaining('Too many requests') }, id: null });
+    expect(await limited!.json()).toEqual({
+      jsonrpc: '2.0',
+      error: { code: -32000, message: expect.stringContaining('Too many requests') },
+      id: null,
+    });
     // The API and the OAuth server are not behind it.
     expect((await get('/api/v1/tasks', bearer('tasks'))).status).toBe(200);
     expect((await get('/.well-known/oauth-protected-resource/mcp/tasks')).status).toBe(200);
@@ -198,7 +230,12 @@ describe('the MCP guard', () => {
 });
 
 describe('sign-in routes and account pages', () => {
-  const post = (path: string, body: object) => fetch(`${stack.gateway}${path}`, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify(body) });
+  const post = (path: string, body: object) =>
+    fetch(`${stack.gateway}${path}`, {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json' },
+      body: JSON.stringify(body),
+    });
 
   it.each(SERVICES)('routes /account/%s and its assets to that service, under its strict CSP', async (svc) => {
     const page = await get(`/account/${svc}`);
@@ -211,7 +248,14 @@ describe('sign-in routes and account pages', () => {
   });
 
   it('routes /auth/<service>/ to that service, in its envelope, with a password set by the admin command from stdin', async () => {
-    const { accountId } = await stack.adminWithStdin('tasks', 'gateway password 1\n', 'create-account', '--email', 'gw-person@example.test', '--password-stdin');
+    const { accountId } = await stack.adminWithStdin(
+      'tasks',
+      'gateway password 1\n',
+      'create-account',
+      '--email',
+      'gw-person@example.test',
+      '--password-stdin',
+    );
     const login = await post('/auth/tasks/login', { email: 'gw-person@example.test', password: 'gateway password 1' });
     expect(login.status).toBe(200);
     expect(await login.json()).toEqual({ accountId, email: 'gw-person@example.test' });
@@ -220,9 +264,14 @@ describe('sign-in routes and account pages', () => {
     const me = await get('/auth/tasks/me', { Cookie: cookie.split(';')[0]! });
     expect(me.status).toBe(200);
     // The meetings account of the same email does not exist: each service has its own accounts.
-    const meetings = await post('/auth/meetings/login', { email: 'gw-person@example.test', password: 'gateway password 1' });
+    const meetings = await post('/auth/meetings/login', {
+      email: 'gw-person@example.test',
+      password: 'gateway password 1',
+    });
     expect(meetings.status).toBe(401);
-    expect(await meetings.json()).toEqual({ error: expect.objectContaining({ code: 'invalid_credentials', requestId: expect.any(String) }) });
+    expect(await meetings.json()).toEqual({
+      error: expect.objectContaining({ code: 'invalid_credentials', requestId: expect.any(String) }),
+    });
     // Run on their own (as compose and k8s run them) the services keep sign-up closed.
     const signup = await post('/auth/meetings/signup', { email: 'someone@example.test', password: 'long enough' });
     expect(signup.status).toBe(403);
@@ -232,7 +281,7 @@ describe('sign-in routes and account pages', () => {
     expect([204, 429]).toContain(clipboard.status);
   });
 
-  it('answers paths beside them with the gateway\'s JSON 404', async () => {
+  it("answers paths beside them with the gateway's JSON 404", async () => {
     for (const path of ['/auth/tasks', '/auth/nobody/login', '/account/taskss', '/account', '/auth/']) {
       const res = await get(path);
       expect(res.status).toBe(404);
@@ -242,14 +291,16 @@ describe('sign-in routes and account pages', () => {
 });
 
 describe('an upstream that is down', () => {
-  it('gives a JSON 502 in the service\'s envelope, not an HTML page', async () => {
+  it("gives a JSON 502 in the service's envelope, not an HTML page", async () => {
     for (const { name, envelope } of DECLARED) {
       await stack.stopService(name);
       const res = await get(homePath(name), bearer(name));
       expect(res.status).toBe(502);
       expect(res.headers.get('content-type')).toMatch(/application\/json/);
       expect(await res.json()).toEqual(
-        envelope === 'rich' ? { error: expect.objectContaining({ code: 'upstream_unavailable', requestId: expect.any(String) }) } : { error: expect.any(String) },
+        envelope === 'rich'
+          ? { error: expect.objectContaining({ code: 'upstream_unavailable', requestId: expect.any(String) }) }
+          : { error: expect.any(String) },
       );
     }
   });

@@ -14,7 +14,10 @@ afterAll(() => stack?.stop());
 const refused = (port: number) =>
   new Promise<boolean>((resolve) => {
     const socket = connect(port, '127.0.0.1');
-    socket.once('connect', () => { socket.destroy(); resolve(false); });
+    socket.once('connect', () => {
+      socket.destroy();
+      resolve(false);
+    });
     socket.once('error', () => resolve(true));
   });
 
@@ -24,7 +27,11 @@ describe('graceful shutdown on SIGTERM', () => {
     const { key } = await stack.admin('tasks', 'create-key', '--account', accountId);
     const headers = { Authorization: `Bearer ${key}`, 'Content-Type': 'application/json' };
     const base = `http://127.0.0.1:${stack.ports.tasks}`;
-    const created = await fetch(`${base}/api/v1/tasks`, { method: 'POST', headers, body: JSON.stringify({ title: 'before' }) });
+    const created = await fetch(`${base}/api/v1/tasks`, {
+      method: 'POST',
+      headers,
+      body: JSON.stringify({ title: 'before' }),
+    });
     const { item } = (await created.json()) as { item: { id: string } };
 
     // Hold the task's row lock so the PATCH below stays in flight.
@@ -32,7 +39,11 @@ describe('graceful shutdown on SIGTERM', () => {
     await blocker.connect();
     await blocker.query('begin');
     await blocker.query('select id from tasks.tasks where id = $1 for update', [item.id]);
-    const inFlight = fetch(`${base}/api/v1/tasks/${item.id}`, { method: 'PATCH', headers, body: JSON.stringify({ title: 'during shutdown' }) });
+    const inFlight = fetch(`${base}/api/v1/tasks/${item.id}`, {
+      method: 'PATCH',
+      headers,
+      body: JSON.stringify({ title: 'during shutdown' }),
+    });
     await new Promise((r) => setTimeout(r, 300));
 
     const service = stack.process('tasks');
@@ -57,13 +68,19 @@ describe('shutdown deadline', () => {
     const { key } = await stack.admin('meetings', 'create-key', '--account', accountId);
     const headers = { Authorization: `Bearer ${key}`, 'Content-Type': 'application/json' };
     const base = `http://127.0.0.1:${stack.ports.meetings}`;
-    const person = (await (await fetch(`${base}/api/people`, { method: 'POST', headers, body: JSON.stringify({ name: 'Ada' }) })).json()) as { id: string };
+    const person = (await (
+      await fetch(`${base}/api/people`, { method: 'POST', headers, body: JSON.stringify({ name: 'Ada' }) })
+    ).json()) as { id: string };
 
     const blocker = new pg.Client({ connectionString: stack.databaseUrl });
     await blocker.connect();
     await blocker.query('begin');
     await blocker.query('select id from meetings.people where id = $1 for update', [person.id]);
-    const stuck = fetch(`${base}/api/people/${person.id}`, { method: 'PATCH', headers, body: JSON.stringify({ name: 'Ada L.' }) }).catch((err: unknown) => err);
+    const stuck = fetch(`${base}/api/people/${person.id}`, {
+      method: 'PATCH',
+      headers,
+      body: JSON.stringify({ name: 'Ada L.' }),
+    }).catch((err: unknown) => err);
     await new Promise((r) => setTimeout(r, 300));
 
     const service = stack.process('meetings');
@@ -84,7 +101,9 @@ describe('shutdown deadline', () => {
 describe('configuration validated at start', () => {
   const run = (service: string, env: Record<string, string>) =>
     new Promise<{ code: number | null; stderr: string }>((resolve) => {
-      const child = spawn(process.execPath, serviceEntry(service, 'serve'), { env: { PATH: process.env.PATH!, ...env } });
+      const child = spawn(process.execPath, serviceEntry(service, 'serve'), {
+        env: { PATH: process.env.PATH!, ...env },
+      });
       let stderr = '';
       child.stderr.on('data', (c: Buffer) => (stderr += c.toString()));
       child.once('exit', (code) => resolve({ code, stderr }));
@@ -92,7 +111,11 @@ describe('configuration validated at start', () => {
 
   it.each([
     ['tasks', { DATABASE_URL: 'postgres://x@127.0.0.1:1/x', TASKS_PORT: 'abc' }, 'TASKS_PORT'],
-    ['meetings', { DATABASE_URL: 'postgres://x@127.0.0.1:1/x', RATE_LIMIT_READS_PER_MINUTE: '0' }, 'RATE_LIMIT_READS_PER_MINUTE'],
+    [
+      'meetings',
+      { DATABASE_URL: 'postgres://x@127.0.0.1:1/x', RATE_LIMIT_READS_PER_MINUTE: '0' },
+      'RATE_LIMIT_READS_PER_MINUTE',
+    ],
     ['clipboard', { DATABASE_URL: 'mysql://x@127.0.0.1:1/x' }, 'DATABASE_URL'],
     ['tasks', {}, 'DATABASE_URL'],
     ['meetings', { DATABASE_URL: 'postgres://x@127.0.0.1:1/x', ALLOWED_ORIGINS: 'not a url' }, 'ALLOWED_ORIGINS'],

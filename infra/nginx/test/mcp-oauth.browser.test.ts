@@ -6,7 +6,11 @@ import { createServer, type Server } from 'node:http';
 import { auth, type OAuthClientProvider } from '@modelcontextprotocol/sdk/client/auth.js';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import type { OAuthClientInformationMixed, OAuthClientMetadata, OAuthTokens } from '@modelcontextprotocol/sdk/shared/auth.js';
+import type {
+  OAuthClientInformationMixed,
+  OAuthClientMetadata,
+  OAuthTokens,
+} from '@modelcontextprotocol/sdk/shared/auth.js';
 import { findExecutable } from '@app/devstack';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { startStack, type Stack } from './stack.js';
@@ -39,7 +43,14 @@ class Assistant implements OAuthClientProvider {
     return callbackUrl;
   }
   get clientMetadata(): OAuthClientMetadata {
-    return { client_name: 'Test Assistant', redirect_uris: [callbackUrl], grant_types: ['authorization_code', 'refresh_token'], response_types: ['code'], token_endpoint_auth_method: 'none', scope: this.scope };
+    return {
+      client_name: 'Test Assistant',
+      redirect_uris: [callbackUrl],
+      grant_types: ['authorization_code', 'refresh_token'],
+      response_types: ['code'],
+      token_endpoint_auth_method: 'none',
+      scope: this.scope,
+    };
   }
   clientInformation() {
     return this.info;
@@ -68,7 +79,12 @@ const mcpUrl = () => `${stack.gateway}/mcp/tasks`;
 
 async function connect(assistant: Assistant): Promise<Client> {
   const client = new Client({ name: 'test-assistant', version: '1.0.0' });
-  await client.connect(new StreamableHTTPClientTransport(new URL(mcpUrl()), { authProvider: assistant, requestInit: { headers: { 'X-MCP-Toolsets': 'all' } } }));
+  await client.connect(
+    new StreamableHTTPClientTransport(new URL(mcpUrl()), {
+      authProvider: assistant,
+      requestInit: { headers: { 'X-MCP-Toolsets': 'all' } },
+    }),
+  );
   return client;
 }
 
@@ -76,12 +92,20 @@ async function connect(assistant: Assistant): Promise<Client> {
 const mcpStatus = (token: string, service = 'tasks') =>
   fetch(`${stack.gateway}/mcp/${service}`, {
     method: 'POST',
-    headers: { Authorization: `Bearer ${token}`, 'Content-Type': 'application/json', Accept: 'application/json, text/event-stream' },
+    headers: {
+      Authorization: `Bearer ${token}`,
+      'Content-Type': 'application/json',
+      Accept: 'application/json, text/event-stream',
+    },
     body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list' }),
   }).then((r) => r.status);
 
 async function tokenRequest(form: Record<string, string>): Promise<{ status: number; body: any }> {
-  const res = await fetch(`${stack.gateway}/oauth/tasks/token`, { method: 'POST', headers: { 'Content-Type': 'application/x-www-form-urlencoded' }, body: new URLSearchParams(form) });
+  const res = await fetch(`${stack.gateway}/oauth/tasks/token`, {
+    method: 'POST',
+    headers: { 'Content-Type': 'application/x-www-form-urlencoded' },
+    body: new URLSearchParams(form),
+  });
   return { status: res.status, body: await res.json() };
 }
 
@@ -91,17 +115,24 @@ async function authorizeInBrowser(assistant: Assistant, decision: 'Allow' | 'Den
   expect(await auth(assistant, { serverUrl: mcpUrl(), scope: assistant.scope })).toBe('REDIRECT');
   const before = arrivals.length;
   const response = await page.goto(assistant.authorizationUrl!.href);
-  transcript.push(`GET /oauth/tasks/authorize?client_id=…&code_challenge_method=S256&scope=${assistant.authorizationUrl!.searchParams.get('scope')} -> ${response?.status()}`);
+  transcript.push(
+    `GET /oauth/tasks/authorize?client_id=…&code_challenge_method=S256&scope=${assistant.authorizationUrl!.searchParams.get('scope')} -> ${response?.status()}`,
+  );
   if (await page.getByLabel('Password').isVisible()) {
     await page.getByLabel('Email').fill(email);
     await page.getByLabel('Password').fill(password);
     await page.getByRole('button', { name: 'Sign in' }).click();
-    transcript.push('POST /auth/tasks/login (the account page\'s own sign-in form) -> the authorize page reloads');
+    transcript.push("POST /auth/tasks/login (the account page's own sign-in form) -> the authorize page reloads");
   }
-  await page.getByRole('heading', { name: /Connect Test Assistant to your Tasks account/ }).waitFor({ timeout: 10_000 }).catch(async (err: unknown) => {
-    await page.screenshot({ path: SCREENSHOT.replace(/\.png$/, '-failed.png') });
-    throw new Error(`no consent page at ${page.url()}: ${await page.locator('#status').textContent()} (${String(err)})`);
-  });
+  await page
+    .getByRole('heading', { name: /Connect Test Assistant to your Tasks account/ })
+    .waitFor({ timeout: 10_000 })
+    .catch(async (err: unknown) => {
+      await page.screenshot({ path: SCREENSHOT.replace(/\.png$/, '-failed.png') });
+      throw new Error(
+        `no consent page at ${page.url()}: ${await page.locator('#status').textContent()} (${String(err)})`,
+      );
+    });
   await page.screenshot({ path: SCREENSHOT });
   await page.getByRole('button', { name: decision }).click();
   await page.waitForURL((url) => url.href.startsWith(callbackUrl));
@@ -114,8 +145,16 @@ async function authorizeInBrowser(assistant: Assistant, decision: 'Allow' | 'Den
 async function authorized(assistant: Assistant): Promise<OAuthTokens> {
   const arrived = await authorizeInBrowser(assistant, 'Allow');
   expect(arrived.searchParams.get('state')).toBe(assistant.authorizationUrl!.searchParams.get('state'));
-  expect(await auth(assistant, { serverUrl: mcpUrl(), scope: assistant.scope, authorizationCode: arrived.searchParams.get('code')! })).toBe('AUTHORIZED');
-  transcript.push(`POST /oauth/tasks/token grant_type=authorization_code -> 200 {access_token: oat_…, refresh_token: ort_…, expires_in: ${assistant.saved!.expires_in}, scope: ${assistant.saved!.scope}}`);
+  expect(
+    await auth(assistant, {
+      serverUrl: mcpUrl(),
+      scope: assistant.scope,
+      authorizationCode: arrived.searchParams.get('code')!,
+    }),
+  ).toBe('AUTHORIZED');
+  transcript.push(
+    `POST /oauth/tasks/token grant_type=authorization_code -> 200 {access_token: oat_…, refresh_token: ort_…, expires_in: ${assistant.saved!.expires_in}, scope: ${assistant.saved!.scope}}`,
+  );
   return assistant.saved!;
 }
 
@@ -135,7 +174,9 @@ beforeAll(async () => {
 }, 120_000);
 
 afterAll(async () => {
-  process.stdout.write(`\nOAuth flow through the gateway (secrets elided):\n${transcript.map((l) => `  ${l}`).join('\n')}\n`);
+  process.stdout.write(
+    `\nOAuth flow through the gateway (secrets elided):\n${transcript.map((l) => `  ${l}`).join('\n')}\n`,
+  );
   await browser?.close();
   await new Promise<void>((resolve) => (callback ? callback.close(() => resolve()) : resolve()));
   await stack?.stop();
@@ -144,7 +185,7 @@ afterAll(async () => {
 describe('connecting an assistant to tasks by URL alone (OAuth 2.1, consent in Chromium)', () => {
   const first = new Assistant('tasks:read');
 
-  it('signs in on the authorize page, consents, and gets a token that lists only the consented scope\'s tools', async () => {
+  it("signs in on the authorize page, consents, and gets a token that lists only the consented scope's tools", async () => {
     const tokens = await authorized(first);
     expect(tokens.access_token).toMatch(/^oat_/);
     expect(tokens.expires_in).toBeLessThanOrEqual(3600);
@@ -163,24 +204,41 @@ describe('connecting an assistant to tasks by URL alone (OAuth 2.1, consent in C
   it('rotates the refresh token, and a spent one used again ends the whole grant', async () => {
     const clientId = first.info!.client_id;
     const old = first.saved!;
-    const rotated = await tokenRequest({ grant_type: 'refresh_token', refresh_token: old.refresh_token!, client_id: clientId });
+    const rotated = await tokenRequest({
+      grant_type: 'refresh_token',
+      refresh_token: old.refresh_token!,
+      client_id: clientId,
+    });
     expect(rotated.status).toBe(200);
     expect(rotated.body.refresh_token).not.toBe(old.refresh_token);
     transcript.push('POST /oauth/tasks/token grant_type=refresh_token -> 200 (new access and refresh token)');
     expect(await mcpStatus(rotated.body.access_token)).toBe(200);
     // Within the 30 s grace window a second refresh (here two at once) gets the very same pair.
-    const again = await Promise.all([1, 2].map(() => tokenRequest({ grant_type: 'refresh_token', refresh_token: old.refresh_token!, client_id: clientId })));
+    const again = await Promise.all(
+      [1, 2].map(() =>
+        tokenRequest({ grant_type: 'refresh_token', refresh_token: old.refresh_token!, client_id: clientId }),
+      ),
+    );
     for (const r of again) {
       expect(r.status).toBe(200);
-      expect(r.body).toMatchObject({ access_token: rotated.body.access_token, refresh_token: rotated.body.refresh_token });
+      expect(r.body).toMatchObject({
+        access_token: rotated.body.access_token,
+        refresh_token: rotated.body.refresh_token,
+      });
       expect(r.body.expires_in).toBeGreaterThan(0);
     }
     // Past the window (moved back in the database rather than waited for), reuse ends the grant as before.
     const db = new pg.Client({ connectionString: stack.databaseUrl });
     await db.connect();
-    await db.query(`update tasks.oauth_tokens set revoked_at = now() - interval '31 seconds' where token_hash = $1`, [createHash('sha256').update(old.refresh_token!).digest()]);
+    await db.query(`update tasks.oauth_tokens set revoked_at = now() - interval '31 seconds' where token_hash = $1`, [
+      createHash('sha256').update(old.refresh_token!).digest(),
+    ]);
     await db.end();
-    const replay = await tokenRequest({ grant_type: 'refresh_token', refresh_token: old.refresh_token!, client_id: clientId });
+    const replay = await tokenRequest({
+      grant_type: 'refresh_token',
+      refresh_token: old.refresh_token!,
+      client_id: clientId,
+    });
     expect(replay).toMatchObject({ status: 400, body: { error: 'invalid_grant' } });
     transcript.push('POST /oauth/tasks/token with the spent refresh token -> 400 invalid_grant (the grant ends)');
     await expectRefusedSoon(rotated.body.access_token);
@@ -205,7 +263,15 @@ describe('connecting an assistant to tasks by URL alone (OAuth 2.1, consent in C
     await page.getByText('No app is connected.').waitFor();
     transcript.push('DELETE /auth/tasks/apps/{id} ("Disconnect" on /account/tasks) -> 200');
     await expectRefusedSoon(tokens.access_token);
-    expect((await tokenRequest({ grant_type: 'refresh_token', refresh_token: tokens.refresh_token!, client_id: second.info!.client_id })).body.error).toBe('invalid_grant');
+    expect(
+      (
+        await tokenRequest({
+          grant_type: 'refresh_token',
+          refresh_token: tokens.refresh_token!,
+          client_id: second.info!.client_id,
+        })
+      ).body.error,
+    ).toBe('invalid_grant');
   });
 
   it('revokes through the revocation endpoint', async () => {
@@ -225,13 +291,23 @@ describe('connecting an assistant to tasks by URL alone (OAuth 2.1, consent in C
     const bad = await fetch(`${stack.gateway}/oauth/tasks/register`, {
       method: 'POST',
       headers: { 'Content-Type': 'application/json' },
-      body: JSON.stringify({ client_name: 'Sneaky', redirect_uris: ['http://evil.example/cb'], token_endpoint_auth_method: 'none' }),
+      body: JSON.stringify({
+        client_name: 'Sneaky',
+        redirect_uris: ['http://evil.example/cb'],
+        token_endpoint_auth_method: 'none',
+      }),
     });
     expect(bad.status).toBe(400);
     expect((await bad.json()).error).toBe('invalid_client_metadata');
     const fourth = new Assistant('tasks:read');
     const arrived = await authorizeInBrowser(fourth, 'Allow');
-    const wrong = await tokenRequest({ grant_type: 'authorization_code', code: arrived.searchParams.get('code')!, code_verifier: 'x'.repeat(43), redirect_uri: callbackUrl, client_id: fourth.info!.client_id });
+    const wrong = await tokenRequest({
+      grant_type: 'authorization_code',
+      code: arrived.searchParams.get('code')!,
+      code_verifier: 'x'.repeat(43),
+      redirect_uri: callbackUrl,
+      client_id: fourth.info!.client_id,
+    });
     expect(wrong).toMatchObject({ status: 400, body: { error: 'invalid_grant' } });
   });
 });

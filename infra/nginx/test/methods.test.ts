@@ -14,9 +14,16 @@ const documented = {} as Record<Service, Map<string, string[]>>;
 beforeAll(async () => {
   stack = await startStack();
   for (const svc of SERVICES) {
-    const doc = (await (await fetch(`${stack.gateway}/openapi/${svc}.json`)).json()) as { paths: Record<string, Record<string, unknown>> };
+    const doc = (await (await fetch(`${stack.gateway}/openapi/${svc}.json`)).json()) as {
+      paths: Record<string, Record<string, unknown>>;
+    };
     documented[svc] = new Map(
-      Object.entries(doc.paths).map(([path, item]) => [path, Object.keys(item).filter((k) => ['get', 'put', 'post', 'delete', 'patch'].includes(k)).map((k) => k.toUpperCase())]),
+      Object.entries(doc.paths).map(([path, item]) => [
+        path,
+        Object.keys(item)
+          .filter((k) => ['get', 'put', 'post', 'delete', 'patch'].includes(k))
+          .map((k) => k.toUpperCase()),
+      ]),
     );
   }
 }, 60000);
@@ -41,7 +48,9 @@ function raw(method: string, target: string, headers: Record<string, string> = {
       const end = text.indexOf('\r\n\r\n');
       if (end < 0) return undefined;
       const [statusLine = '', ...lines] = text.slice(0, end).split('\r\n');
-      const headers = Object.fromEntries(lines.map((l) => [l.slice(0, l.indexOf(':')).toLowerCase(), l.slice(l.indexOf(':') + 1).trim()]));
+      const headers = Object.fromEntries(
+        lines.map((l) => [l.slice(0, l.indexOf(':')).toLowerCase(), l.slice(l.indexOf(':') + 1).trim()]),
+      );
       const status = Number(statusLine.split(' ')[1]);
       let body = text.slice(end + 4);
       if (headers['transfer-encoding'] === 'chunked') {
@@ -75,8 +84,16 @@ function raw(method: string, target: string, headers: Record<string, string> = {
       done();
     });
     socket.on('error', reject);
-    socket.on('close', () => done() || reject(new Error(`${method} ${target}: connection closed before a whole answer`)));
-    const lines = [`${method} ${target} HTTP/1.1`, 'Host: 127.0.0.1', 'Connection: close', ...Object.entries(headers).map(([k, v]) => `${k}: ${v}`)];
+    socket.on(
+      'close',
+      () => done() || reject(new Error(`${method} ${target}: connection closed before a whole answer`)),
+    );
+    const lines = [
+      `${method} ${target} HTTP/1.1`,
+      'Host: 127.0.0.1',
+      'Connection: close',
+      ...Object.entries(headers).map(([k, v]) => `${k}: ${v}`),
+    ];
     socket.write(`${lines.join('\r\n')}\r\n\r\n`);
   });
 }
@@ -86,13 +103,23 @@ function expectEnvelope(service: Service | undefined, res: RawResponse, code: st
   expect(res.headers['content-type']).toMatch(/^application\/json/);
   const body = JSON.parse(res.body) as { error: unknown };
   if (service && declared(service).envelope === 'simple') expect(body).toEqual({ error: expect.any(String) });
-  else expect(body).toEqual({ error: expect.objectContaining({ code, message: expect.any(String), requestId: expect.any(String) }) });
+  else
+    expect(body).toEqual({
+      error: expect.objectContaining({ code, message: expect.any(String), requestId: expect.any(String) }),
+    });
 }
 
-const allowOf = (res: RawResponse) => new Set((res.headers.allow ?? '').split(',').map((m) => m.trim()).filter(Boolean));
+const allowOf = (res: RawResponse) =>
+  new Set(
+    (res.headers.allow ?? '')
+      .split(',')
+      .map((m) => m.trim())
+      .filter(Boolean),
+  );
 
 /** The methods a path answers: its document's, HEAD with GET, and OPTIONS. */
-const expectedAllow = (methods: string[]) => new Set([...methods, ...(methods.includes('GET') ? ['HEAD'] : []), 'OPTIONS']);
+const expectedAllow = (methods: string[]) =>
+  new Set([...methods, ...(methods.includes('GET') ? ['HEAD'] : []), 'OPTIONS']);
 
 /** Every documented path of a service that lies in one of its declared families, `{x}` filled in. */
 function familyPaths(service: Service): Array<[string, string[]]> {
@@ -104,31 +131,39 @@ function familyPaths(service: Service): Array<[string, string[]]> {
 
 describe('a method a path does not have', () => {
   // TRACE and CONNECT nginx refuses itself; FOO no service's HTTP parser knows; PROPFIND one does.
-  it.each(SERVICES)('is a JSON 405 in the %s envelope with Allow naming the path\'s own methods, on every path of its families', async (svc) => {
-    const paths = familyPaths(svc);
-    expect(paths.length).toBeGreaterThan(0);
-    for (const [path, methods] of paths) {
-      for (const method of ['TRACE', 'CONNECT', 'FOO', 'PROPFIND']) {
-        const res = await raw(method, path);
-        expect(`${method} ${path} ${res.status}`).toBe(`${method} ${path} 405`);
-        expectEnvelope(svc, res, 'method_not_allowed');
-        expect([method, path, allowOf(res)]).toEqual([method, path, expectedAllow(methods)]);
+  it.each(SERVICES)(
+    "is a JSON 405 in the %s envelope with Allow naming the path's own methods, on every path of its families",
+    async (svc) => {
+      const paths = familyPaths(svc);
+      expect(paths.length).toBeGreaterThan(0);
+      for (const [path, methods] of paths) {
+        for (const method of ['TRACE', 'CONNECT', 'FOO', 'PROPFIND']) {
+          const res = await raw(method, path);
+          expect(`${method} ${path} ${res.status}`).toBe(`${method} ${path} 405`);
+          expectEnvelope(svc, res, 'method_not_allowed');
+          expect([method, path, allowOf(res)]).toEqual([method, path, expectedAllow(methods)]);
+        }
       }
-    }
-  }, 120000);
+    },
+    120000,
+  );
 
-  it.each(SERVICES)('on a documented %s path is a 405 naming that path\'s methods, not those of a neighbouring /{id} route', async (svc) => {
-    for (const [path, methods] of familyPaths(svc)) {
-      const missing = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'].find((m) => !methods.includes(m));
-      if (!missing) continue;
-      const res = await raw(missing, path, { 'Content-Length': '0' });
-      expect(`${missing} ${path} ${res.status}`).toBe(`${missing} ${path} 405`);
-      expectEnvelope(svc, res, 'method_not_allowed');
-      expect([missing, path, allowOf(res)]).toEqual([missing, path, expectedAllow(methods)]);
-    }
-  }, 120000);
+  it.each(SERVICES)(
+    "on a documented %s path is a 405 naming that path's methods, not those of a neighbouring /{id} route",
+    async (svc) => {
+      for (const [path, methods] of familyPaths(svc)) {
+        const missing = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'].find((m) => !methods.includes(m));
+        if (!missing) continue;
+        const res = await raw(missing, path, { 'Content-Length': '0' });
+        expect(`${missing} ${path} ${res.status}`).toBe(`${missing} ${path} 405`);
+        expectEnvelope(svc, res, 'method_not_allowed');
+        expect([missing, path, allowOf(res)]).toEqual([missing, path, expectedAllow(methods)]);
+      }
+    },
+    120000,
+  );
 
-  it('on the gateway\'s own /docs page is a JSON 405 with Allow: GET, HEAD', async () => {
+  it("on the gateway's own /docs page is a JSON 405 with Allow: GET, HEAD", async () => {
     for (const method of ['TRACE', 'POST', 'FOO']) {
       const res = await raw(method, '/docs', { 'Content-Length': '0' });
       expect(res.status).toBe(405);
@@ -137,7 +172,7 @@ describe('a method a path does not have', () => {
     }
   });
 
-  it('on a path of no service is the gateway\'s JSON 404', async () => {
+  it("on a path of no service is the gateway's JSON 404", async () => {
     for (const method of ['TRACE', 'FOO', 'PUT']) {
       const res = await raw(method, '/nothing/here', { 'Content-Length': '0' });
       expect(res.status).toBe(404);
@@ -147,7 +182,7 @@ describe('a method a path does not have', () => {
 });
 
 describe('OPTIONS without a CORS preflight', () => {
-  it.each(SERVICES)('answers each %s path with an Allow of that path\'s own methods', async (svc) => {
+  it.each(SERVICES)("answers each %s path with an Allow of that path's own methods", async (svc) => {
     for (const [path, methods] of familyPaths(svc)) {
       const res = await raw('OPTIONS', path);
       expect(`${path} ${res.status}`).toBe(`${path} 204`);
@@ -158,7 +193,10 @@ describe('OPTIONS without a CORS preflight', () => {
   it('leaves CORS preflights as they were: 204 with the CORS headers', async () => {
     for (const svc of SERVICES) {
       const [path] = familyPaths(svc)[0]!;
-      const res = await raw('OPTIONS', path, { Origin: 'https://elsewhere.example', 'Access-Control-Request-Method': 'POST' });
+      const res = await raw('OPTIONS', path, {
+        Origin: 'https://elsewhere.example',
+        'Access-Control-Request-Method': 'POST',
+      });
       expect(res.status).toBe(204);
       expect(res.headers['access-control-allow-origin']).toBe('*');
       expect(res.headers['access-control-allow-methods']).toContain('POST');
@@ -168,30 +206,42 @@ describe('OPTIONS without a CORS preflight', () => {
 
 /** Paths of each service's every kind of gateway location: its families, sign-in, account page, reference, document. */
 function locationPaths(service: Service): string[] {
-  return [...declared(service).paths.families, `/auth/${service}/me`, `/account/${service}`, `/docs/${service}`, `/openapi/${service}.json`];
+  return [
+    ...declared(service).paths.families,
+    `/auth/${service}/me`,
+    `/account/${service}`,
+    `/docs/${service}`,
+    `/openapi/${service}.json`,
+  ];
 }
 
-describe('the gateway\'s own errors', () => {
-  it.each(SERVICES)('are in the %s envelope on its paths: 400 for %%00, 414 for a URI past 8 KB, 413 for a body past the gateway\'s limit', async (svc) => {
-    for (const path of locationPaths(svc)) {
-      // Below the path (its document's path has nothing below it: that is no service's).
-      if (!path.startsWith('/openapi/')) {
-        const nul = await raw('GET', `${path}/%00`);
-        expect(`${path} ${nul.status}`).toBe(`${path} 400`);
-        expectEnvelope(svc, nul, 'bad_request');
+describe("the gateway's own errors", () => {
+  it.each(SERVICES)(
+    "are in the %s envelope on its paths: 400 for %%00, 414 for a URI past 8 KB, 413 for a body past the gateway's limit",
+    async (svc) => {
+      for (const path of locationPaths(svc)) {
+        // Below the path (its document's path has nothing below it: that is no service's).
+        if (!path.startsWith('/openapi/')) {
+          const nul = await raw('GET', `${path}/%00`);
+          expect(`${path} ${nul.status}`).toBe(`${path} 400`);
+          expectEnvelope(svc, nul, 'bad_request');
+        }
+        for (const length of [9000, 20000]) {
+          const long = await raw('GET', `${path}?q=${'a'.repeat(length)}`);
+          expect(`${path} ${length} ${long.status}`).toBe(`${path} ${length} 414`);
+          expectEnvelope(svc, long, 'uri_too_long');
+        }
+        const big = await raw('POST', path, {
+          'Content-Length': String(3 * 1024 * 1024),
+          'Content-Type': 'application/json',
+        });
+        expect(`${path} ${big.status}`).toBe(`${path} 413`);
+        expectEnvelope(svc, big, 'payload_too_large');
       }
-      for (const length of [9000, 20000]) {
-        const long = await raw('GET', `${path}?q=${'a'.repeat(length)}`);
-        expect(`${path} ${length} ${long.status}`).toBe(`${path} ${length} 414`);
-        expectEnvelope(svc, long, 'uri_too_long');
-      }
-      const big = await raw('POST', path, { 'Content-Length': String(3 * 1024 * 1024), 'Content-Type': 'application/json' });
-      expect(`${path} ${big.status}`).toBe(`${path} 413`);
-      expectEnvelope(svc, big, 'payload_too_large');
-    }
-  });
+    },
+  );
 
-  it('accept a URI of 8 KB (a long cursor is the service\'s to judge)', async () => {
+  it("accept a URI of 8 KB (a long cursor is the service's to judge)", async () => {
     for (const svc of SERVICES) {
       const path = declared(svc).paths.families[0]!;
       const prefix = `${path}?cursor=`;

@@ -33,14 +33,18 @@ function sh(cmd: string, args: string[], cwd: string, env: NodeJS.ProcessEnv = E
     child.stdout.on('data', (d: Buffer) => (out += d.toString()));
     child.stderr.on('data', (d: Buffer) => (out += d.toString()));
     child.on('error', reject);
-    child.on('close', (code) => (code === 0 ? resolve(out) : reject(new Error(`${cmd} ${args.join(' ')} exited ${code}:\n${out.slice(-4000)}`))));
+    child.on('close', (code) =>
+      code === 0 ? resolve(out) : reject(new Error(`${cmd} ${args.join(' ')} exited ${code}:\n${out.slice(-4000)}`)),
+    );
   });
 }
 
 /** What the test uses of the copy's dev stack, whose services are four. */
 interface CopiedDevstack {
   SERVICES: readonly string[];
-  startProduct(o: Omit<ProductOptions, 'serviceEnv'> & { serviceEnv: Record<string, Record<string, string>> }): Promise<Pick<RunningProduct, 'gateway' | 'stop'>>;
+  startProduct(
+    o: Omit<ProductOptions, 'serviceEnv'> & { serviceEnv: Record<string, Record<string, string>> },
+  ): Promise<Pick<RunningProduct, 'gateway' | 'stop'>>;
   adminCommand(service: string, databaseUrl: string, ...argv: string[]): Promise<Record<string, any>>;
 }
 
@@ -68,7 +72,9 @@ let changed: string[] = [];
 beforeAll(async () => {
   copy = mkdtempSync(join(tmpdir(), 'new-service-'));
   // The repository as committed, with what is not yet committed (no build outputs, no node_modules).
-  for (const path of (await sh('git', ['ls-files', '-co', '--exclude-standard', '-z'], repoRoot)).split('\0').filter(Boolean)) {
+  for (const path of (await sh('git', ['ls-files', '-co', '--exclude-standard', '-z'], repoRoot))
+    .split('\0')
+    .filter(Boolean)) {
     if (!existsSync(join(repoRoot, path))) continue; // deleted, not yet committed
     mkdirSync(dirname(join(copy, path)), { recursive: true });
     copyFileSync(join(repoRoot, path), join(copy, path));
@@ -80,12 +86,19 @@ beforeAll(async () => {
   }
   const pnpm = join(repoRoot, 'node_modules', '.bin', 'pnpm');
   await sh(pnpm, ['install', '--offline', '--frozen-lockfile', '--reporter=append-only'], copy);
-  const git = (...args: string[]) => sh('git', ['-c', 'user.name=test', '-c', 'user.email=test@example.test', ...args], copy);
+  const git = (...args: string[]) =>
+    sh('git', ['-c', 'user.name=test', '-c', 'user.email=test@example.test', ...args], copy);
   await git('init', '-q');
   await git('add', '-A');
   await git('commit', '-qm', 'before new-service');
-  made = await sh('npm', ['run', 'new-service', '--', 'bookmarks'], copy, { ...ENV, npm_config_update_notifier: 'false' });
-  changed = (await git('status', '--porcelain', '--untracked-files=all')).split('\n').filter(Boolean).map((line) => line.slice(3));
+  made = await sh('npm', ['run', 'new-service', '--', 'bookmarks'], copy, {
+    ...ENV,
+    npm_config_update_notifier: 'false',
+  });
+  changed = (await git('status', '--porcelain', '--untracked-files=all'))
+    .split('\n')
+    .filter(Boolean)
+    .map((line) => line.slice(3));
 }, 480_000);
 afterAll(() => rmSync(copy, { recursive: true, force: true }));
 
@@ -99,9 +112,21 @@ describe('npm run new-service -- bookmarks', () => {
         outside.map((path) => `  ${path} (${TOOL_WRITTEN[path] ?? 'generated'})\n`).join(''),
     );
     expect(byHand).toEqual([]);
-    expect(outside).toEqual(expect.arrayContaining(['infra/nginx/templates/gateway.conf.template', 'docker-compose.yml', 'infra/k8s/base/bookmarks.yaml', '.github/workflows/ci.yml']));
+    expect(outside).toEqual(
+      expect.arrayContaining([
+        'infra/nginx/templates/gateway.conf.template',
+        'docker-compose.yml',
+        'infra/k8s/base/bookmarks.yaml',
+        '.github/workflows/ci.yml',
+      ]),
+    );
     // Its port is written in its declaration alone (the generated Dockerfile takes it from there).
-    const ownFiles = changed.filter((path) => path.startsWith('apps/bookmarks/') && path !== 'apps/bookmarks/src/service.ts' && !GENERATED.test(firstLine(path)));
+    const ownFiles = changed.filter(
+      (path) =>
+        path.startsWith('apps/bookmarks/') &&
+        path !== 'apps/bookmarks/src/service.ts' &&
+        !GENERATED.test(firstLine(path)),
+    );
     expect(ownFiles.filter((path) => readFileSync(join(copy, path), 'utf8').includes('3004'))).toEqual([]);
   });
 
@@ -112,13 +137,24 @@ describe('npm run new-service -- bookmarks', () => {
       DATABASE_URL: process.env.TEST_DATABASE_URL,
       REDIS_URL: process.env.TEST_REDIS_URL,
     });
-    const results = JSON.parse(out.slice(out.indexOf('{'))) as { numPassedTests: number; numFailedTests: number; testResults: Array<{ name: string }> };
-    process.stdout.write(`new-service: bookmarks' suites in the copy: ${results.numPassedTests} passed, ${results.numFailedTests} failed\n`);
+    const results = JSON.parse(out.slice(out.indexOf('{'))) as {
+      numPassedTests: number;
+      numFailedTests: number;
+      testResults: Array<{ name: string }>;
+    };
+    process.stdout.write(
+      `new-service: bookmarks' suites in the copy: ${results.numPassedTests} passed, ${results.numFailedTests} failed\n`,
+    );
     expect(results.numFailedTests).toBe(0);
-    expect(results.testResults.map((r) => r.name.slice(app.length + 1)).sort()).toEqual(['test/bookmarks.api.test.ts', 'test/bookmarks.stream.test.ts', 'test/error-catalog.test.ts', 'test/platform.test.ts']);
+    expect(results.testResults.map((r) => r.name.slice(app.length + 1)).sort()).toEqual([
+      'test/bookmarks.api.test.ts',
+      'test/bookmarks.stream.test.ts',
+      'test/error-catalog.test.ts',
+      'test/platform.test.ts',
+    ]);
   }, 240_000);
 
-  it('is served by the copy\'s product through its gateway: the API, its document, its changes feed and its MCP tools', async () => {
+  it("is served by the copy's product through its gateway: the API, its document, its changes feed and its MCP tools", async () => {
     // The copy's dev stack: its repository root, its SERVICES (four now) and its gateway template.
     // eslint-disable-next-line @typescript-eslint/no-require-imports -- the copy's build, found at run time
     const devstack = require(join(copy, 'packages', 'devstack', 'dist', 'index.js')) as CopiedDevstack;
@@ -136,22 +172,47 @@ describe('npm run new-service -- bookmarks', () => {
     });
     try {
       const gateway = product.gateway!;
-      const { accountId } = await devstack.adminCommand('bookmarks', databaseUrl, 'create-account', '--email', 'new-service@example.test');
-      const { key } = await devstack.adminCommand('bookmarks', databaseUrl, 'create-key', '--account', accountId as string);
+      const { accountId } = await devstack.adminCommand(
+        'bookmarks',
+        databaseUrl,
+        'create-account',
+        '--email',
+        'new-service@example.test',
+      );
+      const { key } = await devstack.adminCommand(
+        'bookmarks',
+        databaseUrl,
+        'create-key',
+        '--account',
+        accountId as string,
+      );
       const headers = { Authorization: `Bearer ${key as string}`, 'Content-Type': 'application/json' };
-      const created = await fetch(`${gateway}/api/bookmarks`, { method: 'POST', headers, body: JSON.stringify({ title: 'Docs', url: 'https://example.com/docs' }) });
+      const created = await fetch(`${gateway}/api/bookmarks`, {
+        method: 'POST',
+        headers,
+        body: JSON.stringify({ title: 'Docs', url: 'https://example.com/docs' }),
+      });
       expect(created.status).toBe(201);
       const bookmark = (await created.json()) as { id: string };
       expect(await (await fetch(`${gateway}/api/bookmarks/${bookmark.id}`, { headers })).json()).toEqual(bookmark);
-      expect(((await (await fetch(`${gateway}/api/bookmarks/changes`, { headers })).json()) as { changes: unknown[] }).changes).toEqual([{ type: 'upsert', id: bookmark.id, item: bookmark }]);
+      expect(
+        ((await (await fetch(`${gateway}/api/bookmarks/changes`, { headers })).json()) as { changes: unknown[] })
+          .changes,
+      ).toEqual([{ type: 'upsert', id: bookmark.id, item: bookmark }]);
       const document = (await (await fetch(`${gateway}/openapi/bookmarks.json`)).json()) as { info: { title: string } };
       expect(document.info.title).toBe('Bookmarks API');
       const unknown = await fetch(`${gateway}/api/bookmarks-elsewhere`, { headers });
       expect(unknown.status).toBe(404);
       const client = new Client({ name: 'new-service-test', version: '1.0.0' });
-      await client.connect(new StreamableHTTPClientTransport(new URL(`${gateway}/mcp/bookmarks`), { requestInit: { headers: { Authorization: headers.Authorization } } }));
+      await client.connect(
+        new StreamableHTTPClientTransport(new URL(`${gateway}/mcp/bookmarks`), {
+          requestInit: { headers: { Authorization: headers.Authorization } },
+        }),
+      );
       try {
-        expect((await client.listTools()).tools.map((t) => t.name)).toEqual(expect.arrayContaining(['find_bookmarks', 'change_bookmarks']));
+        expect((await client.listTools()).tools.map((t) => t.name)).toEqual(
+          expect.arrayContaining(['find_bookmarks', 'change_bookmarks']),
+        );
       } finally {
         await client.close();
       }
@@ -167,18 +228,37 @@ describe('npm run new-service -- bookmarks', () => {
     expect(out).toContain('lint: no findings');
   }, 1_200_000);
 
-  it.each(GATEWAY_SUITES)('passes the gateway suite $suite in the copy, with bookmarks in it', async ({ suite, only }) => {
-    const gateway = join(copy, 'infra', 'nginx');
-    // The results go to a file: the suites print to stdout too (a table, a round trip).
-    const output = join(copy, `results-${suite.replace(/\W/g, '-')}.json`);
-    const env = { ...ENV, DATABASE_URL: process.env.TEST_DATABASE_URL, REDIS_URL: process.env.TEST_REDIS_URL };
-    const ran = await sh(join(gateway, 'node_modules', '.bin', 'jest'), ['--json', `--outputFile=${output}`, suite, ...(only ? ['-t', only] : [])], gateway, env).catch((err: Error) => err);
-    if (!existsSync(output)) throw ran instanceof Error ? ran : new Error(`${suite}: no results`);
-    const results = JSON.parse(readFileSync(output, 'utf8')) as { numPassedTests: number; numFailedTests: number; testResults: Array<{ assertionResults: Array<{ fullName: string; status: string }> }> };
-    const names = results.testResults.flatMap((r) => r.assertionResults.filter((a) => a.status === 'passed').map((a) => a.fullName));
-    const failed = results.testResults.flatMap((r) => r.assertionResults.filter((a) => a.status === 'failed').map((a) => a.fullName));
-    process.stdout.write(`new-service: ${suite} in the copy: ${results.numPassedTests} passed (${names.filter((n) => n.includes('bookmarks')).length} naming bookmarks), ${results.numFailedTests} failed${failed.map((n) => `\n  failed: ${n}`).join('')}\n`);
-    expect(results.numFailedTests).toBe(0);
-    expect(results.numPassedTests).toBeGreaterThan(0);
-  }, 600_000);
+  it.each(GATEWAY_SUITES)(
+    'passes the gateway suite $suite in the copy, with bookmarks in it',
+    async ({ suite, only }) => {
+      const gateway = join(copy, 'infra', 'nginx');
+      // The results go to a file: the suites print to stdout too (a table, a round trip).
+      const output = join(copy, `results-${suite.replace(/\W/g, '-')}.json`);
+      const env = { ...ENV, DATABASE_URL: process.env.TEST_DATABASE_URL, REDIS_URL: process.env.TEST_REDIS_URL };
+      const ran = await sh(
+        join(gateway, 'node_modules', '.bin', 'jest'),
+        ['--json', `--outputFile=${output}`, suite, ...(only ? ['-t', only] : [])],
+        gateway,
+        env,
+      ).catch((err: Error) => err);
+      if (!existsSync(output)) throw ran instanceof Error ? ran : new Error(`${suite}: no results`);
+      const results = JSON.parse(readFileSync(output, 'utf8')) as {
+        numPassedTests: number;
+        numFailedTests: number;
+        testResults: Array<{ assertionResults: Array<{ fullName: string; status: string }> }>;
+      };
+      const names = results.testResults.flatMap((r) =>
+        r.assertionResults.filter((a) => a.status === 'passed').map((a) => a.fullName),
+      );
+      const failed = results.testResults.flatMap((r) =>
+        r.assertionResults.filter((a) => a.status === 'failed').map((a) => a.fullName),
+      );
+      process.stdout.write(
+        `new-service: ${suite} in the copy: ${results.numPassedTests} passed (${names.filter((n) => n.includes('bookmarks')).length} naming bookmarks), ${results.numFailedTests} failed${failed.map((n) => `\n  failed: ${n}`).join('')}\n`,
+      );
+      expect(results.numFailedTests).toBe(0);
+      expect(results.numPassedTests).toBeGreaterThan(0);
+    },
+    600_000,
+  );
 });

@@ -38,19 +38,37 @@ afterAll(async () => {
 
 let serial = 0;
 /** Serves a client's document under a path of its own; `fields` change or add to the usual ones. */
-function publish(fields: Record<string, unknown> = {}, headers: Record<string, string> = { 'Cache-Control': 'max-age=60' }): string {
+function publish(
+  fields: Record<string, unknown> = {},
+  headers: Record<string, string> = { 'Cache-Control': 'max-age=60' },
+): string {
   const path = `/clients/${++serial}.json`;
   const url = `${docsOrigin}${path}`;
-  served.set(path, { body: JSON.stringify({ client_id: url, client_name: 'Metadata Assistant', redirect_uris: [REDIRECT], token_endpoint_auth_method: 'none', ...fields }), headers });
+  served.set(path, {
+    body: JSON.stringify({
+      client_id: url,
+      client_name: 'Metadata Assistant',
+      redirect_uris: [REDIRECT],
+      token_endpoint_auth_method: 'none',
+      ...fields,
+    }),
+    headers,
+  });
   return url;
 }
 const fetchesOf = (url: string) => fetches.get(new URL(url).pathname) ?? 0;
 
 async function signedIn(service: Service = 'tasks'): Promise<string> {
-  const { accountId } = await stack.admin(service, 'create-account', '--email', `cimd-${Math.random().toString(36).slice(2)}@example.test`);
+  const { accountId } = await stack.admin(
+    service,
+    'create-account',
+    '--email',
+    `cimd-${Math.random().toString(36).slice(2)}@example.test`,
+  );
   return (await stack.admin(service, 'create-session', '--account', accountId)).cookie as string;
 }
-const asClient = (clientId: string, service: Service = 'tasks', redirectUri = REDIRECT) => oauthClient(stack.gateway, service, fetch, { clientId, redirectUri });
+const asClient = (clientId: string, service: Service = 'tasks', redirectUri = REDIRECT) =>
+  oauthClient(stack.gateway, service, fetch, { clientId, redirectUri });
 
 it('is advertised in the authorization server metadata', async () => {
   const metadata = await (await fetch(`${stack.gateway}/.well-known/oauth-authorization-server/oauth/tasks`)).json();
@@ -63,19 +81,31 @@ it('signs an assistant in by its document: consent naming it and its host, code,
   const cookie = await signedIn();
   const { code, verifier, consentHtml } = await client.consent(cookie);
   expect(consentHtml).toContain(`Connect Metadata Assistant (${new URL(docsOrigin).host}) to your Tasks account?`);
-  const tokens = await client.token({ grant_type: 'authorization_code', code, code_verifier: verifier, redirect_uri: REDIRECT });
+  const tokens = await client.token({
+    grant_type: 'authorization_code',
+    code,
+    code_verifier: verifier,
+    redirect_uri: REDIRECT,
+  });
   expect(tokens.status).toBe(200);
 
   const assistant = new Client({ name: 'cimd-assistant', version: '1.0.0' });
-  await assistant.connect(new StreamableHTTPClientTransport(new URL(`${stack.gateway}/mcp/tasks?toolsets=all`), {
-    requestInit: { headers: { Authorization: `Bearer ${tokens.body.access_token as string}` } },
-  }));
+  await assistant.connect(
+    new StreamableHTTPClientTransport(new URL(`${stack.gateway}/mcp/tasks?toolsets=all`), {
+      requestInit: { headers: { Authorization: `Bearer ${tokens.body.access_token as string}` } },
+    }),
+  );
   expect((await assistant.listTools()).tools.map((t) => t.name)).toContain('listTasks');
   await assistant.close();
 
-  const refreshed = await client.token({ grant_type: 'refresh_token', refresh_token: tokens.body.refresh_token as string });
+  const refreshed = await client.token({
+    grant_type: 'refresh_token',
+    refresh_token: tokens.body.refresh_token as string,
+  });
   expect(refreshed.status).toBe(200);
-  const apps = (await (await fetch(`${stack.gateway}/auth/tasks/apps`, { headers: { Cookie: cookie } })).json()) as { items: Array<{ clientId: string; clientName: string }> };
+  const apps = (await (await fetch(`${stack.gateway}/auth/tasks/apps`, { headers: { Cookie: cookie } })).json()) as {
+    items: Array<{ clientId: string; clientName: string }>;
+  };
   expect(apps.items).toEqual([expect.objectContaining({ clientId, clientName: 'Metadata Assistant' })]);
 });
 
@@ -90,7 +120,9 @@ it('uses a fetched document while its max-age holds, and fetches a no-store one 
 });
 
 it('refuses a redirect_uri the document does not list, on a page that redirects nowhere', async () => {
-  const answer = await (await asClient(publish(), 'tasks', 'http://127.0.0.1:9/elsewhere')).authorize({}, await signedIn());
+  const answer = await (
+    await asClient(publish(), 'tasks', 'http://127.0.0.1:9/elsewhere')
+  ).authorize({}, await signedIn());
   expect(answer.status).toBe(400);
   expect(answer.location).toBeNull();
   expect(answer.html).toContain('Unregistered redirect_uri');
@@ -122,13 +154,22 @@ it.each<[string, () => string, Service?]>([
   ['with an https-less redirect_uri', () => publish({ redirect_uris: ['http://example.test/cb'] })],
   ['missing (404)', () => `${docsOrigin}/clients/none.json`],
   ['unreachable', () => 'http://127.0.0.1:9/client.json'],
-  ['plain http on loopback without OAUTH_CIMD_ALLOW_PRIVATE (WEBHOOK_ALLOW_PRIVATE=1 does not allow it)', () => publish(), 'meetings'],
+  [
+    'plain http on loopback without OAUTH_CIMD_ALLOW_PRIVATE (WEBHOOK_ALLOW_PRIVATE=1 does not allow it)',
+    () => publish(),
+    'meetings',
+  ],
   ['on a private address without OAUTH_CIMD_ALLOW_PRIVATE', () => 'https://127.0.0.1:9/client.json', 'meetings'],
-])('refuses a document %s with a 400 page showing the one generic message, redirecting nowhere', async (_name, url, service = 'tasks') => {
-  const html = await refusal(url(), service);
-  expect(html).toContain(REFUSED);
-  expect(html).not.toMatch(/ECONNREFUSED|5120|HTTP 404|WEBHOOK_ALLOW_PRIVATE|OAUTH_CIMD_ALLOW_PRIVATE|client_secret_basic|example\.test\/cb/);
-});
+])(
+  'refuses a document %s with a 400 page showing the one generic message, redirecting nowhere',
+  async (_name, url, service = 'tasks') => {
+    const html = await refusal(url(), service);
+    expect(html).toContain(REFUSED);
+    expect(html).not.toMatch(
+      /ECONNREFUSED|5120|HTTP 404|WEBHOOK_ALLOW_PRIVATE|OAUTH_CIMD_ALLOW_PRIVATE|client_secret_basic|example\.test\/cb/,
+    );
+  },
+);
 
 it('shows the identical page for a closed port and for a document that said something wrong', async () => {
   const closedPort = await refusal('http://127.0.0.1:9/client.json');
@@ -142,7 +183,12 @@ it('answers the token endpoint with the same message in its JSON error', async (
   const res = await fetch(`${stack.gateway}/oauth/meetings/token`, {
     method: 'POST',
     headers: { 'Content-Type': 'application/x-www-form-urlencoded' },
-    body: new URLSearchParams({ grant_type: 'authorization_code', client_id: publish(), code: 'x', code_verifier: 'y'.repeat(43) }),
+    body: new URLSearchParams({
+      grant_type: 'authorization_code',
+      client_id: publish(),
+      code: 'x',
+      code_verifier: 'y'.repeat(43),
+    }),
   });
   expect(res.status).toBe(400);
   expect(await res.json()).toEqual({ error: 'invalid_client', error_description: REFUSED });

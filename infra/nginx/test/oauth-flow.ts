@@ -11,14 +11,27 @@ export interface OAuthClient {
   clientId: string;
   redirectUri: string;
   /** GET /authorize as the browser: no redirect followed. */
-  authorize(params: { resource?: string; scope?: string; state?: string }, cookie?: string): Promise<{ status: number; location: string | null; html: string; verifier: string }>;
+  authorize(
+    params: { resource?: string; scope?: string; state?: string },
+    cookie?: string,
+  ): Promise<{ status: number; location: string | null; html: string; verifier: string }>;
   /** authorize, then Allow or Deny on the consent page: where the answer sends the browser. */
-  answer(cookie: string, decision: 'allow' | 'deny', params?: { resource?: string; scope?: string }): Promise<{ location: URL; verifier: string; consentHtml: string }>;
+  answer(
+    cookie: string,
+    decision: 'allow' | 'deny',
+    params?: { resource?: string; scope?: string },
+  ): Promise<{ location: URL; verifier: string; consentHtml: string }>;
   /** The whole flow up to the code: authorize, then Allow on the consent page. */
-  consent(cookie: string, params?: { resource?: string; scope?: string }): Promise<{ code: string; verifier: string; consentHtml: string }>;
+  consent(
+    cookie: string,
+    params?: { resource?: string; scope?: string },
+  ): Promise<{ code: string; verifier: string; consentHtml: string }>;
   token(fields: Record<string, string>): Promise<{ status: number; body: Record<string, any> }>;
   /** consent, then the code exchanged for tokens. */
-  connect(cookie: string, params?: { resource?: string; scope?: string }): Promise<{ access_token: string; refresh_token: string; expires_in: number; scope: string }>;
+  connect(
+    cookie: string,
+    params?: { resource?: string; scope?: string },
+  ): Promise<{ access_token: string; refresh_token: string; expires_in: number; scope: string }>;
 }
 
 type Fetch = (url: string, init?: RequestInit) => Promise<Response>;
@@ -29,13 +42,22 @@ async function register(base: string, redirectUri: string, fetchImpl: Fetch): Pr
   const registered = await fetchImpl(`${base}/register`, {
     method: 'POST',
     headers: { 'Content-Type': 'application/json' },
-    body: JSON.stringify({ client_name: 'Rehearsal assistant', redirect_uris: [redirectUri], token_endpoint_auth_method: 'none' }),
+    body: JSON.stringify({
+      client_name: 'Rehearsal assistant',
+      redirect_uris: [redirectUri],
+      token_endpoint_auth_method: 'none',
+    }),
   });
   if (registered.status !== 201) throw new Error(`register: ${registered.status} ${await registered.text()}`);
   return ((await registered.json()) as { client_id: string }).client_id;
 }
 
-export async function oauthClient(origin: string, service: string, fetchImpl: Fetch = fetch, identity?: { clientId: string; redirectUri: string }): Promise<OAuthClient> {
+export async function oauthClient(
+  origin: string,
+  service: string,
+  fetchImpl: Fetch = fetch,
+  identity?: { clientId: string; redirectUri: string },
+): Promise<OAuthClient> {
   const base = `${origin}/oauth/${service}`;
   const redirectUri = identity?.redirectUri ?? 'http://127.0.0.1:9/callback';
   const clientId = identity?.clientId ?? (await register(base, redirectUri, fetchImpl));
@@ -55,13 +77,17 @@ export async function oauthClient(origin: string, service: string, fetchImpl: Fe
         ...(params.scope ? { scope: params.scope } : {}),
         ...(params.resource ? { resource: params.resource } : {}),
       });
-      const res = await fetchImpl(`${base}/authorize?${query}`, { redirect: 'manual', headers: cookie ? { Cookie: cookie } : {} });
+      const res = await fetchImpl(`${base}/authorize?${query}`, {
+        redirect: 'manual',
+        headers: cookie ? { Cookie: cookie } : {},
+      });
       return { status: res.status, location: res.headers.get('location'), html: await res.text(), verifier };
     },
     async answer(cookie, decision, params = {}) {
       const page = await client.authorize(params, cookie);
       const requestId = /name="request" value="([^"]+)"/.exec(page.html)?.[1];
-      if (page.status !== 200 || !requestId) throw new Error(`authorize: ${page.status} ${page.location ?? page.html.slice(0, 300)}`);
+      if (page.status !== 200 || !requestId)
+        throw new Error(`authorize: ${page.status} ${page.location ?? page.html.slice(0, 300)}`);
       const answer = await fetchImpl(`${base}/consent`, {
         method: 'POST',
         redirect: 'manual',
@@ -88,7 +114,12 @@ export async function oauthClient(origin: string, service: string, fetchImpl: Fe
     },
     async connect(cookie, params = {}) {
       const { code, verifier } = await client.consent(cookie, params);
-      const tokens = await client.token({ grant_type: 'authorization_code', code, code_verifier: verifier, redirect_uri: redirectUri });
+      const tokens = await client.token({
+        grant_type: 'authorization_code',
+        code,
+        code_verifier: verifier,
+        redirect_uri: redirectUri,
+      });
       if (tokens.status !== 200) throw new Error(`token: ${tokens.status} ${JSON.stringify(tokens.body)}`);
       return tokens.body as Awaited<ReturnType<OAuthClient['connect']>>;
     },

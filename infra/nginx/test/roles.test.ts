@@ -27,13 +27,30 @@ describe('an API process and a worker process of one service', () => {
     const { accountId } = await stack.admin('tasks', 'create-account', '--email', `roles-${Date.now()}@example.test`);
     const { key } = await stack.admin('tasks', 'create-key', '--account', accountId);
     const auth = { Authorization: `Bearer ${key as string}`, 'Content-Type': 'application/json' };
-    const subscribed = await fetch(`${stack.gateway}/api/v1/webhooks`, { method: 'POST', headers: auth, body: JSON.stringify({ url: receiver.url, events: ['task.created'] }) });
+    const subscribed = await fetch(`${stack.gateway}/api/v1/webhooks`, {
+      method: 'POST',
+      headers: auth,
+      body: JSON.stringify({ url: receiver.url, events: ['task.created'] }),
+    });
     expect(subscribed.status).toBe(201);
-    const created = (await (await fetch(`${stack.gateway}/api/v1/tasks`, { method: 'POST', headers: auth, body: JSON.stringify({ title: 'for the worker' }) })).json()) as { item: { id: string } };
+    const created = (await (
+      await fetch(`${stack.gateway}/api/v1/tasks`, {
+        method: 'POST',
+        headers: auth,
+        body: JSON.stringify({ title: 'for the worker' }),
+      })
+    ).json()) as { item: { id: string } };
     await new Promise((r) => setTimeout(r, 2500));
     expect(receiver.received).toEqual([]);
 
-    const started = await startServiceProcess('tasks', 'tasks-worker', { ...WEBHOOKS, DATABASE_URL: stack.databaseUrl, REDIS_URL: process.env.TEST_REDIS_URL, HOST: '127.0.0.1', LOG_LEVEL: 'error', SERVICE_ROLE: 'worker' });
+    const started = await startServiceProcess('tasks', 'tasks-worker', {
+      ...WEBHOOKS,
+      DATABASE_URL: stack.databaseUrl,
+      REDIS_URL: process.env.TEST_REDIS_URL,
+      HOST: '127.0.0.1',
+      LOG_LEVEL: 'error',
+      SERVICE_ROLE: 'worker',
+    });
     worker = started.child;
     const port = started.port;
     await receiver.waitFor((all) => all.some((r) => r.event.data?.id === created.item.id), 15_000);

@@ -3,7 +3,19 @@ import { randomUUID } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { adminCommand, SERVICES, createDatabase, dropDatabase, freePort, repoRoot, serviceEntry, startProduct, type Instance, type ProductOptions, type Service } from '@app/devstack';
+import {
+  adminCommand,
+  SERVICES,
+  createDatabase,
+  dropDatabase,
+  freePort,
+  repoRoot,
+  serviceEntry,
+  startProduct,
+  type Instance,
+  type ProductOptions,
+  type Service,
+} from '@app/devstack';
 
 export { SERVICES, type Service };
 
@@ -18,7 +30,14 @@ interface Declared {
   port: number;
   envelope: 'rich' | 'simple';
   scopes: readonly string[];
-  paths: { api: string; home?: string; families: readonly string[]; streams: readonly string[]; keys: string; webhooks: string };
+  paths: {
+    api: string;
+    home?: string;
+    families: readonly string[];
+    streams: readonly string[];
+    keys: string;
+    webhooks: string;
+  };
   limits: {
     bodyLimitBytes: number;
     rateLimits: ReadonlyArray<{ name: string; variable: string; perMinute: number }>;
@@ -44,11 +63,15 @@ export function readScopes(service: Service): string[] {
 }
 
 /** The path `npm start` prints for a service: its main list (its first family when it names none). */
-export const homePath = (service: Service): string => declared(service).paths.home ?? declared(service).paths.families[0]!;
+export const homePath = (service: Service): string =>
+  declared(service).paths.home ?? declared(service).paths.families[0]!;
 
 /** One environment for every service that sets every per-account limit and network cap the declarations name to `perMinute`. */
 export function allLimitsAt(perMinute: number): Record<string, string> {
-  const variables = DECLARED.flatMap(({ limits }) => [...limits.rateLimits.map((limit) => limit.variable), ...(limits.networkCap ? [limits.networkCap.variable] : [])]);
+  const variables = DECLARED.flatMap(({ limits }) => [
+    ...limits.rateLimits.map((limit) => limit.variable),
+    ...(limits.networkCap ? [limits.networkCap.variable] : []),
+  ]);
   return Object.fromEntries(variables.map((variable) => [variable, String(perMinute)]));
 }
 
@@ -59,12 +82,21 @@ export function allLimitsAt(perMinute: number): Record<string, string> {
  */
 export function everyRateLimitAt(
   perMinute: number,
-  { networkCap = false, extra = {} }: { networkCap?: boolean; extra?: Partial<Record<Service, Record<string, string>>> } = {},
+  {
+    networkCap = false,
+    extra = {},
+  }: { networkCap?: boolean; extra?: Partial<Record<Service, Record<string, string>>> } = {},
 ): Partial<Record<Service, Record<string, string>>> {
   return Object.fromEntries(
     DECLARED.map(({ name, limits }) => {
-      const variables = [...limits.rateLimits.map((limit) => limit.variable), ...(networkCap && limits.networkCap ? [limits.networkCap.variable] : [])];
-      return [name, { ...Object.fromEntries(variables.map((variable) => [variable, String(perMinute)])), ...extra[name] }];
+      const variables = [
+        ...limits.rateLimits.map((limit) => limit.variable),
+        ...(networkCap && limits.networkCap ? [limits.networkCap.variable] : []),
+      ];
+      return [
+        name,
+        { ...Object.fromEntries(variables.map((variable) => [variable, String(perMinute)])), ...extra[name] },
+      ];
     }),
   );
 }
@@ -76,13 +108,19 @@ export function everyRateLimitAt(
  */
 export function familyRequests(service: Service): Array<{ family: string; path: string; method: string }> {
   // eslint-disable-next-line @typescript-eslint/no-require-imports -- the documents are CommonJS builds, found at run time
-  const document = (require(join(repoRoot, 'apps', service, 'dist', 'openapi.js')) as { openapiDocument: { paths: Record<string, Record<string, unknown>> } }).openapiDocument;
+  const document = (
+    require(join(repoRoot, 'apps', service, 'dist', 'openapi.js')) as {
+      openapiDocument: { paths: Record<string, Record<string, unknown>> };
+    }
+  ).openapiDocument;
   const paths = Object.keys(document.paths).filter((path) => !path.includes('{'));
   return declared(service).paths.families.map((family) => {
     const under = paths.filter((p) => p === family || p.startsWith(`${family}/`)).sort((a, b) => a.length - b.length);
     const path = under.find((p) => p === declared(service).paths.home) ?? under[0];
     if (!path) throw new Error(`${service}: its document has no path under ${family} without a parameter`);
-    const methods = Object.keys(document.paths[path]!).filter((m) => ['get', 'post', 'put', 'patch', 'delete'].includes(m));
+    const methods = Object.keys(document.paths[path]!).filter((m) =>
+      ['get', 'post', 'put', 'patch', 'delete'].includes(m),
+    );
     return { family, path, method: (methods.includes('get') ? 'get' : methods[0]!).toUpperCase() };
   });
 }
@@ -122,7 +160,10 @@ export interface StackOptions {
  * The three built services as real processes on one fresh database and the test Redis, with
  * real nginx in front of them, exactly as `npm start` runs them. `env` adds per-service settings.
  */
-export async function startStack(env: Partial<Record<Service, Record<string, string>>> = {}, options: StackOptions = {}): Promise<Stack> {
+export async function startStack(
+  env: Partial<Record<Service, Record<string, string>>> = {},
+  options: StackOptions = {},
+): Promise<Stack> {
   const adminUrl = process.env.TEST_DATABASE_URL!;
   const name = `gateway_test_${randomUUID().replace(/-/g, '').slice(0, 12)}`;
   const databaseUrl = await createDatabase(adminUrl, name);
@@ -135,10 +176,12 @@ export async function startStack(env: Partial<Record<Service, Record<string, str
     gatewayPort,
     ...options,
     // As `npm start` does: pages served by the gateway may use their session.
-    env: { HOST: '127.0.0.1', LOG_LEVEL: 'error', ALLOWED_ORIGINS: `http://127.0.0.1:${gatewayPort},http://localhost:${gatewayPort}` },
-    serviceEnv: Object.fromEntries(
-      SERVICES.map((svc) => [svc, { REDIS_PREFIX: `${name}:${svc}:`, ...env[svc] }]),
-    ),
+    env: {
+      HOST: '127.0.0.1',
+      LOG_LEVEL: 'error',
+      ALLOWED_ORIGINS: `http://127.0.0.1:${gatewayPort},http://localhost:${gatewayPort}`,
+    },
+    serviceEnv: Object.fromEntries(SERVICES.map((svc) => [svc, { REDIS_PREFIX: `${name}:${svc}:`, ...env[svc] }])),
   });
   if (!product.gateway) {
     await product.stop();
@@ -162,7 +205,9 @@ export async function startStack(env: Partial<Record<Service, Record<string, str
       child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
       child.stdin.end(stdin);
       return new Promise((resolve, reject) => {
-        child.once('exit', (code) => (code === 0 ? resolve(JSON.parse(stdout) as Record<string, any>) : reject(new Error(stderr.trim()))));
+        child.once('exit', (code) =>
+          code === 0 ? resolve(JSON.parse(stdout) as Record<string, any>) : reject(new Error(stderr.trim())),
+        );
       });
     },
     stopService: (service) => product.stopService(service),

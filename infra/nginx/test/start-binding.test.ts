@@ -12,13 +12,21 @@ import { createDatabase, dropDatabase, freePort, repoRoot, SERVICES } from '@app
  */
 
 /** An address of this machine other than loopback, if it has one. */
-const outward = Object.values(networkInterfaces()).flat().find((i) => i && !i.internal && i.family === 'IPv4')?.address;
+const outward = Object.values(networkInterfaces())
+  .flat()
+  .find((i) => i && !i.internal && i.family === 'IPv4')?.address;
 
 const reachable = (host: string, port: number) =>
   new Promise<boolean>((resolve) => {
     const socket = connect(port, host);
-    socket.setTimeout(2000, () => { socket.destroy(); resolve(false); });
-    socket.once('connect', () => { socket.destroy(); resolve(true); });
+    socket.setTimeout(2000, () => {
+      socket.destroy();
+      resolve(false);
+    });
+    socket.once('connect', () => {
+      socket.destroy();
+      resolve(true);
+    });
     socket.once('error', () => resolve(false));
   });
 
@@ -42,10 +50,22 @@ afterAll(() => dropDatabase(process.env.TEST_DATABASE_URL!, dbName));
 async function npmStart(env: Record<string, string>): Promise<Started> {
   const dataDir = mkdtempSync(join(tmpdir(), 'start-binding-'));
   const port = await freePort();
-  const ports = Object.fromEntries(await Promise.all(SERVICES.map(async (svc) => [`${svc.toUpperCase()}_PORT`, String(await freePort())])));
+  const ports = Object.fromEntries(
+    await Promise.all(SERVICES.map(async (svc) => [`${svc.toUpperCase()}_PORT`, String(await freePort())])),
+  );
   const child = spawn(process.execPath, [join(repoRoot, 'packages', 'devstack', 'dist', 'start.js')], {
     cwd: repoRoot,
-    env: { ...process.env, ...ports, DATA_DIR: dataDir, DATABASE_URL: databaseUrl, REDIS_URL: process.env.TEST_REDIS_URL!, GATEWAY_PORT: String(port), HOST: '127.0.0.1', LOG_LEVEL: 'warn', ...env },
+    env: {
+      ...process.env,
+      ...ports,
+      DATA_DIR: dataDir,
+      DATABASE_URL: databaseUrl,
+      REDIS_URL: process.env.TEST_REDIS_URL!,
+      GATEWAY_PORT: String(port),
+      HOST: '127.0.0.1',
+      LOG_LEVEL: 'warn',
+      ...env,
+    },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let stdout = '';
@@ -54,7 +74,8 @@ async function npmStart(env: Record<string, string>): Promise<Started> {
   child.stderr.on('data', (c: Buffer) => (stderr += c.toString()));
   const exited = new Promise<number | null>((resolve) => child.once('exit', resolve));
   const deadline = Date.now() + 60000;
-  while (!stdout.includes('Ctrl-C stops everything') && child.exitCode === null && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
+  while (!stdout.includes('Ctrl-C stops everything') && child.exitCode === null && Date.now() < deadline)
+    await new Promise((r) => setTimeout(r, 50));
   return { child, port, dataDir, stdout: () => stdout, stderr: () => stderr, exited };
 }
 
@@ -64,7 +85,7 @@ async function stop(started: Started): Promise<void> {
   rmSync(started.dataDir, { recursive: true, force: true });
 }
 
-describe('npm start\'s gateway', () => {
+describe("npm start's gateway", () => {
   it('listens on 127.0.0.1 only by default', async () => {
     const started = await npmStart({});
     try {
@@ -72,7 +93,9 @@ describe('npm start\'s gateway', () => {
       expect(await reachable('127.0.0.1', started.port)).toBe(true);
       if (outward) expect([outward, await reachable(outward, started.port)]).toEqual([outward, false]);
       else console.warn('no address but loopback on this machine: checked the rendered listen line and loopback only');
-      expect(readFileSync(join(started.dataDir, 'nginx', 'gateway.conf'), 'utf8')).toContain(`listen 127.0.0.1:${started.port};`);
+      expect(readFileSync(join(started.dataDir, 'nginx', 'gateway.conf'), 'utf8')).toContain(
+        `listen 127.0.0.1:${started.port};`,
+      );
     } finally {
       await stop(started);
     }
@@ -82,7 +105,9 @@ describe('npm start\'s gateway', () => {
     const started = await npmStart({ GATEWAY_HOST: '0.0.0.0' });
     try {
       expect(started.stdout()).toContain('ready:');
-      expect(readFileSync(join(started.dataDir, 'nginx', 'gateway.conf'), 'utf8')).toContain(`listen 0.0.0.0:${started.port};`);
+      expect(readFileSync(join(started.dataDir, 'nginx', 'gateway.conf'), 'utf8')).toContain(
+        `listen 0.0.0.0:${started.port};`,
+      );
       expect(await reachable('127.0.0.1', started.port)).toBe(true);
       if (outward) expect(await reachable(outward, started.port)).toBe(true);
     } finally {
@@ -94,7 +119,9 @@ describe('npm start\'s gateway', () => {
     const started = await npmStart({ GATEWAY_HOST: 'every interface' });
     try {
       expect(await started.exited).toBe(1);
-      expect(started.stderr().trim()).toBe('GATEWAY_HOST must be an IP address (127.0.0.1, 0.0.0.0, ::1) or localhost, got "every interface"');
+      expect(started.stderr().trim()).toBe(
+        'GATEWAY_HOST must be an IP address (127.0.0.1, 0.0.0.0, ::1) or localhost, got "every interface"',
+      );
     } finally {
       await stop(started);
     }

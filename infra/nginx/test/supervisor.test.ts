@@ -40,7 +40,10 @@ describe('the supervisor', () => {
     const last = proc.process;
     await proc.stop();
     await new Promise((r) => setTimeout(r, 100));
-    expect(lines).toEqual(['svc exited (code null, signal SIGKILL); restarting in 0.01s', 'svc exited (code null, signal SIGTERM); restarting in 0.02s']);
+    expect(lines).toEqual([
+      'svc exited (code null, signal SIGKILL); restarting in 0.01s',
+      'svc exited (code null, signal SIGTERM); restarting in 0.02s',
+    ]);
     expect(proc.restarts).toBe(2);
     expect(last.signalCode).toBe('SIGTERM');
     expect(proc.process).toBe(last);
@@ -48,7 +51,11 @@ describe('the supervisor', () => {
 
   it('reports an exit instead of restarting when not supervising', async () => {
     const exits: Array<number | null> = [];
-    const proc = new Supervised('svc', { spawn: () => spawn('sh', ['-c', 'exit 0']), onExit: (code) => exits.push(code), backoff });
+    const proc = new Supervised('svc', {
+      spawn: () => spawn('sh', ['-c', 'exit 0']),
+      onExit: (code) => exits.push(code),
+      backoff,
+    });
     while (exits.length === 0) await new Promise((r) => setTimeout(r, 5));
     await new Promise((r) => setTimeout(r, 100));
     expect(exits).toEqual([0]);

@@ -11,10 +11,16 @@ import { freePort, startNginx, upstreams } from '@app/devstack';
 async function gatewayStartLog(trusted: string): Promise<string> {
   const dir = mkdtempSync(join(tmpdir(), 'gateway-trusted-'));
   const written: string[] = [];
-  const write = jest.spyOn(process.stderr, 'write').mockImplementation((chunk: string | Uint8Array) => (written.push(String(chunk)), true));
+  const write = jest
+    .spyOn(process.stderr, 'write')
+    .mockImplementation((chunk: string | Uint8Array) => (written.push(String(chunk)), true));
   try {
     const upstream = `127.0.0.1:${await freePort()}`;
-    const nginx = await startNginx(dir, { GATEWAY_PORT: await freePort(), ...upstreams(() => upstream), TRUSTED_PROXIES: trusted });
+    const nginx = await startNginx(dir, {
+      GATEWAY_PORT: await freePort(),
+      ...upstreams(() => upstream),
+      TRUSTED_PROXIES: trusted,
+    });
     if (!nginx) throw new Error('nginx is not installed: apt-get install -y nginx-light');
     await nginx.stop();
   } finally {

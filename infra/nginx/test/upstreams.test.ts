@@ -85,21 +85,28 @@ describe('a request whose instance dies', () => {
     expect(gw.dying.seen).toEqual(['GET /api/v1/tasks?read=0']);
   });
 
-  it.each(['POST', 'PUT', 'PATCH', 'DELETE'])('never passes a %s that reached an instance to a second one: a JSON 502', async (method) => {
-    const statuses: number[] = [];
-    for (let i = 0; i < 4 && !statuses.includes(502); i++) {
-      const path = `/api/v1/tasks/${method.toLowerCase()}-${i}`;
-      const res = await fetch(`${gw.url}${path}`, { method, headers: { 'Content-Type': 'application/json' }, body: '{}' });
-      statuses.push(res.status);
-      if (res.status === 502) {
-        expect(await res.json()).toEqual({ error: expect.objectContaining({ code: 'upstream_unavailable' }) });
-        // Only the dying instance saw it: the healthy one never got a second copy.
-        expect(gw.dying.seen).toContain(`${method} ${path}`);
-        expect(gw.healthy.seen).not.toContain(`${method} ${path}`);
+  it.each(['POST', 'PUT', 'PATCH', 'DELETE'])(
+    'never passes a %s that reached an instance to a second one: a JSON 502',
+    async (method) => {
+      const statuses: number[] = [];
+      for (let i = 0; i < 4 && !statuses.includes(502); i++) {
+        const path = `/api/v1/tasks/${method.toLowerCase()}-${i}`;
+        const res = await fetch(`${gw.url}${path}`, {
+          method,
+          headers: { 'Content-Type': 'application/json' },
+          body: '{}',
+        });
+        statuses.push(res.status);
+        if (res.status === 502) {
+          expect(await res.json()).toEqual({ error: expect.objectContaining({ code: 'upstream_unavailable' }) });
+          // Only the dying instance saw it: the healthy one never got a second copy.
+          expect(gw.dying.seen).toContain(`${method} ${path}`);
+          expect(gw.healthy.seen).not.toContain(`${method} ${path}`);
+        }
       }
-    }
-    expect(statuses).toContain(502);
-  });
+      expect(statuses).toContain(502);
+    },
+  );
 });
 
 describe('an instance that refuses connections', () => {
@@ -111,7 +118,7 @@ describe('an instance that refuses connections', () => {
     }
   });
 
-  it('answers a JSON 502 in the service\'s envelope when no instance is left', async () => {
+  it("answers a JSON 502 in the service's envelope when no instance is left", async () => {
     const res = await fetch(`${gw.url}/api/clipboard`);
     expect(res.status).toBe(502);
     expect(await res.json()).toEqual({ error: expect.any(String) });

@@ -19,12 +19,16 @@ try {
   for (const service of SERVICES) {
     const file = join(dir, `${service}.json`);
     writeFileSync(file, JSON.stringify(loadDocument(service), null, 2));
-    const run = spawnSync(join(root, 'node_modules', '.bin', 'redocly'), ['lint', file, '--format=json', '--config', join(root, 'redocly.yaml')], {
-      cwd: root,
-      encoding: 'utf8',
-      // No telemetry and no update check: the lint must not phone home from CI or a laptop.
-      env: { ...process.env, REDOCLY_TELEMETRY: 'off', REDOCLY_SUPPRESS_UPDATE_NOTICE: 'true' },
-    });
+    const run = spawnSync(
+      join(root, 'node_modules', '.bin', 'redocly'),
+      ['lint', file, '--format=json', '--config', join(root, 'redocly.yaml')],
+      {
+        cwd: root,
+        encoding: 'utf8',
+        // No telemetry and no update check: the lint must not phone home from CI or a laptop.
+        env: { ...process.env, REDOCLY_TELEMETRY: 'off', REDOCLY_SUPPRESS_UPDATE_NOTICE: 'true' },
+      },
+    );
     const start = run.stdout.indexOf('{');
     if (start < 0) throw new Error(`redocly lint gave no JSON for ${service}: ${run.stderr}`);
     const report = JSON.parse(run.stdout.slice(start));
@@ -43,16 +47,21 @@ try {
 
 /** Spectral on one document: prints each error and the counts; returns the number of errors. */
 function spectral(service, file) {
-  const run = spawnSync(join(root, 'node_modules', '.bin', 'spectral'), ['lint', file, '--ruleset', join(root, '.spectral.yaml'), '--format=json', '--quiet', '--fail-severity=error'], {
-    cwd: root,
-    encoding: 'utf8',
-  });
+  const run = spawnSync(
+    join(root, 'node_modules', '.bin', 'spectral'),
+    ['lint', file, '--ruleset', join(root, '.spectral.yaml'), '--format=json', '--quiet', '--fail-severity=error'],
+    {
+      cwd: root,
+      encoding: 'utf8',
+    },
+  );
   const start = run.stdout.indexOf('[');
   if (start < 0) throw new Error(`spectral lint gave no JSON for ${service}: ${run.stderr}`);
   const results = JSON.parse(run.stdout.slice(start));
   // Spectral severities: 0 error, 1 warning, 2 information, 3 hint.
   const errors = results.filter((r) => r.severity === 0);
-  for (const r of errors) process.stdout.write(`${service}: spectral error ${r.code} at /${r.path.join('/')}: ${r.message}\n`);
+  for (const r of errors)
+    process.stdout.write(`${service}: spectral error ${r.code} at /${r.path.join('/')}: ${r.message}\n`);
   const warnings = results.filter((r) => r.severity === 1).length;
   process.stdout.write(`${service}: spectral ${errors.length} errors, ${warnings} warnings\n`);
   return errors.length;

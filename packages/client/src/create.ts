@@ -16,9 +16,17 @@ export type ServiceClient<Paths extends object, Change> = Client<Paths> & {
   subscribe(options: SubscribeOptions<Change>): Subscription;
 };
 
-export function create<Paths extends object, Change>({ apiKey, headers, ...options }: ServiceClientOptions, streamPath: string): ServiceClient<Paths, Change> {
+export function create<Paths extends object, Change>(
+  { apiKey, headers, ...options }: ServiceClientOptions,
+  streamPath: string,
+): ServiceClient<Paths, Change> {
   const auth = { ...headers, Authorization: `Bearer ${apiKey}` };
   const client = createClient<Paths>({ ...options, headers: auth });
-  const target = { baseUrl: options.baseUrl, path: streamPath, headers: auth, ...(options.fetch ? { fetch: options.fetch as typeof fetch } : {}) };
+  const target = {
+    baseUrl: options.baseUrl,
+    path: streamPath,
+    headers: auth,
+    ...(options.fetch ? { fetch: options.fetch as typeof fetch } : {}),
+  };
   return Object.assign(client, { subscribe: (o: SubscribeOptions<Change>) => subscribe<Change>(target, o) });
 }

@@ -1,7 +1,11 @@
 import { scryptAsync } from '@noble/hashes/scrypt';
 import type { Middleware } from 'openapi-fetch';
 import type { ServiceClient, ServiceClientOptions } from './create.js';
-import { createClipboardClient as createPlainClipboardClient, type ClipboardChange, type ClipboardPaths } from './services.generated.js';
+import {
+  createClipboardClient as createPlainClipboardClient,
+  type ClipboardChange,
+  type ClipboardPaths,
+} from './services.generated.js';
 
 /**
  * The key derivation: scrypt as OWASP's Password Storage Cheat Sheet recommends it (N = 2^17,
@@ -24,7 +28,9 @@ export interface ClipboardClientOptions extends ServiceClientOptions {
 /** A sealed item that this passphrase cannot open (another passphrase sealed it). */
 export class WrongPassphrase extends Error {
   constructor(readonly keyId: string) {
-    super(`wrong passphrase: this sealed item was sealed with another passphrase (key ${keyId}), so the clipboard client cannot open it`);
+    super(
+      `wrong passphrase: this sealed item was sealed with another passphrase (key ${keyId}), so the clipboard client cannot open it`,
+    );
   }
 }
 
@@ -47,9 +53,15 @@ interface SealedItem {
 }
 
 async function deriveKeys(passphrase: string, salt: string): Promise<Keys> {
-  const bytes = await scryptAsync(encoder.encode(passphrase.normalize('NFC')), Buffer.from(salt, 'base64url'), SEAL_KDF);
+  const bytes = await scryptAsync(
+    encoder.encode(passphrase.normalize('NFC')),
+    Buffer.from(salt, 'base64url'),
+    SEAL_KDF,
+  );
   const aes = await crypto.subtle.importKey('raw', bytes.slice(0, 32), 'AES-GCM', false, ['encrypt', 'decrypt']);
-  const hmac = await crypto.subtle.importKey('raw', bytes.slice(32), { name: 'HMAC', hash: 'SHA-256' }, false, ['sign']);
+  const hmac = await crypto.subtle.importKey('raw', bytes.slice(32), { name: 'HMAC', hash: 'SHA-256' }, false, [
+    'sign',
+  ]);
   bytes.fill(0);
   // Names the key without revealing it: a wrong passphrase shows as another keyId, before any decryption.
   const keyId = `s1.${b64url(new Uint8Array(await crypto.subtle.sign('HMAC', hmac, encoder.encode('clipboard seal key id')))).slice(0, 22)}`;
@@ -57,7 +69,10 @@ async function deriveKeys(passphrase: string, salt: string): Promise<Keys> {
 }
 
 /** The item's plaintext (its real type and content) as the sealed content: base64url of IV and AES-GCM output. */
-async function seal(keys: Keys, item: { type: string; content: string }): Promise<{ content: string; dedupeKey: string }> {
+async function seal(
+  keys: Keys,
+  item: { type: string; content: string },
+): Promise<{ content: string; dedupeKey: string }> {
   const plaintext = encoder.encode(JSON.stringify({ type: item.type, content: item.content }));
   const iv = crypto.getRandomValues(new Uint8Array(IV_BYTES));
   const sealed = new Uint8Array(await crypto.subtle.encrypt({ name: 'AES-GCM', iv }, keys.aes, plaintext));
@@ -69,7 +84,11 @@ async function open(keys: Keys, item: SealedItem): Promise<{ type: string; conte
   if (item.keyId !== keys.keyId) throw new WrongPassphrase(item.keyId ?? '(none)');
   const bytes = Buffer.from(item.content, 'base64url');
   try {
-    const plain = await crypto.subtle.decrypt({ name: 'AES-GCM', iv: bytes.subarray(0, IV_BYTES) }, keys.aes, bytes.subarray(IV_BYTES));
+    const plain = await crypto.subtle.decrypt(
+      { name: 'AES-GCM', iv: bytes.subarray(0, IV_BYTES) },
+      keys.aes,
+      bytes.subarray(IV_BYTES),
+    );
     return JSON.parse(decoder.decode(plain)) as { type: string; content: string };
   } catch {
     throw new WrongPassphrase(item.keyId);
@@ -102,7 +121,10 @@ async function sealItem(keys: Keys, item: SealedItem): Promise<SealedItem> {
 async function accountSalt(client: ServiceClient<ClipboardPaths, ClipboardChange>): Promise<string> {
   const read = async () => {
     const { data, error, response } = await client.GET('/api/settings');
-    if (!data) throw new Error(`the clipboard settings could not be read (HTTP ${response.status} ${JSON.stringify(error)}): sealing needs settings:read`);
+    if (!data)
+      throw new Error(
+        `the clipboard settings could not be read (HTTP ${response.status} ${JSON.stringify(error)}): sealing needs settings:read`,
+      );
     return data.sealSalt;
   };
   const stored = await read();
@@ -110,7 +132,10 @@ async function accountSalt(client: ServiceClient<ClipboardPaths, ClipboardChange
   const fresh = b64url(crypto.getRandomValues(new Uint8Array(16)));
   const { response, error } = await client.PUT('/api/settings', { body: { sealSalt: fresh } });
   if (response.status === 409) return (await read())!;
-  if (!response.ok) throw new Error(`the seal salt could not be stored (HTTP ${response.status} ${JSON.stringify(error)}): the first sealing client needs settings:write`);
+  if (!response.ok)
+    throw new Error(
+      `the seal salt could not be stored (HTTP ${response.status} ${JSON.stringify(error)}): the first sealing client needs settings:write`,
+    );
   return fresh;
 }
 
@@ -122,14 +147,19 @@ const SYNC = /\/api\/clipboard\/sync\/?$/;
  * seals each item it creates (POST /api/clipboard and sync upserts) and opens each sealed item it
  * reads. Snippets stay plain (they are templates).
  */
-export function createClipboardClient({ seal: sealing, ...options }: ClipboardClientOptions): ServiceClient<ClipboardPaths, ClipboardChange> {
+export function createClipboardClient({
+  seal: sealing,
+  ...options
+}: ClipboardClientOptions): ServiceClient<ClipboardPaths, ClipboardChange> {
   const client = createPlainClipboardClient(options);
   if (!sealing) return client;
   // The keys are derived once, on first use, from a client without this middleware.
   let keys: Promise<Keys> | undefined;
   const keysOf = () => {
     keys ??= accountSalt(createPlainClipboardClient(options)).then((salt) => deriveKeys(sealing.passphrase, salt));
-    keys.catch(() => { keys = undefined; });
+    keys.catch(() => {
+      keys = undefined;
+    });
     return keys;
   };
   const middleware: Middleware = {
@@ -140,7 +170,8 @@ export function createClipboardClient({ seal: sealing, ...options }: ClipboardCl
       const k = await keysOf();
       if (SYNC.test(url.pathname)) {
         const changes = (body.changes ?? []) as Array<{ entity: string; op: string; data?: SealedItem }>;
-        for (const c of changes) if (c.entity === 'item' && c.op === 'upsert' && c.data) c.data = await sealItem(k, c.data);
+        for (const c of changes)
+          if (c.entity === 'item' && c.op === 'upsert' && c.data) c.data = await sealItem(k, c.data);
       } else {
         Object.assign(body, await sealItem(k, body as SealedItem));
       }
@@ -150,18 +181,23 @@ export function createClipboardClient({ seal: sealing, ...options }: ClipboardCl
       if (!response.ok || !response.headers.get('content-type')?.includes('application/json')) return undefined;
       const body: unknown = await response.clone().json();
       await openAll(await keysOf(), body);
-      return new Response(JSON.stringify(body), { status: response.status, statusText: response.statusText, headers: response.headers });
+      return new Response(JSON.stringify(body), {
+        status: response.status,
+        statusText: response.statusText,
+        headers: response.headers,
+      });
     },
   };
   client.use(middleware);
   const subscribePlain = client.subscribe.bind(client);
   return Object.assign(client, {
-    subscribe: (o: Parameters<typeof subscribePlain>[0]) => subscribePlain({
-      ...o,
-      onChange: async (change, id) => {
-        await openAll(await keysOf(), change);
-        await o.onChange(change, id);
-      },
-    }),
+    subscribe: (o: Parameters<typeof subscribePlain>[0]) =>
+      subscribePlain({
+        ...o,
+        onChange: async (change, id) => {
+          await openAll(await keysOf(), change);
+          await o.onChange(change, id);
+        },
+      }),
   });
 }

@@ -32,7 +32,10 @@ export interface StreamTarget {
 }
 
 export class StreamRefused extends Error {
-  constructor(readonly status: number, readonly body: string) {
+  constructor(
+    readonly status: number,
+    readonly body: string,
+  ) {
     super(`the stream was refused: HTTP ${status} ${body}`);
   }
 }
@@ -40,7 +43,14 @@ export class StreamRefused extends Error {
 const sleep = (ms: number, signal: AbortSignal) =>
   new Promise<void>((resolve) => {
     const timer = setTimeout(resolve, ms);
-    signal.addEventListener('abort', () => { clearTimeout(timer); resolve(); }, { once: true });
+    signal.addEventListener(
+      'abort',
+      () => {
+        clearTimeout(timer);
+        resolve();
+      },
+      { once: true },
+    );
   });
 
 /**
@@ -56,16 +66,23 @@ export function subscribe<C>(target: StreamTarget, options: SubscribeOptions<C>)
   const report = (err: unknown) => options.onError?.(err instanceof Error ? err : new Error(String(err)));
 
   async function connect(): Promise<void> {
-    const start = lastEventId === undefined && options.cursor !== undefined ? `?cursor=${encodeURIComponent(options.cursor)}` : '';
+    const start =
+      lastEventId === undefined && options.cursor !== undefined ? `?cursor=${encodeURIComponent(options.cursor)}` : '';
     const res = await doFetch(`${target.baseUrl.replace(/\/$/, '')}${target.path}${start}`, {
-      headers: { ...target.headers, Accept: 'text/event-stream', ...(lastEventId !== undefined ? { 'Last-Event-ID': lastEventId } : {}) },
+      headers: {
+        ...target.headers,
+        Accept: 'text/event-stream',
+        ...(lastEventId !== undefined ? { 'Last-Event-ID': lastEventId } : {}),
+      },
       signal: abort.signal,
     });
     if (res.status !== 200 || !res.body) {
       const body = await res.text().catch(() => '');
       if (res.status === 429 || res.status >= 500) {
         const after = Number(res.headers.get('retry-after'));
-        throw Object.assign(new StreamRefused(res.status, body), { retryAfterMs: Number.isFinite(after) && after > 0 ? after * 1000 : undefined });
+        throw Object.assign(new StreamRefused(res.status, body), {
+          retryAfterMs: Number.isFinite(after) && after > 0 ? after * 1000 : undefined,
+        });
       }
       throw Object.assign(new StreamRefused(res.status, body), { fatal: true });
     }

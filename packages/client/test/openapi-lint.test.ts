@@ -7,12 +7,17 @@ import { promisify } from 'node:util';
 const run = promisify(execFile);
 const root = join(__dirname, '..', '..', '..');
 /** Every declared service (an app with `src/service.ts`): each has a document the lint covers. */
-const services = readdirSync(join(root, 'apps')).filter((app) => existsSync(join(root, 'apps', app, 'src', 'service.ts')));
+const services = readdirSync(join(root, 'apps')).filter((app) =>
+  existsSync(join(root, 'apps', app, 'src', 'service.ts')),
+);
 const env = { ...process.env, REDOCLY_TELEMETRY: 'off', REDOCLY_SUPPRESS_UPDATE_NOTICE: 'true' };
 
 describe('npm run lint:openapi (redocly lint, recommended rules; spectral:oas and the OWASP API ruleset)', () => {
-  it('finds no Redocly error or warning and no Spectral error in any service\'s document', async () => {
-    const { stdout } = await run(process.execPath, [join(__dirname, '..', 'scripts', 'lint-openapi.mjs')], { env, timeout: 120_000 });
+  it("finds no Redocly error or warning and no Spectral error in any service's document", async () => {
+    const { stdout } = await run(process.execPath, [join(__dirname, '..', 'scripts', 'lint-openapi.mjs')], {
+      env,
+      timeout: 120_000,
+    });
     expect(services.length).toBeGreaterThanOrEqual(3);
     for (const service of services) {
       expect(stdout).toContain(`${service}: 0 errors, 0 warnings`);
@@ -36,27 +41,64 @@ describe('npm run lint:openapi (redocly lint, recommended rules; spectral:oas an
     const dir = mkdtempSync(join(tmpdir(), 'spectral-'));
     try {
       const file = join(dir, 'doc.json');
-      writeFileSync(file, JSON.stringify({
-        openapi: '3.1.0',
-        info: { title: 'x', version: '1', description: 'x', contact: { name: 'x' }, license: { name: 'Proprietary' } },
-        servers: [{ url: 'https://api.example.test', 'x-internal': false }],
-        paths: {
-          '/things': {
-            post: {
-              operationId: 'createThing',
-              description: 'x',
-              tags: [],
-              requestBody: { content: { 'application/json': { schema: { type: 'object', properties: { name: { type: 'string' }, tags: { type: 'array', items: { type: 'string', maxLength: 5 } }, n: { type: 'integer' } } } } } },
-              responses: { '201': { description: 'ok' } },
+      writeFileSync(
+        file,
+        JSON.stringify({
+          openapi: '3.1.0',
+          info: {
+            title: 'x',
+            version: '1',
+            description: 'x',
+            contact: { name: 'x' },
+            license: { name: 'Proprietary' },
+          },
+          servers: [{ url: 'https://api.example.test', 'x-internal': false }],
+          paths: {
+            '/things': {
+              post: {
+                operationId: 'createThing',
+                description: 'x',
+                tags: [],
+                requestBody: {
+                  content: {
+                    'application/json': {
+                      schema: {
+                        type: 'object',
+                        properties: {
+                          name: { type: 'string' },
+                          tags: { type: 'array', items: { type: 'string', maxLength: 5 } },
+                          n: { type: 'integer' },
+                        },
+                      },
+                    },
+                  },
+                },
+                responses: { '201': { description: 'ok' } },
+              },
             },
           },
-        },
-      }));
-      const failed = await run(join(root, 'node_modules', '.bin', 'spectral'), ['lint', file, '--ruleset', join(root, '.spectral.yaml'), '--format=json', '--quiet'], { env, timeout: 60_000 })
-        .then(() => null, (err: { stdout: string }) => err.stdout);
+        }),
+      );
+      const failed = await run(
+        join(root, 'node_modules', '.bin', 'spectral'),
+        ['lint', file, '--ruleset', join(root, '.spectral.yaml'), '--format=json', '--quiet'],
+        { env, timeout: 60_000 },
+      ).then(
+        () => null,
+        (err: { stdout: string }) => err.stdout,
+      );
       expect(failed).not.toBeNull();
-      const rules = JSON.parse(failed!.slice(failed!.indexOf('['))).filter((p: { severity: number }) => p.severity === 0).map((p: { code: string }) => p.code);
-      expect(rules).toEqual(expect.arrayContaining(['input-string-limit', 'input-array-limit', 'input-integer-format', 'input-integer-limit']));
+      const rules = JSON.parse(failed!.slice(failed!.indexOf('[')))
+        .filter((p: { severity: number }) => p.severity === 0)
+        .map((p: { code: string }) => p.code);
+      expect(rules).toEqual(
+        expect.arrayContaining([
+          'input-string-limit',
+          'input-array-limit',
+          'input-integer-format',
+          'input-integer-limit',
+        ]),
+      );
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }
@@ -66,15 +108,24 @@ describe('npm run lint:openapi (redocly lint, recommended rules; spectral:oas an
     const dir = mkdtempSync(join(tmpdir(), 'lint-'));
     try {
       const file = join(dir, 'doc.json');
-      writeFileSync(file, JSON.stringify({
-        openapi: '3.1.0',
-        info: { title: 'x', version: '1', license: { name: 'Proprietary', identifier: 'LicenseRef-Proprietary' } },
-        servers: [{ url: '/' }],
-        security: [],
-        paths: { '/api/things': { get: { summary: 'things', responses: { '200': { description: 'ok' } } } } },
-      }));
-      const failed = await run(join(root, 'node_modules', '.bin', 'redocly'), ['lint', file, '--format=json', '--config', join(root, 'redocly.yaml')], { env, timeout: 60_000 })
-        .then(() => null, (err: { stdout: string }) => err.stdout);
+      writeFileSync(
+        file,
+        JSON.stringify({
+          openapi: '3.1.0',
+          info: { title: 'x', version: '1', license: { name: 'Proprietary', identifier: 'LicenseRef-Proprietary' } },
+          servers: [{ url: '/' }],
+          security: [],
+          paths: { '/api/things': { get: { summary: 'things', responses: { '200': { description: 'ok' } } } } },
+        }),
+      );
+      const failed = await run(
+        join(root, 'node_modules', '.bin', 'redocly'),
+        ['lint', file, '--format=json', '--config', join(root, 'redocly.yaml')],
+        { env, timeout: 60_000 },
+      ).then(
+        () => null,
+        (err: { stdout: string }) => err.stdout,
+      );
       expect(failed).not.toBeNull();
       const rules = JSON.parse(failed!.slice(failed!.indexOf('{'))).problems.map((p: { ruleId: string }) => p.ruleId);
       expect(rules).toEqual(expect.arrayContaining(['operation-operationId', 'rule/api-operation-4xx']));

@@ -7,7 +7,11 @@ const source = readFileSync(fixture, 'utf8');
 
 /** Type-checks a fixture (with `text` in place of its source) as `npm run typecheck` does. */
 function diagnostics(text: string, file = fixture): string[] {
-  const config = ts.getParsedCommandLineOfConfigFile(join(__dirname, '..', 'tsconfig.test.json'), {}, { ...ts.sys, onUnRecoverableConfigFileDiagnostic: () => {} })!;
+  const config = ts.getParsedCommandLineOfConfigFile(
+    join(__dirname, '..', 'tsconfig.test.json'),
+    {},
+    { ...ts.sys, onUnRecoverableConfigFileDiagnostic: () => {} },
+  )!;
   const host = ts.createCompilerHost(config.options);
   const readFile = host.readFile.bind(host);
   host.readFile = (name) => (name === file ? text : readFile(name));
@@ -24,7 +28,9 @@ describe('the generated client types', () => {
   });
 
   it('refuse each wrong field name when the @ts-expect-error markers are removed', () => {
-    const expected = source.split('\n').flatMap((line, i) => (line.trim().startsWith('// @ts-expect-error') ? [i + 1] : []));
+    const expected = source
+      .split('\n')
+      .flatMap((line, i) => (line.trim().startsWith('// @ts-expect-error') ? [i + 1] : []));
     const unmarked = source.replace(/\/\/ @ts-expect-error.*$/gm, '');
     const errors = diagnostics(unmarked);
     const lines = [...new Set(errors.map((e) => Number(e.split(':')[0])))].sort((a, b) => a - b);

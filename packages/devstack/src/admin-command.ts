@@ -10,7 +10,11 @@ const run = promisify(execFile);
  * against `databaseUrl`, its JSON answer parsed: how tests, fault suites and the bench make
  * accounts and keys.
  */
-export async function adminCommand(service: Service, databaseUrl: string, ...argv: string[]): Promise<Record<string, any>> {
+export async function adminCommand(
+  service: Service,
+  databaseUrl: string,
+  ...argv: string[]
+): Promise<Record<string, any>> {
   const { stdout } = await run(process.execPath, serviceEntry(service, 'admin', ...argv), {
     env: { ...process.env, DATABASE_URL: databaseUrl },
   });

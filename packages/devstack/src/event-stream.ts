@@ -60,7 +60,10 @@ export async function openEventStream(url: string, headers: Record<string, strin
     status: res.status,
     headers: res.headers,
     blocks: [],
-    changes: () => stream.blocks.filter((b) => b.event === 'change').map((b) => ({ id: b.id!, change: JSON.parse(b.data!) as ChangeEvent['change'] })),
+    changes: () =>
+      stream.blocks
+        .filter((b) => b.event === 'change')
+        .map((b) => ({ id: b.id!, change: JSON.parse(b.data!) as ChangeEvent['change'] })),
     lastId: () => stream.changes().at(-1)?.id,
     until(done, timeoutMs = 5000) {
       if (done(stream)) return Promise.resolve();
@@ -73,7 +76,11 @@ export async function openEventStream(url: string, headers: Record<string, strin
         };
         const timer = setTimeout(() => {
           waiters.delete(check);
-          reject(new Error(`event stream: condition not met within ${timeoutMs} ms; blocks: ${JSON.stringify(stream.blocks.slice(-20))}`));
+          reject(
+            new Error(
+              `event stream: condition not met within ${timeoutMs} ms; blocks: ${JSON.stringify(stream.blocks.slice(-20))}`,
+            ),
+          );
         }, timeoutMs);
         waiters.add(check);
       });
@@ -139,19 +146,30 @@ export async function openPausedStream(url: string, headers: Record<string, stri
   socket.on('error', () => {});
   await once(socket, 'connect');
   const head = { Host: `${hostname}:${port}`, Accept: 'text/event-stream', Connection: 'close', ...headers };
-  socket.write(`GET ${pathname}${search} HTTP/1.1\r\n${Object.entries(head).map(([k, v]) => `${k}: ${v}\r\n`).join('')}\r\n`);
+  socket.write(
+    `GET ${pathname}${search} HTTP/1.1\r\n${Object.entries(head)
+      .map(([k, v]) => `${k}: ${v}\r\n`)
+      .join('')}\r\n`,
+  );
   return {
     async drain(timeoutMs) {
       const chunks: Buffer[] = [];
       const closed = once(socket, 'close').then(() => true);
       socket.on('data', (chunk: Buffer) => chunks.push(chunk));
       let timer: NodeJS.Timeout | undefined;
-      const ended = await Promise.race([closed, new Promise<false>((resolve) => (timer = setTimeout(() => resolve(false), timeoutMs)))]);
+      const ended = await Promise.race([
+        closed,
+        new Promise<false>((resolve) => (timer = setTimeout(() => resolve(false), timeoutMs))),
+      ]);
       clearTimeout(timer);
       const raw = Buffer.concat(chunks);
       const split = raw.indexOf('\r\n\r\n');
       const body = dechunk(raw.subarray(split + 4)).toString('utf8');
-      return { status: Number(/^HTTP\/1\.1 (\d{3})/.exec(raw.toString('latin1', 0, 20))?.[1] ?? 0), blocks: body.split('\n\n').slice(0, -1).flatMap(parseBlock), ended };
+      return {
+        status: Number(/^HTTP\/1\.1 (\d{3})/.exec(raw.toString('latin1', 0, 20))?.[1] ?? 0),
+        blocks: body.split('\n\n').slice(0, -1).flatMap(parseBlock),
+        ended,
+      };
     },
     close: () => socket.destroy(),
   };

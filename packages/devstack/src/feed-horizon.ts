@@ -9,6 +9,9 @@ import { pollUntil } from './poll.js';
  * (`pg_snapshot_xmin`) never moves back, so one reading past `xid` is enough.
  */
 export async function clusterSettledPast<DB>(db: Kysely<DB>, xid: string, timeoutMs = 30_000): Promise<void> {
-  const past = async () => (await sql<{ past: boolean }>`select pg_snapshot_xmin(pg_current_snapshot()) > ${xid}::xid8 as past`.execute(db)).rows[0]!.past;
-  if (!(await pollUntil(past, Boolean, { timeoutMs }))) throw new Error(`a transaction older than ${xid} stayed open for ${timeoutMs} ms`);
+  const past = async () =>
+    (await sql<{ past: boolean }>`select pg_snapshot_xmin(pg_current_snapshot()) > ${xid}::xid8 as past`.execute(db))
+      .rows[0]!.past;
+  if (!(await pollUntil(past, Boolean, { timeoutMs })))
+    throw new Error(`a transaction older than ${xid} stayed open for ${timeoutMs} ms`);
 }

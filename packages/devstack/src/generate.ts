@@ -23,18 +23,32 @@ function templateFiles(dir: string): string[] {
   );
 }
 
-const withHeader = (path: string, body: string, template?: string): string => `${generatedHeader(path, template)}\n${body}`;
+const withHeader = (path: string, body: string, template?: string): string =>
+  `${generatedHeader(path, template)}\n${body}`;
 
 /** packages/devstack/src/services.generated.ts: the dev stack's lists. */
 function devstackServices(services: readonly Declared[]): string {
-  const json = (value: unknown) => JSON.stringify(value).replaceAll('"', "'").replaceAll(',', ', ').replaceAll(':', ': ');
+  const json = (value: unknown) =>
+    JSON.stringify(value).replaceAll('"', "'").replaceAll(',', ', ').replaceAll(':', ': ');
   return [
     `export const SERVICES = ${json(services.map((s) => s.name))} as const;`,
     'export type Service = (typeof SERVICES)[number];',
-    '/** The port of each service\'s first instance (`<NAME>_PORT` moves it). */',
+    "/** The port of each service's first instance (`<NAME>_PORT` moves it). */",
     `export const DEFAULT_PORTS = ${json(Object.fromEntries(services.map((s) => [s.name, s.port])))} as const satisfies Record<Service, number>;`,
-    '/** The defaults of the gateway\'s local flood guards (a service with a network-level cap). */',
-    `export const GATEWAY_GUARDS = ${json(Object.fromEntries(services.flatMap((s) => { const g = s.limits.networkCap?.gatewayGuard; return g ? [[`${upper(s)}_GUARD_RATE`, g.rate], [`${upper(s)}_GUARD_BURST`, g.burst]] : []; })))} as const;`,
+    "/** The defaults of the gateway's local flood guards (a service with a network-level cap). */",
+    `export const GATEWAY_GUARDS = ${json(
+      Object.fromEntries(
+        services.flatMap((s) => {
+          const g = s.limits.networkCap?.gatewayGuard;
+          return g
+            ? [
+                [`${upper(s)}_GUARD_RATE`, g.rate],
+                [`${upper(s)}_GUARD_BURST`, g.burst],
+              ]
+            : [];
+        }),
+      ),
+    )} as const;`,
     '/** The path a service answers first (printed by `npm start -- --no-gateway`). */',
     `export const HOME_PATHS = ${json(Object.fromEntries(services.map((s) => [s.name, s.paths.home ?? s.paths.families[0]])))} as const satisfies Record<Service, string>;`,
     '',
@@ -45,10 +59,14 @@ function devstackServices(services: readonly Declared[]): string {
 function clientServices(services: readonly Declared[]): string {
   const lines = ["import { create, type ServiceClient, type ServiceClientOptions } from './create.js';"];
   for (const s of services) {
-    lines.push(`import type { components as ${s.title}Components, operations as ${s.title}Operations, paths as ${s.title}Paths } from './generated/${s.name}.js';`);
+    lines.push(
+      `import type { components as ${s.title}Components, operations as ${s.title}Operations, paths as ${s.title}Paths } from './generated/${s.name}.js';`,
+    );
   }
   lines.push('');
-  lines.push(`export type { ${services.flatMap((s) => ['Components', 'Operations', 'Paths'].map((t) => `${s.title}${t}`)).join(', ')} };`);
+  lines.push(
+    `export type { ${services.flatMap((s) => ['Components', 'Operations', 'Paths'].map((t) => `${s.title}${t}`)).join(', ')} };`,
+  );
   for (const s of services) {
     lines.push(
       '',
@@ -70,7 +88,14 @@ function generatedFiles(services: readonly Declared[] = loadDeclarations(repoRoo
     const perService = file.includes('__svc__') ? services : [undefined];
     for (const service of perService) {
       const path = service ? file.replaceAll('__svc__', service.name) : file;
-      files.set(path, withHeader(path, renderTemplate(template, services, source, { values, ...(service ? { service } : {}) }), source));
+      files.set(
+        path,
+        withHeader(
+          path,
+          renderTemplate(template, services, source, { values, ...(service ? { service } : {}) }),
+          source,
+        ),
+      );
     }
   }
   const gatewayTemplate = files.get('infra/nginx/templates/gateway.conf.template');
@@ -82,14 +107,19 @@ function generatedFiles(services: readonly Declared[] = loadDeclarations(repoRoo
   files.set('packages/client/src/services.generated.ts', withHeader('.ts', clientServices(services)));
   files.set(
     'packages/client/scripts/services.generated.mjs',
-    withHeader('.mjs', `/** The services whose OpenAPI documents the client is built from. */\nexport const SERVICES = ${JSON.stringify(services.map((s) => s.name))};\n`),
+    withHeader(
+      '.mjs',
+      `/** The services whose OpenAPI documents the client is built from. */\nexport const SERVICES = ${JSON.stringify(services.map((s) => s.name))};\n`,
+    ),
   );
   return files;
 }
 
 /** The generated files that differ from what is on disk below `root` (missing ones included). */
 function staleFiles(root: string, files: Map<string, string>): string[] {
-  return [...files].filter(([path, content]) => !existsSync(join(root, path)) || readFileSync(join(root, path), 'utf8') !== content).map(([path]) => path);
+  return [...files]
+    .filter(([path, content]) => !existsSync(join(root, path)) || readFileSync(join(root, path), 'utf8') !== content)
+    .map(([path]) => path);
 }
 
 function main(argv: string[]): number {

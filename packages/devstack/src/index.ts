@@ -8,7 +8,15 @@ export { webhookSuite } from './webhook-suite.js';
 export { renderGatewayConfigMap, k8sTemplatePath } from './k8s-gateway.js';
 export { adminCommand } from './admin-command.js';
 export { serviceEntry } from './service-entry.js';
-export { startProduct, startServiceProcess, SERVICES, type Service, type Instance, type ProductOptions, type RunningProduct } from './product.js';
+export {
+  startProduct,
+  startServiceProcess,
+  SERVICES,
+  type Service,
+  type Instance,
+  type ProductOptions,
+  type RunningProduct,
+} from './product.js';
 export { startTestApp, stdinOf, ALLOWED_ORIGIN, type AppKit, type TestApp, type TestAppOptions } from './test-app.js';
 export { Supervised } from './supervisor.js';
 export { startReceiver, type Receiver } from './webhook-receiver.js';

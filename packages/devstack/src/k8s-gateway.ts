@@ -12,10 +12,20 @@ export const k8sTemplatePath = join(repoRoot, 'infra', 'k8s', 'base', 'gateway-t
  * infra/nginx/nginx.conf and of the entrypoint's TRUSTED_PROXIES check; `npm run generate` writes
  * it, and its check fails when they differ.
  */
-export function renderGatewayConfigMap(template = readFileSync(join(repoRoot, 'infra', 'nginx', 'templates', 'gateway.conf.template'), 'utf8')): string {
-  const indent = (text: string) => text.split('\n').map((line) => (line ? `    ${line}` : '')).join('\n').replace(/\n+$/, '');
+export function renderGatewayConfigMap(
+  template = readFileSync(join(repoRoot, 'infra', 'nginx', 'templates', 'gateway.conf.template'), 'utf8'),
+): string {
+  const indent = (text: string) =>
+    text
+      .split('\n')
+      .map((line) => (line ? `    ${line}` : ''))
+      .join('\n')
+      .replace(/\n+$/, '');
   return [
-    generatedHeader(k8sTemplatePath, 'infra/nginx/templates/gateway.conf.template, infra/nginx/nginx.conf and infra/nginx/entrypoint/15-trusted-proxies.sh'),
+    generatedHeader(
+      k8sTemplatePath,
+      'infra/nginx/templates/gateway.conf.template, infra/nginx/nginx.conf and infra/nginx/entrypoint/15-trusted-proxies.sh',
+    ),
     'apiVersion: v1',
     'kind: ConfigMap',
     'metadata:',

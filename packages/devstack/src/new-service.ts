@@ -20,21 +20,39 @@ const scaffold = join(repoRoot, 'packages', 'devstack', 'scaffold', 'service');
  * the service's schema, and PostgreSQL's reserved key words (the name is a schema and a table).
  */
 const RESERVED = new Set([
-  ...['auth', 'bench', 'client', 'devstack', 'gateway', 'tsconfig', 'operations', 'postgres', 'redis', 'pgdata', 'redisdata'],
+  ...[
+    'auth',
+    'bench',
+    'client',
+    'devstack',
+    'gateway',
+    'tsconfig',
+    'operations',
+    'postgres',
+    'redis',
+    'pgdata',
+    'redisdata',
+  ],
   ...['public', 'accounts', 'sessions'],
-  ...('all analyse analyze and any array as asc asymmetric both case cast check collate column constraint create current_catalog ' +
+  ...(
+    'all analyse analyze and any array as asc asymmetric both case cast check collate column constraint create current_catalog ' +
     'default deferrable desc distinct do else end except false fetch for foreign from grant group having in initially intersect ' +
     'into lateral leading limit localtime localtimestamp not null offset on only or order placing primary references returning ' +
-    'select session_user some symmetric table then to trailing true union unique user using variadic when where window with').split(' '),
+    'select session_user some symmetric table then to trailing true union unique user using variadic when where window with'
+  ).split(' '),
 ]);
 
 /** Why `name` cannot be a new service, or null when it can. */
 function problem(name: string, services: readonly Declared[]): string | null {
   if (!/^[a-z]{2,20}$/.test(name)) return `"${name}" is not a service name: 2 to 20 lower-case letters`;
-  if (services.some((s) => s.name === name) || existsSync(join(repoRoot, 'apps', name))) return `"${name}" is a service already (apps/${name})`;
-  if (RESERVED.has(name) || name.startsWith('pg')) return `"${name}" is reserved (a package, a deployment's service, or a Postgres word)`;
+  if (services.some((s) => s.name === name) || existsSync(join(repoRoot, 'apps', name)))
+    return `"${name}" is a service already (apps/${name})`;
+  if (RESERVED.has(name) || name.startsWith('pg'))
+    return `"${name}" is reserved (a package, a deployment's service, or a Postgres word)`;
   const family = `/api/${name}`;
-  const taken = services.find((s) => s.paths.families.some((f) => f === family || f.startsWith(`${family}/`) || family.startsWith(`${f}/`)));
+  const taken = services.find((s) =>
+    s.paths.families.some((f) => f === family || f.startsWith(`${family}/`) || family.startsWith(`${f}/`)),
+  );
   if (taken) return `"${name}" would route ${family}, a path of ${taken.name}`;
   return null;
 }
@@ -63,10 +81,13 @@ function placeholders(name: string, port: number, now: Date): Record<string, str
   };
 }
 
-const fill = (text: string, values: Record<string, string>): string => text.replace(/__(name|NAME|Title|port|resource|Resource|migration)__/g, (key) => values[key]!);
+const fill = (text: string, values: Record<string, string>): string =>
+  text.replace(/__(name|NAME|Title|port|resource|Resource|migration)__/g, (key) => values[key]!);
 
 function files(dir: string): string[] {
-  return readdirSync(dir, { withFileTypes: true }).flatMap((e) => (e.isDirectory() ? files(join(dir, e.name)) : [relative(scaffold, join(dir, e.name))]));
+  return readdirSync(dir, { withFileTypes: true }).flatMap((e) =>
+    e.isDirectory() ? files(join(dir, e.name)) : [relative(scaffold, join(dir, e.name))],
+  );
 }
 
 function main(argv: string[]): number {

@@ -40,7 +40,8 @@ const MCP_GUARD = { MCP_GUARD_RATE: '600r/m', MCP_GUARD_BURST: 120 } as const;
 const LOOPBACK = '127.0.0.1';
 
 /** The address to check a gateway listening on `host` at: an unspecified address is reached on loopback. */
-const reachableAt = (host: string | undefined): string => (!host || host === '0.0.0.0' || host === '::' ? LOOPBACK : host);
+const reachableAt = (host: string | undefined): string =>
+  !host || host === '0.0.0.0' || host === '::' ? LOOPBACK : host;
 
 /** An address as a URL or nginx's `listen` takes it (an IPv6 one in brackets). */
 const bracketed = (host: string): string => (isIPv6(host) ? `[${host}]` : host);
@@ -70,7 +71,11 @@ function renderGateway(vars: GatewayVars): string {
     .split('\n')
     .flatMap((line) => {
       const list = [...line.matchAll(variable)].map((m) => m[1]!).find((name) => value(name)?.includes(','));
-      const lines = list ? value(list)!.split(',').map((item) => line.replaceAll(`\${${list}}`, item)) : [line];
+      const lines = list
+        ? value(list)!
+            .split(',')
+            .map((item) => line.replaceAll(`\${${list}}`, item))
+        : [line];
       return lines.map((l) => l.replace(variable, (whole, name: string) => value(name) ?? whole));
     })
     .join('\n');
@@ -82,7 +87,10 @@ const trustedProxiesCheck = join(repoRoot, 'infra', 'nginx', 'entrypoint', '15-t
 /** Passes on the check's warning about a trusted range wider than a /16 (it never stops the start). */
 function warnOfWideTrustedProxies(trusted: string | undefined): void {
   if (!trusted) return;
-  const check = spawnSync('sh', [trustedProxiesCheck], { env: { PATH: process.env.PATH, TRUSTED_PROXIES: trusted }, encoding: 'utf8' });
+  const check = spawnSync('sh', [trustedProxiesCheck], {
+    env: { PATH: process.env.PATH, TRUSTED_PROXIES: trusted },
+    encoding: 'utf8',
+  });
   if (check.stderr) process.stderr.write(check.stderr);
 }
 
@@ -134,7 +142,9 @@ function spawnNginx(bin: string, dir: string, workers: string, http: string[], g
       `events { ${mainDirective(/^\s*(worker_connections \d+;)/m, 'worker_connections')} }`,
       'http {',
       // The gateway's JSON line names its own variables ($gw_request_id); other nginx here log nothing.
-      ...(gatewayLog ? [`  ${gatewayLogFormat()}`, `  access_log ${join(dir, 'logs', 'access.log')} gateway_json;`] : ['  access_log off;']),
+      ...(gatewayLog
+        ? [`  ${gatewayLogFormat()}`, `  access_log ${join(dir, 'logs', 'access.log')} gateway_json;`]
+        : ['  access_log off;']),
       `  client_body_temp_path ${tmp}/body; proxy_temp_path ${tmp}/proxy; fastcgi_temp_path ${tmp}/fcgi;`,
       `  uwsgi_temp_path ${tmp}/uwsgi; scgi_temp_path ${tmp}/scgi;`,
       ...http.map((line) => `  ${line}`),
@@ -145,7 +155,10 @@ function spawnNginx(bin: string, dir: string, workers: string, http: string[], g
   // `user` is only honoured when started as root; nobody can read the prefix in /tmp or .data.
   // A process group of its own: the workers of a master that dies (SIGKILL, a crash) live on,
   // holding the port a restarted master needs, so they go with it.
-  const child = spawn(bin, ['-p', dir, '-c', join(dir, 'nginx.conf'), '-g', 'daemon off; user root;'], { stdio: ['ignore', 'ignore', 'inherit'], detached: true });
+  const child = spawn(bin, ['-p', dir, '-c', join(dir, 'nginx.conf'), '-g', 'daemon off; user root;'], {
+    stdio: ['ignore', 'ignore', 'inherit'],
+    detached: true,
+  });
   child.once('exit', () => {
     try {
       process.kill(-child.pid!, 'SIGKILL');
@@ -173,7 +186,12 @@ export async function startNginx(dir: string, vars: GatewayVars): Promise<Runnin
   const nginx = new Supervised('gateway', {
     spawn: () => spawnNginx(bin, dir, 'auto', ['keepalive_timeout 65s;', `include ${join(dir, 'gateway.conf')};`]),
     ready: () => waitForPort(vars.GATEWAY_PORT, 10000, reachableAt(vars.GATEWAY_HOST)),
-    onExit: (code, signal) => failStart?.(new Error(`nginx exited (code ${code}, signal ${signal}) while starting the gateway on port ${vars.GATEWAY_PORT}`)),
+    onExit: (code, signal) =>
+      failStart?.(
+        new Error(
+          `nginx exited (code ${code}, signal ${signal}) while starting the gateway on port ${vars.GATEWAY_PORT}`,
+        ),
+      ),
   });
   try {
     await Promise.race([waitForPort(vars.GATEWAY_PORT, 10000, reachableAt(vars.GATEWAY_HOST)), exited]);
@@ -208,34 +226,62 @@ export interface TlsTerminator {
  * connection to the gateway made from 127.0.0.1: the one address the gateway is told to trust.
  * Returns undefined when nginx or openssl is not installed.
  */
-export async function startTlsTerminator(dir: string, o: { port: number; upstream: string }): Promise<TlsTerminator | undefined> {
+export async function startTlsTerminator(
+  dir: string,
+  o: { port: number; upstream: string },
+): Promise<TlsTerminator | undefined> {
   const bin = findExecutable('nginx');
   const openssl = findExecutable('openssl');
   if (!bin || !openssl) return undefined;
   mkdirSync(dir, { recursive: true });
   const [cert, key] = [join(dir, 'cert.pem'), join(dir, 'key.pem')];
-  const made = spawnSync(openssl, [
-    'req', '-x509', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:prime256v1', '-nodes', '-days', '1',
-    '-subj', '/CN=localhost', '-addext', 'subjectAltName=DNS:localhost,IP:127.0.0.1', '-keyout', key, '-out', cert,
-  ], { encoding: 'utf8' });
+  const made = spawnSync(
+    openssl,
+    [
+      'req',
+      '-x509',
+      '-newkey',
+      'ec',
+      '-pkeyopt',
+      'ec_paramgen_curve:prime256v1',
+      '-nodes',
+      '-days',
+      '1',
+      '-subj',
+      '/CN=localhost',
+      '-addext',
+      'subjectAltName=DNS:localhost,IP:127.0.0.1',
+      '-keyout',
+      key,
+      '-out',
+      cert,
+    ],
+    { encoding: 'utf8' },
+  );
   if (made.status !== 0) throw new Error(`openssl could not make a certificate: ${made.stderr}`);
-  const child = spawnNginx(bin, dir, '1', [
-    'server {',
-    `  listen 127.0.0.1:${o.port} ssl;`,
-    `  ssl_certificate ${cert};`,
-    `  ssl_certificate_key ${key};`,
-    '  client_max_body_size 4m;',
-    '  location / {',
-    `    proxy_pass http://${o.upstream};`,
-    '    proxy_http_version 1.1;',
-    '    proxy_set_header Connection "";',
-    '    proxy_set_header Host $http_host;',
-    '    proxy_set_header X-Forwarded-For $proxy_add_x_forwarded_for;',
-    '    proxy_set_header X-Forwarded-Proto https;',
-    '    proxy_bind 127.0.0.1;',
-    '  }',
-    '}',
-  ], false);
+  const child = spawnNginx(
+    bin,
+    dir,
+    '1',
+    [
+      'server {',
+      `  listen 127.0.0.1:${o.port} ssl;`,
+      `  ssl_certificate ${cert};`,
+      `  ssl_certificate_key ${key};`,
+      '  client_max_body_size 4m;',
+      '  location / {',
+      `    proxy_pass http://${o.upstream};`,
+      '    proxy_http_version 1.1;',
+      '    proxy_set_header Connection "";',
+      '    proxy_set_header Host $http_host;',
+      '    proxy_set_header X-Forwarded-For $proxy_add_x_forwarded_for;',
+      '    proxy_set_header X-Forwarded-Proto https;',
+      '    proxy_bind 127.0.0.1;',
+      '  }',
+      '}',
+    ],
+    false,
+  );
   await waitForPort(o.port, 10000);
   return { url: `https://localhost:${o.port}`, certificate: readFileSync(cert, 'utf8'), stop: () => stopChild(child) };
 }

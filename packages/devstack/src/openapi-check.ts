@@ -58,21 +58,31 @@ export function createResponseChecker(doc: object): (res: CheckedResponse) => vo
     const found = match[0];
     if (!found) throw new Error(`${method.toUpperCase()} ${path} is not in the OpenAPI document`);
     const op = d.paths[found.template]![method];
-    const statusKey = op.responses?.[String(res.status)] ? String(res.status) : op.responses?.default ? 'default' : undefined;
-    if (!statusKey) throw new Error(`${method.toUpperCase()} ${found.template} answered ${res.status}, which the OpenAPI document does not list`);
+    const statusKey = op.responses?.[String(res.status)]
+      ? String(res.status)
+      : op.responses?.default
+        ? 'default'
+        : undefined;
+    if (!statusKey)
+      throw new Error(
+        `${method.toUpperCase()} ${found.template} answered ${res.status}, which the OpenAPI document does not list`,
+      );
     const key = `${found.template} ${method} ${statusKey}`;
     if (!cache.has(key)) {
       const response = resolveRef(d, op.responses[statusKey]);
       const hasSchema = response?.content?.['application/json']?.schema !== undefined;
-      const pointer = response === op.responses[statusKey]
-        ? `openapi.json#/paths/${escapePointer(found.template)}/${method}/responses/${statusKey}/content/application~1json/schema`
-        : `openapi.json#${op.responses[statusKey].$ref.slice(1)}/content/application~1json/schema`;
+      const pointer =
+        response === op.responses[statusKey]
+          ? `openapi.json#/paths/${escapePointer(found.template)}/${method}/responses/${statusKey}/content/application~1json/schema`
+          : `openapi.json#${op.responses[statusKey].$ref.slice(1)}/content/application~1json/schema`;
       cache.set(key, hasSchema ? ajv.compile({ $ref: pointer }) : null);
     }
     const validate = cache.get(key);
     if (!validate) return;
     if (!validate(res.body)) {
-      throw new Error(`${method.toUpperCase()} ${found.template} ${res.status} body does not match the OpenAPI document: ${ajv.errorsText(validate.errors)}\nbody: ${JSON.stringify(res.body).slice(0, 2000)}`);
+      throw new Error(
+        `${method.toUpperCase()} ${found.template} ${res.status} body does not match the OpenAPI document: ${ajv.errorsText(validate.errors)}\nbody: ${JSON.stringify(res.body).slice(0, 2000)}`,
+      );
     }
   };
 }

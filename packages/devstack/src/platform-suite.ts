@@ -127,9 +127,12 @@ function healthTests(ctx: PlatformContext): void {
 function httpServerTests(ctx: PlatformContext): void {
   const { target } = ctx;
   describe('the HTTP server', () => {
-    it('makes each request and response on the app\'s own prototypes, so Express has none to move (V8 then keeps one hidden class for all of them)', async () => {
+    it("makes each request and response on the app's own prototypes, so Express has none to move (V8 then keeps one hidden class for all of them)", async () => {
       const seen: boolean[] = [];
-      const probe = (req: object, res: object) => seen.push(Object.getPrototypeOf(req) === ctx.t.app.request && Object.getPrototypeOf(res) === ctx.t.app.response);
+      const probe = (req: object, res: object) =>
+        seen.push(
+          Object.getPrototypeOf(req) === ctx.t.app.request && Object.getPrototypeOf(res) === ctx.t.app.response,
+        );
       // First: what the server made, before Express sees it.
       ctx.t.server.prependListener('request', probe);
       try {
@@ -145,7 +148,11 @@ function httpServerTests(ctx: PlatformContext): void {
 
 function errorTests(ctx: PlatformContext): void {
   const { target, expectEnvelope } = ctx;
-  const { envelope, scopes, limits: { bodyLimitBytes } } = target.declaration;
+  const {
+    envelope,
+    scopes,
+    limits: { bodyLimitBytes },
+  } = target.declaration;
   describe('errors and request ids', () => {
     it('answers 401 in the rich envelope with the X-Request-Id of the response', async () => {
       const res = await ctx.t.http().get(target.protectedPath).expect(401);
@@ -162,7 +169,7 @@ function errorTests(ctx: PlatformContext): void {
       expect(replaced.headers['x-request-id']).toMatch(/^[0-9a-f-]{36}$/);
     });
 
-    it('sets helmet\'s security headers (resources readable cross-origin) on answers and errors alike', async () => {
+    it("sets helmet's security headers (resources readable cross-origin) on answers and errors alike", async () => {
       const c = await ctx.t.caller();
       const answers = [
         await ctx.t.http().get(target.protectedPath).set('Authorization', c.auth).expect(200),
@@ -170,7 +177,9 @@ function errorTests(ctx: PlatformContext): void {
         await ctx.t.http().get('/nowhere').expect(404),
       ];
       for (const res of answers) {
-        expect(Object.fromEntries(Object.keys(SECURITY_HEADERS).map((name) => [name, res.headers[name]]))).toEqual(SECURITY_HEADERS);
+        expect(Object.fromEntries(Object.keys(SECURITY_HEADERS).map((name) => [name, res.headers[name]]))).toEqual(
+          SECURITY_HEADERS,
+        );
       }
     });
 
@@ -184,7 +193,12 @@ function errorTests(ctx: PlatformContext): void {
 
     it('answers invalid JSON with 400 invalid_json, never a 500 or HTML', async () => {
       const c = await ctx.t.caller();
-      const res = await ctx.t.http().post(target.postPath).set('Authorization', c.auth).set('Content-Type', 'application/json').send('{"title": ');
+      const res = await ctx.t
+        .http()
+        .post(target.postPath)
+        .set('Authorization', c.auth)
+        .set('Content-Type', 'application/json')
+        .send('{"title": ');
       expect(res.status).toBe(400);
       expect(res.headers['content-type']).toMatch(/application\/json/);
       expectEnvelope(res.body, 'invalid_json');
@@ -192,14 +206,23 @@ function errorTests(ctx: PlatformContext): void {
 
     it('checks the scope before the body: a read-only key posting invalid JSON gets 403', async () => {
       const c = await ctx.t.caller([scopes[0]!]);
-      const res = await ctx.t.http().post(target.postPath).set('Authorization', c.auth).set('Content-Type', 'application/json').send('{"oops": ');
+      const res = await ctx.t
+        .http()
+        .post(target.postPath)
+        .set('Authorization', c.auth)
+        .set('Content-Type', 'application/json')
+        .send('{"oops": ');
       expect(res.status).toBe(403);
       expectEnvelope(res.body, 'insufficient_scope');
     });
 
     it('answers a body over the limit with 413', async () => {
       const c = await ctx.t.caller();
-      const res = await ctx.t.http().post(target.postPath).set('Authorization', c.auth).send({ filler: 'n'.repeat(bodyLimitBytes + 1024) });
+      const res = await ctx.t
+        .http()
+        .post(target.postPath)
+        .set('Authorization', c.auth)
+        .send({ filler: 'n'.repeat(bodyLimitBytes + 1024) });
       expect(res.status).toBe(413);
       expectEnvelope(res.body, 'payload_too_large');
     });
@@ -242,7 +265,8 @@ function outageTests(ctx: PlatformContext): void {
           statuses[res.status] = (statuses[res.status] ?? 0) + 1;
           if (res.status === 503) {
             if (res.headers['retry-after'] === undefined) bad.push('503 without Retry-After');
-            if (envelope === 'rich' && res.body.error?.code !== 'service_unavailable') bad.push(JSON.stringify(res.body));
+            if (envelope === 'rich' && res.body.error?.code !== 'service_unavailable')
+              bad.push(JSON.stringify(res.body));
             if (envelope === 'simple' && typeof res.body.error !== 'string') bad.push(JSON.stringify(res.body));
           } else if (res.status !== 200) bad.push(`${res.status} ${JSON.stringify(res.body)}`);
         }
@@ -266,11 +290,19 @@ function outageTests(ctx: PlatformContext): void {
 const METHODS = ['get', 'post', 'put', 'patch', 'delete'];
 
 /** Each operation of the target's document under `/api/`, the session-only keys routes aside. */
-function apiOperations(target: PlatformTarget): Array<{ method: string; path: string; operation: { security?: Record<string, string[]>[] } }> {
+function apiOperations(
+  target: PlatformTarget,
+): Array<{ method: string; path: string; operation: { security?: Record<string, string[]>[] } }> {
   const keysPath = target.declaration.paths.keys;
   return Object.entries(target.openapiDocument.paths)
     .filter(([path]) => path.startsWith('/api/') && !path.startsWith(keysPath))
-    .flatMap(([path, item]) => METHODS.filter((m) => m in item).map((method) => ({ method, path, operation: item[method] as { security?: Record<string, string[]>[] } })));
+    .flatMap(([path, item]) =>
+      METHODS.filter((m) => m in item).map((method) => ({
+        method,
+        path,
+        operation: item[method] as { security?: Record<string, string[]>[] },
+      })),
+    );
 }
 
 function scopeTests(ctx: PlatformContext): void {
@@ -278,7 +310,11 @@ function scopeTests(ctx: PlatformContext): void {
   describe('scopes', () => {
     // Each operation's API-key scopes, as its document says (`security: [{ apiKey: [...] }, ...]`).
     const operations = apiOperations(ctx.target)
-      .map(({ method, path, operation }) => ({ method, path, needs: (operation.security ?? []).find((s) => s.apiKey)?.apiKey ?? [] }))
+      .map(({ method, path, operation }) => ({
+        method,
+        path,
+        needs: (operation.security ?? []).find((s) => s.apiKey)?.apiKey ?? [],
+      }))
       .filter((op) => op.needs.length > 0);
 
     it('lists the API operations it checks', () => {
@@ -294,14 +330,18 @@ function scopeTests(ctx: PlatformContext): void {
         const key = others.join(' ');
         if (!callers.has(key)) callers.set(key, (await ctx.t.caller(others)).auth);
         const url = path.replace(/\{date\}/g, '2030-01-01').replace(/\{[^}]+\}/g, id);
-        const res = await (ctx.t.http() as any)[method](url)
+        const res = await (ctx.t.http() as any)
+          [method](url)
           .set('Authorization', callers.get(key)!)
           .set('Content-Type', 'application/json')
           .send(method === 'get' || method === 'delete' ? undefined : '{"not": "checked yet"');
-        const ok = res.status === 403 && (envelope === 'simple'
-          ? typeof res.body.error === 'string'
-          : res.body.error?.code === 'insufficient_scope');
-        if (!ok) failures.push(`${method.toUpperCase()} ${path} without ${needs.join(', ')}: ${res.status} ${JSON.stringify(res.body)}`);
+        const ok =
+          res.status === 403 &&
+          (envelope === 'simple' ? typeof res.body.error === 'string' : res.body.error?.code === 'insufficient_scope');
+        if (!ok)
+          failures.push(
+            `${method.toUpperCase()} ${path} without ${needs.join(', ')}: ${res.status} ${JSON.stringify(res.body)}`,
+          );
       }
       expect(failures).toEqual([]);
     });
@@ -324,14 +364,17 @@ function timezoneTests(ctx: PlatformContext): void {
       const failures: string[] = [];
       for (const { method, path } of operations) {
         const url = path.replace(/\{[^}]+\}/g, id);
-        const res = await (ctx.t.http() as any)[method](url)
+        const res = await (ctx.t.http() as any)
+          [method](url)
           .set('Authorization', auth)
           .set('X-Timezone', 'Nowhere/Atlantis')
           .set('Content-Type', 'application/json')
           .send(method === 'get' || method === 'delete' ? undefined : '{"not": "checked yet"');
-        const ok = res.status === 400 && (envelope === 'simple'
-          ? /X-Timezone/.test(res.body.error)
-          : res.body.error?.code === 'validation_failed' && res.body.error.details?.[0]?.path === 'X-Timezone');
+        const ok =
+          res.status === 400 &&
+          (envelope === 'simple'
+            ? /X-Timezone/.test(res.body.error)
+            : res.body.error?.code === 'validation_failed' && res.body.error.details?.[0]?.path === 'X-Timezone');
         if (!ok) failures.push(`${method.toUpperCase()} ${path}: ${res.status} ${JSON.stringify(res.body)}`);
       }
       expect(failures).toEqual([]);
@@ -339,19 +382,31 @@ function timezoneTests(ctx: PlatformContext): void {
 
     it('accepts a known zone', async () => {
       const { auth } = await ctx.t.caller();
-      await ctx.t.http().get(target.protectedPath).set('Authorization', auth).set('X-Timezone', 'Asia/Kolkata').expect(200);
+      await ctx.t
+        .http()
+        .get(target.protectedPath)
+        .set('Authorization', auth)
+        .set('X-Timezone', 'Asia/Kolkata')
+        .expect(200);
     });
   });
 }
 
 function authenticationTests(ctx: PlatformContext): void {
   const { target, expectEnvelope } = ctx;
-  const { name: service, paths: { keys: keysPath } } = target.declaration;
+  const {
+    name: service,
+    paths: { keys: keysPath },
+  } = target.declaration;
   describe('authentication', () => {
     it('rejects a missing, malformed, unknown or revoked key with 401', async () => {
       const account = await ctx.t.admin('create-account', '--email', 'revoked@example.test');
       const key = await ctx.t.admin('create-key', '--account', account.accountId);
-      await ctx.t.http().get(target.protectedPath).set('Authorization', `Bearer ${key.key}`).expect((r) => expect(r.status).not.toBe(401));
+      await ctx.t
+        .http()
+        .get(target.protectedPath)
+        .set('Authorization', `Bearer ${key.key}`)
+        .expect((r) => expect(r.status).not.toBe(401));
       await ctx.t.admin('revoke-key', '--id', key.id);
       for (const header of [`Bearer ${key.key}`, `Bearer ${service}_unknown`, 'Basic abc', 'Bearer']) {
         const res = await ctx.t.http().get(target.protectedPath).set('Authorization', header);
@@ -366,13 +421,22 @@ function authenticationTests(ctx: PlatformContext): void {
       expect(cookie).toMatch(new RegExp(`^${service}_sid=`));
       await ctx.t.http().get(keysPath).set('Cookie', cookie).expect(200);
       await ctx.t.http().get(keysPath).set('Cookie', cookie).set('Origin', target.allowedOrigin).expect(200);
-      const res = await ctx.t.http().get(keysPath).set('Cookie', cookie).set('Origin', 'https://evil.example').expect(403);
+      const res = await ctx.t
+        .http()
+        .get(keysPath)
+        .set('Cookie', cookie)
+        .set('Origin', 'https://evil.example')
+        .expect(403);
       expectEnvelope(res.body, 'cross_origin');
     });
 
     it('lets an API key call from any Origin', async () => {
       const c = await ctx.t.caller();
-      const res = await ctx.t.http().get(target.unknownPath).set('Authorization', c.auth).set('Origin', 'https://elsewhere.example');
+      const res = await ctx.t
+        .http()
+        .get(target.unknownPath)
+        .set('Authorization', c.auth)
+        .set('Origin', 'https://elsewhere.example');
       expect(res.status).toBe(404);
       expect(res.headers['access-control-allow-origin']).toBe('*');
       expect(res.headers['access-control-allow-credentials']).toBeUndefined();
@@ -380,11 +444,21 @@ function authenticationTests(ctx: PlatformContext): void {
     });
 
     it('answers CORS preflights, allowing credentials only to allowed origins', async () => {
-      const allowed = await ctx.t.http().options(target.protectedPath).set('Origin', target.allowedOrigin).set('Access-Control-Request-Method', 'POST').expect(204);
+      const allowed = await ctx.t
+        .http()
+        .options(target.protectedPath)
+        .set('Origin', target.allowedOrigin)
+        .set('Access-Control-Request-Method', 'POST')
+        .expect(204);
       expect(allowed.headers['access-control-allow-origin']).toBe(target.allowedOrigin);
       expect(allowed.headers['access-control-allow-credentials']).toBe('true');
       expect(allowed.headers['access-control-allow-headers']).toMatch(/Idempotency-Key/);
-      const other = await ctx.t.http().options(target.protectedPath).set('Origin', 'https://other.example').set('Access-Control-Request-Method', 'GET').expect(204);
+      const other = await ctx.t
+        .http()
+        .options(target.protectedPath)
+        .set('Origin', 'https://other.example')
+        .set('Access-Control-Request-Method', 'GET')
+        .expect(204);
       expect(other.headers['access-control-allow-origin']).toBe('*');
     });
   });
@@ -392,24 +466,49 @@ function authenticationTests(ctx: PlatformContext): void {
 
 function keyManagementTests(ctx: PlatformContext): void {
   const { target, expectEnvelope } = ctx;
-  const { name: service, scopes, paths: { keys: keysPath } } = target.declaration;
+  const {
+    name: service,
+    scopes,
+    paths: { keys: keysPath },
+  } = target.declaration;
   describe(`session-only key management (${keysPath})`, () => {
     it('creates a key once, lists it without the secret, and revokes it', async () => {
       const account = await ctx.t.admin('create-account', '--email', 'keys@example.test');
       const { cookie } = await ctx.t.admin('create-session', '--account', account.accountId);
-      const created = await ctx.t.http().post(keysPath).set('Cookie', cookie).send({ name: 'ci', scopes: [scopes[0]] }).expect(201);
-      expect(created.body).toEqual(expect.objectContaining({ id: expect.any(String), key: expect.stringMatching(new RegExp(`^${service}_`)), scopes: [scopes[0]], name: 'ci' }));
+      const created = await ctx.t
+        .http()
+        .post(keysPath)
+        .set('Cookie', cookie)
+        .send({ name: 'ci', scopes: [scopes[0]] })
+        .expect(201);
+      expect(created.body).toEqual(
+        expect.objectContaining({
+          id: expect.any(String),
+          key: expect.stringMatching(new RegExp(`^${service}_`)),
+          scopes: [scopes[0]],
+          name: 'ci',
+        }),
+      );
       const list = await ctx.t.http().get(keysPath).set('Cookie', cookie).expect(200);
       expect(list.body.items).toHaveLength(1);
       expect(JSON.stringify(list.body)).not.toContain(created.body.key);
-      await ctx.t.http().delete(`${keysPath}/${created.body.id}`).set('Cookie', cookie).expect(200, { id: created.body.id, revoked: true });
+      await ctx.t
+        .http()
+        .delete(`${keysPath}/${created.body.id}`)
+        .set('Cookie', cookie)
+        .expect(200, { id: created.body.id, revoked: true });
       await ctx.t.http().get(target.protectedPath).set('Authorization', `Bearer ${created.body.key}`).expect(401);
     });
 
-    it('refuses an unknown scope with 400 and another account\'s key id with 404', async () => {
+    it("refuses an unknown scope with 400 and another account's key id with 404", async () => {
       const account = await ctx.t.admin('create-account', '--email', 'keys2@example.test');
       const { cookie } = await ctx.t.admin('create-session', '--account', account.accountId);
-      const bad = await ctx.t.http().post(keysPath).set('Cookie', cookie).send({ scopes: ['nobody:read'] }).expect(400);
+      const bad = await ctx.t
+        .http()
+        .post(keysPath)
+        .set('Cookie', cookie)
+        .send({ scopes: ['nobody:read'] })
+        .expect(400);
       expectEnvelope(bad.body, 'validation_failed');
       const other = await ctx.t.caller();
       const [otherKey] = await ctx.t.accountKeyIds(other.accountId);
@@ -418,7 +517,11 @@ function keyManagementTests(ctx: PlatformContext): void {
 
     it('refuses API keys on every keys route with 403', async () => {
       const c = await ctx.t.caller();
-      for (const [method, path] of [['get', keysPath], ['post', keysPath], ['delete', `${keysPath}/00000000-0000-0000-0000-000000000000`]] as const) {
+      for (const [method, path] of [
+        ['get', keysPath],
+        ['post', keysPath],
+        ['delete', `${keysPath}/00000000-0000-0000-0000-000000000000`],
+      ] as const) {
         const res = await ctx.t.http()[method](path).set('Authorization', c.auth).send({});
         expect(res.status).toBe(403);
         expectEnvelope(res.body, 'session_required');
@@ -431,17 +534,33 @@ function adminCommandTests(ctx: PlatformContext): void {
   const { name: service, scopes } = ctx.target.declaration;
   describe('admin commands', () => {
     it('create-account gives an account (and on tasks a personal workspace); a duplicate email fails', async () => {
-      const created = await ctx.t.admin('create-account', '--email', 'Admin@Example.test', '--timezone', 'Europe/Berlin');
-      expect(created).toEqual(service === 'tasks' ? { accountId: expect.any(String), workspaceId: expect.any(String) } : { accountId: expect.any(String) });
+      const created = await ctx.t.admin(
+        'create-account',
+        '--email',
+        'Admin@Example.test',
+        '--timezone',
+        'Europe/Berlin',
+      );
+      expect(created).toEqual(
+        service === 'tasks'
+          ? { accountId: expect.any(String), workspaceId: expect.any(String) }
+          : { accountId: expect.any(String) },
+      );
       await expect(ctx.t.admin('create-account', '--email', 'admin@example.test')).rejects.toThrow(/already exists/);
-      await expect(ctx.t.admin('create-account', '--email', 'x@example.test', '--timezone', 'Mars/Base')).rejects.toThrow(/time zone/);
+      await expect(
+        ctx.t.admin('create-account', '--email', 'x@example.test', '--timezone', 'Mars/Base'),
+      ).rejects.toThrow(/time zone/);
     });
 
     it('create-key defaults to every scope and refuses an unknown one', async () => {
       const { accountId } = await ctx.t.admin('create-account', '--email', 'scopes@example.test');
       expect((await ctx.t.admin('create-key', '--account', accountId)).scopes).toEqual(scopes);
-      await expect(ctx.t.admin('create-key', '--account', accountId, '--scopes', 'nobody:read')).rejects.toThrow(/unknown scope/);
-      await expect(ctx.t.admin('create-key', '--account', '00000000-0000-0000-0000-000000000000')).rejects.toThrow(/no account/);
+      await expect(ctx.t.admin('create-key', '--account', accountId, '--scopes', 'nobody:read')).rejects.toThrow(
+        /unknown scope/,
+      );
+      await expect(ctx.t.admin('create-key', '--account', '00000000-0000-0000-0000-000000000000')).rejects.toThrow(
+        /no account/,
+      );
     });
   });
 }
@@ -458,7 +577,10 @@ function docsPageTests(ctx: PlatformContext): void {
         expect(res.headers['content-security-policy']).toContain("script-src 'self'");
         expect(res.headers['content-security-policy']).not.toMatch(/script-src[^;]*unsafe/);
         const scripts = [...res.text.matchAll(/<script([^>]*)>([^<]*)<\/script>/g)];
-        expect(scripts.map((m) => m[1]!.match(/src="([^"]+)"/)?.[1])).toEqual([`${base}/swagger-ui-bundle.js`, `${base}/init.js`]);
+        expect(scripts.map((m) => m[1]!.match(/src="([^"]+)"/)?.[1])).toEqual([
+          `${base}/swagger-ui-bundle.js`,
+          `${base}/init.js`,
+        ]);
         expect(scripts.every((m) => m[2] === '')).toBe(true);
       }
     });
@@ -467,14 +589,16 @@ function docsPageTests(ctx: PlatformContext): void {
       const bundle = await ctx.t.http().get(`${base}/swagger-ui-bundle.js`).expect(200);
       expect(bundle.headers['content-type']).toMatch(/^application\/javascript/);
       expect(Number(bundle.headers['content-length'])).toBeGreaterThan(100_000);
-      expect((await ctx.t.http().get(`${base}/swagger-ui.css`).expect(200)).headers['content-type']).toMatch(/^text\/css/);
+      expect((await ctx.t.http().get(`${base}/swagger-ui.css`).expect(200)).headers['content-type']).toMatch(
+        /^text\/css/,
+      );
       const init = await ctx.t.http().get(`${base}/init.js`).expect(200);
       expect(init.text).toContain(`url: "${base}/openapi.json"`);
       const doc = await ctx.t.http().get(`${base}/openapi.json`).expect(200);
       expect(doc.body).toEqual((await ctx.t.http().get('/openapi.json').expect(200)).body);
     });
 
-    it('answers another path under /docs with the service\'s JSON 404', async () => {
+    it("answers another path under /docs with the service's JSON 404", async () => {
       for (const path of [`${base}/index.html`, `${base}/../../package.json`, '/docs']) {
         const res = await ctx.t.http().get(path).expect(404);
         expect(res.headers['content-type']).toMatch(/application\/json/);
@@ -487,7 +611,14 @@ function routerPathTests(ctx: PlatformContext): void {
   const { name: service } = ctx.target.declaration;
   describe('the pages, OAuth and MCP paths (routers entered only for their own paths)', () => {
     const svc = service;
-    const paths = [`/docs/${svc}`, `/account/${svc}`, `/.well-known/oauth-authorization-server/oauth/${svc}`, `/.well-known/oauth-protected-resource/mcp/${svc}`, `/mcp/${svc}`, `/auth/${svc}/apps`];
+    const paths = [
+      `/docs/${svc}`,
+      `/account/${svc}`,
+      `/.well-known/oauth-authorization-server/oauth/${svc}`,
+      `/.well-known/oauth-protected-resource/mcp/${svc}`,
+      `/mcp/${svc}`,
+      `/auth/${svc}/apps`,
+    ];
     const shout = (path: string) => path.replace(/[a-z]/g, (c, i: number) => (i % 2 ? c.toUpperCase() : c));
 
     it('answers each in any letter case and with a trailing slash as it does its own spelling (Express matches routes so)', async () => {
@@ -520,8 +651,24 @@ function anyNameTests(ctx: PlatformContext): void {
   const { name: service } = ctx.target.declaration;
   describe('paths of any name under the pages, assets and docs', () => {
     // Names an object lookup would find on Object.prototype, a NUL, a traversal and a 10 KB name.
-    const names = ['constructor', '__proto__', 'toString', 'hasOwnProperty', 'valueOf', '%00', 'a%00.js', '..%2F..%2Fpackage.json', 'x'.repeat(10_240)];
-    const prefixes = [`/account/${service}/`, `/docs/${service}/`, `/oauth/${service}/`, `/auth/${service}/`, `/mcp/${service}/`];
+    const names = [
+      'constructor',
+      '__proto__',
+      'toString',
+      'hasOwnProperty',
+      'valueOf',
+      '%00',
+      'a%00.js',
+      '..%2F..%2Fpackage.json',
+      'x'.repeat(10_240),
+    ];
+    const prefixes = [
+      `/account/${service}/`,
+      `/docs/${service}/`,
+      `/oauth/${service}/`,
+      `/auth/${service}/`,
+      `/mcp/${service}/`,
+    ];
 
     it('answers every one with a JSON 404 or 400, never a 500', async () => {
       const wrong: string[] = [];
@@ -529,7 +676,8 @@ function anyNameTests(ctx: PlatformContext): void {
         for (const name of names) {
           const res = await ctx.t.http().get(`${prefix}${name}`);
           const type = String(res.headers['content-type']);
-          if (![400, 404].includes(res.status) || !type.includes('application/json')) wrong.push(`${prefix}${name.slice(0, 40)}: ${res.status} ${type}`);
+          if (![400, 404].includes(res.status) || !type.includes('application/json'))
+            wrong.push(`${prefix}${name.slice(0, 40)}: ${res.status} ${type}`);
         }
       }
       expect(wrong).toEqual([]);
@@ -546,16 +694,36 @@ function requestLogTests(ctx: PlatformContext): void {
       const { cookie } = await ctx.t.admin('create-session', '--account', account.accountId);
       const marker = 'private-content-7f3a9c';
       logLines.length = 0;
-      const withKey = await ctx.t.http().post(target.postPath).set('Authorization', `Bearer ${key}`).send({ title: marker, content: marker, name: marker });
+      const withKey = await ctx.t
+        .http()
+        .post(target.postPath)
+        .set('Authorization', `Bearer ${key}`)
+        .send({ title: marker, content: marker, name: marker });
       const withCookie = await ctx.t.http().get(`${target.protectedPath}?q=${marker}`).set('Cookie', cookie);
       await new Promise((r) => setTimeout(r, 50));
-      const entries = logLines.flatMap((l) => l.trim().split('\n')).map((l) => JSON.parse(l) as Record<string, unknown>);
+      const entries = logLines
+        .flatMap((l) => l.trim().split('\n'))
+        .map((l) => JSON.parse(l) as Record<string, unknown>);
       const requests = entries.filter((e) => e.msg === 'request');
       expect(requests).toHaveLength(2);
-      expect(requests[0]).toEqual(expect.objectContaining({
-        method: 'POST', route: target.postPath, status: withKey.status, requestId: withKey.headers['x-request-id'], accountId: account.accountId, ms: expect.any(Number),
-      }));
-      expect(requests[1]).toEqual(expect.objectContaining({ method: 'GET', route: target.protectedPath, status: withCookie.status, requestId: withCookie.headers['x-request-id'] }));
+      expect(requests[0]).toEqual(
+        expect.objectContaining({
+          method: 'POST',
+          route: target.postPath,
+          status: withKey.status,
+          requestId: withKey.headers['x-request-id'],
+          accountId: account.accountId,
+          ms: expect.any(Number),
+        }),
+      );
+      expect(requests[1]).toEqual(
+        expect.objectContaining({
+          method: 'GET',
+          route: target.protectedPath,
+          status: withCookie.status,
+          requestId: withCookie.headers['x-request-id'],
+        }),
+      );
       expect(String(requests[1]!.route)).not.toContain(marker);
       const all = logLines.join('\n');
       for (const secret of [key, cookie.split('=')[1]!, marker]) expect(all).not.toContain(secret);

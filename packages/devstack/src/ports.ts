@@ -20,8 +20,14 @@ export async function waitForPort(port: number, timeoutMs = 15000, host = '127.0
   for (;;) {
     const ok = await new Promise<boolean>((resolve) => {
       const sock = connect(port, host);
-      sock.once('connect', () => { sock.destroy(); resolve(true); });
-      sock.once('error', () => { sock.destroy(); resolve(false); });
+      sock.once('connect', () => {
+        sock.destroy();
+        resolve(true);
+      });
+      sock.once('error', () => {
+        sock.destroy();
+        resolve(false);
+      });
     });
     if (ok) return;
     if (Date.now() > deadline) throw new Error(`nothing listening on ${host}:${port} after ${timeoutMs} ms`);
@@ -49,7 +55,12 @@ function listeningInodes(port: number): string[] {
       return [];
     }
     // sl local_address rem_address st ... inode: state 0A is LISTEN.
-    return text.split('\n').slice(1).map((line) => line.trim().split(/\s+/)).filter((f) => f[1]?.endsWith(`:${hexPort}`) && f[3] === '0A').map((f) => f[9]!);
+    return text
+      .split('\n')
+      .slice(1)
+      .map((line) => line.trim().split(/\s+/))
+      .filter((f) => f[1]?.endsWith(`:${hexPort}`) && f[3] === '0A')
+      .map((f) => f[9]!);
   });
 }
 

@@ -1,6 +1,19 @@
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { chmodSync, chownSync, closeSync, existsSync, lstatSync, mkdirSync, openSync, readFileSync, readlinkSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import {
+  chmodSync,
+  chownSync,
+  closeSync,
+  existsSync,
+  lstatSync,
+  mkdirSync,
+  openSync,
+  readFileSync,
+  readlinkSync,
+  rmSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import pg from 'pg';
@@ -35,7 +48,11 @@ function postgresUser(): Identity {
   try {
     return lookup();
   } catch {
-    execFileSync('useradd', ['--system', '--user-group', '--no-create-home', '--shell', '/usr/sbin/nologin', 'postgres'], { stdio: 'ignore' });
+    execFileSync(
+      'useradd',
+      ['--system', '--user-group', '--no-create-home', '--shell', '/usr/sbin/nologin', 'postgres'],
+      { stdio: 'ignore' },
+    );
     return lookup();
   }
 }
@@ -81,7 +98,11 @@ function serverDataDir(dataDir: string, persistent: boolean, owner: Identity | u
     target = dataDir; // a cluster made before relocation, where the postgres user could reach it
   } else {
     // One per major: a folder moved aside after a change of major is not found again here.
-    target = join(ROOT_BASE, 'data', `${createHash('sha256').update(resolve(dataDir)).digest('hex').slice(0, 16)}-pg${major}`);
+    target = join(
+      ROOT_BASE,
+      'data',
+      `${createHash('sha256').update(resolve(dataDir)).digest('hex').slice(0, 16)}-pg${major}`,
+    );
     rmSync(dataDir, { recursive: true, force: true });
     mkdirSync(dirname(dataDir), { recursive: true });
     symlinkSync(target, dataDir);
@@ -133,14 +154,29 @@ export async function startEmbeddedPostgres(opts: {
     writeFileSync(pwfile, `${PASSWORD}\n`, { mode: 0o600 });
     if (owner) chownSync(pwfile, owner.uid, owner.gid);
     try {
-      await run(join(bin, 'initdb'), [`--pgdata=${dataDir}`, '--auth=password', '--username=postgres', `--pwfile=${pwfile}`, '--encoding=UTF8', '--lc-messages=C'], spawnOptions);
+      await run(
+        join(bin, 'initdb'),
+        [
+          `--pgdata=${dataDir}`,
+          '--auth=password',
+          '--username=postgres',
+          `--pwfile=${pwfile}`,
+          '--encoding=UTF8',
+          '--lc-messages=C',
+        ],
+        spawnOptions,
+      );
     } finally {
       rmSync(pwfile, { force: true });
     }
   }
 
-  const flags = Object.entries({ max_connections: '300', unix_socket_directories: '', listen_addresses: '127.0.0.1', ...opts.settings })
-    .flatMap(([name, value]) => ['-c', `${name}=${value}`]);
+  const flags = Object.entries({
+    max_connections: '300',
+    unix_socket_directories: '',
+    listen_addresses: '127.0.0.1',
+    ...opts.settings,
+  }).flatMap(([name, value]) => ['-c', `${name}=${value}`]);
   const url = `postgres://postgres:${PASSWORD}@127.0.0.1:${opts.port}/postgres`;
   // The server's log goes to a file in its data folder, not to a pipe: a pipe nobody drains (the
   // parent blocked in spawnSync, as `npm test` is while turbo runs) fills up, and then every
@@ -163,7 +199,10 @@ export async function startEmbeddedPostgres(opts: {
     child.once('exit', (code, signal) => (exited = `code ${code}, signal ${signal}`));
     const deadline = Date.now() + 120_000;
     for (;;) {
-      if (exited) throw new Error(`postgres exited (${exited}) while starting; see ${opts.onLog ? 'its log' : logFile}${opts.onLog ? '' : `: ${tail(logFile)}`}`);
+      if (exited)
+        throw new Error(
+          `postgres exited (${exited}) while starting; see ${opts.onLog ? 'its log' : logFile}${opts.onLog ? '' : `: ${tail(logFile)}`}`,
+        );
       if (await accepts(url)) return;
       if (Date.now() > deadline) throw new Error(`postgres did not accept connections within 120 s; see ${logFile}`);
       await new Promise((r) => setTimeout(r, 100));
@@ -255,7 +294,9 @@ function run(cmd: string, args: string[], options: object): Promise<void> {
     child.stdout.on('data', (c: Buffer) => (output += c.toString('utf8')));
     child.stderr.on('data', (c: Buffer) => (output += c.toString('utf8')));
     child.once('error', failed);
-    child.once('exit', (code) => (code === 0 ? done() : failed(new Error(`${cmd} failed (exit ${code}): ${output.trim().slice(-600)}`))));
+    child.once('exit', (code) =>
+      code === 0 ? done() : failed(new Error(`${cmd} failed (exit ${code}): ${output.trim().slice(-600)}`)),
+    );
   });
 }
 

@@ -22,8 +22,19 @@ interface MissingProgram {
 /** scripts/system-packages.cjs, as its JSDoc describes it. */
 export interface SystemPackages {
   findExecutable(cmd: string, env?: NodeJS.ProcessEnv, sbinDirs?: readonly string[]): string | undefined;
-  missingPrograms(command: string, opts?: { args?: readonly string[]; env?: NodeJS.ProcessEnv; find?: (cmd: string, env: NodeJS.ProcessEnv) => string | undefined }): MissingProgram[];
-  stopMessage(command: string, missing: MissingProgram[], how: { reason: string; root: boolean; aptGet: boolean }): string;
+  missingPrograms(
+    command: string,
+    opts?: {
+      args?: readonly string[];
+      env?: NodeJS.ProcessEnv;
+      find?: (cmd: string, env: NodeJS.ProcessEnv) => string | undefined;
+    },
+  ): MissingProgram[];
+  stopMessage(
+    command: string,
+    missing: MissingProgram[],
+    how: { reason: string; root: boolean; aptGet: boolean },
+  ): string;
   ensureSystemPackages(
     command: string,
     opts?: {
@@ -85,16 +96,23 @@ export interface RedisOptions {
 /** Starts a `redis-server` from PATH on 127.0.0.1, throwaway unless `dataDir` is given. */
 export async function startRedis(opts: RedisOptions = {}): Promise<RunningRedis> {
   const bin = findExecutable('redis-server');
-  if (!bin) throw new Error('redis-server is not on PATH: install it (apt-get install -y redis-server) or set REDIS_URL');
+  if (!bin)
+    throw new Error('redis-server is not on PATH: install it (apt-get install -y redis-server) or set REDIS_URL');
   const port = opts.port ?? (await freePort());
   const dir = opts.dataDir ?? mkdtempSync(join(tmpdir(), 'redis-'));
   mkdirSync(dir, { recursive: true });
   // Kept data: a snapshot every 5 minutes when anything changed, and one on shutdown.
   const persistence = opts.dataDir ? ['--save', '300 1', '--dbfilename', 'dump.rdb'] : ['--save', ''];
-  const child = spawn(bin, ['--port', String(port), '--bind', '127.0.0.1', ...persistence, '--appendonly', 'no', '--dir', dir], {
-    stdio: ['ignore', 'ignore', 'inherit'],
-  });
-  const exited = new Promise<never>((_, reject) => child.once('exit', (code) => reject(new Error(`redis-server exited with code ${code} while starting`))));
+  const child = spawn(
+    bin,
+    ['--port', String(port), '--bind', '127.0.0.1', ...persistence, '--appendonly', 'no', '--dir', dir],
+    {
+      stdio: ['ignore', 'ignore', 'inherit'],
+    },
+  );
+  const exited = new Promise<never>((_, reject) =>
+    child.once('exit', (code) => reject(new Error(`redis-server exited with code ${code} while starting`))),
+  );
   exited.catch(() => {});
   await Promise.race([waitForPort(port), exited]);
   return {

@@ -22,7 +22,11 @@ interface ServiceProcess {
  * worker (`SERVICE_ROLE: 'worker'` in `env`, with DATABASE_URL and the rest of its settings). It
  * listens on a free port; resolved once it does. Not supervised: the caller stops or kills it.
  */
-export async function startServiceProcess(service: Service, name: string, env: Record<string, string | undefined>): Promise<ServiceProcess> {
+export async function startServiceProcess(
+  service: Service,
+  name: string,
+  env: Record<string, string | undefined>,
+): Promise<ServiceProcess> {
   const port = await freePort();
   const child = spawnService(name, process.execPath, serviceEntry(service, 'serve'), {
     cwd: repoRoot,
@@ -49,7 +53,15 @@ export interface ProductOptions {
   env?: Record<string, string>;
   serviceEnv?: Partial<Record<Service, Record<string, string>>>;
   /** Gateway settings beyond the upstreams (the benchmark lifts the meetings guard). */
-  gatewayVars?: Pick<GatewayVars, 'GATEWAY_HOST' | 'MEETINGS_GUARD_RATE' | 'MEETINGS_GUARD_BURST' | 'MCP_GUARD_RATE' | 'MCP_GUARD_BURST' | 'TRUSTED_PROXIES'>;
+  gatewayVars?: Pick<
+    GatewayVars,
+    | 'GATEWAY_HOST'
+    | 'MEETINGS_GUARD_RATE'
+    | 'MEETINGS_GUARD_BURST'
+    | 'MCP_GUARD_RATE'
+    | 'MCP_GUARD_BURST'
+    | 'TRUSTED_PROXIES'
+  >;
   /**
    * Restart a service process or nginx that exits on its own (backoff 1 s to 30 s), logging one
    * line through `log`. `npm start` turns it on; tests that watch a process exit leave it off.
@@ -90,12 +102,15 @@ async function instancePorts(opts: ProductOptions, replicas: number): Promise<Re
   for (const svc of SERVICES) {
     const base = opts.ports?.[svc];
     ports[svc] = [];
-    for (let i = 0; i < replicas; i++) ports[svc].push(base === undefined ? await freePort() : base + REPLICA_PORT_STEP * i);
+    for (let i = 0; i < replicas; i++)
+      ports[svc].push(base === undefined ? await freePort() : base + REPLICA_PORT_STEP * i);
   }
   const all = SERVICES.flatMap((svc) => ports[svc]);
   const clash = all.find((port, i) => all.indexOf(port) !== i || port > 65535);
   if (clash !== undefined) {
-    throw new Error(`port ${clash} would serve two instances or is past 65535 (instance i of a service listens on its port + ${REPLICA_PORT_STEP} x i)`);
+    throw new Error(
+      `port ${clash} would serve two instances or is past 65535 (instance i of a service listens on its port + ${REPLICA_PORT_STEP} x i)`,
+    );
   }
   return ports;
 }
@@ -108,8 +123,10 @@ async function instancePorts(opts: ProductOptions, replicas: number): Promise<Re
  */
 export async function startProduct(opts: ProductOptions): Promise<RunningProduct> {
   const replicas = opts.replicas ?? 1;
-  if (!Number.isInteger(replicas) || replicas < 1 || replicas > MAX_REPLICAS) throw new Error(`replicas must be 1 to ${MAX_REPLICAS}, got ${replicas}`);
-  if (replicas > 1 && !opts.redisUrl) throw new Error('more than one instance needs Redis (shared rate limits and idempotency records)');
+  if (!Number.isInteger(replicas) || replicas < 1 || replicas > MAX_REPLICAS)
+    throw new Error(`replicas must be 1 to ${MAX_REPLICAS}, got ${replicas}`);
+  if (replicas > 1 && !opts.redisUrl)
+    throw new Error('more than one instance needs Redis (shared rate limits and idempotency records)');
   const ports = await instancePorts(opts, replicas);
   const instances = {} as Record<Service, Instance[]>;
   const supervised: Supervised[] = [];
@@ -152,7 +169,8 @@ export async function startProduct(opts: ProductOptions): Promise<RunningProduct
     };
   };
   const stopAllServices = (graceMs?: number) => Promise.all(supervised.map((s) => s.stop(graceMs)));
-  const listening = (wave: Instance[]) => Promise.race([Promise.all(wave.map((instance) => waitForPort(instance.port, 30000))), failed]);
+  const listening = (wave: Instance[]) =>
+    Promise.race([Promise.all(wave.map((instance) => waitForPort(instance.port, 30000))), failed]);
 
   let nginx: RunningNginx | undefined;
   try {
@@ -184,7 +202,10 @@ export async function startProduct(opts: ProductOptions): Promise<RunningProduct
   return {
     ports: Object.fromEntries(SERVICES.map((svc) => [svc, ports[svc][0]])) as Record<Service, number>,
     get children() {
-      return Object.fromEntries(SERVICES.map((svc) => [svc, instances[svc][0]!.process])) as Record<Service, ChildProcess>;
+      return Object.fromEntries(SERVICES.map((svc) => [svc, instances[svc][0]!.process])) as Record<
+        Service,
+        ChildProcess
+      >;
     },
     instances,
     gateway: nginx?.url,

@@ -30,7 +30,8 @@ function countPostgres(pool: pg.Pool, seen: RoundTrips, parsed: { count: number 
   pool.on('connect', (client) => {
     // The connection's own ReadyForQuery at start-up comes before this hook, and is not counted.
     // pg's Client keeps its protocol connection (an EventEmitter of messages) as `connection`; the types leave it out.
-    const connection = (client as pg.PoolClient & { connection: EventEmitter & { parse(query: unknown): void } }).connection;
+    const connection = (client as pg.PoolClient & { connection: EventEmitter & { parse(query: unknown): void } })
+      .connection;
     connection.on('readyForQuery', () => {
       seen.postgres += 1;
     });
@@ -147,7 +148,10 @@ export function roundTripCounter(pool: pg.Pool, redis: Redis): RoundTripCounter 
             worst.redis = Math.max(worst.redis, one.redis);
             break;
           }
-          if (attempt === ATTEMPTS) throw new Error(`no warm-up and measured request within ${CREDENTIAL_TTL_MS} ms in ${ATTEMPTS} attempts: the machine is too busy to measure`);
+          if (attempt === ATTEMPTS)
+            throw new Error(
+              `no warm-up and measured request within ${CREDENTIAL_TTL_MS} ms in ${ATTEMPTS} attempts: the machine is too busy to measure`,
+            );
         }
       }
       return worst;

@@ -59,7 +59,9 @@ async function main(): Promise<number> {
     brokenSuites += json.numRuntimeErrorTestSuites ?? 0;
   }
   const seconds = Math.round((Date.now() - started) / 1000);
-  process.stdout.write(`\nall suites finished in ${seconds}s${brokenSuites ? `; ${brokenSuites} suite(s) failed to run` : ''}\n`);
+  process.stdout.write(
+    `\nall suites finished in ${seconds}s${brokenSuites ? `; ${brokenSuites} suite(s) failed to run` : ''}\n`,
+  );
   process.stdout.write(`${passed} passed, ${failed + brokenSuites} failed, ${skipped} skipped\n`);
   if (status === 0 && (failed > 0 || brokenSuites > 0 || passed === 0)) status = 1;
   return status;

@@ -7,5 +7,10 @@ import { repoRoot } from './nginx.js';
  * `serve`, or `admin` with a command and its flags (what `npm run admin -- <service> ...` runs).
  */
 export function serviceEntry(service: string, verb: 'serve' | 'admin', ...argv: string[]): string[] {
-  return [join(repoRoot, 'packages', 'auth', 'dist', 'runtime', 'main.js'), verb, join(repoRoot, 'apps', service, 'dist', 'service.js'), ...argv];
+  return [
+    join(repoRoot, 'packages', 'auth', 'dist', 'runtime', 'main.js'),
+    verb,
+    join(repoRoot, 'apps', service, 'dist', 'service.js'),
+    ...argv,
+  ];
 }

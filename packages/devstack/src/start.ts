@@ -4,7 +4,14 @@ import pg from 'pg';
 import { startEmbeddedPostgres, type RunningPostgres } from './postgres.js';
 import { canListen, freePort, portHolder, waitForPort } from './ports.js';
 import { findExecutable, startRedis, systemPackages, type RunningRedis } from './processes.js';
-import { DEFAULT_PORTS, MAX_REPLICAS, REPLICA_PORT_STEP, SERVICES, startProduct, type RunningProduct } from './product.js';
+import {
+  DEFAULT_PORTS,
+  MAX_REPLICAS,
+  REPLICA_PORT_STEP,
+  SERVICES,
+  startProduct,
+  type RunningProduct,
+} from './product.js';
 import { clearRuntime, dataDir, writeRuntime } from './runtime.js';
 import { HOME_PATHS } from './services.generated.js';
 
@@ -82,7 +89,10 @@ function withoutGateway(gatewayPort: number, ports: Record<string, number>): str
   const paths = HOME_PATHS;
   return [
     `no gateway (--no-gateway): nothing answers on http://localhost:${gatewayPort}; each service answers on its own port instead:`,
-    ...SERVICES.map((svc) => `  ${svc.padEnd(10)} http://localhost:${ports[svc]}${paths[svc]}  http://localhost:${ports[svc]}/docs/${svc}  http://localhost:${ports[svc]}/account/${svc}`),
+    ...SERVICES.map(
+      (svc) =>
+        `  ${svc.padEnd(10)} http://localhost:${ports[svc]}${paths[svc]}  http://localhost:${ports[svc]}/docs/${svc}  http://localhost:${ports[svc]}/account/${svc}`,
+    ),
     `  (the README's http://localhost:${gatewayPort}/... examples: use the service's port in their place)`,
   ];
 }
@@ -117,7 +127,9 @@ async function takenPorts(needed: NeededPort[]): Promise<string[]> {
   for (const { port, host, what, variable } of needed) {
     if (await canListen(port, host)) continue;
     const holder = portHolder(port);
-    lines.push(`port ${port} is taken${holder ? ` by ${holder}` : ''}: ${what} listens there; stop that program or set ${variable} to a free port`);
+    lines.push(
+      `port ${port} is taken${holder ? ` by ${holder}` : ''}: ${what} listens there; stop that program or set ${variable} to a free port`,
+    );
   }
   return lines;
 }
@@ -151,19 +163,27 @@ async function main(): Promise<void> {
   let redisUrl = process.env.REDIS_URL || undefined;
   const redisServer = redisUrl ? undefined : findExecutable('redis-server');
   if (!redisUrl && !redisServer && replicas > 1) {
-    process.stderr.write('--replicas needs Redis (shared rate limits and idempotency records): install redis-server or set REDIS_URL\n');
+    process.stderr.write(
+      '--replicas needs Redis (shared rate limits and idempotency records): install redis-server or set REDIS_URL\n',
+    );
     process.exit(2);
   }
   // scripts/cli.mjs installs what is missing or stops before this; a direct run stops the same way.
   const missing = systemPackages.missingPrograms('start', { args, env: process.env });
   if (missing.length > 0) {
-    const how = { reason: 'start.js was run directly (npm start installs them when run as root)', root: process.getuid?.() === 0, aptGet: findExecutable('apt-get') !== undefined };
+    const how = {
+      reason: 'start.js was run directly (npm start installs them when run as root)',
+      root: process.getuid?.() === 0,
+      aptGet: findExecutable('apt-get') !== undefined,
+    };
     process.stderr.write(systemPackages.stopMessage('start', missing, how));
     process.exit(1);
   }
   const gatewayPort = portFrom('GATEWAY_PORT', 8080);
   const gatewayAddress = gatewayHost();
-  const ports = Object.fromEntries(SERVICES.map((svc) => [svc, portFrom(`${svc.toUpperCase()}_PORT`, DEFAULT_PORTS[svc])]));
+  const ports = Object.fromEntries(
+    SERVICES.map((svc) => [svc, portFrom(`${svc.toUpperCase()}_PORT`, DEFAULT_PORTS[svc])]),
+  );
   // nginx listens on GATEWAY_HOST (this machine only unless set); the services on HOST (every address unless set).
   const servicesHost = process.env.HOST || '0.0.0.0';
   const taken = await takenPorts([
@@ -182,7 +202,9 @@ async function main(): Promise<void> {
     process.exit(1);
   }
   if (!redisUrl && !redisServer) {
-    process.stdout.write('redis-server is not on PATH and REDIS_URL is unset: single-instance mode (limits and idempotency records kept in each process)\n');
+    process.stdout.write(
+      'redis-server is not on PATH and REDIS_URL is unset: single-instance mode (limits and idempotency records kept in each process)\n',
+    );
   }
 
   let databaseUrl = process.env.DATABASE_URL;
@@ -204,7 +226,9 @@ async function main(): Promise<void> {
   writeRuntime({ databaseUrl, pid: process.pid, startedAt: new Date().toISOString() });
 
   // Browser pages are served from the gateway, or without it from each instance's own port.
-  const pagePorts = gateway ? [gatewayPort] : SERVICES.flatMap((svc) => Array.from({ length: replicas }, (_, i) => ports[svc]! + REPLICA_PORT_STEP * i));
+  const pagePorts = gateway
+    ? [gatewayPort]
+    : SERVICES.flatMap((svc) => Array.from({ length: replicas }, (_, i) => ports[svc]! + REPLICA_PORT_STEP * i));
   product = await startProduct({
     databaseUrl,
     redisUrl,
@@ -214,9 +238,14 @@ async function main(): Promise<void> {
     gatewayPort,
     nginxDir: join(dataDir, 'nginx'),
     // A TLS terminator or load balancer in front of this machine's gateway names its clients.
-    gatewayVars: { GATEWAY_HOST: gatewayAddress, ...(process.env.TRUSTED_PROXIES ? { TRUSTED_PROXIES: process.env.TRUSTED_PROXIES } : {}) },
+    gatewayVars: {
+      GATEWAY_HOST: gatewayAddress,
+      ...(process.env.TRUSTED_PROXIES ? { TRUSTED_PROXIES: process.env.TRUSTED_PROXIES } : {}),
+    },
     env: {
-      ALLOWED_ORIGINS: process.env.ALLOWED_ORIGINS ?? pagePorts.flatMap((port) => [`http://localhost:${port}`, `http://127.0.0.1:${port}`]).join(','),
+      ALLOWED_ORIGINS:
+        process.env.ALLOWED_ORIGINS ??
+        pagePorts.flatMap((port) => [`http://localhost:${port}`, `http://127.0.0.1:${port}`]).join(','),
       // A person trying the product locally signs up at /account/<service>.
       SIGNUP: process.env.SIGNUP ?? 'open',
       // Webhooks to a receiver on this machine (a script on localhost) are allowed locally.
@@ -227,11 +256,17 @@ async function main(): Promise<void> {
     supervise: { log: (line) => process.stderr.write(`${line}\n`) },
   });
   const lines = ['', 'ready:'];
-  if (product.gateway) lines.push(`  gateway    http://localhost:${gatewayPort}  (${SERVICES.map((svc) => `${HOME_PATHS[svc]}... ${svc}`).join(', ')})`);
+  if (product.gateway)
+    lines.push(
+      `  gateway    http://localhost:${gatewayPort}  (${SERVICES.map((svc) => `${HOME_PATHS[svc]}... ${svc}`).join(', ')})`,
+    );
   else lines.push('  gateway    none (--no-gateway)');
-  for (const svc of SERVICES) lines.push(`  ${svc.padEnd(10)} ${product.instances[svc].map((i) => `http://localhost:${i.port}`).join('  ')}`);
+  for (const svc of SERVICES)
+    lines.push(`  ${svc.padEnd(10)} ${product.instances[svc].map((i) => `http://localhost:${i.port}`).join('  ')}`);
   lines.push(`  database   ${postgres ? `embedded Postgres, data in ${join(dataDir, 'pg')}` : 'DATABASE_URL'}`);
-  lines.push(`  redis      ${redis ? `redis-server, data in ${join(dataDir, 'redis')}` : redisUrl ? 'REDIS_URL' : 'none (single-instance mode)'}`);
+  lines.push(
+    `  redis      ${redis ? `redis-server, data in ${join(dataDir, 'redis')}` : redisUrl ? 'REDIS_URL' : 'none (single-instance mode)'}`,
+  );
   lines.push('A service process or the gateway that exits is restarted. Ctrl-C stops everything.');
   if (!product.gateway) lines.push(...withoutGateway(gatewayPort, product.ports));
   process.stdout.write(`${lines.join('\n')}\n`);

@@ -40,7 +40,12 @@ const changeId = (c: { id: string }) => c.id;
 /** A history larger than a stream's unsent window (1 MiB) and what the sockets' buffers take on loopback. */
 const BEHIND_BYTES = 8 * 1024 * 1024;
 /** The services' rate limits out of the way of writing that history. */
-const UNLIMITED = Object.fromEntries(['RATE_LIMIT_PER_MINUTE', 'RATE_LIMIT_READS_PER_MINUTE', 'RATE_LIMIT_WRITES_PER_MINUTE'].map((name) => [name, '1000000']));
+const UNLIMITED = Object.fromEntries(
+  ['RATE_LIMIT_PER_MINUTE', 'RATE_LIMIT_READS_PER_MINUTE', 'RATE_LIMIT_WRITES_PER_MINUTE'].map((name) => [
+    name,
+    '1000000',
+  ]),
+);
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
@@ -180,10 +185,13 @@ function deliveryTests<T extends StreamApp>(o: StreamSuiteOptions<T>, ctx: Strea
     const s = await open(c.auth);
     await s.until(() => s.changes().length === 1);
     const admin = await connect();
-    const watches = async () => (await admin.query<{ n: number }>(`select count(*)::int as n from ${o.service}.stream_watches`)).rows[0]!.n;
+    const watches = async () =>
+      (await admin.query<{ n: number }>(`select count(*)::int as n from ${o.service}.stream_watches`)).rows[0]!.n;
     expect(await watches()).toBeGreaterThan(0);
     await admin.query(`delete from ${o.service}.stream_watches`);
-    await admin.query(`select pg_terminate_backend(pid) from pg_stat_activity where application_name = $1`, [`${o.service}-streams`]);
+    await admin.query(`select pg_terminate_backend(pid) from pg_stat_activity where application_name = $1`, [
+      `${o.service}-streams`,
+    ]);
     expect(await pollUntil(watches, (n) => n > 0)).toBeGreaterThan(0);
     const second = await o.write(ctx.t, c, 2);
     await s.until(() => s.changes().length === 2, 3000);
@@ -197,10 +205,15 @@ function deliveryTests<T extends StreamApp>(o: StreamSuiteOptions<T>, ctx: Strea
     // Dead holders: one lease just run out on a key nobody streams, one a day past it.
     const recent = '00000000-0000-4000-8000-000000000001';
     const old = '00000000-0000-4000-8000-000000000002';
-    await admin.query(`insert into ${table} (key, holder, expires_at) values ($1, gen_random_uuid(), now() - interval '1 minute'), ($2, gen_random_uuid(), now() - interval '25 hours')`, [recent, old]);
+    await admin.query(
+      `insert into ${table} (key, holder, expires_at) values ($1, gen_random_uuid(), now() - interval '1 minute'), ($2, gen_random_uuid(), now() - interval '25 hours')`,
+      [recent, old],
+    );
     const s = await open(c.auth);
     await s.until(() => s.blocks.length > 0);
-    const { rows } = await admin.query<{ key: string }>(`select key::text from ${table} where key = any($1::uuid[])`, [[recent, old]]);
+    const { rows } = await admin.query<{ key: string }>(`select key::text from ${table} where key = any($1::uuid[])`, [
+      [recent, old],
+    ]);
     expect(rows.map((r) => r.key)).toEqual([recent]);
     await admin.query(`delete from ${table} where key = $1`, [recent]);
   });
@@ -218,7 +231,11 @@ function deliveryTests<T extends StreamApp>(o: StreamSuiteOptions<T>, ctx: Strea
     await resumed.until(() => resumed.changes().length >= 2);
     await new Promise((r) => setTimeout(r, 300));
     expect(resumed.changes().map((e) => changeId(e.change))).toEqual([a, b]);
-    const byQuery = await open(c.auth, { 'Last-Event-ID': 'ignored-when-the-query-names-one' }, `?cursor=${encodeURIComponent(resumed.changes()[0]!.id)}`);
+    const byQuery = await open(
+      c.auth,
+      { 'Last-Event-ID': 'ignored-when-the-query-names-one' },
+      `?cursor=${encodeURIComponent(resumed.changes()[0]!.id)}`,
+    );
     await byQuery.until(() => byQuery.changes().length >= 1);
     await new Promise((r) => setTimeout(r, 300));
     expect(byQuery.changes().map((e) => changeId(e.change))).toEqual([b]);
@@ -282,7 +299,7 @@ function admissionTests<T extends StreamApp>(o: StreamSuiteOptions<T>, ctx: Stre
     expect(ten.map((s) => s.status)).toEqual(Array(10).fill(200));
   });
 
-  it('still answers the 11th stream 429 when Redis comes back without the open streams\' slots', async () => {
+  it("still answers the 11th stream 429 when Redis comes back without the open streams' slots", async () => {
     const c = await ctx.t.caller();
     const ten = await Promise.all(Array.from({ length: 10 }, () => open(c.auth)));
     expect(ten.map((s) => s.status)).toEqual(Array(10).fill(200));
@@ -299,20 +316,23 @@ function endingTests<T extends StreamApp>(o: StreamSuiteOptions<T>, ctx: StreamC
   // A service whose largest change stream-load.ts does not know yet (one just made by
   // new-service) skips this until it is added there.
   const largestBytes = LARGEST_CHANGE_BYTES[o.service];
-  (largestBytes ? it : it.skip)('ends the stream of a reader that falls more than 1 MiB behind; it resumes after the last event it took', async () => {
-    const c = await ctx.t.caller();
-    const count = Math.ceil(BEHIND_BYTES / largestBytes!);
-    await writeLargestChanges(ctx.origin, o.service, c.auth, count);
-    const paused = await openPaused(c.auth);
-    // Not read for several keepalive intervals (300 ms here).
-    await sleep(2000);
-    const taken = await paused.drain(5000);
-    expect({ status: taken.status, ended: taken.ended }).toEqual({ status: 200, ended: true });
-    const ids = taken.blocks.filter((b) => b.event === 'change').map((b) => b.id!);
-    expect(ids.length).toBeLessThan(count);
-    const resumed = await open(c.auth, { 'Last-Event-ID': ids.at(-1)! });
-    await resumed.until((s) => s.changes().length === count - ids.length, 20_000);
-  });
+  (largestBytes ? it : it.skip)(
+    'ends the stream of a reader that falls more than 1 MiB behind; it resumes after the last event it took',
+    async () => {
+      const c = await ctx.t.caller();
+      const count = Math.ceil(BEHIND_BYTES / largestBytes!);
+      await writeLargestChanges(ctx.origin, o.service, c.auth, count);
+      const paused = await openPaused(c.auth);
+      // Not read for several keepalive intervals (300 ms here).
+      await sleep(2000);
+      const taken = await paused.drain(5000);
+      expect({ status: taken.status, ended: taken.ended }).toEqual({ status: 200, ended: true });
+      const ids = taken.blocks.filter((b) => b.event === 'change').map((b) => b.id!);
+      expect(ids.length).toBeLessThan(count);
+      const resumed = await open(c.auth, { 'Last-Event-ID': ids.at(-1)! });
+      await resumed.until((s) => s.changes().length === count - ids.length, 20_000);
+    },
+  );
 
   it('ends the streams of a revoked key within a second', async () => {
     const account = await ctx.t.admin('create-account', '--email', `${Date.now()}-${Math.random()}@example.test`);

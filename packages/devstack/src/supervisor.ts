@@ -32,7 +32,10 @@ export class Supervised {
   /** How many times the process was started again after an unexpected exit. */
   restarts = 0;
 
-  constructor(readonly name: string, private readonly opts: SupervisedOptions) {
+  constructor(
+    readonly name: string,
+    private readonly opts: SupervisedOptions,
+  ) {
     this.#backoff = opts.backoff ?? BACKOFF;
     this.#delayMs = this.#backoff.firstMs;
     this.#child = this.#start();
@@ -77,7 +80,8 @@ export class Supervised {
       const child = (this.#child = this.#start());
       this.opts.ready?.().then(
         () => {
-          if (!this.#stopping && this.#child === child && child.exitCode === null) restart.log(`${this.name} is back, ${((Date.now() - exitedAt) / 1000).toFixed(1)}s after it exited`);
+          if (!this.#stopping && this.#child === child && child.exitCode === null)
+            restart.log(`${this.name} is back, ${((Date.now() - exitedAt) / 1000).toFixed(1)}s after it exited`);
         },
         () => {}, // it exited again: that exit is logged and restarted on its own
       );

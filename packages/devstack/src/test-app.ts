@@ -19,7 +19,12 @@ export interface AppKit<DB, C extends { redisUrl?: string | undefined; redisPref
   openDb(pool: pg.Pool): Kysely<DB>;
   migrate(db: Kysely<DB>): Promise<void>;
   /** `logSink` receives the app's log lines (JSON) when given; otherwise the app logs nothing. */
-  createApp(deps: { config: C; db: Kysely<DB>; redis: Redis | null; logSink?: ((line: string) => void) | undefined }): Express;
+  createApp(deps: {
+    config: C;
+    db: Kysely<DB>;
+    redis: Redis | null;
+    logSink?: ((line: string) => void) | undefined;
+  }): Express;
   /** The HTTP server the service process serves the app with (`createAppServer`), so tests run on the same. */
   createServer(app: Express): Server;
   /** The service's admin command (`npm run admin -- <service> ...`), in process; `stdin` is its standard input. */
@@ -123,7 +128,12 @@ export async function startTestApp<DB, C extends { redisUrl?: string | undefined
     adminWithStdin: (stdin, ...argv) => kit.admin(db, config, argv, stdin) as Promise<Record<string, any>>,
     async caller(scopes) {
       const account = await admin('create-account', '--email', `${randomUUID()}@example.test`);
-      const key = await admin('create-key', '--account', account.accountId, ...(scopes ? ['--scopes', scopes.join(',')] : []));
+      const key = await admin(
+        'create-key',
+        '--account',
+        account.accountId,
+        ...(scopes ? ['--scopes', scopes.join(',')] : []),
+      );
       const { accountId, ...extra } = account;
       return { accountId, ...extra, auth: `Bearer ${key.key}` };
     },

@@ -42,7 +42,8 @@ export async function startReceiver(port = 0): Promise<Receiver> {
     async waitFor(predicate, timeoutMs = 15_000) {
       const until = Date.now() + timeoutMs;
       while (!predicate(receiver.received)) {
-        if (Date.now() > until) throw new Error(`receiver: condition not met within ${timeoutMs} ms (${receiver.received.length} received)`);
+        if (Date.now() > until)
+          throw new Error(`receiver: condition not met within ${timeoutMs} ms (${receiver.received.length} received)`);
         await new Promise((r) => setTimeout(r, 20));
       }
     },
@@ -72,7 +73,14 @@ export async function startReceiver(port = 0): Promise<Receiver> {
       } catch {
         event = { type: 'unparsable', timestamp: '', data: null };
       }
-      const r: Received = { at: Date.now(), id: String(req.headers['webhook-id']), headers: req.headers, body, event, gone: false };
+      const r: Received = {
+        at: Date.now(),
+        id: String(req.headers['webhook-id']),
+        headers: req.headers,
+        body,
+        event,
+        gone: false,
+      };
       res.on('close', () => {
         if (!res.writableFinished) r.gone = true;
       });

@@ -19,7 +19,11 @@ export interface WebhookSuiteTarget {
 }
 
 // High request limits: only the rules under test may answer 4xx here.
-const UNLIMITED = { RATE_LIMIT_PER_MINUTE: '100000', RATE_LIMIT_READS_PER_MINUTE: '100000', RATE_LIMIT_WRITES_PER_MINUTE: '100000' };
+const UNLIMITED = {
+  RATE_LIMIT_PER_MINUTE: '100000',
+  RATE_LIMIT_READS_PER_MINUTE: '100000',
+  RATE_LIMIT_WRITES_PER_MINUTE: '100000',
+};
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 /**
@@ -36,7 +40,10 @@ export function webhookSuite(target: WebhookSuiteTarget): void {
   let a: Receiver;
   let b: Receiver;
   beforeAll(async () => {
-    t = await target.start({ ...UNLIMITED, WEBHOOK_ALLOW_PRIVATE: '1', WEBHOOK_RETRY_BASE_MS: '200' }, { webhooks: true });
+    t = await target.start(
+      { ...UNLIMITED, WEBHOOK_ALLOW_PRIVATE: '1', WEBHOOK_RETRY_BASE_MS: '200' },
+      { webhooks: true },
+    );
   });
   afterAll(() => t?.close());
   beforeEach(async () => {
@@ -58,10 +65,18 @@ export function webhookSuite(target: WebhookSuiteTarget): void {
     return { id: res.body.id as string, auth: `Bearer ${res.body.key}` };
   }
   async function subscribe(o: { cookie: string }, url: string) {
-    return (await t.http().post(paths.webhooks).set('Cookie', o.cookie).send({ url, events: [type] }).expect(201)).body as { id: string; secret: string };
+    return (
+      await t
+        .http()
+        .post(paths.webhooks)
+        .set('Cookie', o.cookie)
+        .send({ url, events: [type] })
+        .expect(201)
+    ).body as { id: string; secret: string };
   }
   /** The markers of the events `r` received, in order. */
-  const markers = (r: Receiver, all: string[]) => r.received.map((x) => all.find((m) => x.body.includes(m))).filter((m) => m !== undefined);
+  const markers = (r: Receiver, all: string[]) =>
+    r.received.map((x) => all.find((m) => x.body.includes(m))).filter((m) => m !== undefined);
 
   describe('changing a subscription', () => {
     it(`refuses a key holding only webhooks that re-points a session's subscription to its own receiver (403), and sends the next ${type} only to the old one`, async () => {
@@ -69,14 +84,27 @@ export function webhookSuite(target: WebhookSuiteTarget): void {
       const sub = await subscribe(o, a.url);
       const k = await keyOf(o, ['webhooks']);
       await t.http().get(readPath).set('Authorization', k.auth).expect(403);
-      const patched = await t.http().patch(`${paths.webhooks}/${sub.id}`).set('Authorization', k.auth).send({ url: b.url });
+      const patched = await t
+        .http()
+        .patch(`${paths.webhooks}/${sub.id}`)
+        .set('Authorization', k.auth)
+        .send({ url: b.url });
       const marker = randomUUID();
       await target.emit(t, o.auth, marker);
-      await Promise.race([a.waitFor(() => markers(a, [marker]).length > 0), b.waitFor(() => markers(b, [marker]).length > 0)]);
+      await Promise.race([
+        a.waitFor(() => markers(a, [marker]).length > 0),
+        b.waitFor(() => markers(b, [marker]).length > 0),
+      ]);
       await sleep(500);
-      expect({ status: patched.status, toOld: markers(a, [marker]), toNew: markers(b, [marker]) }).toEqual({ status: 403, toOld: [marker], toNew: [] });
+      expect({ status: patched.status, toOld: markers(a, [marker]), toNew: markers(b, [marker]) }).toEqual({
+        status: 403,
+        toOld: [marker],
+        toNew: [],
+      });
       expectEnvelope(patched.body, 'insufficient_scope');
-      expect((await t.http().get(`${paths.webhooks}/${sub.id}`).set('Cookie', o.cookie).expect(200)).body.url).toBe(a.url);
+      expect((await t.http().get(`${paths.webhooks}/${sub.id}`).set('Cookie', o.cookie).expect(200)).body.url).toBe(
+        a.url,
+      );
     });
 
     it('needs the read scope of every event it carries for a PATCH of any field and for rotate-secret; a test ping (no data) needs only webhooks', async () => {
@@ -84,25 +112,46 @@ export function webhookSuite(target: WebhookSuiteTarget): void {
       const sub = await subscribe(o, a.url);
       const k = await keyOf(o, ['webhooks']);
       const answers: Array<[string, number]> = [];
-      for (const body of [{ enabled: true }, { enabled: false }, { description: 'mine now' }, { events: [type] }, { url: b.url }]) {
+      for (const body of [
+        { enabled: true },
+        { enabled: false },
+        { description: 'mine now' },
+        { events: [type] },
+        { url: b.url },
+      ]) {
         const res = await t.http().patch(`${paths.webhooks}/${sub.id}`).set('Authorization', k.auth).send(body);
         answers.push([`PATCH ${JSON.stringify(body)}`, res.status]);
         if (res.status === 403) expectEnvelope(res.body, 'insufficient_scope');
       }
       const rotated = await t.http().post(`${paths.webhooks}/${sub.id}/rotate-secret`).set('Authorization', k.auth);
       answers.push(['rotate-secret', rotated.status]);
-      answers.push(['test', (await t.http().post(`${paths.webhooks}/${sub.id}/test`).set('Authorization', k.auth)).status]);
+      answers.push([
+        'test',
+        (await t.http().post(`${paths.webhooks}/${sub.id}/test`).set('Authorization', k.auth)).status,
+      ]);
       expect(answers).toEqual([
-        ['PATCH {"enabled":true}', 403], ['PATCH {"enabled":false}', 403], ['PATCH {"description":"mine now"}', 403],
-        [`PATCH {"events":["${type}"]}`, 403], [`PATCH {"url":"${b.url}"}`, 403], ['rotate-secret', 403], ['test', 202],
+        ['PATCH {"enabled":true}', 403],
+        ['PATCH {"enabled":false}', 403],
+        ['PATCH {"description":"mine now"}', 403],
+        [`PATCH {"events":["${type}"]}`, 403],
+        [`PATCH {"url":"${b.url}"}`, 403],
+        ['rotate-secret', 403],
+        ['test', 202],
       ]);
       // Unchanged, and still signed with the secret it was given.
-      expect((await t.http().get(`${paths.webhooks}/${sub.id}`).set('Cookie', o.cookie).expect(200)).body).toMatchObject({ url: a.url, enabled: true, description: null });
+      expect(
+        (await t.http().get(`${paths.webhooks}/${sub.id}`).set('Cookie', o.cookie).expect(200)).body,
+      ).toMatchObject({ url: a.url, enabled: true, description: null });
       await a.waitFor((all) => all.some((r) => r.event.type === 'ping'));
       expect(a.received.every((r) => a.verifies(r, sub.secret))).toBe(true);
       // A key that may read what it carries changes it.
       const reader = await keyOf(o, [scope, 'webhooks']);
-      await t.http().patch(`${paths.webhooks}/${sub.id}`).set('Authorization', reader.auth).send({ description: 'theirs' }).expect(200);
+      await t
+        .http()
+        .patch(`${paths.webhooks}/${sub.id}`)
+        .set('Authorization', reader.auth)
+        .send({ description: 'theirs' })
+        .expect(200);
       await t.http().post(`${paths.webhooks}/${sub.id}/rotate-secret`).set('Authorization', reader.auth).expect(200);
     });
 
@@ -117,7 +166,12 @@ export function webhookSuite(target: WebhookSuiteTarget): void {
       await t.http().delete(`${paths.keys}/${k.id}`).set('Cookie', o.cookie).expect(200);
       await target.emit(t, o.auth, m2);
       await sleep(1000);
-      await t.http().patch(`${paths.webhooks}/${sub.id}`).set('Cookie', o.cookie).send({ description: 'mine again' }).expect(200);
+      await t
+        .http()
+        .patch(`${paths.webhooks}/${sub.id}`)
+        .set('Cookie', o.cookie)
+        .send({ description: 'mine again' })
+        .expect(200);
       await target.emit(t, o.auth, m3);
       await b.waitFor(() => markers(b, [m3]).length > 0);
       await sleep(300);
@@ -144,18 +198,48 @@ export function webhookSuite(target: WebhookSuiteTarget): void {
       try {
         const c = await strict.caller();
         // A public literal address: accepted without resolving anything.
-        const sub = (await strict.http().post(paths.webhooks).set('Authorization', c.auth).send({ url: 'http://93.184.216.34/hook', events: [type] }).expect(201)).body;
-        const refused = ['http://[::ffff:127.0.0.1]/hook', 'http://[::ffff:93.184.216.34]/hook', 'http://[::ffff:a00:1]:8080/hook', 'http://[64:ff9b:1::a00:1]/hook', 'http://[64:ff9b:1:ffff::5db8:d822]/hook'];
+        const sub = (
+          await strict
+            .http()
+            .post(paths.webhooks)
+            .set('Authorization', c.auth)
+            .send({ url: 'http://93.184.216.34/hook', events: [type] })
+            .expect(201)
+        ).body;
+        const refused = [
+          'http://[::ffff:127.0.0.1]/hook',
+          'http://[::ffff:93.184.216.34]/hook',
+          'http://[::ffff:a00:1]:8080/hook',
+          'http://[64:ff9b:1::a00:1]/hook',
+          'http://[64:ff9b:1:ffff::5db8:d822]/hook',
+        ];
         const answers = [];
         for (const url of refused) {
-          const created = await strict.http().post(paths.webhooks).set('Authorization', c.auth).send({ url, events: [type] });
-          const patched = await strict.http().patch(`${paths.webhooks}/${sub.id}`).set('Authorization', c.auth).send({ url });
+          const created = await strict
+            .http()
+            .post(paths.webhooks)
+            .set('Authorization', c.auth)
+            .send({ url, events: [type] });
+          const patched = await strict
+            .http()
+            .patch(`${paths.webhooks}/${sub.id}`)
+            .set('Authorization', c.auth)
+            .send({ url });
           for (const res of [created, patched]) {
-            answers.push({ url, status: res.status, path: envelope === 'rich' ? res.body.error?.details?.[0]?.path : '/url' });
+            answers.push({
+              url,
+              status: res.status,
+              path: envelope === 'rich' ? res.body.error?.details?.[0]?.path : '/url',
+            });
             if (res.status === 400) expectEnvelope(res.body, 'validation_failed');
           }
         }
-        expect(answers).toEqual(refused.flatMap((url) => [{ url, status: 400, path: '/url' }, { url, status: 400, path: '/url' }]));
+        expect(answers).toEqual(
+          refused.flatMap((url) => [
+            { url, status: 400, path: '/url' },
+            { url, status: 400, path: '/url' },
+          ]),
+        );
       } finally {
         await strict.close();
       }
@@ -163,19 +247,41 @@ export function webhookSuite(target: WebhookSuiteTarget): void {
   });
 
   describe('production secrets', () => {
-    it.each(['MCP_SESSION_SECRET', 'WEBHOOK_SECRET_KEY'])('stops the process with NODE_ENV=production and no %s: one line naming it, exit code 1', async (missing) => {
-      const secrets: Record<string, string> = { MCP_SESSION_SECRET: randomBytes(32).toString('base64'), WEBHOOK_SECRET_KEY: randomBytes(32).toString('base64') };
-      delete secrets[missing];
-      const env: Record<string, string | undefined> = { ...process.env, DATABASE_URL: 'postgres://u:p@127.0.0.1:1/db', NODE_ENV: 'production', ...secrets };
-      delete env[missing];
-      const child = spawn(process.execPath, serviceEntry(service, 'serve'), { env, stdio: ['ignore', 'ignore', 'pipe'] });
-      let stderr = '';
-      child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
-      // A loaded CI machine can take seconds to load the entry; the refusal itself is immediate.
-      const killer = setTimeout(() => child.kill('SIGKILL'), 40_000);
-      const code = await new Promise((resolve) => child.once('exit', resolve));
-      clearTimeout(killer);
-      expect({ code, stderr }).toEqual({ code: 1, stderr: expect.stringMatching(new RegExp(`^${service}: configuration error: ${missing} is required with NODE_ENV=production \\([^\\n]+\\)\\n$`)) });
-    }, 60_000);
+    it.each(['MCP_SESSION_SECRET', 'WEBHOOK_SECRET_KEY'])(
+      'stops the process with NODE_ENV=production and no %s: one line naming it, exit code 1',
+      async (missing) => {
+        const secrets: Record<string, string> = {
+          MCP_SESSION_SECRET: randomBytes(32).toString('base64'),
+          WEBHOOK_SECRET_KEY: randomBytes(32).toString('base64'),
+        };
+        delete secrets[missing];
+        const env: Record<string, string | undefined> = {
+          ...process.env,
+          DATABASE_URL: 'postgres://u:p@127.0.0.1:1/db',
+          NODE_ENV: 'production',
+          ...secrets,
+        };
+        delete env[missing];
+        const child = spawn(process.execPath, serviceEntry(service, 'serve'), {
+          env,
+          stdio: ['ignore', 'ignore', 'pipe'],
+        });
+        let stderr = '';
+        child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+        // A loaded CI machine can take seconds to load the entry; the refusal itself is immediate.
+        const killer = setTimeout(() => child.kill('SIGKILL'), 40_000);
+        const code = await new Promise((resolve) => child.once('exit', resolve));
+        clearTimeout(killer);
+        expect({ code, stderr }).toEqual({
+          code: 1,
+          stderr: expect.stringMatching(
+            new RegExp(
+              `^${service}: configuration error: ${missing} is required with NODE_ENV=production \\([^\\n]+\\)\\n$`,
+            ),
+          ),
+        });
+      },
+      60_000,
+    );
   });
 }

@@ -11,7 +11,8 @@
  */
 export const DATE_TIME_PATTERN = '(Z|[+-](0\\d|1[0-3]):[0-5]\\d|[+-]14:00)$';
 
-const DATE_TIME = /^\d{4}-\d\d-\d\dT([01]\d|2[0-3]):[0-5]\d(:[0-5]\d(\.\d{1,9})?)?(Z|[+-](0\d|1[0-3]):[0-5]\d|[+-]14:00)$/;
+const DATE_TIME =
+  /^\d{4}-\d\d-\d\dT([01]\d|2[0-3]):[0-5]\d(:[0-5]\d(\.\d{1,9})?)?(Z|[+-](0\d|1[0-3]):[0-5]\d|[+-]14:00)$/;
 const DAYS_IN_MONTH = [31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31];
 
 /** Whether `text` (starting `YYYY-MM-DD`) names a real calendar day of the years 0001 to 9999. */

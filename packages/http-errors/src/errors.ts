@@ -91,7 +91,6 @@ export const errors = {
 /** A service's error catalog: each code it answers, with its HTTP status. */
 export type ErrorCatalog = Readonly<Record<string, number>>;
 
-
 /**
  * The codes every service can answer without naming them itself: this package's (validation,
  * body parsing, known Postgres errors, 404s, outages) and the auth package's routes and
@@ -99,13 +98,38 @@ export type ErrorCatalog = Readonly<Record<string, number>>;
  * gateway's own answers in the service's envelope (a request line too long: `uri_too_long`).
  */
 const PLATFORM_ERROR_CODES = {
-  validation_failed: 400, invalid_json: 400, invalid_input: 400, request_aborted: 400, invalid_body: 400, bad_request: 400, client_error: 400,
-  unauthorized: 401, invalid_credentials: 401,
-  insufficient_scope: 403, cross_origin: 403, session_required: 403, signup_closed: 403,
-  not_found: 404, route_not_found: 404, method_not_allowed: 405,
-  already_exists: 409, reference_conflict: 409, concurrent_update: 409, email_taken: 409, webhook_limit_reached: 409, webhook_disabled: 409,
-  precondition_failed: 412, payload_too_large: 413, uri_too_long: 414, unsupported_encoding: 415, unsupported_charset: 415, rate_limited: 429, too_many_streams: 429,
-  internal_error: 500, service_unavailable: 503, query_timeout: 503,
+  validation_failed: 400,
+  invalid_json: 400,
+  invalid_input: 400,
+  request_aborted: 400,
+  invalid_body: 400,
+  bad_request: 400,
+  client_error: 400,
+  unauthorized: 401,
+  invalid_credentials: 401,
+  insufficient_scope: 403,
+  cross_origin: 403,
+  session_required: 403,
+  signup_closed: 403,
+  not_found: 404,
+  route_not_found: 404,
+  method_not_allowed: 405,
+  already_exists: 409,
+  reference_conflict: 409,
+  concurrent_update: 409,
+  email_taken: 409,
+  webhook_limit_reached: 409,
+  webhook_disabled: 409,
+  precondition_failed: 412,
+  payload_too_large: 413,
+  uri_too_long: 414,
+  unsupported_encoding: 415,
+  unsupported_charset: 415,
+  rate_limited: 429,
+  too_many_streams: 429,
+  internal_error: 500,
+  service_unavailable: 503,
+  query_timeout: 503,
 } as const satisfies ErrorCatalog;
 
 /**
@@ -115,7 +139,10 @@ const PLATFORM_ERROR_CODES = {
  */
 export function errorCatalog<const C extends ErrorCatalog>(own: C) {
   const codes = { ...PLATFORM_ERROR_CODES, ...own };
-  const fail = (code: keyof typeof codes & string, message: string, options?: ConstructorParameters<typeof AppError>[3]): AppError =>
-    new AppError((codes as ErrorCatalog)[code]!, code, message, options);
+  const fail = (
+    code: keyof typeof codes & string,
+    message: string,
+    options?: ConstructorParameters<typeof AppError>[3],
+  ): AppError => new AppError((codes as ErrorCatalog)[code]!, code, message, options);
   return { codes, fail };
 }

@@ -47,7 +47,9 @@ const PG_ERRORS: Record<string, AppError> = {
   '22008': new AppError(400, 'invalid_input', 'A date or time is out of range'),
   '40001': new AppError(409, 'concurrent_update', 'A concurrent request changed the same data; retry'),
   '40P01': new AppError(409, 'concurrent_update', 'A concurrent request changed the same data; retry'),
-  '57014': new AppError(503, 'query_timeout', 'The request took too long; retry later', { headers: { 'Retry-After': '1' } }),
+  '57014': new AppError(503, 'query_timeout', 'The request took too long; retry later', {
+    headers: { 'Retry-After': '1' },
+  }),
 };
 
 /**
@@ -60,7 +62,16 @@ function isUnavailableSqlState(code: string): boolean {
 }
 
 /** Socket errors from Node: the peer (Postgres, Redis) refused, reset or could not be reached. */
-const NETWORK_ERRORS = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'EHOSTUNREACH', 'ENETUNREACH', 'EAI_AGAIN', 'ENOTFOUND']);
+const NETWORK_ERRORS = new Set([
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'ETIMEDOUT',
+  'EPIPE',
+  'EHOSTUNREACH',
+  'ENETUNREACH',
+  'EAI_AGAIN',
+  'ENOTFOUND',
+]);
 
 const unavailable = errors.serviceUnavailable();
 
@@ -98,7 +109,13 @@ function loggable(err: unknown): Record<string, unknown> {
   if (!(err instanceof Error)) return { message: String(err) };
   const { code } = err as { code?: unknown };
   const cause = err.cause === undefined ? {} : { cause: loggable(err.cause) };
-  return { type: err.name, message: err.message, ...(typeof code === 'string' ? { code } : {}), stack: err.stack, ...cause };
+  return {
+    type: err.name,
+    message: err.message,
+    ...(typeof code === 'string' ? { code } : {}),
+    stack: err.stack,
+    ...cause,
+  };
 }
 
 /**
@@ -121,7 +138,17 @@ export function errorHandler(options: { style: EnvelopeStyle; logger: ErrorLogge
       // An outage fails every request alike: at most one line a second says why (the request
       // log line still records each 503).
       lastOutageLog = Date.now();
-      logger.warn({ failure: { type: (err as Error).name, code: (err as { code?: unknown }).code, message: (err as Error).message }, requestId: req.id }, 'dependency unavailable');
+      logger.warn(
+        {
+          failure: {
+            type: (err as Error).name,
+            code: (err as { code?: unknown }).code,
+            message: (err as Error).message,
+          },
+          requestId: req.id,
+        },
+        'dependency unavailable',
+      );
     }
     if (appError.headers) res.set(appError.headers);
     res.status(appError.status).json(errorBody(style, appError, req.id ?? ''));

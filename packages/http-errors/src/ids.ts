@@ -30,5 +30,11 @@ export const uuidSchema = { type: 'string', maxLength: 36, pattern: UUID_PATTERN
  * is a 404 (the route checks it with {@link recordId}), not a 400.
  */
 export function idPathParameter(description?: string, name = 'id') {
-  return { name, in: 'path', required: true, schema: { type: 'string', maxLength: 36 }, ...(description === undefined ? {} : { description }) } as const;
+  return {
+    name,
+    in: 'path',
+    required: true,
+    schema: { type: 'string', maxLength: 36 },
+    ...(description === undefined ? {} : { description }),
+  } as const;
 }

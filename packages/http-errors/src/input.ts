@@ -35,14 +35,16 @@ export function unsafeInputProblem(value: unknown, maxDepth = MAX_JSON_DEPTH): E
     if (v === null || typeof v !== 'object') continue;
     if (frame.depth >= maxDepth) return { path: pointer(frame), message: `nests deeper than ${maxDepth} levels` };
     if (Array.isArray(v)) {
-      for (let i = v.length - 1; i >= 0; i--) stack.push({ value: v[i], depth: frame.depth + 1, key: String(i), parent: frame });
+      for (let i = v.length - 1; i >= 0; i--)
+        stack.push({ value: v[i], depth: frame.depth + 1, key: String(i), parent: frame });
       continue;
     }
     const keys = Object.keys(v);
     for (let i = keys.length - 1; i >= 0; i--) {
       const key = keys[i]!;
       const child: Frame = { value: (v as Record<string, unknown>)[key], depth: frame.depth + 1, key, parent: frame };
-      if (key.includes('\u0000')) return { path: pointer(child), message: 'must not contain NUL (U+0000) characters in its name' };
+      if (key.includes('\u0000'))
+        return { path: pointer(child), message: 'must not contain NUL (U+0000) characters in its name' };
       stack.push(child);
     }
   }
@@ -52,7 +54,11 @@ export function unsafeInputProblem(value: unknown, maxDepth = MAX_JSON_DEPTH): E
 /** Throws 400 `validation_failed` naming the first NUL or over-deep value in `value`. */
 export function rejectUnsafeInput(value: unknown): void {
   const problem = unsafeInputProblem(value);
-  if (problem) throw errors.validation([problem], `Invalid input: ${problem.path === '/' ? 'the body' : problem.path.slice(1)} ${problem.message}`);
+  if (problem)
+    throw errors.validation(
+      [problem],
+      `Invalid input: ${problem.path === '/' ? 'the body' : problem.path.slice(1)} ${problem.message}`,
+    );
 }
 
 /**

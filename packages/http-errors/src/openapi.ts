@@ -14,7 +14,9 @@ export function documentOutages<D extends object>(doc: D): D {
   const paths = (doc as { paths: Record<string, Operations> }).paths;
   const response = {
     description: `A dependency (Postgres, Redis) is unavailable: \`service_unavailable\`. Retry after \`Retry-After\` seconds (${RETRY_AFTER_UNAVAILABLE_SECONDS}).`,
-    headers: { 'Retry-After': { description: 'Seconds to wait before retrying', schema: { type: 'integer', minimum: 1 } } },
+    headers: {
+      'Retry-After': { description: 'Seconds to wait before retrying', schema: { type: 'integer', minimum: 1 } },
+    },
     content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } },
   };
   // Every documented route needs Postgres or Redis (health and metrics are on the service's own port only, not documented).
@@ -35,10 +37,16 @@ export function documentOutages<D extends object>(doc: D): D {
  */
 export function errorEnvelopeSchema(style: EnvelopeStyle, options: { current?: string } = {}) {
   const string = { type: 'string' };
-  if (style === 'simple') return { type: 'object', additionalProperties: false, required: ['error'], properties: { error: string } };
+  if (style === 'simple')
+    return { type: 'object', additionalProperties: false, required: ['error'], properties: { error: string } };
   const details = {
     type: 'array',
-    items: { type: 'object', additionalProperties: false, required: ['path', 'message'], properties: { path: string, message: string } },
+    items: {
+      type: 'object',
+      additionalProperties: false,
+      required: ['path', 'message'],
+      properties: { path: string, message: string },
+    },
   };
   const current = options.current === undefined ? undefined : { description: options.current };
   return {

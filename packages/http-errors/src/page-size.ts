@@ -29,7 +29,12 @@ export function entriesWithin(entries: readonly unknown[], envelope: number, max
  * them. `last` is the page's last row (the next page starts after it); `hasMore` whether rows
  * remain after it.
  */
-export function pageWithin<R, E>(rows: readonly R[], limit: number, toEntry: (row: R) => E, envelope: number): { entries: E[]; last: R | undefined; hasMore: boolean } {
+export function pageWithin<R, E>(
+  rows: readonly R[],
+  limit: number,
+  toEntry: (row: R) => E,
+  envelope: number,
+): { entries: E[]; last: R | undefined; hasMore: boolean } {
   const entries = rows.slice(0, limit).map(toEntry);
   entries.length = entriesWithin(entries, envelope);
   return { entries, last: rows[entries.length - 1], hasMore: rows.length > entries.length };

@@ -30,16 +30,18 @@ const queryAjv = makeAjv({ coerceTypes: true, useDefaults: true });
 export function toDetails(ajvErrors: ErrorObject[] | null | undefined): ErrorDetail[] {
   // A date-time input states its rule twice (format for the calendar, pattern for tools): one detail.
   const patterned = new Set((ajvErrors ?? []).filter((e) => e.keyword === 'pattern').map((e) => e.instancePath));
-  return (ajvErrors ?? []).filter((e) => !(e.keyword === 'format' && patterned.has(e.instancePath))).map((e) => {
-    const params = e.params as Record<string, unknown>;
-    let path = e.instancePath;
-    if (e.keyword === 'required') path += `/${String(params.missingProperty)}`;
-    if (e.keyword === 'additionalProperties') path += `/${String(params.additionalProperty)}`;
-    let message = e.message ?? 'is invalid';
-    if (e.keyword === 'additionalProperties') message = 'is not an allowed property';
-    if (e.keyword === 'enum') message = `must be one of: ${(params.allowedValues as unknown[]).join(', ')}`;
-    return { path: path || '/', message };
-  });
+  return (ajvErrors ?? [])
+    .filter((e) => !(e.keyword === 'format' && patterned.has(e.instancePath)))
+    .map((e) => {
+      const params = e.params as Record<string, unknown>;
+      let path = e.instancePath;
+      if (e.keyword === 'required') path += `/${String(params.missingProperty)}`;
+      if (e.keyword === 'additionalProperties') path += `/${String(params.additionalProperty)}`;
+      let message = e.message ?? 'is invalid';
+      if (e.keyword === 'additionalProperties') message = 'is not an allowed property';
+      if (e.keyword === 'enum') message = `must be one of: ${(params.allowedValues as unknown[]).join(', ')}`;
+      return { path: path || '/', message };
+    });
 }
 
 /** A schema compiled once; `parse` returns the typed value or throws a 400 `validation_failed` (also for a NUL anywhere). */
@@ -89,9 +91,16 @@ export function compileQuery<const S extends JSONSchema>(schema: S): Validator<S
       return false;
     }
     const infinite = Object.keys(data).filter((k) => typeof data[k] === 'number' && !Number.isFinite(data[k]));
-    validate.errors = infinite.length === 0 ? null : infinite.map((k) => ({
-      instancePath: `/${k}`, schemaPath: '#', keyword: 'finite', params: {}, message: 'must be a finite number',
-    }));
+    validate.errors =
+      infinite.length === 0
+        ? null
+        : infinite.map((k) => ({
+            instancePath: `/${k}`,
+            schemaPath: '#',
+            keyword: 'finite',
+            params: {},
+            message: 'must be a finite number',
+          }));
     return infinite.length === 0;
   }) as ValidateFunction;
   const inner = wrap<Shape<S>>(validate);

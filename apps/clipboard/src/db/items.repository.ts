@@ -7,7 +7,19 @@ import type { AccountTx, Db } from './state.repository.js';
 
 export type ItemRow = Omit<Selectable<ItemsTable>, 'account_id'>;
 
-const columns = ['id', 'type', 'content', 'source', 'favorite', 'sensitive', 'expires_at', 'key_id', 'dedupe_key', 'created_at', 'updated_at'] as const;
+const columns = [
+  'id',
+  'type',
+  'content',
+  'source',
+  'favorite',
+  'sensitive',
+  'expires_at',
+  'key_id',
+  'dedupe_key',
+  'created_at',
+  'updated_at',
+] as const;
 const selected = sql.raw(columns.map((c) => `i.${c}`).join(', '));
 const plain = sql.raw(columns.join(', '));
 // Statement time, not transaction time: items added in one sync batch keep their order.
@@ -73,7 +85,13 @@ export const SEARCH_TIMEOUT_MS = 1500;
  * more than the trigrams tell (a LIKE of 'aaa...ab' over long runs of 'a' is quadratic), so the
  * statement runs under SEARCH_TIMEOUT_MS and its cancellation is the caller's to answer.
  */
-async function searchItems(db: Db, accountId: string, q: string, favoriteFilter: ReturnType<typeof sql>, page: ListPage): Promise<ItemRow[]> {
+async function searchItems(
+  db: Db,
+  accountId: string,
+  q: string,
+  favoriteFilter: ReturnType<typeof sql>,
+  page: ListPage,
+): Promise<ItemRow[]> {
   return inTransaction(db, async (trx) => {
     await sql`set local statement_timeout = ${sql.lit(SEARCH_TIMEOUT_MS)}`.execute(trx);
     const { rows } = await withinPageBytes(sql`
@@ -108,12 +126,19 @@ export async function createItems(
   // on its own, which Postgres plans once per connection. The batch's form below it plans again
   // on every call (pg_prepared_statements: 0 generic plans, 261 custom), 0.12 ms more per create.
   const [one] = items;
-  const [source, order] = items.length === 1
-    ? [sql`create_item(${accountId}, ${one!.id}, ${one!.type}, ${one!.content}, ${one!.source}, ${tombstoneDays}, ${one!.sensitive}, ${one!.keyId}, ${one!.dedupeKey}) c`, sql``]
-    : [sql`unnest(${items.map((i) => i.id)}::uuid[], ${items.map((i) => i.type)}::text[], ${items.map((i) => i.content)}::text[], ${items.map((i) => i.source)}::text[],
+  const [source, order] =
+    items.length === 1
+      ? [
+          sql`create_item(${accountId}, ${one!.id}, ${one!.type}, ${one!.content}, ${one!.source}, ${tombstoneDays}, ${one!.sensitive}, ${one!.keyId}, ${one!.dedupeKey}) c`,
+          sql``,
+        ]
+      : [
+          sql`unnest(${items.map((i) => i.id)}::uuid[], ${items.map((i) => i.type)}::text[], ${items.map((i) => i.content)}::text[], ${items.map((i) => i.source)}::text[],
         ${items.map((i) => i.sensitive)}::boolean[], ${items.map((i) => i.keyId)}::text[], ${items.map((i) => i.dedupeKey)}::text[])
       with ordinality as t(id, type, content, source, sensitive, key_id, dedupe_key, n)
-    cross join lateral create_item(${accountId}, t.id, t.type, t.content, t.source, ${tombstoneDays}, t.sensitive, t.key_id, t.dedupe_key) c`, sql`order by t.n`];
+    cross join lateral create_item(${accountId}, t.id, t.type, t.content, t.source, ${tombstoneDays}, t.sensitive, t.key_id, t.dedupe_key) c`,
+          sql`order by t.n`,
+        ];
   const { rows } = await sql<CreatedRow>`${WRITES_THROUGH_FUNCTION}
     select c.id, c.type, c.source, c.favorite, c.sensitive, c.expires_at, c.key_id, c.dedupe_key, c.created_at, c.updated_at, c.created
     from ${source}
@@ -144,7 +169,9 @@ function itemValues(tx: AccountTx, item: ItemFields) {
     key_id: keyId ?? null,
     dedupe_key: dedupeKey ?? null,
     sensitive,
-    expires_at: sensitive ? sql<string>`clock_timestamp() + make_interval(secs => ${tx.state.sensitive_ttl_seconds})` : null,
+    expires_at: sensitive
+      ? sql<string>`clock_timestamp() + make_interval(secs => ${tx.state.sensitive_ttl_seconds})`
+      : null,
   };
 }
 
@@ -170,7 +197,11 @@ export async function insertItem(tx: AccountTx, item: ItemFields & { id: string 
 }
 
 /** Sets (or, with 'toggle', flips) the favorite flag; undefined when the item is not this account's. */
-export async function setFavorite(tx: AccountTx, id: string, favorite: boolean | 'toggle'): Promise<ItemRow | undefined> {
+export async function setFavorite(
+  tx: AccountTx,
+  id: string,
+  favorite: boolean | 'toggle',
+): Promise<ItemRow | undefined> {
   return tx.trx
     .updateTable('items')
     .set({ favorite: favorite === 'toggle' ? sql<boolean>`not favorite` : favorite, updated_at: now })
@@ -200,13 +231,23 @@ export async function updateItem(tx: AccountTx, id: string, fields: ItemFields):
 /** This account's items among `ids`. */
 export async function findItems(tx: AccountTx, ids: string[]): Promise<ItemRow[]> {
   if (ids.length === 0) return [];
-  return tx.trx.selectFrom('items').select(columns).where('account_id', '=', tx.accountId).where('id', 'in', ids).execute();
+  return tx.trx
+    .selectFrom('items')
+    .select(columns)
+    .where('account_id', '=', tx.accountId)
+    .where('id', 'in', ids)
+    .execute();
 }
 
 /** Deletes this account's items among `ids`; returns the deleted ids. */
 export async function deleteItems(tx: AccountTx, ids: string[]): Promise<string[]> {
   if (ids.length === 0) return [];
-  const rows = await tx.trx.deleteFrom('items').where('account_id', '=', tx.accountId).where('id', 'in', ids).returning('id').execute();
+  const rows = await tx.trx
+    .deleteFrom('items')
+    .where('account_id', '=', tx.accountId)
+    .where('id', 'in', ids)
+    .returning('id')
+    .execute();
   return rows.map((r) => r.id);
 }
 
@@ -238,6 +279,11 @@ export async function accountsWithDueItems(db: Db, limit: number): Promise<strin
 
 /** Deletes this account's sensitive items that are due; returns their ids. */
 export async function deleteDueItems(tx: AccountTx): Promise<string[]> {
-  const rows = await tx.trx.deleteFrom('items').where('account_id', '=', tx.accountId).where('expires_at', '<=', sql<string>`now()`).returning('id').execute();
+  const rows = await tx.trx
+    .deleteFrom('items')
+    .where('account_id', '=', tx.accountId)
+    .where('expires_at', '<=', sql<string>`now()`)
+    .returning('id')
+    .execute();
   return rows.map((r) => r.id);
 }

@@ -29,7 +29,11 @@ export async function countSnippets(tx: AccountTx): Promise<number> {
 }
 
 /** Another snippet of the account with this keyword, ignoring case. */
-export async function findByKeyword(tx: AccountTx, keyword: string, exceptId?: string): Promise<SnippetRow | undefined> {
+export async function findByKeyword(
+  tx: AccountTx,
+  keyword: string,
+  exceptId?: string,
+): Promise<SnippetRow | undefined> {
   let query = tx.trx
     .selectFrom('snippets')
     .select(columns)
@@ -95,5 +99,10 @@ export async function clock(tx: AccountTx): Promise<string> {
 /** This account's snippets among `ids`. */
 export async function findSnippets(tx: AccountTx, ids: string[]): Promise<SnippetRow[]> {
   if (ids.length === 0) return [];
-  return tx.trx.selectFrom('snippets').select(columns).where('account_id', '=', tx.accountId).where('id', 'in', ids).execute();
+  return tx.trx
+    .selectFrom('snippets')
+    .select(columns)
+    .where('account_id', '=', tx.accountId)
+    .where('id', 'in', ids)
+    .execute();
 }

@@ -69,7 +69,12 @@ export class AccountTx {
  * tombstones older than `tombstoneDays` are dropped when it closes. Every write of the service
  * goes through here.
  */
-export async function withAccount<T>(db: Db, accountId: string, tombstoneDays: number, work: (tx: AccountTx) => Promise<T>): Promise<T> {
+export async function withAccount<T>(
+  db: Db,
+  accountId: string,
+  tombstoneDays: number,
+  work: (tx: AccountTx) => Promise<T>,
+): Promise<T> {
   return inTransaction(db, async (trx) => {
     const state = await trx
       .insertInto('account_state')
@@ -92,7 +97,9 @@ export async function findState(db: Db | Transaction<Database>, accountId: strin
 /** Updates settings columns; returns the row. */
 export async function updateSettings(
   tx: AccountTx,
-  patch: Partial<Pick<StateRow, 'history_limit' | 'retention_days' | 'capture_enabled' | 'sensitive_ttl_seconds' | 'seal_salt'>>,
+  patch: Partial<
+    Pick<StateRow, 'history_limit' | 'retention_days' | 'capture_enabled' | 'sensitive_ttl_seconds' | 'seal_salt'>
+  >,
 ): Promise<StateRow> {
   return tx.trx
     .updateTable('account_state')
@@ -152,7 +159,13 @@ export interface ChangeRow {
  * changes that start within MAX_PAGE_BYTES of content come, and the first that crosses it (so the
  * caller sees the cut): no more than a page's worth of content is read into the process.
  */
-export async function changesAfter(db: Db, accountId: string, afterSeq: number, entities: Entity[], limit: number): Promise<ChangeRow[]> {
+export async function changesAfter(
+  db: Db,
+  accountId: string,
+  afterSeq: number,
+  entities: Entity[],
+  limit: number,
+): Promise<ChangeRow[]> {
   const { rows } = await sql<ChangeRow>`
     select * from (
       select l.*, sum(l.bytes) over (order by l.seq) - l.bytes as bytes_before from (

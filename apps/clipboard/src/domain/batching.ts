@@ -11,7 +11,10 @@ interface Waiting<I, O> {
  * `run` gets the inputs of one batch and returns one output per input, in the same order. A
  * batch succeeds or fails as a whole: when `run` throws, every input of that batch gets the error.
  */
-export function batchedPerKey<I, O>(run: (key: string, inputs: I[]) => Promise<O[]>, maxBatch: number): (key: string, input: I) => Promise<O> {
+export function batchedPerKey<I, O>(
+  run: (key: string, inputs: I[]) => Promise<O[]>,
+  maxBatch: number,
+): (key: string, input: I) => Promise<O> {
   /** Keys with a batch in flight, and what waits for the next one. */
   const waiting = new Map<string, Array<Waiting<I, O>>>();
 
@@ -19,9 +22,13 @@ export function batchedPerKey<I, O>(run: (key: string, inputs: I[]) => Promise<O
     let batch = [first];
     while (batch.length > 0) {
       try {
-        const outputs = await run(key, batch.map((w) => w.input));
+        const outputs = await run(
+          key,
+          batch.map((w) => w.input),
+        );
         // One answer per input, or none: a request must never get another's output or nothing.
-        if (outputs.length !== batch.length) throw new Error(`a batch of ${batch.length} returned ${outputs.length} outputs`);
+        if (outputs.length !== batch.length)
+          throw new Error(`a batch of ${batch.length} returned ${outputs.length} outputs`);
         batch.forEach((w, i) => w.resolve(outputs[i]!));
       } catch (err) {
         for (const w of batch) w.reject(err);

@@ -10,6 +10,15 @@ export async function emit<T>(trx: Kysely<Database>, accountId: string, type: Cl
 }
 
 /** One `*.deleted` event per removed id, in order (a bulk delete removes several records). */
-export function emitDeleted(trx: Kysely<Database>, accountId: string, type: ClipboardEvent, ids: readonly string[]): Promise<void> {
-  return emitEvents(trx, accountId, ids.map((id) => ({ type, data: { id } })));
+export function emitDeleted(
+  trx: Kysely<Database>,
+  accountId: string,
+  type: ClipboardEvent,
+  ids: readonly string[],
+): Promise<void> {
+  return emitEvents(
+    trx,
+    accountId,
+    ids.map((id) => ({ type, data: { id } })),
+  );
 }

@@ -21,7 +21,12 @@ export const SENSITIVE_FAVORITE = 'a sensitive item cannot be a favorite: it is 
 const URL_LIKE = /^[A-Za-z][A-Za-z0-9+.-]*:\S+$/;
 
 /** Rules of item content beyond the schema; returns the problem, or null. */
-export function itemContentProblem(item: { type: string; content: string; sensitive?: boolean; favorite?: boolean }): string | null {
+export function itemContentProblem(item: {
+  type: string;
+  content: string;
+  sensitive?: boolean;
+  favorite?: boolean;
+}): string | null {
   if (item.sensitive && item.favorite) return SENSITIVE_FAVORITE;
   if (item.type !== 'url') return null;
   if (URL_LIKE.test(item.content) && URL.canParse(item.content)) return null;
@@ -35,8 +40,11 @@ const sensitiveFavorite = () => fail('sensitive_item', SENSITIVE_FAVORITE);
 const LIST_ENVELOPE = 64;
 
 /** 422: the search did not finish within SEARCH_TIMEOUT_MS (a retry of the same search would not either). */
-const searchTooExpensive = () => fail('search_too_expensive',
-  `the text search was stopped after ${repo.SEARCH_TIMEOUT_MS / 1000} s: these items are too long for this text to be found in time; search for a shorter or more distinctive text, or list without q`);
+const searchTooExpensive = () =>
+  fail(
+    'search_too_expensive',
+    `the text search was stopped after ${repo.SEARCH_TIMEOUT_MS / 1000} s: these items are too long for this text to be found in time; search for a shorter or more distinctive text, or list without q`,
+  );
 
 /** Whether `err` is Postgres cancelling a statement at its statement_timeout. */
 const isStatementTimeout = (err: unknown) => (err as { code?: unknown } | null)?.code === '57014';
@@ -45,7 +53,11 @@ const isStatementTimeout = (err: unknown) => (err as { code?: unknown } | null)?
  * One page of the history, newest first; `hasMore` without counting the rest. The page is at most
  * MAX_PAGE_BYTES of JSON: fewer items and `hasMore` beyond that (the next offset gets the rest).
  */
-export async function listItems(db: Db, accountId: string, page: repo.ListPage & { query?: string | undefined }): Promise<{ items: Item[]; hasMore: boolean }> {
+export async function listItems(
+  db: Db,
+  accountId: string,
+  page: repo.ListPage & { query?: string | undefined },
+): Promise<{ items: Item[]; hasMore: boolean }> {
   const { query, ...rest } = page;
   const q = rest.q ?? query;
   let rows: repo.ItemRow[];
@@ -85,23 +97,24 @@ const CREATE_BATCH = 100;
  * transaction: if it fails, none of its items is stored and each request gets the error.
  */
 export function itemCreator(db: Db): (accountId: string, input: NewItem) => Promise<{ item: Item; created: boolean }> {
-  const create = batchedPerKey<repo.NewItemRow, repo.CreatedRow>(
-    async (accountId, batch) => {
-      // While nobody subscribes to the events, the batch is one statement in its own transaction.
-      const unobserved = await repo.createItems(db, accountId, batch, TOMBSTONE_DAYS, ITEM_WRITTEN);
-      if (unobserved.length > 0) return unobserved;
-      // The batch's events commit with it: created, or updated when an item moved to the top.
-      return inTransaction(db, async (trx) => {
-        const rows = await repo.createItems(trx, accountId, batch, TOMBSTONE_DAYS);
-        await emitEvents(trx, accountId, rows.map((row, i) => ({
+  const create = batchedPerKey<repo.NewItemRow, repo.CreatedRow>(async (accountId, batch) => {
+    // While nobody subscribes to the events, the batch is one statement in its own transaction.
+    const unobserved = await repo.createItems(db, accountId, batch, TOMBSTONE_DAYS, ITEM_WRITTEN);
+    if (unobserved.length > 0) return unobserved;
+    // The batch's events commit with it: created, or updated when an item moved to the top.
+    return inTransaction(db, async (trx) => {
+      const rows = await repo.createItems(trx, accountId, batch, TOMBSTONE_DAYS);
+      await emitEvents(
+        trx,
+        accountId,
+        rows.map((row, i) => ({
           type: row.created ? ITEM_WRITTEN[0] : ITEM_WRITTEN[1],
           data: toSharedItem({ ...row, content: batch[i]!.content }),
-        })));
-        return rows;
-      });
-    },
-    CREATE_BATCH,
-  );
+        })),
+      );
+      return rows;
+    });
+  }, CREATE_BATCH);
   return async (accountId, input) => {
     const problem = itemContentProblem(input);
     if (problem) throw errors.validation([], `Invalid request body: ${problem}`);
@@ -151,7 +164,9 @@ export async function bulkDelete(db: Db, accountId: string, ids: string[]): Prom
 
 /** Deletes every non-favorite item (with `before`, an ISO instant, only those created before it). */
 export async function deleteNonFavorites(db: Db, accountId: string, before?: string): Promise<{ deleted: number }> {
-  return withAccount(db, accountId, TOMBSTONE_DAYS, async (tx) => ({ deleted: await logDeleted(tx, await repo.deleteNonFavorites(tx, before)) }));
+  return withAccount(db, accountId, TOMBSTONE_DAYS, async (tx) => ({
+    deleted: await logDeleted(tx, await repo.deleteNonFavorites(tx, before)),
+  }));
 }
 
 /** Accounts the sweep looks at per round; the rest are taken in the next round. */
@@ -166,7 +181,9 @@ const SWEEP_ACCOUNTS = 100;
 export async function sweepExpired(db: Db): Promise<number> {
   let total = 0;
   for (const accountId of await repo.accountsWithDueItems(db, SWEEP_ACCOUNTS)) {
-    total += await withAccount(db, accountId, TOMBSTONE_DAYS, async (tx) => logDeleted(tx, await repo.deleteDueItems(tx)));
+    total += await withAccount(db, accountId, TOMBSTONE_DAYS, async (tx) =>
+      logDeleted(tx, await repo.deleteDueItems(tx)),
+    );
   }
   return total;
 }

@@ -37,7 +37,14 @@ export interface Settings {
 }
 
 /** What an account has before it changes anything (the column defaults of account_state). */
-const DEFAULT_SETTINGS: Settings = Object.freeze({ historyLimit: 1000, retentionDays: 0, captureEnabled: true, sensitiveItemTtlSeconds: 60, sealSalt: null, updatedAt: null });
+const DEFAULT_SETTINGS: Settings = Object.freeze({
+  historyLimit: 1000,
+  retentionDays: 0,
+  captureEnabled: true,
+  sensitiveItemTtlSeconds: 60,
+  sealSalt: null,
+  updatedAt: null,
+});
 
 export function toItem(r: ItemRow): Item {
   return {
@@ -62,7 +69,8 @@ export function toSharedItem(r: ItemRow): Omit<Item, 'content'> & { content?: st
 }
 
 /** Whether a value is an item as the API returns it. */
-const isItem = (v: unknown): v is Item => typeof v === 'object' && v !== null && 'sensitive' in v && 'type' in v && 'content' in v;
+const isItem = (v: unknown): v is Item =>
+  typeof v === 'object' && v !== null && 'sensitive' in v && 'type' in v && 'content' in v;
 
 /**
  * `body` with every sensitive or sealed item in it, at any depth (a list, a change's data, a
@@ -79,13 +87,27 @@ export function hidePrivateContent(body: unknown, hide: (item: Item) => object):
  * Items as OAuth callers (an assistant's connected app) see them on REST, as MCP shows them:
  * a sensitive or sealed item's `content` null.
  */
-export const assistantView = (body: unknown): unknown => hidePrivateContent(body, (item) => ({ ...item, content: null }));
+export const assistantView = (body: unknown): unknown =>
+  hidePrivateContent(body, (item) => ({ ...item, content: null }));
 
 export function toSnippet(r: SnippetRow): Snippet {
-  return { id: r.id, name: r.name, content: r.content, keyword: r.keyword, createdAt: r.created_at, updatedAt: r.updated_at };
+  return {
+    id: r.id,
+    name: r.name,
+    content: r.content,
+    keyword: r.keyword,
+    createdAt: r.created_at,
+    updatedAt: r.updated_at,
+  };
 }
 
-type SettingsColumns = 'history_limit' | 'retention_days' | 'capture_enabled' | 'sensitive_ttl_seconds' | 'seal_salt' | 'settings_updated_at';
+type SettingsColumns =
+  | 'history_limit'
+  | 'retention_days'
+  | 'capture_enabled'
+  | 'sensitive_ttl_seconds'
+  | 'seal_salt'
+  | 'settings_updated_at';
 
 export function toSettings(r: Pick<StateRow, SettingsColumns> | undefined): Settings {
   if (!r) return { ...DEFAULT_SETTINGS };

@@ -17,12 +17,21 @@ export type SearchSlots = <T>(accountId: string, search: () => Promise<T>) => Pr
  */
 export function searchSlots(deps: Pick<ServiceDeps, 'redis' | 'config' | 'logger'>): SearchSlots {
   const slots = createStreamSlots({
-    redis: deps.redis, prefix: deps.config.redisPrefix, max: MAX_SEARCHES_PER_ACCOUNT, leaseMs: LEASE_MS, logger: deps.logger, kind: 'searches',
+    redis: deps.redis,
+    prefix: deps.config.redisPrefix,
+    max: MAX_SEARCHES_PER_ACCOUNT,
+    leaseMs: LEASE_MS,
+    logger: deps.logger,
+    kind: 'searches',
   });
   return async (accountId, search) => {
     const id = randomUUID();
     if (!(await slots.take(accountId, id))) {
-      throw fail('rate_limited', `at most ${MAX_SEARCHES_PER_ACCOUNT} text searches of one account run at once: retry when one has answered`, { headers: { 'Retry-After': '1' } });
+      throw fail(
+        'rate_limited',
+        `at most ${MAX_SEARCHES_PER_ACCOUNT} text searches of one account run at once: retry when one has answered`,
+        { headers: { 'Retry-After': '1' } },
+      );
     }
     try {
       return await search();

@@ -1,4 +1,10 @@
-import { findState, updateSettings as writeSettings, withAccount, type AccountTx, type Db } from '../db/state.repository.js';
+import {
+  findState,
+  updateSettings as writeSettings,
+  withAccount,
+  type AccountTx,
+  type Db,
+} from '../db/state.repository.js';
 import { pruneHistory } from './items.service.js';
 import { emit } from './events.js';
 import { toSettings, type Settings } from './mappers.js';
@@ -34,5 +40,7 @@ export async function applySettings(tx: AccountTx, patch: SettingsPatch): Promis
 
 /** Partial update; returns the full settings. */
 export async function updateSettings(db: Db, accountId: string, patch: SettingsPatch): Promise<Settings> {
-  return withAccount(db, accountId, TOMBSTONE_DAYS, async (tx) => emit(tx.trx, accountId, 'settings.updated', await applySettings(tx, patch)));
+  return withAccount(db, accountId, TOMBSTONE_DAYS, async (tx) =>
+    emit(tx.trx, accountId, 'settings.updated', await applySettings(tx, patch)),
+  );
 }

@@ -3,15 +3,27 @@ import { MAX_SNIPPET_CONTENT, MAX_SNIPPETS } from './limits.js';
 
 // The request schemas of snippets (the routes compile them; the domain's types and the document come from them).
 
-const snippetName = { type: 'string', minLength: 1, maxLength: 100, pattern: '\\S', description: '1 to 100 characters, not only whitespace.' } as const;
+const snippetName = {
+  type: 'string',
+  minLength: 1,
+  maxLength: 100,
+  pattern: '\\S',
+  description: '1 to 100 characters, not only whitespace.',
+} as const;
 
-const snippetContent = { type: 'string', minLength: 1, maxLength: MAX_SNIPPET_CONTENT, description: `1 to ${MAX_SNIPPET_CONTENT} characters.` } as const;
+const snippetContent = {
+  type: 'string',
+  minLength: 1,
+  maxLength: MAX_SNIPPET_CONTENT,
+  description: `1 to ${MAX_SNIPPET_CONTENT} characters.`,
+} as const;
 
 const snippetKeyword = {
   type: ['string', 'null'],
   maxLength: 32,
   pattern: '^[A-Za-z0-9_-]{1,32}$',
-  description: 'Optional abbreviation that expands to the snippet: 1 to 32 characters [A-Za-z0-9_-], unique per account ignoring case (a duplicate is 409). null or absent: no keyword.',
+  description:
+    'Optional abbreviation that expands to the snippet: 1 to 32 characters [A-Za-z0-9_-], unique per account ignoring case (a duplicate is 409). null or absent: no keyword.',
 } as const;
 
 export const snippetInputSchema = {

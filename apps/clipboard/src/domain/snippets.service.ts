@@ -14,7 +14,8 @@ import type { snippetInputSchema } from './snippets.schemas.js';
 export type SnippetInput = Shape<typeof snippetInputSchema>;
 
 const limitMessage = `Snippet limit reached: an account can have at most ${MAX_SNIPPETS} snippets; delete one first`;
-export const keywordMessage = (keyword: string) => `A snippet with the keyword "${keyword}" already exists (keywords are unique ignoring case)`;
+export const keywordMessage = (keyword: string) =>
+  `A snippet with the keyword "${keyword}" already exists (keywords are unique ignoring case)`;
 
 /** Every snippet of the account. */
 export async function listSnippets(db: Db, accountId: string): Promise<{ items: Snippet[] }> {
@@ -25,7 +26,11 @@ export async function listSnippets(db: Db, accountId: string): Promise<{ items: 
  * Why this account cannot get one more snippet with `keyword` (counting and checking under the
  * account lock, so concurrent creates cannot both pass), or null.
  */
-export async function creationProblem(tx: AccountTx, keyword: string | null | undefined, count: number): Promise<string | null> {
+export async function creationProblem(
+  tx: AccountTx,
+  keyword: string | null | undefined,
+  count: number,
+): Promise<string | null> {
   if (count >= MAX_SNIPPETS) return limitMessage;
   if (keyword && (await repo.findByKeyword(tx, keyword))) return keywordMessage(keyword);
   return null;
@@ -36,7 +41,12 @@ export async function createSnippet(db: Db, accountId: string, input: SnippetInp
   return withAccount(db, accountId, TOMBSTONE_DAYS, async (tx) => {
     const problem = await creationProblem(tx, input.keyword, await repo.countSnippets(tx));
     if (problem) throw fail(problem === limitMessage ? 'snippet_limit' : 'keyword_taken', problem);
-    const row = await repo.insertSnippet(tx, { id: randomUUID(), name: input.name, content: input.content, keyword: input.keyword ?? null });
+    const row = await repo.insertSnippet(tx, {
+      id: randomUUID(),
+      name: input.name,
+      content: input.content,
+      keyword: input.keyword ?? null,
+    });
     tx.record('snippet', row!.id, 'upsert');
     return emit(tx.trx, accountId, 'snippet.created', toSnippet(row!));
   });
@@ -54,7 +64,11 @@ function checkSet(items: (SnippetInput & { id?: string })[]): void {
     }
     if (s.keyword) {
       const keyword = s.keyword.toLowerCase();
-      if (keywords.has(keyword)) throw errors.validation([], `Invalid request body: items/${i}/keyword repeats the keyword "${s.keyword}" (keywords are unique ignoring case)`);
+      if (keywords.has(keyword))
+        throw errors.validation(
+          [],
+          `Invalid request body: items/${i}/keyword repeats the keyword "${s.keyword}" (keywords are unique ignoring case)`,
+        );
       keywords.add(keyword);
     }
   });
@@ -64,7 +78,11 @@ function checkSet(items: (SnippetInput & { id?: string })[]): void {
  * Replaces the whole set in one transaction: snippets named by id keep their id and createdAt,
  * the rest are new, and those left out are deleted. The change log gets only real changes.
  */
-export async function replaceSnippets(db: Db, accountId: string, items: (SnippetInput & { id?: string })[]): Promise<{ items: Snippet[] }> {
+export async function replaceSnippets(
+  db: Db,
+  accountId: string,
+  items: (SnippetInput & { id?: string })[],
+): Promise<{ items: Snippet[] }> {
   checkSet(items);
   return withAccount(db, accountId, TOMBSTONE_DAYS, async (tx) => {
     const existing = new Map((await repo.listSnippets(tx.trx, accountId)).map((s) => [s.id, s]));
@@ -88,9 +106,15 @@ export async function replaceSnippets(db: Db, accountId: string, items: (Snippet
     await repo.insertSnippetRows(tx, rows);
     const saved = (await repo.listSnippets(tx.trx, accountId)).map(toSnippet);
     // Snippets have no update event: a replace reports what it removed and what it added.
-    const added = new Set(rows.filter((r) => !items.some((s) => s.id !== undefined && s.id.toLowerCase() === r.id)).map((r) => r.id));
+    const added = new Set(
+      rows.filter((r) => !items.some((s) => s.id !== undefined && s.id.toLowerCase() === r.id)).map((r) => r.id),
+    );
     await emitDeleted(tx.trx, accountId, 'snippet.deleted', [...existing.keys()]);
-    await emitEvents(tx.trx, accountId, saved.filter((s) => added.has(s.id)).map((data) => ({ type: 'snippet.created', data })));
+    await emitEvents(
+      tx.trx,
+      accountId,
+      saved.filter((s) => added.has(s.id)).map((data) => ({ type: 'snippet.created', data })),
+    );
     return { items: saved };
   });
 }

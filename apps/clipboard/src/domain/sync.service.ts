@@ -84,7 +84,11 @@ const CURSOR = /^v1:(0|[1-9][0-9]{0,14})$/;
 const CURSORS = cursorCodec(cursorSigner('clipboard', 'changes'), {
   is: (value): value is number => Number.isSafeInteger(value),
   text: { write: (seq) => `v1:${seq}`, read: (text) => (CURSOR.test(text) ? Number(text.slice(3)) : undefined) },
-  invalid: () => fail('invalid_cursor', 'cursor is malformed: send back a cursor exactly as a pull or sync returned it, or none to start from the beginning'),
+  invalid: () =>
+    fail(
+      'invalid_cursor',
+      'cursor is malformed: send back a cursor exactly as a pull or sync returned it, or none to start from the beginning',
+    ),
 });
 
 /** The opaque cursor of `accountId` for "every change up to and including `seq`". */
@@ -102,10 +106,16 @@ function decodeCursor(accountId: string, raw: string | undefined): number {
 function checkCursor(state: StateRow | undefined, seq: number): void {
   if (seq === 0) return;
   if (seq > (state?.seq ?? 0)) {
-    throw fail('cursor_unknown', 'cursor is ahead of this account\'s change log (not issued for it): discard local state and do a full resync by pulling without a cursor');
+    throw fail(
+      'cursor_unknown',
+      "cursor is ahead of this account's change log (not issued for it): discard local state and do a full resync by pulling without a cursor",
+    );
   }
   if (seq < (state?.min_retained_seq ?? 0)) {
-    throw fail('cursor_expired', 'cursor expired: changes after it are no longer retained; discard local state and do a full resync by pulling without a cursor');
+    throw fail(
+      'cursor_expired',
+      'cursor expired: changes after it are no longer retained; discard local state and do a full resync by pulling without a cursor',
+    );
   }
 }
 
@@ -122,15 +132,35 @@ function toChange(r: ChangeRow): Change {
   if (r.op === 'upsert') {
     if (r.entity === 'item' && r.i_type !== null) {
       data = toItem({
-        id: r.entity_id, type: r.i_type, content: r.i_content!, source: r.i_source!, favorite: r.i_favorite!, sensitive: r.i_sensitive!,
-        expires_at: r.i_expires_at, key_id: r.i_key_id, dedupe_key: r.i_dedupe_key, created_at: r.i_created_at!, updated_at: r.i_updated_at!,
+        id: r.entity_id,
+        type: r.i_type,
+        content: r.i_content!,
+        source: r.i_source!,
+        favorite: r.i_favorite!,
+        sensitive: r.i_sensitive!,
+        expires_at: r.i_expires_at,
+        key_id: r.i_key_id,
+        dedupe_key: r.i_dedupe_key,
+        created_at: r.i_created_at!,
+        updated_at: r.i_updated_at!,
       });
     } else if (r.entity === 'snippet' && r.s_name !== null) {
-      data = toSnippet({ id: r.entity_id, name: r.s_name, content: r.s_content!, keyword: r.s_keyword, created_at: r.s_created_at!, updated_at: r.s_updated_at! });
+      data = toSnippet({
+        id: r.entity_id,
+        name: r.s_name,
+        content: r.s_content!,
+        keyword: r.s_keyword,
+        created_at: r.s_created_at!,
+        updated_at: r.s_updated_at!,
+      });
     } else if (r.entity === 'settings' && r.st_history_limit !== null) {
       data = toSettings({
-        history_limit: r.st_history_limit, retention_days: r.st_retention_days!, capture_enabled: r.st_capture_enabled!,
-        sensitive_ttl_seconds: r.st_sensitive_ttl_seconds!, seal_salt: r.st_seal_salt, settings_updated_at: r.st_updated_at,
+        history_limit: r.st_history_limit,
+        retention_days: r.st_retention_days!,
+        capture_enabled: r.st_capture_enabled!,
+        sensitive_ttl_seconds: r.st_sensitive_ttl_seconds!,
+        seal_salt: r.st_seal_salt,
+        settings_updated_at: r.st_updated_at,
       });
     }
   }
@@ -145,7 +175,14 @@ const PAGE_ENVELOPE = 256;
  * `envelope` bytes of the answer around them (fewer changes and `hasMore` beyond that; the
  * cursor, the last change's seq, gets the rest).
  */
-async function readChanges(db: Db, accountId: string, scopes: ReadonlySet<string>, afterSeq: number, limit: number, envelope = PAGE_ENVELOPE): Promise<ChangePage> {
+async function readChanges(
+  db: Db,
+  accountId: string,
+  scopes: ReadonlySet<string>,
+  afterSeq: number,
+  limit: number,
+  envelope = PAGE_ENVELOPE,
+): Promise<ChangePage> {
   const rows = await changesAfter(db, accountId, afterSeq, readable(scopes), limit + 1);
   const all = rows.slice(0, limit).map(toChange);
   const changes = all.slice(0, entriesWithin(all, envelope));
@@ -155,7 +192,12 @@ async function readChanges(db: Db, accountId: string, scopes: ReadonlySet<string
 }
 
 /** The changes after a cursor, in seq order. */
-export async function pull(db: Db, accountId: string, scopes: ReadonlySet<string>, query: { cursor?: string | undefined; limit: number }): Promise<ChangePage> {
+export async function pull(
+  db: Db,
+  accountId: string,
+  scopes: ReadonlySet<string>,
+  query: { cursor?: string | undefined; limit: number },
+): Promise<ChangePage> {
   const afterSeq = decodeCursor(accountId, query.cursor);
   checkCursor(await findState(db, accountId), afterSeq);
   return readChanges(db, accountId, scopes, afterSeq, query.limit);
@@ -166,9 +208,23 @@ export async function pull(db: Db, accountId: string, scopes: ReadonlySet<string
  * After its first page a stream only moves forward from cursors of its own, so the account's
  * state (for a 410) is read once, not on every wake.
  */
-export async function pullStreamPage(db: Db, accountId: string, scopes: ReadonlySet<string>, cursor: string | undefined, limit: number, checked: boolean): Promise<StreamPage> {
-  const page = checked ? await readChanges(db, accountId, scopes, decodeCursor(accountId, cursor), limit) : await pull(db, accountId, scopes, { cursor, limit });
-  return { changes: page.changes, nextCursor: page.cursor, hasMore: page.hasMore, cursorAfter: (k) => encodeCursor(accountId, page.changes[k]!.seq) };
+export async function pullStreamPage(
+  db: Db,
+  accountId: string,
+  scopes: ReadonlySet<string>,
+  cursor: string | undefined,
+  limit: number,
+  checked: boolean,
+): Promise<StreamPage> {
+  const page = checked
+    ? await readChanges(db, accountId, scopes, decodeCursor(accountId, cursor), limit)
+    : await pull(db, accountId, scopes, { cursor, limit });
+  return {
+    changes: page.changes,
+    nextCursor: page.cursor,
+    hasMore: page.hasMore,
+    cursorAfter: (k) => encodeCursor(accountId, page.changes[k]!.seq),
+  };
 }
 
 const applied = (seq: number | null): Outcome => ({ status: 'applied', seq, error: null });
@@ -234,8 +290,10 @@ async function applyItem(b: Batch, c: ClientChange): Promise<Outcome> {
     return applied(b.tx.record('item', id, 'delete'));
   }
   const parser = c.op === 'upsert' ? b.data.item : b.data.favorite;
-  const problem = parser.problem(c.data) ?? (c.op === 'upsert' ? itemContentProblem(c.data as NewItem) : null)
-    ?? (current && wouldBeSensitiveFavorite(current, c) ? SENSITIVE_FAVORITE : null);
+  const problem =
+    parser.problem(c.data) ??
+    (c.op === 'upsert' ? itemContentProblem(c.data as NewItem) : null) ??
+    (current && wouldBeSensitiveFavorite(current, c) ? SENSITIVE_FAVORITE : null);
   if (problem) return rejected(problem);
   if (!current) {
     if (latest?.op === 'delete') return conflict(latest.seq, 'the item was deleted on the server; deletes are final');
@@ -248,10 +306,15 @@ async function applyItem(b: Batch, c: ClientChange): Promise<Outcome> {
     return applied(b.tx.record('item', id, 'upsert'));
   }
   const missed = b.missed('item', id, c.baseSeq);
-  if (missed) return conflict(missed.seq, `the item changed on the server (seq ${missed.seq}) after baseSeq; the server version stands`);
-  const row = c.op === 'upsert'
-    ? await itemsRepo.updateItem(b.tx, id, b.data.item.parse(c.data))
-    : (await itemsRepo.setFavorite(b.tx, id, b.data.favorite.parse(c.data).favorite))!;
+  if (missed)
+    return conflict(
+      missed.seq,
+      `the item changed on the server (seq ${missed.seq}) after baseSeq; the server version stands`,
+    );
+  const row =
+    c.op === 'upsert'
+      ? await itemsRepo.updateItem(b.tx, id, b.data.item.parse(c.data))
+      : (await itemsRepo.setFavorite(b.tx, id, b.data.favorite.parse(c.data).favorite))!;
   b.items.set(id, row);
   b.events.push({ type: 'clipboard.item.updated', data: toSharedItem(row) });
   return applied(b.tx.record('item', id, 'upsert'));
@@ -277,7 +340,8 @@ async function applySnippet(b: Batch, c: ClientChange): Promise<Outcome> {
   const values = { id, name: input.name, content: input.content, keyword: input.keyword ?? null };
   if (!current) {
     const latest = b.latest('snippet', id);
-    if (latest?.op === 'delete') return conflict(latest.seq, 'the snippet was deleted on the server; deletes are final');
+    if (latest?.op === 'delete')
+      return conflict(latest.seq, 'the snippet was deleted on the server; deletes are final');
     const refused = await creationProblem(b.tx, values.keyword, await b.countSnippets());
     if (refused) return rejected(refused);
     const row = await snippetsRepo.insertSnippet(b.tx, values);
@@ -288,8 +352,13 @@ async function applySnippet(b: Batch, c: ClientChange): Promise<Outcome> {
     return applied(b.tx.record('snippet', id, 'upsert'));
   }
   const missed = b.missed('snippet', id, c.baseSeq);
-  if (missed) return conflict(missed.seq, `the snippet changed on the server (seq ${missed.seq}) after baseSeq; the server version stands`);
-  if (values.keyword && (await snippetsRepo.findByKeyword(b.tx, values.keyword, id))) return rejected(keywordMessage(values.keyword));
+  if (missed)
+    return conflict(
+      missed.seq,
+      `the snippet changed on the server (seq ${missed.seq}) after baseSeq; the server version stands`,
+    );
+  if (values.keyword && (await snippetsRepo.findByKeyword(b.tx, values.keyword, id)))
+    return rejected(keywordMessage(values.keyword));
   b.snippets.set(id, await snippetsRepo.updateSnippet(b.tx, values));
   return applied(b.tx.record('snippet', id, 'upsert'));
 }
@@ -300,7 +369,11 @@ async function applySettingsChange(b: Batch, c: ClientChange): Promise<Outcome> 
   const problem = b.data.settings.problem(c.data);
   if (problem) return rejected(problem);
   const missed = b.missed('settings', b.tx.accountId, c.baseSeq);
-  if (missed) return conflict(missed.seq, `the settings changed on the server (seq ${missed.seq}) after baseSeq; the server version stands`);
+  if (missed)
+    return conflict(
+      missed.seq,
+      `the settings changed on the server (seq ${missed.seq}) after baseSeq; the server version stands`,
+    );
   b.events.push({ type: 'settings.updated', data: await applySettings(b.tx, b.data.settings.parse(c.data)) });
   return applied(b.tx.pending('settings', b.tx.accountId)!.seq);
 }
@@ -342,7 +415,11 @@ export async function sync(
       {
         item: await latestChanges(tx, 'item', itemIds),
         snippet: await latestChanges(tx, 'snippet', snippetIds),
-        settings: await latestChanges(tx, 'settings', body.changes.some((c) => c.entity === 'settings') ? [accountId] : []),
+        settings: await latestChanges(
+          tx,
+          'settings',
+          body.changes.some((c) => c.entity === 'settings') ? [accountId] : [],
+        ),
       },
     );
     const out: SyncResult[] = [];
@@ -351,7 +428,13 @@ export async function sync(
       const key = c.clientChangeId.toLowerCase();
       const prior = receipts.get(key);
       if (prior) {
-        out.push({ clientChangeId: c.clientChangeId, status: 'duplicate', original: prior.status as Status, seq: prior.seq, error: prior.error });
+        out.push({
+          clientChangeId: c.clientChangeId,
+          status: 'duplicate',
+          original: prior.status as Status,
+          seq: prior.seq,
+          error: prior.error,
+        });
         continue;
       }
       const outcome = await APPLY[c.entity](batch, c);
@@ -367,5 +450,15 @@ export async function sync(
     return out;
   });
   // The per-change results share the answer's bytes with the changes.
-  return { results, ...(await readChanges(db, accountId, scopes, afterSeq, body.limit, PAGE_ENVELOPE + Buffer.byteLength(JSON.stringify(results)))) };
+  return {
+    results,
+    ...(await readChanges(
+      db,
+      accountId,
+      scopes,
+      afterSeq,
+      body.limit,
+      PAGE_ENVELOPE + Buffer.byteLength(JSON.stringify(results)),
+    )),
+  };
 }

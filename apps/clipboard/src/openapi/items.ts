@@ -1,5 +1,16 @@
 import { clearHistoryQuerySchema, itemType, listItemsQuerySchema } from '../domain/items.schemas.js';
-import { body, common, idParam, json, MAX_SEARCHES_PER_ACCOUNT, ref, resp, scope, timestamp, withBody } from './shared.js';
+import {
+  body,
+  common,
+  idParam,
+  json,
+  MAX_SEARCHES_PER_ACCOUNT,
+  ref,
+  resp,
+  scope,
+  timestamp,
+  withBody,
+} from './shared.js';
 
 // Clipboard items: list, create, bulk delete (itemsPaths); read, delete, favorite (itemPaths).
 
@@ -12,15 +23,20 @@ export const item = {
     type: itemType,
     content: {
       type: ['string', 'null'],
-      description: 'The text, or for a sealed item the ciphertext exactly as its client sent it. Null only for an OAuth access token (an assistant\'s connected app): it sees sensitive and sealed items with `content: null`, as MCP shows them, on every path that returns items.',
+      description:
+        "The text, or for a sealed item the ciphertext exactly as its client sent it. Null only for an OAuth access token (an assistant's connected app): it sees sensitive and sealed items with `content: null`, as MCP shows them, on every path that returns items.",
     },
     source: { type: 'string' },
     favorite: { type: 'boolean' },
     sensitive: { type: 'boolean' },
     expiresAt: { ...timestamp, description: 'Sensitive items only: when the item is deleted.' },
-    keyId: { type: 'string', description: 'Sealed items only: the name of the client\'s key.' },
+    keyId: { type: 'string', description: "Sealed items only: the name of the client's key." },
     dedupeKey: { type: 'string', description: 'Sealed items only, when the client sent one.' },
-    createdAt: { ...timestamp, description: 'When the content was last copied: creating an item whose type and content equal an existing item moves that item to the top and sets this to now.' },
+    createdAt: {
+      ...timestamp,
+      description:
+        'When the content was last copied: creating an item whose type and content equal an existing item moves that item to the top and sets this to now.',
+    },
     updatedAt: timestamp,
   },
 } as const;
@@ -46,7 +62,12 @@ export const itemsPaths = {
         { name: 'q', in: 'query', schema: listItemsQuerySchema.properties.q },
         { name: 'query', in: 'query', schema: listItemsQuerySchema.properties.query },
       ],
-      responses: { 200: json(ref('ItemList'), 'A page of items'), 400: resp('BadRequest'), 422: resp('SearchTooExpensive'), ...common },
+      responses: {
+        200: json(ref('ItemList'), 'A page of items'),
+        400: resp('BadRequest'),
+        422: resp('SearchTooExpensive'),
+        ...common,
+      },
     },
     post: {
       operationId: 'createItem',
@@ -54,14 +75,20 @@ export const itemsPaths = {
       summary: 'Add an item',
       description: `${scope('clipboard:write')} If an item with the same type and content exists, it is moved to the top instead of duplicated: its createdAt and updatedAt become now, its source becomes the new one, its favorite flag stays, and the answer is 200 with that item (201 for a new item). Adding an item prunes the oldest non-favorites beyond the history limit and those past the retention period. \`sensitive: true\` makes the item expire (see the field; it merges only with a sensitive item of the same content, whose time starts again). \`type: "sealed"\` stores the client's ciphertext with its \`keyId\` (and optional \`dedupeKey\`): content that is not base64url is 400.`,
       requestBody: body(ref('CreateItem')),
-      responses: { 201: json(ref('Item'), 'Created'), 200: json(ref('Item'), 'An identical item existed and was moved to the top'), ...withBody },
+      responses: {
+        201: json(ref('Item'), 'Created'),
+        200: json(ref('Item'), 'An identical item existed and was moved to the top'),
+        ...withBody,
+      },
     },
     delete: {
       operationId: 'clearHistory',
       tags: ['Clipboard'],
       summary: 'Delete every non-favorite item; favorites stay',
       description: `${scope('clipboard:write')} With \`before\`, only the non-favorites created before that instant (a \`before\` that is not an ISO date-time is 400).`,
-      parameters: [{ name: 'before', in: 'query', schema: clearHistoryQuerySchema.properties.before, 'x-mcp-asked-at': true }],
+      parameters: [
+        { name: 'before', in: 'query', schema: clearHistoryQuerySchema.properties.before, 'x-mcp-asked-at': true },
+      ],
       responses: { 200: json(ref('Deleted'), 'How many items were deleted'), 400: resp('BadRequest'), ...common },
     },
   },

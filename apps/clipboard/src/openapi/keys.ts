@@ -23,9 +23,15 @@ export const keysPaths = {
     get: {
       operationId: 'listApiKeys',
       tags: ['API keys'],
-      summary: 'List the account\'s API keys (browser session only; an API key gets 403)',
+      summary: "List the account's API keys (browser session only; an API key gets 403)",
       security: [{ session: [] }],
-      responses: { 200: json({ type: 'object', required: ['items'], properties: { items: { type: 'array', items: ref('Key') } } }, 'Keys without secrets'), ...common },
+      responses: {
+        200: json(
+          { type: 'object', required: ['items'], properties: { items: { type: 'array', items: ref('Key') } } },
+          'Keys without secrets',
+        ),
+        ...common,
+      },
     },
     post: {
       operationId: 'createApiKey',
@@ -43,7 +49,18 @@ export const keysPaths = {
       summary: 'Revoke an API key (browser session only)',
       security: [{ session: [] }],
       parameters: [keyIdParameter],
-      responses: { 200: json({ type: 'object', required: ['id', 'revoked'], properties: { id: { type: 'string' }, revoked: { const: true } } }, 'Revoked'), 404: resp('NotFound'), ...common },
+      responses: {
+        200: json(
+          {
+            type: 'object',
+            required: ['id', 'revoked'],
+            properties: { id: { type: 'string' }, revoked: { const: true } },
+          },
+          'Revoked',
+        ),
+        404: resp('NotFound'),
+        ...common,
+      },
     },
   },
 };

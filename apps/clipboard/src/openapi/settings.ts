@@ -31,7 +31,11 @@ export const settingsPaths = {
       summary: 'Partially update settings',
       description: `${scope('settings:write')} Returns the full settings. Lowering historyLimit or setting retentionDays prunes at once.`,
       requestBody: body(ref('SettingsPatch')),
-      responses: { 200: json(ref('Settings'), 'The full settings after the update'), 409: resp('Conflict'), ...withBody },
+      responses: {
+        200: json(ref('Settings'), 'The full settings after the update'),
+        409: resp('Conflict'),
+        ...withBody,
+      },
     },
   },
 };

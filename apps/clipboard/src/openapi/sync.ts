@@ -1,6 +1,17 @@
 import { pullQuerySchema, SYNC_ENTITIES } from '../domain/sync.schemas.js';
 import { streamOperation } from '@app/auth/streams';
-import { body, common, json, MAX_SNIPPETS, MAX_SYNC_CHANGES, ref, resp, scope, TOMBSTONE_DAYS, withBody } from './shared.js';
+import {
+  body,
+  common,
+  json,
+  MAX_SNIPPETS,
+  MAX_SYNC_CHANGES,
+  ref,
+  resp,
+  scope,
+  TOMBSTONE_DAYS,
+  withBody,
+} from './shared.js';
 
 // Sync: pull (and its live stream) and push of items, snippets and settings changes.
 
@@ -9,13 +20,23 @@ export const change = {
   additionalProperties: false,
   required: ['seq', 'entity', 'id', 'op', 'data'],
   properties: {
-    seq: { type: 'integer', description: 'Strictly increasing per account (gaps allowed). Use it as `baseSeq` for changes made on this version.' },
+    seq: {
+      type: 'integer',
+      description:
+        'Strictly increasing per account (gaps allowed). Use it as `baseSeq` for changes made on this version.',
+    },
     entity: { type: 'string', enum: SYNC_ENTITIES },
     id: { type: 'string', format: 'uuid', description: 'Item or snippet id; for settings, the account id.' },
     op: { type: 'string', enum: ['upsert', 'delete'] },
     data: {
-      description: 'The entity as it is now (an item, snippet or settings object) for `upsert`; null for `delete` (a tombstone).',
-      anyOf: [{ $ref: '#/components/schemas/Item' }, { $ref: '#/components/schemas/Snippet' }, { $ref: '#/components/schemas/Settings' }, { type: 'null' }],
+      description:
+        'The entity as it is now (an item, snippet or settings object) for `upsert`; null for `delete` (a tombstone).',
+      anyOf: [
+        { $ref: '#/components/schemas/Item' },
+        { $ref: '#/components/schemas/Snippet' },
+        { $ref: '#/components/schemas/Settings' },
+        { type: 'null' },
+      ],
     },
   },
 } as const;
@@ -38,8 +59,16 @@ export const syncResult = {
   properties: {
     clientChangeId: { type: 'string' },
     status: { type: 'string', enum: ['applied', 'duplicate', 'conflict', 'rejected'] },
-    original: { type: 'string', enum: ['applied', 'conflict', 'rejected'], description: 'For `duplicate`: the outcome of the first time this change was received.' },
-    seq: { type: ['integer', 'null'], description: 'applied: the seq of the change (null when nothing had to change, e.g. deleting an item that is already gone); conflict: the seq of the server version that won.' },
+    original: {
+      type: 'string',
+      enum: ['applied', 'conflict', 'rejected'],
+      description: 'For `duplicate`: the outcome of the first time this change was received.',
+    },
+    seq: {
+      type: ['integer', 'null'],
+      description:
+        'applied: the seq of the change (null when nothing had to change, e.g. deleting an item that is already gone); conflict: the seq of the server version that won.',
+    },
     error: { type: ['string', 'null'], description: 'Why a change was rejected or conflicted.' },
   },
 } as const;
@@ -79,7 +108,12 @@ export const syncPaths = {
         { name: 'cursor', in: 'query', schema: pullQuerySchema.properties.cursor },
         { name: 'limit', in: 'query', schema: pullQuerySchema.properties.limit },
       ],
-      responses: { 200: json(ref('ChangePage'), 'Changes in seq order'), 400: resp('BadRequest'), 410: resp('Gone'), ...common },
+      responses: {
+        200: json(ref('ChangePage'), 'Changes in seq order'),
+        400: resp('BadRequest'),
+        410: resp('Gone'),
+        ...common,
+      },
     },
   },
   '/api/clipboard/pull/stream': {
@@ -96,8 +130,16 @@ export const syncPaths = {
         410: resp('Gone'),
         ...common,
         429: {
-          ...json(ref('Error'), 'At most 10 streams per account are open (`too_many_streams`), or rate limited as every request; Retry-After says when to retry.'),
-          headers: { 'Retry-After': { schema: { type: 'integer', format: 'int32', minimum: 1, maximum: 86_400 }, description: 'Seconds to wait.' } },
+          ...json(
+            ref('Error'),
+            'At most 10 streams per account are open (`too_many_streams`), or rate limited as every request; Retry-After says when to retry.',
+          ),
+          headers: {
+            'Retry-After': {
+              schema: { type: 'integer', format: 'int32', minimum: 1, maximum: 86_400 },
+              description: 'Seconds to wait.',
+            },
+          },
         },
       },
     }),
@@ -110,7 +152,11 @@ export const syncPaths = {
       description: `Needs the scopes \`clipboard:read\` and \`clipboard:write\` (a key without either: 403). See the sync protocol in the document description.`,
       security: [{ apiKey: ['clipboard:read', 'clipboard:write'] }, { session: [] }],
       requestBody: body(ref('SyncRequest')),
-      responses: { 200: json(ref('SyncResponse'), 'Per-change results and the server changes after the cursor'), 410: resp('Gone'), ...withBody },
+      responses: {
+        200: json(ref('SyncResponse'), 'Per-change results and the server changes after the cursor'),
+        410: resp('Gone'),
+        ...withBody,
+      },
     },
   },
 };

@@ -3,7 +3,13 @@ import type { RouteContext } from '@app/auth/runtime';
 import type { Database } from '../db/schema.js';
 import * as items from '../domain/items.service.js';
 import { searchSlots } from '../domain/search-slots.js';
-import { bulkDeleteSchema, clearHistoryQuerySchema, createItemSchema, favoriteBodySchema, listItemsQuerySchema } from '../openapi.js';
+import {
+  bulkDeleteSchema,
+  clearHistoryQuerySchema,
+  createItemSchema,
+  favoriteBodySchema,
+  listItemsQuerySchema,
+} from '../openapi.js';
 import { bodyParser, queryParser } from '../validation.js';
 
 const listQuery = queryParser(listItemsQuerySchema);

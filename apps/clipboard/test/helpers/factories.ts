@@ -7,7 +7,12 @@ export const HIGH_LIMITS = { RATE_LIMIT_PER_MINUTE: '1000000' };
 export async function addItems(t: TestApp, c: Caller, contents: string[], type = 'text'): Promise<string[]> {
   const ids: string[] = [];
   for (const content of contents) {
-    const res = await t.http().post('/api/clipboard').set('Authorization', c.auth).send({ type, content, source: 'api' }).expect(201);
+    const res = await t
+      .http()
+      .post('/api/clipboard')
+      .set('Authorization', c.auth)
+      .send({ type, content, source: 'api' })
+      .expect(201);
     ids.push(res.body.id);
   }
   return ids;
@@ -21,6 +26,10 @@ export async function listAll(t: TestApp, c: Caller): Promise<any[]> {
 
 /** Rows of a table for an account, straight from the database. */
 export async function countRows(t: TestApp, table: 'items' | 'snippets', accountId: string): Promise<number> {
-  const row = await t.db.selectFrom(table).select((eb) => eb.fn.countAll<string>().as('n')).where('account_id', '=', accountId).executeTakeFirstOrThrow();
+  const row = await t.db
+    .selectFrom(table)
+    .select((eb) => eb.fn.countAll<string>().as('n'))
+    .where('account_id', '=', accountId)
+    .executeTakeFirstOrThrow();
   return Number(row.n);
 }

@@ -15,15 +15,26 @@ export async function oauthAccessToken(t: TestApp, accountId: string, scope?: st
   const registered = await fetch(`${base}/register`, {
     method: 'POST',
     headers: { 'Content-Type': 'application/json' },
-    body: JSON.stringify({ client_name: 'Test assistant', redirect_uris: [redirectUri], token_endpoint_auth_method: 'none' }),
+    body: JSON.stringify({
+      client_name: 'Test assistant',
+      redirect_uris: [redirectUri],
+      token_endpoint_auth_method: 'none',
+    }),
   });
   const clientId = ((await registered.json()) as { client_id: string }).client_id;
   const verifier = randomBytes(32).toString('base64url');
   const query = new URLSearchParams({
-    client_id: clientId, redirect_uri: redirectUri, response_type: 'code', state: 'st', ...(scope && { scope }),
-    code_challenge: createHash('sha256').update(verifier).digest('base64url'), code_challenge_method: 'S256',
+    client_id: clientId,
+    redirect_uri: redirectUri,
+    response_type: 'code',
+    state: 'st',
+    ...(scope && { scope }),
+    code_challenge: createHash('sha256').update(verifier).digest('base64url'),
+    code_challenge_method: 'S256',
   });
-  const page = await (await fetch(`${base}/authorize?${query.toString()}`, { redirect: 'manual', headers: { Cookie: cookie } })).text();
+  const page = await (
+    await fetch(`${base}/authorize?${query.toString()}`, { redirect: 'manual', headers: { Cookie: cookie } })
+  ).text();
   const request = /name="request" value="([^"]+)"/.exec(page)?.[1];
   if (!request) throw new Error(`authorize: no consent form in ${page.slice(0, 300)}`);
   const consent = await fetch(`${base}/consent`, {
@@ -37,7 +48,13 @@ export async function oauthAccessToken(t: TestApp, accountId: string, scope?: st
   const token = await fetch(`${base}/token`, {
     method: 'POST',
     headers: { 'Content-Type': 'application/x-www-form-urlencoded' },
-    body: new URLSearchParams({ client_id: clientId, grant_type: 'authorization_code', code, code_verifier: verifier, redirect_uri: redirectUri }),
+    body: new URLSearchParams({
+      client_id: clientId,
+      grant_type: 'authorization_code',
+      code,
+      code_verifier: verifier,
+      redirect_uri: redirectUri,
+    }),
   });
   const body = (await token.json()) as { access_token?: string };
   if (!body.access_token) throw new Error(`token: ${token.status} ${JSON.stringify(body)}`);

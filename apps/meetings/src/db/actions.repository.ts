@@ -22,7 +22,13 @@ export async function listActions(db: Kysely<Database>, accountId: string, f: Ac
     .innerJoin('series as s', 's.id', 'm.series_id')
     .leftJoin('people as p', (join) => join.on(sql<boolean>`p.id = ${person}`).on('p.account_id', '=', accountId))
     .selectAll('i')
-    .select(['m.date as meeting_date', 'm.series_id as series_id', 's.title as series_title', 'p.id as person_id', 'p.name as person_name'])
+    .select([
+      'm.date as meeting_date',
+      'm.series_id as series_id',
+      's.title as series_title',
+      'p.id as person_id',
+      'p.name as person_name',
+    ])
     .where('i.account_id', '=', accountId)
     .where('i.kind', '=', 'ACTION')
     .where('i.status', '=', 'OPEN')

@@ -24,7 +24,8 @@ const OCTETS: Record<FeedKind, string> = {
   note: "(octet_length(yesterday) + octet_length(today) + octet_length(array_to_string(impediments, '')) + octet_length(today_priority))",
   person: '(octet_length(name) + coalesce(octet_length(email), 0))',
   series: 'octet_length(title)',
-  meeting: '(octet_length(shared_notes) + coalesce((select sum(octet_length(i.text) + octet_length(i.notes)) from items i where i.meeting_id = meetings.id), 0))',
+  meeting:
+    '(octet_length(shared_notes) + coalesce((select sum(octet_length(i.text) + octet_length(i.notes)) from items i where i.meeting_id = meetings.id), 0))',
 };
 
 /** One table's part of the feed: its rows after the cursor, below the horizon, tombstones from `keepFrom`; `bytes`, as in OCTETS. */
@@ -68,13 +69,34 @@ export async function changesPage(
 
 /** The current rows of the changed records (soft-deleted ones too), with the items of the meetings. */
 export async function changedRecords(db: Db, accountId: string, ids: Record<FeedKind, string[]>) {
-  const some = <T>(list: string[], load: () => Promise<T[]>) => (list.length === 0 ? Promise.resolve([] as T[]) : load());
+  const some = <T>(list: string[], load: () => Promise<T[]>) =>
+    list.length === 0 ? Promise.resolve([] as T[]) : load();
   const [notes, people, series, meetings, items] = await Promise.all([
-    some(ids.note, () => db.selectFrom('notes').selectAll().where('account_id', '=', accountId).where('id', 'in', ids.note).execute()),
-    some(ids.person, () => db.selectFrom('people').selectAll().where('account_id', '=', accountId).where('id', 'in', ids.person).execute()),
-    some(ids.series, () => db.selectFrom('series').selectAll().where('account_id', '=', accountId).where('id', 'in', ids.series).execute()),
-    some(ids.meeting, () => db.selectFrom('meetings').selectAll().where('account_id', '=', accountId).where('id', 'in', ids.meeting).execute()),
-    some(ids.meeting, () => db.selectFrom('items').selectAll().where('account_id', '=', accountId).where('meeting_id', 'in', ids.meeting).execute()),
+    some(ids.note, () =>
+      db.selectFrom('notes').selectAll().where('account_id', '=', accountId).where('id', 'in', ids.note).execute(),
+    ),
+    some(ids.person, () =>
+      db.selectFrom('people').selectAll().where('account_id', '=', accountId).where('id', 'in', ids.person).execute(),
+    ),
+    some(ids.series, () =>
+      db.selectFrom('series').selectAll().where('account_id', '=', accountId).where('id', 'in', ids.series).execute(),
+    ),
+    some(ids.meeting, () =>
+      db
+        .selectFrom('meetings')
+        .selectAll()
+        .where('account_id', '=', accountId)
+        .where('id', 'in', ids.meeting)
+        .execute(),
+    ),
+    some(ids.meeting, () =>
+      db
+        .selectFrom('items')
+        .selectAll()
+        .where('account_id', '=', accountId)
+        .where('meeting_id', 'in', ids.meeting)
+        .execute(),
+    ),
   ]);
   return { notes, people, series, meetings, items };
 }

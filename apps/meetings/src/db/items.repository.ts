@@ -37,7 +37,11 @@ const row = (accountId: string, i: NewItem) => ({
 /** Inserts items in one statement; returns them in the order given. */
 export async function insertItems(db: Kysely<Database>, accountId: string, items: NewItem[]) {
   if (items.length === 0) return [];
-  const rows = await db.insertInto('items').values(items.map((i) => row(accountId, i))).returningAll().execute();
+  const rows = await db
+    .insertInto('items')
+    .values(items.map((i) => row(accountId, i)))
+    .returningAll()
+    .execute();
   return rows.sort((a, b) => a.position - b.position);
 }
 
@@ -63,20 +67,32 @@ export async function listMeetingItems(db: Kysely<Database>, meetingId: string) 
 }
 
 export async function countMeetingItems(db: Kysely<Database>, meetingId: string): Promise<number> {
-  const r = await db.selectFrom('items').select((eb) => eb.fn.countAll<number>().as('n')).where('meeting_id', '=', meetingId).executeTakeFirstOrThrow();
+  const r = await db
+    .selectFrom('items')
+    .select((eb) => eb.fn.countAll<number>().as('n'))
+    .where('meeting_id', '=', meetingId)
+    .executeTakeFirstOrThrow();
   return Number(r.n);
 }
 
 /** The next free position among the siblings (top-level when parentId is null). */
 export async function nextPosition(db: Kysely<Database>, meetingId: string, parentId: string | null): Promise<number> {
-  let query = db.selectFrom('items').select((eb) => eb.fn.max('position').as('p')).where('meeting_id', '=', meetingId);
+  let query = db
+    .selectFrom('items')
+    .select((eb) => eb.fn.max('position').as('p'))
+    .where('meeting_id', '=', meetingId);
   query = parentId === null ? query.where('parent_id', 'is', null) : query.where('parent_id', '=', parentId);
   const r = await query.executeTakeFirst();
   return r?.p === null || r?.p === undefined ? 0 : Number(r.p) + 1;
 }
 
 export async function updateItem(db: Kysely<Database>, id: string, set: Updateable<ItemsTable>) {
-  return db.updateTable('items').set({ ...set, updated_at: sql<string>`now()` }).where('id', '=', id).returningAll().executeTakeFirstOrThrow();
+  return db
+    .updateTable('items')
+    .set({ ...set, updated_at: sql<string>`now()` })
+    .where('id', '=', id)
+    .returningAll()
+    .executeTakeFirstOrThrow();
 }
 
 export async function deleteItem(db: Kysely<Database>, id: string): Promise<void> {
@@ -99,7 +115,11 @@ export async function lockOpenTalkingPoints(db: Kysely<Database>, meetingId: str
 
 export async function markCarried(db: Kysely<Database>, ids: string[]): Promise<void> {
   if (ids.length === 0) return;
-  await db.updateTable('items').set({ status: 'CARRIED', updated_at: sql<string>`now()` }).where('id', 'in', ids).execute();
+  await db
+    .updateTable('items')
+    .set({ status: 'CARRIED', updated_at: sql<string>`now()` })
+    .where('id', 'in', ids)
+    .execute();
 }
 
 /** Rewrites the positions of a meeting's top-level items to the order of `ids`, in one statement. */
@@ -108,7 +128,13 @@ export async function setTopLevelOrder(db: Kysely<Database>, meetingId: string, 
     update items i set position = v.ord - 1, updated_at = now()
     from unnest(${ids}::uuid[]) with ordinality as v(id, ord)
     where i.id = v.id and i.meeting_id = ${meetingId} and i.parent_id is null`.execute(db);
-  return db.selectFrom('items').selectAll().where('meeting_id', '=', meetingId).where('parent_id', 'is', null).orderBy('position').execute();
+  return db
+    .selectFrom('items')
+    .selectAll()
+    .where('meeting_id', '=', meetingId)
+    .where('parent_id', 'is', null)
+    .orderBy('position')
+    .execute();
 }
 
 /** The items of a meeting that the `previous` block shows, in one query. */

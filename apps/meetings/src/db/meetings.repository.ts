@@ -46,7 +46,12 @@ export async function insertMeetingOrGet(db: Kysely<Database>, accountId: string
 
 /** A live meeting of the account, optionally locked for the rest of the transaction. */
 export async function findMeeting(db: Kysely<Database>, accountId: string, id: string, forUpdate = false) {
-  let query = db.selectFrom('meetings').selectAll().where('account_id', '=', accountId).where('id', '=', id).where('deleted_at', 'is', null);
+  let query = db
+    .selectFrom('meetings')
+    .selectAll()
+    .where('account_id', '=', accountId)
+    .where('id', '=', id)
+    .where('deleted_at', 'is', null);
   if (forUpdate) query = query.forUpdate();
   return query.executeTakeFirst();
 }
@@ -57,7 +62,12 @@ export async function lockMeeting(db: Kysely<Database>, id: string): Promise<voi
 }
 
 export async function countLiveMeetings(db: Kysely<Database>, accountId: string): Promise<number> {
-  const row = await db.selectFrom('meetings').select((eb) => eb.fn.countAll<number>().as('n')).where('account_id', '=', accountId).where('deleted_at', 'is', null).executeTakeFirstOrThrow();
+  const row = await db
+    .selectFrom('meetings')
+    .select((eb) => eb.fn.countAll<number>().as('n'))
+    .where('account_id', '=', accountId)
+    .where('deleted_at', 'is', null)
+    .executeTakeFirstOrThrow();
   return Number(row.n);
 }
 
@@ -86,7 +96,11 @@ export function meetingSortDate(row: { date: string | null }): string {
   return row.date ?? 'infinity';
 }
 
-export async function updateMeeting(db: Kysely<Database>, id: string, set: { status?: string; sharedNotes?: string; privateNotes?: string }) {
+export async function updateMeeting(
+  db: Kysely<Database>,
+  id: string,
+  set: { status?: string; sharedNotes?: string; privateNotes?: string },
+) {
   return db
     .updateTable('meetings')
     .set({
@@ -142,7 +156,11 @@ export async function findNextOpenOccurrence(db: Kysely<Database>, seriesId: str
 
 /** The latest date any occurrence of the series ever had (deleted ones too, so they are not resurrected). */
 export async function latestOccurrenceDate(db: Kysely<Database>, seriesId: string): Promise<string | null> {
-  const row = await db.selectFrom('meetings').select((eb) => eb.fn.max('date').as('latest')).where('series_id', '=', seriesId).executeTakeFirst();
+  const row = await db
+    .selectFrom('meetings')
+    .select((eb) => eb.fn.max('date').as('latest'))
+    .where('series_id', '=', seriesId)
+    .executeTakeFirst();
   return row?.latest ?? null;
 }
 
@@ -169,5 +187,11 @@ export async function setStartsAt(db: Kysely<Database>, updates: { id: string; s
 
 /** The series' live parking lot, if it has one. */
 export async function findParkingLot(db: Kysely<Database>, seriesId: string) {
-  return db.selectFrom('meetings').selectAll().where('series_id', '=', seriesId).where('date', 'is', null).where('deleted_at', 'is', null).executeTakeFirst();
+  return db
+    .selectFrom('meetings')
+    .selectAll()
+    .where('series_id', '=', seriesId)
+    .where('date', 'is', null)
+    .where('deleted_at', 'is', null)
+    .executeTakeFirst();
 }

@@ -14,7 +14,17 @@ export interface NoteContent {
  * names its columns runs as a prepared statement (see @app/auth's database.ts), and `search_text`,
  * a second copy of every text field, does not travel back.
  */
-const NOTE_COLUMNS = ['date', 'yesterday', 'today', 'impediments', 'today_priority', 'revision', 'created_at', 'updated_at', 'deleted_at'] as const;
+const NOTE_COLUMNS = [
+  'date',
+  'yesterday',
+  'today',
+  'impediments',
+  'today_priority',
+  'revision',
+  'created_at',
+  'updated_at',
+  'deleted_at',
+] as const;
 
 /** A note as the writes return it, and as toNote reads it. */
 export type NoteRow = Pick<Selectable<NotesTable>, (typeof NOTE_COLUMNS)[number]>;
@@ -23,11 +33,22 @@ const searchText = (c: NoteContent) => [c.yesterday, c.today, ...c.impediments, 
 
 /** The note of a date, live or soft-deleted, locked for the rest of the transaction. */
 export async function findNoteForUpdate(trx: Kysely<Database>, accountId: string, date: string) {
-  return trx.selectFrom('notes').selectAll().where('account_id', '=', accountId).where('date', '=', date).forUpdate().executeTakeFirst();
+  return trx
+    .selectFrom('notes')
+    .selectAll()
+    .where('account_id', '=', accountId)
+    .where('date', '=', date)
+    .forUpdate()
+    .executeTakeFirst();
 }
 
 export async function countLiveNotes(db: Kysely<Database>, accountId: string): Promise<number> {
-  const row = await db.selectFrom('notes').select((eb) => eb.fn.countAll<number>().as('n')).where('account_id', '=', accountId).where('deleted_at', 'is', null).executeTakeFirstOrThrow();
+  const row = await db
+    .selectFrom('notes')
+    .select((eb) => eb.fn.countAll<number>().as('n'))
+    .where('account_id', '=', accountId)
+    .where('deleted_at', 'is', null)
+    .executeTakeFirstOrThrow();
   return Number(row.n);
 }
 
@@ -64,7 +85,12 @@ function replacement(content: NoteContent) {
 
 /** Replaces a note's content (reviving it if soft-deleted) and bumps its revision. */
 export async function replaceNote(db: Kysely<Database>, id: string, content: NoteContent) {
-  return db.updateTable('notes').set(replacement(content)).where('id', '=', id).returning(NOTE_COLUMNS).executeTakeFirstOrThrow();
+  return db
+    .updateTable('notes')
+    .set(replacement(content))
+    .where('id', '=', id)
+    .returning(NOTE_COLUMNS)
+    .executeTakeFirstOrThrow();
 }
 
 /**
@@ -73,7 +99,14 @@ export async function replaceNote(db: Kysely<Database>, id: string, content: Not
  * otherwise. Two writers racing from one revision: the second
  * re-checks the revision on the row the first wrote, so it matches nothing.
  */
-export async function replaceLiveNote(db: Kysely<Database>, accountId: string, date: string, revision: number, content: NoteContent, unwatched: string) {
+export async function replaceLiveNote(
+  db: Kysely<Database>,
+  accountId: string,
+  date: string,
+  revision: number,
+  content: NoteContent,
+  unwatched: string,
+) {
   return db
     .updateTable('notes')
     .set(replacement(content))
@@ -92,7 +125,14 @@ export async function replaceLiveNote(db: Kysely<Database>, accountId: string, d
  * in a transaction counts them) and nobody subscribes to `unwatched` (its event: the write then
  * needs none); undefined otherwise.
  */
-export async function insertNewNote(db: Kysely<Database>, accountId: string, date: string, content: NoteContent, max: number, unwatched: string) {
+export async function insertNewNote(
+  db: Kysely<Database>,
+  accountId: string,
+  date: string,
+  content: NoteContent,
+  max: number,
+  unwatched: string,
+) {
   const { rows } = await sql<NoteRow>`
     insert into notes (account_id, date, yesterday, today, impediments, today_priority, search_text, revision)
     select ${accountId}::uuid, ${date}::date, ${content.yesterday}::text, ${content.today}::text, ${content.impediments}::text[],
@@ -123,7 +163,13 @@ export async function listNotesByDate(db: Kysely<Database>, accountId: string, l
 }
 
 /** Notes (tombstones included) changed after an instant, oldest change first, after the cursor. */
-export async function listNotesChanged(db: Kysely<Database>, accountId: string, since: string, limit: number, after?: [string, string]) {
+export async function listNotesChanged(
+  db: Kysely<Database>,
+  accountId: string,
+  since: string,
+  limit: number,
+  after?: [string, string],
+) {
   let query = db.selectFrom('notes').selectAll().where('account_id', '=', accountId).where('updated_at', '>', since);
   if (after) query = query.where(sql<boolean>`(updated_at, date) > (${after[0]}::timestamptz, ${after[1]}::date)`);
   return query.orderBy('updated_at').orderBy('date').limit(limit).execute();

@@ -31,17 +31,37 @@ export async function searchMeetings(db: Kysely<Database>, accountId: string, f:
   if (f.personId !== undefined) query = query.where(sql<boolean>`s.participant_ids @> array[${f.personId}::uuid]`);
   if (f.from !== undefined) query = query.where('m.date', '>=', f.from);
   if (f.to !== undefined) query = query.where('m.date', '<=', f.to);
-  return query.orderBy(sql`m.date desc nulls last`).orderBy('m.id', 'desc').limit(f.limit).execute();
+  return query
+    .orderBy(sql`m.date desc nulls last`)
+    .orderBy('m.id', 'desc')
+    .limit(f.limit)
+    .execute();
 }
 
 /** Items of live meetings whose text or notes match; `kinds` narrows by kind; newest meeting first. */
-export async function searchItems(db: Kysely<Database>, accountId: string, f: SearchFilter, opts: { kinds: 'actions' | 'nonActions' | 'all'; openOnly: boolean }) {
+export async function searchItems(
+  db: Kysely<Database>,
+  accountId: string,
+  f: SearchFilter,
+  opts: { kinds: 'actions' | 'nonActions' | 'all'; openOnly: boolean },
+) {
   let query = db
     .selectFrom('items as i')
     .innerJoin('meetings as m', 'm.id', 'i.meeting_id')
     .innerJoin('series as s', 's.id', 'm.series_id')
     .leftJoin('people as p', (join) => join.on(sql<boolean>`p.id = ${personOf(f)}`).on('p.account_id', '=', accountId))
-    .select(['i.id', 'i.meeting_id', 'i.kind', 'i.status', 'i.completed_at', 'i.text', 'i.notes', 'm.date', 'p.id as person_id', 'p.name as person_name'])
+    .select([
+      'i.id',
+      'i.meeting_id',
+      'i.kind',
+      'i.status',
+      'i.completed_at',
+      'i.text',
+      'i.notes',
+      'm.date',
+      'p.id as person_id',
+      'p.name as person_name',
+    ])
     .where('i.account_id', '=', accountId)
     .where('m.deleted_at', 'is', null)
     .where((eb) => eb.or([eb('i.text', 'ilike', f.pattern), eb('i.notes', 'ilike', f.pattern)]));
@@ -51,7 +71,12 @@ export async function searchItems(db: Kysely<Database>, accountId: string, f: Se
   if (f.personId !== undefined) query = query.where(sql<boolean>`s.participant_ids @> array[${f.personId}::uuid]`);
   if (f.from !== undefined) query = query.where('m.date', '>=', f.from);
   if (f.to !== undefined) query = query.where('m.date', '<=', f.to);
-  return query.orderBy(sql`m.date desc nulls last`).orderBy('i.created_at', 'desc').orderBy('i.id', 'desc').limit(f.limit).execute();
+  return query
+    .orderBy(sql`m.date desc nulls last`)
+    .orderBy('i.created_at', 'desc')
+    .orderBy('i.id', 'desc')
+    .limit(f.limit)
+    .execute();
 }
 
 /** Live daily notes whose text matches; newest date first. */

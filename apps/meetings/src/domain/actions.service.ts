@@ -27,12 +27,17 @@ export async function listActions(db: Kysely<Database>, accountId: string, q: Ac
     dueBefore: q.dueBefore,
     limit: q.limit + 1,
   });
-  const { entries, hasMore } = pageWithin(rows, q.limit, (r) => {
-    // Context added to the item, not spread into a copy (a spread per row costs more than the row).
-    const action = toItem(r) as Action;
-    action.meeting = { id: r.meeting_id, date: r.meeting_date, seriesId: r.series_id, title: r.series_title };
-    action.person = r.person_id !== null && r.person_name !== null ? { id: r.person_id, name: r.person_name } : null;
-    return action;
-  }, PAGE_ENVELOPE);
+  const { entries, hasMore } = pageWithin(
+    rows,
+    q.limit,
+    (r) => {
+      // Context added to the item, not spread into a copy (a spread per row costs more than the row).
+      const action = toItem(r) as Action;
+      action.meeting = { id: r.meeting_id, date: r.meeting_date, seriesId: r.series_id, title: r.series_title };
+      action.person = r.person_id !== null && r.person_name !== null ? { id: r.person_id, name: r.person_name } : null;
+      return action;
+    },
+    PAGE_ENVELOPE,
+  );
   return { actions: entries, hasMore };
 }

@@ -55,7 +55,10 @@ async function resolveTarget(
     if (!target) throw fail('target_not_found', 'Target meeting not found');
     const later = target.date !== null && (source.date === null || target.date > source.date);
     if (target.series_id !== series.id || !later || !OPEN_OCCURRENCE.includes(target.status)) {
-      throw fail('invalid_carry_target', 'The target must be a later SCHEDULED or IN_PROGRESS occurrence of the same series');
+      throw fail(
+        'invalid_carry_target',
+        'The target must be a later SCHEDULED or IN_PROGRESS occurrence of the same series',
+      );
     }
     return target;
   }
@@ -81,21 +84,28 @@ async function moveItems(trx: Kysely<Database>, accountId: string, target: Meeti
   await meetingsRepo.lockMeeting(trx, target.id);
   assertWithinLimit('items', await itemsRepo.countMeetingItems(trx, target.id), sources.length);
   const start = await itemsRepo.nextPosition(trx, target.id, null);
-  const copies = await itemsRepo.insertItems(trx, accountId, sources.map((s, i) => ({
-    meetingId: target.id,
-    parentId: null,
-    kind: s.kind,
-    text: s.text,
-    notes: s.notes,
-    starred: s.starred,
-    owner: s.owner,
-    dueDate: s.due_date,
-    completedAt: s.completed_at,
-    carryCount: s.carry_count + 1,
-    provenance: { fromItemId: s.id, fromMeetingId: s.meeting_id },
-    position: start + i,
-  })));
-  await itemsRepo.markCarried(trx, sources.map((s) => s.id));
+  const copies = await itemsRepo.insertItems(
+    trx,
+    accountId,
+    sources.map((s, i) => ({
+      meetingId: target.id,
+      parentId: null,
+      kind: s.kind,
+      text: s.text,
+      notes: s.notes,
+      starred: s.starred,
+      owner: s.owner,
+      dueDate: s.due_date,
+      completedAt: s.completed_at,
+      carryCount: s.carry_count + 1,
+      provenance: { fromItemId: s.id, fromMeetingId: s.meeting_id },
+      position: start + i,
+    })),
+  );
+  await itemsRepo.markCarried(
+    trx,
+    sources.map((s) => s.id),
+  );
   return copies;
 }
 
@@ -131,12 +141,18 @@ export async function carryMeeting(db: Kysely<Database>, accountId: string, meet
     const source = await meetingsRepo.findMeeting(trx, accountId, meetingId, true);
     if (!source) throw notFound('Meeting');
     if (source.status !== 'COMPLETED' && source.status !== 'SKIPPED') {
-      throw fail('meeting_not_finished', `Only a COMPLETED or SKIPPED meeting can be carried; this one is ${source.status}`);
+      throw fail(
+        'meeting_not_finished',
+        `Only a COMPLETED or SKIPPED meeting can be carried; this one is ${source.status}`,
+      );
     }
     const series = await activeSeries(trx, accountId, source.series_id);
     const points = await itemsRepo.lockOpenTalkingPoints(trx, source.id);
     const target = await resolveTarget(trx, accountId, series, source, body, 'parkingLot');
     const copies = await moveItems(trx, accountId, target, points);
-    return { meeting: await emit(trx, accountId, 'meeting.updated', toMeeting(target, false)), items: copies.map(toItem) };
+    return {
+      meeting: await emit(trx, accountId, 'meeting.updated', toMeeting(target, false)),
+      items: copies.map(toItem),
+    };
   });
 }

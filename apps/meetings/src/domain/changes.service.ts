@@ -1,4 +1,12 @@
-import { WINDOW_ORIGIN, cursorSigner, decodeWindowCursor, encodeWindowCursor, windowPage, type StreamPage, type WindowPosition } from '@app/auth/streams';
+import {
+  WINDOW_ORIGIN,
+  cursorSigner,
+  decodeWindowCursor,
+  encodeWindowCursor,
+  windowPage,
+  type StreamPage,
+  type WindowPosition,
+} from '@app/auth/streams';
 import { entriesWithin } from '@app/http-errors';
 import type { Kysely } from 'kysely';
 import { changedRecords, changesPage, type FeedKind } from '../db/changes.repository.js';
@@ -22,9 +30,16 @@ const FEED = cursorSigner('meetings', 'changes');
 
 function position(cursor: string, accountId: string, nowSeconds: number): WindowPosition {
   const p = decodeWindowCursor(FEED, cursor, accountId, nowSeconds);
-  if (p === 'expired') throw fail('cursor_expired', 'cursor is older than 30 days; start a full sync again without a cursor');
-  if (p === 'foreign') throw fail('invalid_cursor', 'cursor belongs to another account', { details: [{ path: 'cursor', message: 'was not issued to this account' }] });
-  if (p === 'invalid') throw fail('invalid_cursor', 'cursor is malformed or was altered; start again without it', { details: [{ path: 'cursor', message: 'is not a cursor this feed issued' }] });
+  if (p === 'expired')
+    throw fail('cursor_expired', 'cursor is older than 30 days; start a full sync again without a cursor');
+  if (p === 'foreign')
+    throw fail('invalid_cursor', 'cursor belongs to another account', {
+      details: [{ path: 'cursor', message: 'was not issued to this account' }],
+    });
+  if (p === 'invalid')
+    throw fail('invalid_cursor', 'cursor is malformed or was altered; start again without it', {
+      details: [{ path: 'cursor', message: 'is not a cursor this feed issued' }],
+    });
   return p;
 }
 
@@ -50,17 +65,20 @@ export async function readChanges(
 ): Promise<ChangesPage & StreamPage> {
   const now = Math.floor(nowMillis / 1000);
   const from = query.cursor === undefined ? undefined : position(query.cursor, accountId, now);
-  const { horizon, rows, records } = await db.transaction().setIsolationLevel('repeatable read').execute(async (trx) => {
-    const read = await changesPage(trx, {
-      accountId,
-      after: from ? { xid: from.x, id: from.i } : { xid: WINDOW_ORIGIN.x, id: WINDOW_ORIGIN.i },
-      keepFrom: from?.lo ?? null,
-      limit: query.limit + 1,
+  const { horizon, rows, records } = await db
+    .transaction()
+    .setIsolationLevel('repeatable read')
+    .execute(async (trx) => {
+      const read = await changesPage(trx, {
+        accountId,
+        after: from ? { xid: from.x, id: from.i } : { xid: WINDOW_ORIGIN.x, id: WINDOW_ORIGIN.i },
+        keepFrom: from?.lo ?? null,
+        limit: query.limit + 1,
+      });
+      const ids: Record<FeedKind, string[]> = { note: [], person: [], series: [], meeting: [] };
+      for (const r of read.rows.slice(0, query.limit)) ids[r.kind].push(r.id);
+      return { ...read, records: await changedRecords(trx, accountId, ids) };
     });
-    const ids: Record<FeedKind, string[]> = { note: [], person: [], series: [], meeting: [] };
-    for (const r of read.rows.slice(0, query.limit)) ids[r.kind].push(r.id);
-    return { ...read, records: await changedRecords(trx, accountId, ids) };
-  });
   const itemsOf = new Map<string, ItemRow[]>();
   for (const item of records.items) {
     const list = itemsOf.get(item.meeting_id);
@@ -74,22 +92,40 @@ export async function readChanges(
   const changes = rows.slice(0, query.limit).map((r): Change => {
     if (r.kind === 'note') {
       const note = notes.get(r.id)!;
-      return r.deleted ? { type: 'delete', kind: 'note', id: note.date, item: null } : { type: 'upsert', kind: 'note', id: note.date, item: { ...toNote(note) } };
+      return r.deleted
+        ? { type: 'delete', kind: 'note', id: note.date, item: null }
+        : { type: 'upsert', kind: 'note', id: note.date, item: { ...toNote(note) } };
     }
     if (r.kind === 'person') return { type: 'upsert', kind: 'person', id: r.id, item: toPerson(people.get(r.id)!) };
     if (r.kind === 'series') return { type: 'upsert', kind: 'series', id: r.id, item: toSeries(series.get(r.id)!) };
     if (r.deleted) return { type: 'delete', kind: 'meeting', id: r.id, item: null };
-    return { type: 'upsert', kind: 'meeting', id: r.id, item: { ...toMeeting(meetings.get(r.id)!, withPrivate), items: inReadingOrder(itemsOf.get(r.id) ?? []) } };
+    return {
+      type: 'upsert',
+      kind: 'meeting',
+      id: r.id,
+      item: { ...toMeeting(meetings.get(r.id)!, withPrivate), items: inReadingOrder(itemsOf.get(r.id) ?? []) },
+    };
   });
   // At most MAX_PAGE_BYTES of JSON: a page cut short says hasMore, its cursor after its last change.
   changes.length = entriesWithin(changes, PAGE_ENVELOPE);
   const page = windowPage(rows.slice(0, changes.length + 1), changes.length, from, horizon, now);
   const cursor = (p: WindowPosition) => encodeWindowCursor(FEED, accountId, p);
-  return { changes, nextCursor: cursor(page.next), hasMore: page.hasMore, reached: page.reached, cursorAfter: (k) => cursor(page.after(k)) };
+  return {
+    changes,
+    nextCursor: cursor(page.next),
+    hasMore: page.hasMore,
+    reached: page.reached,
+    cursorAfter: (k) => cursor(page.after(k)),
+  };
 }
 
 /** A page of the changes feed (GET /api/changes). */
-export async function listChanges(db: Kysely<Database>, accountId: string, query: { cursor?: string; limit: number }, withPrivate: boolean): Promise<ChangesPage> {
+export async function listChanges(
+  db: Kysely<Database>,
+  accountId: string,
+  query: { cursor?: string; limit: number },
+  withPrivate: boolean,
+): Promise<ChangesPage> {
   const { changes, nextCursor, hasMore } = await readChanges(db, accountId, query, withPrivate);
   return { changes, nextCursor, hasMore };
 }

@@ -9,9 +9,14 @@ type CursorList = (typeof LISTS)[number];
 const isSortKey = (values: unknown): values is string[] =>
   Array.isArray(values) && values.every((v) => typeof v === 'string' && v.length > 0 && v.length < 100);
 
-const invalid = () => fail('invalid_cursor', 'cursor is not one this API returned', { details: [{ path: 'cursor', message: 'malformed cursor' }] });
+const invalid = () =>
+  fail('invalid_cursor', 'cursor is not one this API returned', {
+    details: [{ path: 'cursor', message: 'malformed cursor' }],
+  });
 
-const codecs = Object.fromEntries(LISTS.map((list) => [list, cursorCodec(cursorSigner('meetings', list), { is: isSortKey, invalid })])) as Record<CursorList, CursorCodec<string[]>>;
+const codecs = Object.fromEntries(
+  LISTS.map((list) => [list, cursorCodec(cursorSigner('meetings', list), { is: isSortKey, invalid })]),
+) as Record<CursorList, CursorCodec<string[]>>;
 
 /** Opaque keyset cursors: the sort key of the last row of a page, signed for `list` (the shared codec). */
 export function encodeCursor(list: CursorList, values: string[]): string {

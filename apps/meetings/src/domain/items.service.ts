@@ -20,25 +20,29 @@ export async function createItem(db: Kysely<Database>, accountId: string, meetin
     if (!meeting) throw notFound('Meeting');
     if (input.parentId !== undefined) {
       const parent = await repo.findItem(trx, accountId, input.parentId);
-      if (!parent || parent.meeting_id !== meeting.id) throw fail('parent_not_found', 'parentId names no item of this meeting');
-      if (parent.parent_id !== null) throw fail('nesting_too_deep', 'Items nest one level deep: parentId must be a top-level item');
+      if (!parent || parent.meeting_id !== meeting.id)
+        throw fail('parent_not_found', 'parentId names no item of this meeting');
+      if (parent.parent_id !== null)
+        throw fail('nesting_too_deep', 'Items nest one level deep: parentId must be a top-level item');
     }
     assertWithinLimit('items', await repo.countMeetingItems(trx, meeting.id));
     const parentId = input.parentId ?? null;
-    const [row] = await repo.insertItems(trx, accountId, [{
-      meetingId: meeting.id,
-      parentId,
-      kind: input.kind,
-      text: input.text,
-      notes: input.notes ?? '',
-      starred: input.starred ?? false,
-      owner: input.owner ?? null,
-      dueDate: input.dueDate ?? null,
-      completedAt: input.completedAt ?? null,
-      carryCount: 0,
-      provenance: null,
-      position: await repo.nextPosition(trx, meeting.id, parentId),
-    }]);
+    const [row] = await repo.insertItems(trx, accountId, [
+      {
+        meetingId: meeting.id,
+        parentId,
+        kind: input.kind,
+        text: input.text,
+        notes: input.notes ?? '',
+        starred: input.starred ?? false,
+        owner: input.owner ?? null,
+        dueDate: input.dueDate ?? null,
+        completedAt: input.completedAt ?? null,
+        carryCount: 0,
+        provenance: null,
+        position: await repo.nextPosition(trx, meeting.id, parentId),
+      },
+    ]);
     return emit(trx, accountId, 'item.created', toItem(row!));
   });
 }
@@ -48,18 +52,18 @@ export type ItemPatch = Shape<typeof itemPatchBody>;
 /** Partial update of the listed fields; completedAt null reopens an action. */
 export async function updateItem(db: Kysely<Database>, accountId: string, id: string, input: ItemPatch) {
   return inTransaction(db, async (trx) => {
-  const row = await repo.findItem(trx, accountId, id);
-  if (!row) throw notFound('Item');
-  const updated = await repo.updateItem(trx, id, {
-    ...(input.kind !== undefined ? { kind: input.kind } : {}),
-    ...(input.owner !== undefined ? { owner: input.owner } : {}),
-    ...(input.dueDate !== undefined ? { due_date: input.dueDate } : {}),
-    ...(input.completedAt !== undefined ? { completed_at: input.completedAt } : {}),
-    ...(input.text !== undefined ? { text: input.text } : {}),
-    ...(input.notes !== undefined ? { notes: input.notes } : {}),
-    ...(input.starred !== undefined ? { starred: input.starred } : {}),
-  });
-  return emit(trx, accountId, 'item.updated', toItem(updated));
+    const row = await repo.findItem(trx, accountId, id);
+    if (!row) throw notFound('Item');
+    const updated = await repo.updateItem(trx, id, {
+      ...(input.kind !== undefined ? { kind: input.kind } : {}),
+      ...(input.owner !== undefined ? { owner: input.owner } : {}),
+      ...(input.dueDate !== undefined ? { due_date: input.dueDate } : {}),
+      ...(input.completedAt !== undefined ? { completed_at: input.completedAt } : {}),
+      ...(input.text !== undefined ? { text: input.text } : {}),
+      ...(input.notes !== undefined ? { notes: input.notes } : {}),
+      ...(input.starred !== undefined ? { starred: input.starred } : {}),
+    });
+    return emit(trx, accountId, 'item.updated', toItem(updated));
   });
 }
 
@@ -81,11 +85,19 @@ export async function reorderItems(db: Kysely<Database>, accountId: string, meet
   return inTransaction(db, async (trx) => {
     const meeting = await meetingsRepo.findMeeting(trx, accountId, meetingId, true);
     if (!meeting) throw notFound('Meeting');
-    const current = (await repo.listMeetingItems(trx, meeting.id)).filter((i) => i.parent_id === null).map((i) => i.id.toLowerCase());
+    const current = (await repo.listMeetingItems(trx, meeting.id))
+      .filter((i) => i.parent_id === null)
+      .map((i) => i.id.toLowerCase());
     const wanted = itemIds.map((id) => id.toLowerCase());
-    const exact = wanted.length === current.length && new Set(wanted).size === wanted.length && wanted.every((id) => current.includes(id));
+    const exact =
+      wanted.length === current.length &&
+      new Set(wanted).size === wanted.length &&
+      wanted.every((id) => current.includes(id));
     if (!exact) {
-      throw fail('reorder_conflict', `itemIds must list each of the meeting's ${current.length} top-level items exactly once`);
+      throw fail(
+        'reorder_conflict',
+        `itemIds must list each of the meeting's ${current.length} top-level items exactly once`,
+      );
     }
     const rows = await repo.setTopLevelOrder(trx, meeting.id, wanted);
     // One call, one event: the meeting's order changed.

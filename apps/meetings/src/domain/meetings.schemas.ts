@@ -1,4 +1,14 @@
-import { cursor, date, includePrivate, limit, MEETING_STATUSES, revision, startTime, text, uuid } from './schema-values.js';
+import {
+  cursor,
+  date,
+  includePrivate,
+  limit,
+  MEETING_STATUSES,
+  revision,
+  startTime,
+  text,
+  uuid,
+} from './schema-values.js';
 
 // The request schemas of meetings (the routes compile them; the domain's types and the document come from them).
 
@@ -25,7 +35,7 @@ export const meetingPatchBody = {
   description:
     'Partial update; baseRevision must equal the current revision (else 409 revision_conflict with `current`). ' +
     'status moves: SCHEDULED -> IN_PROGRESS; SCHEDULED or IN_PROGRESS -> COMPLETED or SKIPPED; sending the current status is a no-op; ' +
-    'any other move (and any change of a parking lot\'s DRAFT) is 409 invalid_status_transition. privateNotes: sessions only (403 private_notes_forbidden for API keys). ' +
+    "any other move (and any change of a parking lot's DRAFT) is 409 invalid_status_transition. privateNotes: sessions only (403 private_notes_forbidden for API keys). " +
     'Each successful PATCH increments revision by 1; adding or changing items does not.',
   properties: {
     baseRevision: revision,

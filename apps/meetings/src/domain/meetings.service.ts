@@ -24,7 +24,12 @@ const MOVES: Record<string, readonly string[]> = {
 export type MeetingCreate = Shape<typeof meetingCreateBody>;
 
 /** Adds a SCHEDULED occurrence to an active series on any date that has none yet. */
-export async function createMeeting(db: Kysely<Database>, accountId: string, input: MeetingCreate, withPrivate: boolean) {
+export async function createMeeting(
+  db: Kysely<Database>,
+  accountId: string,
+  input: MeetingCreate,
+  withPrivate: boolean,
+) {
   return inTransaction(db, async (trx) => {
     const series = await seriesRepo.findSeries(trx, accountId, input.seriesId);
     if (!series) throw fail('series_not_found', 'Series not found');
@@ -49,9 +54,19 @@ export type MeetingListQuery = Shape<typeof meetingsQuery>;
 
 /** A page of meetings, by date (undated last), then id: at most MAX_PAGE_BYTES of JSON, fewer meetings and a `nextCursor` beyond that. */
 export async function listMeetings(db: Kysely<Database>, accountId: string, q: MeetingListQuery, withPrivate: boolean) {
-  const rows = await repo.listMeetings(db, accountId, { seriesId: q.seriesId, status: q.status, from: q.from, to: q.to, after: decodeCursor('meetings', q.cursor, 2), limit: q.limit + 1 });
+  const rows = await repo.listMeetings(db, accountId, {
+    seriesId: q.seriesId,
+    status: q.status,
+    from: q.from,
+    to: q.to,
+    after: decodeCursor('meetings', q.cursor, 2),
+    limit: q.limit + 1,
+  });
   const { entries, last, hasMore } = pageWithin(rows, q.limit, (r) => toMeeting(r, withPrivate), PAGE_ENVELOPE);
-  return { items: entries, nextCursor: hasMore && last ? encodeCursor('meetings', [repo.meetingSortDate(last), last.id]) : null };
+  return {
+    items: entries,
+    nextCursor: hasMore && last ? encodeCursor('meetings', [repo.meetingSortDate(last), last.id]) : null,
+  };
 }
 
 /**
@@ -84,14 +99,28 @@ export async function getMeeting(db: Kysely<Database>, accountId: string, id: st
 export type MeetingPatch = Shape<typeof meetingPatchBody>;
 
 /** Partial update guarded by baseRevision; a stale one is 409 with the server record. */
-export async function updateMeeting(db: Kysely<Database>, accountId: string, id: string, input: MeetingPatch, withPrivate: boolean) {
+export async function updateMeeting(
+  db: Kysely<Database>,
+  accountId: string,
+  id: string,
+  input: MeetingPatch,
+  withPrivate: boolean,
+) {
   return inTransaction(db, async (trx) => {
     const row = await repo.findMeeting(trx, accountId, id, true);
     if (!row) throw notFound('Meeting');
     if (input.baseRevision !== row.revision) {
-      throw fail('revision_conflict', `The meeting is at revision ${row.revision}, not ${input.baseRevision}; merge and retry`, { extra: { current: toMeeting(row, withPrivate) } });
+      throw fail(
+        'revision_conflict',
+        `The meeting is at revision ${row.revision}, not ${input.baseRevision}; merge and retry`,
+        { extra: { current: toMeeting(row, withPrivate) } },
+      );
     }
-    if (input.status !== undefined && input.status !== row.status && !(MOVES[row.status] ?? []).includes(input.status)) {
+    if (
+      input.status !== undefined &&
+      input.status !== row.status &&
+      !(MOVES[row.status] ?? []).includes(input.status)
+    ) {
       throw fail('invalid_status_transition', `A ${row.status} meeting cannot become ${input.status}`);
     }
     const updated = await repo.updateMeeting(trx, id, input);

@@ -13,7 +13,12 @@ export const notePutBody = {
   properties: {
     yesterday: text(50000),
     today: text(50000),
-    impediments: { type: 'array', maxItems: 50, items: text(2000), description: 'Up to 50 strings of up to 2,000 characters' },
+    impediments: {
+      type: 'array',
+      maxItems: 50,
+      items: text(2000),
+      description: 'Up to 50 strings of up to 2,000 characters',
+    },
     todayPriority: text(500, 0, 'Free text, up to 500 characters'),
     baseRevision: revision,
   },

@@ -23,7 +23,12 @@ function revisionConflict(current: Note | null, message: string) {
  * its revision; a missing or soft-deleted one is (re)created without it. Returns whether the
  * note came into existence (201) or was updated (200).
  */
-export async function putNote(db: Kysely<Database>, accountId: string, date: string, input: NoteInput): Promise<{ note: Note; created: boolean }> {
+export async function putNote(
+  db: Kysely<Database>,
+  accountId: string,
+  date: string,
+  input: NoteInput,
+): Promise<{ note: Note; created: boolean }> {
   const content = {
     yesterday: input.yesterday ?? '',
     today: input.today ?? '',
@@ -45,20 +50,38 @@ export async function putNote(db: Kysely<Database>, accountId: string, date: str
     await lockAccountResource(trx, accountId, 'notes');
     const row = await repo.findNoteForUpdate(trx, accountId, date);
     if (!row) {
-      if (input.baseRevision !== undefined) throw revisionConflict(null, `There is no note for ${date}; send no baseRevision to create it`);
+      if (input.baseRevision !== undefined)
+        throw revisionConflict(null, `There is no note for ${date}; send no baseRevision to create it`);
       assertWithinLimit('notes', await repo.countLiveNotes(trx, accountId));
-      return { note: await emit(trx, accountId, 'note.updated', toNote(await repo.insertNote(trx, accountId, date, content))), created: true };
+      return {
+        note: await emit(trx, accountId, 'note.updated', toNote(await repo.insertNote(trx, accountId, date, content))),
+        created: true,
+      };
     }
     if (row.deleted_at !== null) {
       if (input.baseRevision !== undefined && input.baseRevision !== row.revision) {
         throw revisionConflict(toNote(row), `The note for ${date} was deleted at revision ${row.revision}`);
       }
       assertWithinLimit('notes', await repo.countLiveNotes(trx, accountId));
-      return { note: await emit(trx, accountId, 'note.updated', toNote(await repo.replaceNote(trx, row.id, content))), created: true };
+      return {
+        note: await emit(trx, accountId, 'note.updated', toNote(await repo.replaceNote(trx, row.id, content))),
+        created: true,
+      };
     }
-    if (input.baseRevision === undefined) throw revisionConflict(toNote(row), `The note for ${date} exists; send baseRevision ${row.revision} to update it`);
-    if (input.baseRevision !== row.revision) throw revisionConflict(toNote(row), `The note for ${date} is at revision ${row.revision}, not ${input.baseRevision}; merge and retry`);
-    return { note: await emit(trx, accountId, 'note.updated', toNote(await repo.replaceNote(trx, row.id, content))), created: false };
+    if (input.baseRevision === undefined)
+      throw revisionConflict(
+        toNote(row),
+        `The note for ${date} exists; send baseRevision ${row.revision} to update it`,
+      );
+    if (input.baseRevision !== row.revision)
+      throw revisionConflict(
+        toNote(row),
+        `The note for ${date} is at revision ${row.revision}, not ${input.baseRevision}; merge and retry`,
+      );
+    return {
+      note: await emit(trx, accountId, 'note.updated', toNote(await repo.replaceNote(trx, row.id, content))),
+      created: false,
+    };
   });
 }
 
@@ -77,12 +100,19 @@ export async function deleteNote(db: Kysely<Database>, accountId: string, date: 
  * after that instant (tombstones included), oldest change first, for sync clients. The page is at
  * most MAX_PAGE_BYTES of JSON: fewer notes and a `nextCursor` beyond that.
  */
-export async function listNotes(db: Kysely<Database>, accountId: string, q: { limit: number; cursor?: string; changedSince?: string }) {
+export async function listNotes(
+  db: Kysely<Database>,
+  accountId: string,
+  q: { limit: number; cursor?: string; changedSince?: string },
+) {
   if (q.changedSince !== undefined) {
     const after = decodeCursor('notes-changed', q.cursor, 2) as [string, string] | undefined;
     const rows = await repo.listNotesChanged(db, accountId, q.changedSince, q.limit + 1, after);
     const { entries, last, hasMore } = pageWithin(rows, q.limit, toNote, PAGE_ENVELOPE);
-    return { items: entries, nextCursor: hasMore && last ? encodeCursor('notes-changed', [last.updated_at, last.date]) : null };
+    return {
+      items: entries,
+      nextCursor: hasMore && last ? encodeCursor('notes-changed', [last.updated_at, last.date]) : null,
+    };
   }
   const before = decodeCursor('notes', q.cursor, 1)?.[0];
   const rows = await repo.listNotesByDate(db, accountId, q.limit + 1, before);

@@ -7,13 +7,23 @@ import { startsAtUtc } from './recurrence.js';
 import type { MeetingRow, SeriesRow } from './views.js';
 
 /** The recurrence rule of a series row. */
-export const ruleOf = (s: SeriesRow) => ({ cadence: s.cadence, weekday: s.weekday, monthDay: s.month_day, startDate: s.start_date });
+export const ruleOf = (s: SeriesRow) => ({
+  cadence: s.cadence,
+  weekday: s.weekday,
+  monthDay: s.month_day,
+  startDate: s.start_date,
+});
 
 /**
  * Creates SCHEDULED occurrences of a series on `dates` (or returns the live one already there),
  * within the account's meeting limit. Runs inside the caller's transaction.
  */
-export async function materialize(trx: Kysely<Database>, accountId: string, series: SeriesRow, dates: string[]): Promise<MeetingRow[]> {
+export async function materialize(
+  trx: Kysely<Database>,
+  accountId: string,
+  series: SeriesRow,
+  dates: string[],
+): Promise<MeetingRow[]> {
   await lockAccountResource(trx, accountId, 'meetings');
   assertWithinLimit('meetings', await meetings.countLiveMeetings(trx, accountId), dates.length);
   const rows: MeetingRow[] = [];
@@ -35,6 +45,11 @@ export async function parkingLot(trx: Kysely<Database>, accountId: string, serie
   if (existing) return existing;
   await lockAccountResource(trx, accountId, 'meetings');
   assertWithinLimit('meetings', await meetings.countLiveMeetings(trx, accountId));
-  const { row } = await meetings.insertMeetingOrGet(trx, accountId, { seriesId: series.id, date: null, startsAt: null, status: 'DRAFT' });
+  const { row } = await meetings.insertMeetingOrGet(trx, accountId, {
+    seriesId: series.id,
+    date: null,
+    startsAt: null,
+    status: 'DRAFT',
+  });
   return row;
 }

@@ -16,7 +16,8 @@ export const personPatchBody = {
   type: 'object',
   additionalProperties: false,
   minProperties: 1,
-  description: '`archived: false` restores an archived person (subject to the 100 active people limit); `archived: true` archives, like DELETE.',
+  description:
+    '`archived: false` restores an archived person (subject to the 100 active people limit); `archived: true` archives, like DELETE.',
   properties: {
     name: text(200, 1),
     email: nullable({ type: 'string', format: 'email', maxLength: 320 }),

@@ -19,7 +19,10 @@ export const searchQuery = {
   properties: {
     q: { ...text(200, 1), description: 'Case-insensitive substring; % and _ match themselves' },
     scope: { type: 'string', enum: ['notes', 'meetings', 'actions', 'all'], default: 'all' },
-    personId: { ...uuid, description: 'Only meetings and items of series with this participant; daily notes are left out' },
+    personId: {
+      ...uuid,
+      description: 'Only meetings and items of series with this participant; daily notes are left out',
+    },
     from: { ...date, description: 'Meeting or note date on or after (undated parking lots are then left out)' },
     to: { ...date, description: 'Meeting or note date on or before' },
     openOnly: flag('1 with scope=actions: only actions whose completedAt is null; ignored with other scopes'),

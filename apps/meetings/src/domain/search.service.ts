@@ -28,7 +28,8 @@ export function likePattern(q: string): string {
   return `%${q.replace(/[\\%_]/g, '\\$&')}%`;
 }
 
-const isLowSurrogate = (text: string, i: number) => i > 0 && i < text.length && (text.charCodeAt(i) & 0xfc00) === 0xdc00;
+const isLowSurrogate = (text: string, i: number) =>
+  i > 0 && i < text.length && (text.charCodeAt(i) & 0xfc00) === 0xdc00;
 
 /** ~40 characters either side of the first match, with an ellipsis wherever text was cut. */
 export function snippet(text: string, q: string): string {
@@ -57,21 +58,42 @@ const EMPTY = { meetingId: null, kind: null, status: null, completedAt: null, pe
 export async function search(db: Kysely<Database>, accountId: string, q: SearchQuery, withPrivate: boolean) {
   const results: SearchResult[] = [];
   const want = () => q.limit + 1 - results.length;
-  const filter = (limit: number) => ({ pattern: likePattern(q.q), personId: q.personId, from: q.from, to: q.to, limit });
+  const filter = (limit: number) => ({
+    pattern: likePattern(q.q),
+    personId: q.personId,
+    from: q.from,
+    to: q.to,
+    limit,
+  });
 
   if (q.scope === 'meetings' || q.scope === 'all') {
     for (const m of await repo.searchMeetings(db, accountId, filter(want()), withPrivate)) {
       const fields: [string, string][] = [['sharedNotes', m.shared_notes]];
       if (withPrivate) fields.push(['privateNotes', m.private_notes]);
       const [matchField, value] = firstMatch(fields, q.q);
-      results.push({ type: 'meeting', id: m.id, date: m.date, personName: m.person_name, title: m.title, snippet: snippet(value, q.q), matchField, ...EMPTY });
+      results.push({
+        type: 'meeting',
+        id: m.id,
+        date: m.date,
+        personName: m.person_name,
+        title: m.title,
+        snippet: snippet(value, q.q),
+        matchField,
+        ...EMPTY,
+      });
     }
   }
   if (q.scope !== 'notes' && want() > 0) {
     const kinds = q.scope === 'actions' ? 'actions' : q.scope === 'meetings' ? 'nonActions' : 'all';
     const openOnly = q.scope === 'actions' && q.openOnly === '1';
     for (const i of await repo.searchItems(db, accountId, filter(want()), { kinds, openOnly })) {
-      const [matchField, value] = firstMatch([['text', i.text], ['notes', i.notes]], q.q);
+      const [matchField, value] = firstMatch(
+        [
+          ['text', i.text],
+          ['notes', i.notes],
+        ],
+        q.q,
+      );
       results.push({
         type: 'item',
         id: i.id,
@@ -91,10 +113,24 @@ export async function search(db: Kysely<Database>, accountId: string, q: SearchQ
   if ((q.scope === 'notes' || q.scope === 'all') && q.personId === undefined && want() > 0) {
     for (const n of await repo.searchNotes(db, accountId, filter(want()))) {
       const [matchField, value] = firstMatch(
-        [['yesterday', n.yesterday], ['today', n.today], ...n.impediments.map((v): [string, string] => ['impediments', v]), ['todayPriority', n.today_priority]],
+        [
+          ['yesterday', n.yesterday],
+          ['today', n.today],
+          ...n.impediments.map((v): [string, string] => ['impediments', v]),
+          ['todayPriority', n.today_priority],
+        ],
         q.q,
       );
-      results.push({ type: 'note', id: n.date, date: n.date, personName: null, title: `Daily note ${n.date}`, snippet: snippet(value, q.q), matchField, ...EMPTY });
+      results.push({
+        type: 'note',
+        id: n.date,
+        date: n.date,
+        personName: null,
+        title: `Daily note ${n.date}`,
+        snippet: snippet(value, q.q),
+        matchField,
+        ...EMPTY,
+      });
     }
   }
   return { results: results.slice(0, q.limit), hasMore: results.length > q.limit };

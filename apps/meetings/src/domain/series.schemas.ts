@@ -7,11 +7,24 @@ const participantIds = {
   maxItems: 20,
   uniqueItems: true,
   items: uuid,
-  description: 'Up to 20 distinct ids of existing, non-archived people of the account (unknown: 404 person_not_found; archived: 409 person_archived)',
+  description:
+    'Up to 20 distinct ids of existing, non-archived people of the account (unknown: 404 person_not_found; archived: 409 person_archived)',
 } as const;
 
-const weekday = { type: 'integer', format: 'int32', minimum: 0, maximum: 6, description: '0 (Sunday) to 6 (Saturday)' } as const;
-const monthDay = { type: 'integer', format: 'int32', minimum: 1, maximum: 31, description: 'Clamped to the last day of shorter months' } as const;
+const weekday = {
+  type: 'integer',
+  format: 'int32',
+  minimum: 0,
+  maximum: 6,
+  description: '0 (Sunday) to 6 (Saturday)',
+} as const;
+const monthDay = {
+  type: 'integer',
+  format: 'int32',
+  minimum: 1,
+  maximum: 31,
+  description: 'Clamped to the last day of shorter months',
+} as const;
 
 /** The cadence rule as schema: a MONTHLY series names its monthDay and no weekday, the others a weekday and no monthDay. */
 const schedule = {

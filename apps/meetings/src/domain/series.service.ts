@@ -20,14 +20,21 @@ export type SeriesInput = Shape<typeof seriesCreateBody>;
 
 export type SeriesPatch = Shape<typeof seriesPatchBody>;
 
-function checkSchedule(cadence: string, input: { weekday?: number | undefined; monthDay?: number | undefined }, creating: boolean): void {
+function checkSchedule(
+  cadence: string,
+  input: { weekday?: number | undefined; monthDay?: number | undefined },
+  creating: boolean,
+): void {
   const details: ErrorDetail[] = [];
   if (cadence === 'MONTHLY') {
-    if (input.weekday !== undefined) details.push({ path: '/weekday', message: 'applies to WEEKLY and BIWEEKLY series only' });
-    if (creating && input.monthDay === undefined) details.push({ path: '/monthDay', message: 'is required for a MONTHLY series' });
+    if (input.weekday !== undefined)
+      details.push({ path: '/weekday', message: 'applies to WEEKLY and BIWEEKLY series only' });
+    if (creating && input.monthDay === undefined)
+      details.push({ path: '/monthDay', message: 'is required for a MONTHLY series' });
   } else {
     if (input.monthDay !== undefined) details.push({ path: '/monthDay', message: 'applies to MONTHLY series only' });
-    if (creating && input.weekday === undefined) details.push({ path: '/weekday', message: `is required for a ${cadence} series` });
+    if (creating && input.weekday === undefined)
+      details.push({ path: '/weekday', message: `is required for a ${cadence} series` });
   }
   if (details.length > 0) throw errors.validation(details);
 }
@@ -48,7 +55,8 @@ async function checkParticipants(db: Kysely<Database>, accountId: string, ids: s
     throw fail('person_not_found', `No person with id ${missing.join(', ')}`);
   }
   const archived = found.filter((p) => p.archived_at !== null);
-  if (archived.length > 0) throw fail('person_archived', `Archived people cannot join a series: ${archived.map((p) => p.id).join(', ')}`);
+  if (archived.length > 0)
+    throw fail('person_archived', `Archived people cannot join a series: ${archived.map((p) => p.id).join(', ')}`);
 }
 
 /**
@@ -85,7 +93,8 @@ export async function createSeries(db: Kysely<Database>, accountId: string, give
  * today on (past ones keep the instant they had).
  */
 export async function updateSeries(db: Kysely<Database>, accountId: string, id: string, given: SeriesPatch) {
-  const input: SeriesPatch = given.timezone === undefined ? given : { ...given, timezone: checkTimezone(given.timezone)! };
+  const input: SeriesPatch =
+    given.timezone === undefined ? given : { ...given, timezone: checkTimezone(given.timezone)! };
   return inTransaction(db, async (trx) => {
     const row = await repo.findSeries(trx, accountId, id, true);
     if (!row) throw notFound('Series');
@@ -103,7 +112,10 @@ export async function updateSeries(db: Kysely<Database>, accountId: string, id: 
     });
     if (updated.start_time !== row.start_time || updated.timezone !== row.timezone) {
       const upcoming = await meetingsRepo.listScheduledFrom(trx, id, todayIn(updated.timezone));
-      await meetingsRepo.setStartsAt(trx, upcoming.map((m) => ({ id: m.id, startsAt: startsAtUtc(m.date!, updated.start_time, updated.timezone) })));
+      await meetingsRepo.setStartsAt(
+        trx,
+        upcoming.map((m) => ({ id: m.id, startsAt: startsAtUtc(m.date!, updated.start_time, updated.timezone) })),
+      );
     }
     return toSeries(updated);
   });
@@ -116,9 +128,20 @@ export async function archiveSeries(db: Kysely<Database>, accountId: string, id:
   return toSeries(row);
 }
 
-export async function listSeries(db: Kysely<Database>, accountId: string, q: { limit: number; cursor?: string; includeArchived?: string }) {
-  const rows = await repo.listSeries(db, accountId, { includeArchived: q.includeArchived === '1', limit: q.limit + 1, after: decodeCursor('series', q.cursor, 2) });
+export async function listSeries(
+  db: Kysely<Database>,
+  accountId: string,
+  q: { limit: number; cursor?: string; includeArchived?: string },
+) {
+  const rows = await repo.listSeries(db, accountId, {
+    includeArchived: q.includeArchived === '1',
+    limit: q.limit + 1,
+    after: decodeCursor('series', q.cursor, 2),
+  });
   const page = rows.slice(0, q.limit);
   const last = page[page.length - 1];
-  return { items: page.map(toSeries), nextCursor: rows.length > q.limit && last ? encodeCursor('series', [last.created_at, last.id]) : null };
+  return {
+    items: page.map(toSeries),
+    nextCursor: rows.length > q.limit && last ? encodeCursor('series', [last.created_at, last.id]) : null,
+  };
 }

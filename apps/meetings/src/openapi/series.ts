@@ -1,5 +1,23 @@
 import { seriesCreateBody, seriesPatchBody, seriesQuery } from '../domain/series.schemas.js';
-import { body, bool, CADENCES, conflict, date, dateTime, int, json, missing, noQuery, nullable, obj, op, page, params, ref, str } from './shared.js';
+import {
+  body,
+  bool,
+  CADENCES,
+  conflict,
+  date,
+  dateTime,
+  int,
+  json,
+  missing,
+  noQuery,
+  nullable,
+  obj,
+  op,
+  page,
+  params,
+  ref,
+  str,
+} from './shared.js';
 
 // Recurring 1:1 series.
 
@@ -22,13 +40,50 @@ export const seriesSchema = obj({
 
 export const seriesPaths = {
   '/api/series': {
-    get: op('Series', 'listSeries', 'List series (oldest first; archived ones only with includeArchived=1)', { '200': json(page('Series')) }, {}, params(seriesQuery)),
-    post: op('Series', 'createSeries', 'Create a series and materialize its next two occurrences', {
-      '201': json(obj({ series: ref('Series'), meetings: { type: 'array', items: ref('Meeting') } }), 'Created: the series and its two SCHEDULED meetings'),
-    }, { ...conflict('series_limit_reached (50 active series), meeting_limit_reached, person_archived'), ...missing('person_not_found: a participantId names no person of this account') }, body(seriesCreateBody)),
+    get: op(
+      'Series',
+      'listSeries',
+      'List series (oldest first; archived ones only with includeArchived=1)',
+      { '200': json(page('Series')) },
+      {},
+      params(seriesQuery),
+    ),
+    post: op(
+      'Series',
+      'createSeries',
+      'Create a series and materialize its next two occurrences',
+      {
+        '201': json(
+          obj({ series: ref('Series'), meetings: { type: 'array', items: ref('Meeting') } }),
+          'Created: the series and its two SCHEDULED meetings',
+        ),
+      },
+      {
+        ...conflict('series_limit_reached (50 active series), meeting_limit_reached, person_archived'),
+        ...missing('person_not_found: a participantId names no person of this account'),
+      },
+      body(seriesCreateBody),
+    ),
   },
   '/api/series/{id}': {
-    patch: op('Series', 'updateSeries', 'Update a series', { '200': json(ref('Series')) }, { ...conflict('series_archived, person_archived'), ...missing('person_not_found: a participantId names no person of this account') }, { ...params(noQuery, ['id']), ...body(seriesPatchBody) }),
-    delete: op('Series', 'archiveSeries', 'Archive a series (idempotent): no new meetings or carries into it; its meetings stay', { '200': json(ref('Series')) }, {}, params(noQuery, ['id'])),
+    patch: op(
+      'Series',
+      'updateSeries',
+      'Update a series',
+      { '200': json(ref('Series')) },
+      {
+        ...conflict('series_archived, person_archived'),
+        ...missing('person_not_found: a participantId names no person of this account'),
+      },
+      { ...params(noQuery, ['id']), ...body(seriesPatchBody) },
+    ),
+    delete: op(
+      'Series',
+      'archiveSeries',
+      'Archive a series (idempotent): no new meetings or carries into it; its meetings stay',
+      { '200': json(ref('Series')) },
+      {},
+      params(noQuery, ['id']),
+    ),
   },
 };

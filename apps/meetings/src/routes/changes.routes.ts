@@ -14,11 +14,14 @@ export function changesRoutes(router: Router, { db, streams }: RouteContext<Data
     const q = query.parse(req.query);
     res.json(await listChanges(db, account(req), q, readsPrivate(req, q.includePrivate)));
   });
-  router.get('/changes/stream', streams.route((req) => {
-    // The hub takes the start point (cursor or Last-Event-ID); the query is checked here first.
-    const { includePrivate } = query.parse(req.query);
-    const accountId = account(req);
-    const withPrivate = readsPrivate(req, includePrivate);
-    return { key: accountId, read: (cursor, limit) => readChanges(db, accountId, { cursor, limit }, withPrivate) };
-  }));
+  router.get(
+    '/changes/stream',
+    streams.route((req) => {
+      // The hub takes the start point (cursor or Last-Event-ID); the query is checked here first.
+      const { includePrivate } = query.parse(req.query);
+      const accountId = account(req);
+      const withPrivate = readsPrivate(req, includePrivate);
+      return { key: accountId, read: (cursor, limit) => readChanges(db, accountId, { cursor, limit }, withPrivate) };
+    }),
+  );
 }

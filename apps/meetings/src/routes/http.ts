@@ -6,7 +6,8 @@ import { fail, notFound } from '../domain/errors.js';
 export const account = (req: Request): string => req.caller!.accountId;
 
 /** The `:id` path parameter; anything that is not a UUID names no record, so it is a 404. */
-export const pathId = (req: Request, what: Parameters<typeof notFound>[0]): string => recordId(req.params.id, () => notFound(what));
+export const pathId = (req: Request, what: Parameters<typeof notFound>[0]): string =>
+  recordId(req.params.id, () => notFound(what));
 
 /** Browser sessions see privateNotes on reads that ask with includePrivate=1; API keys never do. */
 export function readsPrivate(req: Request, includePrivate: string | undefined): boolean {
@@ -24,7 +25,13 @@ export function writesPrivate(req: Request): boolean {
  */
 export const noPrivateNotesForKeys: RequestHandler = (req, _res, next) => {
   const body: unknown = req.body;
-  if (req.caller?.kind === 'key' && body !== null && typeof body === 'object' && !Array.isArray(body) && 'privateNotes' in body) {
+  if (
+    req.caller?.kind === 'key' &&
+    body !== null &&
+    typeof body === 'object' &&
+    !Array.isArray(body) &&
+    'privateNotes' in body
+  ) {
     return next(fail('private_notes_forbidden', 'privateNotes are available to browser sessions only'));
   }
   next();

@@ -16,5 +16,14 @@ import { seriesRoutes } from './series.routes.js';
  * a scope: app.ts's scopeByMethod has, before any of them runs (GET/HEAD meetings:read, else write).
  */
 export function apiRoutes(ctx: RouteContext<Database>): Router {
-  return apiRouter(ctx, [meRoutes, notesRoutes, peopleRoutes, seriesRoutes, meetingsRoutes, itemsRoutes, actionsRoutes, changesRoutes]);
+  return apiRouter(ctx, [
+    meRoutes,
+    notesRoutes,
+    peopleRoutes,
+    seriesRoutes,
+    meetingsRoutes,
+    itemsRoutes,
+    actionsRoutes,
+    changesRoutes,
+  ]);
 }

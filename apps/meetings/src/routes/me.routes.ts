@@ -15,6 +15,12 @@ export function meRoutes(router: Router, { db }: RouteContext<Database>): void {
     const timezone = callerTimezone(req);
     const row = await findAccount(db, account(req));
     if (!row) throw errors.unauthorized();
-    res.json({ accountId: row.id, email: row.email, timezone, authenticatedBy: req.caller!.kind, scopes: [...req.caller!.scopes].sort() });
+    res.json({
+      accountId: row.id,
+      email: row.email,
+      timezone,
+      authenticatedBy: req.caller!.kind,
+      scopes: [...req.caller!.scopes].sort(),
+    });
   });
 }

@@ -5,7 +5,14 @@ import type { Database } from '../db/schema.js';
 import * as carry from '../domain/carry.service.js';
 import * as items from '../domain/items.service.js';
 import * as meetings from '../domain/meetings.service.js';
-import { carryMeetingBody, itemCreateBody, meetingCreateBody, meetingPatchBody, meetingReadQuery, meetingsQuery } from '../openapi.js';
+import {
+  carryMeetingBody,
+  itemCreateBody,
+  meetingCreateBody,
+  meetingPatchBody,
+  meetingReadQuery,
+  meetingsQuery,
+} from '../openapi.js';
 import { account, noPrivateNotesForKeys, pathId, readsPrivate, writesPrivate } from './http.js';
 
 const createBody = compileBody(meetingCreateBody);
@@ -21,7 +28,9 @@ export function meetingsRoutes(router: Router, { db }: RouteContext<Database>): 
     res.json(await meetings.listMeetings(db, account(req), q, readsPrivate(req, q.includePrivate)));
   });
   router.post('/meetings', noPrivateNotesForKeys, async (req, res) => {
-    res.status(201).json(await meetings.createMeeting(db, account(req), createBody.parse(req.body ?? {}), writesPrivate(req)));
+    res
+      .status(201)
+      .json(await meetings.createMeeting(db, account(req), createBody.parse(req.body ?? {}), writesPrivate(req)));
   });
   router.get('/meetings/:id', async (req, res) => {
     const q = readQuery.parse(req.query);

@@ -15,7 +15,9 @@ export function seriesRoutes(router: Router, { db }: RouteContext<Database>): vo
     res.json(await series.listSeries(db, account(req), listQuery.parse(req.query)));
   });
   router.post('/series', async (req, res) => {
-    res.status(201).json(await series.createSeries(db, account(req), createBody.parse(req.body ?? {}), writesPrivate(req)));
+    res
+      .status(201)
+      .json(await series.createSeries(db, account(req), createBody.parse(req.body ?? {}), writesPrivate(req)));
   });
   router.patch('/series/:id', async (req, res) => {
     const input = patchBody.parse(req.body ?? {});

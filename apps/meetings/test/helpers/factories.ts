@@ -17,7 +17,11 @@ export async function createPerson(t: TestApp, c: Caller, name = 'Ada Lovelace')
 }
 
 /** A weekly series on Mondays from 2030-01-07 (Europe/Berlin) with one participant. */
-export async function createSeries(t: TestApp, c: Caller, overrides: Record<string, unknown> = {}): Promise<{ series: any; meetings: any[]; person: any }> {
+export async function createSeries(
+  t: TestApp,
+  c: Caller,
+  overrides: Record<string, unknown> = {},
+): Promise<{ series: any; meetings: any[]; person: any }> {
   const person = await createPerson(t, c);
   const res = await t
     .http()
@@ -38,15 +42,30 @@ export async function createSeries(t: TestApp, c: Caller, overrides: Record<stri
   return { ...res.body, person };
 }
 
-export async function addItem(t: TestApp, c: Caller, meetingId: string, body: Record<string, unknown> = {}): Promise<any> {
-  const res = await t.http().post(`/api/meetings/${meetingId}/items`).set('Authorization', c.auth).send({ kind: 'TALKING_POINT', text: 'Career goals', ...body }).expect(201);
+export async function addItem(
+  t: TestApp,
+  c: Caller,
+  meetingId: string,
+  body: Record<string, unknown> = {},
+): Promise<any> {
+  const res = await t
+    .http()
+    .post(`/api/meetings/${meetingId}/items`)
+    .set('Authorization', c.auth)
+    .send({ kind: 'TALKING_POINT', text: 'Career goals', ...body })
+    .expect(201);
   return res.body;
 }
 
 /** Moves a meeting to a status through PATCH (reading its revision first). */
 export async function setStatus(t: TestApp, c: Caller, meetingId: string, status: string): Promise<any> {
   const current = await t.http().get(`/api/meetings/${meetingId}`).set('Authorization', c.auth).expect(200);
-  const res = await t.http().patch(`/api/meetings/${meetingId}`).set('Authorization', c.auth).send({ baseRevision: current.body.revision, status }).expect(200);
+  const res = await t
+    .http()
+    .patch(`/api/meetings/${meetingId}`)
+    .set('Authorization', c.auth)
+    .send({ baseRevision: current.body.revision, status })
+    .expect(200);
   return res.body;
 }
 

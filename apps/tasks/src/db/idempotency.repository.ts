@@ -58,7 +58,9 @@ export function sweepKeys(key: Key, when: RawBuilder<boolean>): RawBuilder<unkno
 }
 
 /** The key's first answer within 24 hours, as a CTE or a query. */
-export function keptAnswer(key: Pick<Key, 'accountId' | 'keyHash'>): RawBuilder<{ fingerprint: string; response: Answer }> {
+export function keptAnswer(
+  key: Pick<Key, 'accountId' | 'keyHash'>,
+): RawBuilder<{ fingerprint: string; response: Answer }> {
   return sql`
     select k.fingerprint, k.response from task_idempotency_keys k
     where k.account_id = ${key.accountId} and k.key_hash = ${key.keyHash} and k.created_at >= now() - ${KEPT_FOR} and k.status is not null`;

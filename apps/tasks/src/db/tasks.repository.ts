@@ -13,8 +13,20 @@ type Db = Kysely<Database>;
  * that read, write or measure a task go over this list, so a column is named here once.
  */
 const TASK_COLUMN_TYPES = {
-  id: 'uuid', title: 'text', notes: 'text', priority: 'text', due_at: 'timestamptz', completed_at: 'timestamptz', tags: 'text[]',
-  created_at: 'timestamptz', updated_at: 'timestamptz', parent_id: 'uuid', goal_id: 'uuid', recurrence: 'text', location: 'text', assignee_id: 'text',
+  id: 'uuid',
+  title: 'text',
+  notes: 'text',
+  priority: 'text',
+  due_at: 'timestamptz',
+  completed_at: 'timestamptz',
+  tags: 'text[]',
+  created_at: 'timestamptz',
+  updated_at: 'timestamptz',
+  parent_id: 'uuid',
+  goal_id: 'uuid',
+  recurrence: 'text',
+  location: 'text',
+  assignee_id: 'text',
 } as const;
 type TaskColumn = keyof typeof TASK_COLUMN_TYPES;
 const TASK_COLUMNS = Object.keys(TASK_COLUMN_TYPES) as TaskColumn[];
@@ -59,14 +71,20 @@ function andParam(where: string[], params: unknown[], condition: string, value: 
 
 /** The text of a text or text[] column of task `t` (a null counts as empty), or null for any other column. */
 const textOf = (t: string, c: TaskColumn): string | null =>
-  TASK_COLUMN_TYPES[c] === 'text' ? `${t}.${c}` : TASK_COLUMN_TYPES[c] === 'text[]' ? `array_to_string(${t}.${c}, '')` : null;
+  TASK_COLUMN_TYPES[c] === 'text'
+    ? `${t}.${c}`
+    : TASK_COLUMN_TYPES[c] === 'text[]'
+      ? `array_to_string(${t}.${c}, '')`
+      : null;
 
 /**
  * The octets of task `t`'s text columns: never more than its JSON (which holds them, escaped), so
  * a page can be cut in SQL by them without cutting it short.
  */
 const octets = (t: string) =>
-  `(${TASK_COLUMNS.flatMap((c) => textOf(t, c) ?? []).map((text) => `coalesce(octet_length(${text}), 0)`).join(' + ')})`;
+  `(${TASK_COLUMNS.flatMap((c) => textOf(t, c) ?? [])
+    .map((text) => `coalesce(octet_length(${text}), 0)`)
+    .join(' + ')})`;
 
 /**
  * The rows of `page` (a select with a `bytes` column, in `order`) that start within MAX_PAGE_BYTES
@@ -99,14 +117,22 @@ export async function listOrderedPage(
   if (p.tag !== null) andParam(where, params, 't.tags @> array[$?]::text[]', p.tag);
   if (p.afterPosition !== null) andParam(where, params, 't.position > $?::numeric', p.afterPosition);
   params.push(p.limit);
-  const rows = await rawRows<TaskRow & { position: string; subtasks: TaskRow[] | null }>(db, withinPageBytes(`
+  const rows = await rawRows<TaskRow & { position: string; subtasks: TaskRow[] | null }>(
+    db,
+    withinPageBytes(
+      `
     select ${LIST_COLUMNS}, t.position, st.subtasks, ${octets('t')} + coalesce(st.bytes, 0) as bytes
     from tasks t
     left join lateral (
       select json_agg(s order by s.created_at, s.id) as subtasks, sum(${octets('s')}) as bytes
       from (select ${SUBTASK_COLUMNS} from tasks s where s.parent_id = t.id and s.deleted_at is null) s
     ) st on true
-    where ${where.join(' and ')} order by t.position limit $${params.length}`, `${PLAIN_COLUMNS}, position, subtasks`, 'position'), params);
+    where ${where.join(' and ')} order by t.position limit $${params.length}`,
+      `${PLAIN_COLUMNS}, position, subtasks`,
+      'position',
+    ),
+    params,
+  );
   // Set on the rows themselves: a spread copy of each row costs a tenth of a page's CPU.
   for (const r of rows) r.subtasks = r.subtasks === null ? [] : r.subtasks.map(fromJson);
   return rows as (TaskRow & { position: string; subtasks: TaskRow[] })[];
@@ -151,9 +177,15 @@ export async function listCreatedPage(
     where.push(`(t.created_at, t.id) > ($${params.length - 1}::timestamptz, $${params.length}::uuid)`);
   }
   params.push(p.limit);
-  return rawRows(db, withinPageBytes(
-    `select ${LIST_COLUMNS}, ${octets('t')} as bytes from tasks t where ${where.join(' and ')} order by t.created_at, t.id limit $${params.length}`,
-    PLAIN_COLUMNS, 'created_at, id'), params);
+  return rawRows(
+    db,
+    withinPageBytes(
+      `select ${LIST_COLUMNS}, ${octets('t')} as bytes from tasks t where ${where.join(' and ')} order by t.created_at, t.id limit $${params.length}`,
+      PLAIN_COLUMNS,
+      'created_at, id',
+    ),
+    params,
+  );
 }
 
 /**
@@ -194,7 +226,11 @@ export async function searchPage(
 
 /** The not deleted subtasks of one task, by creation (as view=all lists them). Served by tasks_parent_idx. */
 export async function listSubtasks(db: Db, parentId: string): Promise<TaskRow[]> {
-  return rawRows(db, `select ${LIST_COLUMNS} from tasks t where t.parent_id = $1 and t.deleted_at is null order by t.created_at, t.id`, [parentId]);
+  return rawRows(
+    db,
+    `select ${LIST_COLUMNS} from tasks t where t.parent_id = $1 and t.deleted_at is null order by t.created_at, t.id`,
+    [parentId],
+  );
 }
 
 /** One task of the workspace, deleted or not; `lock` takes its row lock for the transaction. */
@@ -243,7 +279,12 @@ export async function firstPosition(db: Db, workspaceId: string, exceptId: strin
 }
 
 /** The position right after `position` in the manual order (ignoring `exceptId`); null at the end. */
-export async function positionAfter(db: Db, workspaceId: string, position: string, exceptId: string): Promise<string | null> {
+export async function positionAfter(
+  db: Db,
+  workspaceId: string,
+  position: string,
+  exceptId: string,
+): Promise<string | null> {
   const row = await db
     .selectFrom('tasks')
     .select('position')
@@ -287,7 +328,9 @@ export async function insertTasks(
 }
 
 const RETURNED_COLUMNS = sql.raw(TASK_COLUMNS.join(', '));
-const TIMESTAMP_COLUMNS: ReadonlySet<string> = new Set(TASK_COLUMNS.filter((c) => TASK_COLUMN_TYPES[c] === 'timestamptz'));
+const TIMESTAMP_COLUMNS: ReadonlySet<string> = new Set(
+  TASK_COLUMNS.filter((c) => TASK_COLUMN_TYPES[c] === 'timestamptz'),
+);
 
 /** Which column each field of the API's task reads, in the order the API writes them ({@link taskFields}). */
 export type TaskFields = Readonly<Record<string, (typeof TASK_COLUMNS)[number]>>;
@@ -302,7 +345,8 @@ export function taskFields(serialize: (row: TaskRow) => object): TaskFields {
   const names = Object.fromEntries(TASK_COLUMNS.map((c) => [c, c])) as unknown as TaskRow;
   const fields: [string, unknown][] = Object.entries(serialize(names));
   for (const [field, column] of fields) {
-    if (!(TASK_COLUMNS as readonly unknown[]).includes(column)) throw new Error(`task field ${field} is not one column as it is: no statement can write it`);
+    if (!(TASK_COLUMNS as readonly unknown[]).includes(column))
+      throw new Error(`task field ${field} is not one column as it is: no statement can write it`);
   }
   return Object.fromEntries(fields) as TaskFields;
 }
@@ -317,7 +361,10 @@ const jsonTexts = new WeakMap<TaskFields, RawBuilder<string>>();
 function taskJson(fields: TaskFields): RawBuilder<string> {
   let json = jsonTexts.get(fields);
   if (json === undefined) {
-    const columns = Object.entries(fields).map(([field, column]) => `${TIMESTAMP_COLUMNS.has(column) ? isoTimestampSql(`c.${column}`) : `c.${column}`} as "${field}"`);
+    const columns = Object.entries(fields).map(
+      ([field, column]) =>
+        `${TIMESTAMP_COLUMNS.has(column) ? isoTimestampSql(`c.${column}`) : `c.${column}`} as "${field}"`,
+    );
     json = sql.raw<string>(`(select row_to_json(x)::text from (select ${columns.join(', ')}) x)`);
     jsonTexts.set(fields, json);
   }
@@ -334,7 +381,8 @@ export function taskValues(task: TaskRow): NewTask {
 
 /** The insert's column list and its typed parameter list of a new task's values. */
 const INSERTED_COLUMNS = sql.raw(VALUE_COLUMNS.join(', '));
-const insertedValues = (v: NewTask) => sql.join(VALUE_COLUMNS.map((c) => sql`${v[c]}::${sql.raw(TASK_COLUMN_TYPES[c])}`));
+const insertedValues = (v: NewTask) =>
+  sql.join(VALUE_COLUMNS.map((c) => sql`${v[c]}::${sql.raw(TASK_COLUMN_TYPES[c])}`));
 
 /** What a create does besides inserting the task: the event it records and, with an Idempotency-Key, the key it keeps. */
 export interface CreateOptions {
@@ -353,7 +401,8 @@ export type Created = { created: TaskRow } | { kept: KeptAnswer } | 'taken';
 const KEY_TAKEN = 'TK409';
 
 /** The answer a create's key keeps: the 201 and its body, `{ item }`, as the route sends it (versioned: see {@link Answer}). */
-const answerText = (task: RawBuilder<string>) => sql<string>`${'{"v":1,"status":201,"body":{"item":'}::text || ${task} || '}}'`;
+const answerText = (task: RawBuilder<string>) =>
+  sql<string>`${'{"v":1,"status":201,"body":{"item":'}::text || ${task} || '}}'`;
 
 /**
  * Creates a task in one statement (its own implicit transaction, or a step of the caller's): the
@@ -379,9 +428,10 @@ export async function createTask(db: Db, workspaceId: string, v: NewTask, option
   type Row = Partial<TaskRow> & { emitted: number; kept_fingerprint?: string | null; kept_response?: Answer | null };
   let rows: Row[];
   try {
-    ({ rows } = await (key === undefined
-      ? sql<Row>`with created as (${insert(sql`true`)}) select c.*, ${emit} from created c`
-      : sql<Row>`
+    ({ rows } = await (
+      key === undefined
+        ? sql<Row>`with created as (${insert(sql`true`)}) select c.*, ${emit} from created c`
+        : sql<Row>`
         with kept as (${keptAnswer(key)}),
         created as (${insert(sql`not exists (select from kept)`)}),
         claimed as (${keepKey(key, sql`select c.id, 201 as status, ${answerText(json)} as answer from created c`)}),
@@ -480,14 +530,20 @@ export async function changesPage(
 ): Promise<{ horizon: string; rows: ChangeRow[] }> {
   const rows = await rawRows<ChangeRow & { horizon: string; id: string | null }>(
     db,
-    horizonStatement(withinPageBytes(`
+    horizonStatement(
+      withinPageBytes(
+        `
        select ${LIST_COLUMNS}, t.change_xid as xid, t.deleted_at is not null as deleted,
          case when t.deleted_at is null then ${octets('t')} else 0 end as bytes
        from tasks t
        where t.workspace_id = $1 and (t.change_xid, t.id) > ($2::xid8, $3::uuid) and t.change_xid < h.x
          and (t.deleted_at is null or t.change_xid >= coalesce($4::xid8, h.x))
        order by t.change_xid, t.id
-       limit $5`, `${PLAIN_COLUMNS}, xid::text as change_xid, deleted`, 'xid, id')),
+       limit $5`,
+        `${PLAIN_COLUMNS}, xid::text as change_xid, deleted`,
+        'xid, id',
+      ),
+    ),
     [p.workspaceId, p.after.xid, p.after.id, p.keepFrom, p.limit],
   );
   const horizon = rows[0]!.horizon;
@@ -501,7 +557,12 @@ export async function changesPage(
  * A tombstone that still has a live subtask (a recurring subtask's next, created while its
  * parent was being deleted) is kept: the cascade would remove a live task without a tombstone.
  */
-export async function pruneTombstones(db: Db, workspaceId: string, olderThanDays: number, limit: number): Promise<number> {
+export async function pruneTombstones(
+  db: Db,
+  workspaceId: string,
+  olderThanDays: number,
+  limit: number,
+): Promise<number> {
   const result = await sql`
     delete from tasks where id in (
       select id from tasks

@@ -30,7 +30,12 @@ const PAGE_ENVELOPE = 4096 + 64;
  * done: the next one starts at this horizon and `hasMore` is false. A page is at most
  * MAX_PAGE_BYTES of JSON: fewer changes and `hasMore` beyond that.
  */
-export async function readChanges(db: Db, ctx: Context, query: { cursor?: string | undefined; limit: number }, nowMillis = Date.now()): Promise<ChangesPage & StreamPage> {
+export async function readChanges(
+  db: Db,
+  ctx: Context,
+  query: { cursor?: string | undefined; limit: number },
+  nowMillis = Date.now(),
+): Promise<ChangesPage & StreamPage> {
   const now = Math.floor(nowMillis / 1000);
   const from = query.cursor === undefined ? undefined : changesCursor(query.cursor, ctx.workspaceId, now);
   const { horizon, rows } = await repo.changesPage(db, {
@@ -39,16 +44,31 @@ export async function readChanges(db: Db, ctx: Context, query: { cursor?: string
     keepFrom: from?.lo ?? null,
     limit: query.limit + 1,
   });
-  const changes = rows.slice(0, query.limit).map((r): Change => (r.deleted ? { type: 'delete', id: r.id, item: null } : { type: 'upsert', id: r.id, item: toTask(r) }));
+  const changes = rows
+    .slice(0, query.limit)
+    .map((r): Change =>
+      r.deleted ? { type: 'delete', id: r.id, item: null } : { type: 'upsert', id: r.id, item: toTask(r) },
+    );
   // At most MAX_PAGE_BYTES of JSON: a page cut short says hasMore, its cursor after its last change.
   changes.length = entriesWithin(changes, PAGE_ENVELOPE);
   const page = windowPage(rows.slice(0, changes.length + 1), changes.length, from, horizon, now);
   const cursor = (p: WindowPosition) => encodeCursor({ k: 'changes', w: queryDigest(ctx.workspaceId), ...p });
-  return { changes, nextCursor: cursor(page.next), hasMore: page.hasMore, reached: page.reached, cursorAfter: (k) => cursor(page.after(k)) };
+  return {
+    changes,
+    nextCursor: cursor(page.next),
+    hasMore: page.hasMore,
+    reached: page.reached,
+    cursorAfter: (k) => cursor(page.after(k)),
+  };
 }
 
 /** A page of the changes feed (GET /api/v1/tasks/changes). */
-export async function listChanges(db: Db, ctx: Context, query: { cursor?: string; limit: number }, nowMillis = Date.now()): Promise<ChangesPage> {
+export async function listChanges(
+  db: Db,
+  ctx: Context,
+  query: { cursor?: string; limit: number },
+  nowMillis = Date.now(),
+): Promise<ChangesPage> {
   const { changes, nextCursor, hasMore } = await readChanges(db, ctx, query, nowMillis);
   return { changes, nextCursor, hasMore };
 }

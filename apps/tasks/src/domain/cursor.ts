@@ -53,7 +53,10 @@ export const queryDigest = (q: string): string => createHash('sha256').update(q)
 
 type Cursor = ListCursor | SearchCursor | ChangesCursor;
 
-const invalid = () => fail('invalid_cursor', 'cursor is malformed or was altered; start again without it', { details: [{ path: 'cursor', message: 'is not a cursor this service issued' }] });
+const invalid = () =>
+  fail('invalid_cursor', 'cursor is malformed or was altered; start again without it', {
+    details: [{ path: 'cursor', message: 'is not a cursor this service issued' }],
+  });
 
 function isListCursor(c: Record<string, unknown>): boolean {
   const keys = Object.keys(c).sort().join(',');
@@ -65,21 +68,38 @@ function isListCursor(c: Record<string, unknown>): boolean {
 }
 
 function isSearchCursor(c: Record<string, unknown>): boolean {
-  return Object.keys(c).sort().join(',') === 'h,i,k,r'
-    && typeof c.h === 'string' && typeof c.r === 'number' && Number.isFinite(c.r)
-    && typeof c.i === 'string' && isUuid(c.i);
+  return (
+    Object.keys(c).sort().join(',') === 'h,i,k,r' &&
+    typeof c.h === 'string' &&
+    typeof c.r === 'number' &&
+    Number.isFinite(c.r) &&
+    typeof c.i === 'string' &&
+    isUuid(c.i)
+  );
 }
 
 function isChangesCursor(c: Record<string, unknown>): boolean {
-  return Object.keys(c).sort().join(',') === 'i,k,lo,t,w,x'
-    && typeof c.w === 'string' && typeof c.lo === 'string' && XID.test(c.lo) && typeof c.x === 'string' && XID.test(c.x)
-    && Number.isSafeInteger(c.t) && typeof c.i === 'string' && isUuid(c.i);
+  return (
+    Object.keys(c).sort().join(',') === 'i,k,lo,t,w,x' &&
+    typeof c.w === 'string' &&
+    typeof c.lo === 'string' &&
+    XID.test(c.lo) &&
+    typeof c.x === 'string' &&
+    XID.test(c.x) &&
+    Number.isSafeInteger(c.t) &&
+    typeof c.i === 'string' &&
+    isUuid(c.i)
+  );
 }
 
 function isCursor(value: unknown): value is Cursor {
   if (!value || typeof value !== 'object' || Array.isArray(value)) return false;
   const c = value as Record<string, unknown>;
-  return (c.k === 'list' && isListCursor(c)) || (c.k === 'search' && isSearchCursor(c)) || (c.k === 'changes' && isChangesCursor(c));
+  return (
+    (c.k === 'list' && isListCursor(c)) ||
+    (c.k === 'search' && isSearchCursor(c)) ||
+    (c.k === 'changes' && isChangesCursor(c))
+  );
 }
 
 // The shared codec, signed (every query is filtered by workspace too): an edited or truncated
@@ -95,14 +115,19 @@ export const encodeCursor = (cursor: Cursor): string => codec.encode(cursor);
 const decodeCursor = (token: string): Cursor => codec.decode(token);
 
 const kindMismatch = (given: Cursor['k'], expected: Cursor['k']) =>
-  errors.validation([{ path: 'cursor', message: `is a ${given} cursor; this request needs a ${expected} cursor` }], 'cursor belongs to a different kind of request');
+  errors.validation(
+    [{ path: 'cursor', message: `is a ${given} cursor; this request needs a ${expected} cursor` }],
+    'cursor belongs to a different kind of request',
+  );
 
 /** The list cursor for this view and tag; a search cursor is 400 `validation_failed`, another view's or tag's 400 `invalid_cursor`. */
 export function listCursor(token: string, view: View, tag: string | null): ListCursor {
   const c = decodeCursor(token);
   if (c.k !== 'list') throw kindMismatch(c.k, 'list');
   if (c.v !== view || c.t !== tag) {
-    throw fail('invalid_cursor', 'cursor belongs to a different view or tag', { details: [{ path: 'cursor', message: `was issued for view=${c.v}${c.t === null ? '' : ` and a tag`}` }] });
+    throw fail('invalid_cursor', 'cursor belongs to a different view or tag', {
+      details: [{ path: 'cursor', message: `was issued for view=${c.v}${c.t === null ? '' : ` and a tag`}` }],
+    });
   }
   return c;
 }
@@ -111,7 +136,10 @@ export function listCursor(token: string, view: View, tag: string | null): ListC
 export function searchCursor(token: string, q: string): SearchCursor {
   const c = decodeCursor(token);
   if (c.k !== 'search') throw kindMismatch(c.k, 'search');
-  if (c.h !== queryDigest(q)) throw fail('invalid_cursor', 'cursor belongs to a different search', { details: [{ path: 'cursor', message: 'was issued for another q' }] });
+  if (c.h !== queryDigest(q))
+    throw fail('invalid_cursor', 'cursor belongs to a different search', {
+      details: [{ path: 'cursor', message: 'was issued for another q' }],
+    });
   return c;
 }
 
@@ -127,10 +155,15 @@ export function changesCursor(token: string, workspaceId: string, nowSeconds: nu
   const c = decodeCursor(token);
   if (c.k !== 'changes') throw kindMismatch(c.k, 'changes');
   if (c.w !== queryDigest(workspaceId)) {
-    throw fail('invalid_cursor', 'cursor belongs to another workspace', { details: [{ path: 'cursor', message: 'was not issued to this account' }] });
+    throw fail('invalid_cursor', 'cursor belongs to another workspace', {
+      details: [{ path: 'cursor', message: 'was not issued to this account' }],
+    });
   }
   if (nowSeconds - c.t > CHANGES_CURSOR_DAYS * 86_400) {
-    throw fail('cursor_expired', `cursor is older than ${CHANGES_CURSOR_DAYS} days; start a full sync again without a cursor`);
+    throw fail(
+      'cursor_expired',
+      `cursor is older than ${CHANGES_CURSOR_DAYS} days; start a full sync again without a cursor`,
+    );
   }
   return c;
 }

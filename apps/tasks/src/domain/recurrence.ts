@@ -23,12 +23,49 @@ export interface Recurrence {
 }
 
 const WEEKDAYS: Record<string, Weekday> = {
-  monday: 1, mon: 1, tuesday: 2, tue: 2, tues: 2, wednesday: 3, wed: 3, thursday: 4, thu: 4, thur: 4, thurs: 4,
-  friday: 5, fri: 5, saturday: 6, sat: 6, sunday: 7, sun: 7,
+  monday: 1,
+  mon: 1,
+  tuesday: 2,
+  tue: 2,
+  tues: 2,
+  wednesday: 3,
+  wed: 3,
+  thursday: 4,
+  thu: 4,
+  thur: 4,
+  thurs: 4,
+  friday: 5,
+  fri: 5,
+  saturday: 6,
+  sat: 6,
+  sunday: 7,
+  sun: 7,
 };
 const MONTHS: Record<string, number> = {
-  january: 1, jan: 1, february: 2, feb: 2, march: 3, mar: 3, april: 4, apr: 4, may: 5, june: 6, jun: 6, july: 7, jul: 7,
-  august: 8, aug: 8, september: 9, sep: 9, sept: 9, october: 10, oct: 10, november: 11, nov: 11, december: 12, dec: 12,
+  january: 1,
+  jan: 1,
+  february: 2,
+  feb: 2,
+  march: 3,
+  mar: 3,
+  april: 4,
+  apr: 4,
+  may: 5,
+  june: 6,
+  jun: 6,
+  july: 7,
+  jul: 7,
+  august: 8,
+  aug: 8,
+  september: 9,
+  sep: 9,
+  sept: 9,
+  october: 10,
+  oct: 10,
+  november: 11,
+  nov: 11,
+  december: 12,
+  dec: 12,
 };
 const ORDINAL_WORDS: Record<string, number> = { first: 1, second: 2, third: 3, fourth: 4, fifth: 5, last: -1 };
 /** The longest each month can be (February in a leap year): `every feb 30` is unreadable. */
@@ -74,18 +111,22 @@ const PHRASES: ReadonlyArray<{ forms: string; pattern: RegExp; rule: (m: RegExpE
   {
     forms: 'daily, weekly, fortnightly, monthly, yearly, annually, hourly',
     pattern: /^(daily|weekly|fortnightly|monthly|yearly|annually|hourly)$/,
-    rule: (m) => ({
-      daily: { kind: 'interval', unit: 'days', every: 1 },
-      weekly: { kind: 'interval', unit: 'weeks', every: 1 },
-      fortnightly: { kind: 'interval', unit: 'weeks', every: 2 },
-      monthly: { kind: 'interval', unit: 'months', every: 1 },
-      yearly: { kind: 'interval', unit: 'years', every: 1 },
-      annually: { kind: 'interval', unit: 'years', every: 1 },
-      hourly: { kind: 'interval', unit: 'hours', every: 1 },
-    } as const)[m[1] as 'daily'],
+    rule: (m) =>
+      (
+        ({
+          daily: { kind: 'interval', unit: 'days', every: 1 },
+          weekly: { kind: 'interval', unit: 'weeks', every: 1 },
+          fortnightly: { kind: 'interval', unit: 'weeks', every: 2 },
+          monthly: { kind: 'interval', unit: 'months', every: 1 },
+          yearly: { kind: 'interval', unit: 'years', every: 1 },
+          annually: { kind: 'interval', unit: 'years', every: 1 },
+          hourly: { kind: 'interval', unit: 'hours', every: 1 },
+        }) as const
+      )[m[1] as 'daily'],
   },
   {
-    forms: 'every hour|day|week|month|year, every other day|week|month|year, every N hours|days|weeks|months|years (N 1 to 999; hours are absolute time)',
+    forms:
+      'every hour|day|week|month|year, every other day|week|month|year, every N hours|days|weeks|months|years (N 1 to 999; hours are absolute time)',
     pattern: /^every (?:(\d{1,3}|other) )?(hour|day|week|month|year)s?$/,
     rule: (m) => {
       const every = count(m[1]);
@@ -116,11 +157,14 @@ const PHRASES: ReadonlyArray<{ forms: string; pattern: RegExp; rule: (m: RegExpE
   },
   {
     forms: 'every 1st monday, every 3rd friday (1st to 5th, or first to fifth), every last friday',
-    pattern: new RegExp(`^every (?:([1-5])(?:st|nd|rd|th)|(first|second|third|fourth|fifth|last)) (${WEEKDAY})${OF_THE_MONTH}$`),
+    pattern: new RegExp(
+      `^every (?:([1-5])(?:st|nd|rd|th)|(first|second|third|fourth|fifth|last)) (${WEEKDAY})${OF_THE_MONTH}$`,
+    ),
     rule: (m) => ({ kind: 'nthWeekday', nth: m[1] ? Number(m[1]) : ORDINAL_WORDS[m[2]!]!, weekday: WEEKDAYS[m[3]!]! }),
   },
   {
-    forms: 'every jan 27, every january 27th, every 27 january, every 27th of jan (February 29 falls on the 28th in common years)',
+    forms:
+      'every jan 27, every january 27th, every 27 january, every 27th of jan (February 29 falls on the 28th in common years)',
     pattern: new RegExp(`^every (?:${MONTH} (\\d{1,2})(?:st|nd|rd|th)?|(\\d{1,2})(?:st|nd|rd|th)? (?:of )?${MONTH})$`),
     rule: (m) => (m[1] ? yearDay(m[1], m[2]!) : yearDay(m[4]!, m[3]!)),
   },
@@ -147,7 +191,9 @@ export function parseRecurrence(text: string): Recurrence | undefined {
   const after = AFTER.exec(s);
   if (after) {
     const every = Number(after[1]);
-    return every >= 1 ? { rule: { kind: 'interval', unit: UNITS[after[2] as 'day'], every }, fromCompletion: true } : undefined;
+    return every >= 1
+      ? { rule: { kind: 'interval', unit: UNITS[after[2] as 'day'], every }, fromCompletion: true }
+      : undefined;
   }
   const fromCompletion = s.startsWith('every!');
   // `every!` stands only before an `every` phrase: "every! daily" reads as "every daily", unreadable.
@@ -164,7 +210,15 @@ export function parseRecurrence(text: string): Recurrence | undefined {
 /** `anchor`'s local time of day on another local date (a time in a DST gap moves forward). */
 function onDate(anchor: DateTime, year: number, month: number, day: number): DateTime {
   return DateTime.fromObject(
-    { year, month, day, hour: anchor.hour, minute: anchor.minute, second: anchor.second, millisecond: anchor.millisecond },
+    {
+      year,
+      month,
+      day,
+      hour: anchor.hour,
+      minute: anchor.minute,
+      second: anchor.second,
+      millisecond: anchor.millisecond,
+    },
     { zone: anchor.zone },
   );
 }
@@ -230,8 +284,12 @@ const iso = (t: DateTime): string => t.toUTC().toISO()!;
  * completion: calendar rules from its local date, keeping the due time's local time of day (or
  * the completion's, without a due time); hour steps from the completion instant itself.
  */
-export function nextDue(rec: Recurrence, p: { dueAt: string | null; completedAt: string; zone: string }): string | null {
-  if (!rec.fromCompletion) return p.dueAt === null ? null : iso(occurrenceAfter(rec.rule, DateTime.fromISO(p.dueAt, { zone: p.zone })));
+export function nextDue(
+  rec: Recurrence,
+  p: { dueAt: string | null; completedAt: string; zone: string },
+): string | null {
+  if (!rec.fromCompletion)
+    return p.dueAt === null ? null : iso(occurrenceAfter(rec.rule, DateTime.fromISO(p.dueAt, { zone: p.zone })));
   const completed = DateTime.fromISO(p.completedAt, { zone: p.zone });
   if (rec.rule.kind === 'interval' && rec.rule.unit === 'hours') return iso(occurrenceAfter(rec.rule, completed));
   const time = p.dueAt === null ? completed : DateTime.fromISO(p.dueAt, { zone: p.zone });

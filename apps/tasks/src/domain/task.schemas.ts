@@ -3,8 +3,15 @@ import { RECURRENCE_FORMS } from './recurrence.js';
 import { LIMITS } from './limits.js';
 
 /** `schema` that also takes null; generic so a schema declared `as const` keeps its literal types. */
-const nullable = <const S extends object, const T extends string>(schema: S, type: T) => ({ ...schema, type: [type, 'null'] as const });
-export const dateTime = { type: 'string', format: 'date-time', description: 'ISO 8601 instant in UTC with `Z` (microsecond precision when not zero)' } as const;
+const nullable = <const S extends object, const T extends string>(schema: S, type: T) => ({
+  ...schema,
+  type: [type, 'null'] as const,
+});
+export const dateTime = {
+  type: 'string',
+  format: 'date-time',
+  description: 'ISO 8601 instant in UTC with `Z` (microsecond precision when not zero)',
+} as const;
 
 /*
  * The task's request and response schemas, in the domain: its types are derived from them, and the
@@ -14,43 +21,70 @@ export const dateTime = { type: 'string', format: 'date-time', description: 'ISO
  */
 
 const taskInputProperties = {
-  title: { type: 'string', minLength: 1, maxLength: 500, pattern: '\\S', description: '1 to 500 characters, not only white space' },
+  title: {
+    type: 'string',
+    minLength: 1,
+    maxLength: 500,
+    pattern: '\\S',
+    description: '1 to 500 characters, not only white space',
+  },
   notes: nullable({ maxLength: 20000, description: 'at most 20000 characters' }, 'string'),
-  priority: nullable({
-    maxLength: 20,
-    description: '`high`, `medium` or `low`. Another string (up to 20 characters) is 422 `invalid_priority`; a longer one, or a value that is not a string (or null), is 400.',
-  }, 'string'),
-  dueAt: nullable({
-    maxLength: 64,
-    format: 'date-time',
-    pattern: DATE_TIME_PATTERN,
-    description:
-      'ISO 8601 date-time with `Z` or `+hh:mm`/`-hh:mm` within 14:00 (seconds and fraction optional), on a real calendar day ' +
-      '(2030-02-30T10:00:00Z is 400 `validation_failed`). Stored and returned in UTC. A time more than 60 seconds in ' +
-      'the past is 422 `due_date_in_past`; on edit only a changed due time is checked, so sending back the current one works.',
-  }, 'string'),
+  priority: nullable(
+    {
+      maxLength: 20,
+      description:
+        '`high`, `medium` or `low`. Another string (up to 20 characters) is 422 `invalid_priority`; a longer one, or a value that is not a string (or null), is 400.',
+    },
+    'string',
+  ),
+  dueAt: nullable(
+    {
+      maxLength: 64,
+      format: 'date-time',
+      pattern: DATE_TIME_PATTERN,
+      description:
+        'ISO 8601 date-time with `Z` or `+hh:mm`/`-hh:mm` within 14:00 (seconds and fraction optional), on a real calendar day ' +
+        '(2030-02-30T10:00:00Z is 400 `validation_failed`). Stored and returned in UTC. A time more than 60 seconds in ' +
+        'the past is 422 `due_date_in_past`; on edit only a changed due time is checked, so sending back the current one works.',
+    },
+    'string',
+  ),
   tags: {
     type: 'array',
     maxItems: 50,
     items: { type: 'string', minLength: 1, maxLength: 50 },
-    description: 'at most 50 tags of 1 to 50 characters; exact (case-sensitive) strings; duplicates are dropped, keeping the first',
-  },
-  parentId: nullable({
-    format: 'uuid',
-    maxLength: 36,
     description:
-      'Makes the task a subtask. Must name a live top-level task of your workspace: missing, deleted or another ' +
-      "workspace's is 404; a subtask is 422 `parent_is_subtask`; the task itself 422 `parent_is_self`; a parent with " +
-      `${LIMITS.subtasksPerParent} subtasks 409 \`subtask_limit_reached\`. On edit, a task with subtasks cannot become a subtask ` +
-      '(422 `task_has_subtasks`), and null makes a subtask top-level at the end of the manual order.',
-  }, 'string'),
-  recurrence: nullable({
-    minLength: 1,
-    maxLength: 50,
-    description: `1 to 50 characters, case-insensitive; text the service cannot read is 400 \`validation_failed\` (path /recurrence). Understood: ${RECURRENCE_FORMS}.`,
-  }, 'string'),
+      'at most 50 tags of 1 to 50 characters; exact (case-sensitive) strings; duplicates are dropped, keeping the first',
+  },
+  parentId: nullable(
+    {
+      format: 'uuid',
+      maxLength: 36,
+      description:
+        'Makes the task a subtask. Must name a live top-level task of your workspace: missing, deleted or another ' +
+        "workspace's is 404; a subtask is 422 `parent_is_subtask`; the task itself 422 `parent_is_self`; a parent with " +
+        `${LIMITS.subtasksPerParent} subtasks 409 \`subtask_limit_reached\`. On edit, a task with subtasks cannot become a subtask ` +
+        '(422 `task_has_subtasks`), and null makes a subtask top-level at the end of the manual order.',
+    },
+    'string',
+  ),
+  recurrence: nullable(
+    {
+      minLength: 1,
+      maxLength: 50,
+      description: `1 to 50 characters, case-insensitive; text the service cannot read is 400 \`validation_failed\` (path /recurrence). Understood: ${RECURRENCE_FORMS}.`,
+    },
+    'string',
+  ),
   location: nullable({ maxLength: 500, description: 'free-text place, at most 500 characters' }, 'string'),
-  assigneeId: nullable({ minLength: 1, maxLength: 200, description: 'free string of 1 to 200 characters; not checked against any user directory' }, 'string'),
+  assigneeId: nullable(
+    {
+      minLength: 1,
+      maxLength: 200,
+      description: 'free string of 1 to 200 characters; not checked against any user directory',
+    },
+    'string',
+  ),
 } as const;
 
 /** POST /api/v1/tasks body. */
@@ -75,21 +109,53 @@ export const positionSchema = {
   type: 'object',
   additionalProperties: false,
   required: ['afterId'],
-  properties: { afterId: nullable({ format: 'uuid', maxLength: 36, description: 'the task to place this one right after; null moves it to the top' }, 'string') },
+  properties: {
+    afterId: nullable(
+      {
+        format: 'uuid',
+        maxLength: 36,
+        description: 'the task to place this one right after; null moves it to the top',
+      },
+      'string',
+    ),
+  },
 } as const;
 
 /** complete / reopen / auto-tag take no body: none, or an empty JSON object. */
-export const emptyBodySchema = { type: 'object', additionalProperties: false, properties: {}, description: 'No body, or `{}`.' } as const;
+export const emptyBodySchema = {
+  type: 'object',
+  additionalProperties: false,
+  properties: {},
+  description: 'No body, or `{}`.',
+} as const;
 
 /** GET /api/v1/tasks query; unknown parameters are ignored. */
 export const listQuerySchema = {
   type: 'object',
   properties: {
-    limit: { type: 'integer', minimum: 1, maximum: 200, default: 50, description: '1 to 200 (0, 201, -1 or a non-integer is 400). A page is also at most 8 MiB of JSON: it holds fewer tasks when they would be more, and gives a nextCursor for the rest' },
+    limit: {
+      type: 'integer',
+      minimum: 1,
+      maximum: 200,
+      default: 50,
+      description:
+        '1 to 200 (0, 201, -1 or a non-integer is 400). A page is also at most 8 MiB of JSON: it holds fewer tasks when they would be more, and gives a nextCursor for the rest',
+    },
     cursor: { type: 'string', minLength: 1, maxLength: 4096, description: 'opaque `nextCursor` of a previous page' },
-    view: { type: 'string', enum: ['today', 'upcoming', 'all', 'completed'], default: 'all', description: 'default all' },
+    view: {
+      type: 'string',
+      enum: ['today', 'upcoming', 'all', 'completed'],
+      default: 'all',
+      description: 'default all',
+    },
     tag: { type: 'string', minLength: 1, maxLength: 50, description: 'only tasks carrying exactly this tag' },
-    q: { type: 'string', minLength: 1, maxLength: 500, pattern: '\\S', description: 'full-text search; empty or only white space is 400' },
+    q: {
+      type: 'string',
+      minLength: 1,
+      maxLength: 500,
+      pattern: '\\S',
+      description: 'full-text search; empty or only white space is 400',
+    },
   },
 } as const;
 
@@ -97,8 +163,20 @@ export const listQuerySchema = {
 export const changesQuerySchema = {
   type: 'object',
   properties: {
-    cursor: { type: 'string', minLength: 1, maxLength: 4096, description: 'the `nextCursor` of the previous call; none: start a full sync' },
-    limit: { type: 'integer', minimum: 1, maximum: 500, default: 100, description: '1 to 500 changes per page (default 100). A page is also at most 8 MiB of JSON: it holds fewer changes when they would be more, with hasMore: true' },
+    cursor: {
+      type: 'string',
+      minLength: 1,
+      maxLength: 4096,
+      description: 'the `nextCursor` of the previous call; none: start a full sync',
+    },
+    limit: {
+      type: 'integer',
+      minimum: 1,
+      maximum: 500,
+      default: 100,
+      description:
+        '1 to 500 changes per page (default 100). A page is also at most 8 MiB of JSON: it holds fewer changes when they would be more, with hasMore: true',
+    },
   },
 } as const;
 
@@ -107,8 +185,19 @@ export const previewQuerySchema = {
   type: 'object',
   required: ['rule'],
   properties: {
-    rule: { type: 'string', minLength: 1, maxLength: 50, description: `a recurrence text as a task would carry it (case-insensitive). Understood: ${RECURRENCE_FORMS}` },
-    from: { type: 'string', maxLength: 40, format: 'date-time', pattern: DATE_TIME_PATTERN, description: 'ISO 8601 date-time with `Z` or `+hh:mm` on a real calendar day; default now' },
+    rule: {
+      type: 'string',
+      minLength: 1,
+      maxLength: 50,
+      description: `a recurrence text as a task would carry it (case-insensitive). Understood: ${RECURRENCE_FORMS}`,
+    },
+    from: {
+      type: 'string',
+      maxLength: 40,
+      format: 'date-time',
+      pattern: DATE_TIME_PATTERN,
+      description: 'ISO 8601 date-time with `Z` or `+hh:mm` on a real calendar day; default now',
+    },
     count: { type: 'integer', minimum: 1, maximum: 20, default: 5, description: '1 to 20 occurrences (default 5)' },
   },
 } as const;
@@ -122,7 +211,10 @@ const taskProperties = {
   completedAt: { ...dateTime, type: ['string', 'null'] },
   tags: { type: 'array', items: { type: 'string' } },
   createdAt: dateTime,
-  updatedAt: { ...dateTime, description: 'changes on every write, strictly increasing; its quoted value is the ETag and the If-Match version' },
+  updatedAt: {
+    ...dateTime,
+    description: 'changes on every write, strictly increasing; its quoted value is the ETag and the If-Match version',
+  },
   parentId: { type: ['string', 'null'], format: 'uuid' },
   goalId: { type: ['string', 'null'], description: 'always null: goals cannot be set through this API' },
   recurrence: { type: ['string', 'null'] },
@@ -146,7 +238,11 @@ export const taskWithSubtasksSchema = {
   required: [...requireAll(taskProperties), 'subtasks', 'progress'],
   properties: {
     ...taskProperties,
-    subtasks: { type: 'array', items: { $ref: '#/components/schemas/Task' }, description: 'live subtasks, oldest first (a subtask has none)' },
+    subtasks: {
+      type: 'array',
+      items: { $ref: '#/components/schemas/Task' },
+      description: 'live subtasks, oldest first (a subtask has none)',
+    },
     progress: {
       type: 'object',
       additionalProperties: false,

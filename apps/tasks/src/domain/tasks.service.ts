@@ -13,7 +13,13 @@ import { UNREADABLE_RULE, nextDue, parseRecurrence } from './recurrence.js';
 import { fail, taskNotFound } from './errors.js';
 import { LIMITS } from './limits.js';
 import type { Shape } from '@app/http-errors/validation';
-import { createTaskSchema, taskSchema, type listQuerySchema, type taskWithSubtasksSchema, type updateTaskSchema } from './task.schemas.js';
+import {
+  createTaskSchema,
+  taskSchema,
+  type listQuerySchema,
+  type taskWithSubtasksSchema,
+  type updateTaskSchema,
+} from './task.schemas.js';
 
 type Db = Kysely<Database>;
 
@@ -45,7 +51,8 @@ const PRIORITIES: readonly string[] = ['high', 'medium', 'low'];
 const columnOf = (field: string): string => field.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`);
 
 /** Each field of a schema's properties with its column, in the schema's order. */
-const fieldColumns = <P extends object>(properties: P) => Object.keys(properties).map((field) => [field as keyof P & string, columnOf(field)] as const);
+const fieldColumns = <P extends object>(properties: P) =>
+  Object.keys(properties).map((field) => [field as keyof P & string, columnOf(field)] as const);
 
 /** The API task's fields (the response schema's), each with the column it reads. */
 const TASK_FIELD_COLUMNS = fieldColumns(taskSchema.properties);
@@ -71,7 +78,11 @@ function withSubtasks(r: TaskRow, subtasks: Task[]): TaskWithSubtasks {
   const task = toTask(r) as TaskWithSubtasks;
   task.subtasks = subtasks;
   // No subtasks is not "all complete": a progress display has nothing to celebrate.
-  task.progress = { completed, total: subtasks.length, allComplete: subtasks.length > 0 && completed === subtasks.length };
+  task.progress = {
+    completed,
+    total: subtasks.length,
+    allComplete: subtasks.length > 0 && completed === subtasks.length,
+  };
   return task;
 }
 
@@ -97,13 +108,17 @@ function checkShape(input: TaskInput): void {
 
 function checkPriority(priority: string | null | undefined): void {
   if (typeof priority === 'string' && !PRIORITIES.includes(priority)) {
-    throw fail('invalid_priority', 'priority must be high, medium or low', { details: [{ path: '/priority', message: 'must be one of: high, medium, low' }] });
+    throw fail('invalid_priority', 'priority must be high, medium or low', {
+      details: [{ path: '/priority', message: 'must be one of: high, medium, low' }],
+    });
   }
 }
 
 function checkNotPast(dueAt: string): void {
   if (dueAtMillis(dueAt)! < Date.now() - LIMITS.pastDueGraceMs) {
-    throw fail('due_date_in_past', 'dueAt is in the past', { details: [{ path: '/dueAt', message: 'must not be in the past' }] });
+    throw fail('due_date_in_past', 'dueAt is in the past', {
+      details: [{ path: '/dueAt', message: 'must not be in the past' }],
+    });
   }
 }
 
@@ -121,9 +136,14 @@ async function loadParent(trx: Db, ctx: Context, parentId: string): Promise<Task
 
 /** A parent must be another top-level task with room for one more subtask. */
 async function checkParent(trx: Db, parent: TaskState, childId?: string): Promise<void> {
-  if (parent.id === childId) throw fail('parent_is_self', 'A task cannot be its own parent', { details: [{ path: '/parentId', message: 'names the task itself' }] });
+  if (parent.id === childId)
+    throw fail('parent_is_self', 'A task cannot be its own parent', {
+      details: [{ path: '/parentId', message: 'names the task itself' }],
+    });
   if (parent.parent_id !== null) {
-    throw fail('parent_is_subtask', 'Subtasks cannot have subtasks: parentId must name a top-level task', { details: [{ path: '/parentId', message: 'names a subtask' }] });
+    throw fail('parent_is_subtask', 'Subtasks cannot have subtasks: parentId must name a top-level task', {
+      details: [{ path: '/parentId', message: 'names a subtask' }],
+    });
   }
   if ((await repo.countSubtasks(trx, parent.id)) >= LIMITS.subtasksPerParent) {
     throw fail('subtask_limit_reached', `A task can have at most ${LIMITS.subtasksPerParent} subtasks`);
@@ -165,7 +185,12 @@ export type CreateKey = idempotency.Key;
  * (its place at the end of the order comes from a sequence: no lock); a subtask is that statement
  * in a transaction that locks and checks its parent first.
  */
-async function createOrFind(db: Db, ctx: Context, input: TaskCreate, key: CreateKey | undefined): Promise<repo.Created> {
+async function createOrFind(
+  db: Db,
+  ctx: Context,
+  input: TaskCreate,
+  key: CreateKey | undefined,
+): Promise<repo.Created> {
   checkShape(input);
   const options = { fields: TASK_FIELDS, event: { accountId: ctx.accountId, type: 'task.created' }, key };
   if (!input.parentId) {
@@ -192,7 +217,12 @@ async function createOrFind(db: Db, ctx: Context, input: TaskCreate, key: Create
  * time that has passed since is no reason to refuse a replay); otherwise it keeps nothing, so a
  * corrected retry can use the key.
  */
-export async function createTask(db: Db, ctx: Context, input: TaskCreate, key?: CreateKey): Promise<{ item: Task; replayed: boolean }> {
+export async function createTask(
+  db: Db,
+  ctx: Context,
+  input: TaskCreate,
+  key?: CreateKey,
+): Promise<{ item: Task; replayed: boolean }> {
   let outcome: repo.Created;
   try {
     outcome = await createOrFind(db, ctx, input, key);
@@ -205,7 +235,11 @@ export async function createTask(db: Db, ctx: Context, input: TaskCreate, key?: 
   if (outcome === 'taken') {
     const kept = await idempotency.findKeptAnswer(db, key!);
     // The key's answer expired between the two statements: the caller may retry.
-    if (!kept) throw fail('idempotency_request_in_progress', 'A request with this Idempotency-Key is still being processed; retry shortly');
+    if (!kept)
+      throw fail(
+        'idempotency_request_in_progress',
+        'A request with this Idempotency-Key is still being processed; retry shortly',
+      );
     outcome = { kept };
   }
   if ('created' in outcome) return { item: toTask(outcome.created), replayed: false };
@@ -245,13 +279,16 @@ export async function updateTask(db: Db, ctx: Context, id: string, input: TaskIn
     if (Object.keys(input).length === 0) return toTask(task);
     checkPriority(input.priority);
     // Sending back the task's own due time (even if it has passed) is not a change.
-    if (input.dueAt && (task.due_at === null || dueAtMillis(input.dueAt) !== dueAtMillis(task.due_at))) checkNotPast(input.dueAt);
+    if (input.dueAt && (task.due_at === null || dueAtMillis(input.dueAt) !== dueAtMillis(task.due_at)))
+      checkNotPast(input.dueAt);
     const changes = fieldChanges(input);
     if (moving) {
       if (parent) {
         await checkParent(trx, parent, id);
         if ((await repo.countSubtasks(trx, id)) > 0) {
-          throw fail('task_has_subtasks', 'A task with subtasks cannot become a subtask', { details: [{ path: '/parentId', message: 'the task has subtasks' }] });
+          throw fail('task_has_subtasks', 'A task with subtasks cannot become a subtask', {
+            details: [{ path: '/parentId', message: 'the task has subtasks' }],
+          });
         }
         changes.position = null;
       } else {
@@ -266,7 +303,8 @@ export async function updateTask(db: Db, ctx: Context, id: string, input: TaskIn
 /** The columns an edit of these fields writes (parentId aside: a move, which updateTask makes). */
 function fieldChanges(input: TaskInput): repo.TaskChanges {
   const changes: Record<string, unknown> = {};
-  for (const [field, column] of INPUT_FIELD_COLUMNS) if (field !== 'parentId' && input[field] !== undefined) changes[column] = input[field];
+  for (const [field, column] of INPUT_FIELD_COLUMNS)
+    if (field !== 'parentId' && input[field] !== undefined) changes[column] = input[field];
   if (input.tags !== undefined) changes.tags = uniqueTags(input.tags);
   return changes;
 }
@@ -309,7 +347,10 @@ function isVersion(tag: string): boolean {
 async function plainEdit(db: Db, ctx: Context, id: string, input: TaskInput, ifMatch?: IfMatch): Promise<Task> {
   const versions = ifMatch === undefined || ifMatch === '*' ? null : ifMatch.filter(isVersion);
   const changes = fieldChanges(input);
-  const unobserved = await repo.updateLiveTask(db, ctx.workspaceId, id, changes, versions, { accountId: ctx.accountId, type: 'task.updated' });
+  const unobserved = await repo.updateLiveTask(db, ctx.workspaceId, id, changes, versions, {
+    accountId: ctx.accountId,
+    type: 'task.updated',
+  });
   if (unobserved) return toTask(unobserved);
   const updated = await inTransaction(db, async (trx) => {
     const row = await repo.updateLiveTask(trx, ctx.workspaceId, id, changes, versions);
@@ -331,7 +372,12 @@ export async function deleteTask(db: Db, ctx: Context, id: string, ifMatch?: IfM
     const task = await findLive(trx, ctx, id, true);
     checkIfMatch(ifMatch, task);
     await repo.softDeleteSubtasks(trx, id);
-    return emit(trx, ctx, 'task.deleted', toTask(await repo.updateTask(trx, ctx.workspaceId, id, { deleted_at: 'now' })));
+    return emit(
+      trx,
+      ctx,
+      'task.deleted',
+      toTask(await repo.updateTask(trx, ctx.workspaceId, id, { deleted_at: 'now' })),
+    );
   });
   await repo.pruneTombstones(db, ctx.workspaceId, LIMITS.tombstoneDays, LIMITS.tombstonePruneBatch);
   return deleted;
@@ -351,11 +397,21 @@ async function findForStateChange(trx: Db, ctx: Context, id: string, ifMatch?: I
  * `every!` / `after`, after the completion; on the caller's wall clock), placed right after it in
  * the manual order, with its subtasks copied open.
  */
-export async function completeTask(db: Db, ctx: Context, id: string, ifMatch?: IfMatch): Promise<{ item: Task; next: Task | null }> {
+export async function completeTask(
+  db: Db,
+  ctx: Context,
+  id: string,
+  ifMatch?: IfMatch,
+): Promise<{ item: Task; next: Task | null }> {
   return inTransaction(db, async (trx) => {
     const task = await findForStateChange(trx, ctx, id, ifMatch);
     if (task.completed_at !== null) throw fail('task_already_completed', 'The task is already completed');
-    const item = await emit(trx, ctx, 'task.completed', toTask(await repo.updateTask(trx, ctx.workspaceId, id, { completed_at: 'now' })));
+    const item = await emit(
+      trx,
+      ctx,
+      'task.completed',
+      toTask(await repo.updateTask(trx, ctx.workspaceId, id, { completed_at: 'now' })),
+    );
     const rule = task.recurrence === null ? undefined : parseRecurrence(task.recurrence);
     if (!rule) return { item, next: null };
 
@@ -363,19 +419,26 @@ export async function completeTask(db: Db, ctx: Context, id: string, ifMatch?: I
     let position: ReturnType<typeof repo.positionBetween> | null = null;
     if (task.parent_id === null) {
       await repo.lockOrder(trx, ctx.workspaceId);
-      position = repo.positionBetween(task.position, await repo.positionAfter(trx, ctx.workspaceId, task.position!, id));
+      position = repo.positionBetween(
+        task.position,
+        await repo.positionAfter(trx, ctx.workspaceId, task.position!, id),
+      );
     }
     const [next] = await repo.insertTasks(trx, ctx.workspaceId, [{ ...repo.taskValues(task), due_at: due, position }]);
     if (task.parent_id === null) {
       // Subtask due times keep their distance to the parent's (none when the parent had no due time).
       const shift = due === null || task.due_at === null ? null : dueAtMillis(due)! - dueAtMillis(task.due_at)!;
       const subtasks = await repo.listSubtasks(trx, id);
-      await repo.insertTasks(trx, ctx.workspaceId, subtasks.map((s) => ({
-        ...repo.taskValues(s),
-        due_at: s.due_at === null || shift === null ? null : new Date(dueAtMillis(s.due_at)! + shift).toISOString(),
-        parent_id: next!.id,
-        position: null,
-      })));
+      await repo.insertTasks(
+        trx,
+        ctx.workspaceId,
+        subtasks.map((s) => ({
+          ...repo.taskValues(s),
+          due_at: s.due_at === null || shift === null ? null : new Date(dueAtMillis(s.due_at)! + shift).toISOString(),
+          parent_id: next!.id,
+          position: null,
+        })),
+      );
     }
     return { item, next: toTask(next!) };
   });
@@ -386,7 +449,12 @@ export async function reopenTask(db: Db, ctx: Context, id: string, ifMatch?: IfM
   return inTransaction(db, async (trx) => {
     const task = await findForStateChange(trx, ctx, id, ifMatch);
     if (task.completed_at === null) throw fail('task_not_completed', 'The task is not completed');
-    return emit(trx, ctx, 'task.reopened', toTask(await repo.updateTask(trx, ctx.workspaceId, id, { completed_at: null })));
+    return emit(
+      trx,
+      ctx,
+      'task.reopened',
+      toTask(await repo.updateTask(trx, ctx.workspaceId, id, { completed_at: null })),
+    );
   });
 }
 
@@ -400,10 +468,15 @@ export async function moveTask(db: Db, ctx: Context, id: string, afterId: string
     let after: TaskState | undefined;
     if (afterId !== null && afterId !== id) {
       after = await repo.findTask(trx, ctx.workspaceId, afterId);
-      if (!after || after.deleted_at !== null || after.parent_id !== null) throw taskNotFound('afterId does not name a task in the manual order');
+      if (!after || after.deleted_at !== null || after.parent_id !== null)
+        throw taskNotFound('afterId does not name a task in the manual order');
     }
-    if (task.parent_id !== null) throw fail('not_top_level', 'Subtasks are ordered under their parent and cannot be moved');
-    if (afterId === id) throw fail('after_self', 'A task cannot be placed after itself', { details: [{ path: '/afterId', message: 'names the task being moved' }] });
+    if (task.parent_id !== null)
+      throw fail('not_top_level', 'Subtasks are ordered under their parent and cannot be moved');
+    if (afterId === id)
+      throw fail('after_self', 'A task cannot be placed after itself', {
+        details: [{ path: '/afterId', message: 'names the task being moved' }],
+      });
     await repo.lockOrder(trx, ctx.workspaceId);
     const current = task.position!;
     let before: string | null;
@@ -417,7 +490,12 @@ export async function moveTask(db: Db, ctx: Context, id: string, afterId: string
     }
     const inPlace = (before === null || isGreater(current, before)) && (next === null || isGreater(next, current));
     if (inPlace) return toTask(task);
-    return emit(trx, ctx, 'task.moved', toTask(await repo.updateTask(trx, ctx.workspaceId, id, { position: repo.positionBetween(before, next) })));
+    return emit(
+      trx,
+      ctx,
+      'task.moved',
+      toTask(await repo.updateTask(trx, ctx.workspaceId, id, { position: repo.positionBetween(before, next) })),
+    );
   });
 }
 
@@ -454,7 +532,12 @@ const LIST_ENVELOPE = 4096 + 64;
  * cursors. `startOfTomorrow` draws the line between today and upcoming (the app's cache of it).
  * The page is at most MAX_PAGE_BYTES of JSON: fewer items and a `nextCursor` beyond that.
  */
-export async function listTasks(db: Db, ctx: Context, query: ListQuery, startOfTomorrow: StartOfTomorrow): Promise<{ items: (Task | TaskWithSubtasks)[]; nextCursor: string | null }> {
+export async function listTasks(
+  db: Db,
+  ctx: Context,
+  query: ListQuery,
+  startOfTomorrow: StartOfTomorrow,
+): Promise<{ items: (Task | TaskWithSubtasks)[]; nextCursor: string | null }> {
   const { limit } = query;
   if (query.q !== undefined) {
     const after = query.cursor === undefined ? null : searchCursor(query.cursor, query.q);
@@ -466,22 +549,40 @@ export async function listTasks(db: Db, ctx: Context, query: ListQuery, startOfT
       candidates: LIMITS.searchCandidates,
     });
     const { entries, last, hasMore } = pageWithin(rows, limit, toTask, LIST_ENVELOPE);
-    return { items: entries, nextCursor: hasMore && last ? encodeCursor({ k: 'search', h: queryDigest(query.q), r: last.rank, i: last.id }) : null };
+    return {
+      items: entries,
+      nextCursor:
+        hasMore && last ? encodeCursor({ k: 'search', h: queryDigest(query.q), r: last.rank, i: last.id }) : null,
+    };
   }
 
   const tag = query.tag ?? null;
   const after = query.cursor === undefined ? null : listCursor(query.cursor, query.view, tag);
   if (query.view === 'all') {
-    const rows = await repo.listOrderedPage(db, { workspaceId: ctx.workspaceId, tag, afterPosition: after?.p ?? null, limit: limit + 1 });
-    const { entries, last, hasMore } = pageWithin(rows, limit, (r) => withSubtasks(r, r.subtasks.map(toTask)), LIST_ENVELOPE);
-    return { items: entries, nextCursor: hasMore && last ? encodeCursor({ k: 'list', v: 'all', t: tag, p: last.position, i: last.id }) : null };
+    const rows = await repo.listOrderedPage(db, {
+      workspaceId: ctx.workspaceId,
+      tag,
+      afterPosition: after?.p ?? null,
+      limit: limit + 1,
+    });
+    const { entries, last, hasMore } = pageWithin(
+      rows,
+      limit,
+      (r) => withSubtasks(r, r.subtasks.map(toTask)),
+      LIST_ENVELOPE,
+    );
+    return {
+      items: entries,
+      nextCursor: hasMore && last ? encodeCursor({ k: 'list', v: 'all', t: tag, p: last.position, i: last.id }) : null,
+    };
   }
 
-  const filter = query.view === 'completed'
-    ? { completed: true as const }
-    : query.view === 'today'
-      ? { dueBefore: startOfTomorrow(ctx.timezone) }
-      : { dueFrom: startOfTomorrow(ctx.timezone) };
+  const filter =
+    query.view === 'completed'
+      ? { completed: true as const }
+      : query.view === 'today'
+        ? { dueBefore: startOfTomorrow(ctx.timezone) }
+        : { dueFrom: startOfTomorrow(ctx.timezone) };
   const rows = await repo.listCreatedPage(db, {
     workspaceId: ctx.workspaceId,
     filter,
@@ -490,5 +591,9 @@ export async function listTasks(db: Db, ctx: Context, query: ListQuery, startOfT
     limit: limit + 1,
   });
   const { entries, last, hasMore } = pageWithin(rows, limit, toTask, LIST_ENVELOPE);
-  return { items: entries, nextCursor: hasMore && last ? encodeCursor({ k: 'list', v: query.view, t: tag, c: last.created_at, i: last.id }) : null };
+  return {
+    items: entries,
+    nextCursor:
+      hasMore && last ? encodeCursor({ k: 'list', v: query.view, t: tag, c: last.created_at, i: last.id }) : null,
+  };
 }

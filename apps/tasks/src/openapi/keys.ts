@@ -18,10 +18,15 @@ export const keysPaths = {
     get: {
       operationId: 'listApiKeys',
       tags: ['API keys'],
-      summary: 'List the account\'s API keys (session only)',
+      summary: "List the account's API keys (session only)",
       security: [{ session: [] }],
       responses: {
-        '200': ok('keys, newest first, without secrets', { type: 'object', additionalProperties: false, required: ['items'], properties: { items: { type: 'array', items: ref('Key') } } }),
+        '200': ok('keys, newest first, without secrets', {
+          type: 'object',
+          additionalProperties: false,
+          required: ['items'],
+          properties: { items: { type: 'array', items: ref('Key') } },
+        }),
         ...common,
         '403': err('`session_required` (an API key) or `cross_origin`'),
       },
@@ -57,7 +62,12 @@ export const keysPaths = {
       security: [{ session: [] }],
       parameters: [keyIdParameter],
       responses: {
-        '200': ok('revoked', { type: 'object', additionalProperties: false, required: ['id', 'revoked'], properties: { id: { type: 'string' }, revoked: { const: true } } }),
+        '200': ok('revoked', {
+          type: 'object',
+          additionalProperties: false,
+          required: ['id', 'revoked'],
+          properties: { id: { type: 'string' }, revoked: { const: true } },
+        }),
         ...common,
         '403': err('`session_required` (an API key) or `cross_origin`'),
         '404': err('`not_found`: no such key of this account'),

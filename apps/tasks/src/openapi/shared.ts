@@ -13,7 +13,11 @@ export const errorSchema = errorEnvelopeSchema('rich');
 export const json = (schema: object) => ({ 'application/json': { schema } });
 export const ref = (name: string) => ({ $ref: `#/components/schemas/${name}` });
 export const etag = { ETag: { description: 'the quoted updatedAt of the task', schema: { type: 'string' } } };
-export const ok = (description: string, schema: object, headers?: object) => ({ description, content: json(schema), ...(headers ? { headers } : {}) });
+export const ok = (description: string, schema: object, headers?: object) => ({
+  description,
+  content: json(schema),
+  ...(headers ? { headers } : {}),
+});
 export const err = (description: string) => ({ description, content: json(ref('Error')) });
 
 export const common = {
@@ -24,10 +28,14 @@ export const common = {
   },
   '500': err('`internal_error`: a server fault (logged; nothing leaks)'),
 };
-export const forbidden = err('`insufficient_scope` (the key lacks the scope) or `cross_origin` (a session from an origin not in ALLOWED_ORIGINS)');
+export const forbidden = err(
+  '`insufficient_scope` (the key lacks the scope) or `cross_origin` (a session from an origin not in ALLOWED_ORIGINS)',
+);
 export const badBody = err('`validation_failed` (details give each JSON pointer), `invalid_json`');
 export const tooLarge = err('`payload_too_large`: body over BODY_LIMIT_BYTES (256 KB)');
-export const notFound = err('`not_found`: no such task in your workspace (missing, deleted, another workspace\'s, or an id that is not a UUID)');
+export const notFound = err(
+  "`not_found`: no such task in your workspace (missing, deleted, another workspace's, or an id that is not a UUID)",
+);
 export const stale = err('`precondition_failed`: If-Match names another version; nothing was written');
 export const badTimezone = '`validation_failed` (path `X-Timezone`): X-Timezone is not an IANA time zone';
 
@@ -37,7 +45,11 @@ export const ifMatchParam = {
   in: 'header',
   required: false,
   // The entity-tag list readIfMatch takes (tags hold no comma or quote); anything else is 400.
-  schema: { type: 'string', maxLength: IF_MATCH_MAX_LENGTH, pattern: '^\\s*(\\*|(W/)?"[^",]*"\\s*(,\\s*(W/)?"[^",]*"\\s*)*)\\s*$' },
+  schema: {
+    type: 'string',
+    maxLength: IF_MATCH_MAX_LENGTH,
+    pattern: '^\\s*(\\*|(W/)?"[^",]*"\\s*(,\\s*(W/)?"[^",]*"\\s*)*)\\s*$',
+  },
   description:
     `Up to ${IF_MATCH_MAX_LENGTH} characters (longer: 400). ` +
     'The quoted updatedAt of the version you last saw (the ETag), `*` for any version, or a comma-separated list of them. ' +
@@ -48,11 +60,21 @@ export const timezoneParam = {
   in: 'header',
   required: false,
   schema: { type: 'string', maxLength: 100, pattern: TIME_ZONE_PATTERN },
-  description: 'IANA time zone for this request (default: the account\'s). Unknown: 400 `validation_failed` with the path `X-Timezone`, on every route (checked after the scope, before the body).',
+  description:
+    "IANA time zone for this request (default: the account's). Unknown: 400 `validation_failed` with the path `X-Timezone`, on every route (checked after the scope, before the body).",
 };
 export const readScope = [{ apiKey: ['tasks:read'] }, { session: [] }];
 export const writeScope = [{ apiKey: ['tasks:write'] }, { session: [] }];
 
 /** A query schema's properties as OpenAPI query parameters. */
-export const queryParams = (schema: { properties: Record<string, { description: string }>; required?: readonly string[] }) =>
-  Object.entries(schema.properties).map(([name, s]) => ({ name, in: 'query', required: schema.required?.includes(name) ?? false, schema: s, description: s.description }));
+export const queryParams = (schema: {
+  properties: Record<string, { description: string }>;
+  required?: readonly string[];
+}) =>
+  Object.entries(schema.properties).map(([name, s]) => ({
+    name,
+    in: 'query',
+    required: schema.required?.includes(name) ?? false,
+    schema: s,
+    description: s.description,
+  }));

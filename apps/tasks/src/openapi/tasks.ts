@@ -1,11 +1,43 @@
-import { badBody, badTimezone, common, err, etag, forbidden, idParam, ifMatchParam, json, notFound, ok, readScope, ref, stale, timezoneParam, tooLarge, writeScope } from './shared.js';
+import {
+  badBody,
+  badTimezone,
+  common,
+  err,
+  etag,
+  forbidden,
+  idParam,
+  ifMatchParam,
+  json,
+  notFound,
+  ok,
+  readScope,
+  ref,
+  stale,
+  timezoneParam,
+  tooLarge,
+  writeScope,
+} from './shared.js';
 import { emptyBodySchema, listQuerySchema } from '../domain/task.schemas.js';
 
 // The task operations: list, create, get, edit, delete, complete, reopen, auto-tag and move.
 
-function taskOp(operationId: string, summary: string, description: string, opts: { write: boolean; body?: object; ifMatch?: boolean; extra?: Record<string, object>; item?: object }) {
+function taskOp(
+  operationId: string,
+  summary: string,
+  description: string,
+  opts: { write: boolean; body?: object; ifMatch?: boolean; extra?: Record<string, object>; item?: object },
+) {
   const responses: Record<string, object> = {
-    '200': ok('the task', opts.item ?? { type: 'object', additionalProperties: false, required: ['item'], properties: { item: ref('Task') } }, etag),
+    '200': ok(
+      'the task',
+      opts.item ?? {
+        type: 'object',
+        additionalProperties: false,
+        required: ['item'],
+        properties: { item: ref('Task') },
+      },
+      etag,
+    ),
     '400': opts.body ? err(`${badBody.description}; ${badTimezone}`) : err(badTimezone),
     ...common,
     '403': forbidden,
@@ -27,7 +59,12 @@ function taskOp(operationId: string, summary: string, description: string, opts:
   };
 }
 
-const itemResponse = { type: 'object', additionalProperties: false, required: ['item'], properties: { item: ref('Task') } };
+const itemResponse = {
+  type: 'object',
+  additionalProperties: false,
+  required: ['item'],
+  properties: { item: ref('Task') },
+};
 
 export const tasksPaths = {
   '/api/v1/tasks': {
@@ -37,20 +74,31 @@ export const tasksPaths = {
       summary: 'List tasks by view or tag, or search them',
       security: readScope,
       parameters: [
-        ...Object.entries(listQuerySchema.properties).map(([name, schema]) => ({ name, in: 'query', required: false, schema, description: schema.description })),
+        ...Object.entries(listQuerySchema.properties).map(([name, schema]) => ({
+          name,
+          in: 'query',
+          required: false,
+          schema,
+          description: schema.description,
+        })),
         timezoneParam,
       ],
       responses: {
-        '200': ok('a page of tasks: TaskWithSubtasks items for view=all, Tasks otherwise; nextCursor null on the last page', {
-          type: 'object',
-          additionalProperties: false,
-          required: ['items', 'nextCursor'],
-          properties: {
-            items: { type: 'array', items: { anyOf: [ref('Task'), ref('TaskWithSubtasks')] } },
-            nextCursor: { type: ['string', 'null'] },
+        '200': ok(
+          'a page of tasks: TaskWithSubtasks items for view=all, Tasks otherwise; nextCursor null on the last page',
+          {
+            type: 'object',
+            additionalProperties: false,
+            required: ['items', 'nextCursor'],
+            properties: {
+              items: { type: 'array', items: { anyOf: [ref('Task'), ref('TaskWithSubtasks')] } },
+              nextCursor: { type: ['string', 'null'] },
+            },
           },
-        }),
-        '400': err(`\`validation_failed\` (a query parameter; a list cursor on a search or the reverse), \`invalid_cursor\`, ${badTimezone}`),
+        ),
+        '400': err(
+          `\`validation_failed\` (a query parameter; a list cursor on a search or the reverse), \`invalid_cursor\`, ${badTimezone}`,
+        ),
         ...common,
         '403': forbidden,
       },
@@ -61,7 +109,13 @@ export const tasksPaths = {
       summary: 'Create a task',
       security: writeScope,
       parameters: [
-        { name: 'Idempotency-Key', in: 'header', required: false, schema: { type: 'string', minLength: 1, maxLength: 200 }, description: 'see the idempotency rules in the API description' },
+        {
+          name: 'Idempotency-Key',
+          in: 'header',
+          required: false,
+          schema: { type: 'string', minLength: 1, maxLength: 200 },
+          description: 'see the idempotency rules in the API description',
+        },
         timezoneParam,
       ],
       requestBody: { required: true, content: json(ref('TaskInput')) },
@@ -83,7 +137,12 @@ export const tasksPaths = {
   '/api/v1/tasks/{id}': {
     get: taskOp('getTask', 'Get a task with its subtasks', 'Deleted tasks are 404.', {
       write: false,
-      item: { type: 'object', additionalProperties: false, required: ['item'], properties: { item: ref('TaskWithSubtasks') } },
+      item: {
+        type: 'object',
+        additionalProperties: false,
+        required: ['item'],
+        properties: { item: ref('TaskWithSubtasks') },
+      },
     }),
     patch: taskOp('updateTask', 'Edit a task', 'Partial edit; only the fields sent change.', {
       write: true,
@@ -92,10 +151,15 @@ export const tasksPaths = {
       extra: {
         '404': err('`not_found`: the task, or the parentId sent, names no live task of your workspace'),
         '409': err('`subtask_limit_reached`'),
-        '422': err('`due_date_in_past`, `invalid_priority`, `parent_is_subtask`, `parent_is_self`, `task_has_subtasks`'),
+        '422': err(
+          '`due_date_in_past`, `invalid_priority`, `parent_is_subtask`, `parent_is_self`, `task_has_subtasks`',
+        ),
       },
     }),
-    delete: taskOp('deleteTask', 'Soft-delete a task (and its subtasks)', 'Returns the deleted task.', { write: true, ifMatch: true }),
+    delete: taskOp('deleteTask', 'Soft-delete a task (and its subtasks)', 'Returns the deleted task.', {
+      write: true,
+      ifMatch: true,
+    }),
   },
   '/api/v1/tasks/{id}/complete': {
     post: taskOp('completeTask', 'Complete a task', 'See the recurrence rules in the API description.', {
@@ -106,7 +170,13 @@ export const tasksPaths = {
         type: 'object',
         additionalProperties: false,
         required: ['item', 'next'],
-        properties: { item: ref('Task'), next: { anyOf: [ref('Task'), { type: 'null' }], description: 'the next occurrence of a recurring task, else null' } },
+        properties: {
+          item: ref('Task'),
+          next: {
+            anyOf: [ref('Task'), { type: 'null' }],
+            description: 'the next occurrence of a recurring task, else null',
+          },
+        },
       },
       extra: { '409': err('`task_already_completed`, `task_deleted`') },
     }),
@@ -120,16 +190,21 @@ export const tasksPaths = {
     }),
   },
   '/api/v1/tasks/{id}/auto-tag': {
-    post: taskOp('autoTagTask', 'Automatic tagging (compatibility no-op)', 'Reads no task text, contacts nothing, changes nothing.', {
-      write: true,
-      body: emptyBodySchema,
-      item: {
-        type: 'object',
-        additionalProperties: false,
-        required: ['item', 'tagged'],
-        properties: { item: ref('Task'), tagged: { const: false } },
+    post: taskOp(
+      'autoTagTask',
+      'Automatic tagging (compatibility no-op)',
+      'Reads no task text, contacts nothing, changes nothing.',
+      {
+        write: true,
+        body: emptyBodySchema,
+        item: {
+          type: 'object',
+          additionalProperties: false,
+          required: ['item', 'tagged'],
+          properties: { item: ref('Task'), tagged: { const: false } },
+        },
       },
-    }),
+    ),
   },
   '/api/v1/tasks/{id}/position': {
     put: taskOp('moveTask', 'Move a top-level task in the manual order', 'Idempotent; writes only the moved task.', {

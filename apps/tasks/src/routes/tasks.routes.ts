@@ -10,7 +10,16 @@ import type { Context, IfMatch, Task } from '../domain/tasks.service.js';
 import { fingerprint, keyDigest, readIdempotencyKey } from '../idempotency.js';
 import { listChanges, readChanges } from '../domain/changes.service.js';
 import { previewRecurrence } from '../domain/recurrence.service.js';
-import { IF_MATCH_MAX_LENGTH, changesQuerySchema, createTaskSchema, emptyBodySchema, listQuerySchema, positionSchema, previewQuerySchema, updateTaskSchema } from '../openapi.js';
+import {
+  IF_MATCH_MAX_LENGTH,
+  changesQuerySchema,
+  createTaskSchema,
+  emptyBodySchema,
+  listQuerySchema,
+  positionSchema,
+  previewQuerySchema,
+  updateTaskSchema,
+} from '../openapi.js';
 import { taskNotFound } from '../domain/errors.js';
 
 const createBody = compileBody(createTaskSchema);
@@ -20,7 +29,6 @@ const emptyBody = compileBody(emptyBodySchema);
 const listQuery = compileQuery(listQuerySchema);
 const changesQuery = compileQuery(changesQuerySchema);
 const previewQuery = compileQuery(previewQuerySchema);
-
 
 /** complete / reopen / auto-tag: no body, or `{}`. */
 function noBody(req: Request): void {
@@ -36,19 +44,26 @@ const taskId = (req: Request): string => recordId(req.params.id, taskNotFound);
  */
 function readIfMatch(header: string | undefined): IfMatch | undefined {
   if (header === undefined) return undefined;
-  if (header.length > IF_MATCH_MAX_LENGTH) throw errors.validation([{ path: 'If-Match', message: `must be at most ${IF_MATCH_MAX_LENGTH} characters` }]);
+  if (header.length > IF_MATCH_MAX_LENGTH)
+    throw errors.validation([{ path: 'If-Match', message: `must be at most ${IF_MATCH_MAX_LENGTH} characters` }]);
   if (header.trim() === '*') return '*';
   const strong: string[] = [];
   for (const part of header.split(',')) {
     const tag = /^\s*(W\/)?"([^"]*)"\s*$/.exec(part);
-    if (!tag) throw errors.validation([{ path: 'If-Match', message: 'must be * or a list of quoted entity tags (the ETag of the task)' }]);
+    if (!tag)
+      throw errors.validation([
+        { path: 'If-Match', message: 'must be * or a list of quoted entity tags (the ETag of the task)' },
+      ]);
     if (!tag[1]) strong.push(tag[2]!);
   }
   return strong;
 }
 
 function sendTask(res: Response, status: number, item: Task, extra: Record<string, unknown> = {}): void {
-  res.set('ETag', `"${item.updatedAt}"`).status(status).json({ item, ...extra });
+  res
+    .set('ETag', `"${item.updatedAt}"`)
+    .status(status)
+    .json({ item, ...extra });
 }
 
 /** What the tasks routes are given: the shared route context and the app's caches (createApp makes them). */
@@ -72,7 +87,10 @@ export function tasksRoutes(router: Router, { db, streams, caches }: TasksRouteC
   router.post('/tasks', async (req, res) => {
     const input = createBody.parse(req.body);
     const clientKey = readIdempotencyKey(req.get('idempotency-key'));
-    const key = clientKey === undefined ? undefined : { accountId: req.caller!.accountId, keyHash: keyDigest(clientKey), fingerprint: fingerprint(input) };
+    const key =
+      clientKey === undefined
+        ? undefined
+        : { accountId: req.caller!.accountId, keyHash: keyDigest(clientKey), fingerprint: fingerprint(input) };
     const { item, replayed } = await service.createTask(db, await context(req), input, key);
     if (replayed) res.set('Idempotent-Replayed', 'true');
     sendTask(res, 201, item);
@@ -85,10 +103,13 @@ export function tasksRoutes(router: Router, { db, streams, caches }: TasksRouteC
   });
 
   // The same feed, pushed (Server-Sent Events): the hub reads it when a write to this workspace commits.
-  router.get('/tasks/changes/stream', streams.route(async (req) => {
-    const ctx = await context(req);
-    return { key: ctx.workspaceId, read: (cursor, limit) => readChanges(db, ctx, { cursor, limit }) };
-  }));
+  router.get(
+    '/tasks/changes/stream',
+    streams.route(async (req) => {
+      const ctx = await context(req);
+      return { key: ctx.workspaceId, read: (cursor, limit) => readChanges(db, ctx, { cursor, limit }) };
+    }),
+  );
 
   router.get('/recurrence/preview', async (req, res) => {
     const query = previewQuery.parse(req.query);

@@ -6,16 +6,36 @@ export function daysFromNow(days: number): string {
 }
 
 /** Creates a task through the API (201 checked) and returns it. */
-export async function createTask(t: TestApp, c: Caller, body: Record<string, unknown> = {}): Promise<Record<string, any>> {
-  const res = await t.http().post('/api/v1/tasks').set('Authorization', c.auth).send({ title: 'A task', ...body });
+export async function createTask(
+  t: TestApp,
+  c: Caller,
+  body: Record<string, unknown> = {},
+): Promise<Record<string, any>> {
+  const res = await t
+    .http()
+    .post('/api/v1/tasks')
+    .set('Authorization', c.auth)
+    .send({ title: 'A task', ...body });
   if (res.status !== 201) throw new Error(`create failed: ${res.status} ${JSON.stringify(res.body)}`);
   return res.body.item;
 }
 
 /** The 14 fields every task carries, in any order. */
 export const TASK_FIELDS = [
-  'id', 'title', 'notes', 'priority', 'dueAt', 'completedAt', 'tags', 'createdAt', 'updatedAt',
-  'parentId', 'goalId', 'recurrence', 'location', 'assigneeId',
+  'id',
+  'title',
+  'notes',
+  'priority',
+  'dueAt',
+  'completedAt',
+  'tags',
+  'createdAt',
+  'updatedAt',
+  'parentId',
+  'goalId',
+  'recurrence',
+  'location',
+  'assigneeId',
 ].sort();
 
 /** An API timestamp as microseconds since the epoch (ISO strings do not sort: "…00Z" > "…00.1Z"). */

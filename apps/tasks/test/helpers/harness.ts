@@ -1,6 +1,21 @@
 import { runAdminCommand } from '@app/auth/identity';
-import { authConfig, createAppServer, createDb, createLogger, createPool, migrateToLatest, serviceConfig, type ServiceConfig } from '@app/auth/runtime';
-import { stdinOf, startTestApp as start, type AppKit, type TestApp as GenericTestApp, type TestAppOptions } from '@app/devstack';
+import {
+  authConfig,
+  createAppServer,
+  createDb,
+  createLogger,
+  createPool,
+  migrateToLatest,
+  serviceConfig,
+  type ServiceConfig,
+} from '@app/auth/runtime';
+import {
+  stdinOf,
+  startTestApp as start,
+  type AppKit,
+  type TestApp as GenericTestApp,
+  type TestAppOptions,
+} from '@app/devstack';
 import { createApp, migrations, adminHooks } from '../../src/app.js';
 import type { Database } from '../../src/db/schema.js';
 import { openapiDocument } from '../../src/openapi.js';
@@ -16,7 +31,9 @@ export interface Caller {
   auth: string;
 }
 
-export type TestApp = Omit<GenericTestApp<Database, ServiceConfig>, 'caller'> & { caller(scopes?: string[]): Promise<Caller> };
+export type TestApp = Omit<GenericTestApp<Database, ServiceConfig>, 'caller'> & {
+  caller(scopes?: string[]): Promise<Caller>;
+};
 
 /** The configuration the tasks process reads from `env`, by its declaration. */
 export const loadConfig = (env: Record<string, string | undefined>): ServiceConfig => serviceConfig(service, env);
@@ -29,9 +46,14 @@ const kit: AppKit<Database, ServiceConfig> = {
   openDb: (pool) => createDb<Database>(pool),
   migrate: (db) => migrateToLatest(db, service.name, migrations),
   createApp: ({ logSink, ...deps }) =>
-    createApp({ ...deps, service, logger: logSink ? createLogger(service.name, 'info', { write: logSink }) : createLogger(service.name, 'silent') }),
+    createApp({
+      ...deps,
+      service,
+      logger: logSink ? createLogger(service.name, 'info', { write: logSink }) : createLogger(service.name, 'silent'),
+    }),
   createServer: createAppServer,
-  admin: (db, config, argv, stdin) => runAdminCommand(db, authConfig(service, config.allowedOrigins), argv, adminHooks, stdinOf(stdin)),
+  admin: (db, config, argv, stdin) =>
+    runAdminCommand(db, authConfig(service, config.allowedOrigins), argv, adminHooks, stdinOf(stdin)),
   openapiDocument,
 };
 
@@ -39,6 +61,9 @@ const kit: AppKit<Database, ServiceConfig> = {
  * The tasks app on its own fresh database (real Postgres, real migrations) and its own Redis
  * prefix, listening on an ephemeral port. `env` overrides configuration (e.g. rate limits).
  */
-export function startTestApp(env: Record<string, string> = {}, options: TestAppOptions<Database, ServiceConfig> = {}): Promise<TestApp> {
+export function startTestApp(
+  env: Record<string, string> = {},
+  options: TestAppOptions<Database, ServiceConfig> = {},
+): Promise<TestApp> {
   return start(kit, env, options) as Promise<TestApp>;
 }

@@ -32,7 +32,11 @@ export interface LoadResult {
  * Drives every target through the gateway with `workers` concurrent loops each (a read, then a
  * write, and again) until `stop()` resolves; bounded by `maxMs` in any case. Talks to 127.0.0.1 only.
  */
-export async function runLoad(gateway: string, targets: Target[], opts: { workers: number; maxMs: number; until: Promise<void> }): Promise<LoadResult> {
+export async function runLoad(
+  gateway: string,
+  targets: Target[],
+  opts: { workers: number; maxMs: number; until: Promise<void> },
+): Promise<LoadResult> {
   const samples: Sample[] = [];
   const acknowledged: LoadResult['acknowledged'] = Object.fromEntries(targets.map((t) => [t.name, []]));
   let running = true;
@@ -55,11 +59,27 @@ export async function runLoad(gateway: string, targets: Target[], opts: { worker
       } catch {
         json = undefined;
       }
-      const code = typeof json?.error === 'object' ? json.error.code : typeof json?.error === 'string' ? json.error : undefined;
-      samples.push({ service: t.name, method, at: started, ms: Date.now() - started, status: res.status, code, retryAfter: res.headers.get('retry-after') ?? undefined });
+      const code =
+        typeof json?.error === 'object' ? json.error.code : typeof json?.error === 'string' ? json.error : undefined;
+      samples.push({
+        service: t.name,
+        method,
+        at: started,
+        ms: Date.now() - started,
+        status: res.status,
+        code,
+        retryAfter: res.headers.get('retry-after') ?? undefined,
+      });
       return { status: res.status, json };
     } catch (err) {
-      samples.push({ service: t.name, method, at: started, ms: Date.now() - started, status: 0, code: (err as Error).name });
+      samples.push({
+        service: t.name,
+        method,
+        at: started,
+        ms: Date.now() - started,
+        status: 0,
+        code: (err as Error).name,
+      });
       return { status: 0, json: undefined };
     }
   };
@@ -81,7 +101,11 @@ export async function runLoad(gateway: string, targets: Target[], opts: { worker
 }
 
 /** One printed row per service: counts by status, 5xx by code, connection errors, slowest answer. */
-export function summarize(phase: string, samples: Sample[], window: { from: number; to: number }): Array<Record<string, string | number>> {
+export function summarize(
+  phase: string,
+  samples: Sample[],
+  window: { from: number; to: number },
+): Array<Record<string, string | number>> {
   const services = [...new Set(samples.map((s) => s.service))];
   return services.map((service) => {
     const mine = samples.filter((s) => s.service === service);
@@ -91,13 +115,19 @@ export function summarize(phase: string, samples: Sample[], window: { from: numb
     const byStatus: Record<string, number> = {};
     for (const s of mine) byStatus[s.status] = (byStatus[s.status] ?? 0) + 1;
     const fivexx: Record<string, number> = {};
-    for (const s of mine.filter((x) => x.status >= 500)) fivexx[`${s.status} ${s.code ?? ''}`.trim()] = (fivexx[`${s.status} ${s.code ?? ''}`.trim()] ?? 0) + 1;
+    for (const s of mine.filter((x) => x.status >= 500))
+      fivexx[`${s.status} ${s.code ?? ''}`.trim()] = (fivexx[`${s.status} ${s.code ?? ''}`.trim()] ?? 0) + 1;
     return {
       phase,
       service,
       requests: mine.length,
-      statuses: Object.entries(byStatus).map(([k, v]) => `${k}:${v}`).join(' '),
-      '5xx by code': Object.entries(fivexx).map(([k, v]) => `${k}:${v}`).join(', ') || '-',
+      statuses: Object.entries(byStatus)
+        .map(([k, v]) => `${k}:${v}`)
+        .join(' '),
+      '5xx by code':
+        Object.entries(fivexx)
+          .map(([k, v]) => `${k}:${v}`)
+          .join(', ') || '-',
       'conn errors': mine.filter((s) => s.status === 0).length,
       'max ms during fault': Math.max(0, ...during.map((s) => s.ms)),
       'first 2xx after recovery (ms)': firstOk ? firstOk.at + firstOk.ms - window.to : -1,
@@ -109,7 +139,11 @@ export function summarize(phase: string, samples: Sample[], window: { from: numb
 export function printTable(rows: Array<Record<string, string | number>>): void {
   if (rows.length === 0) return;
   const cols = Object.keys(rows[0]!);
-  const lines = [`| ${cols.join(' | ')} |`, `|${cols.map(() => '---').join('|')}|`, ...rows.map((r) => `| ${cols.map((c) => r[c]).join(' | ')} |`)];
+  const lines = [
+    `| ${cols.join(' | ')} |`,
+    `|${cols.map(() => '---').join('|')}|`,
+    ...rows.map((r) => `| ${cols.map((c) => r[c]).join(' | ')} |`),
+  ];
   process.stdout.write(`\n${lines.join('\n')}\n`);
 }
 
@@ -122,16 +156,30 @@ export async function findLostWrites(databaseUrl: string, acknowledged: Record<s
   const db = new pg.Client({ connectionString: databaseUrl });
   await db.connect();
   try {
-    const found = async (sql: string, keys: string[]) => new Set((await db.query<{ k: string }>(sql, [keys])).rows.map((r) => r.k));
+    const found = async (sql: string, keys: string[]) =>
+      new Set((await db.query<{ k: string }>(sql, [keys])).rows.map((r) => r.k));
     const lost: string[] = [];
-    const check = (service: string, have: Set<string>) => lost.push(...(acknowledged[service] ?? []).filter((k) => !have.has(k)).map((k) => `${service} ${k}`));
-    check('tasks', await found('select id::text as k from tasks.tasks where id = any($1::uuid[])', acknowledged.tasks ?? []));
-    check('meetings', await found('select date::text as k from meetings.notes where date = any($1::date[])', acknowledged.meetings ?? []));
-    check('clipboard', await found(
-      `select id::text as k from clipboard.items where id = any($1::uuid[])
+    const check = (service: string, have: Set<string>) =>
+      lost.push(...(acknowledged[service] ?? []).filter((k) => !have.has(k)).map((k) => `${service} ${k}`));
+    check(
+      'tasks',
+      await found('select id::text as k from tasks.tasks where id = any($1::uuid[])', acknowledged.tasks ?? []),
+    );
+    check(
+      'meetings',
+      await found(
+        'select date::text as k from meetings.notes where date = any($1::date[])',
+        acknowledged.meetings ?? [],
+      ),
+    );
+    check(
+      'clipboard',
+      await found(
+        `select id::text as k from clipboard.items where id = any($1::uuid[])
        union select entity_id::text from clipboard.changes where entity = 'item' and op = 'delete' and entity_id = any($1::uuid[])`,
-      acknowledged.clipboard ?? [],
-    ));
+        acknowledged.clipboard ?? [],
+      ),
+    );
     return lost;
   } finally {
     await db.end();

@@ -1,5 +1,16 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { existsSync, lstatSync, mkdirSync, readlinkSync, mkdtempSync, readFileSync, readdirSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import {
+  existsSync,
+  lstatSync,
+  mkdirSync,
+  readlinkSync,
+  mkdtempSync,
+  readFileSync,
+  readdirSync,
+  rmSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs';
 import { createServer, type Server } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -20,7 +31,12 @@ let start: ChildProcess;
 let stdout = '';
 let stderr = '';
 /** The first instance's port of each service (`<NAME>_PORT`), and the stack's own. */
-const ports = { gateway: 0, redis: 0, postgres: 0, ...(Object.fromEntries(SERVICES.map((svc) => [svc, 0])) as Record<Service, number>) };
+const ports = {
+  gateway: 0,
+  redis: 0,
+  postgres: 0,
+  ...(Object.fromEntries(SERVICES.map((svc) => [svc, 0])) as Record<Service, number>),
+};
 
 /** A free port whose neighbour ten up (the second instance's) is free too. */
 async function freeBase(): Promise<number> {
@@ -79,7 +95,11 @@ function instancePid(service: string, port: number): number {
     try {
       const cmdline = readFileSync(`/proc/${pid}/cmdline`, 'utf8');
       const environ = readFileSync(`/proc/${pid}/environ`, 'utf8').split('\0');
-      if (cmdline.includes(join('apps', service, 'dist', 'service.js')) && environ.includes(`${service.toUpperCase()}_PORT=${port}`)) return pid;
+      if (
+        cmdline.includes(join('apps', service, 'dist', 'service.js')) &&
+        environ.includes(`${service.toUpperCase()}_PORT=${port}`)
+      )
+        return pid;
     } catch {
       // gone meanwhile
     }
@@ -90,7 +110,10 @@ function instancePid(service: string, port: number): number {
 async function until(what: string, check: () => boolean, timeoutMs: number): Promise<number> {
   const since = Date.now();
   while (!check()) {
-    if (Date.now() - since > timeoutMs) throw new Error(`timed out waiting for ${what}\nstdout:\n${stdout.slice(-2000)}\nstderr:\n${stderr.slice(-2000)}`);
+    if (Date.now() - since > timeoutMs)
+      throw new Error(
+        `timed out waiting for ${what}\nstdout:\n${stdout.slice(-2000)}\nstderr:\n${stderr.slice(-2000)}`,
+      );
     await new Promise((r) => setTimeout(r, 25));
   }
   return Date.now() - since;
@@ -116,7 +139,11 @@ beforeAll(async () => {
   delete env.REDIS_URL;
   delete env.DATABASE_URL;
   // A process group of its own, as scripts/cli.mjs starts it: only it gets the Ctrl-C.
-  start = spawn(process.execPath, [join(repoRoot, 'packages', 'devstack', 'dist', 'start.js'), '--replicas', '2'], { env, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
+  start = spawn(process.execPath, [join(repoRoot, 'packages', 'devstack', 'dist', 'start.js'), '--replicas', '2'], {
+    env,
+    detached: true,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   start.stdout!.on('data', (c: Buffer) => (stdout += c.toString()));
   start.stderr!.on('data', (c: Buffer) => (stderr += c.toString()));
   await until('npm start to be ready', () => stdout.includes('Ctrl-C stops everything'), 120000);
@@ -135,7 +162,8 @@ afterAll(async () => {
   }
   // Under root the cluster lives outside DATA_DIR, behind the pg symlink: remove it too.
   const pgLink = join(dataDir, 'pg');
-  if (lstatSync(pgLink, { throwIfNoEntry: false })?.isSymbolicLink()) rmSync(readlinkSync(pgLink), { recursive: true, force: true });
+  if (lstatSync(pgLink, { throwIfNoEntry: false })?.isSymbolicLink())
+    rmSync(readlinkSync(pgLink), { recursive: true, force: true });
   rmSync(dataDir, { recursive: true, force: true });
 });
 
@@ -148,7 +176,9 @@ describe('npm start -- --replicas 2', () => {
     for (const svc of SERVICES) {
       expect(stdout).toContain(`http://localhost:${ports[svc]}  http://localhost:${ports[svc] + 10}`);
       for (const port of [ports[svc], ports[svc] + 10]) {
-        const ready = (await (await fetch(`http://127.0.0.1:${port}/readyz`)).json()) as { checks: Record<string, string> };
+        const ready = (await (await fetch(`http://127.0.0.1:${port}/readyz`)).json()) as {
+          checks: Record<string, string>;
+        };
         expect(ready.checks).toEqual({ postgres: 'ok', redis: 'ok' });
       }
     }
@@ -175,13 +205,19 @@ describe('npm start -- --replicas 2', () => {
         await new Promise((r) => setTimeout(r, 50));
       }
     })();
-    await until('the restart line', () => stderr.includes('tasks#1 exited (code null, signal SIGKILL); restarting in 1s'), 10000);
+    await until(
+      'the restart line',
+      () => stderr.includes('tasks#1 exited (code null, signal SIGKILL); restarting in 1s'),
+      10000,
+    );
     await until('tasks#1 to be back', () => stderr.includes('tasks#1 is back'), 30000);
     await waitForPort(ports.tasks, 5000);
     const restartMs = Date.now() - killedAt;
     back = true;
     await probe;
-    console.log(`npm start: tasks#1 SIGKILLed, back in ${restartMs} ms; gateway answers meanwhile ${JSON.stringify(tally(statuses))}`);
+    console.log(
+      `npm start: tasks#1 SIGKILLed, back in ${restartMs} ms; gateway answers meanwhile ${JSON.stringify(tally(statuses))}`,
+    );
     expect(tally(statuses)).toEqual({ 401: statuses.length });
     expect(statuses.length).toBeGreaterThanOrEqual(3);
     expect(instancePid('tasks', ports.tasks)).not.toBe(victim);
@@ -190,7 +226,11 @@ describe('npm start -- --replicas 2', () => {
   it('also restarts an instance that was stopped with SIGTERM (exit 0), with the delay doubled', async () => {
     const pid = instancePid('tasks', ports.tasks);
     process.kill(pid, 'SIGTERM');
-    await until('the restart line', () => stderr.includes('tasks#1 exited (code 0, signal null); restarting in 2s'), 15000);
+    await until(
+      'the restart line',
+      () => stderr.includes('tasks#1 exited (code 0, signal null); restarting in 2s'),
+      15000,
+    );
     await until('tasks#1 to be back again', () => stderr.split('tasks#1 is back').length === 3, 30000);
     expect((await gw('/api/v1/tasks')).status).toBe(401);
   });
@@ -203,7 +243,11 @@ describe('npm start -- --replicas 2', () => {
     expect(workers.length).toBeGreaterThan(0);
     const logged = stderr.length;
     process.kill(master!, 'SIGKILL');
-    await until('the gateway restart line', () => stderr.slice(logged).includes('gateway exited (code null, signal SIGKILL); restarting in 1s'), 10000);
+    await until(
+      'the gateway restart line',
+      () => stderr.slice(logged).includes('gateway exited (code null, signal SIGKILL); restarting in 1s'),
+      10000,
+    );
     await until('the gateway to be back', () => stderr.slice(logged).includes('gateway is back'), 30000);
     expect((await gw('/api/v1/tasks')).status).toBe(401);
     expect(nginx('master')).not.toContain(master);
@@ -223,7 +267,12 @@ describe('npm start -- --replicas 2', () => {
     const stopMs = Date.now() - stoppingAt;
     await until('every child to be gone', () => pids.every((pid) => !alive(pid)), 5000);
     console.log(`npm start: Ctrl-C stopped ${pids.length} processes in ${stopMs} ms`);
-    for (const port of [ports.gateway, ports.redis, ports.postgres, ...SERVICES.flatMap((svc) => [ports[svc], ports[svc] + 10])]) {
+    for (const port of [
+      ports.gateway,
+      ports.redis,
+      ports.postgres,
+      ...SERVICES.flatMap((svc) => [ports[svc], ports[svc] + 10]),
+    ]) {
       expect(await canListen(port)).toBe(true);
     }
     expect(existsSync(join(dataDir, 'runtime.json'))).toBe(false);
@@ -239,7 +288,10 @@ describe('npm start refuses bad replica settings with one line', () => {
   /** start.js run to its exit; bounded: one that goes on (past a check it should stop at) is killed. */
   const run = (args: string[], env: NodeJS.ProcessEnv) =>
     new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve) => {
-      const child = spawn(process.execPath, [join(repoRoot, 'packages', 'devstack', 'dist', 'start.js'), ...args], { env: { DATA_DIR: dataDir, ...env }, detached: true });
+      const child = spawn(process.execPath, [join(repoRoot, 'packages', 'devstack', 'dist', 'start.js'), ...args], {
+        env: { DATA_DIR: dataDir, ...env },
+        detached: true,
+      });
       let out = '';
       let err = '';
       child.stdout.on('data', (c: Buffer) => (out += c.toString()));
@@ -253,8 +305,14 @@ describe('npm start refuses bad replica settings with one line', () => {
 
   /** Settings for a run of start.js on free ports (`ports` override), with its data in `dir`. */
   const freshRun = async (dir: string, ports: Record<string, number> = {}): Promise<NodeJS.ProcessEnv> => {
-    const env: NodeJS.ProcessEnv = { ...process.env, DATA_DIR: dir, HOST: '127.0.0.1', EMBEDDED_PG_PORT: String(await freePort()) };
-    for (const name of ['GATEWAY_PORT', 'TASKS_PORT', 'MEETINGS_PORT', 'CLIPBOARD_PORT']) env[name] = String(ports[name] ?? (await freeBase()));
+    const env: NodeJS.ProcessEnv = {
+      ...process.env,
+      DATA_DIR: dir,
+      HOST: '127.0.0.1',
+      EMBEDDED_PG_PORT: String(await freePort()),
+    };
+    for (const name of ['GATEWAY_PORT', 'TASKS_PORT', 'MEETINGS_PORT', 'CLIPBOARD_PORT'])
+      env[name] = String(ports[name] ?? (await freeBase()));
     delete env.DATABASE_URL;
     return env;
   };
@@ -269,14 +327,21 @@ describe('npm start refuses bad replica settings with one line', () => {
     // Another program on the gateway's port and on the second tasks instance's (TASKS_PORT + 10).
     const [gatewayPort, tasksPort] = [await freePort(), await freeBase()];
     const holders = await Promise.all(
-      [gatewayPort, tasksPort + 10].map((port) => new Promise<Server>((resolve) => {
-        const srv = createServer();
-        srv.listen(port, '0.0.0.0', () => resolve(srv));
-      })),
+      [gatewayPort, tasksPort + 10].map(
+        (port) =>
+          new Promise<Server>((resolve) => {
+            const srv = createServer();
+            srv.listen(port, '0.0.0.0', () => resolve(srv));
+          }),
+      ),
     );
     const own = mkdtempSync(join(tmpdir(), 'npm-start-taken-'));
     try {
-      const { code, stdout: out, stderr: err } = await run(['--replicas', '2'], await freshRun(own, { GATEWAY_PORT: gatewayPort, TASKS_PORT: tasksPort }));
+      const {
+        code,
+        stdout: out,
+        stderr: err,
+      } = await run(['--replicas', '2'], await freshRun(own, { GATEWAY_PORT: gatewayPort, TASKS_PORT: tasksPort }));
       console.log(`npm start with ports ${gatewayPort} and ${tasksPort + 10} taken: exit ${code}\n${err}`);
       const here = `pid ${process.pid} (${readFileSync('/proc/self/comm', 'utf8').trim()}, in ${process.cwd()})`;
       expect(err.trim().split('\n')).toEqual([
@@ -301,7 +366,9 @@ describe('npm start refuses bad replica settings with one line', () => {
       const { code, stderr: err } = await run([], await freshRun(own));
       expect(code).toBe(1);
       const pg = join(own, 'pg');
-      expect(err).toContain(`start failed: the Postgres data in ${pg} was made by PostgreSQL 17, which this embedded PostgreSQL 15 cannot open. Move it aside to start afresh (mv ${pg} ${pg}-pg17)`);
+      expect(err).toContain(
+        `start failed: the Postgres data in ${pg} was made by PostgreSQL 17, which this embedded PostgreSQL 15 cannot open. Move it aside to start afresh (mv ${pg} ${pg}-pg17)`,
+      );
       expect(readFileSync(join(pg, 'PG_VERSION'), 'utf8')).toBe('17\n');
     } finally {
       rmSync(own, { recursive: true, force: true });
@@ -315,7 +382,9 @@ describe('npm start refuses bad replica settings with one line', () => {
       for (const tool of ['sh', 'ls', 'head']) symlinkSync(`/usr/bin/${tool}`, join(bin, tool));
       const { code, stderr: err } = await run(['--replicas', '2'], { PATH: bin });
       expect(code).toBe(2);
-      expect(err.trim().split('\n')).toEqual(['--replicas needs Redis (shared rate limits and idempotency records): install redis-server or set REDIS_URL']);
+      expect(err.trim().split('\n')).toEqual([
+        '--replicas needs Redis (shared rate limits and idempotency records): install redis-server or set REDIS_URL',
+      ]);
     } finally {
       rmSync(bin, { recursive: true, force: true });
     }

@@ -44,7 +44,11 @@ describe('rate limits across instances', () => {
     expect(tally(first)).toEqual({ 200: 600 });
     const over = await pool(6, 2, async () => {
       const res = await gw('/api/v1/tasks', { headers: auth });
-      return { status: res.status, body: (await res.json()) as { error?: { code: string } }, retryAfter: res.headers.get('retry-after') };
+      return {
+        status: res.status,
+        body: (await res.json()) as { error?: { code: string } },
+        retryAfter: res.headers.get('retry-after'),
+      };
     });
     for (const res of over) {
       expect(res.status).toBe(429);
@@ -52,10 +56,15 @@ describe('rate limits across instances', () => {
       expect(Number(res.retryAfter)).toBeGreaterThan(0);
     }
     // Both instances served the 600 and both refused some of the rest: one budget, in Redis.
-    const servedBy = [(await served(a!, { route: '/api/v1/tasks', status: '200' })) - before[0]!, (await served(b!, { route: '/api/v1/tasks', status: '200' })) - before[1]!];
+    const servedBy = [
+      (await served(a!, { route: '/api/v1/tasks', status: '200' })) - before[0]!,
+      (await served(b!, { route: '/api/v1/tasks', status: '200' })) - before[1]!,
+    ];
     // (A refused request never reaches a route: its label is `unmatched`.)
     const refusedBy = [await served(a!, { status: '429' }), await served(b!, { status: '429' })];
-    console.log(`tasks rate limit: 600 x 200 then 6 x 429; 200s per instance ${servedBy.join(' + ')}, 429s per instance ${refusedBy.join(' + ')}`);
+    console.log(
+      `tasks rate limit: 600 x 200 then 6 x 429; 200s per instance ${servedBy.join(' + ')}, 429s per instance ${refusedBy.join(' + ')}`,
+    );
     expect(servedBy[0]! + servedBy[1]!).toBe(600);
     expect(Math.min(...servedBy)).toBeGreaterThan(100);
     expect(Math.min(...refusedBy)).toBeGreaterThan(0);
@@ -65,8 +74,15 @@ describe('rate limits across instances', () => {
     // Two accounts, so neither reaches its own 120 reads a minute: only the cap by address can refuse.
     const auths: Array<Record<string, string>> = [];
     for (const n of [1, 2]) {
-      const { accountId } = await stack.admin('meetings', 'create-account', '--email', `cap-${n}-${randomUUID()}@example.test`);
-      auths.push({ Authorization: `Bearer ${(await stack.admin('meetings', 'create-key', '--account', accountId)).key}` });
+      const { accountId } = await stack.admin(
+        'meetings',
+        'create-account',
+        '--email',
+        `cap-${n}-${randomUUID()}@example.test`,
+      );
+      auths.push({
+        Authorization: `Bearer ${(await stack.admin('meetings', 'create-key', '--account', accountId)).key}`,
+      });
     }
     const statuses = await pool(180, 6, async (i) => (await gw('/api/me', { headers: auths[i % 2] })).status);
     expect(tally(statuses)).toEqual({ 200: 180 });
@@ -75,7 +91,9 @@ describe('rate limits across instances', () => {
     expect(((await limited.json()) as { error: { code: string } }).error.code).toBe('rate_limited');
     // The service's budget answered (it names its limit), not the gateway's looser guard.
     expect(limited.headers.get('ratelimit-limit')).toBe('180');
-    const perInstance = await Promise.all(stack.instances.meetings.map((m) => served(m, { route: '/api/me', status: '200' })));
+    const perInstance = await Promise.all(
+      stack.instances.meetings.map((m) => served(m, { route: '/api/me', status: '200' })),
+    );
     console.log(`meetings cap: 180 x 200 then 429; per instance ${perInstance.join(' + ')}`);
     expect(Math.min(...perInstance)).toBeGreaterThan(30);
   });
@@ -86,16 +104,26 @@ describe('idempotency records across instances', () => {
     const auth = await tasksKey();
     const key = randomUUID();
     const title = `once ${key}`;
-    const postsBefore = await Promise.all(stack.instances.tasks.map((t) => served(t, { method: 'POST', route: '/api/v1/tasks' })));
+    const postsBefore = await Promise.all(
+      stack.instances.tasks.map((t) => served(t, { method: 'POST', route: '/api/v1/tasks' })),
+    );
     const results = await Promise.all(
       Array.from({ length: 20 }, async () => {
-        const res = await gw('/api/v1/tasks', { method: 'POST', headers: { ...auth, 'Idempotency-Key': key }, body: JSON.stringify({ title }) });
+        const res = await gw('/api/v1/tasks', {
+          method: 'POST',
+          headers: { ...auth, 'Idempotency-Key': key },
+          body: JSON.stringify({ title }),
+        });
         return { status: res.status, body: (await res.json()) as { item?: { id: string }; error?: { code: string } } };
       }),
     );
-    const postsAfter = await Promise.all(stack.instances.tasks.map((t) => served(t, { method: 'POST', route: '/api/v1/tasks' })));
+    const postsAfter = await Promise.all(
+      stack.instances.tasks.map((t) => served(t, { method: 'POST', route: '/api/v1/tasks' })),
+    );
     const perInstance = postsAfter.map((n, i) => n - postsBefore[i]!);
-    console.log(`idempotent creates: statuses ${JSON.stringify(tally(results.map((r) => r.status)))}; per instance ${perInstance.join(' + ')}`);
+    console.log(
+      `idempotent creates: statuses ${JSON.stringify(tally(results.map((r) => r.status)))}; per instance ${perInstance.join(' + ')}`,
+    );
     expect(Math.min(...perInstance)).toBeGreaterThan(0);
     for (const r of results) {
       if (r.status === 409) expect(r.body.error?.code).toBe('idempotency_request_in_progress');
@@ -103,7 +131,9 @@ describe('idempotency records across instances', () => {
     }
     const ids = new Set(results.filter((r) => r.status === 201).map((r) => r.body.item!.id));
     expect(ids.size).toBe(1);
-    const all = (await (await gw('/api/v1/tasks', { headers: auth })).json()) as { items: Array<{ id: string; title: string }> };
+    const all = (await (await gw('/api/v1/tasks', { headers: auth })).json()) as {
+      items: Array<{ id: string; title: string }>;
+    };
     expect(all.items.filter((t) => t.title === title).map((t) => t.id)).toEqual([...ids]);
   });
 });
@@ -115,7 +145,11 @@ describe('one instance killed under load', () => {
     // Each worker has tasks to read, and stays under its account's 600 requests a minute.
     const seeded = await Promise.all(
       auths.map(async (auth, w) => {
-        const res = await gw('/api/v1/tasks', { method: 'POST', headers: auth, body: JSON.stringify({ title: `seed ${w}` }) });
+        const res = await gw('/api/v1/tasks', {
+          method: 'POST',
+          headers: auth,
+          body: JSON.stringify({ title: `seed ${w}` }),
+        });
         return ((await res.json()) as { item: { id: string } }).item.id;
       }),
     );
@@ -190,7 +224,11 @@ describe('one instance killed under load', () => {
     // through the API would meet its own 429s (and did, whenever no write of a worker failed).
     const db = new pg.Client({ connectionString: stack.databaseUrl });
     await db.connect();
-    const { rows } = await db.query<{ id: string; title: string }>('select id::text, title from tasks.tasks where id = any($1::uuid[])', [acked.map((w) => w.id)]).finally(() => db.end());
+    const { rows } = await db
+      .query<{ id: string; title: string }>('select id::text, title from tasks.tasks where id = any($1::uuid[])', [
+        acked.map((w) => w.id),
+      ])
+      .finally(() => db.end());
     const stored = new Map(rows.map((r) => [r.id, r.title]));
     const lost = acked.filter((w) => stored.get(w.id) !== w.title).map((w) => w.id);
     expect(lost).toEqual([]);
@@ -214,12 +252,16 @@ describe('one instance killed under load', () => {
 });
 
 describe('MCP across instances', () => {
-  it('serves one client\'s MCP calls from both instances with no sticky session', async () => {
+  it("serves one client's MCP calls from both instances with no sticky session", async () => {
     const auth = await tasksKey();
     const [a, b] = stack.instances.tasks;
     const before = [await served(a!, { route: '/mcp/tasks' }), await served(b!, { route: '/mcp/tasks' })];
     const client = new Client({ name: 'replicas-test', version: '1.0.0' });
-    await client.connect(new StreamableHTTPClientTransport(new URL(`${stack.gateway}/mcp/tasks?toolsets=all`), { requestInit: { headers: { Authorization: auth.Authorization! } } }));
+    await client.connect(
+      new StreamableHTTPClientTransport(new URL(`${stack.gateway}/mcp/tasks?toolsets=all`), {
+        requestInit: { headers: { Authorization: auth.Authorization! } },
+      }),
+    );
     expect((await client.listTools()).tools.length).toBeGreaterThan(0);
     for (let i = 0; i < 20; i++) {
       const result = await client.callTool({ name: 'createTask', arguments: { title: `from an assistant ${i}` } });
@@ -228,7 +270,10 @@ describe('MCP across instances', () => {
     await client.close();
     const list = (await (await gw('/api/v1/tasks?limit=100', { headers: auth })).json()) as { items: unknown[] };
     expect(list.items).toHaveLength(20);
-    const servedBy = [(await served(a!, { route: '/mcp/tasks' })) - before[0]!, (await served(b!, { route: '/mcp/tasks' })) - before[1]!];
+    const servedBy = [
+      (await served(a!, { route: '/mcp/tasks' })) - before[0]!,
+      (await served(b!, { route: '/mcp/tasks' })) - before[1]!,
+    ];
     console.log(`MCP requests per instance: ${servedBy.join(' + ')}`);
     expect(Math.min(...servedBy)).toBeGreaterThan(0);
   });

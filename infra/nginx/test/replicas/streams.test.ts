@@ -2,7 +2,17 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createMeetingsClient, type MeetingsChange, type Subscription } from '@app/client';
-import { adminCommand, freePort, openEventStream, startEmbeddedPostgres, startProduct, startRedis, type RunningPostgres, type RunningProduct, type RunningRedis } from '@app/devstack';
+import {
+  adminCommand,
+  freePort,
+  openEventStream,
+  startEmbeddedPostgres,
+  startProduct,
+  startRedis,
+  type RunningPostgres,
+  type RunningProduct,
+  type RunningRedis,
+} from '@app/devstack';
 
 /**
  * Two devices of one account: a stream held on one meetings replica, writes made through the
@@ -24,7 +34,12 @@ const supervisorLog: string[] = [];
 beforeAll(async () => {
   pgDir = mkdtempSync(join(tmpdir(), 'streams-pg-'));
   nginxDir = mkdtempSync(join(tmpdir(), 'streams-gateway-'));
-  pgServer = await startEmbeddedPostgres({ dataDir: pgDir, port: await freePort(), persistent: false, settings: { fsync: 'off', full_page_writes: 'off' } });
+  pgServer = await startEmbeddedPostgres({
+    dataDir: pgDir,
+    port: await freePort(),
+    persistent: false,
+    settings: { fsync: 'off', full_page_writes: 'off' },
+  });
   redis = await startRedis();
   const unlimited = '1000000';
   product = await startProduct({
@@ -32,7 +47,13 @@ beforeAll(async () => {
     redisUrl: redis.url,
     nginxDir,
     replicas: 2,
-    env: { HOST: '127.0.0.1', LOG_LEVEL: 'warn', RATE_LIMIT_READS_PER_MINUTE: unlimited, RATE_LIMIT_WRITES_PER_MINUTE: unlimited, RATE_LIMIT_NETWORK_PER_MINUTE: unlimited },
+    env: {
+      HOST: '127.0.0.1',
+      LOG_LEVEL: 'warn',
+      RATE_LIMIT_READS_PER_MINUTE: unlimited,
+      RATE_LIMIT_WRITES_PER_MINUTE: unlimited,
+      RATE_LIMIT_NETWORK_PER_MINUTE: unlimited,
+    },
     gatewayVars: { MEETINGS_GUARD_RATE: '1000000r/s', MEETINGS_GUARD_BURST: 1000000 },
     supervise: { log: (line) => supervisorLog.push(line) },
   });
@@ -49,7 +70,13 @@ afterAll(async () => {
 
 describe('a meetings stream on one replica, writes through the other', () => {
   it('delivers every write once, in order, across a forced reconnect, a Postgres restart and its replica killed', async () => {
-    const { accountId } = await adminCommand('meetings', pgServer.url, 'create-account', '--email', 'two-devices@example.test');
+    const { accountId } = await adminCommand(
+      'meetings',
+      pgServer.url,
+      'create-account',
+      '--email',
+      'two-devices@example.test',
+    );
     const { key } = await adminCommand('meetings', pgServer.url, 'create-key', '--account', accountId);
     const [held, writer] = product.instances.meetings;
     const writes = createMeetingsClient({ baseUrl: `http://127.0.0.1:${writer!.port}`, apiKey: key });
@@ -67,7 +94,11 @@ describe('a meetings stream on one replica, writes through the other', () => {
     const received: Array<{ id: string; change: MeetingsChange }> = [];
     const drops: string[] = [];
     const device = createMeetingsClient({ baseUrl: base, apiKey: key, fetch: routed });
-    const sub: Subscription = device.subscribe({ onChange: (change, id) => void received.push({ change, id }), onError: (err) => drops.push(err.message), retryMs: 200 });
+    const sub: Subscription = device.subscribe({
+      onChange: (change, id) => void received.push({ change, id }),
+      onError: (err) => drops.push(err.message),
+      retryMs: 200,
+    });
 
     const written: string[] = [];
     const write = async (n: number) => {
@@ -83,7 +114,10 @@ describe('a meetings stream on one replica, writes through the other', () => {
     const caughtUp = async (what: string) => {
       const deadline = Date.now() + 30_000;
       while (upserts().length < written.length) {
-        if (Date.now() > deadline) throw new Error(`${what}: ${upserts().length} of ${written.length} writes arrived; drops ${JSON.stringify(drops)}`);
+        if (Date.now() > deadline)
+          throw new Error(
+            `${what}: ${upserts().length} of ${written.length} writes arrived; drops ${JSON.stringify(drops)}`,
+          );
         await sleep(20);
       }
     };
@@ -139,13 +173,23 @@ describe('a meetings stream on one replica, writes through the other', () => {
     // Every write, once each, in commit order (one writer, one at a time).
     expect(upserts()).toEqual(written);
     expect(new Set(received.map((r) => r.id)).size).toBe(received.length);
-    console.log(`streams across faults: ${written.length} writes, ${received.length} events, ${drops.length} reconnects`);
+    console.log(
+      `streams across faults: ${written.length} writes, ${received.length} events, ${drops.length} reconnects`,
+    );
   });
-  it('ends a replica\'s streams with retry: 1000 on SIGTERM, and the process exits cleanly', async () => {
-    const { accountId } = await adminCommand('meetings', pgServer.url, 'create-account', '--email', 'sigterm@example.test');
+  it("ends a replica's streams with retry: 1000 on SIGTERM, and the process exits cleanly", async () => {
+    const { accountId } = await adminCommand(
+      'meetings',
+      pgServer.url,
+      'create-account',
+      '--email',
+      'sigterm@example.test',
+    );
     const { key } = await adminCommand('meetings', pgServer.url, 'create-key', '--account', accountId);
     const instance = product.instances.meetings[1]!;
-    const stream = await openEventStream(`http://127.0.0.1:${instance.port}/api/changes/stream`, { Authorization: `Bearer ${key}` });
+    const stream = await openEventStream(`http://127.0.0.1:${instance.port}/api/changes/stream`, {
+      Authorization: `Bearer ${key}`,
+    });
     expect(stream.status).toBe(200);
     await stream.until((s) => s.blocks.length > 0);
     const victim = instance.process;
@@ -160,9 +204,20 @@ describe('a meetings stream on one replica, writes through the other', () => {
   it.each([
     ['tasks', '/api/v1/tasks/changes/stream', '/api/v1/tasks', { title: 'Through the gateway' }],
     ['meetings', '/api/changes/stream', '/api/people', { name: 'Through the gateway' }],
-    ['clipboard', '/api/clipboard/pull/stream', '/api/clipboard', { type: 'text', content: 'through the gateway', source: 'laptop' }],
+    [
+      'clipboard',
+      '/api/clipboard/pull/stream',
+      '/api/clipboard',
+      { type: 'text', content: 'through the gateway', source: 'laptop' },
+    ],
   ] as const)('passes the %s stream through the gateway unbuffered', async (service, path, create, body) => {
-    const { accountId } = await adminCommand(service, pgServer.url, 'create-account', '--email', `gateway-${service}@example.test`);
+    const { accountId } = await adminCommand(
+      service,
+      pgServer.url,
+      'create-account',
+      '--email',
+      `gateway-${service}@example.test`,
+    );
     const { key } = await adminCommand(service, pgServer.url, 'create-key', '--account', accountId);
     const auth = `Bearer ${key}`;
     const stream = await openEventStream(`${product.gateway}${path}`, { Authorization: auth });
@@ -171,7 +226,11 @@ describe('a meetings stream on one replica, writes through the other', () => {
     expect(stream.headers.get('x-accel-buffering')).toBe('no');
     await stream.until((s) => s.blocks.length > 0);
     const sent = Date.now();
-    const res = await fetch(`${product.gateway}${create}`, { method: 'POST', headers: { Authorization: auth, 'Content-Type': 'application/json' }, body: JSON.stringify(body) });
+    const res = await fetch(`${product.gateway}${create}`, {
+      method: 'POST',
+      headers: { Authorization: auth, 'Content-Type': 'application/json' },
+      body: JSON.stringify(body),
+    });
     expect(res.status).toBe(201);
     await stream.until((s) => s.changes().length === 1, 2000);
     expect(stream.blocks.find((b) => b.event === 'change')!.at - sent).toBeLessThan(1000);

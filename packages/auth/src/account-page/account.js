@@ -10,7 +10,9 @@
   // `authorize`: an OAuth authorize step (sign in, then the server-rendered consent), not the account page.
   const authorizing = body.dataset.mode === 'authorize';
   const authPath = '/auth/' + service;
-  const $ = function (id) { return document.getElementById(id); };
+  const $ = function (id) {
+    return document.getElementById(id);
+  };
   const status = $('status');
 
   /** Says something to everyone: visibly, and through the live region to screen readers. */
@@ -29,8 +31,12 @@
     return fetch(path, init).then(function (res) {
       if (res.status === 204) return { status: 204, body: null };
       return res.json().then(
-        function (json) { return { status: res.status, body: json }; },
-        function () { return { status: res.status, body: null }; }
+        function (json) {
+          return { status: res.status, body: json };
+        },
+        function () {
+          return { status: res.status, body: null };
+        },
       );
     });
   }
@@ -39,7 +45,16 @@
   function errorText(res) {
     const error = res.body && res.body.error;
     if (typeof error === 'string') return error;
-    if (error && error.details && error.details.length) return error.message + ': ' + error.details.map(function (d) { return d.path.replace(/^\//, '') + ' ' + d.message; }).join('; ');
+    if (error && error.details && error.details.length)
+      return (
+        error.message +
+        ': ' +
+        error.details
+          .map(function (d) {
+            return d.path.replace(/^\//, '') + ' ' + d.message;
+          })
+          .join('; ')
+      );
     if (error && error.message) return error.message;
     return 'Something went wrong (HTTP ' + res.status + '). Please try again.';
   }
@@ -47,7 +62,11 @@
   function formatDate(iso) {
     if (!iso) return 'Never';
     const date = new Date(iso);
-    return date.toLocaleString(undefined, { dateStyle: 'medium', timeStyle: 'short', timeZone: currentZone || undefined });
+    return date.toLocaleString(undefined, {
+      dateStyle: 'medium',
+      timeStyle: 'short',
+      timeZone: currentZone || undefined,
+    });
   }
 
   let currentZone = '';
@@ -84,7 +103,11 @@
     return call('GET', keysPath).then(function (res) {
       if (res.status === 401) return showSignedOut('Your session has ended; please sign in again.');
       if (res.status !== 200) return say(errorText(res), 'error');
-      renderKeys(res.body.items.filter(function (k) { return !k.revokedAt; }));
+      renderKeys(
+        res.body.items.filter(function (k) {
+          return !k.revokedAt;
+        }),
+      );
       return loadApps();
     });
   }
@@ -108,17 +131,30 @@
       cell(row, formatDate(app.lastUsedAt));
       const actions = cell(row, '', 'actions');
       const disconnect = button('Disconnect', 'danger', function () {
-        confirmInPlace(actions, disconnect, app.id, 'Disconnect ' + app.clientName + '? It loses access at once.', 'Confirm disconnect', function () {
-          return call('DELETE', authPath + '/apps/' + encodeURIComponent(app.id)).then(function (res) {
-            if (res.status === 401) { showSignedOut('Your session has ended; please sign in again.'); return true; }
-            if (res.status !== 200 && res.status !== 404) { say(errorText(res), 'error'); return false; }
-            return loadApps().then(function () {
-              say(app.clientName + ' disconnected.', 'ok');
-              $('apps-title').focus();
-              return true;
+        confirmInPlace(
+          actions,
+          disconnect,
+          app.id,
+          'Disconnect ' + app.clientName + '? It loses access at once.',
+          'Confirm disconnect',
+          function () {
+            return call('DELETE', authPath + '/apps/' + encodeURIComponent(app.id)).then(function (res) {
+              if (res.status === 401) {
+                showSignedOut('Your session has ended; please sign in again.');
+                return true;
+              }
+              if (res.status !== 200 && res.status !== 404) {
+                say(errorText(res), 'error');
+                return false;
+              }
+              return loadApps().then(function () {
+                say(app.clientName + ' disconnected.', 'ok');
+                $('apps-title').focus();
+                return true;
+              });
             });
-          });
-        });
+          },
+        );
       });
       disconnect.setAttribute('aria-label', 'Disconnect ' + app.clientName);
       actions.appendChild(disconnect);
@@ -156,7 +192,9 @@
       cell(row, formatDate(key.createdAt));
       cell(row, formatDate(key.lastUsedAt));
       const actions = cell(row, '', 'actions');
-      const revoke = button('Revoke', 'danger', function () { confirmRevoke(actions, revoke, key, label); });
+      const revoke = button('Revoke', 'danger', function () {
+        confirmRevoke(actions, revoke, key, label);
+      });
       revoke.setAttribute('aria-label', 'Revoke ' + label);
       actions.appendChild(revoke);
       tbody.appendChild(row);
@@ -167,17 +205,30 @@
 
   /** Revoking asks once more, in place: "Confirm revoke" acts, "Cancel" puts the button back. */
   function confirmRevoke(actions, revoke, key, label) {
-    confirmInPlace(actions, revoke, key.id, 'Revoke ' + label + '? Programs using it will stop working.', 'Confirm revoke', function () {
-      return call('DELETE', keysPath + '/' + encodeURIComponent(key.id)).then(function (res) {
-        if (res.status === 401) { showSignedOut('Your session has ended; please sign in again.'); return true; }
-        if (res.status !== 200 && res.status !== 404) { say(errorText(res), 'error'); return false; }
-        return loadKeys().then(function () {
-          say('Key ' + label + ' revoked.', 'ok');
-          $('key-name').focus();
-          return true;
+    confirmInPlace(
+      actions,
+      revoke,
+      key.id,
+      'Revoke ' + label + '? Programs using it will stop working.',
+      'Confirm revoke',
+      function () {
+        return call('DELETE', keysPath + '/' + encodeURIComponent(key.id)).then(function (res) {
+          if (res.status === 401) {
+            showSignedOut('Your session has ended; please sign in again.');
+            return true;
+          }
+          if (res.status !== 200 && res.status !== 404) {
+            say(errorText(res), 'error');
+            return false;
+          }
+          return loadKeys().then(function () {
+            say('Key ' + label + ' revoked.', 'ok');
+            $('key-name').focus();
+            return true;
+          });
         });
-      });
-    });
+      },
+    );
   }
 
   /**
@@ -192,7 +243,9 @@
     question.id = 'confirm-' + id;
     const yes = button(confirmLabel, 'danger', function () {
       yes.disabled = true;
-      act().then(function (done) { if (!done) yes.disabled = false; });
+      act().then(function (done) {
+        if (!done) yes.disabled = false;
+      });
     });
     yes.setAttribute('aria-describedby', question.id);
     const no = button('Cancel', 'quiet', function () {
@@ -233,23 +286,35 @@
       if (zone && knownZones.indexOf(zone) >= 0) payload.timezone = zone;
     }
     say(signUp ? 'Creating your account…' : 'Signing in…');
-    call('POST', authPath + (signUp ? '/signup' : '/login'), payload).then(function (res) {
-      if (res.status !== 200 && res.status !== 201) {
-        say(errorText(res), 'error');
-        $('password').focus();
-        return;
-      }
-      $('password').value = '';
-      // The authorize step asks the server again, which now shows the consent.
-      if (authorizing) { window.location.reload(); return; }
-      say(signUp ? 'Account created; you are signed in.' : 'Signed in.', 'ok');
-      return loadAccount().then(function () { $('account-title').focus(); });
-    }).catch(function () { say('The service could not be reached. Please try again.', 'error'); });
+    call('POST', authPath + (signUp ? '/signup' : '/login'), payload)
+      .then(function (res) {
+        if (res.status !== 200 && res.status !== 201) {
+          say(errorText(res), 'error');
+          $('password').focus();
+          return;
+        }
+        $('password').value = '';
+        // The authorize step asks the server again, which now shows the consent.
+        if (authorizing) {
+          window.location.reload();
+          return;
+        }
+        say(signUp ? 'Account created; you are signed in.' : 'Signed in.', 'ok');
+        return loadAccount().then(function () {
+          $('account-title').focus();
+        });
+      })
+      .catch(function () {
+        say('The service could not be reached. Please try again.', 'error');
+      });
   });
 
   $('signout').addEventListener('click', function () {
     call('POST', authPath + '/logout').then(function () {
-      if (authorizing) { window.location.reload(); return; }
+      if (authorizing) {
+        window.location.reload();
+        return;
+      }
       $('keys-body').textContent = '';
       $('apps-body').textContent = '';
       showSignedOut('Signed out.');
@@ -260,7 +325,11 @@
     event.preventDefault();
     call('PATCH', authPath + '/me', { timezone: $('timezone').value.trim() }).then(function (res) {
       if (res.status === 401) return showSignedOut('Your session has ended; please sign in again.');
-      if (res.status !== 200) { say(errorText(res), 'error'); $('timezone').focus(); return; }
+      if (res.status !== 200) {
+        say(errorText(res), 'error');
+        $('timezone').focus();
+        return;
+      }
       currentZone = res.body.timezone;
       say('Time zone set to ' + res.body.timezone + '.', 'ok');
       return loadKeys();
@@ -270,12 +339,25 @@
   $('key-form').addEventListener('submit', function (event) {
     event.preventDefault();
     const name = $('key-name').value.trim();
-    const scopes = Array.prototype.map.call(document.querySelectorAll('input[name="scope"]:checked'), function (box) { return box.value; });
-    if (!name) { say('Give the key a name.', 'error'); $('key-name').focus(); return; }
-    if (scopes.length === 0) { say('Choose at least one scope.', 'error'); document.querySelector('input[name="scope"]').focus(); return; }
+    const scopes = Array.prototype.map.call(document.querySelectorAll('input[name="scope"]:checked'), function (box) {
+      return box.value;
+    });
+    if (!name) {
+      say('Give the key a name.', 'error');
+      $('key-name').focus();
+      return;
+    }
+    if (scopes.length === 0) {
+      say('Choose at least one scope.', 'error');
+      document.querySelector('input[name="scope"]').focus();
+      return;
+    }
     call('POST', keysPath, { name: name, scopes: scopes }).then(function (res) {
       if (res.status === 401) return showSignedOut('Your session has ended; please sign in again.');
-      if (res.status !== 201) { say(errorText(res), 'error'); return; }
+      if (res.status !== 201) {
+        say(errorText(res), 'error');
+        return;
+      }
       $('key-form').reset();
       // Shown once the list includes the key, so the page never shows a key it does not list.
       return loadKeys().then(function () {
@@ -289,12 +371,22 @@
 
   $('copy').addEventListener('click', function () {
     const text = $('new-key').textContent;
-    const done = function () { say('Key copied to the clipboard.', 'ok'); };
+    const done = function () {
+      say('Key copied to the clipboard.', 'ok');
+    };
     if (navigator.clipboard && window.isSecureContext) {
-      navigator.clipboard.writeText(text).then(done, function () { selectKey(); say('Copying was refused: the key is selected, press Ctrl+C.', 'error'); });
+      navigator.clipboard.writeText(text).then(done, function () {
+        selectKey();
+        say('Copying was refused: the key is selected, press Ctrl+C.', 'error');
+      });
     } else {
       selectKey();
-      try { document.execCommand('copy'); done(); } catch { say('The key is selected: press Ctrl+C to copy it.'); }
+      try {
+        document.execCommand('copy');
+        done();
+      } catch {
+        say('The key is selected: press Ctrl+C to copy it.');
+      }
     }
   });
 
@@ -315,7 +407,9 @@
       option.value = zone;
       list.appendChild(option);
     });
-  } catch { /* the field still takes any name */ }
+  } catch {
+    /* the field still takes any name */
+  }
 
   if (body.dataset.signedIn === 'true' && authorizing) {
     show(true);

@@ -34,13 +34,19 @@ function render(cfg: AuthConfig, keysPath: string, signup: 'open' | 'closed'): (
     title: escapeHtml(cfg.service.charAt(0).toUpperCase() + cfg.service.slice(1)),
     keysPath: escapeHtml(keysPath),
     signup,
-    signupButton: signup === 'open' ? '<button type="submit" value="signup" class="secondary">Create account</button>' : '',
+    signupButton:
+      signup === 'open' ? '<button type="submit" value="signup" class="secondary">Create account</button>' : '',
     scopeBoxes: cfg.scopes
       .map((s) => `<label><input type="checkbox" name="scope" value="${escapeHtml(s)}"> ${escapeHtml(s)}</label>`)
       .join('\n            '),
   };
-  const page = TEMPLATE.replace(/\{\{(\w+)\}\}/g, (whole, name: string) => (PER_RENDER.has(name) ? whole : (values[name] ?? whole)));
-  return (state) => page.replace(/\{\{(signedIn|mode|consent)\}\}/g, (_whole, name: string) => (name === 'consent' ? (state.consent ?? '') : String(state[name as 'signedIn' | 'mode'])));
+  const page = TEMPLATE.replace(/\{\{(\w+)\}\}/g, (whole, name: string) =>
+    PER_RENDER.has(name) ? whole : (values[name] ?? whole),
+  );
+  return (state) =>
+    page.replace(/\{\{(signedIn|mode|consent)\}\}/g, (_whole, name: string) =>
+      name === 'consent' ? (state.consent ?? '') : String(state[name as 'signedIn' | 'mode']),
+    );
 }
 
 /** What a scope lets an app do, in words for the consent page. */
@@ -56,7 +62,9 @@ function consentSection(cfg: AuthConfig, view: Extract<ConsentView, { signedIn: 
   const client = escapeHtml(view.clientName);
   // A metadata document's client: its name is its own word; the host its document came from is not.
   const from = view.clientHost ? ` (${escapeHtml(view.clientHost)})` : '';
-  const scopes = view.scopes.map((s) => `<li><code>${escapeHtml(s)}</code>: ${escapeHtml(scopeMeaning(s))}</li>`).join('');
+  const scopes = view.scopes
+    .map((s) => `<li><code>${escapeHtml(s)}</code>: ${escapeHtml(scopeMeaning(s))}</li>`)
+    .join('');
   return `    <section id="consent" class="card narrow" aria-labelledby="consent-title">
       <h1 id="consent-title" tabindex="-1">Connect ${client}${from} to your ${title} account?</h1>
       <p><strong>${client}</strong> asks to act as you through the ${title} MCP server. It will be able to:</p>
@@ -78,7 +86,11 @@ function consentSection(cfg: AuthConfig, view: Extract<ConsentView, { signedIn: 
  * post a plain form. The form's answer is a redirect to the app, so this page's CSP lets forms
  * go to that origin too (form-action applies to the redirect).
  */
-export function authorizePageRenderer(cfg: AuthConfig, keysPath: string, signup: 'open' | 'closed'): (res: Response, view: ConsentView) => void {
+export function authorizePageRenderer(
+  cfg: AuthConfig,
+  keysPath: string,
+  signup: 'open' | 'closed',
+): (res: Response, view: ConsentView) => void {
   const page = render(cfg, keysPath, signup);
   return (res, view) => {
     // helmet's no-referrer would make the browser send `Origin: null` with the form's POST, which
@@ -89,7 +101,15 @@ export function authorizePageRenderer(cfg: AuthConfig, keysPath: string, signup:
       const target = new URL(view.redirectUri).origin;
       if (csp) res.set('Content-Security-Policy', csp.replace(/form-action [^;]*/, `form-action 'self' ${target}`));
     }
-    res.type('html').send(page({ signedIn: view.signedIn, mode: 'authorize', ...(view.signedIn ? { consent: consentSection(cfg, view) } : {}) }));
+    res
+      .type('html')
+      .send(
+        page({
+          signedIn: view.signedIn,
+          mode: 'authorize',
+          ...(view.signedIn ? { consent: consentSection(cfg, view) } : {}),
+        }),
+      );
   };
 }
 
@@ -107,7 +127,10 @@ export function accountPageRouter(cfg: AuthConfig, keysPath: string, signup: 'op
   const path = accountPagePath(cfg.service);
   const router = Router();
   router.get(path, (req, res) => {
-    res.set('Cache-Control', 'no-store').type('html').send(page({ signedIn: req.caller?.kind === 'session', mode: 'account' }));
+    res
+      .set('Cache-Control', 'no-store')
+      .type('html')
+      .send(page({ signedIn: req.caller?.kind === 'session', mode: 'account' }));
   });
   const icon = serviceIconSvg(cfg.service);
   router.get(serviceIconPath(cfg.service), (_req, res) => {

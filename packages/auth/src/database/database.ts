@@ -1,4 +1,13 @@
-import { Kysely, Migrator, PostgresDialect, sql, type Migration, type PostgresPool, type PostgresPoolClient, type Transaction } from 'kysely';
+import {
+  Kysely,
+  Migrator,
+  PostgresDialect,
+  sql,
+  type Migration,
+  type PostgresPool,
+  type PostgresPoolClient,
+  type Transaction,
+} from 'kysely';
 import pg from 'pg';
 import { DependencyUnavailableError } from '@app/http-errors';
 
@@ -216,7 +225,12 @@ export async function migrateToLatest(db: AnyDb, schema: string, migrations: Rec
  * Moves the schema to `target` under the schema-change lock (kysely's Migrator: `migrateToLatest`,
  * `migrateTo(name)` up or down, `migrateDown` one step); throws when a migration fails.
  */
-export async function migrateSchema(db: AnyDb, schema: string, migrations: Record<string, Migration>, target: MigrationTarget): Promise<MigrationOutcome> {
+export async function migrateSchema(
+  db: AnyDb,
+  schema: string,
+  migrations: Record<string, Migration>,
+  target: MigrationTarget,
+): Promise<MigrationOutcome> {
   return db.connection().execute(async (conn) => {
     await sql`select pg_advisory_lock(${SCHEMA_CHANGE_LOCK})`.execute(conn);
     try {
@@ -231,12 +245,21 @@ const migratorOf = (db: AnyDb, schema: string, migrations: Record<string, Migrat
   new Migrator({ db, migrationTableSchema: schema, provider: { getMigrations: async () => migrations } });
 
 /** The migrations not yet applied to the schema, by name (all of them before the first run). */
-export async function pendingMigrations(db: AnyDb, schema: string, migrations: Record<string, Migration>): Promise<string[]> {
+export async function pendingMigrations(
+  db: AnyDb,
+  schema: string,
+  migrations: Record<string, Migration>,
+): Promise<string[]> {
   const infos = await migratorOf(db, schema, migrations).getMigrations();
   return infos.filter((m) => m.executedAt === undefined).map((m) => m.name);
 }
 
-async function migrateUnlocked(db: AnyDb, schema: string, migrations: Record<string, Migration>, target: MigrationTarget): Promise<MigrationOutcome> {
+async function migrateUnlocked(
+  db: AnyDb,
+  schema: string,
+  migrations: Record<string, Migration>,
+  target: MigrationTarget,
+): Promise<MigrationOutcome> {
   await sql`create schema if not exists ${sql.id(schema)}`.execute(db);
   const migrator = migratorOf(db, schema, migrations);
   const { error, results } = await ('latest' in target
@@ -246,11 +269,14 @@ async function migrateUnlocked(db: AnyDb, schema: string, migrations: Record<str
       : migrator.migrateDown());
   const failed = results?.find((r) => r.status === 'Error');
   if (error || failed) {
-    throw new Error(`migration ${failed?.migrationName ?? ''} failed: ${String((error as Error | undefined)?.message ?? error)}`);
+    throw new Error(
+      `migration ${failed?.migrationName ?? ''} failed: ${String((error as Error | undefined)?.message ?? error)}`,
+    );
   }
   // kysely skips (NotExecuted) a migration without down() instead of failing.
   const skipped = results?.find((r) => r.status === 'NotExecuted');
   if (skipped) throw new Error(`migration ${skipped.migrationName} cannot be reverted (it has no down())`);
-  const done = (direction: 'Up' | 'Down') => (results ?? []).filter((r) => r.status === 'Success' && r.direction === direction).map((r) => r.migrationName);
+  const done = (direction: 'Up' | 'Down') =>
+    (results ?? []).filter((r) => r.status === 'Success' && r.direction === direction).map((r) => r.migrationName);
   return { applied: done('Up'), reverted: done('Down') };
 }

@@ -66,10 +66,18 @@ export class AccountService {
   ) {}
 
   /** A new account with a password, signed in: its id, email and a new session token. */
-  async signUp(input: { email: string; password: string; timezone?: string | undefined }): Promise<AccountView & { token: string }> {
+  async signUp(input: {
+    email: string;
+    password: string;
+    timezone?: string | undefined;
+  }): Promise<AccountView & { token: string }> {
     const email = normalizeEmail(input.email);
     const timezone = input.timezone ?? 'UTC';
-    const created = await createAccount(this.db, { email, timezone, passwordHash: await hashPassword(input.password) }, this.hooks);
+    const created = await createAccount(
+      this.db,
+      { email, timezone, passwordHash: await hashPassword(input.password) },
+      this.hooks,
+    );
     if (!created) throw errors.conflict('email_taken', 'An account with this email already exists');
     const { token } = await createSession(this.db, this.cfg, created.accountId);
     return { accountId: created.accountId, email, timezone, token };

@@ -21,7 +21,8 @@ export interface AdminIo {
 }
 
 const EMAIL = new RegExp(EMAIL_PATTERN);
-const COMMANDS = 'create-account, create-key, revoke-key, create-session, set-password, migrate, backup, restore, webhooks reencrypt';
+const COMMANDS =
+  'create-account, create-key, revoke-key, create-session, set-password, migrate, backup, restore, webhooks reencrypt';
 
 function required(value: string | undefined, flag: string): string {
   if (value === undefined || value === '') throw new AdminError(`--${flag} is required`);
@@ -38,7 +39,9 @@ async function passwordFromStdin(io: AdminIo | undefined): Promise<string> {
   if (!io) throw new AdminError('this command reads the password from standard input, which is not available here');
   const password = (await io.readStdin()).replace(/\r?\n$/, '');
   if (!passwordLengthOk(password)) {
-    throw new AdminError(`the password on standard input must be ${PASSWORD_MIN_LENGTH} to ${PASSWORD_MAX_LENGTH} characters`);
+    throw new AdminError(
+      `the password on standard input must be ${PASSWORD_MIN_LENGTH} to ${PASSWORD_MAX_LENGTH} characters`,
+    );
   }
   return hashPassword(password);
 }
@@ -48,15 +51,26 @@ async function passwordFromStdin(io: AdminIo | undefined): Promise<string> {
  * create-key, revoke-key, create-session, set-password (from stdin). Returns the one JSON object
  * to print; throws AdminError for operator mistakes. A password is never an argument.
  */
-export async function runAdminCommand(db: AnyDb, cfg: AuthConfig, argv: string[], hooks: AdminHooks = {}, io?: AdminIo): Promise<Record<string, unknown>> {
+export async function runAdminCommand(
+  db: AnyDb,
+  cfg: AuthConfig,
+  argv: string[],
+  hooks: AdminHooks = {},
+  io?: AdminIo,
+): Promise<Record<string, unknown>> {
   const [command, ...rest] = argv;
   let values: Record<string, string | boolean | undefined>;
   try {
     ({ values } = parseArgs({
       args: rest,
       options: {
-        email: { type: 'string' }, timezone: { type: 'string' }, account: { type: 'string' }, scopes: { type: 'string' },
-        name: { type: 'string' }, id: { type: 'string' }, 'password-stdin': { type: 'boolean' },
+        email: { type: 'string' },
+        timezone: { type: 'string' },
+        account: { type: 'string' },
+        scopes: { type: 'string' },
+        name: { type: 'string' },
+        id: { type: 'string' },
+        'password-stdin': { type: 'boolean' },
       },
       strict: true,
     }) as { values: Record<string, string | boolean | undefined> });
@@ -85,15 +99,22 @@ export async function runAdminCommand(db: AnyDb, cfg: AuthConfig, argv: string[]
       const ended = await inTransaction(db, async (trx) => {
         await repo.setPasswordHash(trx, accountId, passwordHash);
         await repo.deletePendingCodes(trx, accountId);
-        return { sessionsRevoked: await repo.revokeAccountSessions(trx, accountId), grantsRevoked: await repo.revokeAccountGrants(trx, accountId) };
+        return {
+          sessionsRevoked: await repo.revokeAccountSessions(trx, accountId),
+          grantsRevoked: await repo.revokeAccountGrants(trx, accountId),
+        };
       });
       return { accountId, passwordSet: true, ...ended };
     }
     case 'create-key': {
       const accountId = await existingAccount(db, required(str('account'), 'account'));
-      const scopes = str('scopes')?.split(',').map((s) => s.trim()).filter(Boolean);
+      const scopes = str('scopes')
+        ?.split(',')
+        .map((s) => s.trim())
+        .filter(Boolean);
       const unknown = (scopes ?? []).filter((s) => !cfg.scopes.includes(s));
-      if (unknown.length > 0) throw new AdminError(`unknown scope ${unknown.join(', ')}; known: ${cfg.scopes.join(', ')}`);
+      if (unknown.length > 0)
+        throw new AdminError(`unknown scope ${unknown.join(', ')}; known: ${cfg.scopes.join(', ')}`);
       if (scopes !== undefined && scopes.length === 0) throw new AdminError('--scopes names no scope');
       const key = await createApiKey(db, cfg, { accountId, scopes, name: str('name') ?? null });
       return { id: key.id, key: key.key, scopes: key.scopes, name: key.name };

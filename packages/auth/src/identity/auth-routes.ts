@@ -3,14 +3,28 @@ import { ipKeyGenerator } from 'express-rate-limit';
 import { errors } from '@app/http-errors';
 import { compileBody } from '@app/http-errors/validation';
 import { EMAIL_PATTERN, normalizeEmail, type AccountService } from './accounts.js';
-import { DEFAULT_SESSION_TTL_SECONDS, cookieName, secureCookieName, secureCookies, sessionCookieNames, type AuthConfig, type CookieSecure } from './config.js';
+import {
+  DEFAULT_SESSION_TTL_SECONDS,
+  cookieName,
+  secureCookieName,
+  secureCookies,
+  sessionCookieNames,
+  type AuthConfig,
+  type CookieSecure,
+} from './config.js';
 import { forgetCredential } from './credential-cache.js';
 import { authenticate, requireAllowedOrigin, requireSession } from './middleware.js';
 import { canonicalTimezone } from './timezones.js';
 import { PASSWORD_MAX_LENGTH, PASSWORD_MIN_LENGTH } from './passwords.js';
 import { readSessionCookie } from './tokens.js';
 
-const email = { type: 'string', minLength: 3, maxLength: 254, pattern: EMAIL_PATTERN, description: 'trimmed and lower-cased first; at most 254 characters' } as const;
+const email = {
+  type: 'string',
+  minLength: 3,
+  maxLength: 254,
+  pattern: EMAIL_PATTERN,
+  description: 'trimmed and lower-cased first; at most 254 characters',
+} as const;
 const timezone = { type: 'string', minLength: 1, maxLength: 100, description: 'IANA time zone name' } as const;
 
 /** Request bodies of the sign-in routes: compiled here once, and published in each OpenAPI document. */
@@ -19,7 +33,11 @@ export const authBodySchemas = {
     type: 'object',
     additionalProperties: false,
     required: ['email', 'password'],
-    properties: { email, password: { type: 'string', minLength: PASSWORD_MIN_LENGTH, maxLength: PASSWORD_MAX_LENGTH }, timezone },
+    properties: {
+      email,
+      password: { type: 'string', minLength: PASSWORD_MIN_LENGTH, maxLength: PASSWORD_MAX_LENGTH },
+      timezone,
+    },
   },
   // No minimum here: a short password is simply wrong, and saying so would hint at the rules.
   logIn: {
@@ -47,7 +65,8 @@ function withNormalizedEmail(body: unknown): unknown {
 function checkTimezone(name: string | undefined): string | undefined {
   if (name === undefined) return undefined;
   const zone = canonicalTimezone(name);
-  if (zone === undefined) throw errors.validation([{ path: '/timezone', message: 'must be an IANA time zone name, e.g. Europe/Berlin' }]);
+  if (zone === undefined)
+    throw errors.validation([{ path: '/timezone', message: 'must be an IANA time zone name, e.g. Europe/Berlin' }]);
   return zone;
 }
 
@@ -77,7 +96,10 @@ export function authRouter(o: AuthRoutesOptions): Router {
   const options = (secure: boolean): CookieOptions => ({ httpOnly: true, sameSite: 'lax', path: '/', secure });
   const signIn = (req: Request, res: Response, token: string) => {
     const secure = isSecure(req);
-    res.cookie(secure ? names.secure : names.plain, token, { ...options(secure), maxAge: (o.cfg.sessionTtlSeconds ?? DEFAULT_SESSION_TTL_SECONDS) * 1000 });
+    res.cookie(secure ? names.secure : names.plain, token, {
+      ...options(secure),
+      maxAge: (o.cfg.sessionTtlSeconds ?? DEFAULT_SESSION_TTL_SECONDS) * 1000,
+    });
   };
   const held = (req: Request) => readSessionCookie(req.headers.cookie, sessionCookieNames(o.cfg, o.cookieSecure, req));
 
@@ -85,18 +107,31 @@ export function authRouter(o: AuthRoutesOptions): Router {
   const json = o.json;
   const sameOrigin = requireAllowedOrigin(o.cfg);
 
-  router.post('/signup', sameOrigin, (_req, _res, next) => {
-    next(o.signup === 'open' ? undefined : errors.forbidden('signup_closed', 'Sign-up is closed here; ask the operator for an account'));
-  }, json, async (req, res) => {
-    const body = signUpBody.parse(withNormalizedEmail(req.body ?? {}));
-    const zone = checkTimezone(body.timezone);
-    const { token, accountId, email } = await o.accounts.signUp({ ...body, timezone: zone });
-    signIn(req, res, token);
-    res.status(201).json({ accountId, email });
-  });
+  router.post(
+    '/signup',
+    sameOrigin,
+    (_req, _res, next) => {
+      next(
+        o.signup === 'open'
+          ? undefined
+          : errors.forbidden('signup_closed', 'Sign-up is closed here; ask the operator for an account'),
+      );
+    },
+    json,
+    async (req, res) => {
+      const body = signUpBody.parse(withNormalizedEmail(req.body ?? {}));
+      const zone = checkTimezone(body.timezone);
+      const { token, accountId, email } = await o.accounts.signUp({ ...body, timezone: zone });
+      signIn(req, res, token);
+      res.status(201).json({ accountId, email });
+    },
+  );
 
   router.post('/login', sameOrigin, json, async (req, res) => {
-    const { token, accountId, email } = await o.accounts.logIn(logInBody.parse(withNormalizedEmail(req.body ?? {})), ipKeyGenerator(req.ip ?? ''));
+    const { token, accountId, email } = await o.accounts.logIn(
+      logInBody.parse(withNormalizedEmail(req.body ?? {})),
+      ipKeyGenerator(req.ip ?? ''),
+    );
     // The session this browser held before is ended, so one sign-in leaves one live session.
     await o.accounts.logOut(held(req));
     forgetHeldSession(req);

@@ -43,7 +43,8 @@ export function oauthUrls(service: string, origin: string) {
  * every request resolves the key again anyway.
  */
 export function toAuthInfo(token: string, caller: Caller | undefined): AuthInfo {
-  if (!caller) throw new OAuthError(OAuthErrorCode.InvalidToken, 'The API key or access token is invalid, expired or revoked');
+  if (!caller)
+    throw new OAuthError(OAuthErrorCode.InvalidToken, 'The API key or access token is invalid, expired or revoked');
   return {
     token,
     clientId: caller.oauth ? 'oauth' : 'api-key',

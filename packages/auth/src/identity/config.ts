@@ -41,6 +41,12 @@ export function secureCookies(mode: CookieSecure, req: { secure: boolean }): boo
  * `__Host-` name (a sibling subdomain can plant a plain `<service>_sid`, never a `__Host-` one);
  * otherwise either.
  */
-export function sessionCookieNames(cfg: AuthConfig, mode: CookieSecure, req: { secure: boolean }): { secure: string; plain?: string } {
-  return secureCookies(mode, req) ? { secure: secureCookieName(cfg) } : { secure: secureCookieName(cfg), plain: cookieName(cfg) };
+export function sessionCookieNames(
+  cfg: AuthConfig,
+  mode: CookieSecure,
+  req: { secure: boolean },
+): { secure: string; plain?: string } {
+  return secureCookies(mode, req)
+    ? { secure: secureCookieName(cfg) }
+    : { secure: secureCookieName(cfg), plain: cookieName(cfg) };
 }

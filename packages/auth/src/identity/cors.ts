@@ -1,8 +1,10 @@
 import type { RequestHandler } from 'express';
 
 // The Mcp-* headers and WWW-Authenticate (the OAuth challenge) serve MCP clients in a browser page.
-const ALLOW_HEADERS = 'Authorization, Content-Type, Idempotency-Key, If-Match, X-Timezone, X-Request-Id, Mcp-Protocol-Version, Mcp-Session-Id';
-const EXPOSE_HEADERS = 'ETag, Location, Retry-After, RateLimit-Limit, RateLimit-Remaining, RateLimit-Reset, X-Request-Id, WWW-Authenticate, Mcp-Session-Id';
+const ALLOW_HEADERS =
+  'Authorization, Content-Type, Idempotency-Key, If-Match, X-Timezone, X-Request-Id, Mcp-Protocol-Version, Mcp-Session-Id';
+const EXPOSE_HEADERS =
+  'ETag, Location, Retry-After, RateLimit-Limit, RateLimit-Remaining, RateLimit-Reset, X-Request-Id, WWW-Authenticate, Mcp-Session-Id';
 const ALLOW_METHODS = 'GET, POST, PUT, PATCH, DELETE, OPTIONS';
 
 /**

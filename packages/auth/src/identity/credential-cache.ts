@@ -28,12 +28,19 @@ const caches = new Set<WeakRef<CredentialCache>>();
 export class CredentialCache {
   private readonly entries = new Map<string, Entry>();
 
-  constructor(private readonly ttlMs = CREDENTIAL_TTL_MS, private readonly maxEntries = MAX_ENTRIES) {
+  constructor(
+    private readonly ttlMs = CREDENTIAL_TTL_MS,
+    private readonly maxEntries = MAX_ENTRIES,
+  ) {
     caches.add(new WeakRef(this));
   }
 
   /** The live credential of this kind and hash: cached while fresh, otherwise from `load`. */
-  resolve(kind: 'key' | 'session' | 'oauth', hash: Buffer, load: () => Promise<IdentityRow | undefined>): Promise<IdentityRow | undefined> {
+  resolve(
+    kind: 'key' | 'session' | 'oauth',
+    hash: Buffer,
+    load: () => Promise<IdentityRow | undefined>,
+  ): Promise<IdentityRow | undefined> {
     const id = `${kind}:${hash.toString('base64')}`;
     const now = Date.now();
     const hit = this.entries.get(id);

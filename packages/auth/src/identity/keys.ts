@@ -9,7 +9,6 @@ import * as repo from './repository.js';
 import type { AnyDb, KeyRecord } from './repository.js';
 import { hashSecret, newSecret } from './tokens.js';
 
-
 /** A new key as returned once, at creation: the secret is never retrievable again. */
 export interface CreatedKey extends KeyRecord {
   key: string;
@@ -18,7 +17,9 @@ export interface CreatedKey extends KeyRecord {
 function checkScopes(cfg: AuthConfig, scopes: readonly string[]): string[] {
   const unknown = scopes.filter((s) => !cfg.scopes.includes(s));
   if (unknown.length > 0) {
-    throw errors.validation(unknown.map((s) => ({ path: '/scopes', message: `unknown scope ${s}; known: ${cfg.scopes.join(', ')}` })));
+    throw errors.validation(
+      unknown.map((s) => ({ path: '/scopes', message: `unknown scope ${s}; known: ${cfg.scopes.join(', ')}` })),
+    );
   }
   return [...new Set(scopes)];
 }
@@ -42,7 +43,11 @@ export async function createApiKey(
 }
 
 /** Creates a browser session; returns the token for the `<service>_sid` cookie. */
-export async function createSession(db: AnyDb, cfg: AuthConfig, accountId: string): Promise<{ token: string; cookie: string }> {
+export async function createSession(
+  db: AnyDb,
+  cfg: AuthConfig,
+  accountId: string,
+): Promise<{ token: string; cookie: string }> {
   const token = newSecret('sid');
   await repo.insertSession(db, accountId, hashSecret(token), cfg.sessionTtlSeconds ?? DEFAULT_SESSION_TTL_SECONDS);
   return { token, cookie: `${cookieName(cfg)}=${token}` };
@@ -54,7 +59,13 @@ export const createKeyBodySchema = {
   additionalProperties: false,
   properties: {
     name: { type: 'string', minLength: 1, maxLength: 100 },
-    scopes: { type: 'array', minItems: 1, maxItems: 20, items: { type: 'string', minLength: 1, maxLength: 50 }, description: 'The service\'s scopes (an unknown one is 400); default: every scope' },
+    scopes: {
+      type: 'array',
+      minItems: 1,
+      maxItems: 20,
+      items: { type: 'string', minLength: 1, maxLength: 50 },
+      description: "The service's scopes (an unknown one is 400); default: every scope",
+    },
   },
 } as const;
 
@@ -76,7 +87,11 @@ export function keysRouter(db: AnyDb, cfg: AuthConfig): Router {
   });
   router.post('/', async (req, res) => {
     const body = createKeyBody.parse(req.body ?? {});
-    const created = await createApiKey(db, cfg, { accountId: req.caller!.accountId, scopes: body.scopes, name: body.name });
+    const created = await createApiKey(db, cfg, {
+      accountId: req.caller!.accountId,
+      scopes: body.scopes,
+      name: body.name,
+    });
     res.status(201).json(created);
   });
   router.delete('/:id', async (req, res) => {

@@ -59,8 +59,12 @@ return 0`;
  */
 export function createLoginThrottle(redis: Redis | null, prefix: string, logger: Logger): LoginThrottle {
   if (!redis) return inProcessThrottle();
-  const keys = (email: string, address: string) => [`${prefix}login:${hashed(email)}`, `${prefix}login-addr:${hashed(address)}`];
-  const failOpen = (err: unknown) => logger.warn({ err: (err as Error).message }, 'login throttle unavailable (redis); allowing sign-in');
+  const keys = (email: string, address: string) => [
+    `${prefix}login:${hashed(email)}`,
+    `${prefix}login-addr:${hashed(address)}`,
+  ];
+  const failOpen = (err: unknown) =>
+    logger.warn({ err: (err as Error).message }, 'login throttle unavailable (redis); allowing sign-in');
   const limits = [LOGIN_FAILURE_LIMIT, LOGIN_WINDOW_MS, ADDRESS_FAILURE_LIMIT, ADDRESS_WINDOW_MS].map(String);
   return {
     async begin(email, address) {
@@ -105,7 +109,10 @@ function inProcessThrottle(): LoginThrottle {
     async begin(email, address) {
       const byEmail = count(`e:${hashed(email)}`, LOGIN_WINDOW_MS);
       const byAddress = count(`a:${hashed(address)}`, ADDRESS_WINDOW_MS);
-      const waits = [byEmail.count > LOGIN_FAILURE_LIMIT ? byEmail.resetAt : 0, byAddress.count > ADDRESS_FAILURE_LIMIT ? byAddress.resetAt : 0];
+      const waits = [
+        byEmail.count > LOGIN_FAILURE_LIMIT ? byEmail.resetAt : 0,
+        byAddress.count > ADDRESS_FAILURE_LIMIT ? byAddress.resetAt : 0,
+      ];
       const until = Math.max(...waits);
       if (until === 0) return 0;
       byEmail.count -= 1;

@@ -38,7 +38,11 @@ export interface CredentialResolver {
  * The app's resolver. `onUsed` hears of every request made with a key or an OAuth token (to
  * record when it was last used).
  */
-export function createCredentialResolver(db: AnyDb, cfg: AuthConfig, onUsed: (credentialId: string, kind: 'key' | 'oauth') => void = () => {}): CredentialResolver {
+export function createCredentialResolver(
+  db: AnyDb,
+  cfg: AuthConfig,
+  onUsed: (credentialId: string, kind: 'key' | 'oauth') => void = () => {},
+): CredentialResolver {
   const allScopes = new Set(cfg.scopes);
   const credentials = new CredentialCache();
   const asKey = (row: IdentityRow, hash: Buffer, oauth: boolean): Caller => ({
@@ -47,7 +51,9 @@ export function createCredentialResolver(db: AnyDb, cfg: AuthConfig, onUsed: (cr
     credentialId: row.credentialId,
     scopes: new Set(row.scopes ?? []),
     timezone: storedZone(row.timezone),
-    ...(oauth ? { oauth: { expiresAt: row.expiresAt!, resource: row.resource ?? null, tokenId: hash.toString('hex') } } : {}),
+    ...(oauth
+      ? { oauth: { expiresAt: row.expiresAt!, resource: row.resource ?? null, tokenId: hash.toString('hex') } }
+      : {}),
   });
   return {
     async bearer(token) {
@@ -63,7 +69,15 @@ export function createCredentialResolver(db: AnyDb, cfg: AuthConfig, onUsed: (cr
     async session(token) {
       const hash = hashSecret(token);
       const row = await credentials.resolve('session', hash, () => findSessionByHash(db, hash));
-      return row && { accountId: row.accountId, kind: 'session', credentialId: row.credentialId, scopes: allScopes, timezone: storedZone(row.timezone) };
+      return (
+        row && {
+          accountId: row.accountId,
+          kind: 'session',
+          credentialId: row.credentialId,
+          scopes: allScopes,
+          timezone: storedZone(row.timezone),
+        }
+      );
     },
   };
 }
@@ -107,7 +121,8 @@ export function identify(cfg: AuthConfig, credentials: CredentialResolver, o: Id
       }
       const caller = await credentials.bearer(match[1]!);
       // RFC 8707: a token bound to another server (a grant made for it) is no credential here.
-      if (caller?.oauth?.resource && caller.oauth.resource !== o.ownResource(req)) req.authFailure = 'The access token was issued for another resource';
+      if (caller?.oauth?.resource && caller.oauth.resource !== o.ownResource(req))
+        req.authFailure = 'The access token was issued for another resource';
       else if (!caller) req.authFailure = 'API key is invalid or revoked';
       else req.caller = caller;
       return next();
@@ -189,7 +204,10 @@ export function callerTimezone(req: Request): string {
   if (header !== undefined) {
     const zone = canonicalTimezone(header);
     if (zone === undefined) {
-      throw errors.validation([{ path: 'X-Timezone', message: 'must be an IANA time zone name' }], 'X-Timezone must be an IANA time zone name');
+      throw errors.validation(
+        [{ path: 'X-Timezone', message: 'must be an IANA time zone name' }],
+        'X-Timezone must be an IANA time zone name',
+      );
     }
     return zone;
   }

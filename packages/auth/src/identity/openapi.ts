@@ -3,7 +3,10 @@ import { authBodySchemas } from './auth-routes.js';
 import { PASSWORD_MAX_LENGTH, PASSWORD_MIN_LENGTH } from './passwords.js';
 
 /** An answer in the document's own envelope (`#/components/schemas/Error`). */
-const error = (description: string) => ({ description, content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } } });
+const error = (description: string) => ({
+  description,
+  content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } },
+});
 const json = (description: string, schema: object) => ({ description, content: { 'application/json': { schema } } });
 const body = (schema: object) => ({ required: true, content: { 'application/json': { schema } } });
 
@@ -24,7 +27,12 @@ const badBody = error('`validation_failed` (details give each JSON pointer) or `
 /** What any sign-in route may answer besides its own. */
 const common = {
   '413': error('`payload_too_large`: body over BODY_LIMIT_BYTES'),
-  '429': { ...error('`rate_limited`: the per-address request limit, or (login) 10 failed sign-ins for this email within 15 minutes, counted across replicas'), headers: { 'Retry-After': { schema: { type: 'integer' } } } },
+  '429': {
+    ...error(
+      '`rate_limited`: the per-address request limit, or (login) 10 failed sign-ins for this email within 15 minutes, counted across replicas',
+    ),
+    headers: { 'Retry-After': { schema: { type: 'integer' } } },
+  },
   '500': error('`internal_error`: a server fault (logged; nothing leaks)'),
 };
 
@@ -45,7 +53,10 @@ export function authOpenApiPaths(service: string): Record<string, object> {
 /** Sign-up, login and logout, which set or clear the session `cookie`. */
 function signInPaths(base: string, cookie: string): Record<string, object> {
   const setCookie = {
-    'Set-Cookie': { description: `\`${cookie}=<new session token>; Path=/; HttpOnly; SameSite=Lax\` (and \`Secure\` behind HTTPS)`, schema: { type: 'string' } },
+    'Set-Cookie': {
+      description: `\`${cookie}=<new session token>; Path=/; HttpOnly; SameSite=Lax\` (and \`Secure\` behind HTTPS)`,
+      schema: { type: 'string' },
+    },
   };
   return {
     [`${base}/signup`]: {
@@ -73,7 +84,9 @@ function signInPaths(base: string, cookie: string): Record<string, object> {
         responses: {
           '200': { ...json('signed in', account), headers: setCookie },
           '400': badBody,
-          '401': error('`invalid_credentials`: unknown email or wrong password (the same answer, in about the same time)'),
+          '401': error(
+            '`invalid_credentials`: unknown email or wrong password (the same answer, in about the same time)',
+          ),
           '403': error(crossOrigin),
           ...common,
         },
@@ -85,7 +98,10 @@ function signInPaths(base: string, cookie: string): Record<string, object> {
         summary: 'Sign out: the session is revoked and the cookie cleared (also without a session)',
         security: [],
         responses: {
-          '204': { description: 'signed out', headers: { 'Set-Cookie': { description: `clears \`${cookie}\``, schema: { type: 'string' } } } },
+          '204': {
+            description: 'signed out',
+            headers: { 'Set-Cookie': { description: `clears \`${cookie}\``, schema: { type: 'string' } } },
+          },
           '403': error(crossOrigin),
           '429': common['429'],
           '500': common['500'],
@@ -112,12 +128,14 @@ function accountPathItem(): object {
     },
     patch: {
       operationId: 'updateAccount',
-      summary: 'Change the account\'s time zone (session only)',
+      summary: "Change the account's time zone (session only)",
       security: [{ session: [] }],
       requestBody: body(authBodySchemas.updateAccount),
       responses: {
         '200': json('the account', me),
-        '400': error('`validation_failed`: an unknown time zone (path /timezone) or another invalid body; `invalid_json`'),
+        '400': error(
+          '`validation_failed`: an unknown time zone (path /timezone) or another invalid body; `invalid_json`',
+        ),
         '401': error('`unauthorized`: no valid session'),
         '403': error(`\`session_required\` (an API key) or ${crossOrigin}`),
         ...common,
@@ -149,12 +167,23 @@ function connectedAppPaths(base: string, service: string): Record<string, object
                   additionalProperties: false,
                   required: ['id', 'clientName', 'clientId', 'scopes', 'createdAt', 'lastUsedAt'],
                   properties: {
-                    id: { type: 'string', format: 'uuid', description: 'the connection (grant); DELETE it to disconnect' },
-                    clientName: { type: 'string', description: 'the name the app registered with (its client id when it gave none)' },
+                    id: {
+                      type: 'string',
+                      format: 'uuid',
+                      description: 'the connection (grant); DELETE it to disconnect',
+                    },
+                    clientName: {
+                      type: 'string',
+                      description: 'the name the app registered with (its client id when it gave none)',
+                    },
                     clientId: { type: 'string' },
                     scopes: { type: 'array', items: { type: 'string' }, description: 'the scopes consented to' },
                     createdAt: { type: 'string', format: 'date-time' },
-                    lastUsedAt: { type: ['string', 'null'], format: 'date-time', description: 'recorded at most once a minute; null: never' },
+                    lastUsedAt: {
+                      type: ['string', 'null'],
+                      format: 'date-time',
+                      description: 'recorded at most once a minute; null: never',
+                    },
                   },
                 },
               },
@@ -174,7 +203,12 @@ function connectedAppPaths(base: string, service: string): Record<string, object
         security: [{ session: [] }],
         parameters: [idPathParameter('the connection id from the list (a UUID; anything else is 404)')],
         responses: {
-          '200': json('disconnected', { type: 'object', additionalProperties: false, required: ['id', 'disconnected'], properties: { id: { type: 'string', format: 'uuid' }, disconnected: { const: true } } }),
+          '200': json('disconnected', {
+            type: 'object',
+            additionalProperties: false,
+            required: ['id', 'disconnected'],
+            properties: { id: { type: 'string', format: 'uuid' }, disconnected: { const: true } },
+          }),
           '401': error('`unauthorized`: no valid session'),
           '403': error(`\`session_required\` (an API key) or ${crossOrigin}`),
           '404': error('`not_found`: no live connection with this id for this account'),

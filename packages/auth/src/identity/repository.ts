@@ -39,13 +39,26 @@ export async function findSessionByHash(db: AnyDb, hash: Buffer): Promise<Identi
   return rows[0];
 }
 
-export async function insertAccount(db: AnyDb, email: string, timezone: string, passwordHash: string | null = null): Promise<{ id: string }> {
-  return auth(db).insertInto('accounts').values({ email, timezone, password_hash: passwordHash }).returning('id').executeTakeFirstOrThrow();
+export async function insertAccount(
+  db: AnyDb,
+  email: string,
+  timezone: string,
+  passwordHash: string | null = null,
+): Promise<{ id: string }> {
+  return auth(db)
+    .insertInto('accounts')
+    .values({ email, timezone, password_hash: passwordHash })
+    .returning('id')
+    .executeTakeFirstOrThrow();
 }
 
 /** Whether an account uses this email (compared case-insensitively, as the unique index does). */
 export async function emailTaken(db: AnyDb, email: string): Promise<boolean> {
-  const row = await auth(db).selectFrom('accounts').select('id').where((eb) => eb(eb.fn('lower', ['email']), '=', email.toLowerCase())).executeTakeFirst();
+  const row = await auth(db)
+    .selectFrom('accounts')
+    .select('id')
+    .where((eb) => eb(eb.fn('lower', ['email']), '=', email.toLowerCase()))
+    .executeTakeFirst();
   return row !== undefined;
 }
 
@@ -56,7 +69,10 @@ export interface AccountRecord {
 }
 
 /** The account with this email (case-insensitive) and its password hash, for sign-in. */
-export async function findAccountByEmail(db: AnyDb, email: string): Promise<(AccountRecord & { passwordHash: string | null }) | undefined> {
+export async function findAccountByEmail(
+  db: AnyDb,
+  email: string,
+): Promise<(AccountRecord & { passwordHash: string | null }) | undefined> {
   return auth(db)
     .selectFrom('accounts')
     .select(['id', 'email', 'timezone', 'password_hash as passwordHash'])
@@ -65,11 +81,24 @@ export async function findAccountByEmail(db: AnyDb, email: string): Promise<(Acc
 }
 
 export async function findAccount(db: AnyDb, accountId: string): Promise<AccountRecord | undefined> {
-  return auth(db).selectFrom('accounts').select(['id', 'email', 'timezone']).where('id', '=', accountId).executeTakeFirst();
+  return auth(db)
+    .selectFrom('accounts')
+    .select(['id', 'email', 'timezone'])
+    .where('id', '=', accountId)
+    .executeTakeFirst();
 }
 
-export async function updateTimezone(db: AnyDb, accountId: string, timezone: string): Promise<AccountRecord | undefined> {
-  return auth(db).updateTable('accounts').set({ timezone }).where('id', '=', accountId).returning(['id', 'email', 'timezone']).executeTakeFirst();
+export async function updateTimezone(
+  db: AnyDb,
+  accountId: string,
+  timezone: string,
+): Promise<AccountRecord | undefined> {
+  return auth(db)
+    .updateTable('accounts')
+    .set({ timezone })
+    .where('id', '=', accountId)
+    .returning(['id', 'email', 'timezone'])
+    .executeTakeFirst();
 }
 
 export async function setPasswordHash(db: AnyDb, accountId: string, passwordHash: string): Promise<void> {
@@ -91,7 +120,15 @@ export interface KeyRecord {
   lastUsedAt: string | null;
 }
 
-const keyColumns = ['id', 'name', 'key_prefix as prefix', 'scopes', 'created_at as createdAt', 'revoked_at as revokedAt', 'last_used_at as lastUsedAt'] as const;
+const keyColumns = [
+  'id',
+  'name',
+  'key_prefix as prefix',
+  'scopes',
+  'created_at as createdAt',
+  'revoked_at as revokedAt',
+  'last_used_at as lastUsedAt',
+] as const;
 
 export async function insertKey(
   db: AnyDb,
@@ -99,13 +136,25 @@ export async function insertKey(
 ): Promise<KeyRecord> {
   return auth(db)
     .insertInto('api_keys')
-    .values({ account_id: values.accountId, name: values.name, key_prefix: values.prefix, key_hash: values.hash, scopes: values.scopes })
+    .values({
+      account_id: values.accountId,
+      name: values.name,
+      key_prefix: values.prefix,
+      key_hash: values.hash,
+      scopes: values.scopes,
+    })
     .returning(keyColumns)
     .executeTakeFirstOrThrow();
 }
 
 export async function listKeys(db: AnyDb, accountId: string): Promise<KeyRecord[]> {
-  return auth(db).selectFrom('api_keys').select(keyColumns).where('account_id', '=', accountId).orderBy('created_at', 'desc').orderBy('id').execute();
+  return auth(db)
+    .selectFrom('api_keys')
+    .select(keyColumns)
+    .where('account_id', '=', accountId)
+    .orderBy('created_at', 'desc')
+    .orderBy('id')
+    .execute();
 }
 
 /** Revokes a key (once; a revoked key stays revoked). Scoped to an account when one is given. */
@@ -121,19 +170,33 @@ export async function revokeKey(db: AnyDb, id: string, accountId?: string): Prom
 export async function insertSession(db: AnyDb, accountId: string, hash: Buffer, ttlSeconds: number): Promise<void> {
   await auth(db)
     .insertInto('sessions')
-    .values({ account_id: accountId, token_hash: hash, expires_at: sql<string>`now() + make_interval(secs => ${ttlSeconds})` })
+    .values({
+      account_id: accountId,
+      token_hash: hash,
+      expires_at: sql<string>`now() + make_interval(secs => ${ttlSeconds})`,
+    })
     .execute();
 }
 
 /** Revokes the live session with this hash; false when there was none. */
 export async function revokeSessionByHash(db: AnyDb, hash: Buffer): Promise<boolean> {
-  const result = await auth(db).updateTable('sessions').set({ revoked_at: sql<string>`now()` }).where('token_hash', '=', hash).where('revoked_at', 'is', null).executeTakeFirst();
+  const result = await auth(db)
+    .updateTable('sessions')
+    .set({ revoked_at: sql<string>`now()` })
+    .where('token_hash', '=', hash)
+    .where('revoked_at', 'is', null)
+    .executeTakeFirst();
   return result.numUpdatedRows > 0n;
 }
 
 /** Revokes every live session of an account (after its password changes); returns how many. */
 export async function revokeAccountSessions(db: AnyDb, accountId: string): Promise<number> {
-  const result = await auth(db).updateTable('sessions').set({ revoked_at: sql<string>`now()` }).where('account_id', '=', accountId).where('revoked_at', 'is', null).executeTakeFirst();
+  const result = await auth(db)
+    .updateTable('sessions')
+    .set({ revoked_at: sql<string>`now()` })
+    .where('account_id', '=', accountId)
+    .where('revoked_at', 'is', null)
+    .executeTakeFirst();
   return Number(result.numUpdatedRows);
 }
 
@@ -152,7 +215,16 @@ export async function revokeAccountGrants(db: AnyDb, accountId: string): Promise
     .returning('id')
     .execute();
   if (grants.length > 0) {
-    await auth(db).updateTable('oauth_tokens').set({ revoked_at: sql<string>`now()` }).where('grant_id', 'in', grants.map((g) => g.id)).where('revoked_at', 'is', null).execute();
+    await auth(db)
+      .updateTable('oauth_tokens')
+      .set({ revoked_at: sql<string>`now()` })
+      .where(
+        'grant_id',
+        'in',
+        grants.map((g) => g.id),
+      )
+      .where('revoked_at', 'is', null)
+      .execute();
   }
   return grants.length;
 }
@@ -166,7 +238,9 @@ export async function touchLastUsed(db: AnyDb, table: 'api_keys' | 'oauth_grants
     .updateTable(table)
     .set({ last_used_at: sql<string>`now()` })
     .where('id', '=', id)
-    .where((eb) => eb.or([eb('last_used_at', 'is', null), eb('last_used_at', '<', sql<string>`now() - interval '1 minute'`)]))
+    .where((eb) =>
+      eb.or([eb('last_used_at', 'is', null), eb('last_used_at', '<', sql<string>`now() - interval '1 minute'`)]),
+    )
     .execute();
 }
 
@@ -180,16 +254,17 @@ const ACCESS_TOKEN_ID = /^[0-9a-f]{64}$/;
 export async function liveCredentialIds(db: AnyDb, ids: string[]): Promise<Set<string>> {
   // OAuth access tokens are named by their hash in hex (see Caller.oauth.tokenId), the rest by uuid.
   const tokens = ids.filter((id) => ACCESS_TOKEN_ID.test(id));
-  const { rows } = await db.executeQuery<{ id: string }>(CompiledQuery.raw(
-    `select id::text from api_keys where id = any($1::uuid[]) and revoked_at is null
+  const { rows } = await db.executeQuery<{ id: string }>(
+    CompiledQuery.raw(
+      `select id::text from api_keys where id = any($1::uuid[]) and revoked_at is null
      union all select id::text from sessions where id = any($1::uuid[]) and revoked_at is null and expires_at > now()
      union all select id::text from oauth_grants where id = any($1::uuid[]) and revoked_at is null
      union all select encode(token_hash, 'hex') from oauth_tokens where token_hash = any($2::bytea[]) and revoked_at is null`,
-    [ids.filter((id) => !ACCESS_TOKEN_ID.test(id)), tokens.map((id) => Buffer.from(id, 'hex'))],
-  ));
+      [ids.filter((id) => !ACCESS_TOKEN_ID.test(id)), tokens.map((id) => Buffer.from(id, 'hex'))],
+    ),
+  );
   return new Set(rows.map((r) => r.id));
 }
-
 
 // Run on every request made with an OAuth token (through the credential cache), so written once.
 const FIND_ACCESS = `select g.id as "credentialId", g.account_id as "accountId", t.scopes, a.timezone,
@@ -199,7 +274,10 @@ const FIND_ACCESS = `select g.id as "credentialId", g.account_id as "accountId",
     and g.revoked_at is null and g.expires_at > now()`;
 
 /** The live access token with this hash, as a credential: its grant, account, scopes and resource. */
-export async function findAccessToken(db: AnyDb, hash: Buffer): Promise<(IdentityRow & { expiresAt: number }) | undefined> {
+export async function findAccessToken(
+  db: AnyDb,
+  hash: Buffer,
+): Promise<(IdentityRow & { expiresAt: number }) | undefined> {
   const { rows } = await db.executeQuery<IdentityRow & { expiresAt: number }>(CompiledQuery.raw(FIND_ACCESS, [hash]));
   return rows[0];
 }

@@ -230,7 +230,9 @@ const authOAuthMigration: Migration = {
     `.execute(db);
   },
   async down(db: Kysely<any>): Promise<void> {
-    await sql`drop table oauth_tokens; drop table oauth_codes; drop table oauth_requests; drop table oauth_grants; drop table oauth_clients`.execute(db);
+    await sql`drop table oauth_tokens; drop table oauth_codes; drop table oauth_requests; drop table oauth_grants; drop table oauth_clients`.execute(
+      db,
+    );
   },
 };
 

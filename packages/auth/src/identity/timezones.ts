@@ -3,11 +3,39 @@
  * `Asia/Calcutta`, not `Asia/Kolkata`), so their current spelling is kept here (tzdata 2024).
  */
 const IANA_NAMES_ICU_LISTS_OTHERWISE = [
-  'Africa/Asmara', 'America/Argentina/Buenos_Aires', 'America/Argentina/Catamarca', 'America/Argentina/Cordoba',
-  'America/Argentina/Jujuy', 'America/Argentina/Mendoza', 'America/Atikokan', 'America/Indiana/Indianapolis',
-  'America/Kentucky/Louisville', 'America/Nuuk', 'Asia/Ho_Chi_Minh', 'Asia/Kathmandu', 'Asia/Kolkata', 'Asia/Yangon',
-  'Atlantic/Faroe', 'CET', 'CST6CDT', 'EET', 'EST', 'EST5EDT', 'Etc/GMT', 'Etc/UTC', 'Europe/Kyiv', 'HST', 'MET', 'MST',
-  'MST7MDT', 'PST8PDT', 'Pacific/Chuuk', 'Pacific/Kanton', 'Pacific/Pohnpei', 'UTC', 'WET',
+  'Africa/Asmara',
+  'America/Argentina/Buenos_Aires',
+  'America/Argentina/Catamarca',
+  'America/Argentina/Cordoba',
+  'America/Argentina/Jujuy',
+  'America/Argentina/Mendoza',
+  'America/Atikokan',
+  'America/Indiana/Indianapolis',
+  'America/Kentucky/Louisville',
+  'America/Nuuk',
+  'Asia/Ho_Chi_Minh',
+  'Asia/Kathmandu',
+  'Asia/Kolkata',
+  'Asia/Yangon',
+  'Atlantic/Faroe',
+  'CET',
+  'CST6CDT',
+  'EET',
+  'EST',
+  'EST5EDT',
+  'Etc/GMT',
+  'Etc/UTC',
+  'Europe/Kyiv',
+  'HST',
+  'MET',
+  'MST',
+  'MST7MDT',
+  'PST8PDT',
+  'Pacific/Chuuk',
+  'Pacific/Kanton',
+  'Pacific/Pohnpei',
+  'UTC',
+  'WET',
   ...Array.from({ length: 12 }, (_, i) => `Etc/GMT+${i + 1}`),
   ...Array.from({ length: 14 }, (_, i) => `Etc/GMT-${i + 1}`),
 ];
@@ -20,7 +48,9 @@ const MAX_NAMES = 2_000;
  * once. Letter case never adds an entry, so random-case spellings of a zone cost no memory here,
  * and only canonical names reach luxon (which caches a formatter per spelling it is given).
  */
-const canonical = new Map<string, string>([...Intl.supportedValuesOf('timeZone'), ...IANA_NAMES_ICU_LISTS_OTHERWISE].map((z) => [z.toLowerCase(), z]));
+const canonical = new Map<string, string>(
+  [...Intl.supportedValuesOf('timeZone'), ...IANA_NAMES_ICU_LISTS_OTHERWISE].map((z) => [z.toLowerCase(), z]),
+);
 
 /** ICU's own name for a zone it accepts in any letter case (an alias resolves to its zone), or undefined. */
 function resolveWithIcu(name: string): string | undefined {

@@ -26,6 +26,9 @@ function readCookie(header: string | undefined, name: string): string | undefine
 }
 
 /** The session token from a Cookie header: the `__Host-` cookie (https) first, then the plain one when it may be read. */
-export function readSessionCookie(header: string | undefined, names: { secure: string; plain?: string }): string | undefined {
+export function readSessionCookie(
+  header: string | undefined,
+  names: { secure: string; plain?: string },
+): string | undefined {
   return readCookie(header, names.secure) ?? (names.plain === undefined ? undefined : readCookie(header, names.plain));
 }

@@ -12,9 +12,20 @@ import type { Exchange, McpOptions } from './context.js';
 
 // The caller was resolved by `identify` from this same Authorization header (a database outage
 // there is already a 503), so the SDK's bearer check only decides 401 (or 403) and its challenge.
-function bearerCheck(o: McpOptions, req: Request, res: Response, verify: (token: string) => ReturnType<typeof toAuthInfo>, next: () => void, requiredScopes?: string[]) {
+function bearerCheck(
+  o: McpOptions,
+  req: Request,
+  res: Response,
+  verify: (token: string) => ReturnType<typeof toAuthInfo>,
+  next: () => void,
+  requiredScopes?: string[],
+) {
   const { resourceMetadata } = oauthUrls(o.auth.service, publicOrigin(req, o.publicUrl));
-  return requireBearerAuth({ verifier: { verifyAccessToken: async (token) => verify(token) }, resourceMetadataUrl: resourceMetadata, requiredScopes })(req, res, next);
+  return requireBearerAuth({
+    verifier: { verifyAccessToken: async (token) => verify(token) },
+    resourceMetadataUrl: resourceMetadata,
+    requiredScopes,
+  })(req, res, next);
 }
 
 const keyCaller = (req: Request) => (req.caller?.kind === 'key' ? req.caller : undefined);
@@ -42,11 +53,27 @@ export function stepUp(x: Exchange, needed: readonly string[]): void {
 function challenge(o: McpOptions, x: Exchange) {
   const { req, res } = x;
   if (x.callerGone) {
-    return bearerCheck(o, req, res, () => {
-      throw new OAuthError(OAuthErrorCode.InvalidToken, 'The API key or access token was revoked or expired during this request');
-    }, () => {});
+    return bearerCheck(
+      o,
+      req,
+      res,
+      () => {
+        throw new OAuthError(
+          OAuthErrorCode.InvalidToken,
+          'The API key or access token was revoked or expired during this request',
+        );
+      },
+      () => {},
+    );
   }
-  return bearerCheck(o, req, res, (token) => toAuthInfo(token, keyCaller(req)), () => {}, x.stepUp);
+  return bearerCheck(
+    o,
+    req,
+    res,
+    (token) => toAuthInfo(token, keyCaller(req)),
+    () => {},
+    x.stepUp,
+  );
 }
 
 /** Nothing is sent yet (JSON, or a stream whose first event is its end): the 401, 403 or 503 is the answer (then RESPONSE_ALREADY_SENT for the first two). */
@@ -54,8 +81,12 @@ export async function settle(o: McpOptions, x: Exchange, response: globalThis.Re
   if (!x.callerGone && !x.stepUp && !x.unavailable) return response;
   await response.body?.cancel();
   if (x.unavailable) {
-    const message = 'The confirmation could not be checked for reuse (Redis, which records used confirmations across replicas, is unavailable): nothing was changed; send the same retry again shortly';
-    return globalThis.Response.json({ jsonrpc: '2.0', error: { code: ProtocolErrorCode.InternalError, message }, id: null }, { status: 503, headers: { 'Retry-After': '2' } });
+    const message =
+      'The confirmation could not be checked for reuse (Redis, which records used confirmations across replicas, is unavailable): nothing was changed; send the same retry again shortly';
+    return globalThis.Response.json(
+      { jsonrpc: '2.0', error: { code: ProtocolErrorCode.InternalError, message }, id: null },
+      { status: 503, headers: { 'Retry-After': '2' } },
+    );
   }
   await challenge(o, x);
   return RESPONSE_ALREADY_SENT;

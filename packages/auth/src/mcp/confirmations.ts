@@ -20,9 +20,14 @@ export function usedConfirmations(o: { redis: Redis | null; prefix: string; logg
     return {
       async claim(id, seconds) {
         try {
-          return (await redis.set(`${o.prefix}mcp:confirmation:${id}`, '1', 'EX', seconds, 'NX')) === 'OK' ? 'claimed' : 'spent';
+          return (await redis.set(`${o.prefix}mcp:confirmation:${id}`, '1', 'EX', seconds, 'NX')) === 'OK'
+            ? 'claimed'
+            : 'spent';
         } catch (err) {
-          o.logger.warn({ err: err instanceof Error ? err.message : String(err) }, 'an MCP confirmation could not be checked for reuse: redis unavailable');
+          o.logger.warn(
+            { err: err instanceof Error ? err.message : String(err) },
+            'an MCP confirmation could not be checked for reuse: redis unavailable',
+          );
           return 'unavailable';
         }
       },

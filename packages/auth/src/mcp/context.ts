@@ -143,6 +143,8 @@ export interface Exchange {
 }
 
 /** Whether `scopes` hold every one of `needed`. */
-export const holds = (scopes: readonly string[], needed: readonly string[]): boolean => needed.every((s) => scopes.includes(s));
+export const holds = (scopes: readonly string[], needed: readonly string[]): boolean =>
+  needed.every((s) => scopes.includes(s));
 
-export const isObject = (v: unknown): v is Record<string, unknown> => v !== null && typeof v === 'object' && !Array.isArray(v);
+export const isObject = (v: unknown): v is Record<string, unknown> =>
+  v !== null && typeof v === 'object' && !Array.isArray(v);

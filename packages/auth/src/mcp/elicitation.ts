@@ -91,7 +91,8 @@ export function answerRelay(o: { redis: Redis | null; prefix: string; logger: Lo
         if (isJSONRPCRequest(message)) {
           const global = randomUUID();
           const key = keyOf(credentialId, global);
-          const answerAs = (id: RequestId, answer: object) => transport.onmessage?.({ ...answer, id } as JSONRPCMessage);
+          const answerAs = (id: RequestId, answer: object) =>
+            transport.onmessage?.({ ...answer, id } as JSONRPCMessage);
           waiting.set(key, {
             receive: (answer) => {
               release(global);
@@ -99,7 +100,13 @@ export function answerRelay(o: { redis: Redis | null; prefix: string; logger: Lo
             },
             lost: () => {
               release(global);
-              answerAs(message.id, { jsonrpc: '2.0', error: { code: ProtocolErrorCode.InternalError, message: 'Redis, which carries the answer between replicas, became unavailable' } });
+              answerAs(message.id, {
+                jsonrpc: '2.0',
+                error: {
+                  code: ProtocolErrorCode.InternalError,
+                  message: 'Redis, which carries the answer between replicas, became unavailable',
+                },
+              });
             },
           });
           local.set(global, message.id);
@@ -141,7 +148,10 @@ export function answerRelay(o: { redis: Redis | null; prefix: string; logger: Lo
       try {
         return (await o.redis.publish(channel(key), JSON.stringify(answer))) > 0 ? 'delivered' : 'unknown';
       } catch (err) {
-        o.logger.warn({ err: err instanceof Error ? err.message : String(err) }, 'an MCP client answer could not be relayed: redis unavailable');
+        o.logger.warn(
+          { err: err instanceof Error ? err.message : String(err) },
+          'an MCP client answer could not be relayed: redis unavailable',
+        );
         return 'unavailable';
       }
     },
@@ -163,7 +173,10 @@ export const CONFIRM_SCHEMA: ElicitRequestFormParams['requestedSchema'] = {
 };
 
 /** The question naming every destructive call (`describe` says what each deletes). */
-export async function confirmQuestion(calls: PreparedCall[], describe: (call: PreparedCall) => Promise<string>): Promise<string> {
+export async function confirmQuestion(
+  calls: PreparedCall[],
+  describe: (call: PreparedCall) => Promise<string>,
+): Promise<string> {
   const lines: string[] = [];
   for (const call of calls) lines.push(`- ${await describe(call)}`);
   return `${calls.length === 1 ? 'This cannot' : `These ${calls.length} changes cannot`} be undone:\n${lines.join('\n')}\nGo ahead?`;
@@ -182,7 +195,10 @@ export function bindAskedAt(calls: PreparedCall[], askedAt: number): void {
 }
 
 /** What the user's answer means: undefined to go ahead, else the 409 saying why nothing was done. */
-export function readAnswer(answer: { action: string; content?: Record<string, unknown> }): { status: number; message: string } | undefined {
+export function readAnswer(answer: {
+  action: string;
+  content?: Record<string, unknown>;
+}): { status: number; message: string } | undefined {
   if (answer.action === 'accept' && answer.content?.confirm === true) return undefined;
   const what = answer.action === 'accept' ? 'did not confirm' : answer.action === 'decline' ? 'declined' : 'cancelled';
   return { status: 409, message: `The user ${what}: nothing was changed` };
@@ -194,7 +210,11 @@ export function readAnswer(answer: { action: string; content?: Record<string, un
  * cancelled, unanswered within `timeoutMs`, or an answer that cannot arrive: nothing is done,
  * and the tool's result says why. A yes is bound to the time of the question ({@link bindAskedAt}).
  */
-export function askUser(send: SendElicitation, describe: (call: PreparedCall) => Promise<string>, timeoutMs: number): Confirm {
+export function askUser(
+  send: SendElicitation,
+  describe: (call: PreparedCall) => Promise<string>,
+  timeoutMs: number,
+): Confirm {
   return async (calls) => {
     const message = await confirmQuestion(calls, describe);
     const askedAt = Date.now();
@@ -202,9 +222,16 @@ export function askUser(send: SendElicitation, describe: (call: PreparedCall) =>
     try {
       answer = await send({ mode: 'form', message, requestedSchema: CONFIRM_SCHEMA }, { timeout: timeoutMs });
     } catch (err) {
-      if (err instanceof SdkError && err.code === SdkErrorCode.RequestTimeout) return { status: 409, message: `No answer to the confirmation within ${timeoutMs / 1000} s: nothing was changed` };
+      if (err instanceof SdkError && err.code === SdkErrorCode.RequestTimeout)
+        return {
+          status: 409,
+          message: `No answer to the confirmation within ${timeoutMs / 1000} s: nothing was changed`,
+        };
       const why = err instanceof Error ? err.message : String(err);
-      return { status: 503, message: `The confirmation could not be asked or its answer did not arrive (${why}): nothing was changed; try again shortly` };
+      return {
+        status: 503,
+        message: `The confirmation could not be asked or its answer did not arrive (${why}): nothing was changed; try again shortly`,
+      };
     }
     const no = readAnswer(answer);
     if (!no) bindAskedAt(calls, askedAt);

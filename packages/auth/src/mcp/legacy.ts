@@ -20,9 +20,11 @@ const JSONRPC_SESSION_NOT_FOUND = -32001;
 const rpcAnswer = (status: number, code: number, message: string, headers: Record<string, string> = {}) =>
   globalThis.Response.json({ jsonrpc: '2.0', error: { code, message }, id: null }, { status, headers });
 
-const isInitialize = (m: unknown): m is { params: { capabilities?: Record<string, unknown> } } => isObject(m) && m.method === 'initialize' && isObject(m.params);
+const isInitialize = (m: unknown): m is { params: { capabilities?: Record<string, unknown> } } =>
+  isObject(m) && m.method === 'initialize' && isObject(m.params);
 /** A client answers elicitation when it declares the capability (an empty object is form mode). */
-const declaresElicitation = (m: { params: { capabilities?: Record<string, unknown> } }) => isObject(m.params.capabilities?.elicitation);
+const declaresElicitation = (m: { params: { capabilities?: Record<string, unknown> } }) =>
+  isObject(m.params.capabilities?.elicitation);
 
 /**
  * 2025-11-25 and 2025-06-18: the initialize handshake, its signed session id (what the client
@@ -30,7 +32,11 @@ const declaresElicitation = (m: { params: { capabilities?: Record<string, unknow
  * transport. A Response is the whole answer; `{ response }` is the transport's, which the caller
  * may still replace with the bearer challenge.
  */
-export async function legacyExchange(c: McpContext, x: Exchange, request: globalThis.Request): Promise<globalThis.Response | { response: globalThis.Response }> {
+export async function legacyExchange(
+  c: McpContext,
+  x: Exchange,
+  request: globalThis.Request,
+): Promise<globalThis.Response | { response: globalThis.Response }> {
   const { req } = x;
   const credentialId = req.caller!.credentialId;
   const message: unknown = req.body;
@@ -40,14 +46,17 @@ export async function legacyExchange(c: McpContext, x: Exchange, request: global
   if (sessionId !== undefined && !initialize) {
     session = c.ids.read(sessionId);
     // Unknown, altered, or issued to another credential: not a session of this server (the spec's 404).
-    if (!session || session.credentialId !== credentialId) return rpcAnswer(404, JSONRPC_SESSION_NOT_FOUND, 'Session not found: initialize a new one');
+    if (!session || session.credentialId !== credentialId)
+      return rpcAnswer(404, JSONRPC_SESSION_NOT_FOUND, 'Session not found: initialize a new one');
   }
   if (isJSONRPCResultResponse(message) || isJSONRPCErrorResponse(message)) return answer(c, credentialId, [message]);
   // A call that may ask the user is answered as a stream (the question goes out on it); every other as JSON.
   const asks = session?.elicitation === true && mayAsk(c, x, message);
   const s = mcpServer(c, x, session);
   const transport = new WebStandardStreamableHTTPServerTransport({
-    sessionIdGenerator: initialize ? () => c.ids.issue({ credentialId, elicitation: declaresElicitation(initialize) }) : undefined,
+    sessionIdGenerator: initialize
+      ? () => c.ids.issue({ credentialId, elicitation: declaresElicitation(initialize) })
+      : undefined,
     enableJsonResponse: !asks,
   });
   const release = asks ? c.relay.attach(transport, credentialId) : () => {};
@@ -65,9 +74,19 @@ export async function legacyExchange(c: McpContext, x: Exchange, request: global
 async function answer(c: McpContext, credentialId: string, answers: JSONRPCResponse[]): Promise<globalThis.Response> {
   const outcomes = await Promise.all(answers.map((a) => c.relay.deliver(credentialId, a)));
   if (outcomes.includes('unavailable')) {
-    return rpcAnswer(503, ProtocolErrorCode.InternalError, 'The answer could not be passed on (Redis, which carries it between replicas, is unavailable); the request it answers ends with nothing changed', { 'Retry-After': '2' });
+    return rpcAnswer(
+      503,
+      ProtocolErrorCode.InternalError,
+      'The answer could not be passed on (Redis, which carries it between replicas, is unavailable); the request it answers ends with nothing changed',
+      { 'Retry-After': '2' },
+    );
   }
-  if (outcomes.includes('unknown')) return rpcAnswer(400, ProtocolErrorCode.InvalidRequest, 'No request of this server awaits this answer: it was answered already, timed out, or is another client\'s');
+  if (outcomes.includes('unknown'))
+    return rpcAnswer(
+      400,
+      ProtocolErrorCode.InvalidRequest,
+      "No request of this server awaits this answer: it was answered already, timed out, or is another client's",
+    );
   return new globalThis.Response(null, { status: 202 });
 }
 
@@ -75,8 +94,13 @@ async function answer(c: McpContext, credentialId: string, answers: JSONRPCRespo
 function mayAsk(c: McpContext, x: Exchange, m: unknown): boolean {
   const { chosen, scopes } = x;
   if (!isObject(m) || m.method !== 'tools/call' || !isObject(m.params)) return false;
-  const tool = c.o.taskTools.find((t) => t.name === (m.params as Record<string, unknown>).name && chosen.toolsets.has(t.toolset));
-  return tool !== undefined && allowedActions(tool, (needed) => holds(scopes, needed), chosen.readOnly).some((a) => a.destructive);
+  const tool = c.o.taskTools.find(
+    (t) => t.name === (m.params as Record<string, unknown>).name && chosen.toolsets.has(t.toolset),
+  );
+  return (
+    tool !== undefined &&
+    allowedActions(tool, (needed) => holds(scopes, needed), chosen.readOnly).some((a) => a.destructive)
+  );
 }
 
 /**

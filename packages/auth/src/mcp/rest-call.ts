@@ -13,7 +13,10 @@ import type { Exchange, McpContext, RestAnswer } from './context.js';
 /** The MCP request's caller stopped being valid (revoked, disconnected, expired) during the request. */
 class CallerGone extends ProtocolError {
   constructor() {
-    super(ProtocolErrorCode.InvalidRequest, 'The API key or access token was revoked or expired during this request: authenticate again (the next request is answered HTTP 401)');
+    super(
+      ProtocolErrorCode.InvalidRequest,
+      'The API key or access token was revoked or expired during this request: authenticate again (the next request is answered HTTP 401)',
+    );
   }
 }
 
@@ -28,14 +31,33 @@ const loopback = new Agent({ keepAlive: true, maxSockets: 64 });
  * the process's own address is the one hop it trusts (TRUST_PROXY: loopback by default, one hop in
  * compose and Kubernetes), so limits by address still see the client.
  */
-function sendToSelf(req: Request, method: string, url: string, headers: Record<string, string>, body: string | undefined): Promise<{ status: number; payload: string }> {
+function sendToSelf(
+  req: Request,
+  method: string,
+  url: string,
+  headers: Record<string, string>,
+  body: string | undefined,
+): Promise<{ status: number; payload: string }> {
   return new Promise((resolve, reject) => {
     const out = httpRequest(
-      { agent: loopback, host: req.socket.localAddress, port: req.socket.localPort, method, path: url, headers: { ...headers, 'x-forwarded-for': req.ip ?? '', ...(body === undefined ? {} : { 'content-length': String(Buffer.byteLength(body)) }) } },
+      {
+        agent: loopback,
+        host: req.socket.localAddress,
+        port: req.socket.localPort,
+        method,
+        path: url,
+        headers: {
+          ...headers,
+          'x-forwarded-for': req.ip ?? '',
+          ...(body === undefined ? {} : { 'content-length': String(Buffer.byteLength(body)) }),
+        },
+      },
       (answer) => {
         const chunks: Buffer[] = [];
         answer.on('data', (c: Buffer) => chunks.push(c));
-        answer.on('end', () => resolve({ status: answer.statusCode ?? 502, payload: Buffer.concat(chunks).toString('utf8') }));
+        answer.on('end', () =>
+          resolve({ status: answer.statusCode ?? 502, payload: Buffer.concat(chunks).toString('utf8') }),
+        );
         answer.on('error', reject);
       },
     );
@@ -46,28 +68,51 @@ function sendToSelf(req: Request, method: string, url: string, headers: Record<s
 
 /** A tool's bad arguments, as the REST validation error naming each field. */
 export function invalidArguments(problems: ArgumentProblem[]): AppError {
-  return errors.validation(problems, `Invalid arguments: ${problems.map((p) => `${p.path.slice(1)} ${p.message}`).join('; ')}`);
+  return errors.validation(
+    problems,
+    `Invalid arguments: ${problems.map((p) => `${p.path.slice(1)} ${p.message}`).join('; ')}`,
+  );
 }
 
 function withoutKeys(value: unknown, keys: ReadonlySet<string>): unknown {
   if (Array.isArray(value)) return value.map((v) => withoutKeys(v, keys));
   if (!value || typeof value !== 'object') return value;
-  return Object.fromEntries(Object.entries(value).filter(([k]) => !keys.has(k)).map(([k, v]) => [k, withoutKeys(v, keys)]));
+  return Object.fromEntries(
+    Object.entries(value)
+      .filter(([k]) => !keys.has(k))
+      .map(([k, v]) => [k, withoutKeys(v, keys)]),
+  );
 }
 
 /** Sends a tool's REST request into the app, as the MCP request's caller and client address. */
-export async function callRest(c: McpContext, x: Exchange, tool: GeneratedTool, args: Record<string, unknown>): Promise<RestAnswer | { problems: ArgumentProblem[] }> {
+export async function callRest(
+  c: McpContext,
+  x: Exchange,
+  tool: GeneratedTool,
+  args: Record<string, unknown>,
+): Promise<RestAnswer | { problems: ArgumentProblem[] }> {
   const { req } = x;
   const built = toRequest(tool, args);
   if (!built.ok) return { problems: built.problems };
   // The MCP request's id, so its log line and its tool calls' lines share it.
-  const headers: Record<string, string> = { accept: 'application/json', 'x-request-id': req.id, [INNER_CALL_HEADER]: x.ticket, ...built.headers };
+  const headers: Record<string, string> = {
+    accept: 'application/json',
+    'x-request-id': req.id,
+    [INNER_CALL_HEADER]: x.ticket,
+    ...built.headers,
+  };
   for (const name of FORWARDED) {
     const value = req.headers[name];
     if (typeof value === 'string') headers[name] = value;
   }
   if (built.body !== undefined) headers['content-type'] = 'application/json';
-  const answer = await sendToSelf(req, tool.route.method, built.url, headers, built.body === undefined ? undefined : JSON.stringify(built.body));
+  const answer = await sendToSelf(
+    req,
+    tool.route.method,
+    built.url,
+    headers,
+    built.body === undefined ? undefined : JSON.stringify(built.body),
+  );
   // A 401 is the MCP request's answer (HTTP 401 with the challenge), never a tool result.
   if (answer.status === 401) {
     x.callerGone = true;

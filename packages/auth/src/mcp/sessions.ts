@@ -43,7 +43,12 @@ export function sessionIds(secret: string, service: string): SessionIds {
   const mac = (payload: string) => createHmac('sha256', key).update(payload).digest();
   return {
     issue(session) {
-      const payload: Payload = { c: session.credentialId, e: session.elicitation ? 1 : 0, t: Math.floor(Date.now() / 1000), n: randomBytes(9).toString('base64url') };
+      const payload: Payload = {
+        c: session.credentialId,
+        e: session.elicitation ? 1 : 0,
+        t: Math.floor(Date.now() / 1000),
+        n: randomBytes(9).toString('base64url'),
+      };
       const encoded = Buffer.from(JSON.stringify(payload)).toString('base64url');
       return `${encoded}.${mac(encoded).toString('base64url')}`;
     },

@@ -12,14 +12,20 @@ const RESULT_MAX_CHARACTERS = 20_000;
 const LONG_STRING = 2_000;
 
 /** One REST call an action stands for, as the MCP server runs it. */
-export type RunOperation = (op: GeneratedTool, args: Record<string, unknown>) => Promise<{ status: number; body: unknown } | { problems: ArgumentProblem[] }>;
+export type RunOperation = (
+  op: GeneratedTool,
+  args: Record<string, unknown>,
+) => Promise<{ status: number; body: unknown } | { problems: ArgumentProblem[] }>;
 
 /**
  * A refused call: the field at fault, or the scope or mode that stops it (before anything is
  * sent), or the user's answer that stopped its destructive calls (nothing was sent but the reads
  * that named them).
  */
-export type Refusal = { refusal: 'arguments'; problems: ArgumentProblem[] } | { refusal: 'scope'; message: string; scopes: string[] } | { refusal: 'unconfirmed'; status: number; message: string };
+export type Refusal =
+  | { refusal: 'arguments'; problems: ArgumentProblem[] }
+  | { refusal: 'scope'; message: string; scopes: string[] }
+  | { refusal: 'unconfirmed'; status: number; message: string };
 
 /** One call of a task-level tool, checked and ready to send. */
 export interface PreparedCall {
@@ -49,7 +55,8 @@ const SHAPED = new Set(['object', 'array']);
 const CONTROL = new Set(['action', 'fields', 'confirm']);
 const isObject = (v: unknown): v is Record<string, unknown> => v !== null && typeof v === 'object' && !Array.isArray(v);
 /** A list operation pages with `offset` and no cursor: the tool gives it one (the next offset). */
-const offsetPaged = (op: GeneratedTool) => op.route.queryArgs.includes('offset') && !op.route.queryArgs.includes('cursor');
+const offsetPaged = (op: GeneratedTool) =>
+  op.route.queryArgs.includes('offset') && !op.route.queryArgs.includes('cursor');
 const lists = (op: GeneratedTool) => op.route.queryArgs.includes('limit') && op.route.method === 'GET';
 
 /**
@@ -75,40 +82,70 @@ function readNested(args: Record<string, unknown>, op: GeneratedTool): Record<st
  * The action a call runs: the one it names, or else the first that takes every argument given
  * and whose required ones are there (`find_tasks` with an id gets it, with a tag lists).
  */
-function chooseAction(tool: TaskTool, allowed: ToolAction[], args: Record<string, unknown>, at: string): ToolAction | Refusal {
+function chooseAction(
+  tool: TaskTool,
+  allowed: ToolAction[],
+  args: Record<string, unknown>,
+  at: string,
+): ToolAction | Refusal {
   const named = args.action;
   if (named !== undefined) {
     if (typeof named !== 'string' || !tool.actions.some((a) => a.name === named)) {
-      return { refusal: 'arguments', problems: [{ path: `${at}/action`, message: `must be one of ${allowed.map((a) => a.name).join(', ')}` }] };
+      return {
+        refusal: 'arguments',
+        problems: [{ path: `${at}/action`, message: `must be one of ${allowed.map((a) => a.name).join(', ')}` }],
+      };
     }
     const action = allowed.find((a) => a.name === named);
     if (!action) {
       const wanted = tool.actions.find((a) => a.name === named)!;
-      return { refusal: 'scope', message: `The action ${named} needs the scope ${wanted.op.scopes.join(' and ')} and a connection that is not read-only`, scopes: wanted.op.scopes };
+      return {
+        refusal: 'scope',
+        message: `The action ${named} needs the scope ${wanted.op.scopes.join(' and ')} and a connection that is not read-only`,
+        scopes: wanted.op.scopes,
+      };
     }
     return action;
   }
   const given = (a: ToolAction) => (a.op.inputSchema.required ?? []).every((name) => args[name] !== undefined);
-  const takes = (a: ToolAction) => Object.keys(args).every((name) => CONTROL.has(name) || name in a.op.inputSchema.properties || (name === 'cursor' && offsetPaged(a.op)));
-  return allowed.find((a) => given(a) && takes(a)) ?? allowed.find(given)
-    ?? { refusal: 'arguments', problems: [{ path: `${at}/action`, message: `is required: one of ${allowed.map((a) => a.name).join(', ')}` }] };
+  const takes = (a: ToolAction) =>
+    Object.keys(args).every(
+      (name) => CONTROL.has(name) || name in a.op.inputSchema.properties || (name === 'cursor' && offsetPaged(a.op)),
+    );
+  return (
+    allowed.find((a) => given(a) && takes(a)) ??
+    allowed.find(given) ?? {
+      refusal: 'arguments',
+      problems: [{ path: `${at}/action`, message: `is required: one of ${allowed.map((a) => a.name).join(', ')}` }],
+    }
+  );
 }
 
 /** The operation's own arguments for one call, or what is wrong with them. */
-function operationArguments(tool: TaskTool, action: ToolAction, args: Record<string, unknown>, at: string, asks: boolean): { opArgs: Record<string, unknown> } | Refusal {
+function operationArguments(
+  tool: TaskTool,
+  action: ToolAction,
+  args: Record<string, unknown>,
+  at: string,
+  asks: boolean,
+): { opArgs: Record<string, unknown> } | Refusal {
   const problems: ArgumentProblem[] = [];
   const out: Record<string, unknown> = {};
   for (const [name, value] of Object.entries(args)) {
     if (CONTROL.has(name) || value === undefined) continue;
     if (name === 'cursor' && offsetPaged(action.op)) {
       const offset = typeof value === 'string' && /^\d{1,9}$/.test(value) ? Number(value) : Number.NaN;
-      if (Number.isNaN(offset)) problems.push({ path: `${at}/cursor`, message: 'must be a nextCursor this tool returned' });
+      if (Number.isNaN(offset))
+        problems.push({ path: `${at}/cursor`, message: 'must be a nextCursor this tool returned' });
       else out.offset = offset;
     } else if (name in action.op.inputSchema.properties && !tool.omit.includes(name)) out[name] = value;
     else problems.push({ path: `${at}/${name}`, message: `is not an argument of the action ${action.name}` });
   }
   if (action.destructive && !asks && args.confirm !== true) {
-    problems.push({ path: `${at}/confirm`, message: `must be true to ${action.name}: ask the user first, it cannot be undone` });
+    problems.push({
+      path: `${at}/confirm`,
+      message: `must be true to ${action.name}: ask the user first, it cannot be undone`,
+    });
   }
   return problems.length > 0 ? { refusal: 'arguments', problems } : { opArgs: readNested(out, action.op) };
 }
@@ -139,7 +176,14 @@ function cutStrings(value: unknown, max: number): { value: unknown; cut: boolean
 }
 
 /** A successful REST answer as the tool returns it: records compacted, the cursor made explicit. */
-function shape(tool: TaskTool, action: ToolAction, args: Record<string, unknown>, fields: string[] | undefined, status: number, body: unknown): TaskAnswer {
+function shape(
+  tool: TaskTool,
+  action: ToolAction,
+  args: Record<string, unknown>,
+  fields: string[] | undefined,
+  status: number,
+  body: unknown,
+): TaskAnswer {
   let nextCursor: string | null = null;
   let result = body;
   if (isObject(body)) {
@@ -177,7 +221,10 @@ const size = (a: TaskAnswer) => JSON.stringify(a).length;
  * records as fit (so its nextCursor is the server's own); what still does not fit has its long
  * strings cut, and the note says how to read them whole.
  */
-async function fit(answer: TaskAnswer, refetch: (limit: number) => Promise<TaskAnswer | undefined>): Promise<TaskAnswer> {
+async function fit(
+  answer: TaskAnswer,
+  refetch: (limit: number) => Promise<TaskAnswer | undefined>,
+): Promise<TaskAnswer> {
   if (size(answer) <= RESULT_MAX_CHARACTERS) return answer;
   const key = isObject(answer.result) ? recordsKey(answer.result) : undefined;
   const records = key === undefined ? undefined : (answer.result as Record<string, unknown>)[key];
@@ -194,15 +241,31 @@ async function fit(answer: TaskAnswer, refetch: (limit: number) => Promise<TaskA
     }
     const again = await refetch(kept);
     if (again && size(again) <= RESULT_MAX_CHARACTERS) {
-      return { ...again, truncated: true, note: `Only ${kept} records fit in one answer: call again with cursor=${JSON.stringify(again.nextCursor)} for the rest, or ask for fewer fields.` };
+      return {
+        ...again,
+        truncated: true,
+        note: `Only ${kept} records fit in one answer: call again with cursor=${JSON.stringify(again.nextCursor)} for the rest, or ask for fewer fields.`,
+      };
     }
   }
   for (const max of [LONG_STRING, 500, 100]) {
     const { value } = cutStrings(answer.result, max);
-    const cut = { ...answer, result: value, truncated: true, note: `Texts longer than ${max} characters were cut to fit ${RESULT_MAX_CHARACTERS} characters: read one record by its id, with fewer records per page (limit) or fewer fields, to see them whole.` };
+    const cut = {
+      ...answer,
+      result: value,
+      truncated: true,
+      note: `Texts longer than ${max} characters were cut to fit ${RESULT_MAX_CHARACTERS} characters: read one record by its id, with fewer records per page (limit) or fewer fields, to see them whole.`,
+    };
     if (size(cut) <= RESULT_MAX_CHARACTERS) return cut;
   }
-  return { action: answer.action, status: answer.status, result: null, nextCursor: answer.nextCursor, truncated: true, note: `The answer was over ${RESULT_MAX_CHARACTERS} characters even cut: ask for fewer records (limit) or fewer fields.` };
+  return {
+    action: answer.action,
+    status: answer.status,
+    result: null,
+    nextCursor: answer.nextCursor,
+    truncated: true,
+    note: `The answer was over ${RESULT_MAX_CHARACTERS} characters even cut: ask for fewer records (limit) or fewer fields.`,
+  };
 }
 
 export interface TaskCallOutcome {
@@ -215,12 +278,25 @@ export interface TaskCallOutcome {
  * With `confirm`, the user is asked about every destructive call, `confirm: true` or not (that
  * argument is the model's word; the answer is the user's), once for the whole call, before any is sent.
  */
-export async function runTaskTool(tool: TaskTool, allowed: ToolAction[], rawArgs: Record<string, unknown>, run: RunOperation, confirm?: Confirm): Promise<TaskCallOutcome | Refusal> {
+export async function runTaskTool(
+  tool: TaskTool,
+  allowed: ToolAction[],
+  rawArgs: Record<string, unknown>,
+  run: RunOperation,
+  confirm?: Confirm,
+): Promise<TaskCallOutcome | Refusal> {
   let fields: string[] | undefined;
   const rawFields = typeof rawArgs.fields === 'string' ? safeJson(rawArgs.fields) : rawArgs.fields;
   if (rawFields !== undefined) {
-    if (!Array.isArray(rawFields) || !rawFields.every((f) => typeof f === 'string' && f.length <= 64) || rawFields.length > 50) {
-      return { refusal: 'arguments', problems: [{ path: '/fields', message: 'must be a list of up to 50 field names' }] };
+    if (
+      !Array.isArray(rawFields) ||
+      !rawFields.every((f) => typeof f === 'string' && f.length <= 64) ||
+      rawFields.length > 50
+    ) {
+      return {
+        refusal: 'arguments',
+        problems: [{ path: '/fields', message: 'must be a list of up to 50 field names' }],
+      };
     }
     fields = rawFields as string[];
   }
@@ -239,13 +315,26 @@ export async function runTaskTool(tool: TaskTool, allowed: ToolAction[], rawArgs
   };
   const execute = async ({ action, opArgs }: PreparedCall, at: string): Promise<TaskCallOutcome | Refusal> => {
     const answered = await run(action.op, opArgs);
-    if ('problems' in answered) return { refusal: 'arguments', problems: answered.problems.map((p) => ({ ...p, path: `${at}${p.path}` })) };
-    if (answered.status >= 400) return { isError: true, answer: { action: action.name, status: answered.status, result: answered.body, nextCursor: null, truncated: false } };
+    if ('problems' in answered)
+      return { refusal: 'arguments', problems: answered.problems.map((p) => ({ ...p, path: `${at}${p.path}` })) };
+    if (answered.status >= 400)
+      return {
+        isError: true,
+        answer: {
+          action: action.name,
+          status: answered.status,
+          result: answered.body,
+          nextCursor: null,
+          truncated: false,
+        },
+      };
     const answer = shape(tool, action, opArgs, fields, answered.status, answered.body);
     const refetch = async (limit: number) => {
       if (!lists(action.op)) return undefined;
       const again = await run(action.op, { ...opArgs, limit });
-      return 'problems' in again || again.status >= 400 ? undefined : shape(tool, action, { ...opArgs, limit }, fields, again.status, again.body);
+      return 'problems' in again || again.status >= 400
+        ? undefined
+        : shape(tool, action, { ...opArgs, limit }, fields, again.status, again.body);
     };
     return { isError: false, answer: await fit(answer, refetch) };
   };
@@ -257,17 +346,31 @@ export async function runTaskTool(tool: TaskTool, allowed: ToolAction[], rawArgs
   }
   const name = tool.batch;
   const unknown = Object.keys(rawArgs).filter((k) => k !== name && k !== 'fields' && k !== 'confirm');
-  if (unknown.length > 0) return { refusal: 'arguments', problems: unknown.map((k) => ({ path: `/${k}`, message: `is not an argument of this tool (put it inside ${name})` })) };
+  if (unknown.length > 0)
+    return {
+      refusal: 'arguments',
+      problems: unknown.map((k) => ({
+        path: `/${k}`,
+        message: `is not an argument of this tool (put it inside ${name})`,
+      })),
+    };
   const list = typeof rawArgs[name] === 'string' ? safeJson(rawArgs[name]) : rawArgs[name];
   if (!Array.isArray(list) || list.length < 1 || list.length > BATCH_MAX) {
-    return { refusal: 'arguments', problems: [{ path: `/${name}`, message: `must be a list of 1 to ${BATCH_MAX} calls` }] };
+    return {
+      refusal: 'arguments',
+      problems: [{ path: `/${name}`, message: `must be a list of 1 to ${BATCH_MAX} calls` }],
+    };
   }
   // Every call is checked before the first is sent, so a bad argument anywhere changes nothing.
   const calls: PreparedCall[] = [];
   for (const [i, raw] of (list as unknown[]).entries()) {
     const c: unknown = typeof raw === 'string' ? safeJson(raw) : raw;
-    if (!isObject(c)) return { refusal: 'arguments', problems: [{ path: `/${name}/${i}`, message: 'must be an object of arguments' }] };
-    const call = prepare({ ...c, ...(rawArgs.confirm !== undefined && c.confirm === undefined ? { confirm: rawArgs.confirm } : {}) }, `/${name}/${i}`);
+    if (!isObject(c))
+      return { refusal: 'arguments', problems: [{ path: `/${name}/${i}`, message: 'must be an object of arguments' }] };
+    const call = prepare(
+      { ...c, ...(rawArgs.confirm !== undefined && c.confirm === undefined ? { confirm: rawArgs.confirm } : {}) },
+      `/${name}/${i}`,
+    );
     if ('refusal' in call) return call;
     calls.push(call);
   }
@@ -276,11 +379,22 @@ export async function runTaskTool(tool: TaskTool, allowed: ToolAction[], rawArgs
   const results: Array<{ action: string; status: number; result: unknown }> = [];
   for (const [i, call] of calls.entries()) {
     const outcome = await execute(call, `/${name}/${i}`);
-    if ('refusal' in outcome) results.push({ action: call.action.name, status: 400, result: outcome.refusal === 'arguments' ? { problems: outcome.problems } : { error: outcome.message } });
+    if ('refusal' in outcome)
+      results.push({
+        action: call.action.name,
+        status: 400,
+        result: outcome.refusal === 'arguments' ? { problems: outcome.problems } : { error: outcome.message },
+      });
     else results.push({ action: outcome.answer.action, status: outcome.answer.status, result: outcome.answer.result });
   }
   const failed = results.some((r) => r.status >= 400);
-  const answer: TaskAnswer = { action: 'batch', status: failed ? 207 : 200, result: results, nextCursor: null, truncated: false };
+  const answer: TaskAnswer = {
+    action: 'batch',
+    status: failed ? 207 : 200,
+    result: results,
+    nextCursor: null,
+    truncated: false,
+  };
   return { isError: results.every((r) => r.status >= 400), answer: await fit(answer, async () => undefined) };
 }
 

@@ -62,7 +62,13 @@ export interface GeneratedTool {
   title: string;
   description: string;
   inputSchema: { type: 'object'; properties: Record<string, Schema>; required?: string[]; additionalProperties: false };
-  annotations: { title: string; readOnlyHint: boolean; destructiveHint: boolean; idempotentHint: boolean; openWorldHint: false };
+  annotations: {
+    title: string;
+    readOnlyHint: boolean;
+    destructiveHint: boolean;
+    idempotentHint: boolean;
+    openWorldHint: false;
+  };
   /** Every scope the operation needs (a caller must hold all of them). */
   scopes: string[];
   route: ToolRoute;
@@ -81,7 +87,10 @@ function resolveRefs(doc: Schema): (node: unknown) => unknown {
     ref
       .replace(/^#\//, '')
       .split('/')
-      .reduce<unknown>((node, part) => (node as Schema | undefined)?.[part.replace(/~1/g, '/').replace(/~0/g, '~')], doc);
+      .reduce<unknown>(
+        (node, part) => (node as Schema | undefined)?.[part.replace(/~1/g, '/').replace(/~0/g, '~')],
+        doc,
+      );
   const walk = (node: unknown, seen: ReadonlySet<string>): unknown => {
     if (Array.isArray(node)) return node.map((n) => walk(n, seen));
     if (!node || typeof node !== 'object') return node;
@@ -121,20 +130,52 @@ export function toolsFromOpenApi(document: object, options: ToolGeneratorOptions
       const scopes = keyScopes(op, doc);
       if (scopes === undefined) continue;
       if (scopes.length === 0) {
-        throw new Error(`${method.toUpperCase()} ${path} (${op.operationId}) may be called with an API key but its security names no scope`);
+        throw new Error(
+          `${method.toUpperCase()} ${path} (${op.operationId}) may be called with an API key but its security names no scope`,
+        );
       }
-      tools.push(toTool(path, method, op, scopes, [...shared, ...(op.parameters ?? [])].map((p) => deref(p) as Parameter), deref, options));
+      tools.push(
+        toTool(
+          path,
+          method,
+          op,
+          scopes,
+          [...shared, ...(op.parameters ?? [])].map((p) => deref(p) as Parameter),
+          deref,
+          options,
+        ),
+      );
     }
   }
   return tools;
 }
 
-function toTool(path: string, method: string, op: Operation, scopes: string[], params: Parameter[], deref: (n: unknown) => unknown, options: ToolGeneratorOptions): GeneratedTool {
+function toTool(
+  path: string,
+  method: string,
+  op: Operation,
+  scopes: string[],
+  params: Parameter[],
+  deref: (n: unknown) => unknown,
+  options: ToolGeneratorOptions,
+): GeneratedTool {
   const properties: Record<string, Schema> = {};
   const required: string[] = [];
-  const route: ToolRoute = { method: method.toUpperCase(), path, pathArgs: [], queryArgs: [], headerArgs: {}, body: 'none', bodyArgs: [], bodyRequired: false };
+  const route: ToolRoute = {
+    method: method.toUpperCase(),
+    path,
+    pathArgs: [],
+    queryArgs: [],
+    headerArgs: {},
+    body: 'none',
+    bodyArgs: [],
+    bodyRequired: false,
+  };
   const add = (name: string, schema: Schema | undefined, description: string | undefined, isRequired: boolean) => {
-    properties[name] = { ...(schema ?? { type: 'string' }), ...(description && !schema?.description ? { description } : {}) };
+    properties[name] = {
+      ...(schema ?? { type: 'string' }),
+      ...(description && !schema?.description ? { description } : {}),
+    };
     if (isRequired) required.push(name);
   };
   for (const p of params) {
@@ -155,13 +196,19 @@ function toTool(path: string, method: string, op: Operation, scopes: string[], p
   if (bodySchema) {
     const bodyRequired = op.requestBody?.required === true;
     route.bodyRequired = bodyRequired;
-    const props = bodySchema.type === 'object' ? (bodySchema.properties as Record<string, Schema> | undefined) : undefined;
+    const props =
+      bodySchema.type === 'object' ? (bodySchema.properties as Record<string, Schema> | undefined) : undefined;
     const collides = props && Object.keys(props).some((name) => name in properties || name === 'body');
     if (props && !collides && Object.keys(props).length > 0) {
       route.body = 'properties';
       for (const [name, schema] of Object.entries(props)) {
         route.bodyArgs.push(name);
-        add(name, schema, undefined, bodyRequired && ((bodySchema.required as string[] | undefined)?.includes(name) ?? false));
+        add(
+          name,
+          schema,
+          undefined,
+          bodyRequired && ((bodySchema.required as string[] | undefined)?.includes(name) ?? false),
+        );
       }
     } else if (!props || Object.keys(props).length > 0) {
       route.body = 'whole';
@@ -208,18 +255,23 @@ const isScalar = (v: unknown) => typeof v === 'string' || typeof v === 'number' 
  * the URL needs is checked here (required path arguments, scalar query values, unknown names);
  * everything else is the route's own validation, so a tool and its REST call cannot disagree.
  */
-export function toRequest(tool: GeneratedTool, args: Record<string, unknown>):
+export function toRequest(
+  tool: GeneratedTool,
+  args: Record<string, unknown>,
+):
   | { ok: true; url: string; headers: Record<string, string>; body?: unknown }
   | { ok: false; problems: ArgumentProblem[] } {
   const r = tool.route;
   const problems: ArgumentProblem[] = [];
   for (const name of Object.keys(args)) {
-    if (!(name in tool.inputSchema.properties)) problems.push({ path: `/${name}`, message: 'is not an argument of this tool' });
+    if (!(name in tool.inputSchema.properties))
+      problems.push({ path: `/${name}`, message: 'is not an argument of this tool' });
   }
   let url = r.path;
   for (const name of r.pathArgs) {
     const value = args[name];
-    if (value === undefined || value === null || value === '') problems.push({ path: `/${name}`, message: 'is required' });
+    if (value === undefined || value === null || value === '')
+      problems.push({ path: `/${name}`, message: 'is required' });
     else if (!isScalar(value)) problems.push({ path: `/${name}`, message: 'must be a string' });
     else url = url.replace(`{${name}}`, encodeURIComponent(String(value)));
   }
@@ -228,7 +280,8 @@ export function toRequest(tool: GeneratedTool, args: Record<string, unknown>):
     const value = args[name];
     if (value === undefined || value === null) continue;
     const values = Array.isArray(value) ? value : [value];
-    if (!values.every(isScalar)) problems.push({ path: `/${name}`, message: 'must be a string, number or boolean (or a list of them)' });
+    if (!values.every(isScalar))
+      problems.push({ path: `/${name}`, message: 'must be a string, number or boolean (or a list of them)' });
     else for (const v of values) query.append(name, String(v));
   }
   const headers: Record<string, string> = {};
@@ -239,15 +292,19 @@ export function toRequest(tool: GeneratedTool, args: Record<string, unknown>):
     else headers[header.toLowerCase()] = value;
   }
   for (const name of tool.inputSchema.required ?? []) {
-    if (args[name] === undefined && !r.pathArgs.includes(name)) problems.push({ path: `/${name}`, message: 'is required' });
+    if (args[name] === undefined && !r.pathArgs.includes(name))
+      problems.push({ path: `/${name}`, message: 'is required' });
   }
   if (problems.length > 0) return { ok: false, problems };
   const search = query.toString();
   url = search ? `${url}?${search}` : url;
-  if (r.body === 'whole') return args.body === undefined ? { ok: true, url, headers } : { ok: true, url, headers, body: args.body };
+  if (r.body === 'whole')
+    return args.body === undefined ? { ok: true, url, headers } : { ok: true, url, headers, body: args.body };
   if (r.body === 'properties') {
     const entries = r.bodyArgs.filter((name) => args[name] !== undefined).map((name) => [name, args[name]]);
-    return entries.length > 0 || r.bodyRequired ? { ok: true, url, headers, body: Object.fromEntries(entries) } : { ok: true, url, headers };
+    return entries.length > 0 || r.bodyRequired
+      ? { ok: true, url, headers, body: Object.fromEntries(entries) }
+      : { ok: true, url, headers };
   }
   return { ok: true, url, headers };
 }

@@ -61,7 +61,8 @@ export const WEBHOOK_TOOLS: ToolTableEntry[] = [
     name: 'manage_webhooks',
     title: 'Manage webhooks',
     toolset: 'webhooks',
-    description: 'Webhook subscriptions that send this account\'s changes to a URL: list, read, create, change, delete, rotate the signing secret, send a test ping, and read the latest delivery attempts.',
+    description:
+      "Webhook subscriptions that send this account's changes to a URL: list, read, create, change, delete, rotate the signing secret, send a test ping, and read the latest delivery attempts.",
     actions: {
       get: 'getWebhook',
       list: 'listWebhooks',
@@ -115,8 +116,22 @@ function brief(schema: unknown): unknown {
   if (!schema || typeof schema !== 'object') return schema;
   return Object.fromEntries(
     Object.entries(schema)
-      .filter(([k, v]) => !DROPPED.has(k) && !(k === 'format' && (v === 'int32' || v === 'int64')) && !(k === 'maximum' && v === 2147483647))
-      .map(([k, v]) => [k, k === 'description' && typeof v === 'string' ? firstSentence(v) : k === 'properties' || k === 'items' ? (k === 'items' ? brief(v) : Object.fromEntries(Object.entries(v as Schema).map(([n, x]) => [n, brief(x)]))) : v]),
+      .filter(
+        ([k, v]) =>
+          !DROPPED.has(k) &&
+          !(k === 'format' && (v === 'int32' || v === 'int64')) &&
+          !(k === 'maximum' && v === 2147483647),
+      )
+      .map(([k, v]) => [
+        k,
+        k === 'description' && typeof v === 'string'
+          ? firstSentence(v)
+          : k === 'properties' || k === 'items'
+            ? k === 'items'
+              ? brief(v)
+              : Object.fromEntries(Object.entries(v as Schema).map(([n, x]) => [n, brief(x)]))
+            : v,
+      ]),
   );
 }
 
@@ -128,7 +143,10 @@ function mergedProperties(actions: ToolAction[], omit: string[]): Record<string,
     const paged = a.op.route.queryArgs.includes('offset') && !a.op.route.queryArgs.includes('cursor');
     for (const [key, value] of Object.entries(a.op.inputSchema.properties)) {
       // An offset-paged list takes the tool's `cursor` (the next offset, given as nextCursor) instead.
-      const [name, schema] = paged && key === 'offset' ? ['cursor', { type: 'string', maxLength: 16, description: 'From a previous nextCursor' }] : [key, value];
+      const [name, schema] =
+        paged && key === 'offset'
+          ? ['cursor', { type: 'string', maxLength: 16, description: 'From a previous nextCursor' }]
+          : [key, value];
       if (omit.includes(name)) continue;
       if (!first.has(name)) first.set(name, schema);
       users.set(name, [...(users.get(name) ?? []), a.name]);
@@ -139,7 +157,12 @@ function mergedProperties(actions: ToolAction[], omit: string[]): Record<string,
     const by = users.get(name)!;
     const scope = actions.length > 1 && by.length < actions.length ? `(${by.join(', ')}) ` : '';
     const { description, ...rest } = brief(schema) as Schema;
-    properties[name] = { ...rest, ...(scope || description ? { description: `${scope}${typeof description === 'string' ? description : ''}`.trim() } : {}) };
+    properties[name] = {
+      ...rest,
+      ...(scope || description
+        ? { description: `${scope}${typeof description === 'string' ? description : ''}`.trim() }
+        : {}),
+    };
   }
   return properties;
 }
@@ -169,11 +192,21 @@ export interface ListedTool {
   description: string;
   inputSchema: { type: 'object'; properties: Record<string, Schema>; required?: string[]; additionalProperties: false };
   outputSchema: typeof TASK_TOOL_OUTPUT_SCHEMA;
-  annotations: { title: string; readOnlyHint: boolean; destructiveHint: boolean; idempotentHint: boolean; openWorldHint: false };
+  annotations: {
+    title: string;
+    readOnlyHint: boolean;
+    destructiveHint: boolean;
+    idempotentHint: boolean;
+    openWorldHint: false;
+  };
 }
 
 /** The actions of a tool a caller may run: those whose scopes it holds, and only reads when read-only. */
-export function allowedActions(tool: TaskTool, holds: (scopes: readonly string[]) => boolean, readOnly: boolean): ToolAction[] {
+export function allowedActions(
+  tool: TaskTool,
+  holds: (scopes: readonly string[]) => boolean,
+  readOnly: boolean,
+): ToolAction[] {
   return tool.actions.filter((a) => holds(a.op.scopes) && (!readOnly || a.readOnly));
 }
 
@@ -181,12 +214,21 @@ export function allowedActions(tool: TaskTool, holds: (scopes: readonly string[]
 export function listTaskTool(tool: TaskTool, actions: ToolAction[]): ListedTool {
   const properties: Record<string, Schema> = {};
   if (actions.length > 1) {
-    properties.action = { type: 'string', enum: actions.map((a) => a.name), description: 'default: the first that takes the arguments given' };
+    properties.action = {
+      type: 'string',
+      enum: actions.map((a) => a.name),
+      description: 'default: the first that takes the arguments given',
+    };
   }
   Object.assign(properties, mergedProperties(actions, tool.omit));
   const destructive = actions.some((a) => a.destructive);
   if (lists(tool)) {
-    properties.fields = { type: 'array', items: { type: 'string', maxLength: 64 }, maxItems: 50, description: `fields per record (default ${tool.compact!.join(', ')}); ["*"]: all` };
+    properties.fields = {
+      type: 'array',
+      items: { type: 'string', maxLength: 64 },
+      maxItems: 50,
+      description: `fields per record (default ${tool.compact!.join(', ')}); ["*"]: all`,
+    };
   }
   let inputSchema: ListedTool['inputSchema'];
   if (tool.batch) {
@@ -194,7 +236,13 @@ export function listTaskTool(tool: TaskTool, actions: ToolAction[]): ListedTool 
     inputSchema = {
       type: 'object',
       properties: {
-        [tool.batch]: { type: 'array', minItems: 1, maxItems: BATCH_MAX, items: { type: 'object', properties: each, additionalProperties: false }, description: `1 to ${BATCH_MAX} calls, run in order` },
+        [tool.batch]: {
+          type: 'array',
+          minItems: 1,
+          maxItems: BATCH_MAX,
+          items: { type: 'object', properties: each, additionalProperties: false },
+          description: `1 to ${BATCH_MAX} calls, run in order`,
+        },
         ...(fields ? { fields } : {}),
       },
       required: [tool.batch],
@@ -204,7 +252,13 @@ export function listTaskTool(tool: TaskTool, actions: ToolAction[]): ListedTool 
     inputSchema = { type: 'object', properties, additionalProperties: false };
   }
   if (destructive) {
-    inputSchema.properties.confirm = { type: 'boolean', description: `true: the user agreed to ${actions.filter((a) => a.destructive).map((a) => a.name).join(' or ')}` };
+    inputSchema.properties.confirm = {
+      type: 'boolean',
+      description: `true: the user agreed to ${actions
+        .filter((a) => a.destructive)
+        .map((a) => a.name)
+        .join(' or ')}`,
+    };
   }
   const lines = actions.map((a) => `- ${a.name}: ${firstSentence(a.op.title)}`);
   return {

@@ -9,7 +9,11 @@ import { unsafeInputProblem } from '@app/http-errors/validation';
  * rejection (a refused target is a TargetRefusedError, a longer body a TooLargeError, no answer
  * in time a TimeoutError).
  */
-export type GetDocument = (url: string, maxBytes: number, timeoutMs: number) => Promise<{ status: number; headers: IncomingHttpHeaders; body: Buffer }>;
+export type GetDocument = (
+  url: string,
+  maxBytes: number,
+  timeoutMs: number,
+) => Promise<{ status: number; headers: IncomingHttpHeaders; body: Buffer }>;
 
 /** A Client ID Metadata Document larger than this is refused. */
 const CLIENT_DOCUMENT_MAX_BYTES = 5 * 1024;
@@ -37,7 +41,10 @@ export function clientMetadataProblem(client: { redirect_uris?: unknown; grant_t
   const bad = uris.map(String).find((uri) => !allowedRedirect(uri));
   if (bad !== undefined) return `redirect_uri ${bad} must be https, or http on localhost or 127.0.0.1`;
   const grants = client.grant_types;
-  if (grants !== undefined && (!Array.isArray(grants) || grants.some((g) => g !== 'authorization_code' && g !== 'refresh_token'))) {
+  if (
+    grants !== undefined &&
+    (!Array.isArray(grants) || grants.some((g) => g !== 'authorization_code' && g !== 'refresh_token'))
+  ) {
     return 'grant_types may only be authorization_code and refresh_token';
   }
   return undefined;
@@ -76,7 +83,8 @@ function urlProblem(clientId: string, allowPrivate: boolean): string | undefined
   }
   if (url.username || url.password) return 'URL with credentials';
   if (url.hash) return 'URL with a fragment';
-  if (url.pathname === '/' || /\/\.\.?(\/|$)/.test(clientId.replace(/[?#].*$/, ''))) return 'URL without a path or with . or .. segments';
+  if (url.pathname === '/' || /\/\.\.?(\/|$)/.test(clientId.replace(/[?#].*$/, '')))
+    return 'URL without a path or with . or .. segments';
   if (url.protocol === 'https:') return undefined;
   if (url.protocol === 'http:' && LOOPBACK.has(url.hostname) && allowPrivate) return undefined;
   return 'URL neither https nor allowed plain http';
@@ -98,7 +106,8 @@ function documentProblem(url: string, doc: unknown): string | undefined {
   const unsafe = unsafeInputProblem(d);
   if (unsafe) return `a field that ${unsafe.message}`;
   if (d.client_id !== url) return 'a client_id other than its own URL';
-  if (d.token_endpoint_auth_method !== undefined && d.token_endpoint_auth_method !== 'none') return 'a token_endpoint_auth_method other than none';
+  if (d.token_endpoint_auth_method !== undefined && d.token_endpoint_auth_method !== 'none')
+    return 'a token_endpoint_auth_method other than none';
   if (d.client_secret !== undefined) return 'a client_secret';
   if (d.client_name !== undefined && typeof d.client_name !== 'string') return 'a client_name that is not a string';
   return clientMetadataProblem(d) && 'redirect_uris or grant_types not allowed';
@@ -109,16 +118,26 @@ function documentProblem(url: string, doc: unknown): string | undefined {
  * the reason: an unauthenticated caller learns nothing of what answers at the URL it named (an
  * open port, a size, what a document said).
  */
-const CLIENT_DOCUMENT_REFUSED = 'The client metadata document named by client_id could not be fetched or is not a valid public client';
+const CLIENT_DOCUMENT_REFUSED =
+  'The client metadata document named by client_id could not be fetched or is not a valid public client';
 
 /** The client's fields this server uses, and only those, are kept: whatever else a client sent is dropped. */
-const USED_FIELDS = ['client_id', 'client_id_issued_at', 'client_name', 'redirect_uris', 'grant_types', 'response_types'] as const;
+const USED_FIELDS = [
+  'client_id',
+  'client_id_issued_at',
+  'client_name',
+  'redirect_uris',
+  'grant_types',
+  'response_types',
+] as const;
 /** How much of a client's name is kept and shown on the consent page. */
 const CLIENT_NAME_MAX = 200;
 
 /** A registered or fetched client as it is stored and answered: the fields in USED_FIELDS, public (`none`). */
 export function usedClientFields(client: OAuthClientInformationFull): OAuthClientInformationFull {
-  const kept = Object.fromEntries(USED_FIELDS.filter((f) => client[f] !== undefined).map((f) => [f, client[f]])) as OAuthClientInformationFull;
+  const kept = Object.fromEntries(
+    USED_FIELDS.filter((f) => client[f] !== undefined).map((f) => [f, client[f]]),
+  ) as OAuthClientInformationFull;
   if (typeof kept.client_name === 'string') kept.client_name = kept.client_name.slice(0, CLIENT_NAME_MAX);
   return { ...kept, token_endpoint_auth_method: 'none' };
 }
@@ -131,7 +150,12 @@ export function usedClientFields(client: OAuthClientInformationFull): OAuthClien
  * failure is `invalid_client` with {@link CLIENT_DOCUMENT_REFUSED}, its reason (never the
  * document's content) handed to `log` only.
  */
-export async function fetchClientDocument(clientId: string, allowPrivate: boolean, get: GetDocument, log: (reason: string) => void = () => {}): Promise<{ client: OAuthClientInformationFull; ttlSeconds: number }> {
+export async function fetchClientDocument(
+  clientId: string,
+  allowPrivate: boolean,
+  get: GetDocument,
+  log: (reason: string) => void = () => {},
+): Promise<{ client: OAuthClientInformationFull; ttlSeconds: number }> {
   const refuse = (reason: string) => {
     log(reason);
     return new InvalidClientError(CLIENT_DOCUMENT_REFUSED);

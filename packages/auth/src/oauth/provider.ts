@@ -2,10 +2,20 @@ import { createCipheriv, createDecipheriv, createHash, randomBytes, randomUUID }
 import type { Request, Response } from 'express';
 import type { Kysely } from 'kysely';
 import type { OAuthRegisteredClientsStore } from '@modelcontextprotocol/sdk/server/auth/clients.js';
-import { InvalidClientMetadataError, InvalidGrantError, InvalidRequestError, InvalidScopeError, InvalidTargetError } from '@modelcontextprotocol/sdk/server/auth/errors.js';
+import {
+  InvalidClientMetadataError,
+  InvalidGrantError,
+  InvalidRequestError,
+  InvalidScopeError,
+  InvalidTargetError,
+} from '@modelcontextprotocol/sdk/server/auth/errors.js';
 import type { AuthorizationParams, OAuthServerProvider } from '@modelcontextprotocol/sdk/server/auth/provider.js';
 import type { AuthInfo } from '@modelcontextprotocol/sdk/server/auth/types.js';
-import type { OAuthClientInformationFull, OAuthTokenRevocationRequest, OAuthTokens } from '@modelcontextprotocol/sdk/shared/auth.js';
+import type {
+  OAuthClientInformationFull,
+  OAuthTokenRevocationRequest,
+  OAuthTokens,
+} from '@modelcontextprotocol/sdk/shared/auth.js';
 import { unsafeInputProblem } from '@app/http-errors/validation';
 import type { AuthConfig } from '../identity/config.js';
 import { forgetCredential } from '../identity/credential-cache.js';
@@ -14,7 +24,13 @@ import type { AnyDb } from '../identity/repository.js';
 import type { AuthDatabase } from '../identity/tables.js';
 import { OAUTH_ACCESS_PREFIX, OAUTH_REFRESH_PREFIX, hashSecret, newSecret } from '../identity/tokens.js';
 import { ACCESS_TOKEN_TTL_SECONDS, toAuthInfo } from '../identity/bearer.js';
-import { clientMetadataProblem, fetchClientDocument, isClientDocumentUrl, usedClientFields, type GetDocument } from './client-metadata.js';
+import {
+  clientMetadataProblem,
+  fetchClientDocument,
+  isClientDocumentUrl,
+  usedClientFields,
+  type GetDocument,
+} from './client-metadata.js';
 import * as repo from './repository.js';
 import { inTransaction } from '../database/database.js';
 
@@ -46,8 +62,13 @@ function openSuccessor(refreshToken: string, sealed: Buffer, secondsAgo: number)
   try {
     const decipher = createDecipheriv('aes-256-gcm', successorKey(refreshToken), sealed.subarray(0, 12));
     decipher.setAuthTag(sealed.subarray(12, 28));
-    const tokens = JSON.parse(Buffer.concat([decipher.update(sealed.subarray(28)), decipher.final()]).toString('utf8')) as OAuthTokens;
-    return { ...tokens, expires_in: Math.max(1, (tokens.expires_in ?? ACCESS_TOKEN_TTL_SECONDS) - Math.floor(secondsAgo)) };
+    const tokens = JSON.parse(
+      Buffer.concat([decipher.update(sealed.subarray(28)), decipher.final()]).toString('utf8'),
+    ) as OAuthTokens;
+    return {
+      ...tokens,
+      expires_in: Math.max(1, (tokens.expires_in ?? ACCESS_TOKEN_TTL_SECONDS) - Math.floor(secondsAgo)),
+    };
   } catch {
     return undefined;
   }
@@ -55,13 +76,20 @@ function openSuccessor(refreshToken: string, sealed: Buffer, secondsAgo: number)
 
 /** A token exchange's result, decided inside its transaction and acted on after it. */
 type Exchange =
-  | { tokens: OAuthTokens }
-  | { error: string; scope?: boolean; target?: boolean; replayedGrant?: string | null };
+  { tokens: OAuthTokens } | { error: string; scope?: boolean; target?: boolean; replayedGrant?: string | null };
 
 /** What the authorize step shows: the sign-in form, or the consent for a stored pending request. */
 export type ConsentView =
   | { signedIn: false }
-  | { signedIn: true; requestId: string; clientName: string; scopes: string[]; redirectUri: string; resource: string; clientHost?: string };
+  | {
+      signedIn: true;
+      requestId: string;
+      clientName: string;
+      scopes: string[];
+      redirectUri: string;
+      resource: string;
+      clientHost?: string;
+    };
 
 export interface ProviderOptions {
   db: AnyDb;
@@ -97,7 +125,7 @@ export class OAuthProvider implements OAuthServerProvider {
         if (unsafeInputProblem(clientId)) return undefined;
         const client = await repo.findClient(o.db, clientId);
         if (isClientDocumentUrl(clientId) && !client?.fresh) return this.fetchDocument(clientId);
-        return client && ({ ...client.metadata, client_id: client.id, redirect_uris: client.redirectUris });
+        return client && { ...client.metadata, client_id: client.id, redirect_uris: client.redirectUris };
       },
       // Dynamic registration (RFC 7591) is deprecated for MCP clients in favour of Client ID
       // Metadata Documents; it stays for the clients that know nothing else.
@@ -109,7 +137,10 @@ export class OAuthProvider implements OAuthServerProvider {
         // Every client is public: a secret would be stored in plain text and protect nothing a
         // PKCE verifier does not already protect for an assistant on someone's machine. Only the
         // fields this server uses are kept (and answered): a registration stores a few hundred bytes.
-        const registered = usedClientFields({ ...client, client_id: (client as { client_id?: string }).client_id ?? randomUUID() });
+        const registered = usedClientFields({
+          ...client,
+          client_id: (client as { client_id?: string }).client_id ?? randomUUID(),
+        });
         await repo.insertClient(o.db, {
           id: registered.client_id,
           name: registered.client_name ?? null,
@@ -129,14 +160,21 @@ export class OAuthProvider implements OAuthServerProvider {
     const { allowPrivate, get, log } = this.o.clientDocuments;
     const { client, ttlSeconds } = await fetchClientDocument(url, allowPrivate, get, log);
     const name = typeof client.client_name === 'string' ? client.client_name : null;
-    await repo.saveDocumentClient(this.o.db, { id: url, name, redirectUris: client.redirect_uris.map(String), metadata: client }, ttlSeconds);
+    await repo.saveDocumentClient(
+      this.o.db,
+      { id: url, name, redirectUris: client.redirect_uris.map(String), metadata: client },
+      ttlSeconds,
+    );
     return client;
   }
 
   private checkScopes(requested: string[] | undefined): string[] {
     if (!requested || requested.length === 0) return [...this.o.cfg.scopes];
     const unknown = requested.filter((s) => !this.o.cfg.scopes.includes(s));
-    if (unknown.length > 0) throw new InvalidScopeError(`unknown scope ${unknown.join(' ')}; this service has ${this.o.cfg.scopes.join(' ')}`);
+    if (unknown.length > 0)
+      throw new InvalidScopeError(
+        `unknown scope ${unknown.join(' ')}; this service has ${this.o.cfg.scopes.join(' ')}`,
+      );
     return [...new Set(requested)];
   }
 
@@ -147,12 +185,18 @@ export class OAuthProvider implements OAuthServerProvider {
    */
   private checkResource(resource: URL | undefined, req: Request): string {
     const own = this.o.resourceOf(req);
-    if (resource && resource.href !== own) throw new InvalidTargetError(`this server issues tokens only for its MCP server ${own}`);
+    if (resource && resource.href !== own)
+      throw new InvalidTargetError(`this server issues tokens only for its MCP server ${own}`);
     return own;
   }
 
   async authorize(client: OAuthClientInformationFull, params: AuthorizationParams, res: Response): Promise<void> {
-    const unsafe = unsafeInputProblem({ state: params.state, scopes: params.scopes, redirectUri: params.redirectUri, codeChallenge: params.codeChallenge });
+    const unsafe = unsafeInputProblem({
+      state: params.state,
+      scopes: params.scopes,
+      redirectUri: params.redirectUri,
+      codeChallenge: params.codeChallenge,
+    });
     if (unsafe) throw new InvalidRequestError(`${unsafe.path.slice(1)} ${unsafe.message}`);
     const scopes = this.checkScopes(params.scopes);
     const resource = this.checkResource(params.resource, res.req);
@@ -168,7 +212,15 @@ export class OAuthProvider implements OAuthServerProvider {
       resource,
     });
     const clientHost = isClientDocumentUrl(client.client_id) ? new URL(client.client_id).host : undefined;
-    this.o.render(res, { signedIn: true, requestId, clientName: client.client_name ?? client.client_id, scopes, redirectUri: params.redirectUri, resource, clientHost });
+    this.o.render(res, {
+      signedIn: true,
+      requestId,
+      clientName: client.client_name ?? client.client_id,
+      scopes,
+      redirectUri: params.redirectUri,
+      resource,
+      clientHost,
+    });
   }
 
   /**
@@ -202,17 +254,31 @@ export class OAuthProvider implements OAuthServerProvider {
     return code.codeChallenge;
   }
 
-  async exchangeAuthorizationCode(client: OAuthClientInformationFull, authorizationCode: string, _verifier?: string, redirectUri?: string, resource?: URL): Promise<OAuthTokens> {
+  async exchangeAuthorizationCode(
+    client: OAuthClientInformationFull,
+    authorizationCode: string,
+    _verifier?: string,
+    redirectUri?: string,
+    resource?: URL,
+  ): Promise<OAuthTokens> {
     const hash = hashSecret(authorizationCode);
     const outcome = await inTransaction(this.db, async (trx): Promise<Exchange> => {
       // Locked, so two exchanges of one code cannot both succeed.
       const code = await repo.findCode(trx, hash, true);
       if (!code || code.clientId !== client.client_id) return { error: 'The authorization code is invalid' };
-      if (code.usedAt !== null) return { error: 'The authorization code was already used', replayedGrant: code.grantId };
+      if (code.usedAt !== null)
+        return { error: 'The authorization code was already used', replayedGrant: code.grantId };
       if (code.expired) return { error: 'The authorization code has expired' };
-      if (redirectUri !== undefined && redirectUri !== code.redirectUri) return { error: 'redirect_uri does not match the authorization request' };
-      if (resource && code.resource !== null && resource.href !== code.resource) return { error: 'resource does not match the authorization request', target: true };
-      const grantId = await repo.insertGrant(trx, { accountId: code.accountId, clientId: code.clientId, scopes: code.scopes, resource: code.resource });
+      if (redirectUri !== undefined && redirectUri !== code.redirectUri)
+        return { error: 'redirect_uri does not match the authorization request' };
+      if (resource && code.resource !== null && resource.href !== code.resource)
+        return { error: 'resource does not match the authorization request', target: true };
+      const grantId = await repo.insertGrant(trx, {
+        accountId: code.accountId,
+        clientId: code.clientId,
+        scopes: code.scopes,
+        resource: code.resource,
+      });
       await repo.markCodeUsed(trx, hash, grantId);
       return { tokens: await this.issue(trx, grantId, code.scopes) };
     });
@@ -223,24 +289,36 @@ export class OAuthProvider implements OAuthServerProvider {
     throw new InvalidGrantError(outcome.error);
   }
 
-  async exchangeRefreshToken(client: OAuthClientInformationFull, refreshToken: string, scopes?: string[], resource?: URL): Promise<OAuthTokens> {
+  async exchangeRefreshToken(
+    client: OAuthClientInformationFull,
+    refreshToken: string,
+    scopes?: string[],
+    resource?: URL,
+  ): Promise<OAuthTokens> {
     const hash = hashSecret(refreshToken);
     const outcome = await inTransaction(this.db, async (trx): Promise<Exchange> => {
       const token = await repo.findToken(trx, hash, true);
-      if (!token || token.kind !== 'refresh' || token.clientId !== client.client_id) return { error: 'The refresh token is invalid' };
+      if (!token || token.kind !== 'refresh' || token.clientId !== client.client_id)
+        return { error: 'The refresh token is invalid' };
       if (token.grantRevoked) return { error: 'The app was disconnected' };
-      if (token.grantExpired) return { error: `The connection ended ${repo.GRANT_LIFETIME_DAYS} days after consent; connect the app again` };
+      if (token.grantExpired)
+        return { error: `The connection ended ${repo.GRANT_LIFETIME_DAYS} days after consent; connect the app again` };
       if (token.revoked) {
         // Locked above, so a concurrent second refresh waits for the first and reads what it stored.
-        const again = token.successor && token.revokedSecondsAgo !== null && token.revokedSecondsAgo < REFRESH_GRACE_SECONDS
-          ? openSuccessor(refreshToken, token.successor, token.revokedSecondsAgo)
-          : undefined;
-        return again ? { tokens: again } : { error: 'The refresh token was already used', replayedGrant: token.grantId };
+        const again =
+          token.successor && token.revokedSecondsAgo !== null && token.revokedSecondsAgo < REFRESH_GRACE_SECONDS
+            ? openSuccessor(refreshToken, token.successor, token.revokedSecondsAgo)
+            : undefined;
+        return again
+          ? { tokens: again }
+          : { error: 'The refresh token was already used', replayedGrant: token.grantId };
       }
       if (token.expired) return { error: 'The refresh token has expired' };
-      if (resource && token.resource !== null && resource.href !== token.resource) return { error: 'resource does not match the grant', target: true };
+      if (resource && token.resource !== null && resource.href !== token.resource)
+        return { error: 'resource does not match the grant', target: true };
       const narrowed = scopes && scopes.length > 0 ? scopes : token.scopes;
-      if (narrowed.some((s) => !token.scopes.includes(s))) return { error: `scope may only narrow the grant's: ${token.scopes.join(' ')}`, scope: true };
+      if (narrowed.some((s) => !token.scopes.includes(s)))
+        return { error: `scope may only narrow the grant's: ${token.scopes.join(' ')}`, scope: true };
       const tokens = await this.issue(trx, token.grantId, narrowed);
       await repo.rotateToken(trx, hash, sealSuccessor(refreshToken, tokens));
       return { tokens };
@@ -253,12 +331,34 @@ export class OAuthProvider implements OAuthServerProvider {
     throw new InvalidGrantError(outcome.error);
   }
 
-  private async issue(trx: Parameters<typeof repo.insertToken>[0], grantId: string, scopes: string[]): Promise<OAuthTokens> {
+  private async issue(
+    trx: Parameters<typeof repo.insertToken>[0],
+    grantId: string,
+    scopes: string[],
+  ): Promise<OAuthTokens> {
     const access = newSecret(OAUTH_ACCESS_PREFIX);
     const refresh = newSecret(OAUTH_REFRESH_PREFIX);
-    await repo.insertToken(trx, { hash: hashSecret(access), grantId, kind: 'access', scopes, ttlSeconds: ACCESS_TOKEN_TTL_SECONDS });
-    await repo.insertToken(trx, { hash: hashSecret(refresh), grantId, kind: 'refresh', scopes, ttlSeconds: REFRESH_TOKEN_TTL_SECONDS });
-    return { access_token: access, token_type: 'Bearer', expires_in: ACCESS_TOKEN_TTL_SECONDS, refresh_token: refresh, scope: scopes.join(' ') };
+    await repo.insertToken(trx, {
+      hash: hashSecret(access),
+      grantId,
+      kind: 'access',
+      scopes,
+      ttlSeconds: ACCESS_TOKEN_TTL_SECONDS,
+    });
+    await repo.insertToken(trx, {
+      hash: hashSecret(refresh),
+      grantId,
+      kind: 'refresh',
+      scopes,
+      ttlSeconds: REFRESH_TOKEN_TTL_SECONDS,
+    });
+    return {
+      access_token: access,
+      token_type: 'Bearer',
+      expires_in: ACCESS_TOKEN_TTL_SECONDS,
+      refresh_token: refresh,
+      scope: scopes.join(' '),
+    };
   }
 
   /** Ends a grant and its tokens; this process stops accepting them at once, the others within a second. */

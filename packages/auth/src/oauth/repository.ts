@@ -38,10 +38,19 @@ export async function saveDocumentClient(db: AnyDb, c: ClientRecord, ttlSeconds:
 }
 
 /** A client by id; `fresh` says whether a metadata document's copy may still be used (null for a registered client). */
-export async function findClient(db: AnyDb, id: string): Promise<(ClientRecord & { fresh: boolean | null }) | undefined> {
+export async function findClient(
+  db: AnyDb,
+  id: string,
+): Promise<(ClientRecord & { fresh: boolean | null }) | undefined> {
   return auth(db)
     .selectFrom('oauth_clients')
-    .select(['id', 'name', 'redirect_uris as redirectUris', 'metadata', sql<boolean | null>`metadata_expires_at > now()`.as('fresh')])
+    .select([
+      'id',
+      'name',
+      'redirect_uris as redirectUris',
+      'metadata',
+      sql<boolean | null>`metadata_expires_at > now()`.as('fresh'),
+    ])
     .where('id', '=', id)
     .executeTakeFirst() as Promise<(ClientRecord & { fresh: boolean | null }) | undefined>;
 }
@@ -98,12 +107,23 @@ export async function insertRequest(db: AnyDb, accountId: string, r: Omit<Pendin
 
 /** Takes (deletes) the account's unexpired pending request: each consent page is answered once. */
 export async function takeRequest(db: AnyDb, id: string, accountId: string): Promise<PendingRequest | undefined> {
-  await auth(db).deleteFrom('oauth_requests').where('expires_at', '<', sql<string>`now()`).execute();
+  await auth(db)
+    .deleteFrom('oauth_requests')
+    .where('expires_at', '<', sql<string>`now()`)
+    .execute();
   return auth(db)
     .deleteFrom('oauth_requests')
     .where('id', '=', id)
     .where('account_id', '=', accountId)
-    .returning(['id', 'client_id as clientId', 'scopes', 'redirect_uri as redirectUri', 'code_challenge as codeChallenge', 'state', 'resource'])
+    .returning([
+      'id',
+      'client_id as clientId',
+      'scopes',
+      'redirect_uri as redirectUri',
+      'code_challenge as codeChallenge',
+      'state',
+      'resource',
+    ])
     .executeTakeFirst();
 }
 
@@ -155,13 +175,20 @@ export async function findCode(db: Db, hash: Buffer, forUpdate = false): Promise
 }
 
 export async function markCodeUsed(db: Db, hash: Buffer, grantId: string): Promise<void> {
-  await db.updateTable('oauth_codes').set({ used_at: sql<string>`now()`, grant_id: grantId }).where('code_hash', '=', hash).execute();
+  await db
+    .updateTable('oauth_codes')
+    .set({ used_at: sql<string>`now()`, grant_id: grantId })
+    .where('code_hash', '=', hash)
+    .execute();
 }
 
 /** How long a consent lasts, whatever its refresh tokens do: the user connects the app again after it. */
 export const GRANT_LIFETIME_DAYS = 90;
 
-export async function insertGrant(db: Db, g: { accountId: string; clientId: string; scopes: string[]; resource: string | null }): Promise<string> {
+export async function insertGrant(
+  db: Db,
+  g: { accountId: string; clientId: string; scopes: string[]; resource: string | null },
+): Promise<string> {
   const row = await db
     .insertInto('oauth_grants')
     .values({
@@ -176,7 +203,10 @@ export async function insertGrant(db: Db, g: { accountId: string; clientId: stri
   return row.id;
 }
 
-export async function insertToken(db: Db, t: { hash: Buffer; grantId: string; kind: 'access' | 'refresh'; scopes: string[]; ttlSeconds: number }): Promise<void> {
+export async function insertToken(
+  db: Db,
+  t: { hash: Buffer; grantId: string; kind: 'access' | 'refresh'; scopes: string[]; ttlSeconds: number },
+): Promise<void> {
   await db
     .insertInto('oauth_tokens')
     .values({
@@ -231,23 +261,45 @@ export async function findToken(db: Db, hash: Buffer, forUpdate = false): Promis
 }
 
 export async function revokeToken(db: Db, hash: Buffer): Promise<void> {
-  await db.updateTable('oauth_tokens').set({ revoked_at: sql<string>`now()` }).where('token_hash', '=', hash).where('revoked_at', 'is', null).execute();
+  await db
+    .updateTable('oauth_tokens')
+    .set({ revoked_at: sql<string>`now()` })
+    .where('token_hash', '=', hash)
+    .where('revoked_at', 'is', null)
+    .execute();
 }
 
 /** Spends a refresh token, keeping the sealed pair it was exchanged for. */
 export async function rotateToken(db: Db, hash: Buffer, successor: Buffer): Promise<void> {
-  await db.updateTable('oauth_tokens').set({ revoked_at: sql<string>`now()`, successor }).where('token_hash', '=', hash).where('revoked_at', 'is', null).execute();
+  await db
+    .updateTable('oauth_tokens')
+    .set({ revoked_at: sql<string>`now()`, successor })
+    .where('token_hash', '=', hash)
+    .where('revoked_at', 'is', null)
+    .execute();
 }
 
 /** Ends a grant and every token it issued; false when the account has no such live grant. */
 export async function revokeGrant(db: AnyDb, grantId: string, accountId?: string): Promise<boolean> {
-  let query = auth(db).updateTable('oauth_grants').set({ revoked_at: sql<string>`now()` }).where('id', '=', grantId).where('revoked_at', 'is', null);
+  let query = auth(db)
+    .updateTable('oauth_grants')
+    .set({ revoked_at: sql<string>`now()` })
+    .where('id', '=', grantId)
+    .where('revoked_at', 'is', null);
   if (accountId !== undefined) query = query.where('account_id', '=', accountId);
   const result = await query.executeTakeFirst();
-  let tokens = auth(db).updateTable('oauth_tokens').set({ revoked_at: sql<string>`now()` }).where('grant_id', '=', grantId).where('revoked_at', 'is', null);
+  let tokens = auth(db)
+    .updateTable('oauth_tokens')
+    .set({ revoked_at: sql<string>`now()` })
+    .where('grant_id', '=', grantId)
+    .where('revoked_at', 'is', null);
   // Scoped as the grant is: another account's grant id ends none of its tokens.
   if (accountId !== undefined) {
-    tokens = tokens.where((eb) => eb.exists(eb.selectFrom('oauth_grants').select('id').where('id', '=', grantId).where('account_id', '=', accountId)));
+    tokens = tokens.where((eb) =>
+      eb.exists(
+        eb.selectFrom('oauth_grants').select('id').where('id', '=', grantId).where('account_id', '=', accountId),
+      ),
+    );
   }
   await tokens.execute();
   return result.numUpdatedRows > 0n;

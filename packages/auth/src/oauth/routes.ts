@@ -1,5 +1,9 @@
 import express, { Router, type ErrorRequestHandler, type RequestHandler, type Response } from 'express';
-import { InvalidClientMetadataError, TemporarilyUnavailableError, TooManyRequestsError } from '@modelcontextprotocol/sdk/server/auth/errors.js';
+import {
+  InvalidClientMetadataError,
+  TemporarilyUnavailableError,
+  TooManyRequestsError,
+} from '@modelcontextprotocol/sdk/server/auth/errors.js';
 import { authorizationHandler } from '@modelcontextprotocol/sdk/server/auth/handlers/authorize.js';
 import { metadataHandler } from '@modelcontextprotocol/sdk/server/auth/handlers/metadata.js';
 import { clientRegistrationHandler } from '@modelcontextprotocol/sdk/server/auth/handlers/register.js';
@@ -20,16 +24,25 @@ import { oauthUrls, publicOrigin } from '../identity/bearer.js';
  * directly as a 503 with Retry-After, not the SDK's generic 500.
  */
 function guardOutages(provider: OAuthProvider): void {
-  const wrap = <A extends unknown[], R>(fn: (...args: A) => Promise<R>) => async (...args: A): Promise<R> => {
-    try {
-      return await fn(...args);
-    } catch (err) {
-      if (isDependencyOutage(err)) throw new TemporarilyUnavailableError('The service is temporarily unavailable; retry shortly');
-      throw err;
-    }
-  };
+  const wrap =
+    <A extends unknown[], R>(fn: (...args: A) => Promise<R>) =>
+    async (...args: A): Promise<R> => {
+      try {
+        return await fn(...args);
+      } catch (err) {
+        if (isDependencyOutage(err))
+          throw new TemporarilyUnavailableError('The service is temporarily unavailable; retry shortly');
+        throw err;
+      }
+    };
   const p = provider as unknown as Record<string, unknown>;
-  for (const name of ['authorize', 'challengeForAuthorizationCode', 'exchangeAuthorizationCode', 'exchangeRefreshToken', 'revokeToken'] as const) {
+  for (const name of [
+    'authorize',
+    'challengeForAuthorizationCode',
+    'exchangeAuthorizationCode',
+    'exchangeRefreshToken',
+    'revokeToken',
+  ] as const) {
     p[name] = wrap((provider[name] as (...a: unknown[]) => Promise<unknown>).bind(provider));
   }
   const store = provider.clientsStore as unknown as Record<string, (...a: unknown[]) => Promise<unknown>>;
@@ -47,20 +60,27 @@ function guardOutages(provider: OAuthProvider): void {
 function authorizeErrorsAsPage(show: (res: Response, error: string, description: string) => void): RequestHandler {
   return (_req, res, next) => {
     const page = (error: string, description: string) => {
-      if (error === 'temporarily_unavailable') res.status(503).set('Retry-After', String(RETRY_AFTER_UNAVAILABLE_SECONDS));
+      if (error === 'temporarily_unavailable')
+        res.status(503).set('Retry-After', String(RETRY_AFTER_UNAVAILABLE_SECONDS));
       else res.status(400);
       show(res, error, description);
       return res;
     };
     res.redirect = (...args: unknown[]) => {
       const target = new URL(String(args[args.length - 1]));
-      page(target.searchParams.get('error') ?? 'invalid_request', target.searchParams.get('error_description') ?? 'The authorization request is invalid');
+      page(
+        target.searchParams.get('error') ?? 'invalid_request',
+        target.searchParams.get('error_description') ?? 'The authorization request is invalid',
+      );
     };
     const json = res.json.bind(res);
     res.json = (body: unknown) => {
       const err = body as { error?: unknown; error_description?: unknown } | null;
       if (res.statusCode < 400 || typeof err?.error !== 'string') return json(body);
-      return page(err.error, typeof err.error_description === 'string' ? err.error_description : 'The authorization request is invalid');
+      return page(
+        err.error,
+        typeof err.error_description === 'string' ? err.error_description : 'The authorization request is invalid',
+      );
     };
     next();
   };
@@ -69,7 +89,8 @@ function authorizeErrorsAsPage(show: (res: Response, error: string, description:
 const outagesAs503: RequestHandler = (_req, res, next) => {
   const json = res.json.bind(res);
   res.json = (body: unknown) => {
-    if ((body as { error?: unknown } | null)?.error === 'temporarily_unavailable') res.status(503).set('Retry-After', String(RETRY_AFTER_UNAVAILABLE_SECONDS));
+    if ((body as { error?: unknown } | null)?.error === 'temporarily_unavailable')
+      res.status(503).set('Retry-After', String(RETRY_AFTER_UNAVAILABLE_SECONDS));
     return json(body);
   };
   next();
@@ -85,11 +106,24 @@ const REGISTRATION_MAX_BYTES = 8 * 1024;
  */
 const registrationErrors: ErrorRequestHandler = (err: unknown, _req, res, next) => {
   if ((err as { type?: unknown } | null)?.type === 'entity.too.large') {
-    res.status(413).json(new InvalidClientMetadataError(`client metadata may be at most ${REGISTRATION_MAX_BYTES / 1024} KB of JSON`).toResponseObject());
+    res
+      .status(413)
+      .json(
+        new InvalidClientMetadataError(
+          `client metadata may be at most ${REGISTRATION_MAX_BYTES / 1024} KB of JSON`,
+        ).toResponseObject(),
+      );
     return;
   }
   if (err instanceof AppError && err.status === 429) {
-    res.status(429).set(err.headers ?? {}).json(new TooManyRequestsError('Too many client registrations from this address; retry after Retry-After seconds').toResponseObject());
+    res
+      .status(429)
+      .set(err.headers ?? {})
+      .json(
+        new TooManyRequestsError(
+          'Too many client registrations from this address; retry after Retry-After seconds',
+        ).toResponseObject(),
+      );
     return;
   }
   next(err);
@@ -163,22 +197,47 @@ export function oauthRouter(o: OAuthRouterOptions): Router {
 
   const base = paths.issuer;
   const session: RequestHandler[] = [authenticate(o.cfg), requireSession()];
-  router.post(`${base}/consent`, requireAllowedOrigin(o.cfg), ...session, express.urlencoded({ extended: false, limit: '4kb' }), async (req, res) => {
-    const { request, decision } = (req.body ?? {}) as { request?: unknown; decision?: unknown };
-    if (typeof request !== 'string' || !/^[0-9a-f-]{36}$/i.test(request) || (decision !== 'allow' && decision !== 'deny')) {
-      throw errors.validation([{ path: '/decision', message: 'the consent form sends request and decision (allow or deny)' }]);
-    }
-    const { issuer } = oauthUrls(svc, publicOrigin(req, o.publicUrl));
-    const target = await o.provider.decide(req.caller!.accountId, request, decision === 'allow', issuer);
-    if (!target) throw errors.notFound('This authorization request is unknown or expired; start again from the app');
-    res.set('Cache-Control', 'no-store').redirect(302, target);
-  });
+  router.post(
+    `${base}/consent`,
+    requireAllowedOrigin(o.cfg),
+    ...session,
+    express.urlencoded({ extended: false, limit: '4kb' }),
+    async (req, res) => {
+      const { request, decision } = (req.body ?? {}) as { request?: unknown; decision?: unknown };
+      if (
+        typeof request !== 'string' ||
+        !/^[0-9a-f-]{36}$/i.test(request) ||
+        (decision !== 'allow' && decision !== 'deny')
+      ) {
+        throw errors.validation([
+          { path: '/decision', message: 'the consent form sends request and decision (allow or deny)' },
+        ]);
+      }
+      const { issuer } = oauthUrls(svc, publicOrigin(req, o.publicUrl));
+      const target = await o.provider.decide(req.caller!.accountId, request, decision === 'allow', issuer);
+      if (!target) throw errors.notFound('This authorization request is unknown or expired; start again from the app');
+      res.set('Cache-Control', 'no-store').redirect(302, target);
+    },
+  );
   router.use(`${base}`, outagesAs503);
-  router.use(`${base}/authorize`, authorizeErrorsAsPage(o.errorPage), authorizationHandler({ provider: o.provider, rateLimit: false }));
+  router.use(
+    `${base}/authorize`,
+    authorizeErrorsAsPage(o.errorPage),
+    authorizationHandler({ provider: o.provider, rateLimit: false }),
+  );
   router.use(`${base}/token`, tokenHandler({ provider: o.provider, rateLimit: false }));
   // Counted, then read (at most 8 KB) before the SDK's handler, whose own parser then has nothing to do.
-  router.use(`${base}/register`, o.registrationLimit, express.json({ limit: REGISTRATION_MAX_BYTES }), registrationErrors,
-    clientRegistrationHandler({ clientsStore: o.provider.clientsStore, rateLimit: false, clientSecretExpirySeconds: 0 }));
+  router.use(
+    `${base}/register`,
+    o.registrationLimit,
+    express.json({ limit: REGISTRATION_MAX_BYTES }),
+    registrationErrors,
+    clientRegistrationHandler({
+      clientsStore: o.provider.clientsStore,
+      rateLimit: false,
+      clientSecretExpirySeconds: 0,
+    }),
+  );
   router.use(`${base}/revoke`, revocationHandler({ provider: o.provider, rateLimit: false }));
 
   router.get(paths.apps, ...session, async (req, res) => {

@@ -3,7 +3,11 @@ import { Router } from 'express';
 
 /** swagger-ui-dist, an npm dependency: the reference page loads nothing from a CDN. */
 const swaggerUi = dirname(require.resolve('swagger-ui-dist/package.json'));
-const ASSETS = { 'swagger-ui-bundle.js': 'application/javascript', 'swagger-ui.css': 'text/css', 'favicon-32x32.png': 'image/png' } as const;
+const ASSETS = {
+  'swagger-ui-bundle.js': 'application/javascript',
+  'swagger-ui.css': 'text/css',
+  'favicon-32x32.png': 'image/png',
+} as const;
 
 /** Where {@link docsRouter} serves the reference page, its assets and the document: `/docs/<service>`. */
 export const docsPath = (service: string): string => `/docs/${service}`;

@@ -11,7 +11,8 @@ function envInt(env: Env, name: string, fallback: number, min: number, max: numb
   const raw = env[name];
   if (raw === undefined || raw === '') return fallback;
   const n = Number(raw);
-  if (!Number.isInteger(n) || n < min || n > max) throw new ConfigError(`${name} must be an integer from ${min} to ${max}, got "${raw}"`);
+  if (!Number.isInteger(n) || n < min || n > max)
+    throw new ConfigError(`${name} must be an integer from ${min} to ${max}, got "${raw}"`);
   return n;
 }
 
@@ -42,7 +43,10 @@ function envOneOf<T extends string>(env: Env, name: string, values: readonly T[]
 
 /** A comma-separated list of origins (scheme://host[:port], nothing more). */
 function envOrigins(env: Env, name: string): string[] {
-  const list = (env[name] ?? '').split(',').map((s) => s.trim()).filter(Boolean);
+  const list = (env[name] ?? '')
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean);
   for (const origin of list) {
     let parsed: URL | undefined;
     try {
@@ -50,7 +54,8 @@ function envOrigins(env: Env, name: string): string[] {
     } catch {
       parsed = undefined;
     }
-    if (!parsed || parsed.origin !== origin) throw new ConfigError(`${name} must list origins like https://app.example.com, got "${origin}"`);
+    if (!parsed || parsed.origin !== origin)
+      throw new ConfigError(`${name} must list origins like https://app.example.com, got "${origin}"`);
   }
   return list;
 }
@@ -61,7 +66,8 @@ function trustProxy(env: Env): boolean | number | string {
   if (raw === 'true') return true;
   if (raw === 'false') return false;
   if (/^\d+$/.test(raw)) return Number(raw);
-  if (!/^[\w.:/, -]+$/.test(raw)) throw new ConfigError(`TRUST_PROXY must be a hop count, true/false, or addresses/subnets, got "${raw}"`);
+  if (!/^[\w.:/, -]+$/.test(raw))
+    throw new ConfigError(`TRUST_PROXY must be a hop count, true/false, or addresses/subnets, got "${raw}"`);
   return raw;
 }
 
@@ -70,7 +76,8 @@ function publicUrl(env: Env): string | undefined {
   const raw = envUrl(env, 'PUBLIC_URL', ['http:', 'https:'], false);
   if (raw === undefined) return undefined;
   const origin = new URL(raw).origin;
-  if (raw.replace(/\/$/, '') !== origin) throw new ConfigError(`PUBLIC_URL must be an origin like https://api.example.com, got "${raw}"`);
+  if (raw.replace(/\/$/, '') !== origin)
+    throw new ConfigError(`PUBLIC_URL must be an origin like https://api.example.com, got "${raw}"`);
   return origin;
 }
 
@@ -83,10 +90,16 @@ const DEVELOPMENT_KEY = createHash('sha256').update('webhook secret key for deve
 /** One key: 32 bytes as base64 (standard or URL-safe, padded or not) or as 64 hex digits. */
 function parseSecretKey(name: string, raw: string): SecretKey {
   const text = raw.trim();
-  const key = /^[0-9a-fA-F]{64}$/.test(text) ? Buffer.from(text, 'hex') : /^[A-Za-z0-9+/_-]{43}=?$/.test(text) ? Buffer.from(text, 'base64') : undefined;
-  if (key?.length !== 32) throw new ConfigError(`${name} must be 32 random bytes as base64 or 64 hex digits (openssl rand -base64 32)`);
+  const key = /^[0-9a-fA-F]{64}$/.test(text)
+    ? Buffer.from(text, 'hex')
+    : /^[A-Za-z0-9+/_-]{43}=?$/.test(text)
+      ? Buffer.from(text, 'base64')
+      : undefined;
+  if (key?.length !== 32)
+    throw new ConfigError(`${name} must be 32 random bytes as base64 or 64 hex digits (openssl rand -base64 32)`);
   // A random key has about 28 distinct byte values; a typed or patterned one has few.
-  if (new Set(key).size < 16) throw new ConfigError(`${name} is not random enough: make one with openssl rand -base64 32`);
+  if (new Set(key).size < 16)
+    throw new ConfigError(`${name} is not random enough: make one with openssl rand -base64 32`);
   return secretKey(key);
 }
 
@@ -101,13 +114,20 @@ export function webhookSecretKeys(env: Env): SecretKeys {
   let current: SecretKey;
   if (raw) {
     current = parseSecretKey('WEBHOOK_SECRET_KEY', raw);
-    if (production && current.key.equals(DEVELOPMENT_KEY)) throw new ConfigError('WEBHOOK_SECRET_KEY is the public development key, refused with NODE_ENV=production');
+    if (production && current.key.equals(DEVELOPMENT_KEY))
+      throw new ConfigError('WEBHOOK_SECRET_KEY is the public development key, refused with NODE_ENV=production');
   } else if (production) {
-    throw new ConfigError('WEBHOOK_SECRET_KEY is required with NODE_ENV=production (32 random bytes, base64: openssl rand -base64 32)');
+    throw new ConfigError(
+      'WEBHOOK_SECRET_KEY is required with NODE_ENV=production (32 random bytes, base64: openssl rand -base64 32)',
+    );
   } else {
     current = secretKey(DEVELOPMENT_KEY);
   }
-  const old = (env.WEBHOOK_SECRET_KEYS_OLD ?? '').split(',').map((s) => s.trim()).filter(Boolean).map((k, i) => parseSecretKey(`WEBHOOK_SECRET_KEYS_OLD (entry ${i + 1})`, k));
+  const old = (env.WEBHOOK_SECRET_KEYS_OLD ?? '')
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean)
+    .map((k, i) => parseSecretKey(`WEBHOOK_SECRET_KEYS_OLD (entry ${i + 1})`, k));
   return { current, old: old.filter((k) => k.id !== current.id) };
 }
 
@@ -135,11 +155,14 @@ function mcpSessionSecret(env: Env, role: 'api' | 'worker' | 'all'): string {
   const raw = secret(env, 'MCP_SESSION_SECRET');
   if (raw === undefined) {
     if (production && role !== 'worker') {
-      throw new ConfigError('MCP_SESSION_SECRET is required with NODE_ENV=production (32+ random characters, the same on every replica: openssl rand -base64 32)');
+      throw new ConfigError(
+        'MCP_SESSION_SECRET is required with NODE_ENV=production (32+ random characters, the same on every replica: openssl rand -base64 32)',
+      );
     }
     return DEVELOPMENT_MCP_SESSION_SECRET;
   }
-  if (production && raw === DEVELOPMENT_MCP_SESSION_SECRET) throw new ConfigError('MCP_SESSION_SECRET is the public development secret, refused with NODE_ENV=production');
+  if (production && raw === DEVELOPMENT_MCP_SESSION_SECRET)
+    throw new ConfigError('MCP_SESSION_SECRET is the public development secret, refused with NODE_ENV=production');
   return raw;
 }
 
@@ -155,7 +178,8 @@ const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'
  */
 function serviceEnv(env: Env, service: { name: string; port: number; bodyLimitBytes: number }) {
   // Written out, so the services' inferred config types name nothing outside this package's entry points.
-  const secretKeys: { current: { id: string; key: Buffer }; old: ReadonlyArray<{ id: string; key: Buffer }> } = webhookSecretKeys(env);
+  const secretKeys: { current: { id: string; key: Buffer }; old: ReadonlyArray<{ id: string; key: Buffer }> } =
+    webhookSecretKeys(env);
   // `api`: HTTP only (events are written to the outbox, never delivered here); `worker`: webhook
   // delivery, serving only /healthz, /readyz and /metrics; `all` (npm start): both in one process.
   const serviceRole = envOneOf(env, 'SERVICE_ROLE', ['api', 'worker', 'all'] as const, 'all');
@@ -243,14 +267,18 @@ export interface LimitsDeclaration {
   };
 }
 
-const perMinute = (env: Env, variable: string, fallback: number): number => envInt(env, variable, fallback, 1, 10_000_000);
+const perMinute = (env: Env, variable: string, fallback: number): number =>
+  envInt(env, variable, fallback, 1, 10_000_000);
 
 /**
  * A service's configuration, validated once at start-up and frozen: {@link serviceEnv} for its
  * name, port and body limit, each declared rate limit by name (its variable, or the declared
  * default) and the network cap where one is declared.
  */
-export function serviceConfig(service: { name: string; port: number; limits: LimitsDeclaration }, env: Env = process.env) {
+export function serviceConfig(
+  service: { name: string; port: number; limits: LimitsDeclaration },
+  env: Env = process.env,
+) {
   const { limits } = service;
   return Object.freeze({
     ...serviceEnv(env, { name: service.name, port: service.port, bodyLimitBytes: limits.bodyLimitBytes }),

@@ -7,8 +7,25 @@ export type { ServiceDeclaration, ServiceDeps } from './declaration.js';
 export { createAppServer, onAppPrototypes } from './app-server.js';
 export { authConfig, createServiceApp, serviceStreamHub } from './service-app.js';
 export { apiRouter, routeContext, type RouteContext } from './routes.js';
-export { WRITES_THROUGH_FUNCTION, createPool, createDb, inTransaction, isoTimestampSql, migrateToLatest, pgTimestampToIso } from '../database/database.js';
+export {
+  WRITES_THROUGH_FUNCTION,
+  createPool,
+  createDb,
+  inTransaction,
+  isoTimestampSql,
+  migrateToLatest,
+  pgTimestampToIso,
+} from '../database/database.js';
 export { createLogger } from './observability.js';
-export { apiKeysTag, documentCommonHeaders, documentUriLimit, openapiLicense, openapiServers, securitySchemes, servicePortRoutes, withApiKeyScopes } from './openapi.js';
+export {
+  apiKeysTag,
+  documentCommonHeaders,
+  documentUriLimit,
+  openapiLicense,
+  openapiServers,
+  securitySchemes,
+  servicePortRoutes,
+  withApiKeyScopes,
+} from './openapi.js';
 // What every worker process runs to forget OAuth clients that never got a grant (tests run it at will).
 export { forgetUnusedClients } from '../oauth/repository.js';

@@ -53,12 +53,16 @@ export function methodGuard(paths: Readonly<Record<string, readonly string[]>>):
   const table = routeTable(paths);
   return (req, res, next) => {
     const entry = table.find((e) => e.pattern.test(req.path));
-    if (!entry || entry.methods.has(req.method) && req.method !== 'OPTIONS') return next();
+    if (!entry || (entry.methods.has(req.method) && req.method !== 'OPTIONS')) return next();
     if (req.method === 'OPTIONS') {
       if (req.get('access-control-request-method') !== undefined) return next();
       res.set('Allow', entry.allow).status(204).end();
       return;
     }
-    next(new AppError(405, 'method_not_allowed', `${req.method} is not allowed here; this path allows ${entry.allow}`, { headers: { Allow: entry.allow } }));
+    next(
+      new AppError(405, 'method_not_allowed', `${req.method} is not allowed here; this path allows ${entry.allow}`, {
+        headers: { Allow: entry.allow },
+      }),
+    );
   };
 }

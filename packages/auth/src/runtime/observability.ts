@@ -70,15 +70,18 @@ export function createObservability(service: string, logger: Logger): Observabil
       const route = routeTemplate(req);
       duration.observe({ method: req.method, route, status: res.statusCode }, seconds);
       if (!logger.isLevelEnabled('info')) return;
-      logger.info({
-        method: req.method,
-        route,
-        status: res.statusCode,
-        ms: Math.round(seconds * 1e4) / 10,
-        requestId: req.id,
-        accountId: req.caller?.accountId,
-        traceId,
-      }, 'request');
+      logger.info(
+        {
+          method: req.method,
+          route,
+          status: res.statusCode,
+          ms: Math.round(seconds * 1e4) / 10,
+          requestId: req.id,
+          accountId: req.caller?.accountId,
+          traceId,
+        },
+        'request',
+      );
     });
     next();
   };
@@ -94,7 +97,10 @@ export function mountHealth(app: Express, deps: { db: AnyDb; redis: Redis | null
     const checks: Record<string, string> = {};
     const probe = async (name: string, fn: () => Promise<unknown>) => {
       try {
-        await Promise.race([fn(), new Promise((_, reject) => setTimeout(() => reject(new Error('timeout')), 2000).unref())]);
+        await Promise.race([
+          fn(),
+          new Promise((_, reject) => setTimeout(() => reject(new Error('timeout')), 2000).unref()),
+        ]);
         checks[name] = 'ok';
       } catch {
         checks[name] = 'unavailable';
@@ -102,7 +108,9 @@ export function mountHealth(app: Express, deps: { db: AnyDb; redis: Redis | null
     };
     await Promise.all([
       probe('postgres', () => sql`select 1`.execute(deps.db)),
-      deps.redis ? probe('redis', () => deps.redis!.ping()) : Promise.resolve((checks.redis = 'not configured (single-instance mode)')),
+      deps.redis
+        ? probe('redis', () => deps.redis!.ping())
+        : Promise.resolve((checks.redis = 'not configured (single-instance mode)')),
     ]);
     const ready = Object.values(checks).every((v) => v !== 'unavailable');
     res.status(ready ? 200 : 503).json({ status: ready ? 'ready' : 'unavailable', checks });

@@ -13,12 +13,16 @@ const run = promisify(execFile);
 const SCHEMA_COMMANDS = ['migrate', 'backup', 'restore'] as const;
 type SchemaCommand = (typeof SCHEMA_COMMANDS)[number];
 
-export const isSchemaCommand = (command: string | undefined): command is SchemaCommand => SCHEMA_COMMANDS.includes(command as SchemaCommand);
+export const isSchemaCommand = (command: string | undefined): command is SchemaCommand =>
+  SCHEMA_COMMANDS.includes(command as SchemaCommand);
 
 /** The schemas a service owns: its own and its webhook queue's. */
 const serviceSchemas = (service: string): string[] => [service, workerSchema(service)];
 
-function flags(argv: string[], options: Record<string, { type: 'string' | 'boolean' }>): Record<string, string | boolean | undefined> {
+function flags(
+  argv: string[],
+  options: Record<string, { type: 'string' | 'boolean' }>,
+): Record<string, string | boolean | undefined> {
   try {
     return parseArgs({ args: argv, options, strict: true }).values;
   } catch (err) {
@@ -31,7 +35,8 @@ function migrationTarget(argv: string[], migrations: Record<string, Migration>):
   if (values.to !== undefined && values.down) throw new AdminError('give --to NAME or --down, not both');
   if (values.down) return { down: true };
   if (typeof values.to === 'string') {
-    if (!(values.to in migrations)) throw new AdminError(`no migration named ${values.to}; known: ${Object.keys(migrations).join(', ')}`);
+    if (!(values.to in migrations))
+      throw new AdminError(`no migration named ${values.to}; known: ${Object.keys(migrations).join(', ')}`);
     return { to: values.to };
   }
   return { latest: true };
@@ -39,7 +44,10 @@ function migrationTarget(argv: string[], migrations: Record<string, Migration>):
 
 /** The server's major version (`server_version_num` 170010 -> 17). */
 async function serverMajor(db: AnyDb): Promise<{ major: number; version: string }> {
-  const { rows } = await sql<{ num: string; version: string }>`select current_setting('server_version_num') as num, current_setting('server_version') as version`.execute(db);
+  const { rows } = await sql<{
+    num: string;
+    version: string;
+  }>`select current_setting('server_version_num') as num, current_setting('server_version') as version`.execute(db);
   return { major: Math.floor(Number(rows[0]!.num) / 10_000), version: rows[0]!.version };
 }
 
@@ -138,19 +146,39 @@ function stderrOf(child: ChildProcess): () => string {
  * once pg_restore has read the whole archive without an error; an archive cut short (or any
  * failing statement) kills psql before then, and the server rolls everything back.
  */
-async function restoreInOneTransaction(pgRestore: string, psql: string, args: string[], schemas: string[], env: NodeJS.ProcessEnv): Promise<void> {
+async function restoreInOneTransaction(
+  pgRestore: string,
+  psql: string,
+  args: string[],
+  schemas: string[],
+  env: NodeJS.ProcessEnv,
+): Promise<void> {
   const script = spawn(pgRestore, [...args, '--file=-'], { stdio: ['ignore', 'pipe', 'pipe'] });
-  const apply = spawn(psql, ['--no-psqlrc', '--quiet', '--set=ON_ERROR_STOP=1', '--single-transaction', `--command=${emptySchemasSql(schemas)}`, '--file=-'], {
-    // Notices (the cascades of the emptying) are not errors.
-    env: { ...env, PGOPTIONS: '-c client_min_messages=warning' },
-    stdio: ['pipe', 'ignore', 'pipe'],
-  });
+  const apply = spawn(
+    psql,
+    [
+      '--no-psqlrc',
+      '--quiet',
+      '--set=ON_ERROR_STOP=1',
+      '--single-transaction',
+      `--command=${emptySchemasSql(schemas)}`,
+      '--file=-',
+    ],
+    {
+      // Notices (the cascades of the emptying) are not errors.
+      env: { ...env, PGOPTIONS: '-c client_min_messages=warning' },
+      stdio: ['pipe', 'ignore', 'pipe'],
+    },
+  );
   const [scriptError, applyError] = [stderrOf(script), stderrOf(apply)];
   apply.stdin.on('error', () => {}); // psql stopped at an error: its exit says which
   script.stdout.pipe(apply.stdin, { end: false });
   const scriptDone = new Promise<number | null>((resolve) => script.once('close', resolve));
   const applyDone = new Promise<number | null>((resolve) => apply.once('close', resolve));
-  const first = await Promise.race([scriptDone.then((code) => ({ script: code })), applyDone.then((code) => ({ apply: code }))]);
+  const first = await Promise.race([
+    scriptDone.then((code) => ({ script: code })),
+    applyDone.then((code) => ({ apply: code })),
+  ]);
   if ('apply' in first) {
     script.kill('SIGKILL');
     throw new AdminError(`restore failed, nothing changed: ${applyError() || `psql exited with code ${first.apply}`}`);
@@ -162,7 +190,8 @@ async function restoreInOneTransaction(pgRestore: string, psql: string, args: st
   }
   apply.stdin.end();
   const code = await applyDone;
-  if (code !== 0) throw new AdminError(`restore failed, nothing changed: ${applyError() || `psql exited with code ${code}`}`);
+  if (code !== 0)
+    throw new AdminError(`restore failed, nothing changed: ${applyError() || `psql exited with code ${code}`}`);
 }
 
 async function backup(db: AnyDb, url: string, service: string, argv: string[]): Promise<Record<string, unknown>> {
@@ -174,10 +203,14 @@ async function backup(db: AnyDb, url: string, service: string, argv: string[]): 
   const started = Date.now();
   // Custom format (compressed, restorable object by object); no owners or grants, so the archive
   // restores as whichever role runs the restore (the service's own, in compose and k8s).
-  await run(pgDump, ['--format=custom', '--no-owner', '--no-privileges', ...schemas.map((s) => `--schema=${s}`), `--file=${out}`], {
-    env: libpqEnv(url),
-    maxBuffer: 16 * 1024 * 1024,
-  }).catch((err: { stderr?: string }) => {
+  await run(
+    pgDump,
+    ['--format=custom', '--no-owner', '--no-privileges', ...schemas.map((s) => `--schema=${s}`), `--file=${out}`],
+    {
+      env: libpqEnv(url),
+      maxBuffer: 16 * 1024 * 1024,
+    },
+  ).catch((err: { stderr?: string }) => {
     throw new AdminError(`pg_dump failed: ${(err.stderr ?? '').trim()}`);
   });
   return { service, schemas, out, bytes: statSync(out).size, ms: Date.now() - started, server: version, pgDump };
@@ -192,17 +225,34 @@ async function restore(db: AnyDb, url: string, service: string, argv: string[]):
   const psql = await toolOfMajor('psql', major);
   const env = libpqEnv(url);
   // The archive's table of contents without its CREATE SCHEMA entries: the schemas are kept (see emptySchemasSql).
-  const { stdout: toc } = await run(pgRestore, ['--list', input], { maxBuffer: 64 * 1024 * 1024 }).catch((err: { stderr?: string }) => {
-    throw new AdminError(`${input} is not a pg_dump archive: ${(err.stderr ?? '').trim()}`);
-  });
+  const { stdout: toc } = await run(pgRestore, ['--list', input], { maxBuffer: 64 * 1024 * 1024 }).catch(
+    (err: { stderr?: string }) => {
+      throw new AdminError(`${input} is not a pg_dump archive: ${(err.stderr ?? '').trim()}`);
+    },
+  );
   const schemas = serviceSchemas(service);
-  const foreign = [...toc.matchAll(/^\d+; \d+ \d+ SCHEMA - (\S+) /gm)].map((m) => m[1]!).filter((s) => !schemas.includes(s));
-  if (foreign.length > 0) throw new AdminError(`${input} holds schema ${foreign[0]}, not ${service}'s: restore it with its own service`);
+  const foreign = [...toc.matchAll(/^\d+; \d+ \d+ SCHEMA - (\S+) /gm)]
+    .map((m) => m[1]!)
+    .filter((s) => !schemas.includes(s));
+  if (foreign.length > 0)
+    throw new AdminError(`${input} holds schema ${foreign[0]}, not ${service}'s: restore it with its own service`);
   const listFile = `${input}.restore-list`;
-  writeFileSync(listFile, toc.split('\n').filter((line) => !/^\d+; \d+ \d+ SCHEMA /.test(line)).join('\n'));
+  writeFileSync(
+    listFile,
+    toc
+      .split('\n')
+      .filter((line) => !/^\d+; \d+ \d+ SCHEMA /.test(line))
+      .join('\n'),
+  );
   const started = Date.now();
   try {
-    await restoreInOneTransaction(pgRestore, psql, ['--no-owner', '--no-privileges', '--exit-on-error', `--use-list=${listFile}`, input], schemas, env);
+    await restoreInOneTransaction(
+      pgRestore,
+      psql,
+      ['--no-owner', '--no-privileges', '--exit-on-error', `--use-list=${listFile}`, input],
+      schemas,
+      env,
+    );
   } finally {
     rmSync(listFile, { force: true });
   }

@@ -60,7 +60,10 @@ export class LeasingRedisStore implements Store {
   /** The next sweep runs past this many leases: twice what the last one kept, so sweeps stay rare with many live keys. */
   private sweepAt = SWEEP_FROM;
 
-  constructor(private readonly redis: Redis, prefix: string) {
+  constructor(
+    private readonly redis: Redis,
+    prefix: string,
+  ) {
     this.prefix = prefix;
   }
 
@@ -79,7 +82,12 @@ export class LeasingRedisStore implements Store {
       }
       if (lease && hasHits(lease, now)) {
         lease.used += 1;
-        if (lease.size >= AHEAD_FROM && lease.used === Math.ceil(lease.size / 2) && !lease.next && !this.taking.has(key)) {
+        if (
+          lease.size >= AHEAD_FROM &&
+          lease.used === Math.ceil(lease.size / 2) &&
+          !lease.next &&
+          !this.taking.has(key)
+        ) {
           // Nobody waits for it; a failure leaves the next request to take a lease (and fail open).
           this.startTaking(key, lease).catch(() => {});
         }
@@ -100,8 +108,12 @@ export class LeasingRedisStore implements Store {
     if (this.redis.status !== 'ready') throw new Error('redis is not connected');
     // The first lease of a window is one hit: the count it answers sizes the next ones.
     const known = previous && Date.now() < previous.resetAt ? previous.end : undefined;
-    const size = known === undefined ? 1 : Math.max(1, Math.min(MAX_LEASE, Math.floor((this.limit - known) / LEASE_SHARE)));
-    const [end, ttl] = (await this.redis.eval(LEASE_SCRIPT, 1, this.prefix + key, size, this.windowMs)) as [number, number];
+    const size =
+      known === undefined ? 1 : Math.max(1, Math.min(MAX_LEASE, Math.floor((this.limit - known) / LEASE_SHARE)));
+    const [end, ttl] = (await this.redis.eval(LEASE_SCRIPT, 1, this.prefix + key, size, this.windowMs)) as [
+      number,
+      number,
+    ];
     if (this.leases.size > this.sweepAt) this.sweep();
     const lease: Lease = { end, size, used: 0, resetAt: Date.now() + ttl };
     const current = this.leases.get(key);

@@ -43,7 +43,8 @@ export function createRateLimit(opts: RateLimitOptions): RequestHandler {
     legacyHeaders: false,
     passOnStoreError: true,
     logger: quietOnStoreErrors,
-    keyGenerator: (req) => (req.caller && opts.by !== 'address' ? `a:${req.caller.accountId}` : `ip:${ipKeyGenerator(req.ip ?? '')}`),
+    keyGenerator: (req) =>
+      req.caller && opts.by !== 'address' ? `a:${req.caller.accountId}` : `ip:${ipKeyGenerator(req.ip ?? '')}`,
     handler: (req, _res, next) => {
       const reset = (req as { rateLimit?: { resetTime?: Date } }).rateLimit?.resetTime?.getTime();
       const seconds = reset ? (reset - Date.now()) / 1000 : opts.windowMs / 1000;

@@ -27,19 +27,26 @@ export function withRecurringJobs<W extends Startable>(worker: W, jobs: readonly
   const schedule = (job: RecurringJob, failing: boolean) => {
     const timer = setTimeout(() => {
       timers.delete(timer);
-      const run = job.run().then(
-        () => {
-          if (failing) logger.info({ job: job.name }, 'recurring job recovered');
-          return false;
-        },
-        (err: unknown) => {
-          if (!failing) logger.warn({ job: job.name, err: err instanceof Error ? err.message : String(err) }, 'recurring job failed; trying again');
-          return true;
-        },
-      ).then((fails) => {
-        inFlight.delete(run);
-        if (started) schedule(job, fails);
-      });
+      const run = job
+        .run()
+        .then(
+          () => {
+            if (failing) logger.info({ job: job.name }, 'recurring job recovered');
+            return false;
+          },
+          (err: unknown) => {
+            if (!failing)
+              logger.warn(
+                { job: job.name, err: err instanceof Error ? err.message : String(err) },
+                'recurring job failed; trying again',
+              );
+            return true;
+          },
+        )
+        .then((fails) => {
+          inFlight.delete(run);
+          if (started) schedule(job, fails);
+        });
       inFlight.add(run);
     }, job.everyMs);
     timers.add(timer);

@@ -22,7 +22,10 @@ export function createRedis(url: string, logger: Logger): Redis {
   redis.on('error', (err: Error) => {
     if (down) return;
     down = true;
-    logger.warn({ err: err.message }, 'redis unavailable: rate limits fail open and idempotent creates answer 503 until it is back');
+    logger.warn(
+      { err: err.message },
+      'redis unavailable: rate limits fail open and idempotent creates answer 503 until it is back',
+    );
   });
   redis.on('ready', () => {
     if (!down) return;

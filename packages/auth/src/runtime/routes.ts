@@ -32,7 +32,11 @@ function chain(first: RequestHandler, second: RequestHandler): RequestHandler {
 /** The context of a service's routes modules (an app adds its own, tasks its caches). */
 export function routeContext<DB>(deps: ServiceDeps<DB>, streams: StreamHub): RouteContext<DB> {
   const json = jsonBody({ limit: deps.config.bodyLimitBytes });
-  return { ...deps, streams, guards: { read: (scope) => requireScope(scope), write: (scope) => chain(requireScope(scope), json) } };
+  return {
+    ...deps,
+    streams,
+    guards: { read: (scope) => requireScope(scope), write: (scope) => chain(requireScope(scope), json) },
+  };
 }
 
 /**

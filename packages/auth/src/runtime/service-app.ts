@@ -12,7 +12,14 @@ import { cors } from '../identity/cors.js';
 import { createKeyUsageRecorder } from '../identity/key-usage.js';
 import { keysRouter } from '../identity/keys.js';
 import { createLoginThrottle } from '../identity/login-throttle.js';
-import { authenticate, checkTimezoneHeader, createCredentialResolver, identify, requireScope, requireScopeForMethod } from '../identity/middleware.js';
+import {
+  authenticate,
+  checkTimezoneHeader,
+  createCredentialResolver,
+  identify,
+  requireScope,
+  requireScopeForMethod,
+} from '../identity/middleware.js';
 import { innerCalls } from '../mcp/inner-calls.js';
 import { mcpPath, mcpRouter, type McpPrompt } from '../mcp/server.js';
 import { toolsFromOpenApi } from '../mcp/tools.js';
@@ -73,7 +80,10 @@ export interface ServiceAppOptions extends ServiceDeps {
 }
 
 /** The identity layer's settings for a declared service (the admin command has no origins). */
-export function authConfig(service: Pick<ServiceDeclaration, 'name' | 'scopes'>, allowedOrigins: readonly string[] = []): AuthConfig {
+export function authConfig(
+  service: Pick<ServiceDeclaration, 'name' | 'scopes'>,
+  allowedOrigins: readonly string[] = [],
+): AuthConfig {
   return { service: service.name, scopes: service.scopes, allowedOrigins };
 }
 
@@ -102,16 +112,25 @@ export function createServiceApp(o: ServiceAppOptions): Express {
   useCursorKeys(service, o.config.webhooks.secretKeys);
   const observability = createObservability(service, o.logger);
   // API keys may be used from any origin (CORS allows it), so responses may be read cross-origin.
-  app.use(requestId(), observability.middleware, securityHeaders({ crossOriginResourcePolicy: { policy: 'cross-origin' } }));
+  app.use(
+    requestId(),
+    observability.middleware,
+    securityHeaders({ crossOriginResourcePolicy: { policy: 'cross-origin' } }),
+  );
   mountHealth(app, { db: o.db, redis: o.redis, registry: observability.registry });
-  const deliverer = () => withRecurringJobs(createWebhookWorker({
-    service,
-    databaseUrl: o.config.databaseUrl,
-    catalog: webhooks.catalog,
-    ...o.config.webhooks,
-    logger: o.logger,
-    registry: observability.registry,
-  }), [...(o.recurringJobs ?? []), forgetUnusedClientsJob(o.db)], o.logger);
+  const deliverer = () =>
+    withRecurringJobs(
+      createWebhookWorker({
+        service,
+        databaseUrl: o.config.databaseUrl,
+        catalog: webhooks.catalog,
+        ...o.config.webhooks,
+        logger: o.logger,
+        registry: observability.registry,
+      }),
+      [...(o.recurringJobs ?? []), forgetUnusedClientsJob(o.db)],
+      o.logger,
+    );
   if (o.config.serviceRole === 'worker') {
     // A worker process delivers webhooks and serves its probes and metrics, nothing else.
     app.locals[WORKER] = deliverer();
@@ -128,13 +147,33 @@ export function createServiceApp(o: ServiceAppOptions): Express {
   app.use(cors(o.config.allowedOrigins));
   // Before the cap, authentication and the routers: a method the path does not have is a 405
   // (OPTIONS a 204) with the path's own methods, its pages (reference, account) beside its document.
-  const pages = [docsPath(service), `${docsPath(service)}/{file}`, accountPagePath(service), `${accountPagePath(service)}/{asset}`];
-  app.use(methodGuard({ ...Object.fromEntries(pages.map((page) => [page, ['get']])), ...documentedMethods(o.openapiDocument) }));
+  const pages = [
+    docsPath(service),
+    `${docsPath(service)}/{file}`,
+    accountPagePath(service),
+    `${accountPagePath(service)}/{asset}`,
+  ];
+  app.use(
+    methodGuard({
+      ...Object.fromEntries(pages.map((page) => [page, ['get']])),
+      ...documentedMethods(o.openapiDocument),
+    }),
+  );
   // The declared network-level cap (meetings): per client address on the API path, whoever the
   // caller is, before authentication. Counted here (in Redis) rather than in the gateway, so it
   // holds across every instance and gateway replica; the trusted proxy (TRUST_PROXY) names the client.
   if (o.config.networkCap !== undefined) {
-    app.use(declared.paths.api, createRateLimit({ name: 'network', limit: o.config.networkCap, by: 'address', windowMs: 60_000, redis: o.redis, prefix: o.config.redisPrefix }));
+    app.use(
+      declared.paths.api,
+      createRateLimit({
+        name: 'network',
+        limit: o.config.networkCap,
+        by: 'address',
+        windowMs: 60_000,
+        redis: o.redis,
+        prefix: o.config.redisPrefix,
+      }),
+    );
   }
   const credentials = createCredentialResolver(o.db, auth, createKeyUsageRecorder(o.db, o.logger));
   const ownResource = (req: Request) => oauthUrls(service, publicOrigin(req, o.config.publicUrl)).resource;
@@ -142,10 +181,19 @@ export function createServiceApp(o: ServiceAppOptions): Express {
   // it makes), by the limits that count reads.
   const mcp = mcpPath(service);
   const isMcp = (req: Request) => req.path.toLowerCase().replace(/\/$/, '') === mcp;
-  const rateLimits = declared.limits.rateLimits.map(({ name, applies }) => ({ name, limit: o.config.rateLimits[name]!, applies: applies && APPLIES[applies] }));
+  const rateLimits = declared.limits.rateLimits.map(({ name, applies }) => ({
+    name,
+    limit: o.config.rateLimits[name]!,
+    applies: applies && APPLIES[applies],
+  }));
   const calls = innerCalls(rateLimits.filter((l) => l.applies?.('GET') ?? true).map((l) => l.name));
   // A tool call's REST request is checked against the resource its MCP request was authenticated for.
-  app.use(identify(auth, credentials, { ownResource: (req) => calls.resourceOf(req) ?? ownResource(req), cookieSecure: o.config.cookieSecure }));
+  app.use(
+    identify(auth, credentials, {
+      ownResource: (req) => calls.resourceOf(req) ?? ownResource(req),
+      cookieSecure: o.config.cookieSecure,
+    }),
+  );
   app.use(under([accountPagePath(service)], accountPageRouter(auth, declared.paths.keys, o.config.signup)));
   // Every request, an MCP one included, counts once; a tool call's first REST request counted by
   // a limit is its MCP request, already counted there.
@@ -153,27 +201,35 @@ export function createServiceApp(o: ServiceAppOptions): Express {
     const skip = (req: Request) => !applies(isMcp(req) ? 'GET' : req.method) || calls.prepaid(req, limit.name);
     app.use(createRateLimit({ ...limit, skip, windowMs: 60_000, redis: o.redis, prefix: o.config.redisPrefix }));
   }
-  const operations = toolsFromOpenApi(o.openapiDocument, { excludePaths: [declared.paths.keys], notes: o.mcp.toolNotes });
-  app.use(under([mcpPath(service)], mcpRouter({
-    auth,
-    tools: operations,
-    taskTools: taskTools([...o.mcp.tools, ...WEBHOOK_TOOLS], operations),
-    prompts: o.mcp.prompts,
-    // The per-operation tools repeat the notes in each description; the task-level tools rely on these.
-    instructions: `${o.mcp.instructions}\n\n${o.mcp.toolNotes}`,
-    envelope,
-    bodyLimitBytes: o.config.bodyLimitBytes,
-    publicUrl: o.config.publicUrl,
-    allowedOrigins: [...o.config.allowedOrigins, ...(o.config.publicUrl ? [o.config.publicUrl] : [])],
-    redact: o.mcp.redact,
-    present: o.mcp.present,
-    redis: o.redis,
-    redisPrefix: o.config.redisPrefix,
-    logger: o.logger,
-    sessionSecret: o.config.mcpSessionSecret,
-    confirmationSeconds: o.config.mcpConfirmationSeconds,
-    calls,
-  })));
+  const operations = toolsFromOpenApi(o.openapiDocument, {
+    excludePaths: [declared.paths.keys],
+    notes: o.mcp.toolNotes,
+  });
+  app.use(
+    under(
+      [mcpPath(service)],
+      mcpRouter({
+        auth,
+        tools: operations,
+        taskTools: taskTools([...o.mcp.tools, ...WEBHOOK_TOOLS], operations),
+        prompts: o.mcp.prompts,
+        // The per-operation tools repeat the notes in each description; the task-level tools rely on these.
+        instructions: `${o.mcp.instructions}\n\n${o.mcp.toolNotes}`,
+        envelope,
+        bodyLimitBytes: o.config.bodyLimitBytes,
+        publicUrl: o.config.publicUrl,
+        allowedOrigins: [...o.config.allowedOrigins, ...(o.config.publicUrl ? [o.config.publicUrl] : [])],
+        redact: o.mcp.redact,
+        present: o.mcp.present,
+        redis: o.redis,
+        redisPrefix: o.config.redisPrefix,
+        logger: o.logger,
+        sessionSecret: o.config.mcpSessionSecret,
+        confirmationSeconds: o.config.mcpConfirmationSeconds,
+        calls,
+      }),
+    ),
+  );
   const json = jsonBody({ limit: o.config.bodyLimitBytes });
   const provider = new OAuthProvider({
     db: o.db,
@@ -184,26 +240,74 @@ export function createServiceApp(o: ServiceAppOptions): Express {
     // Their own switch, not the webhooks': npm start allows local webhook receivers, not this.
     clientDocuments: {
       allowPrivate: o.config.oauth.cimdAllowPrivate,
-      get: (url, maxBytes, timeoutMs) => getBounded(url, { accept: 'application/json' }, maxBytes, timeoutMs, { allowPrivate: o.config.oauth.cimdAllowPrivate }),
+      get: (url, maxBytes, timeoutMs) =>
+        getBounded(url, { accept: 'application/json' }, maxBytes, timeoutMs, {
+          allowPrivate: o.config.oauth.cimdAllowPrivate,
+        }),
       log: (reason) => o.logger.debug({ reason }, 'client metadata document refused'),
     },
   });
   const registrationLimit = createRateLimit({
-    name: 'oauth-register', limit: o.config.oauth.registrationsPerHour, windowMs: 3_600_000, by: 'address', applies: (method) => method === 'POST', redis: o.redis, prefix: o.config.redisPrefix,
+    name: 'oauth-register',
+    limit: o.config.oauth.registrationsPerHour,
+    windowMs: 3_600_000,
+    by: 'address',
+    applies: (method) => method === 'POST',
+    redis: o.redis,
+    prefix: o.config.redisPrefix,
   });
-  app.use(under(Object.values(oauthPaths(service)), oauthRouter({ cfg: auth, db: o.db, provider, publicUrl: o.config.publicUrl, errorPage: authorizeErrorPage(auth), registrationLimit })));
-  const accounts = new AccountService(o.db, auth, createLoginThrottle(o.redis, o.config.redisPrefix, o.logger), o.accountHooks ?? {});
-  app.use(`/auth/${service}`, authRouter({ cfg: auth, accounts, signup: o.config.signup, json, cookieSecure: o.config.cookieSecure }));
+  app.use(
+    under(
+      Object.values(oauthPaths(service)),
+      oauthRouter({
+        cfg: auth,
+        db: o.db,
+        provider,
+        publicUrl: o.config.publicUrl,
+        errorPage: authorizeErrorPage(auth),
+        registrationLimit,
+      }),
+    ),
+  );
+  const accounts = new AccountService(
+    o.db,
+    auth,
+    createLoginThrottle(o.redis, o.config.redisPrefix, o.logger),
+    o.accountHooks ?? {},
+  );
+  app.use(
+    `/auth/${service}`,
+    authRouter({ cfg: auth, accounts, signup: o.config.signup, json, cookieSecure: o.config.cookieSecure }),
+  );
   app.use(declared.paths.keys, authenticate(auth), json, keysRouter(o.db, auth));
   const scope = o.api.scopeByMethod;
   const timezone = checkTimezoneHeader();
   // Before the API's own routes: their scope check (tasks:read, ...) does not apply here.
-  app.use(webhooks.path, authenticate(auth), requireScope('webhooks'), timezone, json,
-    webhooksRouter({ db: o.db, catalog: webhooks.catalog, allowPrivate: o.config.webhooks.allowPrivate, secretKeys: o.config.webhooks.secretKeys }));
+  app.use(
+    webhooks.path,
+    authenticate(auth),
+    requireScope('webhooks'),
+    timezone,
+    json,
+    webhooksRouter({
+      db: o.db,
+      catalog: webhooks.catalog,
+      allowPrivate: o.config.webhooks.allowPrivate,
+      secretKeys: o.config.webhooks.secretKeys,
+    }),
+  );
   // An API process (SERVICE_ROLE=api) writes events and leaves their delivery to the workers.
   if (o.config.serviceRole === 'all') app.locals[WORKER] = deliverer();
   if (o.streams) app.locals[STREAMS] = o.streams;
-  if (scope) app.use(declared.paths.api, authenticate(auth), requireScopeForMethod(scope.read, scope.write), timezone, json, o.api.router);
+  if (scope)
+    app.use(
+      declared.paths.api,
+      authenticate(auth),
+      requireScopeForMethod(scope.read, scope.write),
+      timezone,
+      json,
+      o.api.router,
+    );
   else app.use(declared.paths.api, authenticate(auth), timezone, o.api.router);
 
   app.use(notFoundHandler());
@@ -215,7 +319,11 @@ export function createServiceApp(o: ServiceAppOptions): Express {
 const UNUSED_CLIENTS_EVERY_MS = 10 * 60_000;
 
 /** Registered clients that never got a grant within a day are deleted by every worker process (idempotent, so replicas may overlap). */
-const forgetUnusedClientsJob = (db: ServiceDeps['db']): RecurringJob => ({ name: 'oauth-unused-clients', everyMs: UNUSED_CLIENTS_EVERY_MS, run: () => forgetUnusedClients(db) });
+const forgetUnusedClientsJob = (db: ServiceDeps['db']): RecurringJob => ({
+  name: 'oauth-unused-clients',
+  everyMs: UNUSED_CLIENTS_EVERY_MS,
+  run: () => forgetUnusedClients(db),
+});
 
 const WORKER = 'webhookWorker';
 

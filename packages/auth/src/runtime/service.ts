@@ -6,7 +6,14 @@ import type { Logger } from 'pino';
 import type { ServiceDeclaration, ServiceModule } from './declaration.js';
 import { ConfigError, serviceConfig, webhookSecretKeys, type ServiceConfig } from './env.js';
 import { AdminError, runAdminCommand } from '../identity/admin.js';
-import { createDb, createPool, migrateToLatest, pendingMigrations, type AnyDb, type AnySchema } from '../database/database.js';
+import {
+  createDb,
+  createPool,
+  migrateToLatest,
+  pendingMigrations,
+  type AnyDb,
+  type AnySchema,
+} from '../database/database.js';
 import { createAppServer } from './app-server.js';
 import { createLogger } from './observability.js';
 import { isSchemaCommand, runSchemaCommand } from './operations.js';
@@ -42,7 +49,10 @@ async function startService(service: ServiceDeclaration, module: ServiceModule):
   // A bug that leaves a promise unhandled fails its request, not the process (and every other
   // request with it); it is logged in full to be fixed.
   process.on('unhandledRejection', (reason) => {
-    logger.error({ err: reason instanceof Error ? { message: reason.message, stack: reason.stack } : String(reason) }, 'unhandled promise rejection');
+    logger.error(
+      { err: reason instanceof Error ? { message: reason.message, stack: reason.stack } : String(reason) },
+      'unhandled promise rejection',
+    );
   });
   const pool = createPool(config.databaseUrl, name, config.databasePoolSize, {
     connectTimeoutMs: config.databaseConnectTimeoutMs,
@@ -69,7 +79,10 @@ async function startService(service: ServiceDeclaration, module: ServiceModule):
   const worker = webhookWorkerOf(app);
   const startWorker = (delayMs: number): void => {
     worker?.start().catch((err: unknown) => {
-      logger.warn({ err: err instanceof Error ? err.message : String(err) }, 'webhook worker failed to start; retrying');
+      logger.warn(
+        { err: err instanceof Error ? err.message : String(err) },
+        'webhook worker failed to start; retrying',
+      );
       setTimeout(() => startWorker(Math.min(delayMs * 2, 30_000)), delayMs).unref();
     });
   };
@@ -125,11 +138,19 @@ async function startService(service: ServiceDeclaration, module: ServiceModule):
  * waits, without serving, until no migration it knows of is pending: it never runs code against
  * a schema older than that code, and never changes the schema itself. Its startupProbe bounds the wait.
  */
-async function schemaMigrated(db: AnyDb, name: string, migrations: Record<string, Migration>, logger: Logger): Promise<void> {
+async function schemaMigrated(
+  db: AnyDb,
+  name: string,
+  migrations: Record<string, Migration>,
+  logger: Logger,
+): Promise<void> {
   for (let logged = false; ; logged = true) {
-    const pending = await pendingMigrations(db, name, migrations).catch((err: unknown) => [`(the schema cannot be read: ${err instanceof Error ? err.message : String(err)})`]);
+    const pending = await pendingMigrations(db, name, migrations).catch((err: unknown) => [
+      `(the schema cannot be read: ${err instanceof Error ? err.message : String(err)})`,
+    ]);
     if (pending.length === 0) return;
-    if (!logged) logger.warn({ pending }, 'MIGRATE_ON_START=0: waiting for `admin migrate` to apply the pending migrations');
+    if (!logged)
+      logger.warn({ pending }, 'MIGRATE_ON_START=0: waiting for `admin migrate` to apply the pending migrations');
     await new Promise((resolve) => setTimeout(resolve, 2000));
   }
 }
@@ -142,7 +163,10 @@ export function runService(service: ServiceDeclaration, module: ServiceModule): 
 /** All of standard input (a password piped to `--password-stdin` or `set-password`); `argv` names the command in the hint. */
 async function readStdin(argv: readonly string[]): Promise<string> {
   // Typed at a terminal the password would be echoed on screen: ask for a pipe instead.
-  if (process.stdin.isTTY) throw new AdminError(`pipe the password on standard input, e.g. printf '%s' "$PASSWORD" | npm run admin -- ${argv.join(' ')}`);
+  if (process.stdin.isTTY)
+    throw new AdminError(
+      `pipe the password on standard input, e.g. printf '%s' "$PASSWORD" | npm run admin -- ${argv.join(' ')}`,
+    );
   const chunks: Buffer[] = [];
   for await (const chunk of process.stdin) chunks.push(chunk as Buffer);
   return Buffer.concat(chunks).toString('utf8');
@@ -171,12 +195,19 @@ export function runAdmin(service: ServiceDeclaration, module: ServiceModule, arg
         result = await runWebhookCommand(db, rest, () => webhookSecretKeys(process.env));
       } else {
         await migrateToLatest(db, name, migrations);
-        result = await runAdminCommand(db, authConfig(service), [...argv], module.adminHooks, { readStdin: () => readStdin([name, ...argv]) });
+        result = await runAdminCommand(db, authConfig(service), [...argv], module.adminHooks, {
+          readStdin: () => readStdin([name, ...argv]),
+        });
       }
       process.stdout.write(`${JSON.stringify(result)}\n`);
     } finally {
       await db.destroy();
     }
   };
-  run().catch((err: unknown) => fail(`admin ${name}`, err instanceof AdminError ? err : new Error(`failed: ${err instanceof Error ? err.message : String(err)}`)));
+  run().catch((err: unknown) =>
+    fail(
+      `admin ${name}`,
+      err instanceof AdminError ? err : new Error(`failed: ${err instanceof Error ? err.message : String(err)}`),
+    ),
+  );
 }

@@ -58,7 +58,10 @@ export function startTracing(service: string): void {
   registerInstrumentations({
     tracerProvider: provider,
     instrumentations: [
-      new HttpInstrumentation({ ignoreIncomingRequestHook: (req) => UNTRACED.has((req.url ?? '').split('?')[0]!), ...httpSpanUrls }),
+      new HttpInstrumentation({
+        ignoreIncomingRequestHook: (req) => UNTRACED.has((req.url ?? '').split('?')[0]!),
+        ...httpSpanUrls,
+      }),
       new ExpressInstrumentation(),
       // Statements only (no parameters: they carry user content), no span for a pool checkout, and
       // only inside a request (the webhook queue's polls every 100 ms would each be a trace).

@@ -22,7 +22,10 @@ export interface CursorShape<T> {
   text?: CursorText<T>;
 }
 
-const JSON_TEXT: CursorText<unknown> = { write: (value) => JSON.stringify(value), read: (text) => JSON.parse(text) as unknown };
+const JSON_TEXT: CursorText<unknown> = {
+  write: (value) => JSON.stringify(value),
+  read: (text) => JSON.parse(text) as unknown,
+};
 
 const textOf = <T>(shape: CursorShape<T>) => (shape.text ?? JSON_TEXT) as CursorText<T>;
 const payloadOf = <T>(text: CursorText<T>, value: T) => Buffer.from(text.write(value)).toString('base64url');
@@ -33,7 +36,12 @@ export function sealCursor<T>(signer: CursorSigner, shape: CursorShape<T>, value
 }
 
 /** The value of a cursor made by {@link sealCursor} with the same signer, shape and `bound`, or undefined. */
-export function openCursor<T>(signer: CursorSigner, shape: CursorShape<T>, token: string, bound?: string): T | undefined {
+export function openCursor<T>(
+  signer: CursorSigner,
+  shape: CursorShape<T>,
+  token: string,
+  bound?: string,
+): T | undefined {
   const payload = signer.open(token, bound);
   if (payload === undefined) return undefined;
   const text = textOf(shape);

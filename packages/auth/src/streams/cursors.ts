@@ -17,9 +17,15 @@ const MAC_BYTES = 16;
  * the app): the current key signs; it and the old ones (WEBHOOK_SECRET_KEYS_OLD) verify, so
  * rotating the secret does not send every syncing client back to a full sync.
  */
-export function useCursorKeys(service: string, secrets: { current: { key: Buffer }; old: ReadonlyArray<{ key: Buffer }> }): void {
+export function useCursorKeys(
+  service: string,
+  secrets: { current: { key: Buffer }; old: ReadonlyArray<{ key: Buffer }> },
+): void {
   const derive = (key: Buffer) => Buffer.from(hkdfSync('sha256', key, Buffer.alloc(0), `${service} cursors v1`, 32));
-  keysOf.set(service, [secrets.current, ...secrets.old].map((k) => derive(k.key)));
+  keysOf.set(
+    service,
+    [secrets.current, ...secrets.old].map((k) => derive(k.key)),
+  );
 }
 
 export interface CursorSigner {

@@ -260,7 +260,13 @@ export class StreamHub {
   private lastReadWarning = 0;
 
   constructor(private readonly o: StreamHubOptions) {
-    this.slots = createStreamSlots({ redis: o.redis, prefix: o.redisPrefix, max: o.maxPerAccount, leaseMs: SLOT_LEASE_MS, logger: o.logger });
+    this.slots = createStreamSlots({
+      redis: o.redis,
+      prefix: o.redisPrefix,
+      max: o.maxPerAccount,
+      leaseMs: SLOT_LEASE_MS,
+      logger: o.logger,
+    });
     this.watches = new StreamWatches(o.db, (key) => {
       for (const stream of this.byKey.get(key) ?? []) stream.wake();
     });
@@ -283,9 +289,14 @@ export class StreamHub {
       const credentials = caller.oauth ? [caller.credentialId, caller.oauth.tokenId] : [caller.credentialId];
       const stream = new Stream(this, res, reader, caller.accountId, credentials, start);
       if (!(await this.slots.take(stream.account, stream.slot))) {
-        throw new AppError(429, 'too_many_streams', `At most ${this.o.maxPerAccount} streams may be open per account; close one or retry later`, {
-          headers: { 'Retry-After': String(RETRY_AFTER_SECONDS) },
-        });
+        throw new AppError(
+          429,
+          'too_many_streams',
+          `At most ${this.o.maxPerAccount} streams may be open per account; close one or retry later`,
+          {
+            headers: { 'Retry-After': String(RETRY_AFTER_SECONDS) },
+          },
+        );
       }
       // A client that left before the slot was taken: its 'close' has come and gone, and nothing
       // would release the slot or drop the stream.
@@ -378,7 +389,9 @@ export class StreamHub {
         else stream.write(': keepalive\n\n');
       }
     });
-    const leases = this.everySlice(SLOT_LEASE_MS / 3, (slice) => this.slots.refresh([...slice].map((s) => ({ account: s.account, id: s.slot }))));
+    const leases = this.everySlice(SLOT_LEASE_MS / 3, (slice) =>
+      this.slots.refresh([...slice].map((s) => ({ account: s.account, id: s.slot }))),
+    );
     const watches = setInterval(() => this.renewWatches(false), WATCH_RENEW_MS);
     watches.unref();
     this.timers = [keepalive, leases, watches];
@@ -415,7 +428,12 @@ export class StreamHub {
     if (this.listening || this.connecting || this.closing) return;
     this.connecting = true;
     this.startFallback();
-    const client = new pg.Client({ connectionString: this.o.databaseUrl, application_name: `${this.o.service}-streams`, keepAlive: true, connectionTimeoutMillis: 2000 });
+    const client = new pg.Client({
+      connectionString: this.o.databaseUrl,
+      application_name: `${this.o.service}-streams`,
+      keepAlive: true,
+      connectionTimeoutMillis: 2000,
+    });
     let lost = false;
     const onLost = (err?: Error) => {
       if (lost) return;
@@ -425,7 +443,10 @@ export class StreamHub {
       if (this.listener === client) this.listener = undefined;
       client.end().catch(() => {});
       if (this.closing) return;
-      this.o.logger.warn({ err: err?.message }, 'stream notifications lost: streams poll their feeds until the listener is back');
+      this.o.logger.warn(
+        { err: err?.message },
+        'stream notifications lost: streams poll their feeds until the listener is back',
+      );
       this.startFallback();
       const delay = this.reconnectMs;
       this.reconnectMs = Math.min(this.reconnectMs * 2, 2000);
@@ -468,7 +489,11 @@ export class StreamHub {
   }
 
   private renewWatches(afterOutage: boolean): void {
-    this.watches.renew(afterOutage).catch((err: unknown) => this.readFailed(err, 'the stream watches could not be renewed; trying again at the next renewal or reconnect'));
+    this.watches
+      .renew(afterOutage)
+      .catch((err: unknown) =>
+        this.readFailed(err, 'the stream watches could not be renewed; trying again at the next renewal or reconnect'),
+      );
   }
 
   /** Every stream reads its feed once, and streams of credentials revoked meanwhile end. */

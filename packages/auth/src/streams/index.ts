@@ -8,4 +8,11 @@ export { cursorCodec, type CursorCodec } from './cursor-codec.js';
 export { createStreamSlots } from './slots.js';
 export { streamAnnounceFunction, streamMigrations } from './migrations.js';
 export { streamOperation } from './openapi.js';
-export { WINDOW_ORIGIN, decodeWindowCursor, encodeWindowCursor, horizonStatement, windowPage, type WindowPosition } from './window.js';
+export {
+  WINDOW_ORIGIN,
+  decodeWindowCursor,
+  encodeWindowCursor,
+  horizonStatement,
+  windowPage,
+  type WindowPosition,
+} from './window.js';

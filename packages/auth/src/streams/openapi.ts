@@ -27,19 +27,35 @@ export function streamOperation(o: {
     ].join('\n\n'),
     security: o.security,
     parameters: [
-      { name: 'cursor', in: 'query', required: false, schema: cursor, description: 'Where to start: a cursor of the feed (or an event id). Absent: the initial sync.' },
-      { name: 'Last-Event-ID', in: 'header', required: false, schema: cursor, description: 'The id of the last event received (sent by EventSource on reconnect); used when `cursor` is absent.' },
+      {
+        name: 'cursor',
+        in: 'query',
+        required: false,
+        schema: cursor,
+        description: 'Where to start: a cursor of the feed (or an event id). Absent: the initial sync.',
+      },
+      {
+        name: 'Last-Event-ID',
+        in: 'header',
+        required: false,
+        schema: cursor,
+        description:
+          'The id of the last event received (sent by EventSource on reconnect); used when `cursor` is absent.',
+      },
     ],
     responses: {
       '200': {
         description: 'The event stream (it stays open)',
-        headers: { 'Cache-Control': { description: '`no-cache, no-transform`', schema: { type: 'string', maxLength: 40 } } },
+        headers: {
+          'Cache-Control': { description: '`no-cache, no-transform`', schema: { type: 'string', maxLength: 40 } },
+        },
         content: {
           'text/event-stream': {
             schema: {
               type: 'array',
               maxItems: 1_000_000_000,
-              description: 'The stream as a sequence of events (each `id:`, `event:`, `data:` lines and a blank line), with `: keepalive` comments between them.',
+              description:
+                'The stream as a sequence of events (each `id:`, `event:`, `data:` lines and a blank line), with `: keepalive` comments between them.',
               items: {
                 type: 'object',
                 additionalProperties: false,
@@ -47,7 +63,13 @@ export function streamOperation(o: {
                 properties: {
                   id: { ...cursor, description: 'The feed cursor just after this change' },
                   event: { const: 'change' },
-                  data: { description: 'The change, as JSON on one line', contentMediaType: 'application/json', contentSchema: o.change, type: 'string', maxLength: 10_000_000 },
+                  data: {
+                    description: 'The change, as JSON on one line',
+                    contentMediaType: 'application/json',
+                    contentSchema: o.change,
+                    type: 'string',
+                    maxLength: 10_000_000,
+                  },
                 },
               },
             },

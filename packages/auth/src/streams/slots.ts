@@ -27,7 +27,14 @@ export interface StreamSlots {
  * stream lives; when Redis fails, this process's own streams are counted (one warning). `kind`
  * names what is counted (default `streams`; the clipboard counts its running text searches so).
  */
-export function createStreamSlots(o: { redis: Redis | null; prefix: string; max: number; leaseMs: number; logger: Logger; kind?: string }): StreamSlots {
+export function createStreamSlots(o: {
+  redis: Redis | null;
+  prefix: string;
+  max: number;
+  leaseMs: number;
+  logger: Logger;
+  kind?: string;
+}): StreamSlots {
   const redis = o.redis;
   // This process's own streams: the whole count without Redis, and the fallback when Redis does
   // not answer (down, or slower than its command timeout under load), so the limit then holds
@@ -55,7 +62,10 @@ export function createStreamSlots(o: { redis: Redis | null; prefix: string; max:
   const warn = (err: unknown) => {
     if (warned) return;
     warned = true;
-    o.logger.warn({ err: err instanceof Error ? err.message : String(err) }, `redis unavailable: the per-account limit of ${o.kind ?? 'streams'} counts this process only until it is back`);
+    o.logger.warn(
+      { err: err instanceof Error ? err.message : String(err) },
+      `redis unavailable: the per-account limit of ${o.kind ?? 'streams'} counts this process only until it is back`,
+    );
   };
   return {
     async take(account, id) {

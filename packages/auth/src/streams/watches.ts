@@ -77,7 +77,10 @@ export class StreamWatches {
    * before the rows committed (if any transaction was then in progress); `wake`, the same, and the
    * streams read once even when none was.
    */
-  private async register(watches: Array<{ key: string; holder: string }>, then: 'extend' | 'wait out' | 'wake'): Promise<void> {
+  private async register(
+    watches: Array<{ key: string; holder: string }>,
+    then: 'extend' | 'wait out' | 'wake',
+  ): Promise<void> {
     if (watches.length === 0) return;
     const holders = watches.map((w) => w.holder);
     // The rows of processes that died holding these keys go first, and any such row a day past
@@ -95,7 +98,9 @@ export class StreamWatches {
       on conflict (key, holder) do update set expires_at = excluded.expires_at`.execute(this.db);
     if (then === 'extend') return;
     // A statement of its own, so its snapshot is taken after the rows' commit.
-    const { rows } = await sql<{ xid: string }>`select pg_snapshot_xip(pg_current_snapshot())::text as xid`.execute(this.db);
+    const { rows } = await sql<{ xid: string }>`select pg_snapshot_xip(pg_current_snapshot())::text as xid`.execute(
+      this.db,
+    );
     if (rows.length === 0 && then === 'wait out') return;
     void this.settle(
       watches.map((w) => w.key),

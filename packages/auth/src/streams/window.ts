@@ -89,7 +89,13 @@ export interface WindowPage<R> {
  * position moves; a done window starts the next one at the horizon, or where the cursor stands if
  * that is past the horizon.
  */
-export function windowPage<R extends StampedRow>(rows: R[], limit: number, from: WindowPosition | undefined, horizon: string, nowSeconds: number): WindowPage<R> {
+export function windowPage<R extends StampedRow>(
+  rows: R[],
+  limit: number,
+  from: WindowPosition | undefined,
+  horizon: string,
+  nowSeconds: number,
+): WindowPage<R> {
   const page = rows.slice(0, limit);
   const hasMore = rows.length > limit;
   const lo = from?.lo ?? horizon;
@@ -107,7 +113,13 @@ export function windowPage<R extends StampedRow>(rows: R[], limit: number, from:
   } else {
     next = { lo: horizon, t: nowSeconds, x: horizon, i: WINDOW_ORIGIN.i };
   }
-  return { rows: page, next, hasMore, reached: BigInt(next.x), after: (k) => (k === page.length - 1 ? next : at(page[k]!)) };
+  return {
+    rows: page,
+    next,
+    hasMore,
+    reached: BigInt(next.x),
+    after: (k) => (k === page.length - 1 ? next : at(page[k]!)),
+  };
 }
 
 /** Days a window cursor stays valid (tombstones are kept at least this long). */
@@ -124,7 +136,16 @@ const WINDOW_CURSOR: CursorShape<WindowCursor> = {
   is(value): value is WindowCursor {
     if (!value || typeof value !== 'object' || Object.keys(value).sort().join(',') !== 'i,lo,o,t,x') return false;
     const { o, lo, t, x, i } = value as Record<string, unknown>;
-    return typeof o === 'string' && typeof lo === 'string' && XID.test(lo) && typeof x === 'string' && XID.test(x) && Number.isSafeInteger(t) && typeof i === 'string' && UUID.test(i);
+    return (
+      typeof o === 'string' &&
+      typeof lo === 'string' &&
+      XID.test(lo) &&
+      typeof x === 'string' &&
+      XID.test(x) &&
+      Number.isSafeInteger(t) &&
+      typeof i === 'string' &&
+      UUID.test(i)
+    );
   },
 };
 
@@ -142,7 +163,12 @@ export function encodeWindowCursor(signer: CursorSigner, owner: string, p: Windo
  * `invalid` (not issued by this feed), `foreign` (another owner's), `expired` (older than
  * {@link WINDOW_CURSOR_DAYS}).
  */
-export function decodeWindowCursor(signer: CursorSigner, token: string, owner: string, nowSeconds: number): WindowPosition | 'invalid' | 'foreign' | 'expired' {
+export function decodeWindowCursor(
+  signer: CursorSigner,
+  token: string,
+  owner: string,
+  nowSeconds: number,
+): WindowPosition | 'invalid' | 'foreign' | 'expired' {
   const c = openCursor(signer, WINDOW_CURSOR, token);
   if (c === undefined) return 'invalid';
   if (c.o !== digest(owner)) return 'foreign';

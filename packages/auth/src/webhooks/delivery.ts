@@ -37,7 +37,8 @@ export interface Delivery {
 export type PostResult = { status: number | null; error: string | null; ms: number };
 
 /** The retry delay after `attempt` failed tries: the base doubling, at most an hour. */
-const retryDelayMs = (baseMs: number, attempt: number): number => Math.min(baseMs * 2 ** Math.min(attempt - 1, 30), HOUR);
+const retryDelayMs = (baseMs: number, attempt: number): number =>
+  Math.min(baseMs * 2 ** Math.min(attempt - 1, 30), HOUR);
 
 /** `fn`, called at most once: later calls answer its value, or throw what it threw. */
 function once<T>(fn: () => T): () => T {
@@ -67,13 +68,34 @@ export function batchSecrets(d: Delivery, sub: SubscriptionRow): () => string[] 
  * One delivery attempt, in a span of its own trace (its HTTP client span under it) linked to the
  * trace of the write that emitted the event, when that was traced.
  */
-export function post(d: Delivery, sub: SubscriptionRow, secrets: () => string[], row: DeliveryRow): Promise<PostResult> {
-  const attributes = { 'webhook.event_id': row.event_id, 'webhook.event_type': row.type, 'webhook.subscription_id': sub.id, 'webhook.attempt': row.attempts + 1 };
-  return inLinkedSpan(`webhook deliver ${row.type}`, row.traceparent, attributes, () => attempt(d, sub, secrets, row), (r) => r.error);
+export function post(
+  d: Delivery,
+  sub: SubscriptionRow,
+  secrets: () => string[],
+  row: DeliveryRow,
+): Promise<PostResult> {
+  const attributes = {
+    'webhook.event_id': row.event_id,
+    'webhook.event_type': row.type,
+    'webhook.subscription_id': sub.id,
+    'webhook.attempt': row.attempts + 1,
+  };
+  return inLinkedSpan(
+    `webhook deliver ${row.type}`,
+    row.traceparent,
+    attributes,
+    () => attempt(d, sub, secrets, row),
+    (r) => r.error,
+  );
 }
 
 /** Signs the event with every current secret of the subscription and POSTs it; never throws for the receiver's sake. */
-async function attempt(d: Delivery, sub: SubscriptionRow, secrets: () => string[], row: DeliveryRow): Promise<PostResult> {
+async function attempt(
+  d: Delivery,
+  sub: SubscriptionRow,
+  secrets: () => string[],
+  row: DeliveryRow,
+): Promise<PostResult> {
   const started = Date.now();
   const timestamp = Math.floor(Date.now() / 1000);
   let signing: string[];
@@ -82,24 +104,42 @@ async function attempt(d: Delivery, sub: SubscriptionRow, secrets: () => string[
   } catch (err) {
     if (!(err instanceof SecretUnreadableError)) throw err;
     // A failed attempt like any other (retried, in the delivery log): the key may come back.
-    d.log.warn({ subscriptionId: sub.id, keyId: err.keyId, currentKeyId: d.secretKeys.current.id }, 'webhook signing secret cannot be decrypted; delivery not sent');
+    d.log.warn(
+      { subscriptionId: sub.id, keyId: err.keyId, currentKeyId: d.secretKeys.current.id },
+      'webhook signing secret cannot be decrypted; delivery not sent',
+    );
     return { status: null, error: `not sent: ${err.message}`, ms: Date.now() - started };
   }
   try {
-    const status = await postJson(sub.url, {
-      'content-type': 'application/json',
-      'user-agent': `${d.service}-webhooks/1`,
-      'webhook-id': row.event_id,
-      'webhook-timestamp': String(timestamp),
-      'webhook-signature': signatureHeader(signing, row.event_id, timestamp, row.body),
-    }, row.body, TIMEOUT_MS, { allowPrivate: d.allowPrivate, traceContext: d.traceContext });
+    const status = await postJson(
+      sub.url,
+      {
+        'content-type': 'application/json',
+        'user-agent': `${d.service}-webhooks/1`,
+        'webhook-id': row.event_id,
+        'webhook-timestamp': String(timestamp),
+        'webhook-signature': signatureHeader(signing, row.event_id, timestamp, row.body),
+      },
+      row.body,
+      TIMEOUT_MS,
+      { allowPrivate: d.allowPrivate, traceContext: d.traceContext },
+    );
     const ok = status >= 200 && status < 300;
-    return { status, error: ok ? null : status >= 300 && status < 400 ? 'redirect not followed' : 'non-2xx answer', ms: Date.now() - started };
+    return {
+      status,
+      error: ok ? null : status >= 300 && status < 400 ? 'redirect not followed' : 'non-2xx answer',
+      ms: Date.now() - started,
+    };
   } catch (err) {
     // Every attempt checks the address it connects to: a name that comes to resolve to a private one is refused then.
-    if (err instanceof TargetRefusedError) return { status: null, error: `target refused: ${err.message}`, ms: Date.now() - started };
+    if (err instanceof TargetRefusedError)
+      return { status: null, error: `target refused: ${err.message}`, ms: Date.now() - started };
     const name = (err as Error).name;
-    return { status: null, error: name === 'TimeoutError' ? `no answer within ${TIMEOUT_MS / 1000} s` : 'connection failed', ms: Date.now() - started };
+    return {
+      status: null,
+      error: name === 'TimeoutError' ? `no answer within ${TIMEOUT_MS / 1000} s` : 'connection failed',
+      ms: Date.now() - started,
+    };
   }
 }
 
@@ -114,7 +154,10 @@ export class Settled {
   private done: number[] = [];
   private attempts: Parameters<typeof repo.settleDelivered>[2] = [];
 
-  constructor(private readonly subscriptionId: string, private readonly count: CountOutcome) {}
+  constructor(
+    private readonly subscriptionId: string,
+    private readonly count: CountOutcome,
+  ) {}
 
   get size(): number {
     return this.done.length + this.skipped.length;
@@ -130,7 +173,16 @@ export class Settled {
 
   delivered(d: DeliveryRow, result: PostResult): void {
     this.done.push(d.seq);
-    this.attempts.push({ subscription_id: this.subscriptionId, event_id: d.event_id, type: d.type, attempt: d.attempts + 1, status_code: result.status, ms: result.ms, error: null, next_attempt_at: null });
+    this.attempts.push({
+      subscription_id: this.subscriptionId,
+      event_id: d.event_id,
+      type: d.type,
+      attempt: d.attempts + 1,
+      status_code: result.status,
+      ms: result.ms,
+      error: null,
+      next_attempt_at: null,
+    });
   }
 
   async flush(conn: AnyDb): Promise<void> {
@@ -152,16 +204,30 @@ export class Settled {
 }
 
 /** A failed try of the head: its next time (or given up after 24 h), and the 5-day rule. */
-export async function settleFailure(d: Delivery, conn: AnyDb, sub: SubscriptionRow, head: DeliveryRow, result: PostResult): Promise<void> {
+export async function settleFailure(
+  d: Delivery,
+  conn: AnyDb,
+  sub: SubscriptionRow,
+  head: DeliveryRow,
+  result: PostResult,
+): Promise<void> {
   const attempt = head.attempts + 1;
   const next = new Date(Date.now() + retryDelayMs(d.retryBaseMs, attempt));
   const giveUp = next.getTime() > Date.parse(head.created_at) + RETRY_WINDOW_MS;
   if (giveUp) await repo.settleDeliveries(conn, [head.seq], 'failed');
   else await repo.postponeDelivery(conn, head.seq, attempt, next);
-  await repo.insertAttempts(conn, [{
-    subscription_id: sub.id, event_id: head.event_id, type: head.type, attempt, status_code: result.status, ms: result.ms, error: result.error,
-    next_attempt_at: giveUp ? null : next.toISOString(),
-  }]);
+  await repo.insertAttempts(conn, [
+    {
+      subscription_id: sub.id,
+      event_id: head.event_id,
+      type: head.type,
+      attempt,
+      status_code: result.status,
+      ms: result.ms,
+      error: result.error,
+      next_attempt_at: giveUp ? null : next.toISOString(),
+    },
+  ]);
   d.count(giveUp ? 'failed' : 'retry');
   if (sub.failing_since === null) {
     await repo.setFailingSince(conn, sub.id, 'now');

@@ -10,7 +10,8 @@ export type EventCatalog = Readonly<Record<string, string>>;
 export const newEventId = (): string => `msg_${randomUUID().replace(/-/g, '')}`;
 
 /** The delivered body: `{type, timestamp, data}`, kept as sent so every retry signs the same bytes. */
-export const eventBody = (type: string, data: unknown): string => JSON.stringify({ type, timestamp: new Date().toISOString(), data });
+export const eventBody = (type: string, data: unknown): string =>
+  JSON.stringify({ type, timestamp: new Date().toISOString(), data });
 
 // The write's trace context (W3C traceparent, null when tracing is off) goes with its event in
 // the same statement, so the delivery's span can link to the request that emitted it.
@@ -34,7 +35,9 @@ export function noSubscriberFor(accountId: string, ...types: string[]): RawBuild
  * `data` is the resource as the REST API returns it to an API key.
  */
 export async function emitEvent(trx: AnyDb, accountId: string, type: string, data: unknown): Promise<void> {
-  await trx.executeQuery(CompiledQuery.raw(EMIT, [accountId, type, newEventId(), eventBody(type, data), activeTraceparent()]));
+  await trx.executeQuery(
+    CompiledQuery.raw(EMIT, [accountId, type, newEventId(), eventBody(type, data), activeTraceparent()]),
+  );
 }
 
 /**
@@ -49,17 +52,24 @@ export function emitEventWithData(accountId: string, type: string, data: RawBuil
   return sql<number>`webhook_emit(${accountId}::uuid, ${type}::text, ${newEventId()}::text, ${head}::text || ',"data":' || ${data} || '}', ${activeTraceparent()}::text)`;
 }
 
-const EMIT_MANY = 'select webhook_emit($1, t.type, t.id, t.body, $5) from unnest($2::text[], $3::text[], $4::text[]) with ordinality as t(type, id, body, n) order by t.n';
+const EMIT_MANY =
+  'select webhook_emit($1, t.type, t.id, t.body, $5) from unnest($2::text[], $3::text[], $4::text[]) with ordinality as t(type, id, body, n) order by t.n';
 
 /** {@link emitEvent} for several events of one account, in this order, in one statement. */
-export async function emitEvents(trx: AnyDb, accountId: string, events: ReadonlyArray<{ type: string; data: unknown }>): Promise<void> {
+export async function emitEvents(
+  trx: AnyDb,
+  accountId: string,
+  events: ReadonlyArray<{ type: string; data: unknown }>,
+): Promise<void> {
   if (events.length === 0) return;
   if (events.length === 1) return emitEvent(trx, accountId, events[0]!.type, events[0]!.data);
-  await trx.executeQuery(CompiledQuery.raw(EMIT_MANY, [
-    accountId,
-    events.map((e) => e.type),
-    events.map(() => newEventId()),
-    events.map((e) => eventBody(e.type, e.data)),
-    activeTraceparent(),
-  ]));
+  await trx.executeQuery(
+    CompiledQuery.raw(EMIT_MANY, [
+      accountId,
+      events.map((e) => e.type),
+      events.map(() => newEventId()),
+      events.map((e) => eventBody(e.type, e.data)),
+      activeTraceparent(),
+    ]),
+  );
 }

@@ -6,7 +6,10 @@ import { TargetRefusedError, literalAddressProblem, refusingLookup, type Resolve
  * Connections to receivers are kept alive: a busy subscription sends one event after another.
  * (WEBHOOK_ALLOW_PRIVATE is the process's, so every pooled socket was opened under the same rule.)
  */
-const agents = { http: new HttpAgent({ keepAlive: true, maxSockets: 64 }), https: new HttpsAgent({ keepAlive: true, maxSockets: 64 }) };
+const agents = {
+  http: new HttpAgent({ keepAlive: true, maxSockets: 64 }),
+  https: new HttpsAgent({ keepAlive: true, maxSockets: 64 }),
+};
 const systemLookup = refusingLookup();
 
 export interface PostOptions {
@@ -52,12 +55,16 @@ function guardedRequest<T>(
       reject(err);
       req.destroy();
     };
-    const req = (https ? httpsRequest : httpRequest)(target, {
-      method,
-      agent,
-      lookup,
-      headers: body === undefined ? headers : { ...headers, 'content-length': Buffer.byteLength(body) },
-    }, (res) => onResponse(res, resolve, fail));
+    const req = (https ? httpsRequest : httpRequest)(
+      target,
+      {
+        method,
+        agent,
+        lookup,
+        headers: body === undefined ? headers : { ...headers, 'content-length': Buffer.byteLength(body) },
+      },
+      (res) => onResponse(res, resolve, fail),
+    );
     // Added by the instrumentation as the request was made; headers are only sent at end().
     if (!o.traceContext) for (const name of TRACE_HEADERS) req.removeHeader(name);
     const timer = setTimeout(() => fail(Object.assign(new Error('timeout'), { name: 'TimeoutError' })), timeoutMs);
@@ -71,7 +78,13 @@ function guardedRequest<T>(
  * POSTs `body` and resolves with the status, or rejects as {@link guardedRequest} does; the
  * answer's body is read and dropped.
  */
-export function postJson(url: string, headers: Record<string, string>, body: string, timeoutMs: number, o: PostOptions): Promise<number> {
+export function postJson(
+  url: string,
+  headers: Record<string, string>,
+  body: string,
+  timeoutMs: number,
+  o: PostOptions,
+): Promise<number> {
   return guardedRequest('POST', url, headers, body, timeoutMs, o, (res, resolve, reject) => {
     res.resume();
     res.on('end', () => resolve(res.statusCode ?? 0));
@@ -90,7 +103,13 @@ export interface BoundedAnswer {
  * GETs `url` under the same rules as {@link postJson}, reading at most `maxBytes` of its body: a
  * longer one rejects with an Error named TooLargeError as soon as it is known to be longer.
  */
-export function getBounded(url: string, headers: Record<string, string>, maxBytes: number, timeoutMs: number, o: PostOptions): Promise<BoundedAnswer> {
+export function getBounded(
+  url: string,
+  headers: Record<string, string>,
+  maxBytes: number,
+  timeoutMs: number,
+  o: PostOptions,
+): Promise<BoundedAnswer> {
   return guardedRequest('GET', url, headers, undefined, timeoutMs, o, (res, resolve, reject) => {
     const tooLarge = () => reject(Object.assign(new Error(`larger than ${maxBytes} bytes`), { name: 'TooLargeError' }));
     if (Number(res.headers['content-length'] ?? 0) > maxBytes) return tooLarge();

@@ -1,6 +1,14 @@
 import { idPathParameter } from '@app/http-errors/validation';
 import type { EventCatalog } from './events.js';
-import { MAX_SUBSCRIPTIONS, attemptSchema, createBodySchema, deliveriesQuerySchema, subscriptionSchema, subscriptionWithSecretSchema, updateBodySchema } from './schemas.js';
+import {
+  MAX_SUBSCRIPTIONS,
+  attemptSchema,
+  createBodySchema,
+  deliveriesQuerySchema,
+  subscriptionSchema,
+  subscriptionWithSecretSchema,
+  updateBodySchema,
+} from './schemas.js';
 
 const json = (schema: object) => ({ 'application/json': { schema } });
 const ref = (name: string) => ({ $ref: `#/components/schemas/${name}` });
@@ -11,16 +19,20 @@ const err = (description: string) => ({ description, content: json(ref('Error'))
 const security = [{ apiKey: ['webhooks'] }, { session: [] }];
 const common = {
   '401': err('`unauthorized`: no valid API key or session'),
-  '403': err('`insufficient_scope` (the key lacks `webhooks`, or, to create or change a subscription, the read scope of an event it carries) or `cross_origin`'),
+  '403': err(
+    '`insufficient_scope` (the key lacks `webhooks`, or, to create or change a subscription, the read scope of an event it carries) or `cross_origin`',
+  ),
   '429': {
-    description: '`rate_limited`: over the service\'s per-account rate limit',
+    description: "`rate_limited`: over the service's per-account rate limit",
     headers: { 'Retry-After': { schema: { type: 'integer' } } },
     content: json(ref('Error')),
   },
   '500': err('`internal_error`: a server fault (logged; nothing leaks)'),
 };
-const badBody = err('`validation_failed` (details give each JSON pointer; a private target without WEBHOOK_ALLOW_PRIVATE=1 is path /url), `invalid_json`');
-const tooLarge = err('`payload_too_large`: body over the service\'s limit');
+const badBody = err(
+  '`validation_failed` (details give each JSON pointer; a private target without WEBHOOK_ALLOW_PRIVATE=1 is path /url), `invalid_json`',
+);
+const tooLarge = err("`payload_too_large`: body over the service's limit");
 const notFound = err('`not_found`: no such subscription of this account (or an id that is not a UUID)');
 const idParam = idPathParameter('subscription id (a UUID; anything else is 404)');
 
@@ -50,9 +62,17 @@ export function webhookOpenApi(path: string, catalog: EventCatalog) {
       get: {
         operationId: 'listWebhooks',
         tags: ['Webhooks'],
-        summary: 'List the account\'s webhook subscriptions (no secrets)',
+        summary: "List the account's webhook subscriptions (no secrets)",
         security,
-        responses: { '200': ok('subscriptions, oldest first', { type: 'object', additionalProperties: false, required: ['items'], properties: { items: { type: 'array', items: ref('WebhookSubscription') } } }), ...common },
+        responses: {
+          '200': ok('subscriptions, oldest first', {
+            type: 'object',
+            additionalProperties: false,
+            required: ['items'],
+            properties: { items: { type: 'array', items: ref('WebhookSubscription') } },
+          }),
+          ...common,
+        },
       },
       post: {
         operationId: 'createWebhook',
@@ -82,11 +102,18 @@ export function webhookOpenApi(path: string, catalog: EventCatalog) {
         operationId: 'updateWebhook',
         tags: ['Webhooks'],
         summary: 'Change the URL, events, description, or turn it on or off',
-        description: 'Any change needs the read scope of every event the subscription carries once changed (else 403 `insufficient_scope`); deliveries then follow the scopes of this caller.',
+        description:
+          'Any change needs the read scope of every event the subscription carries once changed (else 403 `insufficient_scope`); deliveries then follow the scopes of this caller.',
         security,
         parameters: [idParam],
         requestBody: { required: true, content: json(updateBodySchema(names)) },
-        responses: { '200': ok('the subscription', ref('WebhookSubscription')), '400': badBody, ...common, '404': notFound, '413': tooLarge },
+        responses: {
+          '200': ok('the subscription', ref('WebhookSubscription')),
+          '400': badBody,
+          ...common,
+          '404': notFound,
+          '413': tooLarge,
+        },
       },
       delete: {
         operationId: 'deleteWebhook',
@@ -102,10 +129,15 @@ export function webhookOpenApi(path: string, catalog: EventCatalog) {
         operationId: 'rotateWebhookSecret',
         tags: ['Webhooks'],
         summary: 'A new signing secret (shown once); the old one keeps signing beside it for 24 h',
-        description: 'Needs the read scope of every event the subscription carries (else 403 `insufficient_scope`); deliveries then follow the scopes of this caller.',
+        description:
+          'Needs the read scope of every event the subscription carries (else 403 `insufficient_scope`); deliveries then follow the scopes of this caller.',
         security,
         parameters: [idParam],
-        responses: { '200': ok('the subscription with its new secret', ref('WebhookSubscriptionWithSecret')), ...common, '404': notFound },
+        responses: {
+          '200': ok('the subscription with its new secret', ref('WebhookSubscriptionWithSecret')),
+          ...common,
+          '404': notFound,
+        },
       },
     },
     [`${item}/test`]: {
@@ -113,11 +145,17 @@ export function webhookOpenApi(path: string, catalog: EventCatalog) {
         operationId: 'testWebhook',
         tags: ['Webhooks'],
         summary: 'Send a `ping` event (data: `{subscriptionId}`) through the normal delivery',
-        description: 'A ping carries no resource, so the `webhooks` scope is enough; it changes nothing about whose scopes deliveries follow.',
+        description:
+          'A ping carries no resource, so the `webhooks` scope is enough; it changes nothing about whose scopes deliveries follow.',
         security,
         parameters: [idParam],
         responses: {
-          '202': ok('queued', { type: 'object', additionalProperties: false, required: ['eventId', 'type'], properties: { eventId: { type: 'string' }, type: { const: 'ping' } } }),
+          '202': ok('queued', {
+            type: 'object',
+            additionalProperties: false,
+            required: ['eventId', 'type'],
+            properties: { eventId: { type: 'string' }, type: { const: 'ping' } },
+          }),
           ...common,
           '404': notFound,
           '409': err('`webhook_disabled`: enable the subscription first'),
@@ -130,9 +168,23 @@ export function webhookOpenApi(path: string, catalog: EventCatalog) {
         tags: ['Webhooks'],
         summary: 'The latest delivery attempts, newest first',
         security,
-        parameters: [idParam, { name: 'limit', in: 'query', required: false, schema: deliveriesQuerySchema.properties.limit, description: deliveriesQuerySchema.properties.limit.description }],
+        parameters: [
+          idParam,
+          {
+            name: 'limit',
+            in: 'query',
+            required: false,
+            schema: deliveriesQuerySchema.properties.limit,
+            description: deliveriesQuerySchema.properties.limit.description,
+          },
+        ],
         responses: {
-          '200': ok('attempts', { type: 'object', additionalProperties: false, required: ['items'], properties: { items: { type: 'array', items: ref('WebhookAttempt') } } }),
+          '200': ok('attempts', {
+            type: 'object',
+            additionalProperties: false,
+            required: ['items'],
+            properties: { items: { type: 'array', items: ref('WebhookAttempt') } },
+          }),
           '400': err('`validation_failed`: limit out of range'),
           ...common,
           '404': notFound,

@@ -39,7 +39,8 @@ export class OutboxFollower {
         this.gaps.delete(row.seq);
         continue;
       }
-      if (row.seq - expected <= MAX_GAPS - this.gaps.size) for (let seq = expected; seq < row.seq; seq++) this.gaps.set(seq, now);
+      if (row.seq - expected <= MAX_GAPS - this.gaps.size)
+        for (let seq = expected; seq < row.seq; seq++) this.gaps.set(seq, now);
       expected = row.seq + 1;
     }
     this.after = expected - 1;

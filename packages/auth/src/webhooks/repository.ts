@@ -59,29 +59,61 @@ export interface AttemptRow {
 }
 
 export async function countSubscriptions(db: Db, accountId: string): Promise<number> {
-  const row = await db.selectFrom('webhook_subscriptions').select((eb) => eb.fn.countAll<number>().as('n')).where('account_id', '=', accountId).executeTakeFirstOrThrow();
+  const row = await db
+    .selectFrom('webhook_subscriptions')
+    .select((eb) => eb.fn.countAll<number>().as('n'))
+    .where('account_id', '=', accountId)
+    .executeTakeFirstOrThrow();
   return Number(row.n);
 }
 
 export async function insertSubscription(
   db: Db,
-  values: { id: string; account_id: string; creator_key_id: string | null; url: string; events: string[]; description: string | null; secret: string } & ChangedBy,
+  values: {
+    id: string;
+    account_id: string;
+    creator_key_id: string | null;
+    url: string;
+    events: string[];
+    description: string | null;
+    secret: string;
+  } & ChangedBy,
 ): Promise<SubscriptionRow> {
-  return db.insertInto('webhook_subscriptions').values(values).returningAll().executeTakeFirstOrThrow() as Promise<SubscriptionRow>;
+  return db
+    .insertInto('webhook_subscriptions')
+    .values(values)
+    .returningAll()
+    .executeTakeFirstOrThrow() as Promise<SubscriptionRow>;
 }
 
 export async function listSubscriptions(db: Db, accountId: string): Promise<SubscriptionRow[]> {
-  return db.selectFrom('webhook_subscriptions').selectAll().where('account_id', '=', accountId).orderBy('created_at').orderBy('id').execute() as Promise<SubscriptionRow[]>;
+  return db
+    .selectFrom('webhook_subscriptions')
+    .selectAll()
+    .where('account_id', '=', accountId)
+    .orderBy('created_at')
+    .orderBy('id')
+    .execute() as Promise<SubscriptionRow[]>;
 }
 
 /** The account's subscription (another account's is not found); `lock` holds it for an update. */
-export async function findSubscription(db: Db, accountId: string, id: string, lock = false): Promise<SubscriptionRow | undefined> {
+export async function findSubscription(
+  db: Db,
+  accountId: string,
+  id: string,
+  lock = false,
+): Promise<SubscriptionRow | undefined> {
   let q = db.selectFrom('webhook_subscriptions').selectAll().where('account_id', '=', accountId).where('id', '=', id);
   if (lock) q = q.forUpdate();
   return q.executeTakeFirst() as Promise<SubscriptionRow | undefined>;
 }
 
-export async function updateSubscription(db: Db, accountId: string, id: string, changes: Record<string, unknown>): Promise<SubscriptionRow | undefined> {
+export async function updateSubscription(
+  db: Db,
+  accountId: string,
+  id: string,
+  changes: Record<string, unknown>,
+): Promise<SubscriptionRow | undefined> {
   return db
     .updateTable('webhook_subscriptions')
     .set({ ...changes, updated_at: sql`now()` })
@@ -93,13 +125,21 @@ export async function updateSubscription(db: Db, accountId: string, id: string, 
 
 /** When the subscription's deliveries started failing (null: they succeed); not a change of the subscription itself. */
 export async function setFailingSince(db: Db, id: string, since: 'now' | null): Promise<void> {
-  await db.updateTable('webhook_subscriptions').set({ failing_since: since === null ? null : sql`now()` }).where('id', '=', id).execute();
+  await db
+    .updateTable('webhook_subscriptions')
+    .set({ failing_since: since === null ? null : sql`now()` })
+    .where('id', '=', id)
+    .execute();
 }
 
 /** Deletes the account's subscription with its deliveries and attempts (they have no foreign key). */
 export async function deleteSubscription(db: Db, accountId: string, id: string): Promise<boolean> {
   return inTransaction(db, async (trx) => {
-    const r = await trx.deleteFrom('webhook_subscriptions').where('account_id', '=', accountId).where('id', '=', id).executeTakeFirst();
+    const r = await trx
+      .deleteFrom('webhook_subscriptions')
+      .where('account_id', '=', accountId)
+      .where('id', '=', id)
+      .executeTakeFirst();
     if (Number(r.numDeletedRows) === 0) return false;
     await forgetSubscription(trx, id);
     return true;
@@ -113,14 +153,29 @@ export async function forgetSubscription(db: Db, id: string): Promise<void> {
 }
 
 /** Writes one event for one subscription (the test ping) and its delivery job. */
-export async function enqueueOne(db: Db, subscriptionId: string, eventId: string, type: string, body: string, traceparent: string | null): Promise<void> {
-  await db.insertInto('webhook_deliveries').values({ event_id: eventId, subscription_id: subscriptionId, type, body, traceparent }).execute();
+export async function enqueueOne(
+  db: Db,
+  subscriptionId: string,
+  eventId: string,
+  type: string,
+  body: string,
+  traceparent: string | null,
+): Promise<void> {
+  await db
+    .insertInto('webhook_deliveries')
+    .values({ event_id: eventId, subscription_id: subscriptionId, type, body, traceparent })
+    .execute();
   await kick(db, subscriptionId, null);
 }
 
 /** Makes sure the subscription has a job waiting (at `runAt`, or now; a waiting job keeps its time). */
 export async function kick(db: Db, subscriptionId: string, runAt: Date | null): Promise<void> {
-  await db.executeQuery(CompiledQuery.raw('select webhook_kick($1, coalesce($2::timestamptz, now()))', [subscriptionId, runAt?.toISOString() ?? null]));
+  await db.executeQuery(
+    CompiledQuery.raw('select webhook_kick($1, coalesce($2::timestamptz, now()))', [
+      subscriptionId,
+      runAt?.toISOString() ?? null,
+    ]),
+  );
 }
 
 export async function listAttempts(db: Db, subscriptionId: string, limit: number): Promise<AttemptRow[]> {
@@ -146,13 +201,41 @@ export interface DeliveryBatch {
   pending: DeliveryRow[];
 }
 
-const SUBSCRIPTION_COLUMNS = ['id', 'account_id', 'creator_key_id', 'changed_by_kind', 'changed_by_id', 'url', 'events', 'description', 'enabled', 'disabled_reason', 'secret',
-  'previous_secret', 'previous_secret_expires_at', 'failing_since', 'created_at', 'updated_at'] as const;
-const DELIVERY_COLUMNS = ['seq', 'event_id', 'type', 'body', 'traceparent', 'attempts', 'next_attempt_at', 'created_at'] as const;
+const SUBSCRIPTION_COLUMNS = [
+  'id',
+  'account_id',
+  'creator_key_id',
+  'changed_by_kind',
+  'changed_by_id',
+  'url',
+  'events',
+  'description',
+  'enabled',
+  'disabled_reason',
+  'secret',
+  'previous_secret',
+  'previous_secret_expires_at',
+  'failing_since',
+  'created_at',
+  'updated_at',
+] as const;
+const DELIVERY_COLUMNS = [
+  'seq',
+  'event_id',
+  'type',
+  'body',
+  'traceparent',
+  'attempts',
+  'next_attempt_at',
+  'created_at',
+] as const;
 // Every field of the rows the worker gets is read: a field added to SubscriptionRow or DeliveryRow
 // and not to these lists fails to compile here, instead of arriving undefined.
 type AllRead<Row, Listed> = [Exclude<keyof Row, Listed>] extends [never] ? true : never;
-const everyColumnRead: [AllRead<SubscriptionRow, (typeof SUBSCRIPTION_COLUMNS)[number]>, AllRead<DeliveryRow, (typeof DELIVERY_COLUMNS)[number] | 'subscription_id'>] = [true, true];
+const everyColumnRead: [
+  AllRead<SubscriptionRow, (typeof SUBSCRIPTION_COLUMNS)[number]>,
+  AllRead<DeliveryRow, (typeof DELIVERY_COLUMNS)[number] | 'subscription_id'>,
+] = [true, true];
 void everyColumnRead;
 
 // One row per pending delivery (in seq order) with the subscription's columns beside it, or one
@@ -185,39 +268,66 @@ const NEXT_BATCH = `${PLANNED_ONCE}select ${SUBSCRIPTION_COLUMNS.map((c) => `s.$
   where s.id = $1
   order by d.seq`;
 
-type BatchRow = SubscriptionRow & { changer_scopes: string[] | null } & { [K in (typeof DELIVERY_COLUMNS)[number] as `d_${K}`]: DeliveryRow[K] | null };
+type BatchRow = SubscriptionRow & { changer_scopes: string[] | null } & {
+  [K in (typeof DELIVERY_COLUMNS)[number] as `d_${K}`]: DeliveryRow[K] | null;
+};
 
 /**
  * The subscription's next batch of at most `limit` deliveries, leaving out `sent` (sent and not
  * yet settled; not "after the last one sent": a write that commits after a later one's delivery
  * was sent has the lower number, and is next); undefined when the subscription is gone.
  */
-export async function nextBatch(db: Db, subscriptionId: string, limit: number, sent: readonly number[] = []): Promise<DeliveryBatch | undefined> {
+export async function nextBatch(
+  db: Db,
+  subscriptionId: string,
+  limit: number,
+  sent: readonly number[] = [],
+): Promise<DeliveryBatch | undefined> {
   const { rows } = await db.executeQuery<BatchRow>(CompiledQuery.raw(NEXT_BATCH, [subscriptionId, limit, sent]));
   const first = rows[0];
   if (!first) return undefined;
   const sub = Object.fromEntries(SUBSCRIPTION_COLUMNS.map((c) => [c, first[c]])) as unknown as SubscriptionRow;
-  const pending = rows.filter((r) => r.d_seq !== null).map((r): DeliveryRow => ({
-    seq: r.d_seq!, event_id: r.d_event_id!, subscription_id: sub.id, type: r.d_type!, body: r.d_body!, traceparent: r.d_traceparent,
-    attempts: r.d_attempts!, next_attempt_at: r.d_next_attempt_at!, created_at: r.d_created_at!,
-  }));
+  const pending = rows
+    .filter((r) => r.d_seq !== null)
+    .map((r): DeliveryRow => ({
+      seq: r.d_seq!,
+      event_id: r.d_event_id!,
+      subscription_id: sub.id,
+      type: r.d_type!,
+      body: r.d_body!,
+      traceparent: r.d_traceparent,
+      attempts: r.d_attempts!,
+      next_attempt_at: r.d_next_attempt_at!,
+      created_at: r.d_created_at!,
+    }));
   return { sub, scopes: first.changer_scopes === null ? null : new Set(first.changer_scopes), pending };
 }
 
 /** Settles deliveries the worker gives up on (a failed one counts its last attempt); a delivered batch is {@link settleDelivered}. */
 export async function settleDeliveries(db: Db, seqs: number[], state: 'failed' | 'skipped'): Promise<void> {
   const attempts = state === 'skipped' ? sql`attempts` : sql`attempts + 1`;
-  await sql`update webhook_deliveries set state = ${state}, attempts = ${attempts} where seq = any(${seqs}::bigint[])`.execute(db);
+  await sql`update webhook_deliveries set state = ${state}, attempts = ${attempts} where seq = any(${seqs}::bigint[])`.execute(
+    db,
+  );
 }
 
 /** Every pending delivery of the subscription, when it is disabled: an event is not sent later. */
 export async function skipPending(db: Db, subscriptionId: string): Promise<number> {
-  const r = await db.updateTable('webhook_deliveries').set({ state: 'skipped' }).where('subscription_id', '=', subscriptionId).where('state', '=', 'pending').executeTakeFirst();
+  const r = await db
+    .updateTable('webhook_deliveries')
+    .set({ state: 'skipped' })
+    .where('subscription_id', '=', subscriptionId)
+    .where('state', '=', 'pending')
+    .executeTakeFirst();
   return Number(r.numUpdatedRows);
 }
 
 export async function postponeDelivery(db: Db, seq: number, attempts: number, nextAttemptAt: Date): Promise<void> {
-  await db.updateTable('webhook_deliveries').set({ attempts, next_attempt_at: nextAttemptAt.toISOString() }).where('seq', '=', seq).execute();
+  await db
+    .updateTable('webhook_deliveries')
+    .set({ attempts, next_attempt_at: nextAttemptAt.toISOString() })
+    .where('seq', '=', seq)
+    .execute();
 }
 
 type NewAttempt = Omit<AttemptRow, 'created_at'> & { subscription_id: string };
@@ -264,7 +374,12 @@ const DELIVERIES_SINCE = `${PLANNED_ONCE}select seq, subscription_id, state = 'p
  * skipped last time: their writes had not committed, or rolled back), in order: a range of the
  * primary key's newest end, whatever history lies behind it.
  */
-export async function deliveriesSince(db: Db, afterSeq: number, gaps: readonly number[], limit: number): Promise<SeenDelivery[]> {
+export async function deliveriesSince(
+  db: Db,
+  afterSeq: number,
+  gaps: readonly number[],
+  limit: number,
+): Promise<SeenDelivery[]> {
   const { rows } = await db.executeQuery<SeenDelivery>(CompiledQuery.raw(DELIVERIES_SINCE, [afterSeq, gaps, limit]));
   return rows;
 }
@@ -304,15 +419,23 @@ export async function queueAgeSeconds(db: Db): Promise<number> {
 export async function pruneHistory(db: Db, days: number): Promise<void> {
   const cutoff = sql<string>`now() - make_interval(days => ${days})`;
   // Oldest first along the primary key (seq follows time), so no index of its own is needed.
-  await sql`delete from webhook_deliveries where seq in (select seq from webhook_deliveries where state <> 'pending' and created_at < ${cutoff} order by seq limit 1000)`.execute(db);
-  await sql`delete from webhook_attempts where id in (select id from webhook_attempts where created_at < ${cutoff} limit 1000)`.execute(db);
+  await sql`delete from webhook_deliveries where seq in (select seq from webhook_deliveries where state <> 'pending' and created_at < ${cutoff} order by seq limit 1000)`.execute(
+    db,
+  );
+  await sql`delete from webhook_attempts where id in (select id from webhook_attempts where created_at < ${cutoff} limit 1000)`.execute(
+    db,
+  );
 }
 
 export type StoredSecrets = Pick<SubscriptionRow, 'id' | 'secret' | 'previous_secret' | 'previous_secret_expires_at'>;
 
 /** A page of every account's subscriptions' stored secrets, in id order after `afterId`. */
 export async function storedSecrets(db: Db, afterId: string | null, limit: number): Promise<StoredSecrets[]> {
-  let q = db.selectFrom('webhook_subscriptions').select(['id', 'secret', 'previous_secret', 'previous_secret_expires_at']).orderBy('id').limit(limit);
+  let q = db
+    .selectFrom('webhook_subscriptions')
+    .select(['id', 'secret', 'previous_secret', 'previous_secret_expires_at'])
+    .orderBy('id')
+    .limit(limit);
   if (afterId !== null) q = q.where('id', '>', afterId);
   return q.execute();
 }
@@ -321,7 +444,12 @@ export async function storedSecrets(db: Db, afterId: string | null, limit: numbe
  * Writes a row's re-sealed secrets if they are still what was read (a rotation in between wins,
  * and wrote its values under the current key anyway); whether it wrote them.
  */
-export async function replaceSecrets(db: Db, read: StoredSecrets, secret: string, previousSecret: string | null): Promise<boolean> {
+export async function replaceSecrets(
+  db: Db,
+  read: StoredSecrets,
+  secret: string,
+  previousSecret: string | null,
+): Promise<boolean> {
   const r = await db
     .updateTable('webhook_subscriptions')
     .set({ secret, previous_secret: previousSecret })

@@ -64,7 +64,8 @@ export function webhooksRouter(o: WebhookRoutesOptions): Router {
   const changedBy = (req: Request, events: readonly string[]): ChangedBy => {
     const caller = req.caller!;
     const missing = [...new Set(events.map((e) => o.catalog[e]!))].filter((s) => !caller.scopes.has(s));
-    if (missing.length > 0) throw errors.forbidden('insufficient_scope', `This subscription's events need the scope ${missing.join(', ')}`);
+    if (missing.length > 0)
+      throw errors.forbidden('insufficient_scope', `This subscription's events need the scope ${missing.join(', ')}`);
     return { changed_by_kind: caller.oauth ? 'oauth' : caller.kind, changed_by_id: caller.credentialId };
   };
   const find = async (req: Request, lock = false, trx: AnyDb = db) => {
@@ -81,7 +82,10 @@ export function webhooksRouter(o: WebhookRoutesOptions): Router {
     await checkTarget(body.url);
     const caller = req.caller!;
     if ((await repo.countSubscriptions(db, caller.accountId)) >= MAX_SUBSCRIPTIONS) {
-      throw errors.conflict('webhook_limit_reached', `An account can keep at most ${MAX_SUBSCRIPTIONS} webhook subscriptions`);
+      throw errors.conflict(
+        'webhook_limit_reached',
+        `An account can keep at most ${MAX_SUBSCRIPTIONS} webhook subscriptions`,
+      );
     }
     const secret = newSigningSecret();
     // The id is chosen here: the sealed secret is bound to it.
@@ -129,7 +133,8 @@ export function webhooksRouter(o: WebhookRoutesOptions): Router {
   });
   router.delete('/:id', async (req, res) => {
     const id = String(req.params.id);
-    if (!isUuid(id) || !(await repo.deleteSubscription(db, req.caller!.accountId, id))) throw errors.notFound('Webhook subscription not found');
+    if (!isUuid(id) || !(await repo.deleteSubscription(db, req.caller!.accountId, id)))
+      throw errors.notFound('Webhook subscription not found');
     res.status(204).end();
   });
   router.post('/:id/rotate-secret', async (req, res) => {
@@ -142,7 +147,12 @@ export function webhooksRouter(o: WebhookRoutesOptions): Router {
       // cannot read (its key is gone) could not sign anyway: the new secret alone then.
       let previous: string | null;
       try {
-        previous = sealSecret(o.secretKeys, current.id, 'previous_secret', openSecret(o.secretKeys, current.id, 'secret', current.secret));
+        previous = sealSecret(
+          o.secretKeys,
+          current.id,
+          'previous_secret',
+          openSecret(o.secretKeys, current.id, 'secret', current.secret),
+        );
       } catch (err) {
         if (!(err instanceof SecretUnreadableError)) throw err;
         previous = null;
@@ -162,7 +172,9 @@ export function webhooksRouter(o: WebhookRoutesOptions): Router {
     const sub = await find(req);
     if (!sub.enabled) throw errors.conflict('webhook_disabled', 'The subscription is disabled; enable it first');
     const eventId = newEventId();
-    await inTransaction(db, (trx) => repo.enqueueOne(trx, sub.id, eventId, 'ping', eventBody('ping', { subscriptionId: sub.id }), activeTraceparent()));
+    await inTransaction(db, (trx) =>
+      repo.enqueueOne(trx, sub.id, eventId, 'ping', eventBody('ping', { subscriptionId: sub.id }), activeTraceparent()),
+    );
     res.status(202).json({ eventId, type: 'ping' });
   });
   router.get('/:id/deliveries', async (req, res) => {

@@ -98,8 +98,17 @@ export interface Scheduler {
 /** A scheduler with nothing under way, for `delivery`'s service. */
 export function newScheduler(delivery: Delivery, catalog: EventCatalog, concurrency: number): Scheduler {
   return {
-    delivery, catalog, concurrency, lock: `${delivery.service}.webhooks`, db: undefined, stopping: false,
-    follower: new OutboxFollower(), lastSweep: 0, draining: new Map(), kickedAt: new Map(), blockedUntil: new Map(),
+    delivery,
+    catalog,
+    concurrency,
+    lock: `${delivery.service}.webhooks`,
+    db: undefined,
+    stopping: false,
+    follower: new OutboxFollower(),
+    lastSweep: 0,
+    draining: new Map(),
+    kickedAt: new Map(),
+    blockedUntil: new Map(),
   };
 }
 
@@ -160,7 +169,9 @@ export async function takeTurn(s: Scheduler, subscriptionId: string): Promise<vo
   if (s.draining.size >= s.concurrency) wakeTurns(s);
   try {
     await s.db!.connection().execute(async (conn) => {
-      const { rows } = await sql<{ ok: boolean }>`select pg_try_advisory_lock(hashtext(${s.lock}), hashtext(${subscriptionId})) as ok`.execute(conn);
+      const { rows } = await sql<{
+        ok: boolean;
+      }>`select pg_try_advisory_lock(hashtext(${s.lock}), hashtext(${subscriptionId})) as ok`.execute(conn);
       let then: FollowUp | undefined;
       if (!rows[0]?.ok) {
         // Another process is sending it.
@@ -171,7 +182,9 @@ export async function takeTurn(s: Scheduler, subscriptionId: string): Promise<vo
         try {
           then = await drain(s, conn, subscriptionId, turn);
         } finally {
-          await sql`select pg_advisory_unlock(hashtext(${s.lock}), hashtext(${subscriptionId}))`.execute(conn).catch(() => {});
+          await sql`select pg_advisory_unlock(hashtext(${s.lock}), hashtext(${subscriptionId}))`
+            .execute(conn)
+            .catch(() => {});
         }
       }
       // The next turn is queued once the lock is let go, or it could start, find it held and be
@@ -202,7 +215,13 @@ async function drain(s: Scheduler, conn: AnyDb, subscriptionId: string, turn: Tu
 }
 
 /** The sending of one turn, and what is left to do once its deliveries are settled and its lock let go. */
-async function send(s: Scheduler, conn: AnyDb, subscriptionId: string, turn: Turn, settled: Settled): Promise<FollowUp | undefined> {
+async function send(
+  s: Scheduler,
+  conn: AnyDb,
+  subscriptionId: string,
+  turn: Turn,
+  settled: Settled,
+): Promise<FollowUp | undefined> {
   const turnEnds = Date.now() + TURN_MS;
   for (;;) {
     if (s.stopping) return () => repo.kick(conn, subscriptionId, null);

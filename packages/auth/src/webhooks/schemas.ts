@@ -8,16 +8,28 @@ export const MAX_SUBSCRIPTIONS = 20;
 /** Most attempts `GET /:id/deliveries` returns (newest first). */
 const MAX_DELIVERIES_LISTED = 100;
 
-const url = { type: 'string', minLength: 1, maxLength: 2048, description: 'http(s) URL the events are POSTed to; private, loopback and link-local addresses are 400 unless the operator sets WEBHOOK_ALLOW_PRIVATE=1' } as const;
-const description = { type: ['string', 'null'], maxLength: 500, description: 'free text, at most 500 characters, no NUL' } as const;
-const events = (names: readonly string[]) => ({
-  type: 'array',
-  minItems: 1,
-  maxItems: names.length,
-  uniqueItems: true,
-  items: { type: 'string', enum: [...names] },
-  description: 'the event types to receive; a key must hold the read scope of each one\'s resource (else 403 `insufficient_scope`)',
-}) as const;
+const url = {
+  type: 'string',
+  minLength: 1,
+  maxLength: 2048,
+  description:
+    'http(s) URL the events are POSTed to; private, loopback and link-local addresses are 400 unless the operator sets WEBHOOK_ALLOW_PRIVATE=1',
+} as const;
+const description = {
+  type: ['string', 'null'],
+  maxLength: 500,
+  description: 'free text, at most 500 characters, no NUL',
+} as const;
+const events = (names: readonly string[]) =>
+  ({
+    type: 'array',
+    minItems: 1,
+    maxItems: names.length,
+    uniqueItems: true,
+    items: { type: 'string', enum: [...names] },
+    description:
+      "the event types to receive; a key must hold the read scope of each one's resource (else 403 `insufficient_scope`)",
+  }) as const;
 
 export function createBodySchema(names: readonly string[]) {
   return {
@@ -36,7 +48,11 @@ export function updateBodySchema(names: readonly string[]) {
       url,
       events: events(names),
       description,
-      enabled: { type: 'boolean', description: 'false stops deliveries: events of the time it is off are never sent; true clears `disabledReason`' },
+      enabled: {
+        type: 'boolean',
+        description:
+          'false stops deliveries: events of the time it is off are never sent; true clears `disabledReason`',
+      },
     },
   } as const;
 }
@@ -44,7 +60,16 @@ export function updateBodySchema(names: readonly string[]) {
 export const deliveriesQuerySchema = {
   type: 'object',
   additionalProperties: false,
-  properties: { limit: { type: 'integer', format: 'int32', minimum: 1, maximum: MAX_DELIVERIES_LISTED, default: 50, description: `1 to ${MAX_DELIVERIES_LISTED} (default 50)` } },
+  properties: {
+    limit: {
+      type: 'integer',
+      format: 'int32',
+      minimum: 1,
+      maximum: MAX_DELIVERIES_LISTED,
+      default: 50,
+      description: `1 to ${MAX_DELIVERIES_LISTED} (default 50)`,
+    },
+  },
 } as const;
 
 const dateTime = { type: 'string', format: 'date-time' };
@@ -55,7 +80,11 @@ const subscriptionProperties = {
   events: { type: 'array', items: { type: 'string' } },
   description: { type: ['string', 'null'] },
   enabled: { type: 'boolean' },
-  disabledReason: { type: ['string', 'null'], description: 'why the service disabled it (after 5 days of failed deliveries); null when enabled or disabled by you' },
+  disabledReason: {
+    type: ['string', 'null'],
+    description:
+      'why the service disabled it (after 5 days of failed deliveries); null when enabled or disabled by you',
+  },
   createdAt: dateTime,
   updatedAt: dateTime,
 };
@@ -73,8 +102,16 @@ export const subscriptionWithSecretSchema = {
   required: [...Object.keys(subscriptionProperties), 'secret'],
   properties: {
     ...subscriptionProperties,
-    secret: { type: 'string', pattern: '^whsec_[A-Za-z0-9+/]+={0,2}$', description: 'the signing secret (`whsec_` + base64), shown only here' },
-    previousSecretExpiresAt: { type: ['string', 'null'], format: 'date-time', description: 'after a rotation: until when the old secret still signs beside the new one' },
+    secret: {
+      type: 'string',
+      pattern: '^whsec_[A-Za-z0-9+/]+={0,2}$',
+      description: 'the signing secret (`whsec_` + base64), shown only here',
+    },
+    previousSecretExpiresAt: {
+      type: ['string', 'null'],
+      format: 'date-time',
+      description: 'after a rotation: until when the old secret still signs beside the new one',
+    },
   },
 };
 
@@ -86,10 +123,18 @@ export const attemptSchema = {
     eventId: { type: 'string', description: 'the `webhook-id` header of the delivery' },
     type: { type: 'string' },
     attempt: { type: 'integer', format: 'int32', minimum: 1 },
-    statusCode: { type: ['integer', 'null'], format: 'int32', description: 'the receiver\'s status; null when none came (timeout, refused connection)' },
+    statusCode: {
+      type: ['integer', 'null'],
+      format: 'int32',
+      description: "the receiver's status; null when none came (timeout, refused connection)",
+    },
     ms: { type: 'integer', format: 'int32', minimum: 0 },
     error: { type: ['string', 'null'], description: 'why the attempt failed, when it did' },
-    nextAttemptAt: { type: ['string', 'null'], format: 'date-time', description: 'when it is tried again; null when delivered or given up (after 24 h)' },
+    nextAttemptAt: {
+      type: ['string', 'null'],
+      format: 'date-time',
+      description: 'when it is tried again; null when delivered or given up (after 24 h)',
+    },
     createdAt: dateTime,
   },
 };

@@ -36,13 +36,17 @@ export function secretKey(key: Buffer): SecretKey {
 
 /** A value's key can not be found among this process's keys, or it does not authenticate. */
 export class SecretUnreadableError extends Error {
-  constructor(readonly keyId: string | null, reason: string) {
+  constructor(
+    readonly keyId: string | null,
+    reason: string,
+  ) {
     super(reason);
     this.name = 'SecretUnreadableError';
   }
 }
 
-const aad = (subscriptionId: string, column: SecretColumn) => Buffer.from(`webhook_subscriptions.${column}:${subscriptionId}`);
+const aad = (subscriptionId: string, column: SecretColumn) =>
+  Buffer.from(`webhook_subscriptions.${column}:${subscriptionId}`);
 
 /** Encrypts `plaintext` for row `subscriptionId`'s `column` under the current key. */
 export function sealSecret(keys: SecretKeys, subscriptionId: string, column: SecretColumn, plaintext: string): string {
@@ -57,7 +61,8 @@ export function sealSecret(keys: SecretKeys, subscriptionId: string, column: Sec
 export const isSealed = (stored: string): boolean => stored.startsWith(`${VERSION}.`);
 
 /** The id of the key a sealed value names (null for a plaintext one). */
-export const sealedKeyId = (stored: string): string | null => (isSealed(stored) ? (stored.split('.')[1] ?? null) : null);
+export const sealedKeyId = (stored: string): string | null =>
+  isSealed(stored) ? (stored.split('.')[1] ?? null) : null;
 
 /**
  * The secret a stored value holds: a sealed value is decrypted with the key it names, a
@@ -69,14 +74,25 @@ export function openSecret(keys: SecretKeys, subscriptionId: string, column: Sec
   const [, keyId, iv, sealed] = stored.split('.');
   if (!keyId || !iv || !sealed) throw new SecretUnreadableError(null, 'the stored secret is malformed');
   const key = [keys.current, ...keys.old].find((k) => k.id === keyId);
-  if (!key) throw new SecretUnreadableError(keyId, `the secret is encrypted with key ${keyId}, which is neither WEBHOOK_SECRET_KEY (${keys.current.id}) nor in WEBHOOK_SECRET_KEYS_OLD`);
+  if (!key)
+    throw new SecretUnreadableError(
+      keyId,
+      `the secret is encrypted with key ${keyId}, which is neither WEBHOOK_SECRET_KEY (${keys.current.id}) nor in WEBHOOK_SECRET_KEYS_OLD`,
+    );
   const bytes = Buffer.from(sealed, 'base64url');
   try {
-    const decipher = createDecipheriv('aes-256-gcm', key.key, Buffer.from(iv, 'base64url'), { authTagLength: TAG_BYTES });
+    const decipher = createDecipheriv('aes-256-gcm', key.key, Buffer.from(iv, 'base64url'), {
+      authTagLength: TAG_BYTES,
+    });
     decipher.setAAD(aad(subscriptionId, column));
     decipher.setAuthTag(bytes.subarray(bytes.length - TAG_BYTES));
-    return Buffer.concat([decipher.update(bytes.subarray(0, bytes.length - TAG_BYTES)), decipher.final()]).toString('utf8');
+    return Buffer.concat([decipher.update(bytes.subarray(0, bytes.length - TAG_BYTES)), decipher.final()]).toString(
+      'utf8',
+    );
   } catch {
-    throw new SecretUnreadableError(keyId, `the secret does not authenticate under key ${keyId} (altered, or moved from another row)`);
+    throw new SecretUnreadableError(
+      keyId,
+      `the secret does not authenticate under key ${keyId} (altered, or moved from another row)`,
+    );
   }
 }

@@ -10,7 +10,11 @@ import { isSealed, openSecret, sealSecret, sealedKeyId, SecretUnreadableError, t
  */
 export function signingSecrets(keys: SecretKeys, sub: SubscriptionRow): string[] {
   const secrets = [openSecret(keys, sub.id, 'secret', sub.secret)];
-  if (sub.previous_secret && sub.previous_secret_expires_at && Date.parse(sub.previous_secret_expires_at) > Date.now()) {
+  if (
+    sub.previous_secret &&
+    sub.previous_secret_expires_at &&
+    Date.parse(sub.previous_secret_expires_at) > Date.now()
+  ) {
     try {
       secrets.push(openSecret(keys, sub.id, 'previous_secret', sub.previous_secret));
     } catch (err) {
@@ -38,7 +42,8 @@ export interface ResealCounts {
 }
 
 /** A stored value that needs sealing under the current key (plain text or another key's). */
-const stale = (keys: SecretKeys, stored: string | null): boolean => stored !== null && sealedKeyId(stored) !== keys.current.id;
+const stale = (keys: SecretKeys, stored: string | null): boolean =>
+  stored !== null && sealedKeyId(stored) !== keys.current.id;
 
 /**
  * Seals every subscription's secrets under the current key: those sealed under an old key
@@ -47,7 +52,15 @@ const stale = (keys: SecretKeys, stored: string | null): boolean => stored !== n
  * written only if it still holds what was read, so replicas and rotations may run meanwhile.
  */
 export async function resealSecrets(db: AnyDb, keys: SecretKeys, scope: 'all' | 'plaintext'): Promise<ResealCounts> {
-  const counts: ResealCounts = { subscriptions: 0, resealed: 0, sealedPlaintext: 0, current: 0, changedMeanwhile: 0, unreadable: 0, unreadableKeyIds: [] };
+  const counts: ResealCounts = {
+    subscriptions: 0,
+    resealed: 0,
+    sealedPlaintext: 0,
+    current: 0,
+    changedMeanwhile: 0,
+    unreadable: 0,
+    unreadableKeyIds: [],
+  };
   const unreadableKeys = new Set<string>();
   for (let afterId: string | null = null; ;) {
     const page = await repo.storedSecrets(db, afterId, 500);
@@ -56,7 +69,10 @@ export async function resealSecrets(db: AnyDb, keys: SecretKeys, scope: 'all' | 
     for (const row of page) {
       counts.subscriptions += 1;
       // A previous secret past its 24 h signs nothing any more: dropped rather than re-sealed.
-      const keepPrevious = row.previous_secret !== null && row.previous_secret_expires_at !== null && Date.parse(row.previous_secret_expires_at) > Date.now();
+      const keepPrevious =
+        row.previous_secret !== null &&
+        row.previous_secret_expires_at !== null &&
+        Date.parse(row.previous_secret_expires_at) > Date.now();
       const dropPrevious = row.previous_secret !== null && !keepPrevious;
       const plaintext = [row.secret, row.previous_secret].some((v) => v !== null && !isSealed(v));
       const due = stale(keys, row.secret) || dropPrevious || (keepPrevious && stale(keys, row.previous_secret));
@@ -68,7 +84,14 @@ export async function resealSecrets(db: AnyDb, keys: SecretKeys, scope: 'all' | 
       let previous: string | null;
       try {
         secret = sealSecret(keys, row.id, 'secret', openSecret(keys, row.id, 'secret', row.secret));
-        previous = keepPrevious ? sealSecret(keys, row.id, 'previous_secret', openSecret(keys, row.id, 'previous_secret', row.previous_secret!)) : null;
+        previous = keepPrevious
+          ? sealSecret(
+              keys,
+              row.id,
+              'previous_secret',
+              openSecret(keys, row.id, 'previous_secret', row.previous_secret!),
+            )
+          : null;
       } catch (err) {
         if (!(err instanceof SecretUnreadableError)) throw err;
         counts.unreadable += 1;

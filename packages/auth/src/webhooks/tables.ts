@@ -59,7 +59,9 @@ function webhookMigration(schema: string): Migration {
           created_at timestamptz not null default now(),
           updated_at timestamptz not null default now()
         )`.execute(db);
-      await sql`create index webhook_subscriptions_account_idx on webhook_subscriptions (account_id, created_at)`.execute(db);
+      await sql`create index webhook_subscriptions_account_idx on webhook_subscriptions (account_id, created_at)`.execute(
+        db,
+      );
       await sql`
         create table webhook_deliveries (
           seq bigint generated always as identity primary key,
@@ -75,8 +77,12 @@ function webhookMigration(schema: string): Migration {
           next_attempt_at timestamptz not null default now(),
           created_at timestamptz not null default now()
         )`.execute(db);
-      await sql`create index webhook_deliveries_pending_idx on webhook_deliveries (subscription_id, seq) where state = 'pending'`.execute(db);
-      await sql`create index webhook_deliveries_age_idx on webhook_deliveries (next_attempt_at) where state = 'pending'`.execute(db);
+      await sql`create index webhook_deliveries_pending_idx on webhook_deliveries (subscription_id, seq) where state = 'pending'`.execute(
+        db,
+      );
+      await sql`create index webhook_deliveries_age_idx on webhook_deliveries (next_attempt_at) where state = 'pending'`.execute(
+        db,
+      );
       await sql`
         create table webhook_attempts (
           id bigint generated always as identity primary key,
@@ -90,7 +96,9 @@ function webhookMigration(schema: string): Migration {
           next_attempt_at timestamptz,
           created_at timestamptz not null default now()
         )`.execute(db);
-      await sql`create index webhook_attempts_subscription_idx on webhook_attempts (subscription_id, id desc)`.execute(db);
+      await sql`create index webhook_attempts_subscription_idx on webhook_attempts (subscription_id, id desc)`.execute(
+        db,
+      );
       await sql`create index webhook_attempts_created_idx on webhook_attempts (created_at)`.execute(db);
       // The one job per subscription that drains its outbox in order; a waiting job keeps its time.
       await sql`
@@ -138,7 +146,9 @@ const traceparentMigration: Migration = {
  */
 const changedByMigration: Migration = {
   async up(db: Kysely<any>): Promise<void> {
-    await sql`alter table webhook_subscriptions add column changed_by_kind text check (changed_by_kind in ('key', 'oauth', 'session')), add column changed_by_id uuid`.execute(db);
+    await sql`alter table webhook_subscriptions add column changed_by_kind text check (changed_by_kind in ('key', 'oauth', 'session')), add column changed_by_id uuid`.execute(
+      db,
+    );
     await sql`
       update webhook_subscriptions s set changed_by_id = creator_key_id, changed_by_kind = case
         when creator_key_id is null then 'session'

@@ -1,4 +1,13 @@
-import { ROOT_CONTEXT, SpanKind, SpanStatusCode, context, propagation, trace, type Attributes, type Span } from '@opentelemetry/api';
+import {
+  ROOT_CONTEXT,
+  SpanKind,
+  SpanStatusCode,
+  context,
+  propagation,
+  trace,
+  type Attributes,
+  type Span,
+} from '@opentelemetry/api';
 
 // A delivery's trace links to the write that emitted its event: the event keeps the write's
 // context, the worker (maybe another process) starts the delivery's span with a link to it.
@@ -21,20 +30,28 @@ export function activeTraceparent(): string | null {
  * the request that wrote its event. The spans `fn` makes (the HTTP client's) are its children.
  * The span ends with `fn`, in error when `fn` throws or `failed` says so.
  */
-export function inLinkedSpan<T>(name: string, traceparent: string | null, attributes: Attributes, fn: () => Promise<T>, failed: (result: T) => string | null): Promise<T> {
+export function inLinkedSpan<T>(
+  name: string,
+  traceparent: string | null,
+  attributes: Attributes,
+  fn: () => Promise<T>,
+  failed: (result: T) => string | null,
+): Promise<T> {
   const origin = traceparent ? trace.getSpanContext(propagation.extract(ROOT_CONTEXT, { traceparent })) : undefined;
   const links = origin && trace.isSpanContextValid(origin) ? [{ context: origin }] : [];
-  return trace.getTracer('@app/auth/webhooks').startActiveSpan(name, { kind: SpanKind.CONSUMER, root: true, links, attributes }, async (span: Span) => {
-    try {
-      const result = await fn();
-      const error = failed(result);
-      if (error !== null) span.setStatus({ code: SpanStatusCode.ERROR, message: error });
-      return result;
-    } catch (err) {
-      span.setStatus({ code: SpanStatusCode.ERROR, message: (err as Error).message });
-      throw err;
-    } finally {
-      span.end();
-    }
-  });
+  return trace
+    .getTracer('@app/auth/webhooks')
+    .startActiveSpan(name, { kind: SpanKind.CONSUMER, root: true, links, attributes }, async (span: Span) => {
+      try {
+        const result = await fn();
+        const error = failed(result);
+        if (error !== null) span.setStatus({ code: SpanStatusCode.ERROR, message: error });
+        return result;
+      } catch (err) {
+        span.setStatus({ code: SpanStatusCode.ERROR, message: (err as Error).message });
+        throw err;
+      } finally {
+        span.end();
+      }
+    });
 }

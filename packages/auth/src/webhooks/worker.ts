@@ -63,9 +63,30 @@ interface Queue {
 export function createWebhookWorker(o: WebhookWorkerOptions): WebhookWorker {
   const log = o.logger.child({ component: 'webhooks' });
   const count = deliveryMetrics(o.registry, () => scheduler.db);
-  const scheduler = newScheduler({ service: o.service, secretKeys: o.secretKeys, allowPrivate: o.allowPrivate, traceContext: o.traceContext, retryBaseMs: o.retryBaseMs, log, count }, o.catalog, o.concurrency);
+  const scheduler = newScheduler(
+    {
+      service: o.service,
+      secretKeys: o.secretKeys,
+      allowPrivate: o.allowPrivate,
+      traceContext: o.traceContext,
+      retryBaseMs: o.retryBaseMs,
+      log,
+      count,
+    },
+    o.catalog,
+    o.concurrency,
+  );
   const q: Queue = {
-    o, log, schema: workerSchema(o.service), scheduler, runner: undefined, queuePool: undefined, tickTimer: undefined, lastWarning: 0, lastWorkerLog: 0, sealed: false,
+    o,
+    log,
+    schema: workerSchema(o.service),
+    scheduler,
+    runner: undefined,
+    queuePool: undefined,
+    tickTimer: undefined,
+    lastWarning: 0,
+    lastWorkerLog: 0,
+    sealed: false,
     webhookTask: async (payload) => {
       const subscriptionId = (payload as { s?: unknown } | null)?.s;
       if (typeof subscriptionId === 'string') await takeTurn(scheduler, subscriptionId);
@@ -78,12 +99,18 @@ async function start(q: Queue): Promise<void> {
   const { o, scheduler: s } = q;
   s.stopping = false;
   // A connection per delivery in progress (it holds the subscription's lock), one for the sweep.
-  s.db ??= createDb(createPool(o.databaseUrl, o.service, o.concurrency + 1, { applicationName: `${o.service}-webhooks`, connectTimeoutMs: 5_000 }));
+  s.db ??= createDb(
+    createPool(o.databaseUrl, o.service, o.concurrency + 1, {
+      applicationName: `${o.service}-webhooks`,
+      connectTimeoutMs: 5_000,
+    }),
+  );
   if (!q.sealed) {
     // Rows from before encryption are sealed by the first process that delivers (it holds the key).
     const counts = await resealSecrets(s.db, o.secretKeys, 'plaintext');
     q.sealed = true;
-    if (counts.sealedPlaintext > 0) q.log.info({ sealed: counts.sealedPlaintext }, 'webhook signing secrets stored in plain text are now encrypted');
+    if (counts.sealedPlaintext > 0)
+      q.log.info({ sealed: counts.sealedPlaintext }, 'webhook signing secrets stored in plain text are now encrypted');
   }
   if (!q.runner) await launch(q);
   if (!q.tickTimer) void tick(q);
@@ -161,7 +188,7 @@ async function launch(q: Queue): Promise<void> {
   const relaunch = () => {
     if (q.scheduler.stopping || q.runner !== current) return;
     if (process.exitCode === 57) process.exitCode = undefined;
-    log.info('webhook queue stopped by another process\'s migration; starting it again');
+    log.info("webhook queue stopped by another process's migration; starting it again");
     const retry = (delayMs: number) => {
       setTimeout(() => {
         if (!q.scheduler.stopping) launch(q).catch(() => retry(Math.min(delayMs * 2, 30_000)));
@@ -196,7 +223,8 @@ function existingSchemaPlugin(schema: string): GraphileConfig.Plugin {
           const { rows } = await event.client.query('select 1 from pg_namespace where nspname = $1', [schema]);
           if (rows.length === 0) return next();
           const s = `"${schema}"`;
-          await event.client.query(`create table if not exists ${s}.migrations(id int primary key, ts timestamptz default now() not null);
+          await event.client
+            .query(`create table if not exists ${s}.migrations(id int primary key, ts timestamptz default now() not null);
 alter table ${s}.migrations add column if not exists breaking boolean not null default false;`);
         },
       },

@@ -17,11 +17,15 @@ const guarded = (svc: Declared): boolean => svc.limits.networkCap?.gatewayGuard 
  */
 function limits(svc: Declared, kind: Kind): string[] {
   if (guarded(svc) && (kind === 'api' || kind === 'write' || kind === 'stream')) {
-    return [`limit_req zone=${svc.name}_guard burst=\${${upper(svc)}_GUARD_BURST} nodelay;`, `error_page 429 = @${svc.name}_429;`];
+    return [
+      `limit_req zone=${svc.name}_guard burst=\${${upper(svc)}_GUARD_BURST} nodelay;`,
+      `error_page 429 = @${svc.name}_429;`,
+    ];
   }
   // Every MCP server, per client address (the zone is keyed for /mcp/ paths only, so the OAuth
   // paths sharing the location are not counted).
-  if (kind === 'mcp') return ['limit_req zone=mcp_guard burst=${MCP_GUARD_BURST} nodelay;', 'error_page 429 = @mcp_429;'];
+  if (kind === 'mcp')
+    return ['limit_req zone=mcp_guard burst=${MCP_GUARD_BURST} nodelay;', 'error_page 429 = @mcp_429;'];
   return [];
 }
 
@@ -29,7 +33,12 @@ function limits(svc: Declared, kind: Kind): string[] {
 function errorPages(svc: Declared): string[] {
   const env = svc.envelope;
   // Any other status nginx makes itself here (a malformed body, a slow client, its own fault).
-  return [`error_page 502 503 = @${env}_502;`, `error_page 504 = @${env}_504;`, `error_page 413 = @${env}_413;`, `error_page ${GENERIC_STATUSES} ${ERROR_PAGE};`];
+  return [
+    `error_page 502 503 = @${env}_502;`,
+    `error_page 504 = @${env}_504;`,
+    `error_page 413 = @${env}_413;`,
+    `error_page ${GENERIC_STATUSES} ${ERROR_PAGE};`,
+  ];
 }
 
 /** The URI of the gateway's one JSON page for the statuses it makes itself, in the envelope of the request's path. */
@@ -78,7 +87,9 @@ function familyMatches(svc: Declared): string[] {
     byParent.set(parent, [...(byParent.get(parent) ?? []), family.slice(cut + 1)]);
   }
   return [...byParent].map(([parent, names]) =>
-    names.length === 1 ? `~ ^${escape(parent)}/${escape(names[0]!)}(/|$)` : `~ ^${escape(parent)}/(${names.map(escape).join('|')})(/|$)`,
+    names.length === 1
+      ? `~ ^${escape(parent)}/${escape(names[0]!)}(/|$)`
+      : `~ ^${escape(parent)}/(${names.map(escape).join('|')})(/|$)`,
   );
 }
 
@@ -90,7 +101,9 @@ function matchesOf(svc: Declared): Record<Exclude<Kind, 'write'>, string[]> {
     stream: svc.paths.streams.map((stream) => `= ${stream}`),
     openapi: [`= /openapi/${n}.json`],
     account: [`~ ^/(auth/${n}/|account/${n}(/|$))`],
-    mcp: [`~ ^/(mcp/${n}$|oauth/${n}/|\\.well-known/oauth-authorization-server/oauth/${n}$|\\.well-known/oauth-protected-resource/mcp/${n}$)`],
+    mcp: [
+      `~ ^/(mcp/${n}$|oauth/${n}/|\\.well-known/oauth-authorization-server/oauth/${n}$|\\.well-known/oauth-protected-resource/mcp/${n}$)`,
+    ],
     docs: [`~ ^/docs/${n}(/|$)`],
   };
 }
@@ -100,13 +113,28 @@ function matchesOf(svc: Declared): Record<Exclude<Kind, 'write'>, string[]> {
  * that matches; `gateway` for the gateway's own /docs page, empty for no one's.
  */
 function serviceMap(services: readonly Declared[]): string {
-  const lines = services.flatMap((svc) => Object.values(matchesOf(svc)).flat().map((match) => `    "${requestPattern(match)}" ${svc.name};`));
-  return ['map $request $gw_service {', '    default "";', `    "${requestPattern('= /docs')}" gateway;`, ...lines, '}'].join('\n');
+  const lines = services.flatMap((svc) =>
+    Object.values(matchesOf(svc))
+      .flat()
+      .map((match) => `    "${requestPattern(match)}" ${svc.name};`),
+  );
+  return [
+    'map $request $gw_service {',
+    '    default "";',
+    `    "${requestPattern('= /docs')}" gateway;`,
+    ...lines,
+    '}',
+  ].join('\n');
 }
 
 /** Each service's envelope by its name (the gateway's own answers and paths of no service: rich). */
 function envelopeMap(services: readonly Declared[]): string {
-  return ['map $gw_service $gw_envelope {', '    default rich;', ...services.map((svc) => `    ${svc.name} ${svc.envelope};`), '}'].join('\n');
+  return [
+    'map $gw_service $gw_envelope {',
+    '    default rich;',
+    ...services.map((svc) => `    ${svc.name} ${svc.envelope};`),
+    '}',
+  ].join('\n');
 }
 
 function upstreams(services: readonly Declared[]): string {
@@ -143,9 +171,14 @@ function locations(services: readonly Declared[]): string {
     '    # the named location apply after it.',
   ];
   for (const svc of services) {
-    lines.push(...matchesOf(svc).api.flatMap((match) => location(match, svc, 'api')), ...location(`@${svc.name}_write`, svc, 'write'), '');
+    lines.push(
+      ...matchesOf(svc).api.flatMap((match) => location(match, svc, 'api')),
+      ...location(`@${svc.name}_write`, svc, 'write'),
+      '',
+    );
   }
-  const each = (kind: Exclude<Kind, 'api' | 'write'>) => services.flatMap((svc) => matchesOf(svc)[kind].flatMap((match) => location(match, svc, kind)));
+  const each = (kind: Exclude<Kind, 'api' | 'write'>) =>
+    services.flatMap((svc) => matchesOf(svc)[kind].flatMap((match) => location(match, svc, kind)));
   lines.push(
     '    # Live change streams (Server-Sent Events): passed as they come (no buffering here, and',
     '    # X-Accel-Buffering passed on so a proxy in front does not buffer either) and held up to an',
@@ -189,7 +222,10 @@ function docsIndex(services: readonly Declared[]): string[] {
     '<body>',
     '<h1>API reference</h1>',
     '<ul>',
-    ...services.map((svc) => `<li><a href="/docs/${svc.name}">${svc.title} API</a> (<a href="/openapi/${svc.name}.json">OpenAPI document</a>)</li>`),
+    ...services.map(
+      (svc) =>
+        `<li><a href="/docs/${svc.name}">${svc.title} API</a> (<a href="/openapi/${svc.name}.json">OpenAPI document</a>)</li>`,
+    ),
     '</ul>',
     '</body>',
     '</html>',
@@ -209,7 +245,8 @@ function answer(name: string, status: number, body: string, retryAfter?: number)
   ];
 }
 
-const rich = (code: string, message: string): string => `{"error":{"code":"${code}","message":"${message}","requestId":"$gw_request_id"}}`;
+const rich = (code: string, message: string): string =>
+  `{"error":{"code":"${code}","message":"${message}","requestId":"$gw_request_id"}}`;
 
 /**
  * The gateway's page for the statuses it makes itself (error_page without `=` keeps the status):
@@ -220,7 +257,14 @@ function genericErrorPage(envelopes: ReadonlySet<string>): string[] {
     `    location = ${ERROR_PAGE} {`,
     '        internal;',
     '        add_header X-Request-Id $gw_request_id always;',
-    ...(envelopes.has('simple') ? ['        if ($gw_envelope = simple) {', '            add_header X-Request-Id $gw_request_id always;', `            return 200 '{"error":"$gw_error_message"}';`, '        }'] : []),
+    ...(envelopes.has('simple')
+      ? [
+          '        if ($gw_envelope = simple) {',
+          '            add_header X-Request-Id $gw_request_id always;',
+          `            return 200 '{"error":"$gw_error_message"}';`,
+          '        }',
+        ]
+      : []),
     `        return 200 '${rich('$gw_error_code', '$gw_error_message')}';`,
     '    }',
   ];
@@ -257,8 +301,17 @@ function errorPageLocations(services: readonly Declared[]): string {
   const envelopes = new Set(services.map((svc) => svc.envelope));
   return [
     ...methodLocation(envelopes),
-    ...services.filter(guarded).flatMap((svc) => answer(`${svc.name}_429`, 429, rich('rate_limited', 'Too many requests from this address; retry later'), 1)),
-    ...answer('mcp_429', 429, '{"jsonrpc":"2.0","error":{"code":-32000,"message":"Too many requests from this address; retry later"},"id":null}', 1),
+    ...services
+      .filter(guarded)
+      .flatMap((svc) =>
+        answer(`${svc.name}_429`, 429, rich('rate_limited', 'Too many requests from this address; retry later'), 1),
+      ),
+    ...answer(
+      'mcp_429',
+      429,
+      '{"jsonrpc":"2.0","error":{"code":-32000,"message":"Too many requests from this address; retry later"},"id":null}',
+      1,
+    ),
     ...(envelopes.has('rich')
       ? [
           ...answer('rich_502', 502, rich('upstream_unavailable', 'The service is unavailable; retry later'), 5),

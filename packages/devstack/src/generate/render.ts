@@ -33,9 +33,13 @@ function listValues(services: readonly Declared[]): Record<string, string> {
     // GATEWAY_PORT|TASKS_UPSTREAM|...|MEETINGS_GUARD_RATE|MEETINGS_GUARD_BURST|TRUSTED_PROXIES
     envsubstVariables: Object.keys(gatewayVariables(services)).join('|'),
     // their values as `NAME=value` pairs (a Dockerfile's ENV)
-    envsubstDefaults: Object.entries(gatewayVariables(services)).map(([name, value]) => `${name}=${value}`).join(' '),
+    envsubstDefaults: Object.entries(gatewayVariables(services))
+      .map(([name, value]) => `${name}=${value}`)
+      .join(' '),
     // the gateway's variables in a Kubernetes container's env and in compose's environment
-    gatewayEnv: gatewayEnv.map(([name, value]) => `            - { name: ${name}, value: ${JSON.stringify(value)} }`).join('\n'),
+    gatewayEnv: gatewayEnv
+      .map(([name, value]) => `            - { name: ${name}, value: ${JSON.stringify(value)} }`)
+      .join('\n'),
     composeGatewayEnv: gatewayEnv.map(([name, value]) => `      ${name}: ${JSON.stringify(value)}`).join('\n'),
   };
 }
@@ -55,7 +59,11 @@ function gatewayVariables(services: readonly Declared[]): Record<string, string>
   for (const svc of services) vars[`${upper(svc)}_UPSTREAM`] = `${svc.name}:${svc.port}`;
   for (const svc of services) {
     const guard = svc.limits.networkCap?.gatewayGuard;
-    if (guard) Object.assign(vars, { [`${upper(svc)}_GUARD_RATE`]: guard.rate, [`${upper(svc)}_GUARD_BURST`]: String(guard.burst) });
+    if (guard)
+      Object.assign(vars, {
+        [`${upper(svc)}_GUARD_RATE`]: guard.rate,
+        [`${upper(svc)}_GUARD_BURST`]: String(guard.burst),
+      });
   }
   Object.assign(vars, { MCP_GUARD_RATE: '600r/m', MCP_GUARD_BURST: '120' });
   vars.TRUSTED_PROXIES = 'unix:';
@@ -77,7 +85,12 @@ function fill(line: string, values: Record<string, string>, where: string): stri
  * title and port; `values` adds more); the lines between a line `%{each}` and a line `%{end}` are written once per
  * service. `service` renders the whole template for that one service (a per-service file).
  */
-export function renderTemplate(template: string, services: readonly Declared[], where: string, options: { service?: Declared; values?: Record<string, string> } = {}): string {
+export function renderTemplate(
+  template: string,
+  services: readonly Declared[],
+  where: string,
+  options: { service?: Declared; values?: Record<string, string> } = {},
+): string {
   const { service, values } = options;
   const lists = { ...listValues(services), ...values };
   const out: string[] = [];

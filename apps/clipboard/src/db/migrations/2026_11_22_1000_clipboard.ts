@@ -33,7 +33,9 @@ export async function up(db: Kysely<any>): Promise<void> {
   // The list: newest first; `favorite` included so the offset skip and the retention filter
   // run as an index-only scan even at offset 100000.
   await sql`create index items_list_idx on items (account_id, created_at desc, id desc) include (favorite)`.execute(db);
-  await sql`create index items_favorites_idx on items (account_id, created_at desc, id desc) where favorite`.execute(db);
+  await sql`create index items_favorites_idx on items (account_id, created_at desc, id desc) where favorite`.execute(
+    db,
+  );
   // Pruning by history limit and retention walks the oldest non-favorites.
   await sql`create index items_prune_idx on items (account_id, created_at, id) where not favorite`.execute(db);
   // Identical content moves the existing item to the top instead of duplicating it.
@@ -68,9 +70,15 @@ export async function up(db: Kysely<any>): Promise<void> {
         where s.account_id = d.account_id;
       return null;
     end $$`.execute(db);
-  await sql`create trigger items_count_insert after insert on items referencing new table as new_rows for each statement execute function items_count_insert()`.execute(db);
-  await sql`create trigger items_count_delete after delete on items referencing old table as old_rows for each statement execute function items_count_delete()`.execute(db);
-  await sql`create trigger items_count_update after update on items referencing old table as old_rows new table as new_rows for each statement execute function items_count_update()`.execute(db);
+  await sql`create trigger items_count_insert after insert on items referencing new table as new_rows for each statement execute function items_count_insert()`.execute(
+    db,
+  );
+  await sql`create trigger items_count_delete after delete on items referencing old table as old_rows for each statement execute function items_count_delete()`.execute(
+    db,
+  );
+  await sql`create trigger items_count_update after update on items referencing old table as old_rows new table as new_rows for each statement execute function items_count_update()`.execute(
+    db,
+  );
 
   await sql`
     create table snippets (
@@ -83,7 +91,9 @@ export async function up(db: Kysely<any>): Promise<void> {
       updated_at timestamptz not null default now()
     )`.execute(db);
   await sql`create index snippets_account_idx on snippets (account_id, lower(name), id)`.execute(db);
-  await sql`create unique index snippets_keyword_key on snippets (account_id, lower(keyword)) where keyword is not null`.execute(db);
+  await sql`create unique index snippets_keyword_key on snippets (account_id, lower(keyword)) where keyword is not null`.execute(
+    db,
+  );
 
   // One row per entity (the latest change): superseded changes collapse into it, so the log stays
   // as small as the set of live entities plus recent tombstones.

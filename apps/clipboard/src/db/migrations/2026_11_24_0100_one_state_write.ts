@@ -68,12 +68,16 @@ export async function pruneVictimsV1(db: Kysely<any>): Promise<void> {
 async function countingTriggers(db: Kysely<any>, standAside: boolean): Promise<void> {
   const skip = standAside ? `if current_setting('clipboard.inline_count', true) = 'on' then return null; end if;` : '';
   for (const [name, update] of Object.entries(counting)) {
-    await sql.raw(`create or replace function ${name}() returns trigger language plpgsql as $$
+    await sql
+      .raw(
+        `create or replace function ${name}() returns trigger language plpgsql as $$
     begin
       ${skip}
       ${update}
       return null;
-    end $$`).execute(db);
+    end $$`,
+      )
+      .execute(db);
   }
 }
 

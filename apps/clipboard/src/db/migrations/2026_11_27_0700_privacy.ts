@@ -108,5 +108,7 @@ export async function down(db: Kysely<any>): Promise<void> {
   await sql`alter function ${CREATE_ITEM_V1} set plan_cache_mode = force_generic_plan`.execute(db);
   await sql`drop index items_search_idx, items_dedupe_idx, items_expiry_idx`.execute(db);
   await sql`alter table account_state drop column sensitive_ttl_seconds, drop column seal_salt`.execute(db);
-  await sql`alter table items drop column sensitive, drop column expires_at, drop column key_id, drop column dedupe_key`.execute(db);
+  await sql`alter table items drop column sensitive, drop column expires_at, drop column key_id, drop column dedupe_key`.execute(
+    db,
+  );
 }

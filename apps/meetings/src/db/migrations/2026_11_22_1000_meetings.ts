@@ -56,11 +56,19 @@ export async function up(db: Kysely<any>): Promise<void> {
     )`.execute(db);
   // One parking lot per series and one occurrence per series and date: concurrent carries and
   // materializations race on these, and exactly one insert wins.
-  await sql`create unique index meetings_parking_lot_key on meetings (series_id) where date is null and deleted_at is null`.execute(db);
-  await sql`create unique index meetings_series_date_key on meetings (series_id, date) where date is not null and deleted_at is null`.execute(db);
+  await sql`create unique index meetings_parking_lot_key on meetings (series_id) where date is null and deleted_at is null`.execute(
+    db,
+  );
+  await sql`create unique index meetings_series_date_key on meetings (series_id, date) where date is not null and deleted_at is null`.execute(
+    db,
+  );
   // Lists sort by date with the undated parking lots last ('infinity'), so keyset cursors stay simple.
-  await sql`create index meetings_account_list_idx on meetings (account_id, (coalesce(date, 'infinity'::date)), id) where deleted_at is null`.execute(db);
-  await sql`create index meetings_series_list_idx on meetings (series_id, (coalesce(date, 'infinity'::date)), id) where deleted_at is null`.execute(db);
+  await sql`create index meetings_account_list_idx on meetings (account_id, (coalesce(date, 'infinity'::date)), id) where deleted_at is null`.execute(
+    db,
+  );
+  await sql`create index meetings_series_list_idx on meetings (series_id, (coalesce(date, 'infinity'::date)), id) where deleted_at is null`.execute(
+    db,
+  );
   // Materializing asks for the latest date a series ever had, deleted occurrences included.
   await sql`create index meetings_series_idx on meetings (series_id, date)`.execute(db);
   await sql`create index meetings_shared_notes_trgm on meetings using gin (shared_notes gin_trgm_ops)`.execute(db);
@@ -91,8 +99,12 @@ export async function up(db: Kysely<any>): Promise<void> {
   await sql`create index items_meeting_idx on items (meeting_id, position)`.execute(db);
   await sql`create index items_parent_idx on items (parent_id) where parent_id is not null`.execute(db);
   await sql`create index items_account_idx on items (account_id, created_at)`.execute(db);
-  await sql`create index items_actions_idx on items (account_id, due_date, created_at, id) where kind = 'ACTION' and status = 'OPEN'`.execute(db);
-  await sql`create index items_open_actions_idx on items (account_id, due_date, created_at, id) where kind = 'ACTION' and status = 'OPEN' and completed_at is null`.execute(db);
+  await sql`create index items_actions_idx on items (account_id, due_date, created_at, id) where kind = 'ACTION' and status = 'OPEN'`.execute(
+    db,
+  );
+  await sql`create index items_open_actions_idx on items (account_id, due_date, created_at, id) where kind = 'ACTION' and status = 'OPEN' and completed_at is null`.execute(
+    db,
+  );
   await sql`create index items_text_trgm on items using gin (text gin_trgm_ops)`.execute(db);
   await sql`create index items_notes_trgm on items using gin (notes gin_trgm_ops)`.execute(db);
 

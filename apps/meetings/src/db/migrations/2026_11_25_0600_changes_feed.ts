@@ -23,10 +23,16 @@ export async function up(db: Kysely<any>): Promise<void> {
       return new;
     end $$`.execute(db);
   for (const table of FEED_TABLES) {
-    await sql`alter table ${sql.id(table)} add column change_xid xid8 not null default pg_current_xact_id()`.execute(db);
+    await sql`alter table ${sql.id(table)} add column change_xid xid8 not null default pg_current_xact_id()`.execute(
+      db,
+    );
     // The feed: one account's rows in change order, from a cursor.
-    await sql`create index ${sql.id(`${table}_changes_idx`)} on ${sql.id(table)} (account_id, change_xid, id)`.execute(db);
-    await sql`create trigger ${sql.id(`${table}_feed_stamp`)} before insert or update on ${sql.id(table)} for each row execute function meetings_feed_stamp()`.execute(db);
+    await sql`create index ${sql.id(`${table}_changes_idx`)} on ${sql.id(table)} (account_id, change_xid, id)`.execute(
+      db,
+    );
+    await sql`create trigger ${sql.id(`${table}_feed_stamp`)} before insert or update on ${sql.id(table)} for each row execute function meetings_feed_stamp()`.execute(
+      db,
+    );
   }
   await sql`
     create function items_stamp_meetings() returns trigger language plpgsql as $$
@@ -41,13 +47,20 @@ export async function up(db: Kysely<any>): Promise<void> {
       end if;
       return null;
     end $$`.execute(db);
-  await sql`create trigger items_stamp_meetings_insert after insert on items referencing new table as new_items for each statement execute function items_stamp_meetings()`.execute(db);
-  await sql`create trigger items_stamp_meetings_update after update on items referencing old table as old_items new table as new_items for each statement execute function items_stamp_meetings()`.execute(db);
-  await sql`create trigger items_stamp_meetings_delete after delete on items referencing old table as old_items for each statement execute function items_stamp_meetings()`.execute(db);
+  await sql`create trigger items_stamp_meetings_insert after insert on items referencing new table as new_items for each statement execute function items_stamp_meetings()`.execute(
+    db,
+  );
+  await sql`create trigger items_stamp_meetings_update after update on items referencing old table as old_items new table as new_items for each statement execute function items_stamp_meetings()`.execute(
+    db,
+  );
+  await sql`create trigger items_stamp_meetings_delete after delete on items referencing old table as old_items for each statement execute function items_stamp_meetings()`.execute(
+    db,
+  );
 }
 
 export async function down(db: Kysely<any>): Promise<void> {
-  for (const op of ['insert', 'update', 'delete']) await sql`drop trigger ${sql.id(`items_stamp_meetings_${op}`)} on items`.execute(db);
+  for (const op of ['insert', 'update', 'delete'])
+    await sql`drop trigger ${sql.id(`items_stamp_meetings_${op}`)} on items`.execute(db);
   await sql`drop function items_stamp_meetings()`.execute(db);
   for (const table of FEED_TABLES) {
     await sql`drop trigger ${sql.id(`${table}_feed_stamp`)} on ${sql.id(table)}`.execute(db);

@@ -8,7 +8,11 @@ export async function up(db: Kysely<any>): Promise<void> {
     .addColumn('name', 'text', (c) => c.notNull())
     .addColumn('created_at', 'timestamptz', (c) => c.notNull().defaultTo(sql`now()`))
     .execute();
-  await db.schema.createIndex('workspaces_owner_idx').on('workspaces').columns(['owner_account_id', 'created_at']).execute();
+  await db.schema
+    .createIndex('workspaces_owner_idx')
+    .on('workspaces')
+    .columns(['owner_account_id', 'created_at'])
+    .execute();
 }
 
 export async function down(db: Kysely<any>): Promise<void> {

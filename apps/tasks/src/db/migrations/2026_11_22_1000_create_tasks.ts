@@ -35,13 +35,21 @@ export async function up(db: Kysely<any>): Promise<void> {
     )
   `.execute(db);
   // view=all: the manual order; unique, so two racing moves can never share a slot.
-  await sql`create unique index tasks_order_key on tasks (workspace_id, position) where parent_id is null and deleted_at is null`.execute(db);
+  await sql`create unique index tasks_order_key on tasks (workspace_id, position) where parent_id is null and deleted_at is null`.execute(
+    db,
+  );
   // view=today / upcoming: open tasks with a due time, by creation; due_at is checked inside the index.
-  await sql`create index tasks_open_due_idx on tasks (workspace_id, created_at, id, due_at) where deleted_at is null and completed_at is null and due_at is not null`.execute(db);
-  await sql`create index tasks_completed_idx on tasks (workspace_id, created_at, id) where deleted_at is null and completed_at is not null`.execute(db);
+  await sql`create index tasks_open_due_idx on tasks (workspace_id, created_at, id, due_at) where deleted_at is null and completed_at is null and due_at is not null`.execute(
+    db,
+  );
+  await sql`create index tasks_completed_idx on tasks (workspace_id, created_at, id) where deleted_at is null and completed_at is not null`.execute(
+    db,
+  );
   await sql`create index tasks_parent_idx on tasks (parent_id, created_at, id)`.execute(db);
   await sql`create index tasks_tags_idx on tasks using gin (workspace_id, tags) where deleted_at is null`.execute(db);
-  await sql`create index tasks_search_idx on tasks using gin (workspace_id, search) where deleted_at is null`.execute(db);
+  await sql`create index tasks_search_idx on tasks using gin (workspace_id, search) where deleted_at is null`.execute(
+    db,
+  );
 }
 
 export async function down(db: Kysely<any>): Promise<void> {

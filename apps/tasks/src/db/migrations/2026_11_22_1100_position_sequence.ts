@@ -8,7 +8,9 @@ import { sql, type Kysely } from 'kysely';
  */
 export async function up(db: Kysely<any>): Promise<void> {
   await sql`create sequence tasks_position_seq`.execute(db);
-  await sql`select setval('tasks_position_seq', coalesce((select max(floor(position))::bigint from tasks), 0) + 1, false)`.execute(db);
+  await sql`select setval('tasks_position_seq', coalesce((select max(floor(position))::bigint from tasks), 0) + 1, false)`.execute(
+    db,
+  );
 }
 
 export async function down(db: Kysely<any>): Promise<void> {

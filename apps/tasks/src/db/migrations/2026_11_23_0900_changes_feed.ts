@@ -14,7 +14,9 @@ export async function up(db: Kysely<any>): Promise<void> {
   // The feed: one workspace's rows in change order, from a cursor.
   await sql`create index tasks_changes_idx on tasks (workspace_id, change_xid, id)`.execute(db);
   // Pruning old tombstones finds them without a scan.
-  await sql`create index tasks_tombstones_idx on tasks (workspace_id, deleted_at) where deleted_at is not null`.execute(db);
+  await sql`create index tasks_tombstones_idx on tasks (workspace_id, deleted_at) where deleted_at is not null`.execute(
+    db,
+  );
 }
 
 export async function down(db: Kysely<any>): Promise<void> {

@@ -14,7 +14,9 @@ export async function up(db: Kysely<any>): Promise<void> {
       perform pg_notify('tasks_streams', 'c:' || new.workspace_id::text || ':' || (pg_current_xact_id()::text::numeric + 1)::text);
       return new;
     end $$`.execute(db);
-  await sql`create trigger tasks_stream_notify before insert or update on tasks for each row execute function tasks_stream_notify()`.execute(db);
+  await sql`create trigger tasks_stream_notify before insert or update on tasks for each row execute function tasks_stream_notify()`.execute(
+    db,
+  );
 }
 
 export async function down(db: Kysely<any>): Promise<void> {

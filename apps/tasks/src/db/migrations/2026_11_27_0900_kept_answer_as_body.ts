@@ -2,9 +2,20 @@ import { sql, type Kysely } from 'kysely';
 
 /** The API's name of each column a kept row has (the tasks table's, as the 2026_11_25_1000 migration kept them). */
 const FIELDS = [
-  ['id', 'id'], ['title', 'title'], ['notes', 'notes'], ['priority', 'priority'], ['dueAt', 'due_at'], ['completedAt', 'completed_at'],
-  ['tags', 'tags'], ['createdAt', 'created_at'], ['updatedAt', 'updated_at'], ['parentId', 'parent_id'], ['goalId', 'goal_id'],
-  ['recurrence', 'recurrence'], ['location', 'location'], ['assigneeId', 'assignee_id'],
+  ['id', 'id'],
+  ['title', 'title'],
+  ['notes', 'notes'],
+  ['priority', 'priority'],
+  ['dueAt', 'due_at'],
+  ['completedAt', 'completed_at'],
+  ['tags', 'tags'],
+  ['createdAt', 'created_at'],
+  ['updatedAt', 'updated_at'],
+  ['parentId', 'parent_id'],
+  ['goalId', 'goal_id'],
+  ['recurrence', 'recurrence'],
+  ['location', 'location'],
+  ['assigneeId', 'assignee_id'],
 ] as const;
 const TIMESTAMPS: ReadonlySet<string> = new Set(['due_at', 'completed_at', 'created_at', 'updated_at']);
 
@@ -19,7 +30,8 @@ export async function up(db: Kysely<any>): Promise<void> {
   const item = FIELDS.map(([field, column]) =>
     TIMESTAMPS.has(column)
       ? `'${field}', to_json(regexp_replace(replace(response->>'${column}', ' ', 'T'), '\\+00(:00)?$', 'Z'))`
-      : `'${field}', response->'${column}'`).join(', ');
+      : `'${field}', response->'${column}'`,
+  ).join(', ');
   await sql`
     update task_idempotency_keys
     set response = json_build_object('v', 1, 'status', status, 'body', json_build_object('item', json_build_object(${sql.raw(item)})))

@@ -16,7 +16,10 @@ export function createApp(deps: ServiceDeps<Database>): Express {
     openapiDocument,
     mcp: { instructions: mcpInstructions, toolNotes: mcpToolNotes, prompts: [], tools: mcpTools },
     streams,
-    api: { router: apiRoutes(routeContext(deps, streams)), scopeByMethod: { read: '__name__:read', write: '__name__:write' } },
+    api: {
+      router: apiRoutes(routeContext(deps, streams)),
+      scopeByMethod: { read: '__name__:read', write: '__name__:write' },
+    },
   });
 }
 export { migrations } from './db/migrations/index.js';

@@ -2,7 +2,7 @@ import type { ToolTableEntry } from '@app/auth/mcp';
 
 /** What the __name__ service tells an assistant on connecting, and appends to each tool. */
 export const mcpInstructions =
-  'The account\'s __resource__ records, each with a title and an optional url. List them (oldest first, paged with ' +
+  "The account's __resource__ records, each with a title and an optional url. List them (oldest first, paged with " +
   'nextCursor), read one by id, add, change or delete them; the changes feed gives every change since a sync cursor.';
 
 export const mcpToolNotes =
@@ -24,7 +24,8 @@ export const mcpTools: ToolTableEntry[] = [
   {
     name: 'change___name__',
     title: 'Change __resource__ records',
-    description: 'Add, edit or delete one or more __resource__ records in one call, each with its action (edit and delete by id).',
+    description:
+      'Add, edit or delete one or more __resource__ records in one call, each with its action (edit and delete by id).',
     batch: 'changes',
     actions: { add: 'create__Resource__', edit: 'update__Resource__', delete: 'delete__Resource__' },
     compact: ['title', 'url'],

@@ -1,5 +1,14 @@
 import { authOpenApiPaths, createKeyBodySchema, keyLastUsedAtSchema } from '@app/auth/identity';
-import { apiKeysTag, documentCommonHeaders, documentUriLimit, openapiLicense, openapiServers, securitySchemes, servicePortRoutes, withApiKeyScopes } from '@app/auth/runtime';
+import {
+  apiKeysTag,
+  documentCommonHeaders,
+  documentUriLimit,
+  openapiLicense,
+  openapiServers,
+  securitySchemes,
+  servicePortRoutes,
+  withApiKeyScopes,
+} from '@app/auth/runtime';
 import { streamOperation } from '@app/auth/streams';
 import { webhookOpenApi } from '@app/auth/webhooks';
 import { documentOutages, errorEnvelopeSchema } from '@app/http-errors';
@@ -19,9 +28,20 @@ const dateTime = { type: 'string', format: 'date-time', maxLength: 40 } as const
 const ref = (name: string) => ({ $ref: `#/components/schemas/${name}` });
 const json = (schema: object, description = 'OK') => ({ description, content: { 'application/json': { schema } } });
 const error = (description: string) => json(ref('Error'), description);
-const obj = (properties: Record<string, object>) => ({ type: 'object', additionalProperties: false, required: Object.keys(properties), properties });
+const obj = (properties: Record<string, object>) => ({
+  type: 'object',
+  additionalProperties: false,
+  required: Object.keys(properties),
+  properties,
+});
 
-const __resource__Schema = obj({ id: uuidSchema, title: { type: 'string', maxLength: 200 }, url: { anyOf: [{ type: 'string', maxLength: 2000 }, { type: 'null' }] }, createdAt: dateTime, updatedAt: dateTime });
+const __resource__Schema = obj({
+  id: uuidSchema,
+  title: { type: 'string', maxLength: 200 },
+  url: { anyOf: [{ type: 'string', maxLength: 2000 }, { type: 'null' }] },
+  createdAt: dateTime,
+  updatedAt: dateTime,
+});
 const changeSchema = {
   oneOf: [
     obj({ type: { const: 'upsert' }, id: uuidSchema, item: ref('__Resource__') }),
@@ -38,13 +58,20 @@ const common = {
 };
 const notFound = { '404': error('No such __resource__ for this account (a malformed id is also 404)') };
 const cursorErrors = {
-  '400': error('invalid_cursor (malformed, altered, or another account\'s cursor), validation_failed (limit)'),
+  '400': error("invalid_cursor (malformed, altered, or another account's cursor), validation_failed (limit)"),
   '410': error('cursor_expired: the cursor is older than 30 days; start a full sync without a cursor'),
 };
 const idParameter = { name: 'id', in: 'path', required: true, schema: { type: 'string', maxLength: 36 } };
-const queryParameters = (query: { properties: Record<string, object> }) => Object.entries(query.properties).map(([name, schema]) => ({ name, in: 'query', required: false, schema }));
+const queryParameters = (query: { properties: Record<string, object> }) =>
+  Object.entries(query.properties).map(([name, schema]) => ({ name, in: 'query', required: false, schema }));
 const body = (schema: object) => ({ requestBody: { required: true, content: { 'application/json': { schema } } } });
-const op = (operationId: string, summary: string, ok: Record<string, object>, more: object = {}, extra: Record<string, object> = {}) => ({
+const op = (
+  operationId: string,
+  summary: string,
+  ok: Record<string, object>,
+  more: object = {},
+  extra: Record<string, object> = {},
+) => ({
   operationId,
   tags: [TAG],
   summary,
@@ -53,18 +80,48 @@ const op = (operationId: string, summary: string, ok: Record<string, object>, mo
 });
 
 const str = { type: 'string' } as const;
-const keySchema = obj({ id: str, name: { anyOf: [str, { type: 'null' }] }, prefix: str, scopes: { type: 'array', items: str }, createdAt: dateTime, revokedAt: { anyOf: [dateTime, { type: 'null' }] }, lastUsedAt: keyLastUsedAtSchema });
+const keySchema = obj({
+  id: str,
+  name: { anyOf: [str, { type: 'null' }] },
+  prefix: str,
+  scopes: { type: 'array', items: str },
+  createdAt: dateTime,
+  revokedAt: { anyOf: [dateTime, { type: 'null' }] },
+  lastUsedAt: keyLastUsedAtSchema,
+});
 /** The key routes take a browser session only (an API key is 403 session_required). */
 const sessionOnly = { tags: ['API keys'], security: [{ session: [] }] };
 const keysPaths = {
   '/api/__name__/keys': {
-    get: op('listApiKeys', 'List the account\'s API keys (browser sessions only; an API key gets 403 session_required)', { '200': json(obj({ items: { type: 'array', items: ref('ApiKey') } })) }, sessionOnly),
-    post: op('createApiKey', 'Create an API key; the secret is shown once (browser sessions only)', {
-      '201': json({ ...keySchema, required: [...keySchema.required, 'key'], properties: { ...keySchema.properties, key: str } }, 'Created'),
-    }, { ...sessionOnly, requestBody: { required: false, content: { 'application/json': { schema: createKeyBodySchema } } } }),
+    get: op(
+      'listApiKeys',
+      "List the account's API keys (browser sessions only; an API key gets 403 session_required)",
+      { '200': json(obj({ items: { type: 'array', items: ref('ApiKey') } })) },
+      sessionOnly,
+    ),
+    post: op(
+      'createApiKey',
+      'Create an API key; the secret is shown once (browser sessions only)',
+      {
+        '201': json(
+          { ...keySchema, required: [...keySchema.required, 'key'], properties: { ...keySchema.properties, key: str } },
+          'Created',
+        ),
+      },
+      {
+        ...sessionOnly,
+        requestBody: { required: false, content: { 'application/json': { schema: createKeyBodySchema } } },
+      },
+    ),
   },
   '/api/__name__/keys/{id}': {
-    delete: op('revokeApiKey', 'Revoke an API key (browser sessions only)', { '200': json(obj({ id: str, revoked: { type: 'boolean' } })) }, { ...sessionOnly, parameters: [idParameter] }, notFound),
+    delete: op(
+      'revokeApiKey',
+      'Revoke an API key (browser sessions only)',
+      { '200': json(obj({ id: str, revoked: { type: 'boolean' } })) },
+      { ...sessionOnly, parameters: [idParameter] },
+      notFound,
+    ),
   },
 };
 
@@ -85,7 +142,7 @@ export const openapiDocument = {
   servers: openapiServers,
   security: [{ apiKey: [] }, { session: [] }],
   tags: [
-    { name: TAG, description: 'The account\'s __resource__ records' },
+    { name: TAG, description: "The account's __resource__ records" },
     { name: 'Sync', description: 'Every change of the account, as a resumable feed and as a live stream' },
     apiKeysTag,
     webhooks.tag,
@@ -95,24 +152,71 @@ export const openapiDocument = {
     ...authOpenApiPaths('__name__'),
     ...keysPaths,
     '/api/__name__': {
-      get: op('list__Title__', 'List __resource__ records (oldest first, keyset paged)', {
-        '200': json({ ...obj({ items: { type: 'array', maxItems: 100, items: ref('__Resource__') }, nextCursor: { anyOf: [{ type: 'string', maxLength: 200 }, { type: 'null' }] } }), description: 'Keyset page: pass nextCursor as cursor for the next one; null on the last page' }),
-      }, { parameters: queryParameters(listQuery) }),
-      post: op('create__Resource__', 'Create a __resource__', { '201': json(ref('__Resource__'), 'Created') }, body(__resource__CreateBody)),
+      get: op(
+        'list__Title__',
+        'List __resource__ records (oldest first, keyset paged)',
+        {
+          '200': json({
+            ...obj({
+              items: { type: 'array', maxItems: 100, items: ref('__Resource__') },
+              nextCursor: { anyOf: [{ type: 'string', maxLength: 200 }, { type: 'null' }] },
+            }),
+            description: 'Keyset page: pass nextCursor as cursor for the next one; null on the last page',
+          }),
+        },
+        { parameters: queryParameters(listQuery) },
+      ),
+      post: op(
+        'create__Resource__',
+        'Create a __resource__',
+        { '201': json(ref('__Resource__'), 'Created') },
+        body(__resource__CreateBody),
+      ),
     },
     '/api/__name__/{id}': {
-      get: op('get__Resource__', 'Get a __resource__', { '200': json(ref('__Resource__')) }, { parameters: [idParameter] }, notFound),
-      patch: op('update__Resource__', 'Update a __resource__ (title, url)', { '200': json(ref('__Resource__')) }, { parameters: [idParameter], ...body(__resource__PatchBody) }, notFound),
-      delete: op('delete__Resource__', 'Delete a __resource__', { '204': { description: 'Deleted; no body' } }, { parameters: [idParameter] }, notFound),
+      get: op(
+        'get__Resource__',
+        'Get a __resource__',
+        { '200': json(ref('__Resource__')) },
+        { parameters: [idParameter] },
+        notFound,
+      ),
+      patch: op(
+        'update__Resource__',
+        'Update a __resource__ (title, url)',
+        { '200': json(ref('__Resource__')) },
+        { parameters: [idParameter], ...body(__resource__PatchBody) },
+        notFound,
+      ),
+      delete: op(
+        'delete__Resource__',
+        'Delete a __resource__',
+        { '204': { description: 'Deleted; no body' } },
+        { parameters: [idParameter] },
+        notFound,
+      ),
     },
     '/api/__name__/changes': {
       get: {
-        ...op('list__Resource__Changes', 'Sync: the __resource__ records changed since a cursor', {
-          '200': json(obj({ changes: { type: 'array', maxItems: 500, items: ref('Change') }, nextCursor: { type: 'string', maxLength: 500 }, hasMore: { type: 'boolean' } })),
-        }, {
-          description: 'Without a cursor a full sync starts: every __resource__ as an `upsert`. Then, with each `nextCursor`, every __resource__ changed since, once, in its latest state, in commit order; a deleted one is a `delete` with `item: null`. `hasMore: true`: call again now with `nextCursor`. Cursors are bound to your account and stay valid 30 days.',
-          parameters: queryParameters(changesQuery),
-        }, cursorErrors),
+        ...op(
+          'list__Resource__Changes',
+          'Sync: the __resource__ records changed since a cursor',
+          {
+            '200': json(
+              obj({
+                changes: { type: 'array', maxItems: 500, items: ref('Change') },
+                nextCursor: { type: 'string', maxLength: 500 },
+                hasMore: { type: 'boolean' },
+              }),
+            ),
+          },
+          {
+            description:
+              'Without a cursor a full sync starts: every __resource__ as an `upsert`. Then, with each `nextCursor`, every __resource__ changed since, once, in its latest state, in commit order; a deleted one is a `delete` with `item: null`. `hasMore: true`: call again now with `nextCursor`. Cursors are bound to your account and stay valid 30 days.',
+            parameters: queryParameters(changesQuery),
+          },
+          cursorErrors,
+        ),
         tags: ['Sync'],
       },
     },
@@ -125,7 +229,13 @@ export const openapiDocument = {
         change: ref('Change'),
         cursorMaxLength: 500,
         security: [{ apiKey: ['__name__:read'] }, { session: [] }],
-        responses: { ...common, ...cursorErrors, '429': error('too_many_streams: 10 streams of this account are open (Retry-After says when to try again), or a rate limit as on every request') },
+        responses: {
+          ...common,
+          ...cursorErrors,
+          '429': error(
+            'too_many_streams: 10 streams of this account are open (Retry-After says when to try again), or a rate limit as on every request',
+          ),
+        },
       }),
     },
   },

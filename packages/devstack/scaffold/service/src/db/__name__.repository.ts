@@ -7,22 +7,46 @@ export type __Resource__Row = Selectable<__Resource__Table>;
 
 /** The account's live __resource__ `id`, or undefined. */
 export function find__Resource__(db: Db, accountId: string, id: string): Promise<__Resource__Row | undefined> {
-  return db.selectFrom('__name__').selectAll().where('account_id', '=', accountId).where('id', '=', id).where('deleted_at', 'is', null).executeTakeFirst();
+  return db
+    .selectFrom('__name__')
+    .selectAll()
+    .where('account_id', '=', accountId)
+    .where('id', '=', id)
+    .where('deleted_at', 'is', null)
+    .executeTakeFirst();
 }
 
 /** A page of the account's live records in (created_at, id) order after `after` (__name___account_idx). */
-export function list__Title__(db: Db, accountId: string, opts: { limit: number; after?: readonly [string, string] | undefined }): Promise<__Resource__Row[]> {
+export function list__Title__(
+  db: Db,
+  accountId: string,
+  opts: { limit: number; after?: readonly [string, string] | undefined },
+): Promise<__Resource__Row[]> {
   let query = db.selectFrom('__name__').selectAll().where('account_id', '=', accountId).where('deleted_at', 'is', null);
-  if (opts.after) query = query.where(sql<boolean>`(created_at, id) > (${opts.after[0]}::timestamptz, ${opts.after[1]}::uuid)`);
+  if (opts.after)
+    query = query.where(sql<boolean>`(created_at, id) > (${opts.after[0]}::timestamptz, ${opts.after[1]}::uuid)`);
   return query.orderBy('created_at').orderBy('id').limit(opts.limit).execute();
 }
 
-export function insert__Resource__(db: Db, accountId: string, values: { title: string; url: string | null }): Promise<__Resource__Row> {
-  return db.insertInto('__name__').values({ account_id: accountId, ...values }).returningAll().executeTakeFirstOrThrow();
+export function insert__Resource__(
+  db: Db,
+  accountId: string,
+  values: { title: string; url: string | null },
+): Promise<__Resource__Row> {
+  return db
+    .insertInto('__name__')
+    .values({ account_id: accountId, ...values })
+    .returningAll()
+    .executeTakeFirstOrThrow();
 }
 
 /** Changes the account's live __resource__ `id`; undefined when there is none. */
-export function update__Resource__(db: Db, accountId: string, id: string, values: { title?: string; url?: string | null }): Promise<__Resource__Row | undefined> {
+export function update__Resource__(
+  db: Db,
+  accountId: string,
+  id: string,
+  values: { title?: string; url?: string | null },
+): Promise<__Resource__Row | undefined> {
   return db
     .updateTable('__name__')
     .set({ ...values, updated_at: sql<string>`now()` })

@@ -1,6 +1,15 @@
 import type { Kysely } from 'kysely';
 import { inTransaction } from '@app/auth/runtime';
-import { WINDOW_ORIGIN, cursorCodec, cursorSigner, decodeWindowCursor, encodeWindowCursor, windowPage, type StreamPage, type WindowPosition } from '@app/auth/streams';
+import {
+  WINDOW_ORIGIN,
+  cursorCodec,
+  cursorSigner,
+  decodeWindowCursor,
+  encodeWindowCursor,
+  windowPage,
+  type StreamPage,
+  type WindowPosition,
+} from '@app/auth/streams';
 import { emitEvent } from '@app/auth/webhooks';
 import { isUuid } from '@app/http-errors/validation';
 import * as repo from '../db/__name__.repository.js';
@@ -19,23 +28,48 @@ function to__Resource__(row: repo.__Resource__Row) {
 export type __Resource__ = ReturnType<typeof to__Resource__>;
 
 /** Records the write's event in its transaction and returns what the API answers. */
-async function emitted(trx: Db, accountId: string, type: __Resource__Event, row: repo.__Resource__Row | undefined): Promise<__Resource__> {
+async function emitted(
+  trx: Db,
+  accountId: string,
+  type: __Resource__Event,
+  row: repo.__Resource__Row | undefined,
+): Promise<__Resource__> {
   if (!row) throw notFound();
   const item = to__Resource__(row);
   await emitEvent(trx, accountId, type, item);
   return item;
 }
 
-export function create__Resource__(db: Db, accountId: string, input: Shape<typeof __resource__CreateBody>): Promise<__Resource__> {
-  return inTransaction(db, async (trx) => emitted(trx, accountId, '__resource__.created', await repo.insert__Resource__(trx, accountId, { title: input.title, url: input.url ?? null })));
+export function create__Resource__(
+  db: Db,
+  accountId: string,
+  input: Shape<typeof __resource__CreateBody>,
+): Promise<__Resource__> {
+  return inTransaction(db, async (trx) =>
+    emitted(
+      trx,
+      accountId,
+      '__resource__.created',
+      await repo.insert__Resource__(trx, accountId, { title: input.title, url: input.url ?? null }),
+    ),
+  );
 }
 
-export function update__Resource__(db: Db, accountId: string, id: string, input: Shape<typeof __resource__PatchBody>): Promise<__Resource__> {
-  return inTransaction(db, async (trx) => emitted(trx, accountId, '__resource__.updated', await repo.update__Resource__(trx, accountId, id, input)));
+export function update__Resource__(
+  db: Db,
+  accountId: string,
+  id: string,
+  input: Shape<typeof __resource__PatchBody>,
+): Promise<__Resource__> {
+  return inTransaction(db, async (trx) =>
+    emitted(trx, accountId, '__resource__.updated', await repo.update__Resource__(trx, accountId, id, input)),
+  );
 }
 
 export async function delete__Resource__(db: Db, accountId: string, id: string): Promise<void> {
-  await inTransaction(db, async (trx) => emitted(trx, accountId, '__resource__.deleted', await repo.delete__Resource__(trx, accountId, id)));
+  await inTransaction(db, async (trx) =>
+    emitted(trx, accountId, '__resource__.deleted', await repo.delete__Resource__(trx, accountId, id)),
+  );
 }
 
 export async function get__Resource__(db: Db, accountId: string, id: string): Promise<__Resource__> {
@@ -49,15 +83,25 @@ export async function get__Resource__(db: Db, accountId: string, id: string): Pr
  * codec, so a cursor edited by hand is a 400 `invalid_cursor`, never a page not handed out.
  */
 const LIST = cursorCodec(cursorSigner('__name__', 'list'), {
-  is: (v): v is [string, string] => Array.isArray(v) && v.length === 2 && typeof v[0] === 'string' && !Number.isNaN(Date.parse(v[0])) && isUuid(v[1]),
-  invalid: () => fail('invalid_cursor', 'cursor is not one this API returned', { details: [{ path: 'cursor', message: 'malformed cursor' }] }),
+  is: (v): v is [string, string] =>
+    Array.isArray(v) && v.length === 2 && typeof v[0] === 'string' && !Number.isNaN(Date.parse(v[0])) && isUuid(v[1]),
+  invalid: () =>
+    fail('invalid_cursor', 'cursor is not one this API returned', {
+      details: [{ path: 'cursor', message: 'malformed cursor' }],
+    }),
 });
 
 export async function list__Title__(db: Db, accountId: string, q: { limit: number; cursor?: string }) {
-  const rows = await repo.list__Title__(db, accountId, { limit: q.limit + 1, after: q.cursor === undefined ? undefined : LIST.decode(q.cursor) });
+  const rows = await repo.list__Title__(db, accountId, {
+    limit: q.limit + 1,
+    after: q.cursor === undefined ? undefined : LIST.decode(q.cursor),
+  });
   const page = rows.slice(0, q.limit);
   const last = page[page.length - 1];
-  return { items: page.map(to__Resource__), nextCursor: rows.length > q.limit && last ? LIST.encode([last.created_at, last.id]) : null };
+  return {
+    items: page.map(to__Resource__),
+    nextCursor: rows.length > q.limit && last ? LIST.encode([last.created_at, last.id]) : null,
+  };
 }
 
 type Change = { type: 'upsert'; id: string; item: __Resource__ } | { type: 'delete'; id: string; item: null };
@@ -73,9 +117,16 @@ const FEED = cursorSigner('__name__', 'changes');
 
 function position(cursor: string, accountId: string, nowSeconds: number): WindowPosition {
   const p = decodeWindowCursor(FEED, cursor, accountId, nowSeconds);
-  if (p === 'expired') throw fail('cursor_expired', 'cursor is older than 30 days; start a full sync again without a cursor');
-  if (p === 'foreign') throw fail('invalid_cursor', 'cursor belongs to another account', { details: [{ path: 'cursor', message: 'was not issued to this account' }] });
-  if (p === 'invalid') throw fail('invalid_cursor', 'cursor is malformed or was altered; start again without it', { details: [{ path: 'cursor', message: 'is not a cursor this feed issued' }] });
+  if (p === 'expired')
+    throw fail('cursor_expired', 'cursor is older than 30 days; start a full sync again without a cursor');
+  if (p === 'foreign')
+    throw fail('invalid_cursor', 'cursor belongs to another account', {
+      details: [{ path: 'cursor', message: 'was not issued to this account' }],
+    });
+  if (p === 'invalid')
+    throw fail('invalid_cursor', 'cursor is malformed or was altered; start again without it', {
+      details: [{ path: 'cursor', message: 'is not a cursor this feed issued' }],
+    });
   return p;
 }
 
@@ -84,7 +135,12 @@ function position(cursor: string, accountId: string, nowSeconds: number): Window
  * event ids): without a cursor a full sync of every live record, then each change once in its
  * latest state, in commit order, never missing a late commit (the window of @app/auth/streams).
  */
-export async function readChanges(db: Db, accountId: string, query: { cursor?: string | undefined; limit: number }, nowMillis = Date.now()): Promise<ChangesPage & StreamPage> {
+export async function readChanges(
+  db: Db,
+  accountId: string,
+  query: { cursor?: string | undefined; limit: number },
+  nowMillis = Date.now(),
+): Promise<ChangesPage & StreamPage> {
   const now = Math.floor(nowMillis / 1000);
   const from = query.cursor === undefined ? undefined : position(query.cursor, accountId, now);
   const { horizon, rows } = await repo.changesPage(db, {
@@ -94,13 +150,25 @@ export async function readChanges(db: Db, accountId: string, query: { cursor?: s
     limit: query.limit + 1,
   });
   const page = windowPage(rows, query.limit, from, horizon, now);
-  const changes = page.rows.map((r): Change => (r.deleted ? { type: 'delete', id: r.id, item: null } : { type: 'upsert', id: r.id, item: to__Resource__(r) }));
+  const changes = page.rows.map((r): Change =>
+    r.deleted ? { type: 'delete', id: r.id, item: null } : { type: 'upsert', id: r.id, item: to__Resource__(r) },
+  );
   const cursor = (p: WindowPosition) => encodeWindowCursor(FEED, accountId, p);
-  return { changes, nextCursor: cursor(page.next), hasMore: page.hasMore, reached: page.reached, cursorAfter: (k) => cursor(page.after(k)) };
+  return {
+    changes,
+    nextCursor: cursor(page.next),
+    hasMore: page.hasMore,
+    reached: page.reached,
+    cursorAfter: (k) => cursor(page.after(k)),
+  };
 }
 
 /** A page of the changes feed (GET /api/__name__/changes). */
-export async function listChanges(db: Db, accountId: string, query: { cursor?: string; limit: number }): Promise<ChangesPage> {
+export async function listChanges(
+  db: Db,
+  accountId: string,
+  query: { cursor?: string; limit: number },
+): Promise<ChangesPage> {
   const { changes, nextCursor, hasMore } = await readChanges(db, accountId, query);
   return { changes, nextCursor, hasMore };
 }

@@ -33,12 +33,15 @@ function __name__Routes(router: Router, { db, streams }: RouteContext<Database>)
   router.get('/__name__/changes', async (req, res) => {
     res.json(await records.listChanges(db, account(req), feedQuery.parse(req.query)));
   });
-  router.get('/__name__/changes/stream', streams.route((req) => {
-    // The hub takes the start point (cursor or Last-Event-ID); the query is checked here first.
-    feedQuery.parse(req.query);
-    const accountId = account(req);
-    return { key: accountId, read: (cursor, limit) => records.readChanges(db, accountId, { cursor, limit }) };
-  }));
+  router.get(
+    '/__name__/changes/stream',
+    streams.route((req) => {
+      // The hub takes the start point (cursor or Last-Event-ID); the query is checked here first.
+      feedQuery.parse(req.query);
+      const accountId = account(req);
+      return { key: accountId, read: (cursor, limit) => records.readChanges(db, accountId, { cursor, limit }) };
+    }),
+  );
   router.get('/__name__/:id', async (req, res) => {
     res.json(await records.get__Resource__(db, account(req), pathId(req)));
   });

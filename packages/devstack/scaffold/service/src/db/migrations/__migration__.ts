@@ -21,7 +21,9 @@ export async function up(db: Kysely<any>): Promise<void> {
       change_xid xid8 not null default pg_current_xact_id()
     )`.execute(db);
   // The list: one account's live records, oldest first, from a keyset cursor.
-  await sql`create index __name___account_idx on __name__ (account_id, created_at, id) where deleted_at is null`.execute(db);
+  await sql`create index __name___account_idx on __name__ (account_id, created_at, id) where deleted_at is null`.execute(
+    db,
+  );
   // The feed: one account's rows in change order, from a cursor.
   await sql`create index __name___changes_idx on __name__ (account_id, change_xid, id)`.execute(db);
   const announce = await streamAnnounceFunction(db);
@@ -32,7 +34,9 @@ export async function up(db: Kysely<any>): Promise<void> {
       perform ${announce}(new.account_id, (new.change_xid::text::numeric + 1)::text);
       return new;
     end $$`.execute(db);
-  await sql`create trigger __name___feed_stamp before insert or update on __name__ for each row execute function __name___feed_stamp()`.execute(db);
+  await sql`create trigger __name___feed_stamp before insert or update on __name__ for each row execute function __name___feed_stamp()`.execute(
+    db,
+  );
 }
 
 export async function down(db: Kysely<any>): Promise<void> {

@@ -9,5 +9,5 @@ export const migrations: Record<string, Migration> = {
   ...authMigrations,
   ...webhookMigrations('__name__'),
   ...streamMigrations('__name__'),
-  '__migration__': created,
+  __migration__: created,
 };
