@@ -42,18 +42,14 @@ async function nonFavorites(accountId: string): Promise<number> {
 describe('GET /api/settings', () => {
   it('answers the defaults for a new account', async () => {
     const c = await t.caller();
-    await t
-      .http()
-      .get('/api/settings')
-      .set('Authorization', c.auth)
-      .expect(200, {
-        historyLimit: 1000,
-        retentionDays: 0,
-        captureEnabled: true,
-        sensitiveItemTtlSeconds: 60,
-        sealSalt: null,
-        updatedAt: null,
-      });
+    await t.http().get('/api/settings').set('Authorization', c.auth).expect(200, {
+      historyLimit: 1000,
+      retentionDays: 0,
+      captureEnabled: true,
+      sensitiveItemTtlSeconds: 60,
+      sealSalt: null,
+      updatedAt: null,
+    });
   });
 });
 
@@ -84,18 +80,14 @@ describe('PUT /api/settings', () => {
     const read = await t.http().get('/api/settings').set('Authorization', c.auth).expect(200);
     expect(read.body).toEqual(res2.body);
     const other = await t.caller();
-    await t
-      .http()
-      .get('/api/settings')
-      .set('Authorization', other.auth)
-      .expect(200, {
-        historyLimit: 1000,
-        retentionDays: 0,
-        captureEnabled: true,
-        sensitiveItemTtlSeconds: 60,
-        sealSalt: null,
-        updatedAt: null,
-      });
+    await t.http().get('/api/settings').set('Authorization', other.auth).expect(200, {
+      historyLimit: 1000,
+      retentionDays: 0,
+      captureEnabled: true,
+      sensitiveItemTtlSeconds: 60,
+      sealSalt: null,
+      updatedAt: null,
+    });
   });
 
   it.each([
@@ -114,18 +106,14 @@ describe('PUT /api/settings', () => {
     const c = await t.caller();
     const res = await t.http().put('/api/settings').set('Authorization', c.auth).send(body).expect(400);
     expect(res.body.error).toMatch(message);
-    await t
-      .http()
-      .get('/api/settings')
-      .set('Authorization', c.auth)
-      .expect(200, {
-        historyLimit: 1000,
-        retentionDays: 0,
-        captureEnabled: true,
-        sensitiveItemTtlSeconds: 60,
-        sealSalt: null,
-        updatedAt: null,
-      });
+    await t.http().get('/api/settings').set('Authorization', c.auth).expect(200, {
+      historyLimit: 1000,
+      retentionDays: 0,
+      captureEnabled: true,
+      sensitiveItemTtlSeconds: 60,
+      sealSalt: null,
+      updatedAt: null,
+    });
   });
 
   it('refuses a missing body with 400', async () => {

@@ -101,15 +101,13 @@ export function authorizePageRenderer(
       const target = new URL(view.redirectUri).origin;
       if (csp) res.set('Content-Security-Policy', csp.replace(/form-action [^;]*/, `form-action 'self' ${target}`));
     }
-    res
-      .type('html')
-      .send(
-        page({
-          signedIn: view.signedIn,
-          mode: 'authorize',
-          ...(view.signedIn ? { consent: consentSection(cfg, view) } : {}),
-        }),
-      );
+    res.type('html').send(
+      page({
+        signedIn: view.signedIn,
+        mode: 'authorize',
+        ...(view.signedIn ? { consent: consentSection(cfg, view) } : {}),
+      }),
+    );
   };
 }
 

@@ -80,13 +80,11 @@ function rebindingGuard(allowed: readonly string[]): RequestHandler {
   return (req, res, next) => {
     const origin = req.get('origin');
     if (origin === undefined || origins.has(origin) || isLoopback(origin)) return next();
-    res
-      .status(403)
-      .json({
-        jsonrpc: '2.0',
-        error: { code: CONNECTION_CLOSED, message: `Origin ${origin.slice(0, 200)} may not call this MCP server` },
-        id: null,
-      });
+    res.status(403).json({
+      jsonrpc: '2.0',
+      error: { code: CONNECTION_CLOSED, message: `Origin ${origin.slice(0, 200)} may not call this MCP server` },
+      id: null,
+    });
   };
 }
 
