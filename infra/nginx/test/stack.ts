@@ -108,11 +108,10 @@ export function everyRateLimitAt(
  */
 export function familyRequests(service: Service): Array<{ family: string; path: string; method: string }> {
   // eslint-disable-next-line @typescript-eslint/no-require-imports -- the documents are CommonJS builds, found at run time
-  const document = (
-    require(join(repoRoot, 'apps', service, 'dist', 'openapi.js')) as {
-      openapiDocument: { paths: Record<string, Record<string, unknown>> };
-    }
-  ).openapiDocument;
+  const built = require(join(repoRoot, 'apps', service, 'dist', 'openapi.js')) as {
+    openapiDocument: { paths: Record<string, Record<string, unknown>> };
+  };
+  const document = built.openapiDocument;
   const paths = Object.keys(document.paths).filter((path) => !path.includes('{'));
   return declared(service).paths.families.map((family) => {
     const under = paths.filter((p) => p === family || p.startsWith(`${family}/`)).sort((a, b) => a.length - b.length);

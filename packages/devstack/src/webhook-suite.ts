@@ -26,6 +26,10 @@ const UNLIMITED = {
 };
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
+/** The markers of the events `r` received, in order. */
+const markers = (r: Receiver, all: string[]) =>
+  r.received.map((x) => all.find((m) => x.body.includes(m))).filter((m) => m !== undefined);
+
 /**
  * DESIGN.md "Webhooks" and "Hardening", run by each service against its own app: changing a
  * subscription needs the read scope of every event it carries, deliveries follow the scopes of
@@ -74,10 +78,6 @@ export function webhookSuite(target: WebhookSuiteTarget): void {
         .expect(201)
     ).body as { id: string; secret: string };
   }
-  /** The markers of the events `r` received, in order. */
-  const markers = (r: Receiver, all: string[]) =>
-    r.received.map((x) => all.find((m) => x.body.includes(m))).filter((m) => m !== undefined);
-
   describe('changing a subscription', () => {
     it(`refuses a key holding only webhooks that re-points a session's subscription to its own receiver (403), and sends the next ${type} only to the old one`, async () => {
       const o = await owner();
@@ -192,6 +192,14 @@ export function webhookSuite(target: WebhookSuiteTarget): void {
     });
   });
 
+  targetSuite(target);
+  productionSecretsSuite(service);
+}
+
+/** Targets a webhook may not have, on a service started without WEBHOOK_ALLOW_PRIVATE. */
+function targetSuite(target: WebhookSuiteTarget): void {
+  const { envelope, paths } = target.declaration;
+  const { type } = target.event;
   describe('webhook targets without WEBHOOK_ALLOW_PRIVATE', () => {
     it('refuses IPv4-mapped IPv6 (::ffff:0:0/96) and local-use NAT64 (64:ff9b:1::/48) addresses with 400 on /url, as it refuses private ones', async () => {
       const strict = await target.start({ ...UNLIMITED });
@@ -231,7 +239,7 @@ export function webhookSuite(target: WebhookSuiteTarget): void {
               status: res.status,
               path: envelope === 'rich' ? res.body.error?.details?.[0]?.path : '/url',
             });
-            if (res.status === 400) expectEnvelope(res.body, 'validation_failed');
+            if (res.status === 400) assertEnvelope(envelope, res.body, 'validation_failed');
           }
         }
         expect(answers).toEqual(
@@ -245,7 +253,10 @@ export function webhookSuite(target: WebhookSuiteTarget): void {
       }
     });
   });
+}
 
+/** With NODE_ENV=production the service will not start without its own secrets. */
+function productionSecretsSuite(service: string): void {
   describe('production secrets', () => {
     it.each(['MCP_SESSION_SECRET', 'WEBHOOK_SECRET_KEY'])(
       'stops the process with NODE_ENV=production and no %s: one line naming it, exit code 1',

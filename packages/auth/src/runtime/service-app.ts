@@ -201,74 +201,9 @@ export function createServiceApp(o: ServiceAppOptions): Express {
     const skip = (req: Request) => !applies(isMcp(req) ? 'GET' : req.method) || calls.prepaid(req, limit.name);
     app.use(createRateLimit({ ...limit, skip, windowMs: 60_000, redis: o.redis, prefix: o.config.redisPrefix }));
   }
-  const operations = toolsFromOpenApi(o.openapiDocument, {
-    excludePaths: [declared.paths.keys],
-    notes: o.mcp.toolNotes,
-  });
-  app.use(
-    under(
-      [mcpPath(service)],
-      mcpRouter({
-        auth,
-        tools: operations,
-        taskTools: taskTools([...o.mcp.tools, ...WEBHOOK_TOOLS], operations),
-        prompts: o.mcp.prompts,
-        // The per-operation tools repeat the notes in each description; the task-level tools rely on these.
-        instructions: `${o.mcp.instructions}\n\n${o.mcp.toolNotes}`,
-        envelope,
-        bodyLimitBytes: o.config.bodyLimitBytes,
-        publicUrl: o.config.publicUrl,
-        allowedOrigins: [...o.config.allowedOrigins, ...(o.config.publicUrl ? [o.config.publicUrl] : [])],
-        redact: o.mcp.redact,
-        present: o.mcp.present,
-        redis: o.redis,
-        redisPrefix: o.config.redisPrefix,
-        logger: o.logger,
-        sessionSecret: o.config.mcpSessionSecret,
-        confirmationSeconds: o.config.mcpConfirmationSeconds,
-        calls,
-      }),
-    ),
-  );
+  app.use(under([mcp], mcpRouterOf(o, auth, calls)));
   const json = jsonBody({ limit: o.config.bodyLimitBytes });
-  const provider = new OAuthProvider({
-    db: o.db,
-    cfg: auth,
-    credentials,
-    resourceOf: ownResource,
-    render: authorizePageRenderer(auth, declared.paths.keys, o.config.signup),
-    // Their own switch, not the webhooks': npm start allows local webhook receivers, not this.
-    clientDocuments: {
-      allowPrivate: o.config.oauth.cimdAllowPrivate,
-      get: (url, maxBytes, timeoutMs) =>
-        getBounded(url, { accept: 'application/json' }, maxBytes, timeoutMs, {
-          allowPrivate: o.config.oauth.cimdAllowPrivate,
-        }),
-      log: (reason) => o.logger.debug({ reason }, 'client metadata document refused'),
-    },
-  });
-  const registrationLimit = createRateLimit({
-    name: 'oauth-register',
-    limit: o.config.oauth.registrationsPerHour,
-    windowMs: 3_600_000,
-    by: 'address',
-    applies: (method) => method === 'POST',
-    redis: o.redis,
-    prefix: o.config.redisPrefix,
-  });
-  app.use(
-    under(
-      Object.values(oauthPaths(service)),
-      oauthRouter({
-        cfg: auth,
-        db: o.db,
-        provider,
-        publicUrl: o.config.publicUrl,
-        errorPage: authorizeErrorPage(auth),
-        registrationLimit,
-      }),
-    ),
-  );
+  app.use(under(Object.values(oauthPaths(service)), oauthRouterOf(o, auth, credentials, ownResource)));
   const accounts = new AccountService(
     o.db,
     auth,
@@ -313,6 +248,76 @@ export function createServiceApp(o: ServiceAppOptions): Express {
   app.use(notFoundHandler());
   app.use(errorHandler({ style: envelope, logger: o.logger }));
   return app;
+}
+
+/** The MCP server of the service: a tool per documented operation, its task-level tools and prompts. */
+function mcpRouterOf(o: ServiceAppOptions, auth: AuthConfig, calls: ReturnType<typeof innerCalls>): Router {
+  const operations = toolsFromOpenApi(o.openapiDocument, {
+    excludePaths: [o.service.paths.keys],
+    notes: o.mcp.toolNotes,
+  });
+  return mcpRouter({
+    auth,
+    tools: operations,
+    taskTools: taskTools([...o.mcp.tools, ...WEBHOOK_TOOLS], operations),
+    prompts: o.mcp.prompts,
+    // The per-operation tools repeat the notes in each description; the task-level tools rely on these.
+    instructions: `${o.mcp.instructions}\n\n${o.mcp.toolNotes}`,
+    envelope: o.service.envelope,
+    bodyLimitBytes: o.config.bodyLimitBytes,
+    publicUrl: o.config.publicUrl,
+    allowedOrigins: [...o.config.allowedOrigins, ...(o.config.publicUrl ? [o.config.publicUrl] : [])],
+    redact: o.mcp.redact,
+    present: o.mcp.present,
+    redis: o.redis,
+    redisPrefix: o.config.redisPrefix,
+    logger: o.logger,
+    sessionSecret: o.config.mcpSessionSecret,
+    confirmationSeconds: o.config.mcpConfirmationSeconds,
+    calls,
+  });
+}
+
+/** The OAuth authorization server (metadata, registration, authorize, token, revocation). */
+function oauthRouterOf(
+  o: ServiceAppOptions,
+  auth: AuthConfig,
+  credentials: ReturnType<typeof createCredentialResolver>,
+  resourceOf: (req: Request) => string,
+): Router {
+  const provider = new OAuthProvider({
+    db: o.db,
+    cfg: auth,
+    credentials,
+    resourceOf,
+    render: authorizePageRenderer(auth, o.service.paths.keys, o.config.signup),
+    // Their own switch, not the webhooks': npm start allows local webhook receivers, not this.
+    clientDocuments: {
+      allowPrivate: o.config.oauth.cimdAllowPrivate,
+      get: (url, maxBytes, timeoutMs) =>
+        getBounded(url, { accept: 'application/json' }, maxBytes, timeoutMs, {
+          allowPrivate: o.config.oauth.cimdAllowPrivate,
+        }),
+      log: (reason) => o.logger.debug({ reason }, 'client metadata document refused'),
+    },
+  });
+  const registrationLimit = createRateLimit({
+    name: 'oauth-register',
+    limit: o.config.oauth.registrationsPerHour,
+    windowMs: 3_600_000,
+    by: 'address',
+    applies: (method) => method === 'POST',
+    redis: o.redis,
+    prefix: o.config.redisPrefix,
+  });
+  return oauthRouter({
+    cfg: auth,
+    db: o.db,
+    provider,
+    publicUrl: o.config.publicUrl,
+    errorPage: authorizeErrorPage(auth),
+    registrationLimit,
+  });
 }
 
 /** How often a worker forgets OAuth clients that never got a grant (each run deletes a bounded batch). */

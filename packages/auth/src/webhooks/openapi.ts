@@ -36,14 +36,12 @@ const tooLarge = err("`payload_too_large`: body over the service's limit");
 const notFound = err('`not_found`: no such subscription of this account (or an id that is not a UUID)');
 const idParam = idPathParameter('subscription id (a UUID; anything else is 404)');
 
-/**
- * The webhook routes of a service's OpenAPI document at `path` (`/api/v1/webhooks`, ...), its tag
- * and schemas, for the app to spread into its own document (which defines `Error`).
- */
-export function webhookOpenApi(path: string, catalog: EventCatalog) {
-  const names = Object.keys(catalog);
-  const eventList = names.map((n) => `\`${n}\` (needs \`${catalog[n]}\`)`).join(', ');
-  const tag = {
+/** The Webhooks tag: the events, how a delivery is signed, retried and ordered, and who may change a subscription. */
+function webhooksTag(catalog: EventCatalog) {
+  const eventList = Object.keys(catalog)
+    .map((n) => `\`${n}\` (needs \`${catalog[n]}\`)`)
+    .join(', ');
+  return {
     name: 'Webhooks',
     description:
       `Signed event deliveries (Standard Webhooks). Events: ${eventList}, and \`ping\` (POST /{id}/test). ` +
@@ -56,6 +54,15 @@ export function webhookOpenApi(path: string, catalog: EventCatalog) {
       'and the caller becomes its last changer: a subscription last changed with a key (or a connected app) receives an event only while that key is live and holds the read scope. Failing for 5 days disables it (`disabledReason`). ' +
       `At most ${MAX_SUBSCRIPTIONS} subscriptions per account (409 \`webhook_limit_reached\`).`,
   };
+}
+
+/**
+ * The webhook routes of a service's OpenAPI document at `path` (`/api/v1/webhooks`, ...), its tag
+ * and schemas, for the app to spread into its own document (which defines `Error`).
+ */
+export function webhookOpenApi(path: string, catalog: EventCatalog) {
+  const names = Object.keys(catalog);
+  const tag = webhooksTag(catalog);
   const item = `${path}/{id}`;
   const paths = {
     [path]: {
