@@ -1,5 +1,6 @@
 import type { Router } from 'express';
 import { apiRouter } from '@app/auth/runtime';
+import { batchRoutes } from './batch.routes.js';
 import { tasksRoutes, type TasksRouteContext } from './tasks.routes.js';
 
 /**
@@ -8,5 +9,5 @@ import { tasksRoutes, type TasksRouteContext } from './tasks.routes.js';
  * app.ts's scopeByMethod has, before any of them runs (GET/HEAD tasks:read, else write).
  */
 export function apiRoutes(ctx: TasksRouteContext): Router {
-  return apiRouter(ctx, [tasksRoutes]);
+  return apiRouter(ctx, [tasksRoutes, batchRoutes]);
 }
