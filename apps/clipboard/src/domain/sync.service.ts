@@ -1,5 +1,5 @@
 import { cursorCodec, cursorSigner, type StreamPage } from '@app/auth/streams';
-import { emitEvents } from '@app/auth/webhooks';
+import { emitEvents, previousOf, type EventInput } from '@app/auth/webhooks';
 import { entriesWithin } from '@app/http-errors';
 import * as itemsRepo from '../db/items.repository.js';
 import * as snippetsRepo from '../db/snippets.repository.js';
@@ -235,7 +235,7 @@ const conflict = (seq: number, error: string): Outcome => ({ status: 'conflict',
 class Batch {
   prune = false;
   /** The webhook events of the changes applied, in order; written with the batch. */
-  readonly events: Array<{ type: ClipboardEvent; data: unknown }> = [];
+  readonly events: Array<EventInput & { type: ClipboardEvent }> = [];
   private snippetCount: number | undefined;
 
   constructor(
@@ -316,7 +316,8 @@ async function applyItem(b: Batch, c: ClientChange): Promise<Outcome> {
       ? await itemsRepo.updateItem(b.tx, id, b.data.item.parse(c.data))
       : (await itemsRepo.setFavorite(b.tx, id, b.data.favorite.parse(c.data).favorite))!;
   b.items.set(id, row);
-  b.events.push({ type: 'clipboard.item.updated', data: toSharedItem(row) });
+  const item = toSharedItem(row);
+  b.events.push({ type: 'clipboard.item.updated', data: item, previous: previousOf(toSharedItem(current), item) });
   return applied(b.tx.record('item', id, 'upsert'));
 }
 
@@ -374,7 +375,9 @@ async function applySettingsChange(b: Batch, c: ClientChange): Promise<Outcome> 
       missed.seq,
       `the settings changed on the server (seq ${missed.seq}) after baseSeq; the server version stands`,
     );
-  b.events.push({ type: 'settings.updated', data: await applySettings(b.tx, b.data.settings.parse(c.data)) });
+  const before = toSettings(b.tx.state);
+  const settings = await applySettings(b.tx, b.data.settings.parse(c.data));
+  b.events.push({ type: 'settings.updated', data: settings, previous: previousOf(before, settings) });
   return applied(b.tx.pending('settings', b.tx.accountId)!.seq);
 }
 
