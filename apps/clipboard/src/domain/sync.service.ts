@@ -360,7 +360,11 @@ async function applySnippet(b: Batch, c: ClientChange): Promise<Outcome> {
     );
   if (values.keyword && (await snippetsRepo.findByKeyword(b.tx, values.keyword, id)))
     return rejected(keywordMessage(values.keyword));
-  b.snippets.set(id, await snippetsRepo.updateSnippet(b.tx, values));
+  const row = await snippetsRepo.updateSnippet(b.tx, values);
+  b.snippets.set(id, row);
+  const snippet = toSnippet(row);
+  const previous = previousOf(toSnippet(current), snippet);
+  if (Object.keys(previous).length > 0) b.events.push({ type: 'snippet.updated', data: snippet, previous });
   return applied(b.tx.record('snippet', id, 'upsert'));
 }
 
@@ -448,7 +452,6 @@ export async function sync(
     }
     await insertReceipts(tx, fresh);
     if (batch.prune) await pruneHistory(tx);
-    // A snippet edit has no event of its own (the catalog names created and deleted only).
     await emitEvents(tx.trx, accountId, batch.events);
     return out;
   });
