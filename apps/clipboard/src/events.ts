@@ -8,6 +8,7 @@ export const CLIPBOARD_EVENTS = {
   'clipboard.item.updated': 'clipboard:read',
   'clipboard.item.deleted': 'clipboard:read',
   'snippet.created': 'snippets:read',
+  'snippet.updated': 'snippets:read',
   'snippet.deleted': 'snippets:read',
   'settings.updated': 'settings:read',
 } as const;

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { startReceiver, type Receiver } from '@app/devstack';
+import { principalsOf, startReceiver, type Receiver } from '@app/devstack';
 import { HIGH_LIMITS } from './helpers/factories.js';
 import { startTestApp, type TestApp } from './helpers/harness.js';
 
@@ -8,6 +8,7 @@ const EVENTS = [
   'clipboard.item.updated',
   'clipboard.item.deleted',
   'snippet.created',
+  'snippet.updated',
   'snippet.deleted',
   'settings.updated',
 ];
@@ -172,5 +173,77 @@ describe('clipboard webhooks', () => {
     const other = await t.http().get(`/api/clipboard/webhooks/${sub.id}`).set('Authorization', b.auth);
     expect(other.status).toBe(404);
     expect(typeof other.body.error).toBe('string');
+  });
+
+  it("names the key or session that made each change, and an update's previous holds only the fields it changed", async () => {
+    const c = await t.caller();
+    const p = await principalsOf(t, '/api/settings/keys', c.accountId);
+    const local = await startReceiver();
+    try {
+      await t
+        .http()
+        .post('/api/clipboard/webhooks')
+        .set('Authorization', c.auth)
+        .send({ url: local.url, events: ['clipboard.item.updated', 'settings.updated'] })
+        .expect(201);
+      const before = (await t.http().get('/api/settings').set('Authorization', c.auth).expect(200)).body;
+      const item = (
+        await t
+          .http()
+          .post('/api/clipboard')
+          .set('Authorization', c.auth)
+          .send({ type: 'text', content: 'x', source: 'api' })
+          .expect(201)
+      ).body;
+      await t
+        .http()
+        .patch(`/api/clipboard/${item.id}/favorite`)
+        .set('Authorization', p.key.auth)
+        .send({ favorite: true })
+        .expect(200);
+      await t.http().put('/api/settings').set('Cookie', p.cookie).send({ historyLimit: 321 }).expect(200);
+      await local.waitFor((all) => all.length >= 2);
+      expect(local.received.map((r) => [r.event.type, r.event.actor, r.event.previous])).toEqual([
+        ['clipboard.item.updated', { type: 'key', id: p.key.id }, { favorite: false }],
+        ['settings.updated', { type: 'session', id: p.sessionId }, { historyLimit: before.historyLimit }],
+      ]);
+    } finally {
+      await local.close();
+    }
+  });
+
+  it('sends snippet.updated with the fields before for each snippet a replace changes, none for one it keeps as it was', async () => {
+    const c = await t.caller();
+    const local = await startReceiver();
+    try {
+      await t
+        .http()
+        .post('/api/clipboard/webhooks')
+        .set('Authorization', c.auth)
+        .send({ url: local.url, events: ['snippet.created', 'snippet.updated', 'snippet.deleted'] })
+        .expect(201);
+      const put = async (items: object[]) =>
+        (await t.http().put('/api/snippets').set('Authorization', c.auth).send({ items }).expect(200)).body.items;
+      const [a, b] = await put([
+        { name: 'a', content: 'one' },
+        { name: 'b', content: 'two', keyword: 'bb' },
+      ]);
+      const saved = await put([
+        { id: a.id, name: 'a', content: 'one' },
+        { id: b.id, name: 'b', content: 'TWO' },
+        { name: 'c', content: 'three' },
+      ]);
+      const byName = (name: string) => saved.find((s: { name: string }) => s.name === name);
+      await local.waitFor((all) => all.length >= 4);
+      await new Promise((r) => setTimeout(r, 300));
+      expect(local.received.map((r) => [r.event.type, r.event.data, r.event.previous])).toEqual([
+        ['snippet.created', a, undefined],
+        ['snippet.created', b, undefined],
+        ['snippet.updated', byName('b'), { content: 'two', keyword: 'bb' }],
+        ['snippet.created', byName('c'), undefined],
+      ]);
+    } finally {
+      await local.close();
+    }
   });
 });

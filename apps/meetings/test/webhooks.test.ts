@@ -1,4 +1,4 @@
-import { startReceiver, type Receiver } from '@app/devstack';
+import { principalsOf, startReceiver, type Receiver } from '@app/devstack';
 import { addItem, createSeries, sessionOf } from './helpers/factories.js';
 import { startTestApp, type TestApp } from './helpers/harness.js';
 
@@ -67,6 +67,41 @@ describe('meetings webhooks', () => {
     expect(changed).toEqual(updated);
     expect(deleted.id).toBe(item.id);
     expect(noted).toEqual(note);
+  });
+
+  it("names the key or session that made each change, and an update's previous holds only the fields it changed", async () => {
+    const c = await t.caller();
+    const p = await principalsOf(t, '/api/me/keys', c.accountId);
+    const local = await startReceiver();
+    try {
+      await t
+        .http()
+        .post('/api/webhooks')
+        .set('Authorization', c.auth)
+        .send({ url: local.url, events: ['meeting.updated', 'item.updated'] })
+        .expect(201);
+      const { meetings } = await createSeries(t, c);
+      const item = await addItem(t, c, meetings[0].id);
+      await t
+        .http()
+        .patch(`/api/items/${item.id}`)
+        .set('Authorization', p.key.auth)
+        .send({ starred: true })
+        .expect(200);
+      await t
+        .http()
+        .patch(`/api/meetings/${meetings[0].id}`)
+        .set('Cookie', p.cookie)
+        .send({ baseRevision: meetings[0].revision, sharedNotes: 'agenda', privateNotes: 'SECRET' })
+        .expect(200);
+      await local.waitFor((all) => all.length >= 2);
+      expect(local.received.map((r) => [r.event.type, r.event.actor, r.event.previous])).toEqual([
+        ['item.updated', { type: 'key', id: p.key.id }, { starred: item.starred }],
+        ['meeting.updated', { type: 'session', id: p.sessionId }, { sharedNotes: meetings[0].sharedNotes }],
+      ]);
+    } finally {
+      await local.close();
+    }
   });
 
   it('answers 403 to a key without the webhooks scope', async () => {

@@ -1,4 +1,4 @@
-import { pollUntil, startReceiver, type Receiver } from '@app/devstack';
+import { pollUntil, principalsOf, startReceiver, type Receiver } from '@app/devstack';
 import { sql } from 'kysely';
 import { createTask } from './helpers/factories.js';
 import { startTestApp, type Caller, type TestApp } from './helpers/harness.js';
@@ -544,4 +544,35 @@ describe('stopping the delivery worker', () => {
     );
     expect(rows[0]!.n).toBe(0);
   }, 40_000);
+});
+
+describe('who and what changed', () => {
+  it("names the key or session that made each change, and an edit's previous holds only the fields it changed", async () => {
+    const c = await t.caller();
+    const p = await principalsOf(t, '/api/v1/keys', c.accountId);
+    await subscribe(c);
+    const task = await createTask(t, c, { title: 'before', priority: 'low' });
+    await t
+      .http()
+      .patch(`/api/v1/tasks/${task.id}`)
+      .set('Authorization', p.key.auth)
+      .send({ title: 'after' })
+      .expect(200);
+    await t
+      .http()
+      .patch(`/api/v1/tasks/${task.id}`)
+      .set('Cookie', p.cookie)
+      .send({ priority: 'high', notes: task.notes })
+      .expect(200);
+    await t.http().post(`/api/v1/tasks/${task.id}/complete`).set('Cookie', p.cookie).expect(200);
+    await receiver.waitFor((all) => all.length >= 4);
+    const events = receiver.received.map((r) => r.event as Record<string, any>);
+    expect(events.map((e) => [e.type, e.actor, e.previous])).toEqual([
+      ['task.created', { type: 'key', id: expect.any(String) }, undefined],
+      ['task.updated', { type: 'key', id: p.key.id }, { title: 'before' }],
+      ['task.updated', { type: 'session', id: p.sessionId }, { priority: 'low' }],
+      ['task.completed', { type: 'session', id: p.sessionId }, { completedAt: null }],
+    ]);
+    expect(events[0]!.actor.id).not.toBe(p.key.id);
+  });
 });

@@ -19,7 +19,7 @@ export {
 } from './product.js';
 export { startTestApp, stdinOf, ALLOWED_ORIGIN, type AppKit, type TestApp, type TestAppOptions } from './test-app.js';
 export { Supervised } from './supervisor.js';
-export { startReceiver, type Receiver } from './webhook-receiver.js';
+export { principalsOf, startReceiver, type Receiver } from './webhook-receiver.js';
 export { errorCatalogSuite } from './error-catalog.js';
 export { openEventStream, openPausedStream, type OpenedStream } from './event-stream.js';
 export { writeLargestChanges, STREAM_PATHS } from './stream-load.js';

@@ -1,6 +1,8 @@
 import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { sql } from 'kysely';
 import { Webhook } from 'standardwebhooks';
+import type { TestApp } from './test-app.js';
 
 /** One request a receiver got: when, its headers and raw body. */
 interface Received {
@@ -8,8 +10,8 @@ interface Received {
   id: string;
   headers: IncomingHttpHeaders;
   body: string;
-  /** The parsed body: `{type, timestamp, data}`. */
-  event: { type: string; timestamp: string; data: any };
+  /** The parsed body: `{type, timestamp, actor, data, previous?}`. */
+  event: { type: string; timestamp: string; actor: { type: string; id: string }; data: any; previous?: any };
   /** Set when the sender hung up before the answer (it timed out or died). */
   gone: boolean;
 }
@@ -71,7 +73,7 @@ export async function startReceiver(port = 0): Promise<Receiver> {
       try {
         event = JSON.parse(body);
       } catch {
-        event = { type: 'unparsable', timestamp: '', data: null };
+        event = { type: 'unparsable', timestamp: '', actor: { type: '', id: '' }, data: null };
       }
       const r: Received = {
         at: Date.now(),
@@ -97,4 +99,26 @@ export async function startReceiver(port = 0): Promise<Receiver> {
   await new Promise<void>((resolve) => server.listen(port, '127.0.0.1', resolve));
   receiver.url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/hook`;
   return receiver;
+}
+
+/**
+ * The principals an event's `actor` can name, for one account: a browser session (its cookie and
+ * id) and an API key made by it (its id and Authorization header), at the service's `keysPath`.
+ */
+export async function principalsOf(
+  t: Pick<TestApp<any, any>, 'http' | 'admin' | 'db'>,
+  keysPath: string,
+  accountId: string,
+): Promise<{ cookie: string; sessionId: string; key: { id: string; auth: string } }> {
+  const { cookie } = await t.admin('create-session', '--account', accountId);
+  const key = (
+    await t
+      .http()
+      .post(keysPath)
+      .set('Cookie', cookie as string)
+      .send({})
+      .expect(201)
+  ).body;
+  const session = await sql<{ id: string }>`select id from sessions where account_id = ${accountId}`.execute(t.db);
+  return { cookie: cookie as string, sessionId: session.rows[0]!.id, key: { id: key.id, auth: `Bearer ${key.key}` } };
 }

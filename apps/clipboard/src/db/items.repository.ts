@@ -201,14 +201,18 @@ export async function setFavorite(
   tx: AccountTx,
   id: string,
   favorite: boolean | 'toggle',
-): Promise<ItemRow | undefined> {
-  return tx.trx
-    .updateTable('items')
-    .set({ favorite: favorite === 'toggle' ? sql<boolean>`not favorite` : favorite, updated_at: now })
-    .where('account_id', '=', tx.accountId)
-    .where('id', '=', id)
-    .returning(columns)
-    .executeTakeFirst();
+): Promise<(ItemRow & { was_favorite: boolean }) | undefined> {
+  return (
+    tx.trx
+      .updateTable('items')
+      .set({ favorite: favorite === 'toggle' ? sql<boolean>`not favorite` : favorite, updated_at: now })
+      .where('account_id', '=', tx.accountId)
+      .where('id', '=', id)
+      .returning(columns)
+      // A subquery of RETURNING reads the statement's snapshot: the flag before this update.
+      .returning(sql<boolean>`(select w.favorite from items w where w.id = items.id)`.as('was_favorite'))
+      .executeTakeFirst()
+  );
 }
 
 /** Replaces an item's fields (sync upsert of an existing item); a sensitive item stays sensitive, its time running on. */

@@ -1,11 +1,20 @@
 import type { Kysely } from 'kysely';
-import { emitEvent, emitEvents } from '@app/auth/webhooks';
+import { emitEvent, emitEvents, previousOf } from '@app/auth/webhooks';
 import type { Database } from '../db/schema.js';
 import type { ClipboardEvent } from '../events.js';
 
-/** Records an event in the write's transaction; returns `data` (the resource as the API returns it). */
-export async function emit<T>(trx: Kysely<Database>, accountId: string, type: ClipboardEvent, data: T): Promise<T> {
-  await emitEvent(trx, accountId, type, data);
+/**
+ * Records an event in the write's transaction; returns `data` (the resource as the API returns
+ * it). An update passes the resource as it was `before`: the event's `previous` holds what changed.
+ */
+export async function emit<T extends object>(
+  trx: Kysely<Database>,
+  accountId: string,
+  type: ClipboardEvent,
+  data: T,
+  before?: T,
+): Promise<T> {
+  await emitEvent(trx, accountId, type, data, before && previousOf(before, data));
   return data;
 }
 

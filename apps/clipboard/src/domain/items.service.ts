@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { inTransaction } from '@app/auth/runtime';
-import { emitEvents } from '@app/auth/webhooks';
+import { currentActor, emitEvents, type Actor } from '@app/auth/webhooks';
 import { entriesWithin, errors } from '@app/http-errors';
 import { recordId } from '@app/http-errors/validation';
 import * as repo from '../db/items.repository.js';
@@ -97,7 +97,8 @@ const CREATE_BATCH = 100;
  * transaction: if it fails, none of its items is stored and each request gets the error.
  */
 export function itemCreator(db: Db): (accountId: string, input: NewItem) => Promise<{ item: Item; created: boolean }> {
-  const create = batchedPerKey<repo.NewItemRow, repo.CreatedRow>(async (accountId, batch) => {
+  // A batch holds the creates of several requests: each event names its own request's actor.
+  const create = batchedPerKey<repo.NewItemRow & { actor: Actor }, repo.CreatedRow>(async (accountId, batch) => {
     // While nobody subscribes to the events, the batch is one statement in its own transaction.
     const unobserved = await repo.createItems(db, accountId, batch, TOMBSTONE_DAYS, ITEM_WRITTEN);
     if (unobserved.length > 0) return unobserved;
@@ -110,6 +111,7 @@ export function itemCreator(db: Db): (accountId: string, input: NewItem) => Prom
         rows.map((row, i) => ({
           type: row.created ? ITEM_WRITTEN[0] : ITEM_WRITTEN[1],
           data: toSharedItem({ ...row, content: batch[i]!.content }),
+          actor: batch[i]!.actor,
         })),
       );
       return rows;
@@ -119,7 +121,14 @@ export function itemCreator(db: Db): (accountId: string, input: NewItem) => Prom
     const problem = itemContentProblem(input);
     if (problem) throw errors.validation([], `Invalid request body: ${problem}`);
     const { sensitive = false, keyId = null, dedupeKey = null, ...fields } = input;
-    const { created, ...row } = await create(accountId, { id: randomUUID(), ...fields, sensitive, keyId, dedupeKey });
+    const { created, ...row } = await create(accountId, {
+      id: randomUUID(),
+      ...fields,
+      sensitive,
+      keyId,
+      dedupeKey,
+      actor: currentActor(),
+    });
     // The same type and content, by definition, when the existing item moved to the top.
     return { item: toItem({ ...row, content: input.content }), created };
   };
@@ -134,7 +143,8 @@ export async function setFavorite(db: Db, accountId: string, id: string, favorit
     // Thrown inside the transaction, so the flag is not stored.
     if (row.favorite && row.sensitive) throw sensitiveFavorite();
     tx.record('item', row.id, 'upsert');
-    await emit(tx.trx, accountId, 'clipboard.item.updated', toSharedItem(row));
+    const item = toSharedItem(row);
+    await emit(tx.trx, accountId, 'clipboard.item.updated', item, { ...item, favorite: row.was_favorite });
     return toItem(row);
   });
 }

@@ -40,7 +40,8 @@ export async function applySettings(tx: AccountTx, patch: SettingsPatch): Promis
 
 /** Partial update; returns the full settings. */
 export async function updateSettings(db: Db, accountId: string, patch: SettingsPatch): Promise<Settings> {
-  return withAccount(db, accountId, TOMBSTONE_DAYS, async (tx) =>
-    emit(tx.trx, accountId, 'settings.updated', await applySettings(tx, patch)),
-  );
+  return withAccount(db, accountId, TOMBSTONE_DAYS, async (tx) => {
+    const before = toSettings(tx.state);
+    return emit(tx.trx, accountId, 'settings.updated', await applySettings(tx, patch), before);
+  });
 }

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { emitEvents } from '@app/auth/webhooks';
+import { emitEvents, previousOf } from '@app/auth/webhooks';
 import { errors } from '@app/http-errors';
 import { recordId } from '@app/http-errors/validation';
 import * as repo from '../db/snippets.repository.js';
@@ -86,12 +86,15 @@ export async function replaceSnippets(
   checkSet(items);
   return withAccount(db, accountId, TOMBSTONE_DAYS, async (tx) => {
     const existing = new Map((await repo.listSnippets(tx.trx, accountId)).map((s) => [s.id, s]));
+    /** The snippets the set keeps, as they were. */
+    const kept = new Map<string, repo.SnippetRow>();
     const now = await repo.clock(tx);
     const rows: repo.SnippetRow[] = items.map((s) => {
       const keyword = s.keyword ?? null;
       const old = s.id === undefined ? undefined : existing.get(s.id.toLowerCase());
       if (old) {
         existing.delete(old.id);
+        kept.set(old.id, old);
         const changed = old.name !== s.name || old.content !== s.content || old.keyword !== keyword;
         if (changed) tx.record('snippet', old.id, 'upsert');
         return { ...old, name: s.name, content: s.content, keyword, updated_at: changed ? now : old.updated_at };
@@ -105,16 +108,16 @@ export async function replaceSnippets(
     await repo.deleteSnippets(tx, 'all');
     await repo.insertSnippetRows(tx, rows);
     const saved = (await repo.listSnippets(tx.trx, accountId)).map(toSnippet);
-    // Snippets have no update event: a replace reports what it removed and what it added.
-    const added = new Set(
-      rows.filter((r) => !items.some((s) => s.id !== undefined && s.id.toLowerCase() === r.id)).map((r) => r.id),
-    );
+    // A replace reports what it removed, what it changed (with the fields before) and what it added.
     await emitDeleted(tx.trx, accountId, 'snippet.deleted', [...existing.keys()]);
-    await emitEvents(
-      tx.trx,
-      accountId,
-      saved.filter((s) => added.has(s.id)).map((data) => ({ type: 'snippet.created', data })),
-    );
+    await emitEvents(tx.trx, accountId, [
+      ...saved.flatMap((data) => {
+        const old = kept.get(data.id);
+        const previous = old && previousOf(toSnippet(old), data);
+        return previous && Object.keys(previous).length > 0 ? [{ type: 'snippet.updated', data, previous }] : [];
+      }),
+      ...saved.filter((s) => !kept.has(s.id)).map((data) => ({ type: 'snippet.created', data })),
+    ]);
     return { items: saved };
   });
 }

@@ -1,5 +1,5 @@
 import { cursorCodec, cursorSigner, type StreamPage } from '@app/auth/streams';
-import { emitEvents } from '@app/auth/webhooks';
+import { emitEvents, previousOf, type EventInput } from '@app/auth/webhooks';
 import { entriesWithin } from '@app/http-errors';
 import * as itemsRepo from '../db/items.repository.js';
 import * as snippetsRepo from '../db/snippets.repository.js';
@@ -235,7 +235,7 @@ const conflict = (seq: number, error: string): Outcome => ({ status: 'conflict',
 class Batch {
   prune = false;
   /** The webhook events of the changes applied, in order; written with the batch. */
-  readonly events: Array<{ type: ClipboardEvent; data: unknown }> = [];
+  readonly events: Array<EventInput & { type: ClipboardEvent }> = [];
   private snippetCount: number | undefined;
 
   constructor(
@@ -316,7 +316,8 @@ async function applyItem(b: Batch, c: ClientChange): Promise<Outcome> {
       ? await itemsRepo.updateItem(b.tx, id, b.data.item.parse(c.data))
       : (await itemsRepo.setFavorite(b.tx, id, b.data.favorite.parse(c.data).favorite))!;
   b.items.set(id, row);
-  b.events.push({ type: 'clipboard.item.updated', data: toSharedItem(row) });
+  const item = toSharedItem(row);
+  b.events.push({ type: 'clipboard.item.updated', data: item, previous: previousOf(toSharedItem(current), item) });
   return applied(b.tx.record('item', id, 'upsert'));
 }
 
@@ -359,7 +360,11 @@ async function applySnippet(b: Batch, c: ClientChange): Promise<Outcome> {
     );
   if (values.keyword && (await snippetsRepo.findByKeyword(b.tx, values.keyword, id)))
     return rejected(keywordMessage(values.keyword));
-  b.snippets.set(id, await snippetsRepo.updateSnippet(b.tx, values));
+  const row = await snippetsRepo.updateSnippet(b.tx, values);
+  b.snippets.set(id, row);
+  const snippet = toSnippet(row);
+  const previous = previousOf(toSnippet(current), snippet);
+  if (Object.keys(previous).length > 0) b.events.push({ type: 'snippet.updated', data: snippet, previous });
   return applied(b.tx.record('snippet', id, 'upsert'));
 }
 
@@ -374,7 +379,9 @@ async function applySettingsChange(b: Batch, c: ClientChange): Promise<Outcome> 
       missed.seq,
       `the settings changed on the server (seq ${missed.seq}) after baseSeq; the server version stands`,
     );
-  b.events.push({ type: 'settings.updated', data: await applySettings(b.tx, b.data.settings.parse(c.data)) });
+  const before = toSettings(b.tx.state);
+  const settings = await applySettings(b.tx, b.data.settings.parse(c.data));
+  b.events.push({ type: 'settings.updated', data: settings, previous: previousOf(before, settings) });
   return applied(b.tx.pending('settings', b.tx.accountId)!.seq);
 }
 
@@ -445,7 +452,6 @@ export async function sync(
     }
     await insertReceipts(tx, fresh);
     if (batch.prune) await pruneHistory(tx);
-    // A snippet edit has no event of its own (the catalog names created and deleted only).
     await emitEvents(tx.trx, accountId, batch.events);
     return out;
   });

@@ -63,7 +63,7 @@ export async function updateItem(db: Kysely<Database>, accountId: string, id: st
       ...(input.notes !== undefined ? { notes: input.notes } : {}),
       ...(input.starred !== undefined ? { starred: input.starred } : {}),
     });
-    return emit(trx, accountId, 'item.updated', toItem(updated));
+    return emit(trx, accountId, 'item.updated', toItem(updated), toItem(row));
   });
 }
 

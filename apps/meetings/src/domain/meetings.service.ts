@@ -124,7 +124,7 @@ export async function updateMeeting(
       throw fail('invalid_status_transition', `A ${row.status} meeting cannot become ${input.status}`);
     }
     const updated = await repo.updateMeeting(trx, id, input);
-    await emit(trx, accountId, 'meeting.updated', toMeeting(updated, false));
+    await emit(trx, accountId, 'meeting.updated', toMeeting(updated, false), toMeeting(row, false));
     return toMeeting(updated, withPrivate);
   });
 }

@@ -64,7 +64,13 @@ export async function putNote(
       }
       assertWithinLimit('notes', await repo.countLiveNotes(trx, accountId));
       return {
-        note: await emit(trx, accountId, 'note.updated', toNote(await repo.replaceNote(trx, row.id, content))),
+        note: await emit(
+          trx,
+          accountId,
+          'note.updated',
+          toNote(await repo.replaceNote(trx, row.id, content)),
+          toNote(row),
+        ),
         created: true,
       };
     }
@@ -79,7 +85,13 @@ export async function putNote(
         `The note for ${date} is at revision ${row.revision}, not ${input.baseRevision}; merge and retry`,
       );
     return {
-      note: await emit(trx, accountId, 'note.updated', toNote(await repo.replaceNote(trx, row.id, content))),
+      note: await emit(
+        trx,
+        accountId,
+        'note.updated',
+        toNote(await repo.replaceNote(trx, row.id, content)),
+        toNote(row),
+      ),
       created: false,
     };
   });
@@ -91,7 +103,9 @@ export async function deleteNote(db: Kysely<Database>, accountId: string, date: 
   await inTransaction(db, async (trx) => {
     const row = await repo.softDeleteNote(trx, accountId, date);
     if (!row) throw fail('not_found', `No note for ${date}`);
-    await emit(trx, accountId, 'note.updated', toNote(row));
+    // Only a live note is deleted: before, it had no deletedAt.
+    const note = toNote(row);
+    await emit(trx, accountId, 'note.updated', note, { ...note, deletedAt: null });
   });
 }
 

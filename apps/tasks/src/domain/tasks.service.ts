@@ -1,5 +1,5 @@
 import { inTransaction } from '@app/auth/runtime';
-import { emitEvent } from '@app/auth/webhooks';
+import { emitEvent, previousOf } from '@app/auth/webhooks';
 import { AppError, errors, pageWithin, type ErrorDetail } from '@app/http-errors';
 import type { Kysely } from 'kysely';
 import type { Database } from '../db/schema.js';
@@ -88,9 +88,12 @@ function withSubtasks(r: TaskRow, subtasks: Task[]): TaskWithSubtasks {
 
 const notFound = () => taskNotFound();
 
-/** Records the event of this call in its transaction (one REST call, one event); returns the task. */
-async function emit(trx: Db, ctx: Context, type: TaskEvent, task: Task): Promise<Task> {
-  await emitEvent(trx, ctx.accountId, type, task);
+/**
+ * Records the event of this call in its transaction (one REST call, one event); returns the task.
+ * An update passes the row as it was `before`: the event's `previous` holds what it changed.
+ */
+async function emit(trx: Db, ctx: Context, type: TaskEvent, task: Task, before?: TaskRow): Promise<Task> {
+  await emitEvent(trx, ctx.accountId, type, task, before && previousOf(toTask(before), task));
   return task;
 }
 
@@ -296,7 +299,7 @@ export async function updateTask(db: Db, ctx: Context, id: string, input: TaskIn
       }
       changes.parent_id = input.parentId ?? null;
     }
-    return emit(trx, ctx, 'task.updated', toTask(await repo.updateTask(trx, ctx.workspaceId, id, changes)));
+    return emit(trx, ctx, 'task.updated', toTask(await repo.updateTask(trx, ctx.workspaceId, id, changes)), task);
   });
 }
 
@@ -353,8 +356,10 @@ async function plainEdit(db: Db, ctx: Context, id: string, input: TaskInput, ifM
   });
   if (unobserved) return toTask(unobserved);
   const updated = await inTransaction(db, async (trx) => {
+    // Locked first: the event's `previous` is the task this edit replaced.
+    const before = await repo.findTask(trx, ctx.workspaceId, id, true);
     const row = await repo.updateLiveTask(trx, ctx.workspaceId, id, changes, versions);
-    return row && emit(trx, ctx, 'task.updated', toTask(row));
+    return row && emit(trx, ctx, 'task.updated', toTask(row), before);
   });
   if (updated) return updated;
   const task = await repo.findTask(db, ctx.workspaceId, id);
@@ -411,6 +416,7 @@ export async function completeTask(
       ctx,
       'task.completed',
       toTask(await repo.updateTask(trx, ctx.workspaceId, id, { completed_at: 'now' })),
+      task,
     );
     const rule = task.recurrence === null ? undefined : parseRecurrence(task.recurrence);
     if (!rule) return { item, next: null };
@@ -454,6 +460,7 @@ export async function reopenTask(db: Db, ctx: Context, id: string, ifMatch?: IfM
       ctx,
       'task.reopened',
       toTask(await repo.updateTask(trx, ctx.workspaceId, id, { completed_at: null })),
+      task,
     );
   });
 }

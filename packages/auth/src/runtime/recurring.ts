@@ -1,4 +1,5 @@
 import type { Logger } from 'pino';
+import { runAs } from '../webhooks/actor.js';
 
 /** Work a worker process repeats besides webhook delivery (clipboard: deleting expired sensitive items). */
 export interface RecurringJob {
@@ -27,8 +28,8 @@ export function withRecurringJobs<W extends Startable>(worker: W, jobs: readonly
   const schedule = (job: RecurringJob, failing: boolean) => {
     const timer = setTimeout(() => {
       timers.delete(timer);
-      const run = job
-        .run()
+      // What a job changes, the system changed: its events name the job.
+      const run = runAs({ type: 'system', id: job.name }, () => job.run())
         .then(
           () => {
             if (failing) logger.info({ job: job.name }, 'recurring job recovered');

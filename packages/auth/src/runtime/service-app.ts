@@ -35,6 +35,7 @@ import { createRateLimit, isRead } from './rate-limit.js';
 import { under } from './under.js';
 import { withRecurringJobs, type RecurringJob } from './recurring.js';
 import { getBounded } from '../webhooks/http-post.js';
+import { actorOf, runAs } from '../webhooks/actor.js';
 import { webhooksRouter } from '../webhooks/routes.js';
 import { createWebhookWorker, type WebhookWorker } from '../webhooks/worker.js';
 import { useCursorKeys } from '../streams/cursors.js';
@@ -194,6 +195,8 @@ export function createServiceApp(o: ServiceAppOptions): Express {
       cookieSecure: o.config.cookieSecure,
     }),
   );
+  // The caller is the actor of every event its request records (its async context carries it).
+  app.use((req, _res, next) => (req.caller ? runAs(actorOf(req.caller), next) : next()));
   app.use(under([accountPagePath(service)], accountPageRouter(auth, declared.paths.keys, o.config.signup)));
   // Every request, an MCP one included, counts once; a tool call's first REST request counted by
   // a limit is its MCP request, already counted there.

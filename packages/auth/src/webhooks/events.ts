@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { CompiledQuery, sql, type RawBuilder } from 'kysely';
 import type { AnyDb } from '../database/database.js';
+import { currentActor, type Actor } from './actor.js';
 import { activeTraceparent } from './trace-links.js';
 
 /** What a service declares: each event type it emits and the read scope its resource needs. */
@@ -9,9 +10,21 @@ export type EventCatalog = Readonly<Record<string, string>>;
 /** A new event id (`webhook-id`): the same on every retry and for every subscription. */
 export const newEventId = (): string => `msg_${randomUUID().replace(/-/g, '')}`;
 
-/** The delivered body: `{type, timestamp, data}`, kept as sent so every retry signs the same bytes. */
-export const eventBody = (type: string, data: unknown): string =>
-  JSON.stringify({ type, timestamp: new Date().toISOString(), data });
+/**
+ * One event of a write: its resource as the REST API returns it to an API key, who made the
+ * change (the request's caller unless given) and, for an update, `previous`: the value before of
+ * each field it changed (see previousOf).
+ */
+export interface EventInput {
+  type: string;
+  data: unknown;
+  actor?: Actor;
+  previous?: Record<string, unknown>;
+}
+
+/** The delivered body: `{type, timestamp, actor, data, previous?}`, kept as sent so every retry signs the same bytes. */
+export const eventBody = (type: string, data: unknown, actor = currentActor(), previous?: object): string =>
+  JSON.stringify({ type, timestamp: new Date().toISOString(), actor, data, ...(previous && { previous }) });
 
 // The write's trace context (W3C traceparent, null when tracing is off) goes with its event in
 // the same statement, so the delivery's span can link to the request that emitted it.
@@ -34,10 +47,19 @@ export function noSubscriberFor(accountId: string, ...types: string[]): RawBuild
  * it. Call it with the transaction that makes the change, so the event commits (or not) with it.
  * `data` is the resource as the REST API returns it to an API key.
  */
-export async function emitEvent(trx: AnyDb, accountId: string, type: string, data: unknown): Promise<void> {
-  await trx.executeQuery(
-    CompiledQuery.raw(EMIT, [accountId, type, newEventId(), eventBody(type, data), activeTraceparent()]),
-  );
+export function emitEvent(
+  trx: AnyDb,
+  accountId: string,
+  type: string,
+  data: unknown,
+  previous?: Record<string, unknown>,
+): Promise<void> {
+  return emitOne(trx, accountId, { type, data, previous });
+}
+
+async function emitOne(trx: AnyDb, accountId: string, e: EventInput): Promise<void> {
+  const body = eventBody(e.type, e.data, e.actor ?? currentActor(), e.previous);
+  await trx.executeQuery(CompiledQuery.raw(EMIT, [accountId, e.type, newEventId(), body, activeTraceparent()]));
 }
 
 /**
@@ -48,7 +70,7 @@ export async function emitEvent(trx: AnyDb, accountId: string, type: string, dat
  * Its value: the deliveries recorded (0 when nobody subscribes).
  */
 export function emitEventWithData(accountId: string, type: string, data: RawBuilder<string>): RawBuilder<number> {
-  const head = JSON.stringify({ type, timestamp: new Date().toISOString() }).slice(0, -1);
+  const head = JSON.stringify({ type, timestamp: new Date().toISOString(), actor: currentActor() }).slice(0, -1);
   return sql<number>`webhook_emit(${accountId}::uuid, ${type}::text, ${newEventId()}::text, ${head}::text || ',"data":' || ${data} || '}', ${activeTraceparent()}::text)`;
 }
 
@@ -56,19 +78,15 @@ const EMIT_MANY =
   'select webhook_emit($1, t.type, t.id, t.body, $5) from unnest($2::text[], $3::text[], $4::text[]) with ordinality as t(type, id, body, n) order by t.n';
 
 /** {@link emitEvent} for several events of one account, in this order, in one statement. */
-export async function emitEvents(
-  trx: AnyDb,
-  accountId: string,
-  events: ReadonlyArray<{ type: string; data: unknown }>,
-): Promise<void> {
+export async function emitEvents(trx: AnyDb, accountId: string, events: readonly EventInput[]): Promise<void> {
   if (events.length === 0) return;
-  if (events.length === 1) return emitEvent(trx, accountId, events[0]!.type, events[0]!.data);
+  if (events.length === 1) return emitOne(trx, accountId, events[0]!);
   await trx.executeQuery(
     CompiledQuery.raw(EMIT_MANY, [
       accountId,
       events.map((e) => e.type),
       events.map(() => newEventId()),
-      events.map((e) => eventBody(e.type, e.data)),
+      events.map((e) => eventBody(e.type, e.data, e.actor ?? currentActor(), e.previous)),
       activeTraceparent(),
     ]),
   );

@@ -45,7 +45,9 @@ function webhooksTag(catalog: EventCatalog) {
     name: 'Webhooks',
     description:
       `Signed event deliveries (Standard Webhooks). Events: ${eventList}, and \`ping\` (POST /{id}/test). ` +
-      'Each is POSTed as `{type, timestamp, data}`, `data` being the resource as the API returns it to a key (a deleted one holds at least its `id`), ' +
+      'Each is POSTed as `{type, timestamp, actor, data, previous?}`, `data` being the resource as the API returns it to a key (a deleted one holds at least its `id`), ' +
+      '`actor` who made the change (`{type: "key" | "session" | "oauth" | "system", id}`: the API key, the browser session, the connected app\'s grant, or for the service itself the cause, such as a recurring job\'s name), ' +
+      'and, on an update, `previous` the value before of each field the change changed, and only those (`updatedAt` and `revision` aside), ' +
       'with headers `webhook-id` (the event id, the same on every retry), `webhook-timestamp` (Unix seconds) and `webhook-signature` ' +
       '(`v1,<base64 HMAC-SHA256 of "<id>.<timestamp>.<body>">`; during the 24 h after a rotation, one signature per secret, space-separated). ' +
       'A 2xx within 10 s is delivered; anything else (redirects are not followed) is retried after WEBHOOK_RETRY_BASE_MS (5 s), doubling up to 1 h, for 24 h. ' +
