@@ -10,7 +10,6 @@ import {
 } from '@app/auth/runtime';
 import { documentOutages } from '@app/http-errors';
 import { LIMITS } from './domain/limits.js';
-import { batchPaths } from './openapi/batch.js';
 import { changeSchema, feedPaths } from './openapi/changes.js';
 import { keyProperties, keysPaths } from './openapi/keys.js';
 import { errorSchema } from './openapi/shared.js';
@@ -98,7 +97,6 @@ export const openapiDocument = {
     // Sign-up, login, logout and the account (shared by the three services, in this envelope).
     ...authOpenApiPaths('tasks'),
     ...tasksPaths,
-    ...batchPaths,
     ...feedPaths,
     ...keysPaths,
   },

@@ -10,7 +10,6 @@ import {
   startStack,
   type Service,
   type Stack,
-  STACK_START_MS,
 } from './stack.js';
 
 let stack: Stack;
@@ -29,7 +28,7 @@ beforeAll(async () => {
     const { accountId } = await stack.admin(svc, 'create-account', '--email', `gw-${svc}@example.test`);
     keys[svc] = (await stack.admin(svc, 'create-key', '--account', accountId)).key;
   }
-}, STACK_START_MS);
+}, 60000);
 afterAll(() => stack?.stop());
 
 const get = (path: string, headers: Record<string, string> = {}) => fetch(`${stack.gateway}${path}`, { headers });

@@ -49,18 +49,9 @@ interface TaskIdempotencyKeysTable {
   created_at: ColumnType<Date, never, never>;
 }
 
-/** An applied batch command with its first result (see the 2026_11_28_1200 migration). */
-interface TaskBatchCommandsTable {
-  account_id: string;
-  command_id: string;
-  result: ColumnType<unknown, string | null, string | null>;
-  created_at: ColumnType<Date, never, never>;
-}
-
 /** Every table of the tasks schema. */
 export interface Database extends AuthDatabase {
   workspaces: WorkspacesTable;
   tasks: TasksTable;
   task_idempotency_keys: TaskIdempotencyKeysTable;
-  task_batch_commands: TaskBatchCommandsTable;
 }

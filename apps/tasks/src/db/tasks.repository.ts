@@ -29,7 +29,7 @@ const TASK_COLUMN_TYPES = {
   assignee_id: 'text',
 } as const;
 type TaskColumn = keyof typeof TASK_COLUMN_TYPES;
-const TASK_COLUMNS = Object.keys(TASK_COLUMN_TYPES) as TaskColumn[];
+export const TASK_COLUMNS = Object.keys(TASK_COLUMN_TYPES) as TaskColumn[];
 
 /** The columns the database or a state change sets: never a value of a create or an edit (goals cannot be set). */
 const NOT_VALUES = ['id', 'created_at', 'updated_at', 'completed_at', 'goal_id'] as const;
@@ -81,7 +81,7 @@ const textOf = (t: string, c: TaskColumn): string | null =>
  * The octets of task `t`'s text columns: never more than its JSON (which holds them, escaped), so
  * a page can be cut in SQL by them without cutting it short.
  */
-const octets = (t: string) =>
+export const octets = (t: string) =>
   `(${TASK_COLUMNS.flatMap((c) => textOf(t, c) ?? [])
     .map((text) => `coalesce(octet_length(${text}), 0)`)
     .join(' + ')})`;
@@ -98,7 +98,7 @@ const withinPageBytes = (page: string, columns: string, order: string) => `
     ) w
     where w.bytes_before < ${MAX_PAGE_BYTES} order by ${order}`;
 
-const PLAIN_COLUMNS = TASK_COLUMNS.join(', ');
+export const PLAIN_COLUMNS = TASK_COLUMNS.join(', ');
 
 /** JSON's `2026-11-22T10:00:00.123456+00:00` (the session is in UTC) as the API's `...Z`, as a column's text is. */
 const jsonTimestamp = (value: string | null): string | null => (value === null ? null : pgTimestampToIso(value));

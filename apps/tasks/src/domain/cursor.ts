@@ -27,6 +27,19 @@ export interface SearchCursor {
   i: string;
 }
 
+/** Where a filtered list page ended: view=all's order key of the last item, for this expression. */
+export interface FilterCursor {
+  k: 'filter';
+  /** A digest of the expression, so a cursor is only valid for the filter that made it. */
+  h: string;
+  /** The last item's position, or its parent's for a subtask (exact numeric text). */
+  p: string;
+  /** Whether the last item is a subtask. */
+  s: boolean;
+  c: string;
+  i: string;
+}
+
 /**
  * A place in a workspace's changes feed: every change stamped below (x, i) has been delivered.
  * `lo` is where the client's current window began (the horizon of the sync that ended the
@@ -51,7 +64,7 @@ const VIEWS: readonly string[] = ['all', 'today', 'upcoming', 'completed'];
 /** A digest of search text for {@link SearchCursor.h} (and of a workspace id for {@link ChangesCursor.w}). */
 export const queryDigest = (q: string): string => createHash('sha256').update(q).digest('base64url').slice(0, 16);
 
-type Cursor = ListCursor | SearchCursor | ChangesCursor;
+type Cursor = ListCursor | SearchCursor | FilterCursor | ChangesCursor;
 
 const invalid = () =>
   fail('invalid_cursor', 'cursor is malformed or was altered; start again without it', {
@@ -78,6 +91,20 @@ function isSearchCursor(c: Record<string, unknown>): boolean {
   );
 }
 
+function isFilterCursor(c: Record<string, unknown>): boolean {
+  return (
+    Object.keys(c).sort().join(',') === 'c,h,i,k,p,s' &&
+    typeof c.h === 'string' &&
+    typeof c.p === 'string' &&
+    DECIMAL.test(c.p) &&
+    typeof c.s === 'boolean' &&
+    typeof c.c === 'string' &&
+    ISO.test(c.c) &&
+    typeof c.i === 'string' &&
+    isUuid(c.i)
+  );
+}
+
 function isChangesCursor(c: Record<string, unknown>): boolean {
   return (
     Object.keys(c).sort().join(',') === 'i,k,lo,t,w,x' &&
@@ -98,6 +125,7 @@ function isCursor(value: unknown): value is Cursor {
   return (
     (c.k === 'list' && isListCursor(c)) ||
     (c.k === 'search' && isSearchCursor(c)) ||
+    (c.k === 'filter' && isFilterCursor(c)) ||
     (c.k === 'changes' && isChangesCursor(c))
   );
 }
@@ -139,6 +167,17 @@ export function searchCursor(token: string, q: string): SearchCursor {
   if (c.h !== queryDigest(q))
     throw fail('invalid_cursor', 'cursor belongs to a different search', {
       details: [{ path: 'cursor', message: 'was issued for another q' }],
+    });
+  return c;
+}
+
+/** The filter cursor for this expression; another kind is 400 `validation_failed`, another expression's 400 `invalid_cursor`. */
+export function filterCursor(token: string, filter: string): FilterCursor {
+  const c = decodeCursor(token);
+  if (c.k !== 'filter') throw kindMismatch(c.k, 'filter');
+  if (c.h !== queryDigest(filter))
+    throw fail('invalid_cursor', 'cursor belongs to a different filter', {
+      details: [{ path: 'cursor', message: 'was issued for another filter' }],
     });
   return c;
 }

@@ -1,6 +1,7 @@
 import { DATE_TIME_PATTERN } from '@app/http-errors/validation';
 import { RECURRENCE_FORMS } from './recurrence.js';
 import { LIMITS } from './limits.js';
+import { FILTER_DESCRIPTION, FILTER_MAX_LENGTH } from './filter.js';
 
 /** `schema` that also takes null; generic so a schema declared `as const` keeps its literal types. */
 const nullable = <const S extends object, const T extends string>(schema: S, type: T) => ({
@@ -155,6 +156,12 @@ export const listQuerySchema = {
       maxLength: 500,
       pattern: '\\S',
       description: 'full-text search; empty or only white space is 400',
+    },
+    filter: {
+      type: 'string',
+      minLength: 1,
+      maxLength: FILTER_MAX_LENGTH,
+      description: FILTER_DESCRIPTION,
     },
   },
 } as const;

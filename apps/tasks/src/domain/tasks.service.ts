@@ -532,7 +532,7 @@ function compareMagnitude(ai: string, af: string, bi: string, bf: string): numbe
  * What a list page holds besides its items (`{"items":[],"nextCursor":"..."}`): the cursor is at
  * most 4,096 characters, as a request takes it back.
  */
-const LIST_ENVELOPE = 4096 + 64;
+export const LIST_ENVELOPE = 4096 + 64;
 
 /**
  * A page of tasks: a search when `q` is set (view and tag ignored), else the view, with keyset

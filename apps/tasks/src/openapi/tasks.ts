@@ -71,7 +71,7 @@ export const tasksPaths = {
     get: {
       operationId: 'listTasks',
       tags: ['Tasks'],
-      summary: 'List tasks by view or tag, or search them',
+      summary: 'List tasks by view or tag, search them, or filter them',
       security: readScope,
       parameters: [
         ...Object.entries(listQuerySchema.properties).map(([name, schema]) => ({
@@ -85,7 +85,7 @@ export const tasksPaths = {
       ],
       responses: {
         '200': ok(
-          'a page of tasks: TaskWithSubtasks items for view=all, Tasks otherwise; nextCursor null on the last page',
+          'a page of tasks: TaskWithSubtasks items for view=all, Tasks otherwise (also with filter); nextCursor null on the last page',
           {
             type: 'object',
             additionalProperties: false,
@@ -97,7 +97,7 @@ export const tasksPaths = {
           },
         ),
         '400': err(
-          `\`validation_failed\` (a query parameter; a list cursor on a search or the reverse), \`invalid_cursor\`, ${badTimezone}`,
+          `\`validation_failed\` (a query parameter; a filter that is unreadable, path /filter with the position, or combined with view, tag or q; a cursor of another kind of list), \`invalid_cursor\` (also one of another filter), ${badTimezone}`,
         ),
         ...common,
         '403': forbidden,

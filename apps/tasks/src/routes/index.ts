@@ -1,6 +1,5 @@
 import type { Router } from 'express';
 import { apiRouter } from '@app/auth/runtime';
-import { batchRoutes } from './batch.routes.js';
 import { tasksRoutes, type TasksRouteContext } from './tasks.routes.js';
 
 /**
@@ -9,5 +8,5 @@ import { tasksRoutes, type TasksRouteContext } from './tasks.routes.js';
  * app.ts's scopeByMethod has, before any of them runs (GET/HEAD tasks:read, else write).
  */
 export function apiRoutes(ctx: TasksRouteContext): Router {
-  return apiRouter(ctx, [tasksRoutes, batchRoutes]);
+  return apiRouter(ctx, [tasksRoutes]);
 }

@@ -10,6 +10,7 @@ import type { Context, IfMatch, Task } from '../domain/tasks.service.js';
 import { fingerprint, keyDigest, readIdempotencyKey } from '../idempotency.js';
 import { listChanges, readChanges } from '../domain/changes.service.js';
 import { previewRecurrence } from '../domain/recurrence.service.js';
+import { checkFilterAlone, listFilteredTasks } from '../domain/filter.service.js';
 import {
   IF_MATCH_MAX_LENGTH,
   changesQuerySchema,
@@ -22,11 +23,10 @@ import {
 } from '../openapi.js';
 import { taskNotFound } from '../domain/errors.js';
 
-// Compiled once; the batch route checks its commands' args with them too.
-export const createBody = compileBody(createTaskSchema);
-export const updateBody = compileBody(updateTaskSchema);
-export const positionBody = compileBody(positionSchema);
-export const emptyBody = compileBody(emptyBodySchema);
+const createBody = compileBody(createTaskSchema);
+const updateBody = compileBody(updateTaskSchema);
+const positionBody = compileBody(positionSchema);
+const emptyBody = compileBody(emptyBodySchema);
 const listQuery = compileQuery(listQuerySchema);
 const changesQuery = compileQuery(changesQuerySchema);
 const previewQuery = compileQuery(previewQuerySchema);
@@ -41,19 +41,20 @@ const taskId = (req: Request): string => recordId(req.params.id, taskNotFound);
 
 /**
  * `If-Match`: `*` or a list of entity tags. Weak tags are kept out (If-Match compares strongly,
- * so they never match: 412); anything that is not an entity-tag list is 400 (at `path`: the
- * header, or a batch command's `ifMatch`).
+ * so they never match: 412); anything that is not an entity-tag list is 400.
  */
-export function readIfMatch(header: string | undefined, path = 'If-Match'): IfMatch | undefined {
+function readIfMatch(header: string | undefined): IfMatch | undefined {
   if (header === undefined) return undefined;
   if (header.length > IF_MATCH_MAX_LENGTH)
-    throw errors.validation([{ path, message: `must be at most ${IF_MATCH_MAX_LENGTH} characters` }]);
+    throw errors.validation([{ path: 'If-Match', message: `must be at most ${IF_MATCH_MAX_LENGTH} characters` }]);
   if (header.trim() === '*') return '*';
   const strong: string[] = [];
   for (const part of header.split(',')) {
     const tag = /^\s*(W\/)?"([^"]*)"\s*$/.exec(part);
     if (!tag)
-      throw errors.validation([{ path, message: 'must be * or a list of quoted entity tags (the ETag of the task)' }]);
+      throw errors.validation([
+        { path: 'If-Match', message: 'must be * or a list of quoted entity tags (the ETag of the task)' },
+      ]);
     if (!tag[1]) strong.push(tag[2]!);
   }
   return strong;
@@ -81,6 +82,11 @@ export function tasksRoutes(router: Router, { db, streams, caches }: TasksRouteC
 
   router.get('/tasks', async (req, res) => {
     const query = listQuery.parse(req.query);
+    if (query.filter !== undefined) {
+      checkFilterAlone(req.query);
+      res.json(await listFilteredTasks(db, await context(req), { ...query, filter: query.filter }));
+      return;
+    }
     res.json(await service.listTasks(db, await context(req), query, caches.startOfTomorrow));
   });
 

@@ -13,8 +13,8 @@ export async function wrongFields(): Promise<unknown[]> {
   return [
     // @ts-expect-error a task has a `title`, not a `name`
     await tasks.POST('/api/v1/tasks', { body: { name: 'Buy milk' } }),
-    // @ts-expect-error the list query parameter is `view`, not `filter`
-    await tasks.GET('/api/v1/tasks', { params: { query: { filter: 'today' } } }),
+    // @ts-expect-error the list query parameter is `view`, not `show`
+    await tasks.GET('/api/v1/tasks', { params: { query: { show: 'today' } } }),
     // @ts-expect-error a task read has no `name`
     data?.item.name,
     // @ts-expect-error a person has a `name`, not a `fullName`

@@ -1,0 +1,124 @@
+import { MAX_PAGE_BYTES } from '@app/http-errors';
+import { sql, type Kysely, type RawBuilder } from 'kysely';
+import type { Database } from './schema.js';
+import { PLAIN_COLUMNS, TASK_COLUMNS, octets, type TaskRow } from './tasks.repository.js';
+
+type Db = Kysely<Database>;
+
+/** The filter terms that name no date (the domain's parser reads them as they are here). */
+export type PlainTerm =
+  | { term: 'noDate' | 'noTags' | 'recurring' | 'subtask' | 'completed' }
+  | { term: 'priority'; priority: 'high' | 'medium' | 'low' | null }
+  | { term: 'tag'; tag: string }
+  | { term: 'search'; words: string }
+  | { term: 'assignedTo'; assigneeId: string };
+
+/**
+ * A term with its dates resolved (by the domain, in the caller's zone at one instant): a date term
+ * is a range of due times (`from` inclusive, `before` exclusive, ISO instants); `open` also asks
+ * for an open task (`today` is view=today's).
+ */
+type ResolvedTerm = PlainTerm | { term: 'due'; from?: string; before?: string; open?: true };
+
+/** A filter expression with its dates resolved. */
+export type ResolvedFilter =
+  | ResolvedTerm
+  | { op: 'not'; operand: ResolvedFilter }
+  | { op: 'and' | 'or'; left: ResolvedFilter; right: ResolvedFilter };
+
+/** A term of task `t` as SQL, in the form its index serves (see the 2026_11_28_1200 migration); may be null for a null column. */
+function termSql(term: ResolvedTerm): RawBuilder<boolean> {
+  switch (term.term) {
+    case 'due': {
+      const parts = [sql`t.due_at is not null`];
+      if (term.from !== undefined) parts.push(sql`t.due_at >= ${term.from}::timestamptz`);
+      if (term.before !== undefined) parts.push(sql`t.due_at < ${term.before}::timestamptz`);
+      if (term.open) parts.push(sql`t.completed_at is null`);
+      return sql<boolean>`${sql.join(parts, sql` and `)}`;
+    }
+    case 'noDate':
+      return sql<boolean>`t.due_at is null`;
+    case 'noTags':
+      return sql<boolean>`t.tags = '{}'::text[]`;
+    case 'recurring':
+      return sql<boolean>`t.recurrence is not null`;
+    case 'subtask':
+      return sql<boolean>`t.parent_id is not null`;
+    case 'completed':
+      return sql<boolean>`t.completed_at is not null`;
+    case 'priority':
+      return term.priority === null ? sql<boolean>`t.priority is null` : sql<boolean>`t.priority = ${term.priority}`;
+    case 'tag':
+      return sql<boolean>`t.tags @> array[${term.tag}]::text[]`;
+    case 'search':
+      return sql<boolean>`t.search @@ websearch_to_tsquery('english', ${term.words})`;
+    case 'assignedTo':
+      return sql<boolean>`t.assignee_id = ${term.assigneeId}`;
+  }
+}
+
+/**
+ * A resolved filter as one SQL predicate over task `t`. Negations are pushed down to the terms
+ * (De Morgan), so a term not under `!` keeps the form its index serves; a negated term is
+ * `not coalesce(term, false)`, so a null column (no priority, no assignee) is "not matching",
+ * never unknown.
+ */
+export function filterPredicate(node: ResolvedFilter, negated = false): RawBuilder<boolean> {
+  if ('term' in node)
+    return negated ? sql<boolean>`not coalesce(${termSql(node)}, false)` : sql<boolean>`(${termSql(node)})`;
+  if (node.op === 'not') return filterPredicate(node.operand, !negated);
+  const joiner = (node.op === 'and') !== negated ? sql` and ` : sql` or `;
+  return sql<boolean>`(${filterPredicate(node.left, negated)}${joiner}${filterPredicate(node.right, negated)})`;
+}
+
+/** Where a filtered page ended: the manual order's key of its last task. */
+export interface FilterKey {
+  /** The task's position, or its parent's for a subtask (exact numeric text). */
+  position: string;
+  subtask: boolean;
+  createdAt: string;
+  id: string;
+}
+
+export type FilteredRow = TaskRow & { sort_position: string; subtask: boolean };
+
+/**
+ * A page of the workspace's live tasks of any level matching `predicate` (and open ones only,
+ * unless `withCompleted`), in view=all's manual order: each top-level task at its position, its
+ * subtasks right after it by createdAt then id. Keyset after `after`; the page is cut within
+ * MAX_PAGE_BYTES of the tasks' octets as the other lists are. The predicate's terms are served by
+ * their indexes; the parent's position comes by its primary key.
+ */
+export async function filteredPage(
+  db: Db,
+  p: {
+    workspaceId: string;
+    predicate: RawBuilder<boolean>;
+    withCompleted: boolean;
+    after: FilterKey | null;
+    limit: number;
+  },
+): Promise<FilteredRow[]> {
+  const key = sql`(coalesce(pt.position, t.position), t.parent_id is not null, t.created_at, t.id)`;
+  const after = p.after
+    ? sql`and ${key} > (${p.after.position}::numeric, ${p.after.subtask}::boolean, ${p.after.createdAt}::timestamptz, ${p.after.id}::uuid)`
+    : sql``;
+  const open = p.withCompleted ? sql`` : sql`and t.completed_at is null`;
+  const order = 'sort_position, subtask, created_at, id';
+  const result = await sql<FilteredRow>`
+    select ${sql.raw(PLAIN_COLUMNS)}, sort_position::text as sort_position, subtask from (
+      select q.*, sum(q.bytes) over (order by ${sql.raw(order)}) - q.bytes as bytes_before from (
+        select ${sql.join(TASK_COLUMNS.map((c) => sql.ref(`t.${c}`)))},
+          coalesce(pt.position, t.position) as sort_position, t.parent_id is not null as subtask,
+          ${sql.raw(octets('t'))} as bytes
+        from tasks t left join tasks pt on pt.id = t.parent_id
+        where t.workspace_id = ${p.workspaceId}::uuid and t.deleted_at is null ${open}
+          and ${p.predicate} ${after}
+        order by ${key}
+        limit ${p.limit}
+      ) q
+    ) w
+    where w.bytes_before < ${MAX_PAGE_BYTES}
+    order by ${sql.raw(order)}`.execute(db);
+  return result.rows;
+}
