@@ -13,6 +13,7 @@ import * as changesNotify from './2026_11_25_0600_changes_notify.js';
 import * as idempotencyOneStatement from './2026_11_25_1000_idempotency_one_statement.js';
 import * as announceWatched from './2026_11_26_0710_announce_watched.js';
 import * as keptAnswerAsBody from './2026_11_27_0900_kept_answer_as_body.js';
+import * as taskReminders from './2026_11_28_1200_task_reminders.js';
 
 /** Every migration of the tasks schema, by name; names sort in the order they apply. */
 export const migrations: Record<string, Migration> = {
@@ -30,4 +31,5 @@ export const migrations: Record<string, Migration> = {
   ...streamMigrations('tasks'),
   '2026_11_26_0710_announce_watched': announceWatched,
   '2026_11_27_0900_kept_answer_as_body': keptAnswerAsBody,
+  '2026_11_28_1200_task_reminders': taskReminders,
 };
