@@ -61,10 +61,18 @@ export interface TaskRemindersTable {
   created_at: CreatedAt;
 }
 
+/** The occurrences whose `task.due` was sent (see the 2026_11_28_1300 migration). */
+interface TaskDueEventsTable {
+  task_id: string;
+  due_at: string;
+  sent_at: CreatedAt;
+}
+
 /** Every table of the tasks schema. */
 export interface Database extends AuthDatabase {
   workspaces: WorkspacesTable;
   tasks: TasksTable;
   task_idempotency_keys: TaskIdempotencyKeysTable;
   task_reminders: TaskRemindersTable;
+  task_due_events: TaskDueEventsTable;
 }

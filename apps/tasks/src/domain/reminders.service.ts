@@ -23,7 +23,7 @@ const MAX_BEFORE_SECONDS = 30 * 86_400;
 const UNIT_SECONDS = { W: 604_800, D: 86_400, H: 3_600, M: 60, S: 1 } as const;
 
 /** The one place a row becomes an API reminder. */
-function toReminder(r: reminders.ReminderRow): Reminder {
+export function toReminder(r: reminders.ReminderRow): Reminder {
   return { id: r.id, taskId: r.task_id, at: r.at, before: r.before, firesAt: r.fires_at, firedAt: r.fired_at };
 }
 
