@@ -7,6 +7,8 @@ import { mcpTools } from './mcp-tools.js';
 import { openapiDocument } from './openapi.js';
 import { taskCaches } from './domain/caches.js';
 import { apiRoutes } from './routes/index.js';
+import { reminderJobs } from './domain/reminders.jobs.js';
+import { queueMissedJobs } from './db/reminders.jobs.repository.js';
 
 /**
  * Builds the tasks app: the runtime reads its declaration (service.ts) in `deps.service`; this
@@ -20,6 +22,8 @@ export function createApp(deps: ServiceDeps<Database>): Express {
     mcp: { instructions: mcpInstructions, toolNotes: mcpToolNotes, prompts: mcpPrompts, tools: mcpTools },
     accountHooks: adminHooks,
     streams,
+    // Reminders and due times fire from the worker's queue.
+    queue: { tasks: reminderJobs(deps.db), catchUp: () => queueMissedJobs(deps.db) },
     api: {
       router: apiRoutes({ ...routeContext(deps, streams), caches: taskCaches(deps.db) }),
       scopeByMethod: { read: 'tasks:read', write: 'tasks:write' },

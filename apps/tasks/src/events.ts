@@ -10,6 +10,8 @@ export const TASK_EVENTS = {
   'task.reopened': 'tasks:read',
   'task.deleted': 'tasks:read',
   'task.moved': 'tasks:read',
+  'reminder.fired': 'tasks:read',
+  'task.due': 'tasks:read',
 } as const;
 
 export type TaskEvent = keyof typeof TASK_EVENTS;

@@ -21,6 +21,8 @@ import {
   updateTaskSchema,
 } from './domain/task.schemas.js';
 import { tasksPaths } from './openapi/tasks.js';
+import { remindersPaths } from './openapi/reminders.js';
+import { reminderSchema } from './domain/reminder.schemas.js';
 import { webhooks } from './openapi/webhooks.js';
 
 // The routes compile the request schemas from here (as before the document was split by resource).
@@ -34,6 +36,7 @@ export {
   previewQuerySchema,
   updateTaskSchema,
 } from './domain/task.schemas.js';
+export { createReminderSchema } from './domain/reminder.schemas.js';
 
 /*
  * The tasks service's OpenAPI 3.1 document, assembled from one file per resource under openapi/:
@@ -81,6 +84,7 @@ export const openapiDocument = {
       TaskInput: createTaskSchema,
       TaskPatch: updateTaskSchema,
       Position: positionSchema,
+      Reminder: reminderSchema,
       Error: errorSchema,
       Change: changeSchema,
       Key: {
@@ -97,6 +101,7 @@ export const openapiDocument = {
     // Sign-up, login, logout and the account (shared by the three services, in this envelope).
     ...authOpenApiPaths('tasks'),
     ...tasksPaths,
+    ...remindersPaths,
     ...feedPaths,
     ...keysPaths,
   },

@@ -23,6 +23,8 @@ describe('GET /openapi.json', () => {
       '/api/v1/tasks/{id}/auto-tag',
       '/api/v1/tasks/{id}/complete',
       '/api/v1/tasks/{id}/position',
+      '/api/v1/tasks/{id}/reminders',
+      '/api/v1/tasks/{id}/reminders/{reminderId}',
       '/api/v1/tasks/{id}/reopen',
       '/api/v1/webhooks',
       '/api/v1/webhooks/{id}',

@@ -49,9 +49,30 @@ interface TaskIdempotencyKeysTable {
   created_at: ColumnType<Date, never, never>;
 }
 
+/** A task's reminder (see the 2026_11_28_1200 migration). */
+export interface TaskRemindersTable {
+  id: Generated<string>;
+  task_id: string;
+  at: string | null;
+  before: string | null;
+  before_seconds: number | null;
+  fires_at: string | null;
+  fired_at: string | null;
+  created_at: CreatedAt;
+}
+
+/** The occurrences whose `task.due` was sent (see the 2026_11_28_1300 migration). */
+interface TaskDueEventsTable {
+  task_id: string;
+  due_at: string;
+  sent_at: CreatedAt;
+}
+
 /** Every table of the tasks schema. */
 export interface Database extends AuthDatabase {
   workspaces: WorkspacesTable;
   tasks: TasksTable;
   task_idempotency_keys: TaskIdempotencyKeysTable;
+  task_reminders: TaskRemindersTable;
+  task_due_events: TaskDueEventsTable;
 }

@@ -3,6 +3,8 @@ import { CHANGES_CURSOR_DAYS } from './cursor.js';
 /** Not shown in the spec; decided here (and documented in the OpenAPI document). */
 export const LIMITS = {
   subtasksPerParent: 200,
+  /** The spec's: at most 20 reminders a task. */
+  remindersPerTask: 20,
   searchCandidates: 1000,
   /** Clock skew allowed for a due time "now" sent by a client. */
   pastDueGraceMs: 60_000,

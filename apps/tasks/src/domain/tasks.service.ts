@@ -6,6 +6,7 @@ import type { Database } from '../db/schema.js';
 import type { TaskEvent } from '../events.js';
 import * as idempotency from '../db/idempotency.repository.js';
 import * as repo from '../db/tasks.repository.js';
+import { copyRelativeReminders } from '../db/reminders.repository.js';
 import type { TaskRow, TaskState } from '../db/tasks.repository.js';
 import { encodeCursor, listCursor, queryDigest, searchCursor } from './cursor.js';
 import { dueAtMillis, type StartOfTomorrow } from './due-time.js';
@@ -400,7 +401,7 @@ async function findForStateChange(trx: Db, ctx: Context, id: string, ifMatch?: I
  * Completes an open task. A task with a recurrence also gets its next occurrence (returned as
  * `next`): the same fields, open, due at the rule's next occurrence after this due time (or, for
  * `every!` / `after`, after the completion; on the caller's wall clock), placed right after it in
- * the manual order, with its subtasks copied open.
+ * the manual order, with its subtasks copied open and its relative reminders copied.
  */
 export async function completeTask(
   db: Db,
@@ -431,6 +432,8 @@ export async function completeTask(
       );
     }
     const [next] = await repo.insertTasks(trx, ctx.workspaceId, [{ ...repo.taskValues(task), due_at: due, position }]);
+    // Its relative reminders go with it, before its own due time.
+    await copyRelativeReminders(trx, id, next!.id);
     if (task.parent_id === null) {
       // Subtask due times keep their distance to the parent's (none when the parent had no due time).
       const shift = due === null || task.due_at === null ? null : dueAtMillis(due)! - dueAtMillis(task.due_at)!;

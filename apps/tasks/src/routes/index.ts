@@ -1,6 +1,7 @@
 import type { Router } from 'express';
 import { apiRouter } from '@app/auth/runtime';
 import { tasksRoutes, type TasksRouteContext } from './tasks.routes.js';
+import { remindersRoutes } from './reminders.routes.js';
 
 /**
  * Every /api/v1 route of the tasks service (the keys routes are mounted beside it), on one router
@@ -8,5 +9,5 @@ import { tasksRoutes, type TasksRouteContext } from './tasks.routes.js';
  * app.ts's scopeByMethod has, before any of them runs (GET/HEAD tasks:read, else write).
  */
 export function apiRoutes(ctx: TasksRouteContext): Router {
-  return apiRouter(ctx, [tasksRoutes]);
+  return apiRouter(ctx, [tasksRoutes, remindersRoutes]);
 }

@@ -37,7 +37,7 @@ import { withRecurringJobs, type RecurringJob } from './recurring.js';
 import { getBounded } from '../webhooks/http-post.js';
 import { actorOf, runAs } from '../webhooks/actor.js';
 import { webhooksRouter } from '../webhooks/routes.js';
-import { createWebhookWorker, type WebhookWorker } from '../webhooks/worker.js';
+import { createWebhookWorker, type ServiceQueue, type WebhookWorker } from '../webhooks/worker.js';
 import { useCursorKeys } from '../streams/cursors.js';
 import { createStreamHub, type StreamHub } from '../streams/hub.js';
 
@@ -67,6 +67,8 @@ export interface ServiceAppOptions extends ServiceDeps {
   };
   /** What the worker role repeats besides webhook delivery (SERVICE_ROLE worker or all). */
   recurringJobs?: RecurringJob[];
+  /** The service's own jobs on the worker's queue (scheduled in Postgres: `run_at`, job keys). */
+  queue?: ServiceQueue;
   /** The app's change streams: built with {@link serviceStreamHub}, closed first on shutdown. */
   streams?: StreamHub;
   /** The API's router, mounted at the declaration's `paths.api`. */
@@ -128,6 +130,7 @@ export function createServiceApp(o: ServiceAppOptions): Express {
         ...o.config.webhooks,
         logger: o.logger,
         registry: observability.registry,
+        queue: o.queue,
       }),
       [...(o.recurringJobs ?? []), forgetUnusedClientsJob(o.db)],
       o.logger,

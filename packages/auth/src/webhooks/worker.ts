@@ -28,6 +28,14 @@ export interface WebhookWorkerOptions {
   secretKeys: SecretKeys;
   logger: Logger;
   registry: Registry;
+  /** The service's own jobs on the same queue (tasks: reminders and due times), and what its start queues that its triggers missed. */
+  queue?: ServiceQueue | undefined;
+}
+
+/** A service's jobs on the worker's graphile-worker queue: each task by name, and a catch-up run once the queue is installed. */
+export interface ServiceQueue {
+  tasks: Record<string, (payload: unknown) => Promise<void>>;
+  catchUp?: () => Promise<void>;
 }
 
 export interface WebhookWorker {
@@ -112,7 +120,13 @@ async function start(q: Queue): Promise<void> {
     if (counts.sealedPlaintext > 0)
       q.log.info({ sealed: counts.sealedPlaintext }, 'webhook signing secrets stored in plain text are now encrypted');
   }
-  if (!q.runner) await launch(q);
+  if (!q.runner) {
+    await launch(q);
+    // Once the queue exists: what the service's triggers could not queue before (or a killed process holds).
+    await o.queue?.catchUp?.().catch((err: unknown) => {
+      q.log.warn({ err: (err as Error).message }, 'queue catch-up failed');
+    });
+  }
   if (!q.tickTimer) void tick(q);
 }
 
@@ -167,7 +181,7 @@ async function launch(q: Queue): Promise<void> {
     // Jobs queued for later (a retry past a second) start within this of their time.
     pollInterval: 100,
     noHandleSignals: true,
-    taskList: { webhook: q.webhookTask },
+    taskList: { ...o.queue?.tasks, webhook: q.webhookTask },
     // Its errors repeat every poll while Postgres is away: one line a minute is enough.
     logger: new WorkerLogger(() => (level, message) => {
       if (level !== LogLevel.ERROR || Date.now() - q.lastWorkerLog < 60_000) return;

@@ -14,6 +14,8 @@ import * as idempotencyOneStatement from './2026_11_25_1000_idempotency_one_stat
 import * as announceWatched from './2026_11_26_0710_announce_watched.js';
 import * as keptAnswerAsBody from './2026_11_27_0900_kept_answer_as_body.js';
 import * as filterIndexes from './2026_11_28_1200_filter_indexes.js';
+import * as taskReminders from './2026_11_28_1200_task_reminders.js';
+import * as reminderJobs from './2026_11_28_1300_reminder_jobs.js';
 
 /** Every migration of the tasks schema, by name; names sort in the order they apply. */
 export const migrations: Record<string, Migration> = {
@@ -32,4 +34,6 @@ export const migrations: Record<string, Migration> = {
   '2026_11_26_0710_announce_watched': announceWatched,
   '2026_11_27_0900_kept_answer_as_body': keptAnswerAsBody,
   '2026_11_28_1200_filter_indexes': filterIndexes,
+  '2026_11_28_1200_task_reminders': taskReminders,
+  '2026_11_28_1300_reminder_jobs': reminderJobs,
 };
