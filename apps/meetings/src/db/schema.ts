@@ -26,9 +26,17 @@ export interface SeriesTable {
   timezone: string;
   start_date: string;
   participant_ids: string[];
+  /** jsonb: read as the array, written as its JSON text (pg would send a JS array as a Postgres array). */
+  template: ColumnType<TemplateItem[], string | undefined, string>;
   archived_at: string | null;
   created_at: Stamp;
   updated_at: Stamp;
+}
+
+/** One item of a series' agenda template. */
+export interface TemplateItem {
+  kind: string;
+  text: string;
 }
 
 export interface MeetingsTable {
