@@ -92,6 +92,13 @@ export interface NotesTable {
   deleted_at: string | null;
 }
 
+interface CalendarFeedsTable {
+  account_id: string;
+  /** SHA-256 (hex) of the feed's secret token; the token itself is never stored. */
+  token_hash: string;
+  created_at: Stamp;
+}
+
 /** Every table of the meetings schema. */
 export interface Database extends AuthDatabase {
   people: PeopleTable;
@@ -99,4 +106,5 @@ export interface Database extends AuthDatabase {
   meetings: MeetingsTable;
   items: ItemsTable;
   notes: NotesTable;
+  calendar_feeds: CalendarFeedsTable;
 }
