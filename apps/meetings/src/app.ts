@@ -4,6 +4,7 @@ import type { Database } from './db/schema.js';
 import { mcpInstructions, mcpPrompts, mcpToolNotes } from './mcp.js';
 import { mcpTools } from './mcp-tools.js';
 import { openapiDocument } from './openapi.js';
+import { calendarFeedRouter } from './routes/calendar.routes.js';
 import { apiRoutes } from './routes/index.js';
 
 /**
@@ -13,6 +14,7 @@ import { apiRoutes } from './routes/index.js';
  */
 export function createApp(deps: ServiceDeps<Database>): Express {
   const streams = serviceStreamHub(deps);
+  const context = routeContext(deps, streams);
   return createServiceApp({
     ...deps,
     openapiDocument,
@@ -25,8 +27,10 @@ export function createApp(deps: ServiceDeps<Database>): Express {
     },
     streams,
     api: {
-      router: apiRoutes(routeContext(deps, streams)),
-      scopeByMethod: { read: 'meetings:read', write: 'meetings:write' },
+      router: apiRoutes(context),
+      open: calendarFeedRouter(context),
+      // The feed's address is the caller's own setting, which DESIGN gives to a reader.
+      scopeByMethod: { read: 'meetings:read', write: 'meetings:write', readScopedWrites: ['/me/calendar-feed'] },
     },
   });
 }

@@ -11,6 +11,7 @@ import {
 } from '@app/auth/runtime';
 import { documentOutages } from '@app/http-errors';
 import { accountPaths, keySchema } from './openapi/account.js';
+import { calendarPaths } from './openapi/calendar.js';
 import { changeSchema, changesPaths } from './openapi/changes.js';
 import { itemSchema, itemsPaths } from './openapi/items.js';
 import { meetingDetailSchema, meetingSchema, meetingsPaths } from './openapi/meetings.js';
@@ -71,6 +72,7 @@ export const openapiDocument = {
     { name: 'Actions', description: 'Open action items across meetings' },
     { name: 'Search', description: 'Substring search over meetings, items and notes' },
     { name: 'Sync', description: 'Every change of the account, as a resumable feed and as a live stream' },
+    { name: 'Calendar', description: "A secret iCalendar address of the account's meetings, for calendar apps" },
     apiKeysTag,
     webhooks.tag,
   ],
@@ -86,6 +88,7 @@ export const openapiDocument = {
     ...meetingsPaths,
     ...itemsPaths,
     ...searchPaths,
+    ...calendarPaths,
   },
   components: {
     securitySchemes: securitySchemes('meetings', ['meetings:read', 'meetings:write', 'webhooks']),

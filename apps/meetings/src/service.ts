@@ -21,6 +21,7 @@ export default {
       '/api/search',
       '/api/webhooks',
       '/api/changes',
+      '/api/calendar',
     ],
     streams: ['/api/changes/stream'],
     keys: '/api/me/keys',

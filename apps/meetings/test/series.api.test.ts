@@ -37,6 +37,7 @@ describe('POST /api/series', () => {
       timezone: 'Europe/Berlin',
       startDate: '2030-01-07',
       participantIds: [person.id],
+      template: [],
       archived: false,
       archivedAt: null,
       createdAt: expect.any(String),

@@ -90,6 +90,24 @@ describe('routing by path family', () => {
   });
 });
 
+describe("meetings' calendar feed", () => {
+  it('routes /api/calendar/<token>.ics to meetings with no credentials: text/calendar, ETag and 304', async () => {
+    const made = await fetch(`${stack.gateway}/api/me/calendar-feed`, { method: 'POST', headers: bearer('meetings') });
+    expect(made.status).toBe(201);
+    const { url } = (await made.json()) as { url: string };
+    expect(url.startsWith(`${stack.gateway}/api/calendar/`)).toBe(true);
+    const feed = await get(new URL(url).pathname);
+    expect(feed.status).toBe(200);
+    expect(feed.headers.get('content-type')).toBe('text/calendar; charset=utf-8');
+    expect(await feed.text()).toMatch(/^BEGIN:VCALENDAR\r\n/);
+    const etag = feed.headers.get('etag')!;
+    expect((await get(new URL(url).pathname, { 'If-None-Match': etag })).status).toBe(304);
+    const unknown = await get(`/api/calendar/${'A'.repeat(43)}.ics`);
+    expect(unknown.status).toBe(404);
+    expect(((await unknown.json()) as { error: { code: string } }).error.code).toBe('not_found');
+  });
+});
+
 describe('API reference pages', () => {
   it("answers /docs itself with an HTML page linking every service's reference", async () => {
     const res = await get('/docs');

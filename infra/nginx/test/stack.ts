@@ -111,17 +111,25 @@ export function familyRequests(service: Service): Array<{ family: string; path: 
   const built = require(join(repoRoot, 'apps', service, 'dist', 'openapi.js')) as {
     openapiDocument: { paths: Record<string, Record<string, unknown>> };
   };
-  const document = built.openapiDocument;
+  const document = built.openapiDocument as { paths: Record<string, Record<string, { security?: unknown[] }>> };
   const paths = Object.keys(document.paths).filter((path) => !path.includes('{'));
-  return declared(service).paths.families.map((family) => {
-    const under = paths.filter((p) => p === family || p.startsWith(`${family}/`)).sort((a, b) => a.length - b.length);
-    const path = under.find((p) => p === declared(service).paths.home) ?? under[0];
-    if (!path) throw new Error(`${service}: its document has no path under ${family} without a parameter`);
-    const methods = Object.keys(document.paths[path]!).filter((m) =>
-      ['get', 'post', 'put', 'patch', 'delete'].includes(m),
-    );
-    return { family, path, method: (methods.includes('get') ? 'get' : methods[0]!).toUpperCase() };
-  });
+  // A family whose every operation is open (`security: []`, meetings' calendar feed: its address
+  // is the secret) has no key to refuse; its own suites show it routed.
+  const open = (family: string) =>
+    Object.entries(document.paths)
+      .filter(([p]) => p.startsWith(`${family}/`))
+      .every(([, ops]) => Object.values(ops).every((o) => Array.isArray(o.security) && o.security.length === 0));
+  return declared(service)
+    .paths.families.filter((family) => !open(family))
+    .map((family) => {
+      const under = paths.filter((p) => p === family || p.startsWith(`${family}/`)).sort((a, b) => a.length - b.length);
+      const path = under.find((p) => p === declared(service).paths.home) ?? under[0];
+      if (!path) throw new Error(`${service}: its document has no path under ${family} without a parameter`);
+      const methods = Object.keys(document.paths[path]!).filter((m) =>
+        ['get', 'post', 'put', 'patch', 'delete'].includes(m),
+      );
+      return { family, path, method: (methods.includes('get') ? 'get' : methods[0]!).toUpperCase() };
+    });
 }
 
 export interface Stack {

@@ -11,7 +11,7 @@ export type TasksChange = TasksComponents['schemas']['Change'];
 export const createTasksClient = (options: ServiceClientOptions): ServiceClient<TasksPaths, TasksChange> => create(options, '/api/v1/tasks/changes/stream');
 
 export type MeetingsChange = MeetingsComponents['schemas']['Change'];
-/** A typed client of the meetings API (paths under /api/me, /api/notes, /api/people, /api/series, /api/meetings, /api/items, /api/actions, /api/search, /api/webhooks, /api/changes); `subscribe` streams /api/changes/stream. */
+/** A typed client of the meetings API (paths under /api/me, /api/notes, /api/people, /api/series, /api/meetings, /api/items, /api/actions, /api/search, /api/webhooks, /api/changes, /api/calendar); `subscribe` streams /api/changes/stream. */
 export const createMeetingsClient = (options: ServiceClientOptions): ServiceClient<MeetingsPaths, MeetingsChange> => create(options, '/api/changes/stream');
 
 export type ClipboardChange = ClipboardComponents['schemas']['Change'];

@@ -26,9 +26,17 @@ export interface SeriesTable {
   timezone: string;
   start_date: string;
   participant_ids: string[];
+  /** jsonb: read as the array, written as its JSON text (pg would send a JS array as a Postgres array). */
+  template: ColumnType<TemplateItem[], string | undefined, string>;
   archived_at: string | null;
   created_at: Stamp;
   updated_at: Stamp;
+}
+
+/** One item of a series' agenda template. */
+export interface TemplateItem {
+  kind: string;
+  text: string;
 }
 
 export interface MeetingsTable {
@@ -84,6 +92,13 @@ export interface NotesTable {
   deleted_at: string | null;
 }
 
+interface CalendarFeedsTable {
+  account_id: string;
+  /** SHA-256 (hex) of the feed's secret token; the token itself is never stored. */
+  token_hash: string;
+  created_at: Stamp;
+}
+
 /** Every table of the meetings schema. */
 export interface Database extends AuthDatabase {
   people: PeopleTable;
@@ -91,4 +106,5 @@ export interface Database extends AuthDatabase {
   meetings: MeetingsTable;
   items: ItemsTable;
   notes: NotesTable;
+  calendar_feeds: CalendarFeedsTable;
 }

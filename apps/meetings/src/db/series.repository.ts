@@ -1,5 +1,5 @@
 import { sql, type Kysely, type Updateable } from 'kysely';
-import type { Database, SeriesTable } from './schema.js';
+import type { Database, SeriesTable, TemplateItem } from './schema.js';
 
 export interface NewSeries {
   title: string;
@@ -11,6 +11,7 @@ export interface NewSeries {
   timezone: string;
   startDate: string;
   participantIds: string[];
+  template: TemplateItem[];
 }
 
 export async function insertSeries(db: Kysely<Database>, accountId: string, s: NewSeries) {
@@ -27,6 +28,7 @@ export async function insertSeries(db: Kysely<Database>, accountId: string, s: N
       timezone: s.timezone,
       start_date: s.startDate,
       participant_ids: s.participantIds,
+      template: JSON.stringify(s.template),
     })
     .returningAll()
     .executeTakeFirstOrThrow();

@@ -7,7 +7,7 @@ import * as meetingsRepo from '../db/meetings.repository.js';
 import * as seriesRepo from '../db/series.repository.js';
 import { emit } from './events.js';
 import { assertWithinLimit } from './limits.js';
-import { materialize, parkingLot, ruleOf } from './occurrences.js';
+import { applyTemplate, materialize, parkingLot, ruleOf } from './occurrences.js';
 import { nextDay, occurrencesFrom, previousDay, todayIn } from './recurrence.js';
 import { toItem, toMeeting, type ItemRow, type MeetingRow, type SeriesRow } from './views.js';
 import { inTransaction } from '@app/auth/runtime';
@@ -36,7 +36,8 @@ async function activeSeries(trx: Kysely<Database>, accountId: string, seriesId: 
  * Where a carry from `source` lands. An explicit target must be a later SCHEDULED or IN_PROGRESS
  * occurrence of the same series; `{}` takes the next such occurrence and, when there is none,
  * either materializes the next occurrence of the rule (`whenNone: 'materialize'`) or falls back
- * to the parking lot (`whenNone: 'parkingLot'`).
+ * to the parking lot (`whenNone: 'parkingLot'`). `created` says the target was materialized here
+ * (without its agenda template: the caller adds that after the carried point).
  */
 async function resolveTarget(
   trx: Kysely<Database>,
@@ -45,10 +46,11 @@ async function resolveTarget(
   source: MeetingRow,
   body: CarryTarget,
   whenNone: 'materialize' | 'parkingLot',
-): Promise<MeetingRow> {
+): Promise<{ target: MeetingRow; created: boolean }> {
+  const found = (target: MeetingRow) => ({ target, created: false });
   if (body.parkingLot === true) {
     if (source.date === null) throw fail('already_in_parking_lot', 'The source is the parking lot already');
-    return parkingLot(trx, accountId, series);
+    return found(await parkingLot(trx, accountId, series));
   }
   if (body.targetMeetingId !== undefined) {
     const target = await meetingsRepo.findMeeting(trx, accountId, body.targetMeetingId);
@@ -60,23 +62,23 @@ async function resolveTarget(
         'The target must be a later SCHEDULED or IN_PROGRESS occurrence of the same series',
       );
     }
-    return target;
+    return found(target);
   }
   // A parking-lot item moves to an occurrence from today on; a dated one to one after its own.
   const after = source.date ?? previousDay(todayIn(series.timezone));
   const next = await meetingsRepo.findNextOpenOccurrence(trx, series.id, after);
-  if (next) return next;
-  if (whenNone === 'parkingLot') return parkingLot(trx, accountId, series);
+  if (next) return found(next);
+  if (whenNone === 'parkingLot') return found(await parkingLot(trx, accountId, series));
   // Materializing: first the lock every materialization of the account takes, then look again.
   // A concurrent carry may have materialized the occurrence after the look above; without the
   // second look this one would read that occurrence as the latest and create the one after it.
   await lockAccountResource(trx, accountId, 'meetings');
   const materialized = await meetingsRepo.findNextOpenOccurrence(trx, series.id, after);
-  if (materialized) return materialized;
+  if (materialized) return found(materialized);
   const latest = await meetingsRepo.latestOccurrenceDate(trx, series.id);
   const from = nextDay(latest !== null && latest > after ? latest : after);
-  const [row] = await materialize(trx, accountId, series, occurrencesFrom(ruleOf(series), from, 1));
-  return row!;
+  const [row] = await materialize(trx, accountId, series, occurrencesFrom(ruleOf(series), from, 1), false);
+  return { target: row!, created: true };
 }
 
 /** Copies `sources` to the end of `target`'s top-level items and marks the sources CARRIED. */
@@ -124,8 +126,10 @@ export async function carryItem(db: Kysely<Database>, accountId: string, itemId:
     }
     const source = (await meetingsRepo.findMeeting(trx, accountId, item.meeting_id))!;
     const series = await activeSeries(trx, accountId, item.series_id);
-    const target = await resolveTarget(trx, accountId, series, source, body, 'materialize');
+    const { target, created } = await resolveTarget(trx, accountId, series, source, body, 'materialize');
     const [copy] = await moveItems(trx, accountId, target, [item]);
+    // A new meeting starts with the agenda template after the points carried forward.
+    if (created) await applyTemplate(trx, accountId, series, target.id);
     return { meeting: toMeeting(target, false), item: await emit(trx, accountId, 'item.created', toItem(copy!)) };
   });
 }
@@ -148,7 +152,7 @@ export async function carryMeeting(db: Kysely<Database>, accountId: string, meet
     }
     const series = await activeSeries(trx, accountId, source.series_id);
     const points = await itemsRepo.lockOpenTalkingPoints(trx, source.id);
-    const target = await resolveTarget(trx, accountId, series, source, body, 'parkingLot');
+    const { target } = await resolveTarget(trx, accountId, series, source, body, 'parkingLot');
     const copies = await moveItems(trx, accountId, target, points);
     return {
       meeting: await emit(trx, accountId, 'meeting.updated', toMeeting(target, false)),

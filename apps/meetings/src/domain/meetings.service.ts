@@ -8,6 +8,7 @@ import * as seriesRepo from '../db/series.repository.js';
 import { PAGE_ENVELOPE, decodeCursor, encodeCursor } from './cursor.js';
 import { emit } from './events.js';
 import { assertWithinLimit } from './limits.js';
+import { applyTemplate } from './occurrences.js';
 import { startsAtUtc } from './recurrence.js';
 import { inReadingOrder, toItem, toMeeting } from './views.js';
 import { inTransaction } from '@app/auth/runtime';
@@ -45,6 +46,7 @@ export async function createMeeting(
       ...(input.privateNotes !== undefined ? { privateNotes: input.privateNotes } : {}),
     });
     if (!created) throw fail('meeting_exists', `The series already has a meeting on ${input.date}`);
+    await applyTemplate(trx, accountId, series, row.id);
     await emit(trx, accountId, 'meeting.updated', toMeeting(row, false));
     return toMeeting(row, withPrivate);
   });

@@ -1,4 +1,4 @@
-import { CADENCES, cursor, date, flag, limit, startTime, text, uuid } from './schema-values.js';
+import { CADENCES, cursor, date, flag, ITEM_KINDS, limit, startTime, text, uuid } from './schema-values.js';
 
 // The request schemas of series (the routes compile them; the domain's types and the document come from them).
 
@@ -9,6 +9,21 @@ const participantIds = {
   items: uuid,
   description:
     'Up to 20 distinct ids of existing, non-archived people of the account (unknown: 404 person_not_found; archived: 409 person_archived)',
+} as const;
+
+/** The agenda template: the items each new meeting of the series starts with, in this order. */
+const template = {
+  type: 'array',
+  maxItems: 50,
+  items: {
+    type: 'object',
+    additionalProperties: false,
+    required: ['kind', 'text'],
+    properties: { kind: { type: 'string', enum: ITEM_KINDS }, text: text(2000, 1) },
+  },
+  description:
+    'Up to 50 items that each new meeting of the series starts with (in this order, after any points carried into it); ' +
+    'replaced whole by PATCH. Meetings that exist already keep their items.',
 } as const;
 
 const weekday = {
@@ -52,6 +67,7 @@ export const seriesCreateBody = {
     timezone: { type: 'string', minLength: 1, maxLength: 100, description: 'IANA time zone name; unknown is 400' },
     startDate: date,
     participantIds,
+    template,
   },
   ...schedule,
 } as const;
@@ -72,6 +88,7 @@ export const seriesPatchBody = {
     durationMinutes: { type: 'integer', format: 'int32', minimum: 1, maximum: 1440 },
     timezone: { type: 'string', minLength: 1, maxLength: 100 },
     participantIds,
+    template,
   },
 } as const;
 

@@ -81,6 +81,7 @@ export async function createSeries(db: Kysely<Database>, accountId: string, give
       timezone: input.timezone,
       startDate: input.startDate,
       participantIds,
+      template: input.template ?? [],
     });
     const dates = occurrencesFrom(ruleOf(series), todayIn(series.timezone), 2);
     const meetings = await materialize(trx, accountId, series, dates);
@@ -109,6 +110,7 @@ export async function updateSeries(db: Kysely<Database>, accountId: string, id: 
       ...(input.durationMinutes !== undefined ? { duration_minutes: input.durationMinutes } : {}),
       ...(input.timezone !== undefined ? { timezone: input.timezone } : {}),
       ...(input.participantIds !== undefined ? { participant_ids: input.participantIds } : {}),
+      ...(input.template !== undefined ? { template: JSON.stringify(input.template) } : {}),
     });
     if (updated.start_time !== row.start_time || updated.timezone !== row.timezone) {
       const upcoming = await meetingsRepo.listScheduledFrom(trx, id, todayIn(updated.timezone));

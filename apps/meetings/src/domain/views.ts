@@ -59,6 +59,7 @@ export function toSeries(row: SeriesRow) {
     timezone: row.timezone,
     startDate: row.start_date,
     participantIds: row.participant_ids,
+    template: row.template.map((i) => ({ kind: i.kind, text: i.text })),
     archived: row.archived_at !== null,
     archivedAt: row.archived_at,
     createdAt: row.created_at,

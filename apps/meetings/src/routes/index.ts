@@ -2,6 +2,7 @@ import type { Router } from 'express';
 import { apiRouter, type RouteContext } from '@app/auth/runtime';
 import type { Database } from '../db/schema.js';
 import { actionsRoutes } from './actions.routes.js';
+import { calendarRoutes } from './calendar.routes.js';
 import { changesRoutes } from './changes.routes.js';
 import { itemsRoutes } from './items.routes.js';
 import { meetingsRoutes } from './meetings.routes.js';
@@ -25,5 +26,6 @@ export function apiRoutes(ctx: RouteContext<Database>): Router {
     itemsRoutes,
     actionsRoutes,
     changesRoutes,
+    calendarRoutes,
   ]);
 }

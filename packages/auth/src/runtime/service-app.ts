@@ -1,4 +1,4 @@
-import express, { type Express, type Request, type Router } from 'express';
+import express, { type Express, type Request, type RequestHandler, type Router } from 'express';
 import { errorHandler, notFoundHandler } from '@app/http-errors';
 import { jsonBody } from '@app/http-errors/validation';
 import type { ServiceDeclaration, ServiceDeps } from './declaration.js';
@@ -78,7 +78,13 @@ export interface ServiceAppOptions extends ServiceDeps {
      * Reads need `read` and writes `write`, checked before the body is parsed. Without it the
      * routes check their own scopes and parse their own bodies (after the check).
      */
-    scopeByMethod?: { read: string; write: string };
+    scopeByMethod?: { read: string; write: string; readScopedWrites?: string[] };
+    /**
+     * Routes under the API path that take no credentials (a calendar feed's secret address:
+     * calendar apps send no header). Mounted before authentication; what they do not answer
+     * goes on to the authenticated routes.
+     */
+    open?: Router;
   };
 }
 
@@ -240,20 +246,25 @@ export function createServiceApp(o: ServiceAppOptions): Express {
   // An API process (SERVICE_ROLE=api) writes events and leaves their delivery to the workers.
   if (o.config.serviceRole === 'all') app.locals[WORKER] = deliverer();
   if (o.streams) app.locals[STREAMS] = o.streams;
-  if (scope)
-    app.use(
-      declared.paths.api,
-      authenticate(auth),
-      requireScopeForMethod(scope.read, scope.write),
-      timezone,
-      json,
-      o.api.router,
-    );
+  if (o.api.open) app.use(declared.paths.api, o.api.open);
+  if (scope) app.use(declared.paths.api, authenticate(auth), scopeOf(scope), timezone, json, o.api.router);
   else app.use(declared.paths.api, authenticate(auth), timezone, o.api.router);
 
   app.use(notFoundHandler());
   app.use(errorHandler({ style: envelope, logger: o.logger }));
   return app;
+}
+
+/**
+ * Reads need `read` and writes `write`, except the writes to `readScopedWrites` (paths under the
+ * API path): they change no record, only the caller's own settings a reader may hold (the address
+ * of a calendar feed), so `read` is enough.
+ */
+function scopeOf(scope: { read: string; write: string; readScopedWrites?: string[] }): RequestHandler {
+  const byMethod = requireScopeForMethod(scope.read, scope.write);
+  const reads = requireScope(scope.read);
+  const lighter = new Set(scope.readScopedWrites ?? []);
+  return (req, res, next) => (lighter.has(req.path) ? reads : byMethod)(req, res, next);
 }
 
 /** The MCP server of the service: a tool per documented operation, its task-level tools and prompts. */
