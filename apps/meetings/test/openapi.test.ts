@@ -26,12 +26,14 @@ describe('GET /openapi.json', () => {
     expect(ops.sort()).toEqual(
       [
         'DELETE /api/items/{id}',
+        'DELETE /api/me/calendar-feed',
         'DELETE /api/me/keys/{id}',
         'DELETE /api/meetings/{id}',
         'DELETE /api/notes/{date}',
         'DELETE /api/people/{id}',
         'DELETE /api/series/{id}',
         'GET /api/actions',
+        'GET /api/calendar/{token}.ics',
         'GET /api/changes',
         'GET /api/changes/stream',
         'GET /api/me',
@@ -48,6 +50,7 @@ describe('GET /openapi.json', () => {
         'PATCH /api/series/{id}',
         'POST /api/items/reorder',
         'POST /api/items/{id}/carry',
+        'POST /api/me/calendar-feed',
         'POST /api/me/keys',
         'POST /api/meetings',
         'POST /api/meetings/{id}/carry',

@@ -174,12 +174,16 @@ describe('each filter term has an index (GET /api/v1/tasks?filter=)', () => {
       limit: 51,
     });
   };
+  // An open task's due time has two indexes: the filters' (workspace_id, due_at) and the
+  // reminder worker's partial one over open tasks (its catch-up reads every workspace); on this
+  // small table the planner may take either for an upper bound on open tasks' due times.
+  const due = /tasks_due_idx|tasks_open_due_at_idx/;
   it.each([
-    ['today', /tasks_due_idx/],
-    ['tomorrow', /tasks_due_idx/],
-    ['overdue', /tasks_due_idx/],
-    ['next 7 days', /tasks_due_idx/],
-    ['due before: 2031-01-03', /tasks_due_idx/],
+    ['today', due],
+    ['tomorrow', due],
+    ['overdue', due],
+    ['next 7 days', due],
+    ['due before: 2031-01-03', due],
     ['due after: 2031-01-27', /tasks_due_idx/],
     ['no date', /tasks_due_idx/],
     ['priority: high', /tasks_priority_idx/],

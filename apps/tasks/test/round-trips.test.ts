@@ -116,6 +116,8 @@ describe('round trips per write', () => {
     expect(event).toEqual({
       type: 'task.created',
       timestamp: expect.stringMatching(/^\d{4}-\d\d-\d\dT[\d:.]+Z$/),
+      // The key that made it (DESIGN.md "Webhooks": every payload says who).
+      actor: { type: 'key', id: expect.stringMatching(/^[0-9a-f-]{36}$/) },
       data: last,
     });
 

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { Router } from 'express';
 import type { RouteContext } from '@app/auth/runtime';
-import { publicOrigin } from '@app/auth/identity';
+import { checkTimezoneHeader, publicOrigin } from '@app/auth/identity';
 import type { Database } from '../db/schema.js';
 import * as calendar from '../domain/calendar.service.js';
 import { fail } from '../domain/errors.js';
@@ -25,7 +25,8 @@ export function calendarRoutes(router: Router, { db, config }: RouteContext<Data
  */
 export function calendarFeedRouter({ db, config }: RouteContext<Database>): Router {
   const router = Router();
-  router.get('/calendar/:file', async (req, res) => {
+  // No credentials (calendar apps send none), but an X-Timezone sent is checked as on every API path.
+  router.get('/calendar/:file', checkTimezoneHeader(), async (req, res) => {
     const file = req.params.file;
     if (!file.endsWith('.ics')) throw fail('not_found', 'Calendar feed not found');
     const body = await calendar.renderFeed(db, file.slice(0, -4), publicOrigin(req, config.publicUrl));
