@@ -9,7 +9,7 @@ export const mcpTools: ToolTableEntry[] = [
     name: 'find_tasks',
     title: 'Find tasks',
     description:
-      'Read tasks: one task by id (with its subtasks), a view (today: due by the end of today, overdue included; upcoming; all; completed), tasks with a tag or containing a text (q), tasks matching a filter (`(today | overdue) & #work & !priority: low`; terms: today, tomorrow, overdue, no date, next N days, due before:/after: YYYY-MM-DD, priority:, #tag, no tags, search:, recurring, subtask, completed, assigned to:), or every change since a sync cursor.',
+      'Read tasks: one task by id (with its subtasks), a view (today: due by the end of today, overdue included; upcoming; all; completed), tasks with a tag or containing a text (q), tasks matching a filter (`(today | overdue) & #work & !priority: low`; its argument lists the terms), or every change since a sync cursor.',
     actions: { get: 'getTask', list: 'listTasks', changes: 'listTaskChanges' },
     compact: ['title', 'dueAt', 'priority', 'tags', 'completedAt', 'parentId', 'recurrence'],
   },

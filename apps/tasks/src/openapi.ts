@@ -10,6 +10,7 @@ import {
 } from '@app/auth/runtime';
 import { documentOutages } from '@app/http-errors';
 import { LIMITS } from './domain/limits.js';
+import { batchPaths } from './openapi/batch.js';
 import { changeSchema, feedPaths } from './openapi/changes.js';
 import { keyProperties, keysPaths } from './openapi/keys.js';
 import { errorSchema } from './openapi/shared.js';
@@ -102,6 +103,7 @@ export const openapiDocument = {
     ...authOpenApiPaths('tasks'),
     ...tasksPaths,
     ...remindersPaths,
+    ...batchPaths,
     ...feedPaths,
     ...keysPaths,
   },

@@ -17,6 +17,7 @@ describe('GET /openapi.json', () => {
       '/api/v1/keys/{id}',
       '/api/v1/recurrence/preview',
       '/api/v1/tasks',
+      '/api/v1/tasks/batch',
       '/api/v1/tasks/changes',
       '/api/v1/tasks/changes/stream',
       '/api/v1/tasks/{id}',

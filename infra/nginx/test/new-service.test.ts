@@ -245,16 +245,23 @@ describe('npm run new-service -- bookmarks', () => {
       const results = JSON.parse(readFileSync(output, 'utf8')) as {
         numPassedTests: number;
         numFailedTests: number;
-        testResults: Array<{ assertionResults: Array<{ fullName: string; status: string }> }>;
+        testResults: Array<{
+          message: string;
+          assertionResults: Array<{ fullName: string; status: string; failureMessages: string[] }>;
+        }>;
       };
       const names = results.testResults.flatMap((r) =>
         r.assertionResults.filter((a) => a.status === 'passed').map((a) => a.fullName),
       );
-      const failed = results.testResults.flatMap((r) =>
-        r.assertionResults.filter((a) => a.status === 'failed').map((a) => a.fullName),
-      );
+      const failures = results.testResults.flatMap((r) => r.assertionResults.filter((a) => a.status === 'failed'));
+      const failed = failures.map((a) => a.fullName);
+      // Why the first one failed (a setup failure fails every test of the suite the same way).
+      const why = (failures[0]?.failureMessages[0] ?? results.testResults.find((r) => r.message)?.message ?? '')
+        .split('\n')
+        .slice(0, 20)
+        .join('\n');
       process.stdout.write(
-        `new-service: ${suite} in the copy: ${results.numPassedTests} passed (${names.filter((n) => n.includes('bookmarks')).length} naming bookmarks), ${results.numFailedTests} failed${failed.map((n) => `\n  failed: ${n}`).join('')}\n`,
+        `new-service: ${suite} in the copy: ${results.numPassedTests} passed (${names.filter((n) => n.includes('bookmarks')).length} naming bookmarks), ${results.numFailedTests} failed${failed.map((n) => `\n  failed: ${n}`).join('')}${why ? `\n  first failure: ${why}` : ''}\n`,
       );
       expect(results.numFailedTests).toBe(0);
       expect(results.numPassedTests).toBeGreaterThan(0);

@@ -27,7 +27,7 @@ export function calendarFeedRouter({ db, config }: RouteContext<Database>): Rout
   const router = Router();
   // No credentials (calendar apps send none), but an X-Timezone sent is checked as on every API path.
   router.get('/calendar/:file', checkTimezoneHeader(), async (req, res) => {
-    const file = req.params.file;
+    const { file } = req.params as { file: string };
     if (!file.endsWith('.ics')) throw fail('not_found', 'Calendar feed not found');
     const body = await calendar.renderFeed(db, file.slice(0, -4), publicOrigin(req, config.publicUrl));
     const etag = `"${createHash('sha256').update(body).digest('base64url')}"`;

@@ -68,6 +68,14 @@ interface TaskDueEventsTable {
   sent_at: CreatedAt;
 }
 
+/** An applied batch command with its first result (see the 2026_11_28_1200 migration). */
+interface TaskBatchCommandsTable {
+  account_id: string;
+  command_id: string;
+  result: ColumnType<unknown, string | null, string | null>;
+  created_at: ColumnType<Date, never, never>;
+}
+
 /** Every table of the tasks schema. */
 export interface Database extends AuthDatabase {
   workspaces: WorkspacesTable;
@@ -75,4 +83,5 @@ export interface Database extends AuthDatabase {
   task_idempotency_keys: TaskIdempotencyKeysTable;
   task_reminders: TaskRemindersTable;
   task_due_events: TaskDueEventsTable;
+  task_batch_commands: TaskBatchCommandsTable;
 }

@@ -7,6 +7,7 @@ import { errorCatalog } from '@app/http-errors';
  */
 export const ERROR_CODES = {
   invalid_cursor: 400,
+  batch_failed: 409,
   idempotency_key_conflict: 409,
   idempotency_request_in_progress: 409,
   no_due_time: 409,

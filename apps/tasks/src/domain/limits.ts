@@ -12,4 +12,6 @@ export const LIMITS = {
   tombstoneDays: CHANGES_CURSOR_DAYS + 1,
   /** Tombstones pruned after one delete at most: every delete stays bounded. */
   tombstonePruneBatch: 100,
+  /** Commands one POST /api/v1/tasks/batch carries at most. */
+  batchCommands: 100,
 } as const;

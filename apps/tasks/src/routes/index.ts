@@ -1,5 +1,6 @@
 import type { Router } from 'express';
 import { apiRouter } from '@app/auth/runtime';
+import { batchRoutes } from './batch.routes.js';
 import { tasksRoutes, type TasksRouteContext } from './tasks.routes.js';
 import { remindersRoutes } from './reminders.routes.js';
 
@@ -9,5 +10,5 @@ import { remindersRoutes } from './reminders.routes.js';
  * app.ts's scopeByMethod has, before any of them runs (GET/HEAD tasks:read, else write).
  */
 export function apiRoutes(ctx: TasksRouteContext): Router {
-  return apiRouter(ctx, [tasksRoutes, remindersRoutes]);
+  return apiRouter(ctx, [tasksRoutes, batchRoutes, remindersRoutes]);
 }

@@ -23,10 +23,11 @@ import {
 } from '../openapi.js';
 import { taskNotFound } from '../domain/errors.js';
 
-const createBody = compileBody(createTaskSchema);
-const updateBody = compileBody(updateTaskSchema);
-const positionBody = compileBody(positionSchema);
-const emptyBody = compileBody(emptyBodySchema);
+// Compiled once; the batch route checks its commands' args with them too.
+export const createBody = compileBody(createTaskSchema);
+export const updateBody = compileBody(updateTaskSchema);
+export const positionBody = compileBody(positionSchema);
+export const emptyBody = compileBody(emptyBodySchema);
 const listQuery = compileQuery(listQuerySchema);
 const changesQuery = compileQuery(changesQuerySchema);
 const previewQuery = compileQuery(previewQuerySchema);
@@ -41,20 +42,19 @@ const taskId = (req: Request): string => recordId(req.params.id, taskNotFound);
 
 /**
  * `If-Match`: `*` or a list of entity tags. Weak tags are kept out (If-Match compares strongly,
- * so they never match: 412); anything that is not an entity-tag list is 400.
+ * so they never match: 412); anything that is not an entity-tag list is 400 (at `path`: the
+ * header, or a batch command's `ifMatch`).
  */
-function readIfMatch(header: string | undefined): IfMatch | undefined {
+export function readIfMatch(header: string | undefined, path = 'If-Match'): IfMatch | undefined {
   if (header === undefined) return undefined;
   if (header.length > IF_MATCH_MAX_LENGTH)
-    throw errors.validation([{ path: 'If-Match', message: `must be at most ${IF_MATCH_MAX_LENGTH} characters` }]);
+    throw errors.validation([{ path, message: `must be at most ${IF_MATCH_MAX_LENGTH} characters` }]);
   if (header.trim() === '*') return '*';
   const strong: string[] = [];
   for (const part of header.split(',')) {
     const tag = /^\s*(W\/)?"([^"]*)"\s*$/.exec(part);
     if (!tag)
-      throw errors.validation([
-        { path: 'If-Match', message: 'must be * or a list of quoted entity tags (the ETag of the task)' },
-      ]);
+      throw errors.validation([{ path, message: 'must be * or a list of quoted entity tags (the ETag of the task)' }]);
     if (!tag[1]) strong.push(tag[2]!);
   }
   return strong;

@@ -189,9 +189,11 @@ function resilient(pool: pg.Pool): PostgresPool {
  * Runs `work` in one transaction, committed when it resolves and rolled back when it throws: the
  * one way every service opens a transaction. Postgres's default isolation (READ COMMITTED) and no
  * retry: the rules that need more take row locks inside `work`, and a serialization failure that
- * still happens is the error handler's 409 `concurrent_update`.
+ * still happens is the error handler's 409 `concurrent_update`. Given a transaction, `work` runs
+ * in it (a batch of commands runs each command's own writes in the batch's transaction).
  */
 export function inTransaction<DB, T>(db: Kysely<DB>, work: (trx: Transaction<DB>) => Promise<T>): Promise<T> {
+  if (db.isTransaction) return work(db as Transaction<DB>);
   return db.transaction().execute(work);
 }
 

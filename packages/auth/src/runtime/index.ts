@@ -17,6 +17,7 @@ export {
   pgTimestampToIso,
 } from '../database/database.js';
 export { createLogger } from './observability.js';
+export { chargeRequests } from './rate-limit.js';
 export {
   apiKeysTag,
   documentCommonHeaders,

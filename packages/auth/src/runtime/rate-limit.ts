@@ -1,5 +1,5 @@
 import type { Request, RequestHandler } from 'express';
-import { rateLimit, ipKeyGenerator, type Options } from 'express-rate-limit';
+import { MemoryStore, rateLimit, ipKeyGenerator, type Options, type Store } from 'express-rate-limit';
 import type { Redis } from 'ioredis';
 import { errors } from '@app/http-errors';
 import { LeasingRedisStore } from './rate-limit-store.js';
@@ -51,13 +51,48 @@ export function createRateLimit(opts: RateLimitOptions): RequestHandler {
       next(errors.tooManyRequests(seconds));
     },
   };
-  if (opts.applies || opts.skip) {
-    const { applies = () => true, skip = () => false } = opts;
-    options.skip = (req) => !applies(req.method) || skip(req);
-  }
+  const { applies = () => true, skip = () => false } = opts;
+  const skipped = (req: Request) => !applies(req.method) || skip(req);
+  if (opts.applies || opts.skip) options.skip = skipped;
   // Without Redis the counts are this process's; while Redis is away requests pass (passOnStoreError).
-  if (opts.redis) options.store = new LeasingRedisStore(opts.redis, `${opts.prefix}rl:${opts.name}:`);
-  return rateLimit(options);
+  const store = opts.redis ? new LeasingRedisStore(opts.redis, `${opts.prefix}rl:${opts.name}:`) : new MemoryStore();
+  options.store = store;
+  const limiter = rateLimit(options);
+  return (req, res, next) =>
+    limiter(req, res, (err?: unknown) => {
+      if (err === undefined && !skipped(req)) chargeWith(req, store, options, opts);
+      next(err);
+    });
+}
+
+/** What each limit that counted a request charges for more of it: a batch counts one per command. */
+const charges = new WeakMap<Request, Array<(hits: number) => Promise<void>>>();
+
+/** Notes how the limit of `store` charges `req` more hits: its key's count, then 429 past the limit. */
+function chargeWith(req: Request, store: Store, options: Partial<Options>, opts: RateLimitOptions): void {
+  const charge = async (hits: number) => {
+    const key = await options.keyGenerator!(req, req.res!);
+    let count: Awaited<ReturnType<Store['increment']>> | undefined;
+    try {
+      for (let i = 0; i < hits; i += 1) count = await store.increment(key);
+    } catch {
+      return; // Redis is away: the limiter fails open.
+    }
+    if (count && count.totalHits > opts.limit) {
+      const reset = count.resetTime?.getTime();
+      throw errors.tooManyRequests(reset ? (reset - Date.now()) / 1000 : opts.windowMs / 1000);
+    }
+  };
+  charges.set(req, [...(charges.get(req) ?? []), charge]);
+}
+
+/**
+ * Counts `hits` more requests of `req` against every limit that counted it (a batch of commands
+ * counts as many requests as it has commands); 429 `rate_limited` when that passes a limit.
+ */
+export async function chargeRequests(req: Request, hits: number): Promise<void> {
+  if (hits <= 0) return;
+  for (const charge of charges.get(req) ?? []) await charge(hits);
 }
 
 /** GET, HEAD and OPTIONS read; everything else writes. */

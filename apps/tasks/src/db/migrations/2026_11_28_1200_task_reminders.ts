@@ -23,7 +23,7 @@ export async function up(db: Kysely<any>): Promise<void> {
   // A task's reminders, in the order they were made (the list, the count under the limit, the copies).
   await sql`create index task_reminders_task_idx on task_reminders (task_id, created_at, id)`.execute(db);
   await sql`
-    create function task_reminders_follow_due() returns trigger language plpgsql as $$
+    create function task_reminders_follow_due() returns trigger language plpgsql set search_path from current as $$
     begin
       update task_reminders set fires_at = new.due_at - make_interval(secs => before_seconds)
       where task_id = new.id and before_seconds is not null and fired_at is null;

@@ -11,6 +11,9 @@ import { sql, type Kysely } from 'kysely';
  * nothing, and the worker's start queues what they missed (reminders.jobs.ts).
  *
  * `task_due_events` records each occurrence whose `task.due` was sent: once per task and due time.
+ *
+ * The functions keep the migration's search_path (`set search_path from current`), so a write from
+ * a session with another one (psql, the bench's seed) still finds them.
  */
 export async function up(db: Kysely<any>): Promise<void> {
   await sql`
@@ -29,7 +32,7 @@ export async function up(db: Kysely<any>): Promise<void> {
   );
   await sql`
     create function tasks_queue_job(p_task text, p_key text, p_payload json, p_run_at timestamptz) returns void
-    language plpgsql as $$
+    language plpgsql set search_path from current as $$
     begin
       if to_regprocedure('tasks_worker.remove_job(text)') is null then return; end if;
       if p_run_at is null then
@@ -39,7 +42,7 @@ export async function up(db: Kysely<any>): Promise<void> {
       end if;
     end $$`.execute(db);
   await sql`
-    create function task_reminders_schedule() returns trigger language plpgsql as $$
+    create function task_reminders_schedule() returns trigger language plpgsql set search_path from current as $$
     begin
       if tg_op = 'DELETE' then
         perform tasks_queue_job('reminder', 'reminder:' || old.id, null, null);
@@ -53,7 +56,7 @@ export async function up(db: Kysely<any>): Promise<void> {
     create trigger task_reminders_schedule after insert or delete or update of fires_at, fired_at on task_reminders
     for each row execute function task_reminders_schedule()`.execute(db);
   await sql`
-    create function tasks_due_schedule() returns trigger language plpgsql as $$
+    create function tasks_due_schedule() returns trigger language plpgsql set search_path from current as $$
     begin
       perform tasks_queue_job('task_due', 'due:' || new.id, json_build_object('t', new.id),
         case when new.completed_at is null and new.deleted_at is null then new.due_at end);
