@@ -1,6 +1,6 @@
 import * as typedClients from '@app/client';
 import { createClipboardClient, createMeetingsClient, createTasksClient, type ServiceClientOptions } from '@app/client';
-import { SERVICES, declared, homePath, startStack, type Service, type Stack } from './stack.js';
+import { SERVICES, declared, homePath, startStack, type Service, type Stack, STACK_START_MS } from './stack.js';
 
 let stack: Stack;
 const keys = {} as Record<Service, string>;
@@ -11,7 +11,7 @@ beforeAll(async () => {
     const { accountId } = await stack.admin(svc, 'create-account', '--email', `client-${svc}@example.test`);
     keys[svc] = (await stack.admin(svc, 'create-key', '--account', accountId)).key;
   }
-}, 120000);
+}, STACK_START_MS);
 afterAll(() => stack?.stop());
 
 /** The generated client of a service (`create<Title>Client`), called by a path as a string. */

@@ -10,6 +10,7 @@ import {
   startStack,
   type Service,
   type Stack,
+  STACK_START_MS,
 } from './stack.js';
 
 let stack: Stack;
@@ -28,7 +29,7 @@ beforeAll(async () => {
     const { accountId } = await stack.admin(svc, 'create-account', '--email', `gw-${svc}@example.test`);
     keys[svc] = (await stack.admin(svc, 'create-key', '--account', accountId)).key;
   }
-}, 60000);
+}, STACK_START_MS);
 afterAll(() => stack?.stop());
 
 const get = (path: string, headers: Record<string, string> = {}) => fetch(`${stack.gateway}${path}`, { headers });

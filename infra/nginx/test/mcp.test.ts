@@ -8,7 +8,15 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { repoRoot } from '@app/devstack';
-import { SERVICES, everyRateLimitAt, readScopes, startStack, type Service, type Stack } from './stack.js';
+import {
+  SERVICES,
+  everyRateLimitAt,
+  readScopes,
+  startStack,
+  type Service,
+  type Stack,
+  STACK_START_MS,
+} from './stack.js';
 
 const run = promisify(execFile);
 let stack: Stack;
@@ -18,7 +26,7 @@ beforeAll(async () => {
   stack = await startStack(everyRateLimitAt(100000, { networkCap: true }), {
     gatewayVars: { MCP_GUARD_RATE: '6000r/m', MCP_GUARD_BURST: 1000 },
   });
-}, 120_000);
+}, STACK_START_MS);
 afterAll(async () => {
   await stack?.stop();
 });
@@ -98,7 +106,7 @@ describe.each(SERVICES)('MCP at /mcp/%s through the gateway', (service) => {
   let acct: Account;
   beforeAll(async () => {
     acct = await account(service);
-  });
+  }, 60_000);
 
   it('lists one tool per documented key operation for a full key, and only the reads for a read key', async () => {
     const ops = await documentedOperations(service);

@@ -156,6 +156,13 @@ export interface StackOptions {
 }
 
 /**
+ * How long a suite's beforeAll may take to start a stack (each service's migrations and first
+ * listen, nginx, the accounts it makes): minutes, not seconds, on a loaded 2-core machine with a
+ * fourth service (the new-service test's copy).
+ */
+export const STACK_START_MS = 180_000;
+
+/**
  * The three built services as real processes on one fresh database and the test Redis, with
  * real nginx in front of them, exactly as `npm start` runs them. `env` adds per-service settings.
  */
