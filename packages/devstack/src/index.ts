@@ -17,7 +17,7 @@ export {
   type ProductOptions,
   type RunningProduct,
 } from './product.js';
-export { startTestApp, stdinOf, ALLOWED_ORIGIN, type AppKit, type TestApp, type TestAppOptions } from './test-app.js';
+export { startTestApp, ALLOWED_ORIGIN, type AppKit, type TestApp, type TestAppOptions } from './test-app.js';
 export { Supervised } from './supervisor.js';
 export { principalsOf, startReceiver, type Receiver } from './webhook-receiver.js';
 export { errorCatalogSuite } from './error-catalog.js';

@@ -34,11 +34,6 @@ export interface AppKit<DB, C extends { redisUrl?: string | undefined; redisPref
 
 export const ALLOWED_ORIGIN = 'https://app.example.test';
 
-/** An admin command's standard input for the in-process harness: the given text, or none. */
-export function stdinOf(text: string | undefined): { readStdin(): Promise<string> } | undefined {
-  return text === undefined ? undefined : { readStdin: async () => text };
-}
-
 export interface TestApp<DB, C> {
   server: Server;
   /** The app itself (what createServiceApp left in `app.locals`: the stream hub, the webhook worker). */

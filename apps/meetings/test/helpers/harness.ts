@@ -1,21 +1,5 @@
-import { runAdminCommand } from '@app/auth/identity';
-import {
-  authConfig,
-  createAppServer,
-  createDb,
-  createLogger,
-  createPool,
-  migrateToLatest,
-  serviceConfig,
-  type ServiceConfig,
-} from '@app/auth/runtime';
-import {
-  stdinOf,
-  startTestApp as start,
-  type AppKit,
-  type TestApp as GenericTestApp,
-  type TestAppOptions,
-} from '@app/devstack';
+import { harnessKit, type ServiceConfig } from '@app/auth/runtime';
+import { startTestApp as start, type AppKit, type TestApp as GenericTestApp, type TestAppOptions } from '@app/devstack';
 import { createApp, migrations } from '../../src/app.js';
 import type { Database } from '../../src/db/schema.js';
 import { openapiDocument } from '../../src/openapi.js';
@@ -34,27 +18,14 @@ export type TestApp = Omit<GenericTestApp<Database, ServiceConfig>, 'caller'> & 
   caller(scopes?: string[]): Promise<Caller>;
 };
 
-/** The configuration the meetings process reads from `env`, by its declaration. */
-export const loadConfig = (env: Record<string, string | undefined>): ServiceConfig => serviceConfig(service, env);
-
-/** How the shared harness builds the meetings app from its declaration: the real config, migrations, app and admin. */
+/** How the shared harness builds the meetings app: as its process does, from its declaration. */
 const kit: AppKit<Database, ServiceConfig> = {
-  service: service.name,
-  loadConfig,
-  openPool: (url) => createPool(url, service.name, 10),
-  openDb: (pool) => createDb<Database>(pool),
-  migrate: (db) => migrateToLatest(db, service.name, migrations),
-  createApp: ({ logSink, ...deps }) =>
-    createApp({
-      ...deps,
-      service,
-      logger: logSink ? createLogger(service.name, 'info', { write: logSink }) : createLogger(service.name, 'silent'),
-    }),
-  createServer: createAppServer,
-  admin: (db, config, argv, stdin) =>
-    runAdminCommand(db, authConfig(service, config.allowedOrigins), argv, {}, stdinOf(stdin)),
+  ...harnessKit<Database>(service, { createApp, migrations }),
   openapiDocument,
 };
+
+/** The configuration the meetings process reads from `env`, by its declaration. */
+export const loadConfig = (env: Record<string, string | undefined>): ServiceConfig => kit.loadConfig(env);
 
 /**
  * The meetings app on its own fresh database (real Postgres, real migrations) and its own Redis

@@ -2,7 +2,6 @@
 // middleware that checks scopes, the auth tables' migrations and the OpenAPI paths they answer.
 export { authMigrations, type AuthDatabase } from './tables.js';
 export type { AdminHooks } from './accounts.js';
-export { runAdminCommand } from './admin.js';
 export { callerTimezone, checkTimezoneHeader } from './middleware.js';
 export { publicOrigin } from './bearer.js';
 export { canonicalTimezone, knownTimezoneSpellings } from './timezones.js';

@@ -2,21 +2,20 @@
 // Environment config, the app builder (middleware, auth, docs, MCP, webhooks, error handling),
 // Postgres, logging, rate limits and the OpenAPI pieces every service document shares. Start,
 // ordered shutdown and the admin command line are main.ts's (`main.js serve|admin <service.js>`).
-export { serviceConfig, type ServiceConfig } from './env.js';
+export type { ServiceConfig } from './env.js';
 export type { ServiceDeclaration, ServiceDeps } from './declaration.js';
-export { createAppServer, onAppPrototypes } from './app-server.js';
-export { authConfig, createServiceApp, serviceStreamHub } from './service-app.js';
+export { onAppPrototypes } from './app-server.js';
+export { createServiceApp, serviceStreamHub } from './service-app.js';
+// How the test harness builds a service as its process does.
+export { harnessKit } from './harness-kit.js';
 export { apiRouter, routeContext, type RouteContext } from './routes.js';
 export {
   WRITES_THROUGH_FUNCTION,
   createPool,
-  createDb,
   inTransaction,
   isoTimestampSql,
-  migrateToLatest,
   pgTimestampToIso,
 } from '../database/database.js';
-export { createLogger } from './observability.js';
 export { chargeRequests } from './rate-limit.js';
 export {
   apiKeysTag,
