@@ -169,8 +169,10 @@ export async function startProduct(opts: ProductOptions): Promise<RunningProduct
     };
   };
   const stopAllServices = (graceMs?: number) => Promise.all(supervised.map((s) => s.stop(graceMs)));
+  // A process that exits fails the start at once (`failed`); one still starting gets 90 s, since on
+  // a loaded 2-core machine (a whole test run beside other work) its migrations took over 30 s.
   const listening = (wave: Instance[]) =>
-    Promise.race([Promise.all(wave.map((instance) => waitForPort(instance.port, 30000))), failed]);
+    Promise.race([Promise.all(wave.map((instance) => waitForPort(instance.port, 90_000))), failed]);
 
   let nginx: RunningNginx | undefined;
   try {
