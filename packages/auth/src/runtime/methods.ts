@@ -12,6 +12,13 @@ interface PathMethods {
 
 const escapeRegExp = (text: string): string => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 
+/** One path segment as a pattern: a parameter may be all of it (`{id}`) or part of it (`{token}.ics`). */
+const segmentPattern = (segment: string): string =>
+  `/${segment
+    .split(/\{[^}]+\}/)
+    .map(escapeRegExp)
+    .join('[^/]+')}`;
+
 /**
  * The route table of a service: each path template (`/api/clipboard/{id}`) with its methods,
  * concrete paths before templated ones as OpenAPI matches them (so `/api/clipboard/sync` is the
@@ -24,11 +31,11 @@ function routeTable(paths: Readonly<Record<string, readonly string[]>>): PathMet
       const segments = template.split('/').slice(1);
       const methods = OPERATIONS.filter((op) => operations.includes(op)).map((op) => op.toUpperCase());
       const all = [...methods.flatMap((m) => (m === 'GET' ? ['GET', 'HEAD'] : [m])), 'OPTIONS'];
-      const source = segments.map((s) => (/^\{[^}]+\}$/.test(s) ? '/[^/]+' : `/${escapeRegExp(s)}`)).join('');
+      const source = segments.map(segmentPattern).join('');
       return {
         entry: { pattern: new RegExp(`^${source}/?$`, 'i'), methods: new Set(all), allow: all.join(', ') },
         // A literal segment sorts before a parameter at the same place.
-        rank: segments.map((s) => (s.startsWith('{') ? '1' : '0')).join(''),
+        rank: segments.map((s) => (s.includes('{') ? '1' : '0')).join(''),
       };
     })
     .sort((a, b) => (a.rank < b.rank ? -1 : a.rank > b.rank ? 1 : 0))
