@@ -19,6 +19,7 @@ export const mcpTools: ToolTableEntry[] = [
     description:
       'Create one or more tasks (or subtasks with parentId) in one call: give each its title and, as needed, dueAt, priority, tags, notes and recurrence.',
     batch: 'tasks',
+    sendAs: { operation: 'runTaskBatch', commands: { add: 'add' } },
     actions: { add: 'createTask' },
     compact: ['title', 'dueAt', 'priority', 'tags', 'parentId', 'recurrence'],
   },
@@ -28,6 +29,10 @@ export const mcpTools: ToolTableEntry[] = [
     description:
       'Change one or more tasks in one call, each by its id and action: edit its fields, complete or reopen it (a recurring task moves to its next due time), move it in the manual order, suggest tags, or delete it.',
     batch: 'tasks',
+    sendAs: {
+      operation: 'runTaskBatch',
+      commands: { edit: 'update', complete: 'complete', reopen: 'reopen', move: 'move', delete: 'delete' },
+    },
     actions: {
       edit: 'updateTask',
       complete: 'completeTask',

@@ -51,6 +51,40 @@ describe('@app/client against the real gateway', () => {
     expect(missing.error?.error.code).toBe('not_found');
   });
 
+  it('runs a batch in one request: an add, a subtask naming it by tempId, a command that fails on its own', async () => {
+    const { accountId } = await stack.admin('tasks', 'create-account', '--email', 'client-batch@example.test');
+    const tasks = createTasksClient({
+      baseUrl: stack.gateway,
+      apiKey: (await stack.admin('tasks', 'create-key', '--account', accountId)).key,
+    });
+    const ran = await tasks.batch([
+      { type: 'add', tempId: 'trip', args: { title: 'Plan the trip' } },
+      { type: 'add', args: { title: 'Book the train', parentId: 'trip' } },
+      { type: 'complete', taskId: '00000000-0000-4000-8000-000000000000' },
+    ]);
+    expect(ran.response.status).toBe(200);
+    const { results, tempIds, cursor } = ran.data!;
+    const parent = tempIds.trip!;
+    expect(results.map((r) => r.status)).toEqual([201, 201, 404]);
+    expect(results.every((r) => /^[0-9a-f-]{36}$/.test(r.id))).toBe(true);
+    expect(results[1]!.item).toMatchObject({ title: 'Book the train', parentId: parent });
+    expect(results[2]!.error).toMatchObject({ code: 'not_found' });
+    const read = await tasks.GET('/api/v1/tasks/{id}', { params: { path: { id: parent } } });
+    expect(read.data?.item.subtasks.map((t) => t.title)).toEqual(['Book the train']);
+    // The same command ids again apply nothing twice; the cursor is just after the batch.
+    const again = await tasks.batch(
+      results
+        .slice(0, 1)
+        .map((r) => ({ id: r.id, type: 'add' as const, tempId: 'trip', args: { title: 'Plan the trip' } })),
+    );
+    expect(again.data?.tempIds.trip).toBe(parent);
+    const feed = await tasks.GET('/api/v1/tasks/changes', { params: { query: { cursor } } });
+    expect(feed.data?.changes).toEqual([]);
+    const failed = await tasks.batch([{ type: 'delete', taskId: 'nowhere' }], { atomic: true });
+    expect(failed.response.status).toBe(409);
+    expect(failed.error?.error.code).toBe('batch_failed');
+  });
+
   it('creates a person in meetings and lists it', async () => {
     const meetings = createMeetingsClient({ baseUrl: stack.gateway, apiKey: keys.meetings });
     const created = await meetings.POST('/api/people', { body: { name: 'Ada Lovelace', email: 'ada@example.test' } });

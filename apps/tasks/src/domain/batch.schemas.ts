@@ -48,6 +48,8 @@ export const batchSchema = {
           },
           args: {
             type: 'object',
+            // Any object here (so typed clients take any args): the single call's schema checks them.
+            additionalProperties: true,
             description:
               '`add`: the create body; `update`: the PATCH body with an optional `ifMatch`; `move`: the position body (`afterId`); `complete`, `reopen`, `delete`: none, or `{ "ifMatch": ... }`. `ifMatch` is what the If-Match header takes: the quoted updatedAt (the ETag), `*`, or a list of them.',
           },

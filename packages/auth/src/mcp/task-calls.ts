@@ -3,6 +3,7 @@
  * asking before a destructive action, and shaping the REST answer so it fits a model's context
  * (compact records, an explicit nextCursor, at most RESULT_MAX_CHARACTERS of text).
  */
+import { createHash, randomUUID } from 'node:crypto';
 import type { ArgumentProblem, GeneratedTool } from './tools.js';
 import { BATCH_MAX, type TaskTool, type ToolAction } from './toolsets.js';
 
@@ -274,7 +275,8 @@ export interface TaskCallOutcome {
 }
 
 /**
- * Runs one call of a task-level tool (a batch runs each of its calls in order, stopping at none).
+ * Runs one call of a task-level tool (a batch runs each of its calls in order, stopping at none;
+ * those its `sendAs` takes go together, as one request).
  * With `confirm`, the user is asked about every destructive call, `confirm: true` or not (that
  * argument is the model's word; the answer is the user's), once for the whole call, before any is sent.
  */
@@ -376,16 +378,25 @@ export async function runTaskTool(
   }
   const declined = await confirmed(calls);
   if (declined) return declined;
-  const results: Array<{ action: string; status: number; result: unknown }> = [];
-  for (const [i, call] of calls.entries()) {
-    const outcome = await execute(call, `/${name}/${i}`);
+  const results: CallResult[] = [];
+  for (let i = 0; i < calls.length;) {
+    // The calls from i on that the tool sends together, in one request; else the call at i alone.
+    let end = i;
+    while (end < calls.length && commandOf(tool, calls[end]!) !== undefined) end += 1;
+    if (end > i) {
+      results.push(...(await sendTogether(tool, calls.slice(i, end), run, fields)));
+      i = end;
+      continue;
+    }
+    const outcome = await execute(calls[i]!, `/${name}/${i}`);
     if ('refusal' in outcome)
       results.push({
-        action: call.action.name,
+        action: calls[i]!.action.name,
         status: 400,
         result: outcome.refusal === 'arguments' ? { problems: outcome.problems } : { error: outcome.message },
       });
     else results.push({ action: outcome.answer.action, status: outcome.answer.status, result: outcome.answer.result });
+    i += 1;
   }
   const failed = results.some((r) => r.status >= 400);
   const answer: TaskAnswer = {
@@ -396,6 +407,81 @@ export async function runTaskTool(
     truncated: false,
   };
   return { isError: results.every((r) => r.status >= 400), answer: await fit(answer, async () => undefined) };
+}
+
+/** One call's place in a batch tool's result. */
+interface CallResult {
+  action: string;
+  status: number;
+  result: unknown;
+}
+
+/** A command id made from an idempotency key: the same key (for the same operation) is the same command. */
+function commandId(operation: string, key: string): string {
+  const h = createHash('sha256').update(`${operation}\n${key}`).digest('hex');
+  const variant = ((Number.parseInt(h[16]!, 16) & 3) | 8).toString(16);
+  return `${h.slice(0, 8)}-${h.slice(8, 12)}-5${h.slice(13, 16)}-${variant}${h.slice(17, 20)}-${h.slice(20, 32)}`;
+}
+
+/**
+ * The command a call of a batch tool is sent as (`sendAs`), or undefined when it goes alone: an
+ * action the tool does not send together, or arguments a command cannot carry (a query, a whole
+ * body, a non-string id or If-Match) are sent as the call's own request, whose checks name them.
+ */
+function commandOf(tool: TaskTool, { action, opArgs }: PreparedCall): Record<string, unknown> | undefined {
+  const type = tool.sendAs?.commands[action.name];
+  const r = action.op.route;
+  const [idArg, ...more] = r.pathArgs;
+  const taskId = idArg === undefined ? undefined : opArgs[idArg];
+  const { ifMatch, idempotencyKey } = opArgs;
+  if (
+    type === undefined ||
+    more.length > 0 ||
+    r.body === 'whole' ||
+    r.queryArgs.some((q) => opArgs[q] !== undefined) ||
+    [taskId, ifMatch, idempotencyKey].some((v) => v !== undefined && typeof v !== 'string') ||
+    (idArg !== undefined && taskId === undefined)
+  )
+    return undefined;
+  const args: Record<string, unknown> = {};
+  for (const name of r.bodyArgs) if (opArgs[name] !== undefined) args[name] = opArgs[name];
+  if (ifMatch !== undefined) args.ifMatch = ifMatch;
+  return {
+    id: typeof idempotencyKey === 'string' ? commandId(action.op.name, idempotencyKey) : randomUUID(),
+    type,
+    ...(taskId === undefined ? {} : { taskId }),
+    ...(Object.keys(args).length > 0 ? { args } : {}),
+  };
+}
+
+/**
+ * Calls of a batch tool sent as one call of its `sendAs` operation (one request; the service
+ * counts it as one per command): each call's result is its command's, shaped as its single
+ * call's answer would be (`{ item }`, or `{ error }`). A refusal of the whole request is every call's.
+ */
+async function sendTogether(
+  tool: TaskTool,
+  calls: PreparedCall[],
+  run: RunOperation,
+  fields: string[] | undefined,
+): Promise<CallResult[]> {
+  const answered = await run(tool.sendAs!.op, { commands: calls.map((c) => commandOf(tool, c)) });
+  const body = 'problems' in answered ? undefined : answered.body;
+  const results = isObject(body) && Array.isArray(body.results) ? (body.results as unknown[]) : [];
+  if ('problems' in answered || answered.status >= 400 || results.length !== calls.length) {
+    const status = 'problems' in answered ? 400 : answered.status >= 400 ? answered.status : 502;
+    const result = 'problems' in answered ? { problems: answered.problems } : answered.body;
+    return calls.map((c) => ({ action: c.action.name, status, result }));
+  }
+  return calls.map(({ action, opArgs }, i) => {
+    const r = results[i] as { status: number; item?: unknown; error?: unknown };
+    if (r.status >= 400) return { action: action.name, status: r.status, result: { error: r.error } };
+    return {
+      action: action.name,
+      status: r.status,
+      result: shape(tool, action, opArgs, fields, r.status, { item: r.item }).result,
+    };
+  });
 }
 
 function safeJson(text: unknown): unknown {

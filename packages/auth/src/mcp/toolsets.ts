@@ -26,6 +26,12 @@ export interface ToolTableEntry {
   /** The tool takes a list: this argument holds 1 to 50 calls, each with its own arguments (and action). */
   batch?: string;
   /**
+   * A batch tool's calls of these actions go together as one call of `operation`, which takes
+   * `{ commands: [{ id, type, taskId?, args? }] }` and answers `{ results: [{ id, status, item?,
+   * error? }] }` (tasks' POST /api/v1/tasks/batch): action -> command type.
+   */
+  sendAs?: { operation: string; commands: Record<string, string> };
+  /**
    * The fields each record of a list answer carries unless the call asks for others with `fields`
    * (those a record has; its id always). Without it the tool's answers are not lists.
    */
@@ -48,6 +54,7 @@ export interface TaskTool {
   toolset: string;
   actions: ToolAction[];
   batch?: string;
+  sendAs?: { op: GeneratedTool; commands: Record<string, string> };
   compact?: string[];
   omit: string[];
 }
@@ -79,20 +86,27 @@ export const WEBHOOK_TOOLS: ToolTableEntry[] = [
 /** Resolves a tool table against the service's operations; throws on an operation the document does not offer an API key. */
 export function taskTools(table: ToolTableEntry[], operations: GeneratedTool[]): TaskTool[] {
   const byId = new Map(operations.map((o) => [o.name, o]));
-  return table.map((entry) => ({
-    name: entry.name,
-    title: entry.title,
-    description: entry.description,
-    toolset: entry.toolset ?? 'default',
-    batch: entry.batch,
-    compact: entry.compact,
-    omit: entry.omit ?? [],
-    actions: Object.entries(entry.actions).map(([name, id]) => {
+  return table.map((entry) => {
+    const operation = (id: string) => {
       const op = byId.get(id);
       if (!op) throw new Error(`The MCP tool ${entry.name} names ${id}, which is not an operation an API key may call`);
-      return { name, op, readOnly: op.annotations.readOnlyHint, destructive: op.annotations.destructiveHint };
-    }),
-  }));
+      return op;
+    };
+    return {
+      name: entry.name,
+      title: entry.title,
+      description: entry.description,
+      toolset: entry.toolset ?? 'default',
+      batch: entry.batch,
+      ...(entry.sendAs ? { sendAs: { op: operation(entry.sendAs.operation), commands: entry.sendAs.commands } } : {}),
+      compact: entry.compact,
+      omit: entry.omit ?? [],
+      actions: Object.entries(entry.actions).map(([name, id]) => {
+        const op = operation(id);
+        return { name, op, readOnly: op.annotations.readOnlyHint, destructive: op.annotations.destructiveHint };
+      }),
+    };
+  });
 }
 
 /** A description's first sentence, at most BRIEF characters: the rest is the API reference's detail (error codes, edge cases). */

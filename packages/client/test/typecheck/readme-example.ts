@@ -9,4 +9,13 @@ export async function readmeExample(): Promise<void> {
   const today = await tasks.GET('/api/v1/tasks', { params: { query: { view: 'today' } } });
   await tasks.POST('/api/v1/tasks/{id}/complete', { params: { path: { id: data.item.id } } });
   console.log(today.data?.items.map((task) => task.title));
+
+  const batched = await tasks.batch([
+    { type: 'add', tempId: 'trip', args: { title: 'Plan the trip' } },
+    { type: 'add', args: { title: 'Book the train', parentId: 'trip' } },
+  ]);
+  console.log(
+    batched.data?.tempIds.trip,
+    batched.data?.results.map((r) => r.status),
+  ); // <id>, [201, 201]
 }

@@ -21,6 +21,8 @@ export async function wrongFields(): Promise<unknown[]> {
     await meetings.POST('/api/people', { body: { fullName: 'Ada' } }),
     // @ts-expect-error a clipboard item's content field is `content`, not `text`
     await clipboard.POST('/api/clipboard', { body: { type: 'text', text: 'hello', source: 'api' } }),
+    // @ts-expect-error a batch command's type is `add`, not `create`
+    await tasks.batch([{ type: 'create', args: { title: 'Buy milk' } }]),
     // @ts-expect-error there is no /api/v1/task path
     await tasks.GET('/api/v1/task'),
   ];
