@@ -37,14 +37,14 @@ const notFound = err('`not_found`: no such subscription of this account (or an i
 const idParam = idPathParameter('subscription id (a UUID; anything else is 404)');
 
 /** The Webhooks tag: the events, how a delivery is signed, retried and ordered, and who may change a subscription. */
-function webhooksTag(catalog: EventCatalog) {
+function webhooksTag(catalog: EventCatalog, about: string) {
   const eventList = Object.keys(catalog)
     .map((n) => `\`${n}\` (needs \`${catalog[n]}\`)`)
     .join(', ');
   return {
     name: 'Webhooks',
     description:
-      `Signed event deliveries (Standard Webhooks). Events: ${eventList}, and \`ping\` (POST /{id}/test). ` +
+      `Signed event deliveries (Standard Webhooks). Events: ${eventList}, and \`ping\` (POST /{id}/test). ${about}` +
       'Each is POSTed as `{type, timestamp, actor, data, previous?}`, `data` being the resource as the API returns it to a key (a deleted one holds at least its `id`), ' +
       '`actor` who made the change (`{type: "key" | "session" | "oauth" | "system", id}`: the API key, the browser session, the connected app\'s grant, or for the service itself the cause, such as a recurring job\'s name), ' +
       'and, on an update, `previous` the value before of each field the change changed, and only those (`updatedAt` and `revision` aside), ' +
@@ -60,11 +60,12 @@ function webhooksTag(catalog: EventCatalog) {
 
 /**
  * The webhook routes of a service's OpenAPI document at `path` (`/api/v1/webhooks`, ...), its tag
- * and schemas, for the app to spread into its own document (which defines `Error`).
+ * and schemas, for the app to spread into its own document (which defines `Error`). `about` says
+ * more of the service's events (a sentence or more, ending with a space), beside the list.
  */
-export function webhookOpenApi(path: string, catalog: EventCatalog) {
+export function webhookOpenApi(path: string, catalog: EventCatalog, about = '') {
   const names = Object.keys(catalog);
-  const tag = webhooksTag(catalog);
+  const tag = webhooksTag(catalog, about);
   const item = `${path}/{id}`;
   const paths = {
     [path]: {
