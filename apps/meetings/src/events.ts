@@ -9,6 +9,12 @@ export const MEETING_EVENTS = {
   'item.created': 'meetings:read',
   'item.updated': 'meetings:read',
   'item.deleted': 'meetings:read',
+  'series.created': 'meetings:read',
+  'series.updated': 'meetings:read',
+  'series.deleted': 'meetings:read',
+  'person.created': 'meetings:read',
+  'person.updated': 'meetings:read',
+  'person.deleted': 'meetings:read',
 } as const;
 
 export type MeetingEvent = keyof typeof MEETING_EVENTS;

@@ -104,6 +104,73 @@ describe('meetings webhooks', () => {
     }
   });
 
+  it('sends series.* and person.* with their actor, an update with previous (changed fields only), and archiving (DELETE) as *.deleted, once', async () => {
+    const c = await t.caller();
+    const p = await principalsOf(t, '/api/me/keys', c.accountId);
+    const local = await startReceiver();
+    const types = [
+      'series.created',
+      'series.updated',
+      'series.deleted',
+      'person.created',
+      'person.updated',
+      'person.deleted',
+    ];
+    try {
+      await t
+        .http()
+        .post('/api/webhooks')
+        .set('Authorization', c.auth)
+        .send({ url: local.url, events: types })
+        .expect(201);
+      const api = (method: 'post' | 'patch' | 'delete', path: string, body?: object, auth = p.key.auth) =>
+        t.http()[method](path).set('Authorization', auth).send(body);
+      const ada = (await api('post', '/api/people', { name: 'Ada' }).expect(201)).body;
+      const renamed = (await api('patch', `/api/people/${ada.id}`, { name: 'Ada L.' }).expect(200)).body;
+      const { series } = (
+        await api('post', '/api/series', {
+          title: '1:1 with Ada',
+          cadence: 'WEEKLY',
+          weekday: 1,
+          startTime: '09:00',
+          durationMinutes: 30,
+          timezone: 'Europe/Berlin',
+          startDate: '2030-01-07',
+          participantIds: [ada.id],
+        }).expect(201)
+      ).body;
+      const moved = (
+        await t
+          .http()
+          .patch(`/api/series/${series.id}`)
+          .set('Cookie', p.cookie)
+          .send({ title: 'Weekly', startTime: '10:00' })
+          .expect(200)
+      ).body;
+      const archived = (await api('delete', `/api/series/${series.id}`).expect(200)).body;
+      await api('delete', `/api/series/${series.id}`).expect(200);
+      const gone = (await api('delete', `/api/people/${ada.id}`).expect(200)).body;
+      await api('delete', `/api/people/${ada.id}`).expect(200);
+      const restored = (await api('patch', `/api/people/${ada.id}`, { archived: false }).expect(200)).body;
+
+      await local.waitFor((all) => all.length >= 7);
+      await new Promise((r) => setTimeout(r, 500));
+      const key = { type: 'key', id: p.key.id };
+      expect(local.received.map((r) => [r.event.type, r.event.actor, r.event.data, r.event.previous])).toEqual([
+        ['person.created', key, ada, undefined],
+        ['person.updated', key, renamed, { name: 'Ada' }],
+        ['series.created', key, series, undefined],
+        ['series.updated', { type: 'session', id: p.sessionId }, moved, { title: series.title, startTime: '09:00' }],
+        ['series.deleted', key, archived, undefined],
+        ['person.deleted', key, gone, undefined],
+        ['person.updated', key, restored, { archived: true, archivedAt: gone.archivedAt }],
+      ]);
+      expect(archived.archived).toBe(true);
+    } finally {
+      await local.close();
+    }
+  });
+
   it('answers 403 to a key without the webhooks scope', async () => {
     const c = await t.caller(['meetings:read', 'meetings:write']);
     const res = await t.http().get('/api/webhooks').set('Authorization', c.auth);

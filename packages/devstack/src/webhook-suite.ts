@@ -4,8 +4,9 @@ import { expectEnvelope as assertEnvelope } from './envelope.js';
 import { serviceEntry } from './service-entry.js';
 import type { TestApp } from './test-app.js';
 import { startReceiver, type Receiver } from './webhook-receiver.js';
+import { replaySuite } from './webhook-replay-suite.js';
 
-type App = Pick<TestApp<any, any>, 'http' | 'admin' | 'caller' | 'close'>;
+type App = Pick<TestApp<any, any>, 'http' | 'admin' | 'caller' | 'close' | 'db'>;
 
 /** What the shared webhook access suite needs to know about one service under test. */
 export interface WebhookSuiteTarget {
@@ -192,7 +193,7 @@ export function webhookSuite(target: WebhookSuiteTarget): void {
     });
   });
 
-  targetSuite(target);
+  for (const suite of [replaySuite, targetSuite]) suite(target);
   productionSecretsSuite(service);
 }
 

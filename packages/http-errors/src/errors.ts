@@ -121,6 +121,7 @@ const PLATFORM_ERROR_CODES = {
   webhook_limit_reached: 409,
   webhook_disabled: 409,
   precondition_failed: 412,
+  replay_gone: 410,
   payload_too_large: 413,
   uri_too_long: 414,
   unsupported_encoding: 415,

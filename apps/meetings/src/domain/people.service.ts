@@ -7,6 +7,7 @@ import { assertWithinLimit } from './limits.js';
 import { toPerson } from './views.js';
 import { inTransaction } from '@app/auth/runtime';
 import { notFound } from './errors.js';
+import { emit } from './events.js';
 
 export async function createPerson(
   db: Kysely<Database>,
@@ -16,11 +17,16 @@ export async function createPerson(
   return inTransaction(db, async (trx) => {
     await lockAccountResource(trx, accountId, 'people');
     assertWithinLimit('people', await repo.countActivePeople(trx, accountId));
-    return toPerson(await repo.insertPerson(trx, accountId, { name: input.name, email: input.email ?? null }));
+    const person = toPerson(await repo.insertPerson(trx, accountId, { name: input.name, email: input.email ?? null }));
+    return emit(trx, accountId, 'person.created', person);
   });
 }
 
-/** Renames, re-addresses, archives (`archived: true`) or restores (`archived: false`) a person. */
+/**
+ * Renames, re-addresses, archives (`archived: true`) or restores (`archived: false`) a person: a
+ * `person.updated` whatever it changed (its `previous` names `archived` and `archivedAt` when it
+ * archived or restored); only DELETE is a `person.deleted`.
+ */
 export async function updatePerson(
   db: Kysely<Database>,
   accountId: string,
@@ -33,16 +39,21 @@ export async function updatePerson(
     if (!row) throw notFound('Person');
     if (input.archived === false && row.archived_at !== null)
       assertWithinLimit('people', await repo.countActivePeople(trx, accountId));
-    return toPerson(await repo.updatePerson(trx, id, input));
+    return emit(trx, accountId, 'person.updated', toPerson(await repo.updatePerson(trx, id, input)), toPerson(row));
   });
 }
 
-/** Archives a person (idempotent). */
+/**
+ * Archives a person (idempotent): its `person.deleted`; archiving it again changes nothing and
+ * records no event.
+ */
 export async function archivePerson(db: Kysely<Database>, accountId: string, id: string) {
-  const row = await repo.findPerson(db, accountId, id);
-  if (!row) throw notFound('Person');
-  if (row.archived_at !== null) return toPerson(row);
-  return toPerson(await repo.updatePerson(db, id, { archived: true }));
+  return inTransaction(db, async (trx) => {
+    const row = await repo.findPerson(trx, accountId, id, true);
+    if (!row) throw notFound('Person');
+    if (row.archived_at !== null) return toPerson(row);
+    return emit(trx, accountId, 'person.deleted', toPerson(await repo.updatePerson(trx, id, { archived: true })));
+  });
 }
 
 export async function listPeople(

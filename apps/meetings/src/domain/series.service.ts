@@ -13,6 +13,7 @@ import { materialize, ruleOf } from './occurrences.js';
 import { occurrencesFrom, startsAtUtc, todayIn } from './recurrence.js';
 import { toMeeting, toSeries } from './views.js';
 import { fail, notFound } from './errors.js';
+import { emit } from './events.js';
 import type { Shape } from '@app/http-errors/validation';
 import type { seriesCreateBody, seriesPatchBody } from './series.schemas.js';
 
@@ -85,7 +86,10 @@ export async function createSeries(db: Kysely<Database>, accountId: string, give
     });
     const dates = occurrencesFrom(ruleOf(series), todayIn(series.timezone), 2);
     const meetings = await materialize(trx, accountId, series, dates);
-    return { series: toSeries(series), meetings: meetings.map((m) => toMeeting(m, withPrivate)) };
+    return {
+      series: await emit(trx, accountId, 'series.created', toSeries(series)),
+      meetings: meetings.map((m) => toMeeting(m, withPrivate)),
+    };
   });
 }
 
@@ -119,15 +123,21 @@ export async function updateSeries(db: Kysely<Database>, accountId: string, id: 
         upcoming.map((m) => ({ id: m.id, startsAt: startsAtUtc(m.date!, updated.start_time, updated.timezone) })),
       );
     }
-    return toSeries(updated);
+    return emit(trx, accountId, 'series.updated', toSeries(updated), toSeries(row));
   });
 }
 
-/** Archives a series (idempotent); its meetings stay readable. */
+/**
+ * Archives a series (idempotent); its meetings stay readable. Archiving is its `series.deleted`;
+ * archiving it again changes nothing and records no event.
+ */
 export async function archiveSeries(db: Kysely<Database>, accountId: string, id: string) {
-  const row = await repo.archiveSeries(db, accountId, id);
-  if (!row) throw notFound('Series');
-  return toSeries(row);
+  return inTransaction(db, async (trx) => {
+    const row = await repo.findSeries(trx, accountId, id, true);
+    if (!row) throw notFound('Series');
+    if (row.archived_at !== null) return toSeries(row);
+    return emit(trx, accountId, 'series.deleted', toSeries((await repo.archiveSeries(trx, accountId, id))!));
+  });
 }
 
 export async function listSeries(

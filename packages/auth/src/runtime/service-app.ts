@@ -238,6 +238,7 @@ export function createServiceApp(o: ServiceAppOptions): Express {
     json,
     webhooksRouter({
       db: o.db,
+      service,
       catalog: webhooks.catalog,
       allowPrivate: o.config.webhooks.allowPrivate,
       secretKeys: o.config.webhooks.secretKeys,

@@ -213,7 +213,7 @@ export async function settleFailure(
 ): Promise<void> {
   const attempt = head.attempts + 1;
   const next = new Date(Date.now() + retryDelayMs(d.retryBaseMs, attempt));
-  const giveUp = next.getTime() > Date.parse(head.created_at) + RETRY_WINDOW_MS;
+  const giveUp = next.getTime() > Date.parse(head.replayed_at ?? head.created_at) + RETRY_WINDOW_MS;
   if (giveUp) await repo.settleDeliveries(conn, [head.seq], 'failed');
   else await repo.postponeDelivery(conn, head.seq, attempt, next);
   await repo.insertAttempts(conn, [

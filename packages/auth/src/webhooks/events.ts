@@ -31,7 +31,8 @@ export const eventBody = (type: string, data: unknown, actor = currentActor(), p
 const EMIT = 'select webhook_emit($1, $2, $3, $4, $5)';
 
 /**
- * A condition that holds while `accountId` has no enabled subscription to any of `types`: a write
+ * A condition that holds while `accountId` has no subscription to any of `types` (a disabled one
+ * counts: its events are kept for a replay): a write
  * that carries it in its WHERE can run on its own, outside a transaction, because
  * {@link emitEvent} would record nothing for it (the same snapshot decides both). When it does
  * not hold the write touches nothing, and the caller makes the change the usual way, in a
@@ -39,12 +40,12 @@ const EMIT = 'select webhook_emit($1, $2, $3, $4, $5)';
  * one-time filter).
  */
 export function noSubscriberFor(accountId: string, ...types: string[]): RawBuilder<boolean> {
-  return sql<boolean>`not exists (select from webhook_subscriptions s where s.account_id = ${accountId} and s.enabled and s.events && ${types}::text[])`;
+  return sql<boolean>`not exists (select from webhook_subscriptions s where s.account_id = ${accountId} and s.events && ${types}::text[])`;
 }
 
 /**
- * Records an event for every enabled subscription of `accountId` to `type`, with a job to deliver
- * it. Call it with the transaction that makes the change, so the event commits (or not) with it.
+ * Records an event for every subscription of `accountId` to `type` (pending for an enabled one,
+ * skipped for a disabled one: kept 7 days for a replay). Call it with the transaction that makes the change, so the event commits (or not) with it.
  * `data` is the resource as the REST API returns it to an API key.
  */
 export function emitEvent(

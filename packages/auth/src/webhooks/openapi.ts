@@ -5,6 +5,7 @@ import {
   attemptSchema,
   createBodySchema,
   deliveriesQuerySchema,
+  replayBodySchema,
   subscriptionSchema,
   subscriptionWithSecretSchema,
   updateBodySchema,
@@ -36,23 +37,58 @@ const tooLarge = err("`payload_too_large`: body over the service's limit");
 const notFound = err('`not_found`: no such subscription of this account (or an id that is not a UUID)');
 const idParam = idPathParameter('subscription id (a UUID; anything else is 404)');
 
+/** `POST /{id}/replay`: the subscription's kept events again, from `since` on. */
+const replayOperation = {
+  post: {
+    operationId: 'replayWebhook',
+    tags: ['Webhooks'],
+    summary: 'Send the subscription its kept events again from `since` on, in order, with their original `webhook-id`',
+    description:
+      "Every event of the subscription's types is kept for it 7 days, also while it is disabled (those are sent only by a replay). " +
+      '`since` is an event id (the events after it, that one excluded) or a date-time (the events recorded at or after it). ' +
+      'The replayed events go out first, in commit order, then delivery goes on live; an event is never sent to the subscription twice at once, and at least once. ' +
+      'Retries of a replayed event count their 24 h from the replay. ' +
+      'Needs the read scope of every event the subscription carries (else 403 `insufficient_scope`); deliveries then follow the scopes of this caller.',
+    security,
+    parameters: [idParam],
+    requestBody: { required: true, content: json(replayBodySchema) },
+    responses: {
+      '202': ok('queued: how many events are sent again', {
+        type: 'object',
+        additionalProperties: false,
+        required: ['replayed'],
+        properties: { replayed: { type: 'integer', minimum: 0 } },
+      }),
+      '400': badBody,
+      ...common,
+      '404': notFound,
+      '409': err('`webhook_disabled`: enable the subscription first'),
+      '410': err(
+        '`replay_gone`: `since` is a time more than 7 days ago, or an event id this subscription has no kept event of (never recorded for it, or older than 7 days: the two cannot be told apart once pruned)',
+      ),
+      '413': tooLarge,
+    },
+  },
+};
+
 /** The Webhooks tag: the events, how a delivery is signed, retried and ordered, and who may change a subscription. */
-function webhooksTag(catalog: EventCatalog) {
+function webhooksTag(catalog: EventCatalog, about: string) {
   const eventList = Object.keys(catalog)
     .map((n) => `\`${n}\` (needs \`${catalog[n]}\`)`)
     .join(', ');
   return {
     name: 'Webhooks',
     description:
-      `Signed event deliveries (Standard Webhooks). Events: ${eventList}, and \`ping\` (POST /{id}/test). ` +
+      `Signed event deliveries (Standard Webhooks). Events: ${eventList}, and \`ping\` (POST /{id}/test). ${about}` +
       'Each is POSTed as `{type, timestamp, actor, data, previous?}`, `data` being the resource as the API returns it to a key (a deleted one holds at least its `id`), ' +
       '`actor` who made the change (`{type: "key" | "session" | "oauth" | "system", id}`: the API key, the browser session, the connected app\'s grant, or for the service itself the cause, such as a recurring job\'s name), ' +
       'and, on an update, `previous` the value before of each field the change changed, and only those (`updatedAt` and `revision` aside), ' +
       'with headers `webhook-id` (the event id, the same on every retry), `webhook-timestamp` (Unix seconds) and `webhook-signature` ' +
       '(`v1,<base64 HMAC-SHA256 of "<id>.<timestamp>.<body>">`; during the 24 h after a rotation, one signature per secret, space-separated). ' +
       'A 2xx within 10 s is delivered; anything else (redirects are not followed) is retried after WEBHOOK_RETRY_BASE_MS (5 s), doubling up to 1 h, for 24 h. ' +
-      'Per subscription deliveries keep commit order: a retried event holds back the ones after it. An event committed while the subscription is disabled is never sent; ' +
-      'Creating or changing a subscription (PATCH of any field, rotate-secret) needs the read scope of every event it carries once changed (else 403), ' +
+      'Per subscription deliveries keep commit order: a retried event holds back the ones after it. An event committed while the subscription is disabled is sent only by a replay. ' +
+      "Events are kept 7 days per subscription (a disabled one's too) for POST /{id}/replay. " +
+      'Creating or changing a subscription (PATCH of any field, rotate-secret, replay) needs the read scope of every event it carries once changed (else 403), ' +
       'and the caller becomes its last changer: a subscription last changed with a key (or a connected app) receives an event only while that key is live and holds the read scope. Failing for 5 days disables it (`disabledReason`). ' +
       `At most ${MAX_SUBSCRIPTIONS} subscriptions per account (409 \`webhook_limit_reached\`).`,
   };
@@ -60,11 +96,12 @@ function webhooksTag(catalog: EventCatalog) {
 
 /**
  * The webhook routes of a service's OpenAPI document at `path` (`/api/v1/webhooks`, ...), its tag
- * and schemas, for the app to spread into its own document (which defines `Error`).
+ * and schemas, for the app to spread into its own document (which defines `Error`). `about` says
+ * more of the service's events (a sentence or more, ending with a space), beside the list.
  */
-export function webhookOpenApi(path: string, catalog: EventCatalog) {
+export function webhookOpenApi(path: string, catalog: EventCatalog, about = '') {
   const names = Object.keys(catalog);
-  const tag = webhooksTag(catalog);
+  const tag = webhooksTag(catalog, about);
   const item = `${path}/{id}`;
   const paths = {
     [path]: {
@@ -171,6 +208,7 @@ export function webhookOpenApi(path: string, catalog: EventCatalog) {
         },
       },
     },
+    [`${item}/replay`]: replayOperation,
     [`${item}/deliveries`]: {
       get: {
         operationId: 'listWebhookDeliveries',

@@ -45,6 +45,8 @@ export interface DeliveryRow {
   attempts: number;
   next_attempt_at: string;
   created_at: string;
+  /** When a replay made it pending again (null: never); its retries count from then. */
+  replayed_at: string | null;
 }
 
 export interface AttemptRow {
@@ -178,6 +180,41 @@ export async function kick(db: Db, subscriptionId: string, runAt: Date | null): 
   );
 }
 
+/** Events are kept this long for a replay (settled deliveries and attempts, then pruned). */
+export const HISTORY_DAYS = 7;
+
+/** Where a replay starts: after one of the subscription's events, or at a time. */
+export type ReplayFrom = { afterEventId: string } | { at: string };
+
+/**
+ * Makes the subscription's events from `from` on (of the last {@link HISTORY_DAYS} days, pings
+ * aside) pending again, due now, in their order, and queues its job to run now; the caller holds
+ * the subscription's delivery lock, so none of them is being sent meanwhile. Their number, or
+ * undefined when `from` is gone: an event id the subscription has no event of in those days
+ * (never recorded, or pruned), or a time before them.
+ */
+export async function replayDeliveries(db: Db, subscriptionId: string, from: ReplayFrom): Promise<number | undefined> {
+  const kept = sql<string>`now() - make_interval(days => ${HISTORY_DAYS})`;
+  let after = sql`true`;
+  if ('at' in from) {
+    const { rows } = await sql<{ ok: boolean }>`select ${from.at}::timestamptz >= ${kept} as ok`.execute(db);
+    if (!rows[0]?.ok) return undefined;
+    after = sql`created_at >= ${from.at}::timestamptz`;
+  } else {
+    const { rows } = await sql<{ seq: number }>`select seq from webhook_deliveries
+      where subscription_id = ${subscriptionId} and event_id = ${from.afterEventId} and created_at >= ${kept}`.execute(
+      db,
+    );
+    if (!rows[0]) return undefined;
+    after = sql`seq > ${rows[0].seq}`;
+  }
+  const r =
+    await sql`update webhook_deliveries set state = 'pending', attempts = 0, next_attempt_at = now(), replayed_at = now()
+    where subscription_id = ${subscriptionId} and ${after} and created_at >= ${kept} and type <> 'ping'`.execute(db);
+  await sql`select webhook_kick_now(${subscriptionId}::uuid)`.execute(db);
+  return Number(r.numAffectedRows ?? 0);
+}
+
 export async function listAttempts(db: Db, subscriptionId: string, limit: number): Promise<AttemptRow[]> {
   return db
     .selectFrom('webhook_attempts')
@@ -228,6 +265,7 @@ const DELIVERY_COLUMNS = [
   'attempts',
   'next_attempt_at',
   'created_at',
+  'replayed_at',
 ] as const;
 // Every field of the rows the worker gets is read: a field added to SubscriptionRow or DeliveryRow
 // and not to these lists fails to compile here, instead of arriving undefined.
@@ -299,6 +337,7 @@ export async function nextBatch(
       attempts: r.d_attempts!,
       next_attempt_at: r.d_next_attempt_at!,
       created_at: r.d_created_at!,
+      replayed_at: r.d_replayed_at,
     }));
   return { sub, scopes: first.changer_scopes === null ? null : new Set(first.changer_scopes), pending };
 }

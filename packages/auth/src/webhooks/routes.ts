@@ -1,16 +1,23 @@
 import { randomUUID } from 'node:crypto';
 import { Router, type Request } from 'express';
-import { errors } from '@app/http-errors';
+import { AppError, errors } from '@app/http-errors';
 import { compileBody, compileQuery, isUuid } from '@app/http-errors/validation';
 import { eventBody, newEventId, type EventCatalog } from './events.js';
 import * as repo from './repository.js';
 import type { ChangedBy, SubscriptionRow } from './repository.js';
-import { MAX_SUBSCRIPTIONS, createBodySchema, deliveriesQuerySchema, updateBodySchema } from './schemas.js';
+import {
+  MAX_SUBSCRIPTIONS,
+  createBodySchema,
+  deliveriesQuerySchema,
+  replayBodySchema,
+  updateBodySchema,
+} from './schemas.js';
 import { newSigningSecret } from './signing.js';
 import { openSecret, sealSecret, SecretUnreadableError, type SecretKeys } from './secret-box.js';
 import { targetProblem } from './target.js';
 import { inTransaction, type AnyDb } from '../database/database.js';
 import { activeTraceparent } from './trace-links.js';
+import { sql } from 'kysely';
 
 /** How long a rotated-out secret keeps signing beside the new one. */
 const ROTATION_OVERLAP_MS = 24 * 3600_000;
@@ -29,8 +36,30 @@ function toSubscription(r: SubscriptionRow) {
   };
 }
 
+/**
+ * Makes a subscription's kept events from `since` on pending again (see repo.replayDeliveries),
+ * holding the lock its delivery workers hold while they send: it waits for a turn under way to
+ * end, so none of them is in flight meanwhile and nothing live overtakes them. 410 when `since`
+ * is gone.
+ */
+async function replayUnderLock(trx: AnyDb, service: string, subscriptionId: string, since: string): Promise<number> {
+  await sql`set local lock_timeout = '30s'`.execute(trx);
+  await sql`select pg_advisory_xact_lock(hashtext(${`${service}.webhooks`}), hashtext(${subscriptionId}))`.execute(trx);
+  const byId = since.startsWith('msg_');
+  const n = await repo.replayDeliveries(trx, subscriptionId, byId ? { afterEventId: since } : { at: since });
+  if (n === undefined)
+    throw new AppError(
+      410,
+      'replay_gone',
+      `No event ${byId ? `${since} of this subscription` : `since ${since}`} is kept: events are kept ${repo.HISTORY_DAYS} days`,
+    );
+  return n;
+}
+
 export interface WebhookRoutesOptions {
   db: AnyDb;
+  /** The service's name: its delivery workers' lock namespace (`<service>.webhooks`). */
+  service: string;
   catalog: EventCatalog;
   allowPrivate: boolean;
   /** Seal the signing secrets at rest (WEBHOOK_SECRET_KEY). */
@@ -47,6 +76,7 @@ export function webhooksRouter(o: WebhookRoutesOptions): Router {
   const createBody = compileBody(createBodySchema(names));
   const updateBody = compileBody(updateBodySchema(names));
   const deliveriesQuery = compileQuery(deliveriesQuerySchema);
+  const replayBody = compileBody(replayBodySchema);
   const { db } = o;
 
   const checkTarget = async (url: string) => {
@@ -55,7 +85,7 @@ export function webhooksRouter(o: WebhookRoutesOptions): Router {
   };
   /**
    * The one check of every route that makes or changes a subscription (create, PATCH,
-   * rotate-secret, and replay when it comes): the caller must hold the read scope of every event
+   * rotate-secret, replay): the caller must hold the read scope of every event
    * the subscription carries once changed (sessions hold every scope), else 403. It becomes the
    * subscription's last changer, whose scopes filter the deliveries from then on: the columns
    * returned here are written with the change. Deliveries follow those scopes whatever a
@@ -176,6 +206,22 @@ export function webhooksRouter(o: WebhookRoutesOptions): Router {
       repo.enqueueOne(trx, sub.id, eventId, 'ping', eventBody('ping', { subscriptionId: sub.id }), activeTraceparent()),
     );
     res.status(202).json({ eventId, type: 'ping' });
+  });
+  // Replay: the subscription's kept events from `since` on are made pending again, in their order
+  // and with their ids, under the lock its delivery workers hold while they send (waiting for a
+  // turn under way to end), so none of them is in flight meanwhile and nothing live overtakes them.
+  router.post('/:id/replay', async (req, res) => {
+    const { since } = replayBody.parse(req.body ?? {});
+    const replayed = await inTransaction(db, async (trx) => {
+      // Not locked before the delivery lock: a turn holding that lock may be writing this row.
+      const sub = await find(req, false, trx);
+      const replayedBy = changedBy(req, sub.events);
+      if (!sub.enabled) throw errors.conflict('webhook_disabled', 'The subscription is disabled; enable it first');
+      const n = await replayUnderLock(trx, o.service, sub.id, since);
+      await repo.updateSubscription(trx, sub.account_id, sub.id, { ...replayedBy });
+      return n;
+    });
+    res.status(202).json({ replayed });
   });
   router.get('/:id/deliveries', async (req, res) => {
     const query = deliveriesQuery.parse(req.query);

@@ -51,11 +51,30 @@ export function updateBodySchema(names: readonly string[]) {
       enabled: {
         type: 'boolean',
         description:
-          'false stops deliveries: events of the time it is off are never sent; true clears `disabledReason`',
+          'false stops deliveries: events of the time it is off are sent only by a replay (POST /{id}/replay); true clears `disabledReason`',
       },
     },
   } as const;
 }
+
+/** `POST /:id/replay`: where the replay starts (an event id: after it; a time: from it, inclusive). */
+export const replayBodySchema = {
+  type: 'object',
+  additionalProperties: false,
+  required: ['since'],
+  properties: {
+    since: {
+      anyOf: [
+        {
+          type: 'string',
+          pattern: '^msg_[A-Za-z0-9_]{1,64}$',
+          description: 'an event id (`webhook-id`): the events after it',
+        },
+        { type: 'string', format: 'date-time', description: 'a time: the events recorded at or after it' },
+      ],
+    },
+  },
+} as const;
 
 export const deliveriesQuerySchema = {
   type: 'object',

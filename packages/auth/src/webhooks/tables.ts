@@ -8,22 +8,26 @@ export const workerSchema = (schema: string): string => `${schema}_worker`;
  * enabled subscriptions of that type, one outbox row each (with the write's trace context once
  * the traceparent migration has run).
  */
-async function createEmit(db: Kysely<any>, traced: boolean): Promise<void> {
+async function createEmit(db: Kysely<any>, traced: boolean, keptForReplay = false): Promise<void> {
   const param = traced ? sql`, p_traceparent text` : sql``;
   const column = traced ? sql`, traceparent` : sql``;
   const value = traced ? sql`, p_traceparent` : sql``;
+  // Since replay: a disabled subscription gets its rows too, settled as skipped (sent only by a replay).
+  const enabled = keptForReplay ? sql`` : sql`and enabled`;
+  const state = keptForReplay ? sql`, state` : sql``;
+  const stateValue = keptForReplay ? sql`, case when s.enabled then 'pending' else 'skipped' end` : sql``;
   await sql`
     create function webhook_emit(p_account uuid, p_type text, p_event_id text, p_body text${param}) returns int
     language plpgsql as $$
     declare
-      s uuid;
+      s record;
       n int := 0;
     begin
       for s in
-        select id from webhook_subscriptions
-        where account_id = p_account and enabled and p_type = any(events)
+        select id, enabled from webhook_subscriptions
+        where account_id = p_account ${enabled} and p_type = any(events)
       loop
-        insert into webhook_deliveries (event_id, subscription_id, type, body${column}) values (p_event_id, s, p_type, p_body${value});
+        insert into webhook_deliveries (event_id, subscription_id, type, body${column}${state}) values (p_event_id, s.id, p_type, p_body${value}${stateValue});
         n := n + 1;
       end loop;
       return n;
@@ -160,11 +164,47 @@ const changedByMigration: Migration = {
   },
 };
 
+/**
+ * Replay (`POST /:id/replay`): every event of a subscription's types is kept for it 7 days, a
+ * disabled one's too (recorded as skipped: sent only by a replay); `replayed_at` is when a replay
+ * made a delivery pending again (its 24 h of retries count from then); the index finds a
+ * subscription's events by number; `webhook_kick_now` queues its job to run now, also when a
+ * waiting one was set for a later retry.
+ */
+function replayMigration(schema: string): Migration {
+  const worker = sql.id(workerSchema(schema));
+  return {
+    async up(db: Kysely<any>): Promise<void> {
+      await sql`alter table webhook_deliveries add column replayed_at timestamptz`.execute(db);
+      await sql`create index webhook_deliveries_subscription_idx on webhook_deliveries (subscription_id, seq)`.execute(
+        db,
+      );
+      await sql`drop function webhook_emit(uuid, text, text, text, text)`.execute(db);
+      await createEmit(db, true, true);
+      await sql`
+        create function webhook_kick_now(p_subscription uuid) returns void
+        language plpgsql as $$
+        begin
+          perform ${worker}.add_job('webhook', json_build_object('s', p_subscription),
+            job_key := 'webhook:' || p_subscription, job_key_mode := 'replace');
+        end $$`.execute(db);
+    },
+    async down(db: Kysely<any>): Promise<void> {
+      await sql`drop function webhook_kick_now(uuid)`.execute(db);
+      await sql`drop function webhook_emit(uuid, text, text, text, text)`.execute(db);
+      await createEmit(db, true);
+      await sql`drop index webhook_deliveries_subscription_idx`.execute(db);
+      await sql`alter table webhook_deliveries drop column replayed_at`.execute(db);
+    },
+  };
+}
+
 /** The webhook migrations by name, to spread into a service's own set (after the auth tables). */
 export function webhookMigrations(schema: string): Record<string, Migration> {
   return {
     '2026_11_23_2200_webhooks': webhookMigration(schema),
     '2026_11_25_0950_webhook_traceparent': traceparentMigration,
     '2026_11_28_1200_webhook_changed_by': changedByMigration,
+    '2026_11_28_1500_webhook_replay': replayMigration(schema),
   };
 }

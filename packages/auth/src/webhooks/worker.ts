@@ -12,8 +12,6 @@ import { look, newScheduler, takeTurn, wakeTurns, type Scheduler } from './sched
 
 /** How often a process looks for new deliveries (the first try starts within this of the commit, and the job's start). */
 const WAKE_MS = 100;
-/** Settled deliveries and attempts are kept this long (GET /:id/deliveries shows the latest). */
-const HISTORY_DAYS = 7;
 
 export interface WebhookWorkerOptions {
   service: string;
@@ -147,7 +145,7 @@ async function tick(q: Queue): Promise<void> {
   const s = q.scheduler;
   try {
     await look(s);
-    if (Math.random() < WAKE_MS / 600_000) await repo.pruneHistory(s.db!, HISTORY_DAYS);
+    if (Math.random() < WAKE_MS / 600_000) await repo.pruneHistory(s.db!, repo.HISTORY_DAYS);
   } catch (err) {
     // Postgres unavailable: warned at most once a minute; the next tick tries again.
     if (Date.now() - q.lastWarning > 60_000) {
