@@ -4,6 +4,7 @@ import type { Database } from './db/schema.js';
 import { mcpInstructions, mcpPrompts, mcpToolNotes } from './mcp.js';
 import { mcpTools } from './mcp-tools.js';
 import { openapiDocument } from './openapi.js';
+import { connectionsPublicRoutes } from './routes/connections.routes.js';
 import { apiRoutes } from './routes/index.js';
 
 /**
@@ -27,6 +28,7 @@ export function createApp(deps: ServiceDeps<Database>): Express {
     api: {
       router: apiRoutes(routeContext(deps, streams)),
       scopeByMethod: { read: 'meetings:read', write: 'meetings:write' },
+      publicRouter: connectionsPublicRoutes(deps),
     },
   });
 }

@@ -12,6 +12,7 @@ import {
 import { documentOutages } from '@app/http-errors';
 import { accountPaths, keySchema } from './openapi/account.js';
 import { changeSchema, changesPaths } from './openapi/changes.js';
+import { connectionsPaths } from './openapi/connections.js';
 import { itemSchema, itemsPaths } from './openapi/items.js';
 import { meetingDetailSchema, meetingSchema, meetingsPaths } from './openapi/meetings.js';
 import { noteSchema, notesPaths } from './openapi/notes.js';
@@ -80,6 +81,7 @@ export const openapiDocument = {
     // Sign-up, login, logout and the account (shared by the three services, in this envelope).
     ...authOpenApiPaths('meetings'),
     ...accountPaths,
+    ...connectionsPaths,
     ...notesPaths,
     ...peoplePaths,
     ...seriesPaths,

@@ -26,6 +26,7 @@ describe('GET /openapi.json', () => {
     expect(ops.sort()).toEqual(
       [
         'DELETE /api/items/{id}',
+        'DELETE /api/me/connections/tasks',
         'DELETE /api/me/keys/{id}',
         'DELETE /api/meetings/{id}',
         'DELETE /api/notes/{date}',
@@ -35,6 +36,10 @@ describe('GET /openapi.json', () => {
         'GET /api/changes',
         'GET /api/changes/stream',
         'GET /api/me',
+        'GET /api/me/connections',
+        'GET /api/me/connections/tasks/callback',
+        'GET /api/me/connections/tasks/client.json',
+        'GET /api/me/connections/tasks/start',
         'GET /api/me/keys',
         'GET /api/meetings',
         'GET /api/meetings/{id}',

@@ -3,6 +3,7 @@ import { apiRouter, type RouteContext } from '@app/auth/runtime';
 import type { Database } from '../db/schema.js';
 import { actionsRoutes } from './actions.routes.js';
 import { changesRoutes } from './changes.routes.js';
+import { connectionsRoutes } from './connections.routes.js';
 import { itemsRoutes } from './items.routes.js';
 import { meetingsRoutes } from './meetings.routes.js';
 import { meRoutes } from './me.routes.js';
@@ -18,6 +19,7 @@ import { seriesRoutes } from './series.routes.js';
 export function apiRoutes(ctx: RouteContext<Database>): Router {
   return apiRouter(ctx, [
     meRoutes,
+    connectionsRoutes,
     notesRoutes,
     peopleRoutes,
     seriesRoutes,

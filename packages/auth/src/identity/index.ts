@@ -3,7 +3,7 @@
 export { authMigrations, type AuthDatabase } from './tables.js';
 export type { AdminHooks } from './accounts.js';
 export { runAdminCommand } from './admin.js';
-export { callerTimezone } from './middleware.js';
+export { callerTimezone, requireSession } from './middleware.js';
 export { canonicalTimezone, knownTimezoneSpellings } from './timezones.js';
 export { createKeyBodySchema, keyIdParameter } from './keys.js';
 export { CREDENTIAL_TTL_MS } from './credential-cache.js';

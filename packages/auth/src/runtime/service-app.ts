@@ -76,6 +76,8 @@ export interface ServiceAppOptions extends ServiceDeps {
      * routes check their own scopes and parse their own bodies (after the check).
      */
     scopeByMethod?: { read: string; write: string };
+    /** Routes under the same path that need no caller (meetings' Client ID Metadata Document), before authentication. */
+    publicRouter?: Router;
   };
 }
 
@@ -234,6 +236,7 @@ export function createServiceApp(o: ServiceAppOptions): Express {
   // An API process (SERVICE_ROLE=api) writes events and leaves their delivery to the workers.
   if (o.config.serviceRole === 'all') app.locals[WORKER] = deliverer();
   if (o.streams) app.locals[STREAMS] = o.streams;
+  if (o.api.publicRouter) app.use(declared.paths.api, o.api.publicRouter);
   if (scope)
     app.use(
       declared.paths.api,

@@ -6,6 +6,7 @@ import * as meetings from './2026_11_22_1000_meetings.js';
 import * as changesFeed from './2026_11_25_0600_changes_feed.js';
 import * as noteCountUnderLock from './2026_11_25_1000_note_count_under_lock.js';
 import * as announceWatched from './2026_11_26_0710_announce_watched.js';
+import * as taskConnections from './2026_11_28_1200_task_connections.js';
 
 /** Every migration of the meetings schema, by name; names sort in the order they apply. */
 export const migrations: Record<string, Migration> = {
@@ -16,4 +17,5 @@ export const migrations: Record<string, Migration> = {
   ...webhookMigrations('meetings'),
   ...streamMigrations('meetings'),
   '2026_11_26_0710_announce_watched': announceWatched,
+  '2026_11_28_1200_task_connections': taskConnections,
 };
