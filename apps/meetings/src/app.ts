@@ -1,10 +1,11 @@
-import type { Express } from 'express';
+import { Router, type Express } from 'express';
 import { createServiceApp, routeContext, serviceStreamHub, type ServiceDeps } from '@app/auth/runtime';
 import type { Database } from './db/schema.js';
 import { mcpInstructions, mcpPrompts, mcpToolNotes } from './mcp.js';
 import { mcpTools } from './mcp-tools.js';
 import { openapiDocument } from './openapi.js';
 import { calendarFeedRouter } from './routes/calendar.routes.js';
+import { connectionsPublicRoutes } from './routes/connections.routes.js';
 import { apiRoutes } from './routes/index.js';
 
 /**
@@ -28,7 +29,8 @@ export function createApp(deps: ServiceDeps<Database>): Express {
     streams,
     api: {
       router: apiRoutes(context),
-      open: calendarFeedRouter(context),
+      // Routes without credentials: the calendar feed's secret address, the Client ID Metadata Document.
+      open: Router().use(calendarFeedRouter(context), connectionsPublicRoutes(deps)),
       // The feed's address is the caller's own setting, which DESIGN gives to a reader.
       scopeByMethod: { read: 'meetings:read', write: 'meetings:write', readScopedWrites: ['/me/calendar-feed'] },
     },

@@ -27,6 +27,7 @@ describe('GET /openapi.json', () => {
       [
         'DELETE /api/items/{id}',
         'DELETE /api/me/calendar-feed',
+        'DELETE /api/me/connections/tasks',
         'DELETE /api/me/keys/{id}',
         'DELETE /api/meetings/{id}',
         'DELETE /api/notes/{date}',
@@ -37,6 +38,10 @@ describe('GET /openapi.json', () => {
         'GET /api/changes',
         'GET /api/changes/stream',
         'GET /api/me',
+        'GET /api/me/connections',
+        'GET /api/me/connections/tasks/callback',
+        'GET /api/me/connections/tasks/client.json',
+        'GET /api/me/connections/tasks/start',
         'GET /api/me/keys',
         'GET /api/meetings',
         'GET /api/meetings/{id}',

@@ -99,8 +99,33 @@ interface CalendarFeedsTable {
   created_at: Stamp;
 }
 
+interface TaskConnectionsTable {
+  account_id: string;
+  tasks_url: string;
+  client_id: string;
+  /** Sealed (sealValue): never the token itself. */
+  access_token: string;
+  /** Sealed (sealValue): never the token itself. */
+  refresh_token: string;
+  access_expires_at: string;
+  connected_at: Stamp;
+  updated_at: Stamp;
+}
+
+export interface TaskConnectionStartsTable {
+  state_hash: string;
+  account_id: string;
+  tasks_url: string;
+  client_id: string;
+  redirect_uri: string;
+  verifier: string;
+  created_at: Stamp;
+}
+
 /** Every table of the meetings schema. */
 export interface Database extends AuthDatabase {
+  task_connections: TaskConnectionsTable;
+  task_connection_starts: TaskConnectionStartsTable;
   people: PeopleTable;
   series: SeriesTable;
   meetings: MeetingsTable;

@@ -8,6 +8,7 @@ import { errorCatalog } from '@app/http-errors';
  */
 export const ERROR_CODES = {
   invalid_cursor: 400,
+  invalid_connection_state: 400,
   cursor_expired: 410,
   private_notes_forbidden: 403,
   parent_not_found: 404,

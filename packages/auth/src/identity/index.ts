@@ -3,7 +3,7 @@
 export { authMigrations, type AuthDatabase } from './tables.js';
 export type { AdminHooks } from './accounts.js';
 export { runAdminCommand } from './admin.js';
-export { callerTimezone, checkTimezoneHeader } from './middleware.js';
+export { callerTimezone, checkTimezoneHeader, requireSession } from './middleware.js';
 export { publicOrigin } from './bearer.js';
 export { canonicalTimezone, knownTimezoneSpellings } from './timezones.js';
 export { createKeyBodySchema, keyIdParameter } from './keys.js';

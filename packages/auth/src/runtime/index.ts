@@ -18,6 +18,8 @@ export {
 } from '../database/database.js';
 export { createLogger } from './observability.js';
 export { chargeRequests } from './rate-limit.js';
+// The origin clients reach a service at (PUBLIC_URL, or the one a request came through).
+export { publicOrigin } from '../identity/bearer.js';
 export {
   apiKeysTag,
   documentCommonHeaders,
