@@ -7,6 +7,8 @@ import { openapiDocument } from './openapi.js';
 import { calendarFeedRouter } from './routes/calendar.routes.js';
 import { connectionsPublicRoutes } from './routes/connections.routes.js';
 import { apiRoutes } from './routes/index.js';
+import { queueMissedTaskSyncs } from './db/task-sync.repository.js';
+import { taskSyncJobs } from './domain/task-sync.jobs.js';
 
 /**
  * Builds the meetings app: the runtime reads its declaration (service.ts) in `deps.service`,
@@ -27,6 +29,13 @@ export function createApp(deps: ServiceDeps<Database>): Express {
       redact: ['privateNotes'],
     },
     streams,
+    // Actions and their tasks keep completion in step from the worker's queue.
+    queue: {
+      tasks: taskSyncJobs(deps.db, deps.config.webhooks.secretKeys),
+      catchUp: () => queueMissedTaskSyncs(deps.db),
+    },
+    // The account page shows the tasks connection, with Connect and Disconnect.
+    accountPage: { connectionsPath: '/api/me/connections' },
     api: {
       router: apiRoutes(context),
       // Routes without credentials: the calendar feed's secret address, the Client ID Metadata Document.

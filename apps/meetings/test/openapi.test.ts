@@ -55,6 +55,7 @@ describe('GET /openapi.json', () => {
         'PATCH /api/series/{id}',
         'POST /api/items/reorder',
         'POST /api/items/{id}/carry',
+        'POST /api/items/{id}/send-to-tasks',
         'POST /api/me/calendar-feed',
         'POST /api/me/keys',
         'POST /api/meetings',

@@ -67,6 +67,7 @@ export async function saveConnection(
         access_token: row.access_token,
         refresh_token: row.refresh_token,
         access_expires_at: row.access_expires_at,
+        changes_cursor: null,
         connected_at: sql<string>`now()`,
         updated_at: sql<string>`now()`,
       }),

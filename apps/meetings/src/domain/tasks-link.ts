@@ -68,3 +68,22 @@ export const postForm = (url: string, fields: Record<string, string>) =>
     headers: { 'Content-Type': 'application/x-www-form-urlencoded', Accept: 'application/json' },
     body: new URLSearchParams(fields).toString(),
   });
+
+/** A call to tasks' REST API with the connection's access token (JSON in and out). */
+export const callTasksApi = (
+  access: { token: string; tasksUrl: string },
+  method: string,
+  path: string,
+  body?: unknown,
+  headers: Record<string, string> = {},
+) =>
+  callTasks(`${access.tasksUrl}${path}`, {
+    method,
+    headers: {
+      Authorization: `Bearer ${access.token}`,
+      Accept: 'application/json',
+      ...(body === undefined ? {} : { 'Content-Type': 'application/json' }),
+      ...headers,
+    },
+    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+  });
