@@ -13,6 +13,7 @@ import { documentOutages } from '@app/http-errors';
 import { accountPaths, keySchema } from './openapi/account.js';
 import { calendarPaths } from './openapi/calendar.js';
 import { changeSchema, changesPaths } from './openapi/changes.js';
+import { connectionsPaths } from './openapi/connections.js';
 import { itemSchema, itemsPaths } from './openapi/items.js';
 import { meetingDetailSchema, meetingSchema, meetingsPaths } from './openapi/meetings.js';
 import { noteSchema, notesPaths } from './openapi/notes.js';
@@ -82,6 +83,7 @@ export const openapiDocument = {
     // Sign-up, login, logout and the account (shared by the three services, in this envelope).
     ...authOpenApiPaths('meetings'),
     ...accountPaths,
+    ...connectionsPaths,
     ...notesPaths,
     ...peoplePaths,
     ...seriesPaths,

@@ -42,6 +42,7 @@ describe('POST /api/meetings/:id/items', () => {
       carryCount: 0,
       provenance: null,
       position: expect.any(Number),
+      linkedTask: null,
       createdAt: expect.any(String),
       updatedAt: expect.any(String),
     });

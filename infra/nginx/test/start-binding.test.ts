@@ -127,3 +127,36 @@ describe("npm start's gateway", () => {
     }
   }, 90000);
 });
+
+describe("npm start's defaults", () => {
+  /** A person signs up at a service through the gateway (npm start's sign-up is open): the session cookie. */
+  async function signUp(origin: string, service: string): Promise<string> {
+    const res = await fetch(`${origin}/auth/${service}/signup`, {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json', Origin: origin },
+      body: JSON.stringify({ email: `start-${randomUUID()}@example.test`, password: 'a long enough password' }),
+    });
+    expect(res.status).toBe(201);
+    return res.headers.get('set-cookie')!.split(';')[0]!;
+  }
+
+  it("lets meetings connect tasks on the loopback gateway: tasks fetches meetings' Client ID Metadata Document", async () => {
+    const started = await npmStart({});
+    try {
+      const origin = `http://127.0.0.1:${started.port}`;
+      const cookie = `${await signUp(origin, 'meetings')}; ${await signUp(origin, 'tasks')}`;
+      const start = await fetch(`${origin}/api/me/connections/tasks/start`, {
+        redirect: 'manual',
+        headers: { Cookie: cookie },
+      });
+      expect(start.status).toBe(302);
+      // Without OAUTH_CIMD_ALLOW_PRIVATE=1 this is tasks' 400 page: the document could not be fetched.
+      const consent = await fetch(start.headers.get('location')!, { redirect: 'manual', headers: { Cookie: cookie } });
+      const html = await consent.text();
+      expect([consent.status, html.includes('could not be fetched')]).toEqual([200, false]);
+      expect(html).toContain('Meetings');
+    } finally {
+      await stop(started);
+    }
+  }, 120000);
+});

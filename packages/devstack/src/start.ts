@@ -250,6 +250,10 @@ async function main(): Promise<void> {
       SIGNUP: process.env.SIGNUP ?? 'open',
       // Webhooks to a receiver on this machine (a script on localhost) are allowed locally.
       WEBHOOK_ALLOW_PRIVATE: process.env.WEBHOOK_ALLOW_PRIVATE ?? '1',
+      // So are OAuth clients served on this machine: meetings' Client ID Metadata Document on the
+      // loopback gateway, which tasks fetches when an account connects it (DESIGN: loopback CIMD where
+      // WEBHOOK_ALLOW_PRIVATE=1, as under npm start).
+      OAUTH_CIMD_ALLOW_PRIVATE: process.env.OAUTH_CIMD_ALLOW_PRIVATE ?? '1',
     },
     // A process that exits while npm start is not stopping is started again; the gateway and
     // the other instances keep serving meanwhile (and a restarted gateway serves them again).

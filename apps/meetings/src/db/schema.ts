@@ -72,6 +72,12 @@ export interface ItemsTable {
   from_meeting_id: string | null;
   carried_at: string | null;
   position: number;
+  /** The task an action was sent to (DESIGN "Actions into tasks"), and its completion as last seen. */
+  linked_task_id: string | null;
+  linked_task_completed_at: string | null;
+  task_send_round: Generated<number>;
+  /** Its completion changed here and has yet to reach tasks (the task_sync job sends it). */
+  task_sync_pending: Generated<boolean>;
   created_at: Stamp;
   updated_at: Stamp;
 }
@@ -99,8 +105,35 @@ interface CalendarFeedsTable {
   created_at: Stamp;
 }
 
+interface TaskConnectionsTable {
+  account_id: string;
+  tasks_url: string;
+  client_id: string;
+  /** Sealed (sealValue): never the token itself. */
+  access_token: string;
+  /** Sealed (sealValue): never the token itself. */
+  refresh_token: string;
+  access_expires_at: string;
+  /** Where the task_sync job is in tasks' changes feed (null: a full sync first). */
+  changes_cursor: string | null;
+  connected_at: Stamp;
+  updated_at: Stamp;
+}
+
+export interface TaskConnectionStartsTable {
+  state_hash: string;
+  account_id: string;
+  tasks_url: string;
+  client_id: string;
+  redirect_uri: string;
+  verifier: string;
+  created_at: Stamp;
+}
+
 /** Every table of the meetings schema. */
 export interface Database extends AuthDatabase {
+  task_connections: TaskConnectionsTable;
+  task_connection_starts: TaskConnectionStartsTable;
   people: PeopleTable;
   series: SeriesTable;
   meetings: MeetingsTable;

@@ -8,6 +8,7 @@ import { errorCatalog } from '@app/http-errors';
  */
 export const ERROR_CODES = {
   invalid_cursor: 400,
+  invalid_connection_state: 400,
   cursor_expired: 410,
   private_notes_forbidden: 403,
   parent_not_found: 404,
@@ -22,6 +23,9 @@ export const ERROR_CODES = {
   meeting_limit_reached: 409,
   meeting_not_finished: 409,
   nesting_too_deep: 409,
+  not_an_action: 409,
+  not_connected: 409,
+  tasks_refused: 409,
   not_carryable: 409,
   note_limit_reached: 409,
   person_archived: 409,

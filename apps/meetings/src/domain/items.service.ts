@@ -2,6 +2,7 @@ import type { Kysely } from 'kysely';
 import type { Database } from '../db/schema.js';
 import * as repo from '../db/items.repository.js';
 import * as meetingsRepo from '../db/meetings.repository.js';
+import { queueTaskSync } from '../db/task-sync.repository.js';
 import { emit } from './events.js';
 import { assertWithinLimit } from './limits.js';
 import { toItem, toMeeting } from './views.js';
@@ -54,7 +55,14 @@ export async function updateItem(db: Kysely<Database>, accountId: string, id: st
   return inTransaction(db, async (trx) => {
     const row = await repo.findItem(trx, accountId, id);
     if (!row) throw notFound('Item');
+    // An action sent to tasks that is marked done or reopened here: its task follows (task_sync job).
+    const toTasks =
+      row.linked_task_id !== null &&
+      input.completedAt !== undefined &&
+      (input.completedAt === null) !== (row.completed_at === null);
+    if (toTasks) await queueTaskSync(trx, accountId);
     const updated = await repo.updateItem(trx, id, {
+      ...(toTasks ? { task_sync_pending: true } : {}),
       ...(input.kind !== undefined ? { kind: input.kind } : {}),
       ...(input.owner !== undefined ? { owner: input.owner } : {}),
       ...(input.dueDate !== undefined ? { due_date: input.dueDate } : {}),

@@ -118,6 +118,8 @@ export function toItem(row: ItemRow) {
         ? { fromItemId: row.from_item_id, fromMeetingId: row.from_meeting_id, carriedAt: row.carried_at }
         : null,
     position: row.position,
+    linkedTask:
+      row.linked_task_id !== null ? { id: row.linked_task_id, completedAt: row.linked_task_completed_at } : null,
     createdAt: row.created_at,
     updatedAt: row.updated_at,
   };

@@ -5,6 +5,7 @@ import {
   conflict,
   date,
   dateTime,
+  error,
   int,
   ITEM_KINDS,
   ITEM_STATUSES,
@@ -38,6 +39,11 @@ export const itemSchema = obj({
   carryCount: int,
   provenance: nullable(obj({ fromItemId: str, fromMeetingId: str, carriedAt: dateTime })),
   position: int,
+  linkedTask: {
+    ...nullable(obj({ id: str, completedAt: nullable(dateTime) })),
+    description:
+      'The task an action was sent to (POST /api/items/{id}/send-to-tasks) and its completion, kept in step with tasks; null before it is sent and once the task is deleted',
+  },
   createdAt: dateTime,
   updatedAt: dateTime,
 });
@@ -65,7 +71,12 @@ export const itemsPaths = {
       'Partial update of an item',
       { '200': json(ref('Item')) },
       {},
-      { ...params(noQuery, ['id']), ...body(itemPatchBody) },
+      {
+        description:
+          'On an action sent to tasks (linkedTask set), a completedAt that marks it done completes the task, and null reopens it, within 5 s.',
+        ...params(noQuery, ['id']),
+        ...body(itemPatchBody),
+      },
     ),
     delete: op(
       'Items',
@@ -73,6 +84,28 @@ export const itemsPaths = {
       'Delete an item permanently (with its nested items)',
       noContent,
       {},
+      params(noQuery, ['id']),
+    ),
+  },
+  '/api/items/{id}/send-to-tasks': {
+    post: op(
+      'Items',
+      'sendItemToTasks',
+      'Send an action to the connected tasks account',
+      {
+        '200': json(
+          ref('Item'),
+          "The item with linkedTask. The task's title is the action's text (cut to 500 characters), its notes the series' title, the meeting's date and a link to the meeting, its dueAt 17:00 on the action's dueDate in the account's time zone (left out when that is past). Sent with an Idempotency-Key derived from the item, so a retry or a second click makes one task; an item already linked is answered as it is, without calling tasks.",
+        ),
+      },
+      {
+        ...conflict(
+          'not_an_action (the item is not an ACTION), not_connected (no tasks account connected, or tasks no longer accepts the connection), tasks_refused (tasks answered the create with a 4xx, named in the message)',
+        ),
+        '503': error(
+          'Tasks did not answer (or answered 5xx): nothing was created or linked; Retry-After says when to try again',
+        ),
+      },
       params(noQuery, ['id']),
     ),
   },

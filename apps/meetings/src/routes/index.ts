@@ -4,6 +4,7 @@ import type { Database } from '../db/schema.js';
 import { actionsRoutes } from './actions.routes.js';
 import { calendarRoutes } from './calendar.routes.js';
 import { changesRoutes } from './changes.routes.js';
+import { connectionsRoutes } from './connections.routes.js';
 import { itemsRoutes } from './items.routes.js';
 import { meetingsRoutes } from './meetings.routes.js';
 import { meRoutes } from './me.routes.js';
@@ -19,6 +20,7 @@ import { seriesRoutes } from './series.routes.js';
 export function apiRoutes(ctx: RouteContext<Database>): Router {
   return apiRouter(ctx, [
     meRoutes,
+    connectionsRoutes,
     notesRoutes,
     peopleRoutes,
     seriesRoutes,

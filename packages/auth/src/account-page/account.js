@@ -117,6 +117,7 @@
       if (res.status === 401) return showSignedOut('Your session has ended; please sign in again.');
       if (res.status !== 200) return say(errorText(res), 'error');
       renderApps(res.body.items);
+      return loadConnections();
     });
   }
 
@@ -163,6 +164,76 @@
     $('apps-table').hidden = apps.length === 0;
     $('no-apps').hidden = apps.length !== 0;
   }
+
+  // The services this account connects to (meetings: tasks), on a page that has the section.
+  const connectionsPath = body.dataset.connectionsPath;
+  const serviceName = function (name) {
+    return name.charAt(0).toUpperCase() + name.slice(1);
+  };
+
+  function loadConnections() {
+    if (!connectionsPath) return Promise.resolve();
+    return call('GET', connectionsPath).then(function (res) {
+      if (res.status === 401) return showSignedOut('Your session has ended; please sign in again.');
+      if (res.status !== 200) return say(errorText(res), 'error');
+      renderConnections(res.body);
+    });
+  }
+
+  function renderConnections(connections) {
+    const tbody = $('connections-body');
+    tbody.textContent = '';
+    Object.keys(connections).forEach(function (name) {
+      const label = serviceName(name);
+      const connection = connections[name];
+      const row = document.createElement('tr');
+      cell(row, label);
+      cell(row, connection.connected ? 'Connected since ' + formatDate(connection.since) : 'Not connected');
+      const actions = cell(row, '', 'actions');
+      const path = connectionsPath + '/' + encodeURIComponent(name);
+      // Connect goes through the other service's consent page and comes back here.
+      const connect = button('Connect', '', function () {
+        window.location.assign(path + '/start');
+      });
+      const disconnect = button('Disconnect', 'danger', function () {
+        confirmInPlace(
+          actions,
+          disconnect,
+          'connection-' + name,
+          'Disconnect ' + label + '? Its access ends at once.',
+          'Confirm disconnect',
+          function () {
+            return call('DELETE', path).then(function (res) {
+              if (res.status === 401) {
+                showSignedOut('Your session has ended; please sign in again.');
+                return true;
+              }
+              if (res.status !== 200) {
+                say(errorText(res), 'error');
+                return false;
+              }
+              return loadConnections().then(function () {
+                say(label + ' disconnected.', 'ok');
+                $('connections-title').focus();
+                return true;
+              });
+            });
+          },
+        );
+      });
+      const action = connection.connected ? disconnect : connect;
+      action.setAttribute('aria-label', (connection.connected ? 'Disconnect ' : 'Connect ') + label);
+      actions.appendChild(action);
+      tbody.appendChild(row);
+    });
+  }
+
+  // Back from another service's consent page: `?tasks=connected` or `?tasks=denied`.
+  new URLSearchParams(window.location.search).forEach(function (outcome, name) {
+    if (!connectionsPath) return;
+    if (outcome === 'connected') say(serviceName(name) + ' connected.', 'ok');
+    else if (outcome === 'denied') say(serviceName(name) + ' was not connected: the consent was declined.');
+  });
 
   function cell(row, text, className) {
     const td = document.createElement('td');
@@ -317,6 +388,7 @@
       }
       $('keys-body').textContent = '';
       $('apps-body').textContent = '';
+      if (connectionsPath) $('connections-body').textContent = '';
       showSignedOut('Signed out.');
     });
   });

@@ -28,8 +28,15 @@ interface PageState {
 const PER_RENDER = new Set(['signedIn', 'mode', 'consent']);
 
 /** The page for one service, with everything but {@link PageState} filled in once. */
-function render(cfg: AuthConfig, keysPath: string, signup: 'open' | 'closed'): (state: PageState) => string {
+function render(
+  cfg: AuthConfig,
+  keysPath: string,
+  signup: 'open' | 'closed',
+  connectionsPath = '',
+): (state: PageState) => string {
   const values: Record<string, string> = {
+    connectionsPath: escapeHtml(connectionsPath),
+    connections: connectionsPath ? CONNECTIONS_SECTION : '',
     service: escapeHtml(cfg.service),
     title: escapeHtml(cfg.service.charAt(0).toUpperCase() + cfg.service.slice(1)),
     keysPath: escapeHtml(keysPath),
@@ -48,6 +55,21 @@ function render(cfg: AuthConfig, keysPath: string, signup: 'open' | 'closed'): (
       name === 'consent' ? (state.consent ?? '') : String(state[name as 'signedIn' | 'mode']),
     );
 }
+
+/** The services this account connects to (account.js fills it from `data-connections-path`). */
+const CONNECTIONS_SECTION = `
+      <section class="card" aria-labelledby="connections-title">
+        <h2 id="connections-title" tabindex="-1">Connected services</h2>
+        <p class="hint">Other services of this product this account works with, through their own sign-in and consent.</p>
+        <table id="connections-table">
+          <caption class="visually-hidden">Your connected services</caption>
+          <thead>
+            <tr><th scope="col">Service</th><th scope="col">Status</th><th scope="col"><span class="visually-hidden">Actions</span></th></tr>
+          </thead>
+          <tbody id="connections-body"></tbody>
+        </table>
+      </section>
+`;
 
 /** What a scope lets an app do, in words for the consent page. */
 function scopeMeaning(scope: string): string {
@@ -116,12 +138,18 @@ export const accountPagePath = (service: string): string => `/account/${service}
 
 /**
  * `GET /account/<service>`: the account page (sign in or sign up; then the time zone and the API
- * keys), and its script and stylesheet under `/account/<service>/`. No inline script or style,
+ * keys; with `connectionsPath`, the services it connects to), and its script and stylesheet under
+ * `/account/<service>/`. No inline script or style,
  * so helmet's default Content-Security-Policy holds. Mounted after the caller is identified, so
  * a signed-in visitor gets the signed-in page without a failing request first.
  */
-export function accountPageRouter(cfg: AuthConfig, keysPath: string, signup: 'open' | 'closed'): Router {
-  const page = render(cfg, keysPath, signup);
+export function accountPageRouter(
+  cfg: AuthConfig,
+  keysPath: string,
+  signup: 'open' | 'closed',
+  connectionsPath?: string,
+): Router {
+  const page = render(cfg, keysPath, signup, connectionsPath);
   const path = accountPagePath(cfg.service);
   const router = Router();
   router.get(path, (req, res) => {

@@ -2,7 +2,7 @@
 // middleware that checks scopes, the auth tables' migrations and the OpenAPI paths they answer.
 export { authMigrations, type AuthDatabase } from './tables.js';
 export type { AdminHooks } from './accounts.js';
-export { callerTimezone, checkTimezoneHeader } from './middleware.js';
+export { callerTimezone, checkTimezoneHeader, requireSession } from './middleware.js';
 export { publicOrigin } from './bearer.js';
 export { canonicalTimezone, knownTimezoneSpellings } from './timezones.js';
 export { createKeyBodySchema, keyIdParameter } from './keys.js';

@@ -17,6 +17,8 @@ export {
   pgTimestampToIso,
 } from '../database/database.js';
 export { chargeRequests } from './rate-limit.js';
+// The origin clients reach a service at (PUBLIC_URL, or the one a request came through).
+export { publicOrigin } from '../identity/bearer.js';
 export {
   apiKeysTag,
   documentCommonHeaders,

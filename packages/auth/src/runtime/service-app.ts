@@ -67,6 +67,11 @@ export interface ServiceAppOptions extends ServiceDeps {
   };
   /** What the worker role repeats besides webhook delivery (SERVICE_ROLE worker or all). */
   recurringJobs?: RecurringJob[];
+  /**
+   * The account page's section of connected services: `connectionsPath` answers GET
+   * `{ <service>: { connected, since } }`, `<path>/<service>/start` connects, DELETE `<path>/<service>` disconnects.
+   */
+  accountPage?: { connectionsPath: string };
   /** The service's own jobs on the worker's queue (scheduled in Postgres: `run_at`, job keys). */
   queue?: ServiceQueue;
   /** The app's change streams: built with {@link serviceStreamHub}, closed first on shutdown. */
@@ -206,7 +211,12 @@ export function createServiceApp(o: ServiceAppOptions): Express {
   );
   // The caller is the actor of every event its request records (its async context carries it).
   app.use((req, _res, next) => (req.caller ? runAs(actorOf(req.caller), next) : next()));
-  app.use(under([accountPagePath(service)], accountPageRouter(auth, declared.paths.keys, o.config.signup)));
+  app.use(
+    under(
+      [accountPagePath(service)],
+      accountPageRouter(auth, declared.paths.keys, o.config.signup, o.accountPage?.connectionsPath),
+    ),
+  );
   // Every request, an MCP one included, counts once; a tool call's first REST request counted by
   // a limit is its MCP request, already counted there.
   for (const { applies = () => true, ...limit } of rateLimits) {

@@ -9,3 +9,5 @@ export { postJson } from './http-post.js';
 export { targetProblem, type Resolve } from './target.js';
 // The worker's batch read, for the test that proves it is one round trip and runs prepared.
 export { nextBatch } from './repository.js';
+// Values an app keeps encrypted at rest under WEBHOOK_SECRET_KEY (meetings: its tokens at tasks).
+export { openValue, sealValue, type SecretKeys } from './secret-box.js';

@@ -45,14 +45,22 @@ export class SecretUnreadableError extends Error {
   }
 }
 
-const aad = (subscriptionId: string, column: SecretColumn) =>
-  Buffer.from(`webhook_subscriptions.${column}:${subscriptionId}`);
+/** What a webhook signing secret is bound to: its row and column. */
+const boundTo = (subscriptionId: string, column: SecretColumn) => `webhook_subscriptions.${column}:${subscriptionId}`;
 
 /** Encrypts `plaintext` for row `subscriptionId`'s `column` under the current key. */
 export function sealSecret(keys: SecretKeys, subscriptionId: string, column: SecretColumn, plaintext: string): string {
+  return sealValue(keys, boundTo(subscriptionId, column), plaintext);
+}
+
+/**
+ * Encrypts any value kept at rest under the current key, bound to `binding` (its table, column
+ * and row, e.g. `task_connections.refresh_token:<account id>`): it decrypts only under that name.
+ */
+export function sealValue(keys: SecretKeys, binding: string, plaintext: string): string {
   const iv = randomBytes(IV_BYTES);
   const cipher = createCipheriv('aes-256-gcm', keys.current.key, iv, { authTagLength: TAG_BYTES });
-  cipher.setAAD(aad(subscriptionId, column));
+  cipher.setAAD(Buffer.from(binding));
   const sealed = Buffer.concat([cipher.update(plaintext, 'utf8'), cipher.final(), cipher.getAuthTag()]);
   return `${VERSION}.${keys.current.id}.${iv.toString('base64url')}.${sealed.toString('base64url')}`;
 }
@@ -71,6 +79,11 @@ export const sealedKeyId = (stored: string): string | null =>
  */
 export function openSecret(keys: SecretKeys, subscriptionId: string, column: SecretColumn, stored: string): string {
   if (!isSealed(stored)) return stored;
+  return openValue(keys, boundTo(subscriptionId, column), stored);
+}
+
+/** The value {@link sealValue} sealed under `binding`; throws {@link SecretUnreadableError}. */
+export function openValue(keys: SecretKeys, binding: string, stored: string): string {
   const [, keyId, iv, sealed] = stored.split('.');
   if (!keyId || !iv || !sealed) throw new SecretUnreadableError(null, 'the stored secret is malformed');
   const key = [keys.current, ...keys.old].find((k) => k.id === keyId);
@@ -84,7 +97,7 @@ export function openSecret(keys: SecretKeys, subscriptionId: string, column: Sec
     const decipher = createDecipheriv('aes-256-gcm', key.key, Buffer.from(iv, 'base64url'), {
       authTagLength: TAG_BYTES,
     });
-    decipher.setAAD(aad(subscriptionId, column));
+    decipher.setAAD(Buffer.from(binding));
     decipher.setAuthTag(bytes.subarray(bytes.length - TAG_BYTES));
     return Buffer.concat([decipher.update(bytes.subarray(0, bytes.length - TAG_BYTES)), decipher.final()]).toString(
       'utf8',
