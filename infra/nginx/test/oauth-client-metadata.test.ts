@@ -8,10 +8,9 @@ import { startStack, type Service, type Stack } from './stack.js';
 /**
  * Client ID Metadata Documents (the MCP authorization spec's registration since 2025-11-25): an
  * assistant's `client_id` is the URL of a JSON document describing it, served here by the test on
- * 127.0.0.1. Tasks allows documents on private addresses (OAUTH_CIMD_ALLOW_PRIVATE=1, which the
- * tests and `npm start` set); meetings keeps the default, and refuses them even with
- * WEBHOOK_ALLOW_PRIVATE=1 (that switch does not imply this one). Every refusal shows one message,
- * whatever went wrong.
+ * 127.0.0.1. Tasks allows documents on private addresses (OAUTH_CIMD_ALLOW_PRIVATE=1, which only
+ * tests set); meetings keeps the default, and refuses them even with WEBHOOK_ALLOW_PRIVATE=1 (as
+ * under `npm start`). Every refusal shows one message, whatever went wrong.
  */
 let stack: Stack;
 let docs: Server;

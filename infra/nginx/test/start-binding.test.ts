@@ -33,6 +33,8 @@ const reachable = (host: string, port: number) =>
 interface Started {
   child: ChildProcess;
   port: number;
+  /** Each service's own port (`MEETINGS_PORT`...). */
+  ports: Record<string, string>;
   dataDir: string;
   stdout(): string;
   stderr(): string;
@@ -76,7 +78,7 @@ async function npmStart(env: Record<string, string>): Promise<Started> {
   const deadline = Date.now() + 60000;
   while (!stdout.includes('Ctrl-C stops everything') && child.exitCode === null && Date.now() < deadline)
     await new Promise((r) => setTimeout(r, 50));
-  return { child, port, dataDir, stdout: () => stdout, stderr: () => stderr, exited };
+  return { child, port, ports, dataDir, stdout: () => stdout, stderr: () => stderr, exited };
 }
 
 async function stop(started: Started): Promise<void> {
@@ -140,7 +142,7 @@ describe("npm start's defaults", () => {
     return res.headers.get('set-cookie')!.split(';')[0]!;
   }
 
-  it("lets meetings connect tasks on the loopback gateway: tasks fetches meetings' Client ID Metadata Document", async () => {
+  it("lets meetings connect tasks on the loopback gateway (tasks fetches meetings' Client ID Metadata Document) and refuses any other loopback document", async () => {
     const started = await npmStart({});
     try {
       const origin = `http://127.0.0.1:${started.port}`;
@@ -150,11 +152,20 @@ describe("npm start's defaults", () => {
         headers: { Cookie: cookie },
       });
       expect(start.status).toBe(302);
-      // Without OAUTH_CIMD_ALLOW_PRIVATE=1 this is tasks' 400 page: the document could not be fetched.
+      // Without meetings' document in OAUTH_CIMD_TRUSTED this is tasks' 400 page: the document could not be fetched.
       const consent = await fetch(start.headers.get('location')!, { redirect: 'manual', headers: { Cookie: cookie } });
       const html = await consent.text();
       expect([consent.status, html.includes('could not be fetched')]).toEqual([200, false]);
       expect(html).toContain('Meetings');
+      // Any other document on a loopback address stays refused (OAUTH_CIMD_ALLOW_PRIVATE is not set):
+      // the same valid document from meetings' own port, which npm start does not list.
+      const other = new URL(start.headers.get('location')!);
+      other.searchParams.set(
+        'client_id',
+        `http://127.0.0.1:${started.ports.MEETINGS_PORT}/api/me/connections/tasks/client.json`,
+      );
+      const refused = await fetch(other, { redirect: 'manual', headers: { Cookie: cookie } });
+      expect([refused.status, (await refused.text()).includes('could not be fetched')]).toEqual([400, true]);
     } finally {
       await stop(started);
     }

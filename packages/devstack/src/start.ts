@@ -15,6 +15,9 @@ import {
 import { clearRuntime, dataDir, writeRuntime } from './runtime.js';
 import { HOME_PATHS } from './services.generated.js';
 
+/** Meetings' OAuth Client ID Metadata Document (apps/meetings/src/domain/connections.service.ts), which tasks fetches. */
+const MEETINGS_CLIENT_DOCUMENT = '/api/me/connections/tasks/client.json';
+
 function portFrom(name: string, fallback: number): number {
   const raw = process.env[name];
   if (raw === undefined || raw === '') return fallback;
@@ -250,10 +253,11 @@ async function main(): Promise<void> {
       SIGNUP: process.env.SIGNUP ?? 'open',
       // Webhooks to a receiver on this machine (a script on localhost) are allowed locally.
       WEBHOOK_ALLOW_PRIVATE: process.env.WEBHOOK_ALLOW_PRIVATE ?? '1',
-      // So are OAuth clients served on this machine: meetings' Client ID Metadata Document on the
-      // loopback gateway, which tasks fetches when an account connects it (DESIGN: loopback CIMD where
-      // WEBHOOK_ALLOW_PRIVATE=1, as under npm start).
-      OAUTH_CIMD_ALLOW_PRIVATE: process.env.OAUTH_CIMD_ALLOW_PRIVATE ?? '1',
+      // OAuth client documents on this machine stay refused (OAUTH_CIMD_ALLOW_PRIVATE is not set) but
+      // one: meetings', which tasks fetches from the loopback gateway when an account connects it.
+      OAUTH_CIMD_TRUSTED:
+        process.env.OAUTH_CIMD_TRUSTED ??
+        ['localhost', '127.0.0.1'].map((host) => `http://${host}:${gatewayPort}${MEETINGS_CLIENT_DOCUMENT}`).join(','),
     },
     // A process that exits while npm start is not stopping is started again; the gateway and
     // the other instances keep serving meanwhile (and a restarted gateway serves them again).

@@ -100,10 +100,11 @@ export interface ProviderOptions {
   /** Renders the authorize page (sign-in or consent) into the response. */
   render(res: Response, view: ConsentView): void;
   /**
-   * How Client ID Metadata Documents are fetched; `allowPrivate` (OAUTH_CIMD_ALLOW_PRIVATE=1) also
-   * lets one be on plain http on loopback; `log` hears why one was refused (never its content).
+   * How Client ID Metadata Documents are fetched; `allowPrivate(url)` (OAUTH_CIMD_ALLOW_PRIVATE=1,
+   * or the URL listed in OAUTH_CIMD_TRUSTED) lets that one be on a private address or plain http on
+   * loopback; `log` hears why one was refused (never its content).
    */
-  clientDocuments: { allowPrivate: boolean; get: GetDocument; log?: (reason: string) => void };
+  clientDocuments: { allowPrivate(url: string): boolean; get: GetDocument; log?: (reason: string) => void };
 }
 
 /**
@@ -158,7 +159,7 @@ export class OAuthProvider implements OAuthServerProvider {
    */
   private async fetchDocument(url: string): Promise<OAuthClientInformationFull> {
     const { allowPrivate, get, log } = this.o.clientDocuments;
-    const { client, ttlSeconds } = await fetchClientDocument(url, allowPrivate, get, log);
+    const { client, ttlSeconds } = await fetchClientDocument(url, allowPrivate(url), get, log);
     const name = typeof client.client_name === 'string' ? client.client_name : null;
     await repo.saveDocumentClient(
       this.o.db,

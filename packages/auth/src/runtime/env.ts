@@ -42,6 +42,19 @@ function envOneOf<T extends string>(env: Env, name: string, values: readonly T[]
 }
 
 /** A comma-separated list of origins (scheme://host[:port], nothing more). */
+/** A comma-separated list of absolute http(s) URLs, each kept as written. */
+function envUrls(env: Env, name: string): string[] {
+  const list = (env[name] ?? '')
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean);
+  for (const url of list) {
+    if (!URL.canParse(url) || !/^https?:$/.test(new URL(url).protocol))
+      throw new ConfigError(`${name} must list http(s) URLs, got "${url}"`);
+  }
+  return list;
+}
+
 function envOrigins(env: Env, name: string): string[] {
   const list = (env[name] ?? '')
     .split(',')
@@ -223,6 +236,9 @@ function serviceEnv(env: Env, service: { name: string; port: number; bodyLimitBy
     oauth: {
       // Client ID Metadata Documents on private, loopback and link-local addresses (and plain http on loopback): refused unless this is 1.
       cimdAllowPrivate: envOneOf(env, 'OAUTH_CIMD_ALLOW_PRIVATE', ['0', '1'] as const, '0') === '1',
+      // Exact client_id URLs fetched even there (a sibling service's document behind the same
+      // gateway, as npm start names meetings'); any other private address stays refused.
+      cimdTrusted: envUrls(env, 'OAUTH_CIMD_TRUSTED'),
       // Dynamic client registrations per client address per hour, across replicas.
       registrationsPerHour: envInt(env, 'OAUTH_REGISTRATIONS_PER_HOUR', 20, 1, 1_000_000),
     },

@@ -313,19 +313,20 @@ function oauthRouterOf(
   credentials: ReturnType<typeof createCredentialResolver>,
   resourceOf: (req: Request) => string,
 ): Router {
+  const { cimdAllowPrivate: anyPrivate, cimdTrusted } = o.config.oauth;
+  const cimdAllowPrivate = (url: string) => anyPrivate || cimdTrusted.includes(url);
   const provider = new OAuthProvider({
     db: o.db,
     cfg: auth,
     credentials,
     resourceOf,
     render: authorizePageRenderer(auth, o.service.paths.keys, o.config.signup),
-    // Their own switch, not the webhooks': npm start allows local webhook receivers, not this.
+    // Their own switch, not the webhooks': npm start allows local webhook receivers, and of local
+    // client documents only meetings' (OAUTH_CIMD_TRUSTED), which tasks fetches when it is connected.
     clientDocuments: {
-      allowPrivate: o.config.oauth.cimdAllowPrivate,
+      allowPrivate: cimdAllowPrivate,
       get: (url, maxBytes, timeoutMs) =>
-        getBounded(url, { accept: 'application/json' }, maxBytes, timeoutMs, {
-          allowPrivate: o.config.oauth.cimdAllowPrivate,
-        }),
+        getBounded(url, { accept: 'application/json' }, maxBytes, timeoutMs, { allowPrivate: cimdAllowPrivate(url) }),
       log: (reason) => o.logger.debug({ reason }, 'client metadata document refused'),
     },
   });
