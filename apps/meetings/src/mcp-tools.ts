@@ -30,7 +30,7 @@ export const mcpTools: ToolTableEntry[] = [
     name: 'record',
     title: 'Record in meetings',
     description:
-      'During or after a meeting, one or more changes in one call: add talking points, actions and decisions; update, reorder, carry forward or delete items; send an action to the connected tasks account; change the meeting (status, shared notes, with its baseRevision); carry its open points to the next meeting.',
+      'During or after a meeting, one or more changes in one call: add, update, reorder, carry or delete items (talking points, actions, decisions); send an action to tasks; change the meeting (status, shared notes, with its baseRevision); carry its open points to the next meeting.',
     batch: 'changes',
     compact: ['meetingId', 'kind', 'text', 'owner', 'dueDate', 'completedAt', 'status', 'revision', 'linkedTask'],
     actions: {

@@ -22,7 +22,7 @@ const template = {
     properties: { kind: { type: 'string', enum: ITEM_KINDS }, text: text(2000, 1) },
   },
   description:
-    'Up to 50 items that each new meeting of the series starts with (in this order, after any points carried into it); ' +
+    'Items each new meeting starts with, after the points carried into it. Up to 50, in this order; ' +
     'replaced whole by PATCH. Meetings that exist already keep their items.',
 } as const;
 

@@ -113,17 +113,21 @@ export function taskTools(table: ToolTableEntry[], operations: GeneratedTool[]):
 const BRIEF = 160;
 function firstSentence(text: string): string {
   const end = text.search(/\.\s|;\s/);
-  const first = end > 0 ? text.slice(0, end) : text.replace(/\.$/, '');
+  let first = end > 0 ? text.slice(0, end) : text.replace(/\.$/, '');
+  // A cut inside a parenthesis drops the parenthesis ("List series (oldest first" is "List series").
+  const open = first.lastIndexOf('(');
+  if (open > 0 && first.indexOf(')', open) < 0) first = first.slice(0, open).trimEnd();
   return first.length > BRIEF ? `${first.slice(0, BRIEF - 1)}…` : first;
 }
 
 /** Schema keywords a task-level listing leaves out: the operation's validation still applies them and names the field. */
-const DROPPED = new Set(['pattern', 'maxLength', 'minLength']);
+const DROPPED = new Set(['pattern', 'maxLength', 'minLength', 'maxItems', 'uniqueItems']);
 
 /**
- * An argument's schema as a task-level tool lists it: descriptions cut to their first sentence,
- * without length bounds, patterns and integer formats, so a model reads what an argument is for
- * without the reference's every rule (about half the tokens of tools/list).
+ * An argument's schema as a task-level tool lists it (its alternatives and items too): descriptions
+ * cut to their first sentence, without length and count bounds, patterns and integer formats, so a
+ * model reads what an argument is for without the reference's every rule (about half the tokens of
+ * tools/list).
  */
 function brief(schema: unknown): unknown {
   if (Array.isArray(schema)) return schema.map(brief);
@@ -140,11 +144,11 @@ function brief(schema: unknown): unknown {
         k,
         k === 'description' && typeof v === 'string'
           ? firstSentence(v)
-          : k === 'properties' || k === 'items'
-            ? k === 'items'
-              ? brief(v)
-              : Object.fromEntries(Object.entries(v as Schema).map(([n, x]) => [n, brief(x)]))
-            : v,
+          : k === 'items' || k === 'anyOf' || k === 'oneOf'
+            ? brief(v)
+            : k === 'properties'
+              ? Object.fromEntries(Object.entries(v as Schema).map(([n, x]) => [n, brief(x)]))
+              : v,
       ]),
   );
 }
@@ -192,7 +196,7 @@ const TASK_TOOL_OUTPUT_SCHEMA = {
     status: { type: 'integer' },
     // A batch's result is one { action, status, result } per call, in order.
     result: {},
-    nextCursor: { type: ['string', 'null'], description: 'cursor for the next page' },
+    nextCursor: { type: ['string', 'null'] },
     truncated: { type: 'boolean' },
     note: { type: 'string' },
   },
@@ -231,7 +235,7 @@ export function listTaskTool(tool: TaskTool, actions: ToolAction[]): ListedTool 
     properties.action = {
       type: 'string',
       enum: actions.map((a) => a.name),
-      description: 'default: the first that takes the arguments given',
+      description: 'default: the first that fits the arguments',
     };
   }
   Object.assign(properties, mergedProperties(actions, tool.omit));
