@@ -104,7 +104,7 @@ export interface ProviderOptions {
    * or the URL listed in OAUTH_CIMD_TRUSTED) lets that one be on a private address or plain http on
    * loopback; `log` hears why one was refused (never its content).
    */
-  clientDocuments: { allowPrivate(url: string): boolean; get: GetDocument; log?: (reason: string) => void };
+  clientDocuments: { allowPrivate: (url: string) => boolean; get: GetDocument; log?: (reason: string) => void };
 }
 
 /**
