@@ -81,6 +81,8 @@ export interface Instance {
   readonly process: ChildProcess;
   /** Supervised restarts so far. */
   readonly restarts: number;
+  /** Starts the instance again after it exited unsupervised (a kill); resolves once it listens. */
+  startAgain(): Promise<void>;
 }
 
 export interface RunningProduct {
@@ -166,6 +168,7 @@ export async function startProduct(opts: ProductOptions): Promise<RunningProduct
       get restarts() {
         return proc.restarts;
       },
+      startAgain: () => proc.startAgain(),
     };
   };
   const stopAllServices = (graceMs?: number) => Promise.all(supervised.map((s) => s.stop(graceMs)));

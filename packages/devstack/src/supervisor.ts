@@ -88,6 +88,16 @@ export class Supervised {
     }, delay);
   }
 
+  /**
+   * Starts the process again after an exit that no supervisor restarted (a test that kills it and
+   * brings it back at a moment of its own); resolves once it serves.
+   */
+  async startAgain(): Promise<void> {
+    if (this.#child.exitCode === null && this.#child.signalCode === null) throw new Error(`${this.name} is running`);
+    this.#child = this.#start();
+    await this.opts.ready?.();
+  }
+
   /** Stops the process for good (SIGTERM, SIGKILL after `graceMs`); no restart follows. */
   async stop(graceMs?: number): Promise<void> {
     this.#stopping = true;

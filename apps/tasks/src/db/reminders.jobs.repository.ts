@@ -65,6 +65,23 @@ export async function recordDueEvent(db: Db, taskId: string, dueAt: string): Pro
   return row !== undefined;
 }
 
+/** A reminder of a task of `workspaceId`, with its task (null when either is gone). */
+export async function findReminderWithTask(
+  db: Db,
+  workspaceId: string,
+  reminderId: string,
+): Promise<{ reminder: ReminderRow; task: TaskState } | null> {
+  const reminder = await db
+    .selectFrom('task_reminders as r')
+    .innerJoin('tasks as t', 't.id', 'r.task_id')
+    .select(['r.id', 'r.task_id', 'r.at', 'r.before', 'r.fires_at', 'r.fired_at'])
+    .where('r.id', '=', reminderId)
+    .where('t.workspace_id', '=', workspaceId)
+    .executeTakeFirst();
+  const task = reminder && (await findTask(db, workspaceId, reminder.task_id));
+  return reminder && task ? { reminder, task } : null;
+}
+
 /**
  * Queues the jobs the triggers could not (written before any worker installed the queue) or whose
  * job a killed process holds locked: every reminder still to fire, every open task due from a day

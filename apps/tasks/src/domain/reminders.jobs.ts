@@ -1,8 +1,11 @@
 import { inTransaction } from '@app/auth/runtime';
+import { announceStreamEvent } from '@app/auth/streams';
 import { emitEvent } from '@app/auth/webhooks';
+import { isUuid } from '@app/http-errors/validation';
 import type { Kysely } from 'kysely';
 import type { Database } from '../db/schema.js';
 import * as jobs from '../db/reminders.jobs.repository.js';
+import { findTask } from '../db/tasks.repository.js';
 import { toReminder } from './reminders.service.js';
 import { toTask } from './tasks.service.js';
 
@@ -25,6 +28,7 @@ async function fireReminder(db: Db, reminderId: string): Promise<void> {
     if (!due || due.task.completed_at !== null || due.task.deleted_at !== null) return;
     const reminder = await jobs.markFired(trx, reminderId);
     await emitEvent(trx, due.ownerId, 'reminder.fired', { reminder: toReminder(reminder), task: toTask(due.task) });
+    await announceStreamEvent(trx, 'tasks', due.task.workspace_id, `reminder.fired:${reminderId}`);
   });
 }
 
@@ -34,7 +38,31 @@ async function sendTaskDue(db: Db, taskId: string): Promise<void> {
     const due = await jobs.lockDueTask(trx, taskId);
     if (!due || !(await jobs.recordDueEvent(trx, taskId, due.task.due_at!))) return;
     await emitEvent(trx, due.ownerId, 'task.due', toTask(due.task));
+    await announceStreamEvent(trx, 'tasks', due.task.workspace_id, `task.due:${taskId}`);
   });
+}
+
+/**
+ * An event the jobs announce to the workspace's open streams (`GET /api/v1/tasks/changes/stream`),
+ * by its reference, `reminder.fired:<reminder id>` or `task.due:<task id>`, read for a stream of
+ * `workspaceId`: `reminder.fired` `{ reminder, task }`, `task.due` the task (as the webhook's data).
+ */
+export async function streamEvent(
+  db: Db,
+  workspaceId: string,
+  ref: string,
+): Promise<{ type: string; data: unknown } | undefined> {
+  const [type, id] = ref.split(':');
+  if (!id || !isUuid(id)) return undefined;
+  if (type === 'reminder.fired') {
+    const found = await jobs.findReminderWithTask(db, workspaceId, id);
+    return found ? { type, data: { reminder: toReminder(found.reminder), task: toTask(found.task) } } : undefined;
+  }
+  if (type === 'task.due') {
+    const task = await findTask(db, workspaceId, id);
+    return task ? { type, data: toTask(task) } : undefined;
+  }
+  return undefined;
 }
 
 /** The queue's tasks of the tasks service, by name (the triggers of the 2026_11_28_1300 migration queue them). */

@@ -86,6 +86,23 @@ export const feedPaths = {
           '`too_many_streams`: 10 streams of this account are open (`Retry-After` says when to try again), or `rate_limited` as on every request',
         ),
       },
+      events: {
+        about:
+          "Besides the changes, the stream carries the workspace's reminders and due times as they fire, each once, to every stream of the workspace open then (on any replica): `event: reminder.fired` with `data:` `{ reminder, task }` at a reminder's `firesAt` (within 2 s), and `event: task.due` with the task at an open task's `dueAt` (within 2 s), the same data as the webhook events of those names. They have no `id:` (the `Last-Event-ID` a reconnect sends stays the last change's) and are live only: one that fires while no stream is open, or while a client reconnects, is not sent again (subscribe a webhook to `reminder.fired` or `task.due` to receive each one).",
+        items: [
+          {
+            name: 'reminder.fired',
+            description: '`{ reminder, task }`, as JSON on one line',
+            data: {
+              type: 'object',
+              additionalProperties: false,
+              required: ['reminder', 'task'],
+              properties: { reminder: ref('Reminder'), task: ref('Task') },
+            },
+          },
+          { name: 'task.due', description: 'The task, as JSON on one line', data: ref('Task') },
+        ],
+      },
     }),
   },
   '/api/v1/recurrence/preview': {

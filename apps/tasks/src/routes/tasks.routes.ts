@@ -10,6 +10,7 @@ import type { Context, IfMatch, Task } from '../domain/tasks.service.js';
 import { fingerprint, keyDigest, readIdempotencyKey } from '../idempotency.js';
 import { listChanges, readChanges } from '../domain/changes.service.js';
 import { previewRecurrence } from '../domain/recurrence.service.js';
+import { streamEvent } from '../domain/reminders.jobs.js';
 import { checkFilterAlone, listFilteredTasks } from '../domain/filter.service.js';
 import {
   IF_MATCH_MAX_LENGTH,
@@ -113,7 +114,12 @@ export function tasksRoutes(router: Router, { db, streams, caches }: TasksRouteC
     '/tasks/changes/stream',
     streams.route(async (req) => {
       const ctx = await context(req);
-      return { key: ctx.workspaceId, read: (cursor, limit) => readChanges(db, ctx, { cursor, limit }) };
+      return {
+        key: ctx.workspaceId,
+        read: (cursor, limit) => readChanges(db, ctx, { cursor, limit }),
+        // reminder.fired and task.due, announced by the queue's jobs (DESIGN.md "Reminders").
+        event: (ref) => streamEvent(db, ctx.workspaceId, ref),
+      };
     }),
   );
 

@@ -31,6 +31,12 @@ interface FeedReader {
   key: string;
   /** A page after `cursor` (undefined: from the initial sync); throws the feed's 400/410 for a bad cursor. */
   read(cursor: string | undefined, limit: number): Promise<StreamPage>;
+  /**
+   * An event that is no change of the feed (tasks' `reminder.fired`), by the reference its
+   * announcement carries (see announceStreamEvent): its `event:` name and data, or undefined
+   * when it is gone.
+   */
+  event?(ref: string): Promise<{ type: string; data: unknown } | undefined>;
 }
 
 /** A service's feed as a stream: how to open it for a caller (its route has checked the scopes). */
@@ -205,6 +211,20 @@ class Stream {
       setTimeout(() => this.wake(), READ_RETRY_MS).unref();
     } finally {
       this.reading = false;
+    }
+  }
+
+  /**
+   * Sends the event `ref` names (see FeedReader.event), live: without `id:`, so a reconnect's
+   * Last-Event-ID stays the last change's, and a stream not yet open or reconnecting misses it.
+   */
+  async push(ref: string): Promise<void> {
+    if (!this.reader.event || this.closed) return;
+    try {
+      const event = await this.reader.event(ref);
+      if (event) this.write(`event: ${event.type}\ndata: ${JSON.stringify(event.data)}\n\n`);
+    } catch (err) {
+      this.hub.readFailed(err, 'a stream could not read an announced event');
     }
   }
 
@@ -412,6 +432,13 @@ export class StreamHub {
     if (!payload) return;
     if (payload.startsWith('r:')) {
       for (const stream of this.byCredential.get(payload.slice(2)) ?? []) stream.end();
+      return;
+    }
+    if (payload.startsWith('e:')) {
+      // e:<key>:<ref>
+      const split = payload.indexOf(':', 2);
+      if (split < 0) return;
+      for (const stream of this.byKey.get(payload.slice(2, split)) ?? []) void stream.push(payload.slice(split + 1));
       return;
     }
     // c:<key>:<position>

@@ -6,7 +6,7 @@ export type { StreamPage } from './hub.js';
 export { cursorSigner } from './cursors.js';
 export { cursorCodec, type CursorCodec } from './cursor-codec.js';
 export { createStreamSlots } from './slots.js';
-export { streamAnnounceFunction, streamMigrations } from './migrations.js';
+export { announceStreamEvent, streamAnnounceFunction, streamMigrations } from './migrations.js';
 export { streamOperation } from './openapi.js';
 export {
   WINDOW_ORIGIN,

@@ -99,6 +99,18 @@ function watchMigration(service: string): Migration {
   };
 }
 
+/**
+ * Announces `ref`, an event that is no change of the feed (tasks' `reminder.fired`), to the open
+ * streams of `key` on every replica as `e:<key>:<ref>` when `trx` commits; each stream reads it
+ * with its feed's `event(ref)` and sends it. Nothing is sent while no stream watches `key`. `trx`
+ * is a connection of the service (its schema on the search_path).
+ */
+export async function announceStreamEvent(trx: AnyDb, service: string, key: string, ref: string): Promise<void> {
+  await sql`
+    select pg_notify(${streamChannel(service)}, 'e:' || ${key}::text || ':' || ${ref}::text)
+    where exists (select 1 from stream_watches w where w.key = ${key}::uuid and w.expires_at > now())`.execute(trx);
+}
+
 async function currentSchema(db: AnyDb): Promise<string> {
   const { rows } = await sql<{ schema: string }>`select current_schema() as schema`.execute(db);
   return rows[0]!.schema;
