@@ -21,6 +21,7 @@ describe('GET /openapi.json', () => {
       '/api/clipboard/webhooks',
       '/api/clipboard/webhooks/{id}',
       '/api/clipboard/webhooks/{id}/deliveries',
+      '/api/clipboard/webhooks/{id}/replay',
       '/api/clipboard/webhooks/{id}/rotate-secret',
       '/api/clipboard/webhooks/{id}/test',
       '/api/clipboard/{id}',

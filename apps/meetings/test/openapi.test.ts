@@ -69,6 +69,7 @@ describe('GET /openapi.json', () => {
         'GET /api/webhooks/{id}',
         'PATCH /api/webhooks/{id}',
         'DELETE /api/webhooks/{id}',
+        'POST /api/webhooks/{id}/replay',
         'POST /api/webhooks/{id}/rotate-secret',
         'POST /api/webhooks/{id}/test',
         'GET /api/webhooks/{id}/deliveries',

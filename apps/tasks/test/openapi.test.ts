@@ -30,6 +30,7 @@ describe('GET /openapi.json', () => {
       '/api/v1/webhooks',
       '/api/v1/webhooks/{id}',
       '/api/v1/webhooks/{id}/deliveries',
+      '/api/v1/webhooks/{id}/replay',
       '/api/v1/webhooks/{id}/rotate-secret',
       '/api/v1/webhooks/{id}/test',
       '/auth/tasks/apps',

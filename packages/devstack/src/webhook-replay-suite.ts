@@ -171,14 +171,16 @@ function refusesWhatIsGone(ctx: Context): void {
     await ask('an event 7 days old', await replay(c.auth, c.sub.id, id));
     const before = new Date(Date.now() - HOUR).toISOString();
     await ask('an hour ago, that event left out', await replay(c.auth, c.sub.id, before));
+    // Clipboard's envelope is `{ error }` alone: its answers are told apart by status.
+    const code = (name: string) => (envelope === 'rich' ? name : undefined);
     expect(answers).toEqual([
-      ['8 days ago', 410, 'replay_gone'],
-      ['unknown id', 410, 'replay_gone'],
-      ['not an id nor a time', 400, 'validation_failed'],
-      ['key without ' + scope, 403, 'insufficient_scope'],
-      ["another account's", 404, 'not_found'],
-      ['disabled', 409, 'webhook_disabled'],
-      ['an event 7 days old', 410, 'replay_gone'],
+      ['8 days ago', 410, code('replay_gone')],
+      ['unknown id', 410, code('replay_gone')],
+      ['not an id nor a time', 400, code('validation_failed')],
+      ['key without ' + scope, 403, code('insufficient_scope')],
+      ["another account's", 404, code('not_found')],
+      ['disabled', 409, code('webhook_disabled')],
+      ['an event 7 days old', 410, code('replay_gone')],
       ['an hour ago, that event left out', 202, undefined],
     ]);
     const gone = await replay(c.auth, c.sub.id, 'msg_00000000000000000000000000000000');

@@ -1,4 +1,7 @@
-import { bool, dateTime, error, json, noQuery, nullable, obj, op, params, sessionOnly, str } from './shared.js';
+import { bool, common, dateTime, error, json, noQuery, nullable, obj, op, params, sessionOnly, str } from './shared.js';
+
+/** An OAuth callback's query parameter (code, state, iss, error): printable ASCII (RFC 6749's VSCHAR), bounded. */
+const shortStr = { type: 'string', maxLength: 512, pattern: '^[\\x20-\\x7E]*$' } as const;
 
 // The account's connection to tasks (DESIGN "Meetings: connected"): meetings is an OAuth client
 // of tasks' authorization server, identified by the Client ID Metadata Document it serves.
@@ -59,7 +62,7 @@ export const connectionsPaths = {
       },
       {
         ...sessionOnly,
-        ...params({ properties: { code: str, state: str, iss: str, error: str } }),
+        ...params({ properties: { code: shortStr, state: shortStr, iss: shortStr, error: shortStr } }),
       },
     ),
   },
@@ -84,6 +87,8 @@ export const connectionsPaths = {
             scope: str,
           }),
         ),
+        '400': error('`validation_failed`: an unknown X-Timezone (checked as on every API operation)'),
+        '429': common['429'],
       },
     },
   },

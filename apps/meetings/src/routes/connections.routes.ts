@@ -1,7 +1,7 @@
 import { Router } from 'express';
 import type { RouteContext } from '@app/auth/runtime';
 import { publicOrigin } from '@app/auth/runtime';
-import { requireSession } from '@app/auth/identity';
+import { checkTimezoneHeader, requireSession } from '@app/auth/identity';
 import type { Database } from '../db/schema.js';
 import { clientDocument, ConnectionsService, CONNECTION_PATHS } from '../domain/connections.service.js';
 import { tasksUrlSetting } from '../domain/tasks-link.js';
@@ -32,7 +32,8 @@ export function connectionsRoutes(router: Router, { db, config }: RouteContext<D
 /** What needs no caller: the Client ID Metadata Document tasks fetches to learn who meetings is. */
 export function connectionsPublicRoutes({ config }: Pick<RouteContext<Database>, 'config'>): Router {
   const router = Router();
-  router.get(CONNECTION_PATHS.clientDocument.replace(/^\/api/, ''), (req, res) => {
+  // X-Timezone is checked as on every API operation (a fetcher sends none).
+  router.get(CONNECTION_PATHS.clientDocument.replace(/^\/api/, ''), checkTimezoneHeader(), (req, res) => {
     res.set('Cache-Control', 'public, max-age=3600');
     res.json(clientDocument(publicOrigin(req, config.publicUrl)));
   });

@@ -235,8 +235,8 @@ describe('a caller revoked while its call runs', () => {
   it('answers HTTP 401 with the bearer challenge, not a tool result', async () => {
     const { key, id: keyId } = await tasksKey();
     const ids = [await addTask(key, 'First'), await addTask(key, 'Held'), await addTask(key, 'Third')];
-    // The second edit waits on a row lock the test holds; meanwhile the key is revoked (and every
-    // process's credential cache has expired), so the third edit's REST call finds it gone.
+    // The batch of the first two edits waits on a row lock the test holds; meanwhile the key is
+    // revoked (and every process's credential cache has expired), so the third call's REST request finds it gone.
     const holder = new pg.Client({ connectionString: stack.databaseUrl });
     await holder.connect();
     await holder.query('BEGIN');
@@ -254,7 +254,15 @@ describe('a caller revoked while its call runs', () => {
         method: 'tools/call',
         params: {
           name: 'update_tasks',
-          arguments: { tasks: ids.map((id) => ({ action: 'edit', id, title: 'Edited' })) },
+          // update_tasks sends the edits as one batch request; auto_tag is no batch command, so the
+          // third call is a REST call of its own, made after the batch and the revocation.
+          arguments: {
+            tasks: [
+              { action: 'edit', id: ids[0], title: 'Edited' },
+              { action: 'edit', id: ids[1], title: 'Edited' },
+              { action: 'auto_tag', id: ids[2] },
+            ],
+          },
         },
       }),
     });

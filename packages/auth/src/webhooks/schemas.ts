@@ -68,9 +68,15 @@ export const replayBodySchema = {
         {
           type: 'string',
           pattern: '^msg_[A-Za-z0-9_]{1,64}$',
+          maxLength: 68,
           description: 'an event id (`webhook-id`): the events after it',
         },
-        { type: 'string', format: 'date-time', description: 'a time: the events recorded at or after it' },
+        {
+          type: 'string',
+          format: 'date-time',
+          maxLength: 40,
+          description: 'a time: the events recorded at or after it',
+        },
       ],
     },
   },
