@@ -19,6 +19,11 @@ export interface RateLimitOptions {
   /** Requests this returns true for are not counted (asked only of those `applies` counts). */
   skip?: (req: Request) => boolean;
   /**
+   * Requests this returns true for were counted already (a tool call's REST request, by its MCP
+   * request): not counted again, but a batch among them charges its further commands here.
+   */
+  prepaid?: (req: Request) => boolean;
+  /**
    * `caller` (default): the caller's account, or the client address before authentication;
    * `address`: always the client address (a network-level cap).
    */
@@ -36,6 +41,20 @@ const quietOnStoreErrors = { error: () => {}, warn: () => {} };
  * losing rate limiting briefly beats refusing all traffic.
  */
 export function createRateLimit(opts: RateLimitOptions): RequestHandler {
+  // Without Redis the counts are this process's; while Redis is away requests pass (passOnStoreError).
+  const store = opts.redis ? new LeasingRedisStore(opts.redis, `${opts.prefix}rl:${opts.name}:`) : new MemoryStore();
+  const { applies = () => true, skip = () => false, prepaid } = opts;
+  // The limit notes each request it counts (or that was counted for it) with its key, for a batch
+  // to charge its further commands to (chargeRequests).
+  const noteCounted = (req: Request): string => {
+    const key =
+      req.caller && opts.by !== 'address' ? `a:${req.caller.accountId}` : `ip:${ipKeyGenerator(req.ip ?? '')}`;
+    const limit = { store, key, opts };
+    const limits = counted.get(req);
+    if (limits) limits.push(limit);
+    else counted.set(req, [limit]);
+    return key;
+  };
   const options: Partial<Options> = {
     windowMs: opts.windowMs,
     limit: opts.limit,
@@ -43,48 +62,25 @@ export function createRateLimit(opts: RateLimitOptions): RequestHandler {
     legacyHeaders: false,
     passOnStoreError: true,
     logger: quietOnStoreErrors,
-    keyGenerator: (req) =>
-      req.caller && opts.by !== 'address' ? `a:${req.caller.accountId}` : `ip:${ipKeyGenerator(req.ip ?? '')}`,
+    store,
+    keyGenerator: noteCounted,
     handler: (req, _res, next) => {
       const reset = (req as { rateLimit?: { resetTime?: Date } }).rateLimit?.resetTime?.getTime();
       const seconds = reset ? (reset - Date.now()) / 1000 : opts.windowMs / 1000;
       next(errors.tooManyRequests(seconds));
     },
+    skip: (req) => {
+      if (!applies(req.method) || skip(req)) return true;
+      if (!prepaid?.(req)) return false;
+      noteCounted(req);
+      return true;
+    },
   };
-  const { applies = () => true, skip = () => false } = opts;
-  const skipped = (req: Request) => !applies(req.method) || skip(req);
-  if (opts.applies || opts.skip) options.skip = skipped;
-  // Without Redis the counts are this process's; while Redis is away requests pass (passOnStoreError).
-  const store = opts.redis ? new LeasingRedisStore(opts.redis, `${opts.prefix}rl:${opts.name}:`) : new MemoryStore();
-  options.store = store;
-  const limiter = rateLimit(options);
-  return (req, res, next) =>
-    limiter(req, res, (err?: unknown) => {
-      if (err === undefined && !skipped(req)) chargeWith(req, store, options, opts);
-      next(err);
-    });
+  return rateLimit(options);
 }
 
-/** What each limit that counted a request charges for more of it: a batch counts one per command. */
-const charges = new WeakMap<Request, Array<(hits: number) => Promise<void>>>();
-
-/** Notes how the limit of `store` charges `req` more hits: its key's count, then 429 past the limit. */
-function chargeWith(req: Request, store: Store, options: Partial<Options>, opts: RateLimitOptions): void {
-  const charge = async (hits: number) => {
-    const key = await options.keyGenerator!(req, req.res!);
-    let count: Awaited<ReturnType<Store['increment']>> | undefined;
-    try {
-      for (let i = 0; i < hits; i += 1) count = await store.increment(key);
-    } catch {
-      return; // Redis is away: the limiter fails open.
-    }
-    if (count && count.totalHits > opts.limit) {
-      const reset = count.resetTime?.getTime();
-      throw errors.tooManyRequests(reset ? (reset - Date.now()) / 1000 : opts.windowMs / 1000);
-    }
-  };
-  charges.set(req, [...(charges.get(req) ?? []), charge]);
-}
+/** The limits that counted a request, each with the key it counted it under. */
+const counted = new WeakMap<Request, Array<{ store: Store; key: string; opts: RateLimitOptions }>>();
 
 /**
  * Counts `hits` more requests of `req` against every limit that counted it (a batch of commands
@@ -92,7 +88,18 @@ function chargeWith(req: Request, store: Store, options: Partial<Options>, opts:
  */
 export async function chargeRequests(req: Request, hits: number): Promise<void> {
   if (hits <= 0) return;
-  for (const charge of charges.get(req) ?? []) await charge(hits);
+  for (const { store, key, opts } of counted.get(req) ?? []) {
+    let count: Awaited<ReturnType<Store['increment']>> | undefined;
+    try {
+      for (let i = 0; i < hits; i += 1) count = await store.increment(key);
+    } catch {
+      continue; // Redis is away: the limit fails open, as it did for the request itself.
+    }
+    if (count && count.totalHits > opts.limit) {
+      const reset = count.resetTime?.getTime();
+      throw errors.tooManyRequests(reset ? (reset - Date.now()) / 1000 : opts.windowMs / 1000);
+    }
+  }
 }
 
 /** GET, HEAD and OPTIONS read; everything else writes. */

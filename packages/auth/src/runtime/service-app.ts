@@ -220,8 +220,16 @@ export function createServiceApp(o: ServiceAppOptions): Express {
   // Every request, an MCP one included, counts once; a tool call's first REST request counted by
   // a limit is its MCP request, already counted there.
   for (const { applies = () => true, ...limit } of rateLimits) {
-    const skip = (req: Request) => !applies(isMcp(req) ? 'GET' : req.method) || calls.prepaid(req, limit.name);
-    app.use(createRateLimit({ ...limit, skip, windowMs: 60_000, redis: o.redis, prefix: o.config.redisPrefix }));
+    app.use(
+      createRateLimit({
+        ...limit,
+        skip: (req) => !applies(isMcp(req) ? 'GET' : req.method),
+        prepaid: (req) => calls.prepaid(req, limit.name),
+        windowMs: 60_000,
+        redis: o.redis,
+        prefix: o.config.redisPrefix,
+      }),
+    );
   }
   app.use(under([mcp], mcpRouterOf(o, auth, calls)));
   const json = jsonBody({ limit: o.config.bodyLimitBytes });
