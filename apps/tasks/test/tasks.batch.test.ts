@@ -133,6 +133,23 @@ describe('POST /api/v1/tasks/batch', () => {
     expect((await events()).length).toBe(4);
   });
 
+  it('applies two atomic batches racing over the same tasks in opposite order, neither a conflict', async () => {
+    const c = await t.caller();
+    const [one, two] = [await createTask(t, c, { title: 'first' }), await createTask(t, c, { title: 'second' })];
+    const edits = (ids: string[], notes: string) =>
+      commands(...ids.map((taskId) => ({ type: 'update', taskId, args: { notes } })));
+    for (let round = 0; round < 3; round += 1) {
+      const answers = await Promise.all([
+        batch(c, { atomic: true, commands: edits([one.id, two.id], `forward ${round}`) }),
+        batch(c, { atomic: true, commands: edits([two.id, one.id], `backward ${round}`) }),
+      ]);
+      expect(answers.map((a) => [a.status, a.body.error?.code])).toEqual([
+        [200, undefined],
+        [200, undefined],
+      ]);
+    }
+  });
+
   it('keeps command ids per account: another account applies the same id', async () => {
     const [a, b] = [await t.caller(), await t.caller()];
     const body = { commands: commands({ type: 'add', args: { title: 'per account' } }) };

@@ -111,8 +111,29 @@ async function runCommand(
   return { id: command.id, status: applied.status, item: applied.item };
 }
 
-/** Runs the commands in one transaction; the first that fails undoes them all (409 `batch_failed`). */
+/** Whether Postgres ended the transaction for a deadlock or a serialization failure: it changed nothing. */
+function isConflict(err: unknown): boolean {
+  const code = (err as { code?: unknown } | null)?.code;
+  return code === '40P01' || code === '40001';
+}
+
+/**
+ * Runs the commands in one transaction; the first that fails undoes them all (409 `batch_failed`).
+ * Two atomic batches that lock the same tasks in opposite order deadlock, and Postgres ends one:
+ * that one runs once more (the other holds its locks to its end, so the retry waits, then applies).
+ */
 async function runAtomic(db: Db, ctx: Context, batch: Batch, calls: BatchCalls, progress: Progress) {
+  try {
+    return await runAtomicOnce(db, ctx, batch, calls, progress);
+  } catch (err) {
+    if (!isConflict(err)) throw err;
+    progress.tempIds.clear();
+    progress.last = undefined;
+    return runAtomicOnce(db, ctx, batch, calls, progress);
+  }
+}
+
+async function runAtomicOnce(db: Db, ctx: Context, batch: Batch, calls: BatchCalls, progress: Progress) {
   return inTransaction(db, async (trx) => {
     const results: BatchResult[] = [];
     for (const [index, command] of batch.commands.entries()) {
