@@ -64,6 +64,38 @@ async function linkedAccount(taskId: string) {
   return { accountId: c.accountId, itemId: item.id as string };
 }
 
+const upsert = (id: string, completedAt: string | null = null) => ({
+  type: 'upsert',
+  id,
+  item: { id, completedAt },
+});
+
+it("a page of tasks' feed costs the same few queries however many unlinked tasks it holds; the linked one is applied", async () => {
+  const taskId = randomUUID();
+  const { accountId, itemId } = await linkedAccount(taskId);
+  const done = '2030-01-08T10:00:00.000Z';
+  const run = () => taskSyncJobs(t.db, t.config.webhooks.secretKeys, warnings().log).task_sync({ a: accountId });
+  const page = (unlinked: number) => ({
+    status: 200,
+    body: {
+      changes: [...Array.from({ length: unlinked }, () => upsert(randomUUID())), upsert(taskId, done)],
+      nextCursor: `c${unlinked}`,
+      hasMore: false,
+    },
+  });
+
+  feed = page(2);
+  await run();
+  const item = await t.db.selectFrom('items').selectAll().where('id', '=', itemId).executeTakeFirstOrThrow();
+  expect(new Date(item.completed_at!).toISOString()).toBe(done);
+
+  // Applied already: the linked change changes nothing now, in both pages.
+  const small = (await t.roundTrips.measure(run)).postgres;
+  feed = page(60);
+  const large = (await t.roundTrips.measure(run)).postgres;
+  expect(large).toBe(small);
+});
+
 it('a failed run logs its class (and tasks status), never a token or an item text', async () => {
   const { accountId } = await linkedAccount(randomUUID());
   const { lines, log } = warnings();

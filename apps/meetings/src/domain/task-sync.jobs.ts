@@ -134,7 +134,9 @@ async function pull(db: Db, access: Access, accountId: string): Promise<void> {
     }
     if (answer.status !== 200) throw new SyncInterrupted(answer.status);
     const page = answer.body as { changes: Change[]; nextCursor: string; hasMore: boolean };
-    for (const change of page.changes) await applyChange(db, accountId, change);
+    // The feed is the whole tasks account's: only the changes of linked tasks take a transaction.
+    const linked = await repo.linkedTaskIds(db, accountId, [...new Set(page.changes.map((c) => c.id))]);
+    for (const change of page.changes) if (linked.has(change.id)) await applyChange(db, accountId, change);
     cursor = page.nextCursor;
     await repo.saveCursor(db, accountId, cursor);
     if (!page.hasMore) return;
