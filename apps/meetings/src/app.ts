@@ -31,7 +31,7 @@ export function createApp(deps: ServiceDeps<Database>): Express {
     streams,
     // Actions and their tasks keep completion in step from the worker's queue.
     queue: {
-      tasks: taskSyncJobs(deps.db, deps.config.webhooks.secretKeys),
+      tasks: taskSyncJobs(deps.db, deps.config.webhooks.secretKeys, deps.logger),
       catchUp: () => queueMissedTaskSyncs(deps.db),
     },
     // The account page shows the tasks connection, with Connect and Disconnect.

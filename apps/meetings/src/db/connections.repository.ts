@@ -1,7 +1,10 @@
 import { sql, type Kysely } from 'kysely';
-import type { Database, TaskConnectionStartsTable } from './schema.js';
+import type { Database, TaskConnectionStartsTable, TaskConnectionsTable } from './schema.js';
 
 // The account's connection to tasks and the authorization requests under way (sealed tokens only).
+
+/** The sealed tokens of a connection and when the access token expires. */
+type Tokens = Pick<TaskConnectionsTable, 'access_token' | 'refresh_token' | 'access_expires_at'>;
 
 /** How long an authorization request may wait for its callback. */
 const START_TTL = '10 minutes';
@@ -48,14 +51,7 @@ export async function findConnection(db: Kysely<Database>, accountId: string) {
 /** A new connection (a second consent replaces the first: one tasks account per meetings account). */
 export async function saveConnection(
   db: Kysely<Database>,
-  row: {
-    account_id: string;
-    tasks_url: string;
-    client_id: string;
-    access_token: string;
-    refresh_token: string;
-    access_expires_at: string;
-  },
+  row: Pick<TaskConnectionsTable, 'account_id' | 'tasks_url' | 'client_id'> & Tokens,
 ) {
   await db
     .insertInto('task_connections')
@@ -76,11 +72,7 @@ export async function saveConnection(
 }
 
 /** The tokens a refresh gave, in place of the old pair. */
-export async function saveTokens(
-  db: Kysely<Database>,
-  accountId: string,
-  tokens: { access_token: string; refresh_token: string; access_expires_at: string },
-) {
+export async function saveTokens(db: Kysely<Database>, accountId: string, tokens: Tokens) {
   await db
     .updateTable('task_connections')
     .set({ ...tokens, updated_at: sql<string>`now()` })

@@ -105,7 +105,7 @@ interface CalendarFeedsTable {
   created_at: Stamp;
 }
 
-interface TaskConnectionsTable {
+export interface TaskConnectionsTable {
   account_id: string;
   tasks_url: string;
   client_id: string;

@@ -38,6 +38,19 @@ export async function pendingItems(db: Kysely<Database>, accountId: string) {
     .execute();
 }
 
+/** Which of `taskIds` the account's items are linked to (one query for a page of tasks' feed). */
+export async function linkedTaskIds(db: Kysely<Database>, accountId: string, taskIds: string[]): Promise<Set<string>> {
+  if (taskIds.length === 0) return new Set();
+  const rows = await db
+    .selectFrom('items')
+    .select('linked_task_id')
+    .distinct()
+    .where('account_id', '=', accountId)
+    .where('linked_task_id', 'in', taskIds)
+    .execute();
+  return new Set(rows.map((r) => r.linked_task_id!));
+}
+
 /** The account's items linked to a task (normally one), locked for the change. */
 export async function lockLinkedItems(db: Kysely<Database>, accountId: string, taskId: string) {
   return db

@@ -1,5 +1,5 @@
 import type { Kysely, Updateable } from 'kysely';
-import { inTransaction } from '@app/auth/runtime';
+import { inTransaction, type ServiceDeps } from '@app/auth/runtime';
 import type { SecretKeys } from '@app/auth/webhooks';
 import * as itemsRepo from '../db/items.repository.js';
 import type { Database, ItemsTable } from '../db/schema.js';
@@ -19,6 +19,7 @@ import { toItem, type ItemRow } from './views.js';
  */
 
 type Db = Kysely<Database>;
+type Logger = ServiceDeps['logger'];
 type Access = { token: string; tasksUrl: string };
 interface TaskState {
   id: string;
@@ -27,7 +28,23 @@ interface TaskState {
 type Change = { type: 'upsert'; id: string; item: TaskState } | { type: 'delete'; id: string; item: null };
 
 /** Tasks did not answer as expected: the job tries again later, nothing half applied. */
-class SyncInterrupted extends Error {}
+class SyncInterrupted extends Error {
+  constructor(readonly status: number) {
+    super(`tasks answered ${status}`);
+    this.name = 'SyncInterrupted';
+  }
+}
+
+/** What a failed run logs: the error's class, its code and tasks' status; never a message that could carry a token or an item's text. */
+function failureOf(err: unknown) {
+  if (!(err instanceof Error)) return { failure: typeof err };
+  const { code } = err as { code?: unknown };
+  return {
+    failure: err.name,
+    ...(typeof code === 'string' ? { code } : {}),
+    ...(err instanceof SyncInterrupted ? { status: err.status } : {}),
+  };
+}
 
 const sameInstant = (a: string | null, b: string | null) =>
   a === null || b === null ? a === b : Date.parse(a) === Date.parse(b);
@@ -98,7 +115,7 @@ async function push(db: Db, access: Access, accountId: string): Promise<void> {
       // Already as wanted (task_already_completed, task_not_completed): its state as it is.
       if (answer.status === 409) answer = await callTasksApi(access, 'GET', path);
       const task = answer.status === 200 ? taskOf(answer.body) : null;
-      if (!task) throw new SyncInterrupted(`tasks answered ${answer.status}`);
+      if (!task) throw new SyncInterrupted(answer.status);
       await settle(db, accountId, item, task);
     }
   }
@@ -115,9 +132,11 @@ async function pull(db: Db, access: Access, accountId: string): Promise<void> {
       cursor = null;
       continue;
     }
-    if (answer.status !== 200) throw new SyncInterrupted(`tasks' changes feed answered ${answer.status}`);
+    if (answer.status !== 200) throw new SyncInterrupted(answer.status);
     const page = answer.body as { changes: Change[]; nextCursor: string; hasMore: boolean };
-    for (const change of page.changes) await applyChange(db, accountId, change);
+    // The feed is the whole tasks account's: only the changes of linked tasks take a transaction.
+    const linked = await repo.linkedTaskIds(db, accountId, [...new Set(page.changes.map((c) => c.id))]);
+    for (const change of page.changes) if (linked.has(change.id)) await applyChange(db, accountId, change);
     cursor = page.nextCursor;
     await repo.saveCursor(db, accountId, cursor);
     if (!page.hasMore) return;
@@ -125,7 +144,12 @@ async function pull(db: Db, access: Access, accountId: string): Promise<void> {
 }
 
 /** One run of an account's sync; when to run again (null: not while it has no linked item or connection). */
-async function syncAccount(db: Db, connections: ConnectionsService, accountId: string): Promise<string | null> {
+async function syncAccount(
+  db: Db,
+  connections: ConnectionsService,
+  log: Logger,
+  accountId: string,
+): Promise<string | null> {
   try {
     let connected = true;
     const ran = await repo.withSyncLock(db, accountId, async () => {
@@ -139,20 +163,21 @@ async function syncAccount(db: Db, connections: ConnectionsService, accountId: s
     });
     if (ran && !connected) return null;
     return (await repo.hasLinkedItems(db, accountId)) ? '1 second' : null;
-  } catch {
+  } catch (err) {
     // Tasks unreachable (503), an answer it should not give, or Postgres away: again shortly.
+    log.warn({ accountId, ...failureOf(err) }, 'task sync failed; again in 2 s');
     return '2 seconds';
   }
 }
 
 /** The queue's tasks of the meetings service, by name. */
-export function taskSyncJobs(db: Db, keys: SecretKeys) {
+export function taskSyncJobs(db: Db, keys: SecretKeys, log: Logger) {
   const connections = new ConnectionsService(db, keys);
   return {
     task_sync: async (payload: unknown) => {
       const accountId = (payload as { a?: unknown } | null)?.a;
       if (typeof accountId !== 'string') return;
-      const next = await syncAccount(db, connections, accountId);
+      const next = await syncAccount(db, connections, log, accountId);
       if (next !== null) await repo.queueTaskSync(db, accountId, next);
     },
   };
