@@ -123,22 +123,11 @@ describe('meetings webhooks', () => {
         .set('Authorization', c.auth)
         .send({ url: local.url, events: types })
         .expect(201);
-      const api = (method: 'post' | 'patch' | 'delete', path: string, body?: object, auth = p.key.auth) =>
+      const api = (method: 'patch' | 'delete', path: string, body?: object, auth = p.key.auth) =>
         t.http()[method](path).set('Authorization', auth).send(body);
-      const ada = (await api('post', '/api/people', { name: 'Ada' }).expect(201)).body;
+      // The factory's person and series, made with the key.
+      const { series, person: ada } = await createSeries(t, { ...c, auth: p.key.auth });
       const renamed = (await api('patch', `/api/people/${ada.id}`, { name: 'Ada L.' }).expect(200)).body;
-      const { series } = (
-        await api('post', '/api/series', {
-          title: '1:1 with Ada',
-          cadence: 'WEEKLY',
-          weekday: 1,
-          startTime: '09:00',
-          durationMinutes: 30,
-          timezone: 'Europe/Berlin',
-          startDate: '2030-01-07',
-          participantIds: [ada.id],
-        }).expect(201)
-      ).body;
       const moved = (
         await t
           .http()
@@ -158,8 +147,8 @@ describe('meetings webhooks', () => {
       const key = { type: 'key', id: p.key.id };
       expect(local.received.map((r) => [r.event.type, r.event.actor, r.event.data, r.event.previous])).toEqual([
         ['person.created', key, ada, undefined],
-        ['person.updated', key, renamed, { name: 'Ada' }],
         ['series.created', key, series, undefined],
+        ['person.updated', key, renamed, { name: 'Ada Lovelace' }],
         ['series.updated', { type: 'session', id: p.sessionId }, moved, { title: series.title, startTime: '09:00' }],
         ['series.deleted', key, archived, undefined],
         ['person.deleted', key, gone, undefined],

@@ -8,7 +8,7 @@ type App = Pick<TestApp<any, any>, 'http' | 'admin' | 'caller' | 'close' | 'db'>
 
 /** The service under test, as the webhook suite knows it (webhook-suite.ts's WebhookSuiteTarget, in part). */
 interface ReplayTarget {
-  declaration: { envelope: 'rich' | 'simple'; paths: { keys: string; webhooks: string } };
+  declaration: { name: string; envelope: 'rich' | 'simple'; paths: { keys: string; webhooks: string } };
   event: { type: string; scope: string };
   emit(t: App, auth: string, marker: string): Promise<void>;
   start(env: Record<string, string>, options?: { webhooks?: boolean }): Promise<App>;
@@ -190,6 +190,25 @@ function refusesWhatIsGone(ctx: Context): void {
   });
 }
 
+function answersBusy(ctx: Context): void {
+  it('answers 503 `webhook_busy` with Retry-After, never a 500, when a delivery turn holds the lock past the wait', async () => {
+    const { t, target, envelope, subscribed, replay } = ctx;
+    const c = await subscribed();
+    // The lock a delivery turn holds while it sends (scheduler.ts), held here past the replay's wait.
+    const lock = sql`hashtext(${`${target.declaration.name}.webhooks`}), hashtext(${c.sub.id})`;
+    const res = await t.db.connection().execute(async (conn) => {
+      await sql`select pg_advisory_lock(${lock})`.execute(conn);
+      try {
+        return await replay(c.auth, c.sub.id, new Date(Date.now() - HOUR).toISOString());
+      } finally {
+        await sql`select pg_advisory_unlock(${lock})`.execute(conn);
+      }
+    });
+    expect([res.status, res.headers['retry-after']]).toEqual([503, '1']);
+    assertEnvelope(envelope, res.body, 'webhook_busy');
+  }, 40_000);
+}
+
 function neverTwiceAtOnce(ctx: Context): void {
   it('never sends one event twice at once, and every event, with a replay running while events arrive', async () => {
     const { t, a, target, subscribed, emitAll, replay, idOf } = ctx;
@@ -288,6 +307,7 @@ export function replaySuite(target: ReplayTarget): void {
   describe('replay', () => {
     replaysInOrder(ctx);
     refusesWhatIsGone(ctx);
+    answersBusy(ctx);
     neverTwiceAtOnce(ctx);
     downForADay(ctx);
   });

@@ -48,6 +48,7 @@ const replayOperation = {
       '`since` is an event id (the events after it, that one excluded) or a date-time (the events recorded at or after it). ' +
       'The replayed events go out first, in commit order, then delivery goes on live; an event is never sent to the subscription twice at once, and at least once. ' +
       'Retries of a replayed event count their 24 h from the replay. ' +
+      'A delivery of the subscription under way is waited for (up to 15 s, else 503 `webhook_busy`). ' +
       'Needs the read scope of every event the subscription carries (else 403 `insufficient_scope`); deliveries then follow the scopes of this caller.',
     security,
     parameters: [idParam],
@@ -67,6 +68,12 @@ const replayOperation = {
         '`replay_gone`: `since` is a time more than 7 days ago, or an event id this subscription has no kept event of (never recorded for it, or older than 7 days: the two cannot be told apart once pruned)',
       ),
       '413': tooLarge,
+      '503': {
+        description:
+          '`webhook_busy`: a delivery of the subscription stayed under way for the 15 s the replay waits for it (nothing was replayed); retry',
+        headers: { 'Retry-After': { schema: { type: 'integer' } } },
+        content: json(ref('Error')),
+      },
     },
   },
 };

@@ -37,14 +37,31 @@ function toSubscription(r: SubscriptionRow) {
 }
 
 /**
+ * How long a replay waits for a delivery turn under way: a turn sends for 2 s and its last POST
+ * may take 10 s more (scheduler.ts, delivery.ts). Below the 30 s statement_timeout, so a lock held
+ * longer (a stuck process) is this route's own 503, not the generic `query_timeout` after 30 s.
+ */
+const REPLAY_LOCK_WAIT = '15s';
+
+/**
  * Makes a subscription's kept events from `since` on pending again (see repo.replayDeliveries),
  * holding the lock its delivery workers hold while they send: it waits for a turn under way to
- * end, so none of them is in flight meanwhile and nothing live overtakes them. 410 when `since`
- * is gone.
+ * end (at most {@link REPLAY_LOCK_WAIT}, else 503 `webhook_busy`), so none of them is in flight
+ * meanwhile and nothing live overtakes them. 410 when `since` is gone.
  */
 async function replayUnderLock(trx: AnyDb, service: string, subscriptionId: string, since: string): Promise<number> {
-  await sql`set local lock_timeout = '30s'`.execute(trx);
-  await sql`select pg_advisory_xact_lock(hashtext(${`${service}.webhooks`}), hashtext(${subscriptionId}))`.execute(trx);
+  await sql`set local lock_timeout = ${sql.lit(REPLAY_LOCK_WAIT)}`.execute(trx);
+  try {
+    await sql`select pg_advisory_xact_lock(hashtext(${`${service}.webhooks`}), hashtext(${subscriptionId}))`.execute(
+      trx,
+    );
+  } catch (err) {
+    // 55P03 lock_not_available: a 500 by the shared handler.
+    if ((err as { code?: unknown }).code !== '55P03') throw err;
+    throw new AppError(503, 'webhook_busy', 'A delivery of this subscription is under way; retry the replay', {
+      headers: { 'Retry-After': '1' },
+    });
+  }
   const byId = since.startsWith('msg_');
   const n = await repo.replayDeliveries(trx, subscriptionId, byId ? { afterEventId: since } : { at: since });
   if (n === undefined)
