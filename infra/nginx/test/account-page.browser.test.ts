@@ -1,11 +1,9 @@
 // The callbacks passed to page.evaluate run in the browser.
 /// <reference lib="dom" />
-import { findExecutable } from '@app/devstack';
-import { chromium, type Browser, type Page } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
+import { launchChromium } from './browser.js';
 import { startStack, type Stack } from './stack.js';
 
-// Debian's chromium (.ci/run installs it when missing); playwright-core never downloads a browser.
-const executablePath = process.env.CHROMIUM_PATH || findExecutable('chromium') || findExecutable('chromium-browser');
 // Screenshots stay out of the repository.
 const SCREENSHOT = process.env.ACCOUNT_PAGE_SCREENSHOT || '/tmp/account-page-tasks.png';
 
@@ -15,9 +13,8 @@ let page: Page;
 const consoleErrors: string[] = [];
 
 beforeAll(async () => {
-  if (!executablePath) throw new Error('chromium is not installed: apt-get install -y chromium (.ci/run does this)');
+  browser = await launchChromium();
   stack = await startStack({ tasks: { SIGNUP: 'open', RATE_LIMIT_PER_MINUTE: '100000' } });
-  browser = await chromium.launch({ executablePath, args: ['--no-sandbox', '--disable-dev-shm-usage'] });
   const context = await browser.newContext({ viewport: { width: 1100, height: 900 } });
   page = await context.newPage();
   page.on('console', (msg) => {

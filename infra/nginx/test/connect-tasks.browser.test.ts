@@ -1,7 +1,7 @@
 // The callbacks passed to page.evaluate run in the browser.
 /// <reference lib="dom" />
-import { findExecutable } from '@app/devstack';
-import { chromium, type Browser, type Page } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
+import { launchChromium } from './browser.js';
 import { startStack, type Stack } from './stack.js';
 
 /*
@@ -9,22 +9,18 @@ import { startStack, type Stack } from './stack.js';
  * tasks connection is shown with Connect (through tasks' consent page and back) and Disconnect.
  */
 
-// Debian's chromium (.ci/run installs it when missing); playwright-core never downloads a browser.
-const executablePath = process.env.CHROMIUM_PATH || findExecutable('chromium') || findExecutable('chromium-browser');
-
 let stack: Stack;
 let browser: Browser;
 let page: Page;
 const consoleErrors: string[] = [];
 
 beforeAll(async () => {
-  if (!executablePath) throw new Error('chromium is not installed: apt-get install -y chromium (.ci/run does this)');
+  browser = await launchChromium();
   // Meetings' Client ID Metadata Document is on the loopback gateway: tasks may fetch it, as under npm start.
   stack = await startStack({
     tasks: { SIGNUP: 'open', OAUTH_CIMD_ALLOW_PRIVATE: '1' },
     meetings: { SIGNUP: 'open' },
   });
-  browser = await chromium.launch({ executablePath, args: ['--no-sandbox', '--disable-dev-shm-usage'] });
   page = await (await browser.newContext({ viewport: { width: 1100, height: 900 } })).newPage();
   page.on('console', (msg) => {
     if (msg.type() === 'error') consoleErrors.push(`${msg.type()}: ${msg.text()}`);

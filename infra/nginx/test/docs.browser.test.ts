@@ -1,23 +1,13 @@
-import { existsSync } from 'node:fs';
-import { chromium, type Browser, type Page } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
+import { launchChromium } from './browser.js';
 import { SERVICES, startStack, type Stack } from './stack.js';
-
-/** Debian's Chromium (`apt-get install -y chromium`); no browser is downloaded. */
-const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 
 let stack: Stack;
 let browser: Browser;
 
 beforeAll(async () => {
-  if (!existsSync(CHROMIUM))
-    throw new Error(`no Chromium at ${CHROMIUM}: apt-get install -y chromium (or set CHROMIUM_PATH)`);
+  browser = await launchChromium();
   stack = await startStack();
-  // Root in a container has no user namespaces for Chromium's sandbox.
-  browser = await chromium.launch({
-    executablePath: CHROMIUM,
-    chromiumSandbox: false,
-    args: ['--disable-dev-shm-usage'],
-  });
 }, 120000);
 afterAll(async () => {
   await browser?.close();

@@ -11,11 +11,10 @@ import type {
   OAuthClientMetadata,
   OAuthTokens,
 } from '@modelcontextprotocol/sdk/shared/auth.js';
-import { findExecutable } from '@app/devstack';
-import { chromium, type Browser, type Page } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
+import { launchChromium } from './browser.js';
 import { startStack, type Stack } from './stack.js';
 
-const executablePath = process.env.CHROMIUM_PATH || findExecutable('chromium') || findExecutable('chromium-browser');
 const SCREENSHOT = process.env.CONSENT_SCREENSHOT || '/tmp/mcp-consent-tasks.png';
 
 let stack: Stack;
@@ -159,7 +158,7 @@ async function authorized(assistant: Assistant): Promise<OAuthTokens> {
 }
 
 beforeAll(async () => {
-  if (!executablePath) throw new Error('chromium is not installed: apt-get install -y chromium (.ci/run does this)');
+  browser = await launchChromium();
   stack = await startStack({ tasks: { RATE_LIMIT_PER_MINUTE: '100000' } });
   await stack.adminWithStdin('tasks', password, 'create-account', '--email', email, '--password-stdin');
   callback = createServer((req, res) => {
@@ -169,7 +168,6 @@ beforeAll(async () => {
   });
   await new Promise<void>((resolve) => callback.listen(0, '127.0.0.1', resolve));
   callbackUrl = `http://127.0.0.1:${(callback.address() as { port: number }).port}/callback`;
-  browser = await chromium.launch({ executablePath, args: ['--no-sandbox', '--disable-dev-shm-usage'] });
   page = await (await browser.newContext()).newPage();
 }, 120_000);
 
