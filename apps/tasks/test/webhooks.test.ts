@@ -445,6 +445,26 @@ describe('webhook deliveries', () => {
     }
   });
 
+  it('skips a delivery still being retried when its subscription is disabled: re-enabled, it sends what comes next, not the skipped one', async () => {
+    const c = await t.caller();
+    const sub = await subscribe(c, { events: ['task.created'] });
+    const patch = (enabled: boolean) =>
+      t.http().patch(`/api/v1/webhooks/${sub.id}`).set('Authorization', c.auth).send({ enabled }).expect(200);
+    receiver.answer = () => 500;
+    await createTask(t, c, { title: 'failing' });
+    await receiver.waitFor((all) => all.length >= 1);
+    await patch(false);
+    // Its next try (200 ms after the first, then 400 ms) comes due while the subscription is off.
+    await sleep(1500);
+    const tried = receiver.received.length;
+    receiver.answer = () => 204;
+    await patch(true);
+    await createTask(t, c, { title: 'back on' });
+    await receiver.waitFor((all) => all.length > tried);
+    await sleep(700);
+    expect(receiver.received.slice(tried).map((r) => r.event.data.title)).toEqual(['back on']);
+  });
+
   it('stops sending when the key that made the subscription is revoked or loses the read scope', async () => {
     const c = await t.caller();
     const session = await t.admin('create-session', '--account', c.accountId);
