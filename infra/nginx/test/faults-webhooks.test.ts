@@ -1,24 +1,17 @@
 import { randomUUID } from 'node:crypto';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import type { ChildProcess } from 'node:child_process';
 import {
-  adminCommand,
   freePort,
-  startEmbeddedPostgres,
-  startProduct,
   startReceiver,
-  startRedis,
   startServiceProcess,
   stopChild,
   type ProductOptions,
   type Receiver,
   type RunningPostgres,
   type RunningProduct,
-  type RunningRedis,
 } from '@app/devstack';
 import { printTable } from './faults/load.js';
+import { startFaultStack, type FaultStack } from './faults/stack.js';
 
 /**
  * Webhook faults (part of `npm run test:faults` and `npm test`): the built tasks service as two
@@ -149,12 +142,8 @@ class HookWatch {
   }
 }
 
-interface HookStack {
-  pgServer: RunningPostgres;
-  redis: RunningRedis;
-  product: RunningProduct;
+interface HookStack extends FaultStack {
   w: HookWatch;
-  stop(): Promise<void>;
 }
 
 /**
@@ -162,40 +151,16 @@ interface HookStack {
  * and a subscriber watching task.created.
  */
 async function startHookStack(options: Pick<ProductOptions, 'serviceEnv' | 'supervise'>): Promise<HookStack> {
-  const pgDir = mkdtempSync(join(tmpdir(), 'hooks-pg-'));
-  const pgServer = await startEmbeddedPostgres({
-    dataDir: pgDir,
-    port: await freePort(),
-    persistent: false,
-    settings: { fsync: 'off', full_page_writes: 'off' },
-  });
-  const redis = await startRedis();
-  const nginxDir = mkdtempSync(join(tmpdir(), 'hooks-gateway-'));
   const w = new HookWatch(await freePort());
   await w.open();
-  const product = await startProduct({
-    databaseUrl: pgServer.url,
-    redisUrl: redis.url,
-    nginxDir,
-    replicas: 2,
-    env: SETTINGS,
-    gatewayVars: { MEETINGS_GUARD_RATE: '1000000r/s', MEETINGS_GUARD_BURST: 1000000 },
-    ...options,
-  });
-  if (!product.gateway) throw new Error('nginx is not installed: apt-get install -y nginx-light');
-  await w.subscribe((...argv) => adminCommand('tasks', pgServer.url, ...argv), product.gateway);
+  const stack = await startFaultStack({ replicas: 2, env: SETTINGS, ...options });
+  await w.subscribe(stack.admin, stack.gateway);
   return {
-    pgServer,
-    redis,
-    product,
+    ...stack,
     w,
     async stop() {
       await w.receiver.close();
-      await product.stop();
-      await redis.stop();
-      await pgServer.stop();
-      rmSync(pgDir, { recursive: true, force: true });
-      rmSync(nginxDir, { recursive: true, force: true });
+      await stack.stop();
     },
   };
 }

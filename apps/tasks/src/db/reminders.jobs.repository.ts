@@ -83,6 +83,29 @@ export async function findReminderWithTask(
 }
 
 /**
+ * The reminders of `workspaceId` fired and the `task.due` events sent at or after `since`, oldest
+ * first (the indexes of the 2026_11_28_1400 migration find them).
+ */
+export async function firedSince(
+  db: Db,
+  workspaceId: string,
+  since: Date,
+): Promise<Array<{ type: 'reminder.fired' | 'task.due'; id: string }>> {
+  const { rows } = await sql<{ type: 'reminder.fired' | 'task.due'; id: string }>`
+    select type, id from (
+      select 'reminder.fired' as type, r.id, r.fired_at as at
+      from task_reminders r join tasks t on t.id = r.task_id
+      where r.fired_at >= ${since} and t.workspace_id = ${workspaceId}
+      union all
+      select 'task.due', e.task_id, e.sent_at
+      from task_due_events e join tasks t on t.id = e.task_id
+      where e.sent_at >= ${since} and t.workspace_id = ${workspaceId}
+    ) announced
+    order by at`.execute(db);
+  return rows;
+}
+
+/**
  * Queues the jobs the triggers could not (written before any worker installed the queue) or whose
  * job a killed process holds locked: every reminder still to fire, every open task due from a day
  * ago on whose due time `task.due` is not sent. A job already waiting keeps its time.

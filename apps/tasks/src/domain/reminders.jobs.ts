@@ -65,6 +65,15 @@ export async function streamEvent(
   return undefined;
 }
 
+/**
+ * The references of the events the jobs announced to `workspaceId` at or after `since`, oldest
+ * first (reminders by their firedAt, due times by when their `task.due` was sent): what its streams
+ * read again when their notifications may have been lost.
+ */
+export async function announcedSince(db: Db, workspaceId: string, since: Date): Promise<string[]> {
+  return (await jobs.firedSince(db, workspaceId, since)).map(({ type, id }) => `${type}:${id}`);
+}
+
 /** The queue's tasks of the tasks service, by name (the triggers of the 2026_11_28_1300 migration queue them). */
 export function reminderJobs(db: Db) {
   return {

@@ -10,7 +10,7 @@ import type { Context, IfMatch, Task } from '../domain/tasks.service.js';
 import { fingerprint, keyDigest, readIdempotencyKey } from '../idempotency.js';
 import { listChanges, readChanges } from '../domain/changes.service.js';
 import { previewRecurrence } from '../domain/recurrence.service.js';
-import { streamEvent } from '../domain/reminders.jobs.js';
+import { announcedSince, streamEvent } from '../domain/reminders.jobs.js';
 import { checkFilterAlone, listFilteredTasks } from '../domain/filter.service.js';
 import {
   IF_MATCH_MAX_LENGTH,
@@ -119,6 +119,7 @@ export function tasksRoutes(router: Router, { db, streams, caches }: TasksRouteC
         read: (cursor, limit) => readChanges(db, ctx, { cursor, limit }),
         // reminder.fired and task.due, announced by the queue's jobs (DESIGN.md "Reminders").
         event: (ref) => streamEvent(db, ctx.workspaceId, ref),
+        announcedSince: (since) => announcedSince(db, ctx.workspaceId, since),
       };
     }),
   );

@@ -37,6 +37,11 @@ interface FeedReader {
    * when it is gone.
    */
   event?(ref: string): Promise<{ type: string; data: unknown } | undefined>;
+  /**
+   * The references of the events announced at or after `since`, oldest first: what a stream is
+   * sent when the notifications that carry them may have been lost (the listener was down).
+   */
+  announcedSince?(since: Date): Promise<string[]>;
 }
 
 /** A service's feed as a stream: how to open it for a caller (its route has checked the scopes). */
@@ -76,6 +81,12 @@ const SHUTDOWN_RETRY_MS = 1000;
 /** A read that failed (Postgres restarting) is tried again this much later. */
 const READ_RETRY_MS = 500;
 /**
+ * After the listener was lost, the events announced from this long before are read again: an
+ * event's time is taken inside its transaction, a moment before the commit that notifies. A
+ * stream remembers what it sent over at least twice this long, so none is sent twice.
+ */
+const ANNOUNCED_SLACK_MS = 2_000;
+/**
  * The periodic work on every stream (keepalive comments, slot leases) is done a slice at a time,
  * spread over its period: at once, 10,000 streams' keepalives held the event loop 200 ms and their
  * leases 100 ms more, and every change waiting meanwhile came that much later.
@@ -105,6 +116,8 @@ class Stream {
   /** Out of the hub's lists, its slot released (when its response closed). */
   removed = false;
   expiry: NodeJS.Timeout | undefined;
+  /** The announced events sent lately (see {@link push}) by reference: when, and whether as `missed`. */
+  private readonly pushed = new Map<string, { at: number; missed: boolean }>();
 
   constructor(
     private readonly hub: StreamHub,
@@ -217,13 +230,22 @@ class Stream {
   /**
    * Sends the event `ref` names (see FeedReader.event), live: without `id:`, so a reconnect's
    * Last-Event-ID stays the last change's, and a stream not yet open or reconnecting misses it.
+   * `missed`: read again after the listener was lost (see StreamHub.pushMissed), so not sent when
+   * it was already; a notification is not sent when such a read has sent it (two events of one
+   * reference that are notified are both sent: a task due again at another time).
    */
-  async push(ref: string): Promise<void> {
-    if (!this.reader.event || this.closed) return;
+  async push(ref: string, missed = false): Promise<void> {
+    const before = this.pushed.get(ref);
+    if (!this.reader.event || this.closed || (before && (missed || before.missed))) return;
+    // Forgotten once a read after a lost listener can no longer find it (see ANNOUNCED_SLACK_MS).
+    const keepFrom = Math.min(this.hub.lostAt ?? Infinity, Date.now()) - 2 * ANNOUNCED_SLACK_MS;
+    for (const [sent, { at }] of this.pushed) if (at < keepFrom) this.pushed.delete(sent);
+    this.pushed.set(ref, { at: Date.now(), missed });
     try {
       const event = await this.reader.event(ref);
       if (event) this.write(`event: ${event.type}\ndata: ${JSON.stringify(event.data)}\n\n`);
     } catch (err) {
+      this.pushed.delete(ref);
       this.hub.readFailed(err, 'a stream could not read an announced event');
     }
   }
@@ -259,7 +281,9 @@ class Stream {
  * and the hub wakes only the streams of that key (or ends that credential's). An idle
  * stream costs no query. While the listener is down (Postgres restarting, connection lost), every
  * stream reads its feed each `fallbackPollMs` and the credentials are checked in one query, until
- * the listener is back (then each stream reads once, for what it may have missed).
+ * the listener is back (then each stream reads once, for what it may have missed). The events
+ * announced meanwhile (tasks' `reminder.fired`), which travel only as notifications, are read
+ * again from when the listener was lost, at each of those reads, until one after it is back.
  */
 export class StreamHub {
   private readonly streams = new Set<Stream>();
@@ -275,6 +299,8 @@ export class StreamHub {
   private connecting = false;
   private closing = false;
   private reconnectMs = 100;
+  /** When the listener was lost, until a read of what was announced since has succeeded with it back. */
+  lostAt: number | undefined;
   private timers: NodeJS.Timeout[] = [];
   private fallback: NodeJS.Timeout | undefined;
   private lastReadWarning = 0;
@@ -470,6 +496,7 @@ export class StreamHub {
       if (this.listener === client) this.listener = undefined;
       client.end().catch(() => {});
       if (this.closing) return;
+      this.lostAt ??= Date.now();
       this.o.logger.warn(
         { err: err?.message },
         'stream notifications lost: streams poll their feeds until the listener is back',
@@ -525,14 +552,50 @@ export class StreamHub {
 
   /** Every stream reads its feed once, and streams of credentials revoked meanwhile end. */
   private catchUp(): void {
-    if (this.streams.size === 0) return;
+    if (this.streams.size === 0) {
+      // No stream missed anything.
+      if (this.listening) this.lostAt = undefined;
+      return;
+    }
     for (const stream of this.streams) stream.wake();
+    this.pushMissed();
     const ids = [...this.byCredential.keys()];
     liveCredentialIds(this.o.db, ids)
       .then((live) => {
         for (const id of ids) if (!live.has(id)) for (const stream of this.byCredential.get(id) ?? []) stream.end();
       })
       .catch(() => {});
+  }
+
+  /**
+   * While the listener is lost (and once it is back): each key's streams are sent the events
+   * announced since a little before it was lost (read once per key), those they have not sent;
+   * once that succeeded for every key with the listener back, {@link lostAt} is cleared.
+   */
+  private pushMissed(): void {
+    const lostAt = this.lostAt;
+    if (lostAt === undefined) return;
+    const back = this.listening;
+    const since = new Date(lostAt - ANNOUNCED_SLACK_MS);
+    const reads = [...this.byKey].map(async ([key, streams]) => {
+      const reader = streams.values().next().value?.reader;
+      if (!reader?.announcedSince) return true;
+      try {
+        const refs = await reader.announcedSince(since);
+        await Promise.all(
+          [...(this.byKey.get(key) ?? [])].map(async (stream) => {
+            for (const ref of refs) await stream.push(ref, true);
+          }),
+        );
+        return true;
+      } catch (err) {
+        this.readFailed(err, 'a stream could not read the events announced while the listener was down');
+        return false;
+      }
+    });
+    void Promise.all(reads).then((done) => {
+      if (back && done.every(Boolean) && this.lostAt === lostAt) this.lostAt = undefined;
+    });
   }
 }
 

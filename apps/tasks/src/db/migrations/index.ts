@@ -17,6 +17,7 @@ import * as filterIndexes from './2026_11_28_1200_filter_indexes.js';
 import * as taskReminders from './2026_11_28_1200_task_reminders.js';
 import * as reminderJobs from './2026_11_28_1300_reminder_jobs.js';
 import * as batchCommands from './2026_11_28_1200_batch_commands.js';
+import * as announcedSince from './2026_11_28_1400_announced_since.js';
 
 /** Every migration of the tasks schema, by name; names sort in the order they apply. */
 export const migrations: Record<string, Migration> = {
@@ -38,4 +39,5 @@ export const migrations: Record<string, Migration> = {
   '2026_11_28_1200_task_reminders': taskReminders,
   '2026_11_28_1300_reminder_jobs': reminderJobs,
   '2026_11_28_1200_batch_commands': batchCommands,
+  '2026_11_28_1400_announced_since': announcedSince,
 };

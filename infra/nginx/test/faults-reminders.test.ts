@@ -1,0 +1,155 @@
+import { randomUUID } from 'node:crypto';
+import { openEventStream, startReceiver, type OpenedStream, type Receiver } from '@app/devstack';
+import { printTable } from './faults/load.js';
+import { startFaultStack, type FaultStack } from './faults/stack.js';
+import { allLimitsAt } from './stack.js';
+
+/**
+ * DESIGN.md "Reminders" and "Due events" across a Postgres restart (part of `npm run test:faults`
+ * and `npm test`): a reminder and a task's `task.due` fire once, at their time (within 2 s), since
+ * they are scheduled in Postgres (the tasks service's graphile-worker queue). The built services
+ * behind nginx on a Postgres of the suite's own, stopped around the firing time: down at firesAt
+ * (then they fire within 2 s of Postgres accepting connections again), or down right after the
+ * scheduling and back before firesAt (then within 2 s of firesAt). Each arrives once at a real
+ * receiver and once on a tasks stream held through the outage, and the tasks process never exits.
+ */
+jest.setTimeout(60_000);
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+let stack: FaultStack;
+let receiver: Receiver;
+let stream: OpenedStream;
+let auth: Record<string, string>;
+const supervisorLog: string[] = [];
+const rows: Array<Record<string, string | number>> = [];
+
+beforeAll(async () => {
+  stack = await startFaultStack({
+    env: {
+      HOST: '127.0.0.1',
+      LOG_LEVEL: 'warn',
+      ...allLimitsAt(1000000),
+      WEBHOOK_ALLOW_PRIVATE: '1',
+      WEBHOOK_RETRY_BASE_MS: '200',
+    },
+    // As npm start runs them: a process that exits is started again (and the test sees the restart).
+    supervise: { log: (line) => supervisorLog.push(line) },
+  });
+  const { accountId } = await stack.admin('create-account', '--email', `reminders-${randomUUID()}@example.test`);
+  auth = {
+    Authorization: `Bearer ${(await stack.admin('create-key', '--account', accountId)).key as string}`,
+    'Content-Type': 'application/json',
+  };
+  receiver = await startReceiver();
+  await post('/api/v1/webhooks', { url: receiver.url, events: ['reminder.fired', 'task.due'] });
+  stream = await openEventStream(`${stack.gateway}/api/v1/tasks/changes/stream`, {
+    Authorization: auth.Authorization!,
+  });
+  expect(stream.status).toBe(200);
+  await stream.until((s) => s.blocks.some((b) => b.comment === 'stream open'));
+});
+afterAll(async () => {
+  printTable(rows);
+  stream?.close();
+  await receiver?.close();
+  await stack?.stop();
+});
+
+async function post(path: string, body: object): Promise<Record<string, any>> {
+  const res = await fetch(`${stack.gateway}${path}`, { method: 'POST', headers: auth, body: JSON.stringify(body) });
+  expect([path, res.status, res.status === 201 ? '' : await res.text()]).toEqual([path, 201, '']);
+  return (await res.json()) as Record<string, any>;
+}
+
+/** An open task due `inMs` ahead with a reminder at the same time. */
+async function dueAhead(inMs: number): Promise<{ taskId: string; reminderId: string; firesAt: number }> {
+  const at = new Date(Date.now() + inMs).toISOString();
+  const task = await post('/api/v1/tasks', { title: 'remind me', dueAt: at });
+  const reminder = await post(`/api/v1/tasks/${task.item.id}/reminders`, { at });
+  expect(reminder.firesAt).toBe(task.item.dueAt);
+  return { taskId: task.item.id, reminderId: reminder.id, firesAt: Date.parse(reminder.firesAt) };
+}
+
+/**
+ * When each of the two events of `due` arrived at the receiver and on the stream, once both did
+ * and a few more seconds passed for a duplicate (every list must hold one arrival).
+ */
+async function arrivals(due: { taskId: string; reminderId: string }): Promise<Record<string, number[]>> {
+  const hooks = (type: string, id: string) =>
+    receiver.received.filter(
+      (r) => r.event.type === type && (type === 'task.due' ? r.event.data.id : r.event.data.reminder.id) === id,
+    );
+  const streamed = (type: string, id: string) =>
+    stream.blocks.filter((b) => b.event === type && b.data!.includes(`"id":"${id}"`));
+  await receiver.waitFor(
+    () => hooks('reminder.fired', due.reminderId).length > 0 && hooks('task.due', due.taskId).length > 0,
+    20_000,
+  );
+  await stream.until(
+    () => streamed('reminder.fired', due.reminderId).length > 0 && streamed('task.due', due.taskId).length > 0,
+    5_000,
+  );
+  await sleep(3_000);
+  return {
+    'reminder.fired webhook': hooks('reminder.fired', due.reminderId).map((r) => r.at),
+    'task.due webhook': hooks('task.due', due.taskId).map((r) => r.at),
+    'reminder.fired on the stream': streamed('reminder.fired', due.reminderId).map((b) => b.at),
+    'task.due on the stream': streamed('task.due', due.taskId).map((b) => b.at),
+  };
+}
+
+/**
+ * Every event arrived once, within 2 s of `from` (and not before firesAt); a row of the table
+ * with the lateness after firesAt and after `from`.
+ */
+function expectOnceWithin2s(phase: string, got: Record<string, number[]>, firesAt: number, from: number): void {
+  for (const [what, at] of Object.entries(got)) {
+    rows.push({
+      phase,
+      event: what,
+      arrivals: at.length,
+      'after firesAt (ms)': at[0]! - firesAt,
+      'after bound (ms)': at[0]! - from,
+    });
+    expect([what, at.length]).toEqual([what, 1]);
+    expect(at[0]!).toBeGreaterThanOrEqual(firesAt);
+    expect([what, at[0]! - from < 2_000]).toEqual([what, true]);
+  }
+  expect(new Set(receiver.received.map((r) => r.id)).size).toBe(receiver.received.length);
+}
+
+/** The tasks process and its restarts: unchanged across a phase means nothing crashed. */
+const tasksProcess = () =>
+  `${stack.product.instances.tasks[0]!.process.pid} restarts ${stack.product.instances.tasks[0]!.restarts}`;
+
+describe('reminders and task.due across a Postgres restart', () => {
+  it('down at firesAt: each fires once, within 2 s of Postgres being back', async () => {
+    const before = tasksProcess();
+    const due = await dueAhead(3_000);
+    await sleep(due.firesAt - 700 - Date.now());
+    await stack.pgServer.stop();
+    expect(Date.now()).toBeLessThan(due.firesAt);
+    await sleep(due.firesAt + 2_000 - Date.now());
+    expect(receiver.received.filter((r) => JSON.stringify(r.event.data).includes(due.taskId))).toEqual([]);
+    await stack.pgServer.start();
+    const backAt = Date.now();
+    const got = await arrivals(due);
+    expectOnceWithin2s('down at firesAt (bound: Postgres back)', got, due.firesAt, backAt);
+    expect(tasksProcess()).toBe(before);
+    const listed = await fetch(`${stack.gateway}/api/v1/tasks/${due.taskId}/reminders`, { headers: auth });
+    expect(((await listed.json()) as { items: Array<{ firedAt: string | null }> }).items[0]!.firedAt).not.toBeNull();
+  });
+
+  it('down right after scheduling and back before firesAt: each fires once, within 2 s of firesAt', async () => {
+    const before = tasksProcess();
+    const due = await dueAhead(7_000);
+    await stack.pgServer.stop();
+    await sleep(2_000);
+    await stack.pgServer.start();
+    expect(Date.now()).toBeLessThan(due.firesAt);
+    const got = await arrivals(due);
+    expectOnceWithin2s('down after scheduling, back before firesAt (bound: firesAt)', got, due.firesAt, due.firesAt);
+    expect(tasksProcess()).toBe(before);
+    expect(supervisorLog).toEqual([]);
+  });
+});
