@@ -28,6 +28,7 @@ import { pidsNamed, postgresServing } from './cpu.js';
 import { SqlLog, sequentialScans } from './sql-log.js';
 import {
   TOTAL_TASKS,
+  filterFigures,
   scaleRequests,
   seedTasksLarge,
   seedTasksSmall,
@@ -484,6 +485,7 @@ function printReport(r: {
   explained: Array<{ scenario: string; plans: string[] }>;
   table: string;
   scaleFigures: ReturnType<typeof scaleFiguresOf>;
+  filter: ReturnType<typeof filterFigures>;
   hooks: WebhookBenchResult | null;
   streams: Streams | null;
   seqScanFailures: Array<{ scenario: string; seqScans: string[] }>;
@@ -495,6 +497,12 @@ function printReport(r: {
     process.stdout.write(`\n=== ${e.scenario}\n${e.plans.join('\n\n')}\n`);
   }
   process.stdout.write(`\n${r.table}\n\n`);
+  if (r.filter) {
+    const { filterP95Ms, viewAllP95Ms, ratio } = r.filter;
+    process.stdout.write(
+      `filter vs view=all (p95 through the gateway): ${filterP95Ms.toFixed(1)} ms against ${viewAllP95Ms.toFixed(1)} ms (${ratio.toFixed(2)}x; issue 58: at most 2x)\n`,
+    );
+  }
   if (r.scaleFigures) {
     const { listP95Ms: list, rareSearchP95Ms: search } = r.scaleFigures;
     process.stdout.write(
@@ -596,7 +604,8 @@ async function main(): Promise<number> {
         : null;
     const scaleFigures = scaleFiguresOf(scale);
     const seqScanFailures = explained.filter((e) => e.seqScans.length > 0);
-    printReport({ explained, table, scaleFigures, hooks, streams, seqScanFailures });
+    const filter = filterFigures(rows);
+    printReport({ explained, table, scaleFigures, filter, hooks, streams, seqScanFailures });
 
     const versionsNow = await versions(stack.client);
     writeResults(RESULTS_FILE, {
@@ -614,6 +623,7 @@ async function main(): Promise<number> {
       versions: versionsNow,
       scenarios: rows,
       scale: scaleFigures,
+      filter,
       webhooks: hooks,
       streams,
       explain: explained.map((e) => ({ scenario: e.scenario, seqScans: e.seqScans, plans: e.plans })),

@@ -17,6 +17,8 @@ interface Run {
   durationSeconds?: number;
   /** Absent in a run of only the streams (BENCH_ONLY=streams). */
   scenarios?: RunRow[];
+  /** The filter row's p95 against view=all's (absent in runs from before it). */
+  filter?: { filterP95Ms: number; viewAllP95Ms: number; ratio: number } | null;
   webhooks?: { ratio: number; createCpuMs: number; deliveryCpuMs: number; lagP99: number };
   streams?: {
     latency?: { streams: number; p99: number };
@@ -110,6 +112,24 @@ function main(): void {
   // A scenario left out of a run (BENCH_ONLY) is null in its results.json.
   const of = <T>(pick: (r: Run) => T | null | undefined) =>
     runs.map(pick).filter((x): x is T => x !== undefined && x !== null);
+  const filter = of((r) => r.filter);
+  if (filter.length > 0)
+    lines.push(
+      '',
+      `filter vs view=all: p95 ${cell(
+        filter.map((x) => x.filterP95Ms),
+        1,
+        ' ms',
+      )} against ${cell(
+        filter.map((x) => x.viewAllP95Ms),
+        1,
+        ' ms',
+      )}, ${cell(
+        filter.map((x) => x.ratio),
+        2,
+        'x',
+      )}`,
+    );
   const hooks = of((r) => r.webhooks);
   if (hooks.length > 0) {
     lines.push(

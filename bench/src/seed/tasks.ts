@@ -36,7 +36,10 @@ export async function seedTaskAccounts(
  * batches through one INSERT ... SELECT each: every tenth task is top-level with three subtasks
  * after it, titles and notes are drawn Zipf-like from a 5,000-word vocabulary, `RARE_WORD` is in
  * 0.5% of tasks and `COMMON_WORD` in half, with tags, priorities and a mix of overdue, today,
- * upcoming, undated and completed tasks.
+ * upcoming, undated and completed tasks. Each of those mixes is of a workspace's own tasks (its
+ * `local` number): keyed on the global number, whose remainder by 20 is the workspace's, every
+ * task of a workspace had the same due date kind, priority, tags and notes (workspace 0's all
+ * undated, with no notes and no rare word).
  */
 export async function seedTasks(
   client: pg.ClientBase,
@@ -64,20 +67,20 @@ export async function seedTasks(
         r.workspace_id,
         case when r.local % 10 in (7, 8, 9) then md5('task:' || (r.g - (r.local % 10) * (select wn from params)))::uuid end,
         initcap((select string_agg(p.vocab[1 + floor(p.n * power(random(), 3))::int], ' ') from params p, generate_series(1, 3 + r.g % 5)))
-          || case when r.g % 200 = 3 then ' ${RARE_WORD}' else '' end,
-        case when r.g % 10 < 3 then null else
+          || case when r.local % 200 = 3 then ' ${RARE_WORD}' else '' end,
+        case when r.local % 10 < 3 then null else
           (select string_agg(p.vocab[1 + floor(p.n * power(random(), 2))::int], ' ') from params p, generate_series(1, 12 + r.g % 48))
-          || case when r.g % 2 = 0 then ' ${COMMON_WORD}' else '' end
+          || case when r.local % 2 = 0 then ' ${COMMON_WORD}' else '' end
         end,
-        (array['high', 'medium', 'low', null])[1 + r.g % 4],
-        case r.g % 10
+        (array['high', 'medium', 'low', null])[1 + r.local % 4],
+        case r.local % 10
           when 0 then null when 1 then null when 2 then null when 3 then null
           when 4 then now() - (r.g % 30 + 1) * interval '1 day'
           when 5 then date_trunc('day', now()) + interval '17 hours'
           else now() + (r.g % 60 + 1) * interval '1 day'
         end,
-        case when r.g % 9 = 0 then now() - interval '1 hour' end,
-        case r.g % 4 when 0 then '{}'::text[] when 1 then array['work'] when 2 then array['home', 'errand']
+        case when r.local % 9 = 0 then now() - interval '1 hour' end,
+        case r.local % 4 when 0 then '{}'::text[] when 1 then array['work'] when 2 then array['home', 'errand']
           else array['tag' || (r.g % 40)] end,
         case when r.local % 10 in (7, 8, 9) then null else r.local::numeric end,
         now() - (1000000 - r.g) * interval '1 second',
