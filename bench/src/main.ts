@@ -28,6 +28,7 @@ import { pidsNamed, postgresServing } from './cpu.js';
 import { SqlLog, sequentialScans } from './sql-log.js';
 import {
   TOTAL_TASKS,
+  filterFigures,
   scaleRequests,
   seedTasksLarge,
   seedTasksSmall,
@@ -471,6 +472,7 @@ function printWebhooks(hooks: WebhookBenchResult): void {
     `${WEBHOOKS_SCENARIO}: ${hooks.without.reqPerSec.toFixed(0)} req/s without subscriptions -> ${hooks.with.reqPerSec.toFixed(0)} req/s with (${hooks.ratio.toFixed(2)}x; p99 ${hooks.without.p99.toFixed(1)} -> ${hooks.with.p99.toFixed(1)} ms); ` +
       `total CPU (API + worker + Postgres) per create ${hooks.createCpuMs.toFixed(3)} ms, per delivered event ${hooks.deliveryCpuMs.toFixed(3)} ms (${(hooks.deliveryCpuMs / Math.max(hooks.createCpuMs, 0.000001)).toFixed(2)}x, at ${hooks.sameRate.rate} creates/s; ` +
       `medians of runs with ${hooks.sameRate.totals.with.map((t) => t.toFixed(3)).join(', ')} ms and without ${hooks.sameRate.totals.without.map((t) => t.toFixed(3)).join(', ')} ms); ` +
+      `a disabled subscription beside each enabled one adds ${hooks.disabledCpuMs.toFixed(3)} ms per create (${(hooks.disabledCpuMs / Math.max(hooks.createCpuMs, 0.000001)).toFixed(2)}x of a create; runs ${hooks.sameRate.totals.withDisabled.map((t) => t.toFixed(3)).join(', ')} ms); ` +
       `${hooks.delivered} events delivered, commit-to-receiver lag p50 ${hooks.lagP50} ms, p99 ${hooks.lagP99} ms, max ${hooks.lagMax} ms; ` +
       `CPU per create: API process ${hooks.without.cpuMsPerRequest.api!.toFixed(3)} -> ${hooks.with.cpuMsPerRequest.api!.toFixed(3)} ms (${hooks.apiCpuRatio.toFixed(2)}x), ` +
       `worker process ${hooks.without.cpuMsPerRequest.worker!.toFixed(3)} -> ${hooks.with.cpuMsPerRequest.worker!.toFixed(3)} ms, Postgres ${hooks.without.cpuMsPerRequest.postgres!.toFixed(3)} -> ${hooks.with.cpuMsPerRequest.postgres!.toFixed(3)} ms; ` +
@@ -484,6 +486,7 @@ function printReport(r: {
   explained: Array<{ scenario: string; plans: string[] }>;
   table: string;
   scaleFigures: ReturnType<typeof scaleFiguresOf>;
+  filter: ReturnType<typeof filterFigures>;
   hooks: WebhookBenchResult | null;
   streams: Streams | null;
   seqScanFailures: Array<{ scenario: string; seqScans: string[] }>;
@@ -495,6 +498,12 @@ function printReport(r: {
     process.stdout.write(`\n=== ${e.scenario}\n${e.plans.join('\n\n')}\n`);
   }
   process.stdout.write(`\n${r.table}\n\n`);
+  if (r.filter) {
+    const { filterP95Ms, viewAllP95Ms, ratio } = r.filter;
+    process.stdout.write(
+      `filter vs view=all (p95 through the gateway): ${filterP95Ms.toFixed(1)} ms against ${viewAllP95Ms.toFixed(1)} ms (${ratio.toFixed(2)}x; issue 58: at most 2x)\n`,
+    );
+  }
   if (r.scaleFigures) {
     const { listP95Ms: list, rareSearchP95Ms: search } = r.scaleFigures;
     process.stdout.write(
@@ -596,7 +605,8 @@ async function main(): Promise<number> {
         : null;
     const scaleFigures = scaleFiguresOf(scale);
     const seqScanFailures = explained.filter((e) => e.seqScans.length > 0);
-    printReport({ explained, table, scaleFigures, hooks, streams, seqScanFailures });
+    const filter = filterFigures(rows);
+    printReport({ explained, table, scaleFigures, filter, hooks, streams, seqScanFailures });
 
     const versionsNow = await versions(stack.client);
     writeResults(RESULTS_FILE, {
@@ -614,6 +624,7 @@ async function main(): Promise<number> {
       versions: versionsNow,
       scenarios: rows,
       scale: scaleFigures,
+      filter,
       webhooks: hooks,
       streams,
       explain: explained.map((e) => ({ scenario: e.scenario, seqScans: e.seqScans, plans: e.plans })),

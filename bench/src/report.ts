@@ -18,7 +18,7 @@ const f1 = (n: number) => n.toFixed(1);
 const f2 = (n: number | undefined) => (n === undefined ? '-' : n.toFixed(2));
 
 /**
- * The one table: scenario, req/s, p50, p99, errors, ratio to baseline, RSS, and CPU
+ * The one table: scenario, req/s, p50, p95, p99, errors, ratio to baseline, RSS, and CPU
  * milliseconds per request of the service process next to the baseline process's (`cpu x`),
  * with the gateway's (the product's, and a floor's behind its own) and Postgres's share; then
  * what each baseline runs.
@@ -28,6 +28,7 @@ export function printTable(rows: Row[]): string {
     'scenario',
     'req/s',
     'p50 ms',
+    'p95 ms',
     'p99 ms',
     'errors',
     'baseline req/s',
@@ -48,6 +49,7 @@ export function printTable(rows: Row[]): string {
     r.scenario,
     f1(r.product.reqPerSec),
     f1(r.product.p50),
+    f1(r.product.p95),
     f1(r.product.p99),
     String(r.product.errors),
     r.baseline ? f1(r.baseline.reqPerSec) : '-',

@@ -17,7 +17,10 @@ interface Run {
   durationSeconds?: number;
   /** Absent in a run of only the streams (BENCH_ONLY=streams). */
   scenarios?: RunRow[];
-  webhooks?: { ratio: number; createCpuMs: number; deliveryCpuMs: number; lagP99: number };
+  /** The filter row's p95 against view=all's (absent in runs from before it). */
+  filter?: { filterP95Ms: number; viewAllP95Ms: number; ratio: number } | null;
+  /** `disabledCpuMs` absent in runs from before the disabled-subscription runs. */
+  webhooks?: { ratio: number; createCpuMs: number; deliveryCpuMs: number; disabledCpuMs?: number; lagP99: number };
   streams?: {
     latency?: { streams: number; p99: number };
     memory?: { perStreamKb: number };
@@ -54,6 +57,17 @@ const cell = (xs: number[], digits = 2, unit = '') =>
   xs.length === 0
     ? '-'
     : `${median(xs).toFixed(digits)}${unit} (${Math.min(...xs).toFixed(digits)}-${Math.max(...xs).toFixed(digits)})`;
+
+/** A disabled subscription's cost per event, over the runs that measured it. */
+function disabledCell(hooks: Array<NonNullable<Run['webhooks']>>): string {
+  const measured = hooks.filter((h) => h.disabledCpuMs !== undefined);
+  if (measured.length === 0) return '';
+  return ` a disabled subscription's event ${cell(measured.map((h) => h.disabledCpuMs!))} ms, ${cell(
+    measured.map((h) => h.disabledCpuMs! / h.createCpuMs),
+    2,
+    'x',
+  )} of a create;`;
+}
 
 function main(): void {
   const runs = process.argv.slice(2).flatMap(readRuns);
@@ -110,6 +124,24 @@ function main(): void {
   // A scenario left out of a run (BENCH_ONLY) is null in its results.json.
   const of = <T>(pick: (r: Run) => T | null | undefined) =>
     runs.map(pick).filter((x): x is T => x !== undefined && x !== null);
+  const filter = of((r) => r.filter);
+  if (filter.length > 0)
+    lines.push(
+      '',
+      `filter vs view=all: p95 ${cell(
+        filter.map((x) => x.filterP95Ms),
+        1,
+        ' ms',
+      )} against ${cell(
+        filter.map((x) => x.viewAllP95Ms),
+        1,
+        ' ms',
+      )}, ${cell(
+        filter.map((x) => x.ratio),
+        2,
+        'x',
+      )}`,
+    );
   const hooks = of((r) => r.webhooks);
   if (hooks.length > 0) {
     lines.push(
@@ -123,7 +155,7 @@ function main(): void {
           hooks.map((h) => h.deliveryCpuMs / h.createCpuMs),
           2,
           'x',
-        )} of a create; lag p99 ${cell(
+        )} of a create;${disabledCell(hooks)} lag p99 ${cell(
           hooks.map((h) => h.lagP99),
           0,
           ' ms',

@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { expressFloors } from './floor.js';
 import { COMMON_WORD, RARE_WORD } from './words.js';
 import { seedTaskAccounts, seedTasks } from './seed/tasks.js';
+import type { Row } from './report.js';
 import type { BenchContext, Scenario } from './types.js';
 import { size } from './size.js';
 
@@ -48,6 +49,23 @@ export function scaleRequests(f: TasksFixture) {
     list: { path: '/api/v1/tasks?view=all&limit=50', headers: f.auth },
     search: { path: `/api/v1/tasks?q=${RARE_WORD}&limit=50`, headers: f.auth },
   };
+}
+
+/** The filter row's expression: a realistic multi-term one, over the same workspace as the view rows. */
+const FILTER_EXPRESSION = '(today | overdue) & priority: high & !#errand';
+/** The rows whose p95s the bench compares (issue 58: the filter's within 2x of view=all's). */
+const FILTER_ROW = `tasks list filter=${FILTER_EXPRESSION}`;
+const VIEW_ALL_ROW = 'tasks list view=all (page 1)';
+
+/**
+ * The filter row's p95 beside view=all's (page 1) and their ratio (issue 58's target: <= 2), when
+ * both rows ran; null otherwise.
+ */
+export function filterFigures(rows: Row[]): { filterP95Ms: number; viewAllP95Ms: number; ratio: number } | null {
+  const filter = rows.find((r) => r.scenario === FILTER_ROW)?.product;
+  const all = rows.find((r) => r.scenario === VIEW_ALL_ROW)?.product;
+  if (!filter || !all) return null;
+  return { filterP95Ms: filter.p95, viewAllP95Ms: all.p95, ratio: filter.p95 / Math.max(all.p95, 0.001) };
 }
 
 /** Changes waiting for the feed scenario's client. */
@@ -145,9 +163,18 @@ export async function taskScenarios(ctx: BenchContext, f: TasksFixture): Promise
       baseline: { replay: true },
     },
     {
-      name: 'tasks list view=all (page 1)',
+      name: VIEW_ALL_ROW,
       service: 'tasks',
       request: { path: '/api/v1/tasks?view=all&limit=50', headers: f.auth },
+      baseline: { replay: true },
+    },
+    {
+      name: FILTER_ROW,
+      service: 'tasks',
+      request: {
+        path: `/api/v1/tasks?filter=${encodeURIComponent(FILTER_EXPRESSION)}&limit=50`,
+        headers: { ...f.auth, 'x-timezone': 'Europe/Berlin' },
+      },
       baseline: { replay: true },
     },
     {

@@ -34,9 +34,11 @@ export interface WebhookBenchResult {
   sameRate: {
     rate: number;
     with: LoadResult;
+    /** With a disabled subscription beside each enabled one (to the same event). */
+    withDisabled: LoadResult;
     without: LoadResult;
     apiCpuRatio: number;
-    totals: { with: number[]; without: number[] };
+    totals: { with: number[]; withDisabled: number[]; without: number[] };
   };
   /**
    * The full-speed run with the subscriptions again, but with the worker process stopped
@@ -54,10 +56,45 @@ export interface WebhookBenchResult {
    * signed send, the mark). Target <= 0.5 x createCpuMs.
    */
   deliveryCpuMs: number;
+  /**
+   * CPU ms a disabled subscription's event adds (recorded as skipped, kept for a replay, never
+   * sent): the total with a disabled subscription beside each enabled one less the total with the
+   * enabled ones alone, medians of the runs.
+   */
+  disabledCpuMs: number;
   /** Commit (the event's timestamp) to arrival at the receiver, in ms. */
   lagP50: number;
   lagP99: number;
   lagMax: number;
+}
+
+/** The event the scenario's creates emit, and one they never do (a subscription to it alone records nothing for them). */
+const CREATED = 'task.created';
+const OTHER_EVENT = 'task.deleted';
+
+/** Subscribes the key's account to `event` at `url`; the subscription's id. */
+async function subscribe(gateway: string, authorization: string, url: string, event: string): Promise<string> {
+  const res = await fetch(`${gateway}/api/v1/webhooks`, {
+    method: 'POST',
+    headers: { authorization, 'content-type': 'application/json' },
+    body: JSON.stringify({ url, events: [event] }),
+  });
+  if (res.status !== 201) throw new Error(`subscribing answered ${res.status}: ${await res.text()}`);
+  return ((await res.json()) as { id: string }).id;
+}
+
+async function patchSubscription(
+  gateway: string,
+  { authorization, id }: { authorization: string; id: string },
+  change: { enabled?: boolean; events?: string[] },
+): Promise<void> {
+  const res = await fetch(`${gateway}/api/v1/webhooks/${id}`, {
+    method: 'PATCH',
+    headers: { authorization, 'content-type': 'application/json' },
+    body: JSON.stringify(change),
+  });
+  if (res.status !== 200)
+    throw new Error(`PATCH ${JSON.stringify(change)} answered ${res.status}: ${await res.text()}`);
 }
 
 /** The receiver process (webhook-receiver.ts): its URL, and what it has received so far. */
@@ -159,15 +196,8 @@ export async function webhookBench(
   const receiver = await startReceiver();
   try {
     const subscriptions: Array<{ authorization: string; id: string }> = [];
-    for (const authorization of auths) {
-      const res = await fetch(`${ctx.gateway}/api/v1/webhooks`, {
-        method: 'POST',
-        headers: { authorization, 'content-type': 'application/json' },
-        body: JSON.stringify({ url: receiver.url, events: ['task.created'] }),
-      });
-      if (res.status !== 201) throw new Error(`subscribing answered ${res.status}: ${await res.text()}`);
-      subscriptions.push({ authorization, id: ((await res.json()) as { id: string }).id });
-    }
+    for (const authorization of auths)
+      subscriptions.push({ authorization, id: await subscribe(ctx.gateway, authorization, receiver.url, CREATED) });
     const withHooks = await runLoad(ctx.gateway, request, opts);
     // Every create of this load (warm-up too) is an event: the lag is of these, once all arrived.
     const stats = await idle(receiver);
@@ -176,41 +206,56 @@ export async function webhookBench(
     // sends what waited (the lags above are of the first run alone).
     const held = await withWorkerStopped(pids.worker, () => runLoad(ctx.gateway, request, opts));
     await idle(receiver);
-    // A disabled subscription records no event: the create takes the path it takes with none.
-    const setEnabled = async (enabled: boolean) => {
-      for (const { authorization, id } of subscriptions) {
-        const res = await fetch(`${ctx.gateway}/api/v1/webhooks/${id}`, {
-          method: 'PATCH',
-          headers: { authorization, 'content-type': 'application/json' },
-          body: JSON.stringify({ enabled }),
-        });
-        if (res.status !== 200)
-          throw new Error(`${enabled ? 'enabling' : 'disabling'} answered ${res.status}: ${await res.text()}`);
-      }
+    // Beside each subscription, a disabled one: it records each of its events as skipped (kept 7
+    // days for a replay), so a disabled subscription is not the path of a create with none. Each
+    // is switched by its event types instead: a subscription to `task.deleted` alone records
+    // nothing for a create, and the create takes the path it takes with no subscription.
+    const beside: typeof subscriptions = [];
+    for (const { authorization } of subscriptions) {
+      const id = await subscribe(ctx.gateway, authorization, receiver.url, OTHER_EVENT);
+      await patchSubscription(ctx.gateway, { authorization, id }, { enabled: false });
+      beside.push({ authorization, id });
+    }
+    const setEvents = async (subs: typeof subscriptions, event: string) => {
+      for (const sub of subs) await patchSubscription(ctx.gateway, sub, { events: [event] });
     };
     const rate = Math.floor(withHooks.reqPerSec * 0.9);
-    const runs: { with: LoadResult[]; without: LoadResult[] } = { with: [], without: [] };
+    const runs: { with: LoadResult[]; withDisabled: LoadResult[]; without: LoadResult[] } = {
+      with: [],
+      withDisabled: [],
+      without: [],
+    };
     for (let i = 0; i < RATE_PAIRS; i++) {
-      if (i > 0) await setEnabled(true);
+      if (i > 0) await setEvents(subscriptions, CREATED);
       runs.with.push(await runLoad(ctx.gateway, request, { ...opts, rate }));
       await idle(receiver);
-      await setEnabled(false);
+      await setEvents(beside, CREATED);
+      runs.withDisabled.push(await runLoad(ctx.gateway, request, { ...opts, rate }));
+      await idle(receiver);
+      await setEvents([...subscriptions, ...beside], OTHER_EVENT);
       runs.without.push(await runLoad(ctx.gateway, request, { ...opts, rate }));
     }
-    for (const { authorization, id } of subscriptions) {
+    for (const { authorization, id } of [...subscriptions, ...beside]) {
       const res = await fetch(`${ctx.gateway}/api/v1/webhooks/${id}`, { method: 'DELETE', headers: { authorization } });
       if (res.status !== 204) throw new Error(`unsubscribing answered ${res.status}: ${await res.text()}`);
     }
     const withAtRate = medianRun(runs.with);
+    const withDisabledAtRate = medianRun(runs.withDisabled);
     const withoutAtRate = medianRun(runs.without);
     return {
       sameRate: {
         rate,
         with: withAtRate,
+        withDisabled: withDisabledAtRate,
         without: withoutAtRate,
         apiCpuRatio: withAtRate.cpuMsPerRequest.api! / Math.max(withoutAtRate.cpuMsPerRequest.api!, 0.000001),
-        totals: { with: runs.with.map(totalCpuMs), without: runs.without.map(totalCpuMs) },
+        totals: {
+          with: runs.with.map(totalCpuMs),
+          withDisabled: runs.withDisabled.map(totalCpuMs),
+          without: runs.without.map(totalCpuMs),
+        },
       },
+      disabledCpuMs: totalCpuMs(withDisabledAtRate) - totalCpuMs(withAtRate),
       without,
       with: withHooks,
       held: {

@@ -1,6 +1,6 @@
 import type pg from 'pg';
 import { Progress } from '../progress.js';
-import { VOCABULARY } from '../words.js';
+import { poolWords, seedWordPool } from './word-pool.js';
 import { size } from '../size.js';
 
 const ACCOUNTS = 2;
@@ -23,6 +23,7 @@ export interface ClipboardSeed {
  */
 export async function seedClipboardAccounts(client: pg.ClientBase, s: ClipboardSeed): Promise<string[]> {
   const progress = new Progress(`clipboard (${s.label})`, s.accounts * (s.items + s.snippets));
+  await seedWordPool(client);
   // The service's triggers name its tables unqualified, as its own connections see them.
   await client.query('set search_path = clipboard, public');
   const { rows } = await client.query<{ id: string }>(
@@ -45,13 +46,13 @@ export async function seedClipboardAccounts(client: pg.ClientBase, s: ClipboardS
         select gen_random_uuid(), acc,
           (array['text', 'text', 'text', 'url', 'code', 'html'])[1 + n % 6],
           case when n % 6 = 3 then 'https://example.com/' || md5(acc::text || n::text)
-            else (select string_agg(($1::text[])[1 + floor(cardinality($1::text[]) * power(random(), 3))::int], ' ') from generate_series(1, 3 + n % 60)) end,
+            else ${poolWords(3, '3 + n % 60')} end,
           (array['desktop', 'mobile', 'browser', 'api'])[1 + n % 4],
           n % 50 = 0,
-          now() - ($5::int - n) * interval '30 seconds',
-          now() - ($5::int - n) * interval '30 seconds'
-        from unnest($2::uuid[]) acc, generate_series($3::int, $4::int - 1) n`,
-        [VOCABULARY, ids, start, end, s.items],
+          now() - ($4::int - n) * interval '30 seconds',
+          now() - ($4::int - n) * interval '30 seconds'
+        from unnest($1::uuid[]) acc, generate_series($2::int, $3::int - 1) n`,
+        [ids, start, end, s.items],
       );
       progress.tick(ids.length * (end - start));
     }
@@ -61,10 +62,10 @@ export async function seedClipboardAccounts(client: pg.ClientBase, s: ClipboardS
       `
       insert into clipboard.snippets (id, account_id, name, content, keyword)
       select gen_random_uuid(), acc, 'Snippet ' || n,
-        (select string_agg(($1::text[])[1 + floor(cardinality($1::text[]) * power(random(), 3))::int], ' ') from generate_series(1, 10 + n % 40)),
+        ${poolWords(3, '10 + n % 40')},
         case when n % 2 = 0 then 'kw' || n end
-      from unnest($2::uuid[]) acc, generate_series(1, $3::int) n`,
-      [VOCABULARY, accounts, s.snippets],
+      from unnest($1::uuid[]) acc, generate_series(1, $2::int) n`,
+      [accounts, s.snippets],
     );
     progress.tick(accounts.length * s.snippets);
   }

@@ -1,6 +1,6 @@
 import type pg from 'pg';
 import { Progress } from '../progress.js';
-import { VOCABULARY } from '../words.js';
+import { poolWords, seedWordPool } from './word-pool.js';
 
 /**
  * Small tasks accounts of the mixed scenario, each with its personal workspace (as the admin
@@ -38,8 +38,8 @@ export async function seedFleetMeetings(
   items = 10,
 ): Promise<{ accounts: Array<{ accountId: string; meetingId: string }>; noteDate: string }> {
   const progress = new Progress('meetings (fleet)', count);
-  const text = (words: string) =>
-    `(select string_agg(($1::text[])[1 + floor(cardinality($1::text[]) * power(random(), 3))::int], ' ') from generate_series(1, ${words}))`;
+  await seedWordPool(client);
+  const text = (words: string) => poolWords(3, words);
   const { rows: accounts } = await client.query<{ id: string }>(
     `insert into meetings.accounts (email, timezone) select 'fleet-meetings-' || n || '@example.test', 'Europe/Berlin' from generate_series(0, $1::int - 1) n returning id`,
     [count],
@@ -56,10 +56,10 @@ export async function seedFleetMeetings(
     `
     insert into meetings.meetings (account_id, series_id, date, starts_at, status, shared_notes, revision)
     select s.account_id, s.id, s.start_date + k * 7, ((s.start_date + k * 7)::text || ' 10:00')::timestamp at time zone 'Europe/Berlin',
-      case when k < $3::int - 2 then 'COMPLETED' else 'SCHEDULED' end, ${text('20 + k % 30')}, 1
-    from meetings.series s, generate_series(0, $3::int - 1) k
-    where s.account_id = any($2::uuid[])`,
-    [VOCABULARY, ids, meetings],
+      case when k < $2::int - 2 then 'COMPLETED' else 'SCHEDULED' end, ${text('20 + k % 30')}, 1
+    from meetings.series s, generate_series(0, $2::int - 1) k
+    where s.account_id = any($1::uuid[])`,
+    [ids, meetings],
   );
   await client.query(
     `
@@ -70,9 +70,9 @@ export async function seedFleetMeetings(
       case when n % 10 between 5 and 7 then 'Person ' || n end,
       case when n % 10 between 5 and 7 then m.date + n end,
       n
-    from meetings.meetings m, generate_series(1, $3::int) n
-    where m.account_id = any($2::uuid[])`,
-    [VOCABULARY, ids, items],
+    from meetings.meetings m, generate_series(1, $2::int) n
+    where m.account_id = any($1::uuid[])`,
+    [ids, items],
   );
   await client.query(
     `

@@ -1,6 +1,6 @@
 import type pg from 'pg';
 import { Progress } from '../progress.js';
-import { VOCABULARY } from '../words.js';
+import { poolWords, seedWordPool } from './word-pool.js';
 import { size } from '../size.js';
 
 const SERIES = size(50, 3);
@@ -8,9 +8,8 @@ const MEETINGS_PER_SERIES = size(100, 6);
 const ITEMS_PER_MEETING = size(40, 5);
 const NOTES = size(5_000, 20);
 
-/** Zipf-like text of `words` words from the vocabulary ($1), as a SQL expression. */
-const text = (words: string) =>
-  `(select string_agg(($1::text[])[1 + floor(cardinality($1::text[]) * power(random(), 3))::int], ' ') from generate_series(1, ${words}))`;
+/** Zipf-like text of `words` words from the vocabulary (the word pool), as a SQL expression. */
+const text = (words: string) => poolWords(3, words);
 
 /**
  * One account with 20 people, 50 weekly series, 5,000 meetings (the last two of each series
@@ -19,6 +18,7 @@ const text = (words: string) =>
  */
 export async function seedMeetingsData(client: pg.ClientBase): Promise<{ accountId: string }> {
   const progress = new Progress('meetings', SERIES * MEETINGS_PER_SERIES * (ITEMS_PER_MEETING + 1) + NOTES);
+  await seedWordPool(client);
   const { rows } = await client.query<{ id: string }>(
     `insert into meetings.accounts (email, timezone) values ('bench-meetings@example.test', 'Europe/Berlin') returning id`,
   );
@@ -41,11 +41,11 @@ export async function seedMeetingsData(client: pg.ClientBase): Promise<{ account
     insert into meetings.meetings (account_id, series_id, date, starts_at, status, shared_notes, revision)
     select s.account_id, s.id, s.start_date + k * 7,
       ((s.start_date + k * 7)::text || ' 10:00')::timestamp at time zone 'Europe/Berlin',
-      case when k < $3::int - 2 then 'COMPLETED' else 'SCHEDULED' end,
+      case when k < $2::int - 2 then 'COMPLETED' else 'SCHEDULED' end,
       ${text('30 + k % 50')}, 1
-    from meetings.series s, generate_series(0, $3::int - 1) k
-    where s.account_id = $2`,
-    [VOCABULARY, accountId, MEETINGS_PER_SERIES],
+    from meetings.series s, generate_series(0, $2::int - 1) k
+    where s.account_id = $1`,
+    [accountId, MEETINGS_PER_SERIES],
   );
   progress.tick(SERIES * MEETINGS_PER_SERIES);
   const { rows: meetings } = await client.query<{ id: string }>(
@@ -67,21 +67,21 @@ export async function seedMeetingsData(client: pg.ClientBase): Promise<{ account
         case when n % 10 between 5 and 7 then m.date + (n % 21) end,
         case when n % 10 between 5 and 7 and n % 2 = 0 then m.starts_at + interval '1 day' end,
         n
-      from meetings.meetings m, generate_series(1, $3::int) n
-      where m.id = any($2::uuid[])`,
-      [VOCABULARY, ids, ITEMS_PER_MEETING],
+      from meetings.meetings m, generate_series(1, $2::int) n
+      where m.id = any($1::uuid[])`,
+      [ids, ITEMS_PER_MEETING],
     );
     progress.tick(ids.length * ITEMS_PER_MEETING);
   }
   await client.query(
     `
     insert into meetings.notes (account_id, date, yesterday, today, impediments, today_priority, search_text, revision)
-    select $2, current_date - d, y, t, imp, pri, concat_ws(E'\\n', y, t, array_to_string(imp, E'\\n'), pri), 1
-    from generate_series(0, $3::int - 1) d,
+    select $1, current_date - d, y, t, imp, pri, concat_ws(E'\\n', y, t, array_to_string(imp, E'\\n'), pri), 1
+    from generate_series(0, $2::int - 1) d,
       lateral (select ${text('15 + d % 30')} as y, ${text('15 + d % 25')} as t,
         case when d % 4 = 0 then array[${text('6')}] else '{}'::text[] end as imp,
         ${text('4')} as pri) x`,
-    [VOCABULARY, accountId, NOTES],
+    [accountId, NOTES],
   );
   progress.tick(NOTES);
   progress.finish();

@@ -1,6 +1,7 @@
 import type pg from 'pg';
 import { Progress } from '../progress.js';
-import { COMMON_WORD, RARE_WORD, VOCABULARY } from '../words.js';
+import { COMMON_WORD, RARE_WORD } from '../words.js';
+import { poolWords, seedWordPool } from './word-pool.js';
 
 const WORKSPACES = 20;
 
@@ -33,10 +34,13 @@ export async function seedTaskAccounts(
 
 /**
  * Tasks `from..to` (a global sequence number) spread round-robin over the workspaces, in
- * batches through one INSERT ... SELECT each: every tenth task is top-level with three subtasks
- * after it, titles and notes are drawn Zipf-like from a 5,000-word vocabulary, `RARE_WORD` is in
- * 0.5% of tasks and `COMMON_WORD` in half, with tags, priorities and a mix of overdue, today,
- * upcoming, undated and completed tasks.
+ * batches through one INSERT ... SELECT each, in one transaction: every tenth task is top-level
+ * with three subtasks after it, titles and notes are drawn Zipf-like from a 5,000-word vocabulary
+ * (the word pool), `RARE_WORD` is in 0.5% of tasks and `COMMON_WORD` in half, with tags,
+ * priorities and a mix of overdue, today, upcoming, undated and completed tasks. Each of those mixes is of a workspace's own tasks (its
+ * `local` number): keyed on the global number, whose remainder by 20 is the workspace's, every
+ * task of a workspace had the same due date kind, priority, tags and notes (workspace 0's all
+ * undated, with no notes and no rare word).
  */
 export async function seedTasks(
   client: pg.ClientBase,
@@ -45,51 +49,118 @@ export async function seedTasks(
   to: number,
   label: string,
 ): Promise<void> {
-  const batch = 20_000;
+  const batch = 50_000;
   const progress = new Progress(label, to - from);
-  for (let start = from; start < to; start += batch) {
-    const end = Math.min(to, start + batch);
+  const jobs = await dueJobs(client);
+  await seedWordPool(client);
+  await client.query('begin');
+  try {
+    // The rows' triggers stay off for the load (as for a restore): nobody watches a stream yet,
+    // and each due task's job, which its insert trigger would queue one call at a time, is
+    // queued below with its batch in one call.
+    await client.query('set local session_replication_role = replica');
+    const rebuild = to - from >= REBUILD_FROM ? await dropSecondaryIndexes(client) : [];
+    for (let start = from; start < to; start += batch) {
+      const end = Math.min(to, start + batch);
+      await client.query(insertTasks(jobs), [start, end, workspaces]);
+      progress.tick(end - start);
+    }
+    for (const definition of rebuild) await client.query(definition);
+    // New tasks append from the app's position sequence: keep it above the seeded positions.
     await client.query(
-      `
-      with params as (select $1::text[] as vocab, cardinality($1::text[]) as n, $4::uuid[] as ws, cardinality($4::uuid[]) as wn),
+      `select setval('tasks.tasks_position_seq', (select coalesce(max(floor(position)), 0) from tasks.tasks)::bigint + 1)`,
+    );
+    await client.query('commit');
+  } catch (err) {
+    await client.query('rollback');
+    throw err;
+  }
+  progress.finish();
+}
+
+/** Seeds of at least this many tasks drop the secondary indexes first and build them once after. */
+const REBUILD_FROM = 50_000;
+
+/**
+ * Whether the task_due jobs' queue (`tasks_worker.add_jobs`, graphile-worker's batch call) is
+ * there, waiting up to a minute for the worker process to make it as it starts: the jobs the
+ * insert trigger would queue are queued by the seed's statement.
+ */
+async function dueJobs(client: pg.ClientBase): Promise<boolean> {
+  for (let i = 0; i < 60; i++) {
+    const { rows } = await client.query<{ made: boolean }>(
+      `select exists (select from pg_proc p join pg_namespace n on n.oid = p.pronamespace
+         where n.nspname = 'tasks_worker' and p.proname = 'add_jobs') as made`,
+    );
+    if (rows[0]?.made) return true;
+    await new Promise((resolve) => setTimeout(resolve, 1000));
+  }
+  process.stderr.write('tasks_worker.add_jobs is not there: the seeded tasks have no task_due jobs\n');
+  return false;
+}
+
+/**
+ * Drops the tasks table's indexes other than the unique ones (the primary key, the manual order);
+ * their definitions, to build each again once the rows are in (one sort each instead of an
+ * insert into each per row; the two GIN indexes most of all).
+ */
+async function dropSecondaryIndexes(client: pg.ClientBase): Promise<string[]> {
+  const { rows } = await client.query<{ name: string; definition: string }>(
+    `select c.relname as name, pg_get_indexdef(i.indexrelid) as definition
+     from pg_index i join pg_class c on c.oid = i.indexrelid
+     where i.indrelid = 'tasks.tasks'::regclass and not i.indisunique`,
+  );
+  for (const { name } of rows) await client.query(`drop index tasks.${name}`);
+  return rows.map((r) => r.definition);
+}
+
+/**
+ * One batch's INSERT ... SELECT ($1..$2 the numbers, $3 the workspaces); with `jobs`, it also
+ * queues the task_due job of each open task due later (the insert trigger's job: a task due
+ * before now would have fired already, so it has none).
+ */
+function insertTasks(jobs: boolean): string {
+  if (!jobs) return `${ROWS}\n${INSERT}`;
+  return `${ROWS},
+    inserted as (${INSERT} returning id, due_at, completed_at)
+    select tasks_worker.add_jobs(array_agg(row('task_due', json_build_object('t', id), null, due_at, null, 'due:' || id, null, null)::tasks_worker.job_spec))
+    from inserted where due_at > now() and completed_at is null having count(*) > 0`;
+}
+
+/** The numbers of a batch, each with its workspace and its number within it. */
+const ROWS = `
+      with params as (select $3::uuid[] as ws, cardinality($3::uuid[]) as wn),
       rows as (
         select g,
           (g / (select wn from params)) as local,
           (select ws from params)[1 + g % (select wn from params)] as workspace_id
-        from generate_series($2::int, $3::int - 1) g
-      )
+        from generate_series($1::int, $2::int - 1) g
+      )`;
+
+/** The tasks of those numbers. */
+const INSERT = `
       insert into tasks.tasks (id, workspace_id, parent_id, title, notes, priority, due_at, completed_at, tags, position, created_at, updated_at)
       select
         md5('task:' || r.g)::uuid,
         r.workspace_id,
         case when r.local % 10 in (7, 8, 9) then md5('task:' || (r.g - (r.local % 10) * (select wn from params)))::uuid end,
-        initcap((select string_agg(p.vocab[1 + floor(p.n * power(random(), 3))::int], ' ') from params p, generate_series(1, 3 + r.g % 5)))
-          || case when r.g % 200 = 3 then ' ${RARE_WORD}' else '' end,
-        case when r.g % 10 < 3 then null else
-          (select string_agg(p.vocab[1 + floor(p.n * power(random(), 2))::int], ' ') from params p, generate_series(1, 12 + r.g % 48))
-          || case when r.g % 2 = 0 then ' ${COMMON_WORD}' else '' end
+        initcap(${poolWords(3, '3 + r.g % 5')})
+          || case when r.local % 200 = 3 then ' ${RARE_WORD}' else '' end,
+        case when r.local % 10 < 3 then null else
+          ${poolWords(2, '12 + r.g % 48')}
+          || case when r.local % 2 = 0 then ' ${COMMON_WORD}' else '' end
         end,
-        (array['high', 'medium', 'low', null])[1 + r.g % 4],
-        case r.g % 10
+        (array['high', 'medium', 'low', null])[1 + r.local % 4],
+        case r.local % 10
           when 0 then null when 1 then null when 2 then null when 3 then null
           when 4 then now() - (r.g % 30 + 1) * interval '1 day'
           when 5 then date_trunc('day', now()) + interval '17 hours'
           else now() + (r.g % 60 + 1) * interval '1 day'
         end,
-        case when r.g % 9 = 0 then now() - interval '1 hour' end,
-        case r.g % 4 when 0 then '{}'::text[] when 1 then array['work'] when 2 then array['home', 'errand']
+        case when r.local % 9 = 0 then now() - interval '1 hour' end,
+        case r.local % 4 when 0 then '{}'::text[] when 1 then array['work'] when 2 then array['home', 'errand']
           else array['tag' || (r.g % 40)] end,
         case when r.local % 10 in (7, 8, 9) then null else r.local::numeric end,
         now() - (1000000 - r.g) * interval '1 second',
         now() - (1000000 - r.g) * interval '1 second'
-      from rows r`,
-      [VOCABULARY, start, end, workspaces],
-    );
-    progress.tick(end - start);
-  }
-  // New tasks append from the app's position sequence: keep it above the seeded positions.
-  await client.query(
-    `select setval('tasks.tasks_position_seq', (select coalesce(max(floor(position)), 0) from tasks.tasks)::bigint + 1)`,
-  );
-  progress.finish();
-}
+      from rows r`;
