@@ -49,6 +49,8 @@ describe('reminder.fired', () => {
     expect(fired!.event.data.task).toEqual(task);
     expect(fired!.event.data.reminder).toMatchObject({ id: reminder.id, taskId: task.id, firesAt: reminder.firesAt });
     expect(fired!.event.data.reminder.firedAt).not.toBeNull();
+    // The job that fired it is the actor, by name.
+    expect(fired!.event.actor).toEqual({ type: 'system', id: 'reminder' });
     const listed = await t.http().get(`/api/v1/tasks/${task.id}/reminders`).set('Authorization', c.auth).expect(200);
     expect(listed.body.items[0]).toEqual(fired!.event.data.reminder);
     await sleep(1_500);
@@ -125,7 +127,7 @@ describe('task.due', () => {
     await sleep(2_000);
     expect(receiver.received).toHaveLength(1);
     const [due] = receiver.received;
-    expect(due!.event).toMatchObject({ type: 'task.due', data: task });
+    expect(due!.event).toMatchObject({ type: 'task.due', data: task, actor: { type: 'system', id: 'task_due' } });
     expect(due!.at - Date.parse(task.dueAt)).toBeLessThan(2_000);
     expect(due!.at - Date.parse(task.dueAt)).toBeGreaterThanOrEqual(0);
   });

@@ -2,6 +2,7 @@ import { LogLevel, Logger as WorkerLogger, run, type Runner, type Task } from 'g
 import type { Logger } from 'pino';
 import type { Registry } from 'prom-client';
 import { SCHEMA_CHANGE_LOCK, createDb, createPool } from '../database/database.js';
+import { runAs } from './actor.js';
 import type { EventCatalog } from './events.js';
 import * as repo from './repository.js';
 import type { SecretKeys } from './secret-box.js';
@@ -179,7 +180,7 @@ async function launch(q: Queue): Promise<void> {
     // Jobs queued for later (a retry past a second) start within this of their time.
     pollInterval: 100,
     noHandleSignals: true,
-    taskList: { ...o.queue?.tasks, webhook: q.webhookTask },
+    taskList: { ...actingAsThemselves(o.queue?.tasks), webhook: q.webhookTask },
     // Its errors repeat every poll while Postgres is away: one line a minute is enough.
     logger: new WorkerLogger(() => (level, message) => {
       if (level !== LogLevel.ERROR || Date.now() - q.lastWorkerLog < 60_000) return;
@@ -242,4 +243,17 @@ alter table ${s}.migrations add column if not exists breaking boolean not null d
       },
     },
   };
+}
+
+/**
+ * The service's jobs, each the actor of the events it records: `{ type: 'system', id: <its
+ * name> }` (tasks' `reminder` and `task_due`, meetings' `task_sync`), so a payload names its cause.
+ */
+function actingAsThemselves(tasks: ServiceQueue['tasks'] = {}): Record<string, Task> {
+  return Object.fromEntries(
+    Object.entries(tasks).map(([name, task]) => [
+      name,
+      (payload) => runAs({ type: 'system', id: name }, () => task(payload)),
+    ]),
+  );
 }
