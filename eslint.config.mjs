@@ -102,7 +102,7 @@ export default everyGlobMatches(
         'packages/*/test/**',
         'infra/nginx/test/**',
         'infra/nginx/soak/**',
-        'packages/devstack/src/{accounts-suite,admin-command,platform-suite,checked-request,envelope,error-catalog,openapi-check,test-app,webhook-receiver,webhook-replay-suite,webhook-suite}.ts',
+        'packages/devstack/src/{accounts-suite,admin-command,platform-suite,checked-request,envelope,error-catalog,openapi-check,test-app,webhook-examples-suite,webhook-receiver,webhook-replay-suite,webhook-suite}.ts',
         'bench/src/**',
       ],
       rules: {

@@ -77,6 +77,8 @@ export const openapiDocument = {
     apiKeysTag,
     webhooks.tag,
   ],
+  // Each event a subscription can receive, with its body's schema and an example.
+  webhooks: webhooks.events,
   paths: {
     ...webhooks.paths,
     ...changesPaths,

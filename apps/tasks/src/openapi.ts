@@ -97,6 +97,8 @@ export const openapiDocument = {
       ...webhooks.schemas,
     },
   },
+  // Each event a subscription can receive, with its body's schema and an example.
+  webhooks: webhooks.events,
   paths: {
     ...webhooks.paths,
     // Sign-up, login, logout and the account (shared by the three services, in this envelope).

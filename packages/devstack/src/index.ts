@@ -5,6 +5,7 @@ export { startNginx, startTlsTerminator, repoRoot, upstreams, type TlsTerminator
 export { platformSuite } from './platform-suite.js';
 export { accountsSuite } from './accounts-suite.js';
 export { webhookSuite } from './webhook-suite.js';
+export { webhookExamplesSuite } from './webhook-examples-suite.js';
 export { renderGatewayConfigMap, k8sTemplatePath } from './k8s-gateway.js';
 export { adminCommand } from './admin-command.js';
 export { serviceEntry } from './service-entry.js';

@@ -37,6 +37,30 @@ const tooLarge = err("`payload_too_large`: body over the service's limit");
 const notFound = err('`not_found`: no such subscription of this account (or an id that is not a UUID)');
 const idParam = idPathParameter('subscription id (a UUID; anything else is 404)');
 
+/** `POST /{id}/test`: a ping through the normal delivery. */
+const testOperation = {
+  post: {
+    operationId: 'testWebhook',
+    tags: ['Webhooks'],
+    summary: 'Send a `ping` event (data: `{subscriptionId}`) through the normal delivery',
+    description:
+      'A ping carries no resource, so the `webhooks` scope is enough; it changes nothing about whose scopes deliveries follow.',
+    security,
+    parameters: [idParam],
+    responses: {
+      '202': ok('queued', {
+        type: 'object',
+        additionalProperties: false,
+        required: ['eventId', 'type'],
+        properties: { eventId: { type: 'string' }, type: { const: 'ping' } },
+      }),
+      ...common,
+      '404': notFound,
+      '409': err('`webhook_disabled`: enable the subscription first'),
+    },
+  },
+};
+
 /** `POST /{id}/replay`: the subscription's kept events again, from `since` on. */
 const replayOperation = {
   post: {
@@ -78,22 +102,19 @@ const replayOperation = {
   },
 };
 
-/** The Webhooks tag: the events, how a delivery is signed, retried and ordered, and who may change a subscription. */
-function webhooksTag(catalog: EventCatalog, about: string) {
-  const eventList = Object.keys(catalog)
-    .map((n) => `\`${n}\` (needs \`${catalog[n]}\`)`)
-    .join(', ');
+/** The Webhooks tag: how a delivery is signed, retried and ordered, and who may change a subscription (the events: the document's `webhooks` map). */
+function webhooksTag(about: string) {
   return {
     name: 'Webhooks',
     description:
-      `Signed event deliveries (Standard Webhooks). Events: ${eventList}, and \`ping\` (POST /{id}/test). ${about}` +
+      `Signed event deliveries (Standard Webhooks). The document's \`webhooks\` map names every event, with the read scope it needs, the schema of its body and an example; \`ping\` is sent by POST /{id}/test. ${about}` +
       'Each is POSTed as `{type, timestamp, actor, data, previous?}`, `data` being the resource as the API returns it to a key (a deleted one holds at least its `id`), ' +
       '`actor` who made the change (`{type: "key" | "session" | "oauth" | "system", id}`: the API key, the browser session, the connected app\'s grant, or for the service itself the cause, such as a recurring job\'s name), ' +
       'and, on an update, `previous` the value before of each field the change changed, and only those (`updatedAt` and `revision` aside), ' +
       'with headers `webhook-id` (the event id, the same on every retry), `webhook-timestamp` (Unix seconds) and `webhook-signature` ' +
       '(`v1,<base64 HMAC-SHA256 of "<id>.<timestamp>.<body>">`; during the 24 h after a rotation, one signature per secret, space-separated). ' +
-      'A 2xx within 10 s is delivered; anything else (redirects are not followed) is retried after WEBHOOK_RETRY_BASE_MS (5 s), doubling up to 1 h, for 24 h. ' +
-      'Per subscription deliveries keep commit order: a retried event holds back the ones after it. An event committed while the subscription is disabled is sent only by a replay. ' +
+      RETRIES +
+      ' Per subscription deliveries keep commit order: a retried event holds back the ones after it. An event committed while the subscription is disabled is sent only by a replay. ' +
       "Events are kept 7 days per subscription (a disabled one's too) for POST /{id}/replay. " +
       'Creating or changing a subscription (PATCH of any field, rotate-secret, replay) needs the read scope of every event it carries once changed (else 403), ' +
       'and the caller becomes its last changer: a subscription last changed with a key (or a connected app) receives an event only while that key is live and holds the read scope. Failing for 5 days disables it (`disabledReason`). ' +
@@ -101,14 +122,137 @@ function webhooksTag(catalog: EventCatalog, about: string) {
   };
 }
 
+/** What a receiver's answer does: the tag's sentence and each event's `default` response. */
+const RETRIES =
+  'A 2xx within 10 s is delivered; anything else (redirects are not followed) is retried after WEBHOOK_RETRY_BASE_MS (5 s), doubling up to 1 h, for 24 h.';
+
+/** One event type as the document's `webhooks` map shows it. */
+interface EventDoc {
+  /** What happened, for the entry's summary. */
+  summary: string;
+  /** The schema of `data`: a `$ref` to the document's resource schema, or a small object of such refs. */
+  data: object;
+  /** Whether the event can carry `previous` (an update of an existing record). */
+  previous?: boolean;
+  /** One delivered body, realistic: a real payload has the same keys at every level (the examples test). */
+  example: { actor?: { type: string; id: string }; data: object; previous?: object };
+}
+
+const EXAMPLE_ACTOR = { type: 'key', id: '0f1b8e03-25f1-415e-b9e2-c7b91dbb4b84' };
+const EXAMPLE_TIME = '2030-01-07T08:15:04.211Z';
+
+const header = (name: string, description: string, schema: object) => ({
+  name,
+  in: 'header',
+  required: true,
+  description,
+  schema,
+});
+const deliveryHeaders = [
+  header('webhook-id', 'the event id, the same on every retry and replay: deduplicate on it', {
+    type: 'string',
+    pattern: '^msg_[0-9a-f]{32}$',
+  }),
+  header('webhook-timestamp', 'when this attempt was signed, in Unix seconds', { type: 'string', pattern: '^[0-9]+$' }),
+  header(
+    'webhook-signature',
+    '`v1,<base64 HMAC-SHA256 of "<webhook-id>.<webhook-timestamp>.<body>">` with the subscription\'s secret; during the 24 h after a rotation one per secret, space-separated. Verify with the `standardwebhooks` package.',
+    { type: 'string', pattern: '^v1,[A-Za-z0-9+/]+=*( v1,[A-Za-z0-9+/]+=*)*$' },
+  ),
+];
+
+/** The body a delivery of `type` POSTs: the envelope around its `data` (and `previous`). */
+function envelope(type: string, doc: EventDoc) {
+  return {
+    type: 'object',
+    additionalProperties: false,
+    required: ['type', 'timestamp', 'actor', 'data'],
+    properties: {
+      type: { const: type },
+      timestamp: { type: 'string', format: 'date-time', description: 'when the change was made (ISO 8601, UTC)' },
+      actor: ref('WebhookActor'),
+      data: doc.data,
+      ...(doc.previous && {
+        previous: {
+          type: 'object',
+          description:
+            'the value before of each field of `data` the change changed, and only those (`updatedAt` and `revision` aside); absent when the record is new',
+        },
+      }),
+    },
+  };
+}
+
+const operationName = (type: string) => `on${type.replace(/(^|[._])([a-z])/g, (_, _s, c: string) => c.toUpperCase())}`;
+
+/** The document's `webhooks` map: one POST per event type of `catalog`, and `ping`. */
+function webhooksMap(catalog: EventCatalog, docs: Record<string, EventDoc>) {
+  const ping: EventDoc = {
+    summary: 'A test event, sent by POST /{id}/test',
+    data: {
+      type: 'object',
+      additionalProperties: false,
+      required: ['subscriptionId'],
+      properties: { subscriptionId: { type: 'string', format: 'uuid' } },
+    },
+    example: { data: { subscriptionId: 'b4bee20f-2d75-42be-8e79-9332ed019452' } },
+  };
+  const all = { ...docs, ping };
+  return Object.fromEntries(
+    Object.entries(all).map(([type, doc]) => [
+      type,
+      {
+        post: {
+          operationId: operationName(type),
+          tags: ['Webhooks'],
+          summary: doc.summary,
+          description:
+            type === 'ping'
+              ? 'Needs only the `webhooks` scope.'
+              : `Sent to a subscription to \`${type}\` while its last changer holds \`${catalog[type]}\`.`,
+          security: [],
+          parameters: deliveryHeaders,
+          requestBody: {
+            required: true,
+            content: {
+              'application/json': {
+                schema: envelope(type, doc),
+                example: {
+                  type,
+                  timestamp: EXAMPLE_TIME,
+                  actor: doc.example.actor ?? EXAMPLE_ACTOR,
+                  data: doc.example.data,
+                  ...(doc.example.previous && { previous: doc.example.previous }),
+                },
+              },
+            },
+          },
+          responses: {
+            '200': {
+              description: 'delivered: any 2xx answer within 10 s counts (200, 202, 204, ...); its body is ignored',
+            },
+            default: { description: `not delivered: ${RETRIES} A timeout counts as a failure.` },
+          },
+        },
+      },
+    ]),
+  );
+}
+
 /**
  * The webhook routes of a service's OpenAPI document at `path` (`/api/v1/webhooks`, ...), its tag
- * and schemas, for the app to spread into its own document (which defines `Error`). `about` says
- * more of the service's events (a sentence or more, ending with a space), beside the list.
+ * and schemas, for the app to spread into its own document (which defines `Error`), and `events`,
+ * its top-level `webhooks` map: each event of `catalog` described by `docs`, and `ping`. `about`
+ * says more of the service's events (a sentence or more, ending with a space).
  */
-export function webhookOpenApi(path: string, catalog: EventCatalog, about = '') {
+export function webhookOpenApi<C extends EventCatalog>(
+  path: string,
+  catalog: C,
+  docs: { [type in keyof C]: EventDoc },
+  about = '',
+) {
   const names = Object.keys(catalog);
-  const tag = webhooksTag(catalog, about);
+  const tag = webhooksTag(about);
   const item = `${path}/{id}`;
   const paths = {
     [path]: {
@@ -193,28 +337,7 @@ export function webhookOpenApi(path: string, catalog: EventCatalog, about = '') 
         },
       },
     },
-    [`${item}/test`]: {
-      post: {
-        operationId: 'testWebhook',
-        tags: ['Webhooks'],
-        summary: 'Send a `ping` event (data: `{subscriptionId}`) through the normal delivery',
-        description:
-          'A ping carries no resource, so the `webhooks` scope is enough; it changes nothing about whose scopes deliveries follow.',
-        security,
-        parameters: [idParam],
-        responses: {
-          '202': ok('queued', {
-            type: 'object',
-            additionalProperties: false,
-            required: ['eventId', 'type'],
-            properties: { eventId: { type: 'string' }, type: { const: 'ping' } },
-          }),
-          ...common,
-          '404': notFound,
-          '409': err('`webhook_disabled`: enable the subscription first'),
-        },
-      },
-    },
+    [`${item}/test`]: testOperation,
     [`${item}/replay`]: replayOperation,
     [`${item}/deliveries`]: {
       get: {
@@ -250,6 +373,14 @@ export function webhookOpenApi(path: string, catalog: EventCatalog, about = '') 
     WebhookSubscription: subscriptionSchema,
     WebhookSubscriptionWithSecret: subscriptionWithSecretSchema,
     WebhookAttempt: attemptSchema,
+    WebhookActor: {
+      type: 'object',
+      additionalProperties: false,
+      required: ['type', 'id'],
+      description:
+        "who made the change: an API key (its id), a browser session (its id), a connected app (`oauth`: its grant's id), or the service itself (`system`)",
+      properties: { type: { enum: ['key', 'session', 'oauth', 'system'] }, id: { type: 'string' } },
+    },
   };
-  return { tag, paths, schemas };
+  return { tag, paths, schemas, events: webhooksMap(catalog, docs) };
 }
