@@ -6,7 +6,8 @@ import { TASK_EVENTS } from '../events.js';
 // and catalog; the events' data and examples are here.
 
 const task = { $ref: '#/components/schemas/Task' };
-const system = { type: 'system', id: 'system' };
+/** The queue job that fired the event (packages/auth/src/webhooks/worker.ts). */
+const byJob = (id: string) => ({ type: 'system', id });
 
 /** The example task the events show, as the API returns it. */
 const plumber = {
@@ -70,7 +71,7 @@ export const webhooks = webhookOpenApi('/api/v1/webhooks', TASK_EVENTS, {
       properties: { reminder: { $ref: '#/components/schemas/Reminder' }, task },
     },
     example: {
-      actor: system,
+      actor: byJob('reminder'),
       data: {
         reminder: {
           id: '7d3892e8-abc1-4821-8274-3eb5a2ca7bbc',
@@ -87,6 +88,6 @@ export const webhooks = webhookOpenApi('/api/v1/webhooks', TASK_EVENTS, {
   'task.due': {
     summary: "An open task's due time came (once per task and due time)",
     data: task,
-    example: { actor: system, data: renamed },
+    example: { actor: byJob('task_due'), data: renamed },
   },
 });
