@@ -9,6 +9,7 @@ import {
   subscriptionSchema,
   subscriptionWithSecretSchema,
   updateBodySchema,
+  type FilterField,
 } from './schemas.js';
 
 const json = (schema: object) => ({ 'application/json': { schema } });
@@ -104,9 +105,10 @@ function webhooksTag(catalog: EventCatalog, about: string) {
 /**
  * The webhook routes of a service's OpenAPI document at `path` (`/api/v1/webhooks`, ...), its tag
  * and schemas, for the app to spread into its own document (which defines `Error`). `about` says
- * more of the service's events (a sentence or more, ending with a space), beside the list.
+ * more of the service's events (a sentence or more, ending with a space), beside the list;
+ * `filter`: the service's subscriptions take a `filter` (see WebhookFilter).
  */
-export function webhookOpenApi(path: string, catalog: EventCatalog, about = '') {
+export function webhookOpenApi(path: string, catalog: EventCatalog, about = '', filter?: FilterField) {
   const names = Object.keys(catalog);
   const tag = webhooksTag(catalog, about);
   const item = `${path}/{id}`;
@@ -132,7 +134,7 @@ export function webhookOpenApi(path: string, catalog: EventCatalog, about = '') 
         tags: ['Webhooks'],
         summary: 'Subscribe a URL to events; the signing secret is shown once',
         security,
-        requestBody: { required: true, content: json(createBodySchema(names)) },
+        requestBody: { required: true, content: json(createBodySchema(names, filter)) },
         responses: {
           '201': ok('the subscription with its secret', ref('WebhookSubscriptionWithSecret')),
           '400': badBody,
@@ -159,7 +161,7 @@ export function webhookOpenApi(path: string, catalog: EventCatalog, about = '') 
           'Any change needs the read scope of every event the subscription carries once changed (else 403 `insufficient_scope`); deliveries then follow the scopes of this caller.',
         security,
         parameters: [idParam],
-        requestBody: { required: true, content: json(updateBodySchema(names)) },
+        requestBody: { required: true, content: json(updateBodySchema(names, filter)) },
         responses: {
           '200': ok('the subscription', ref('WebhookSubscription')),
           '400': badBody,
@@ -247,8 +249,8 @@ export function webhookOpenApi(path: string, catalog: EventCatalog, about = '') 
     },
   };
   const schemas = {
-    WebhookSubscription: subscriptionSchema,
-    WebhookSubscriptionWithSecret: subscriptionWithSecretSchema,
+    WebhookSubscription: subscriptionSchema(filter),
+    WebhookSubscriptionWithSecret: subscriptionWithSecretSchema(filter),
     WebhookAttempt: attemptSchema,
   };
   return { tag, paths, schemas };
