@@ -114,7 +114,7 @@ export function compileFilter(
 }
 
 /** The distinct words of the `search:` terms of `node`. */
-export function searchWords(node: FilterNode): string[] {
+function searchWords(node: FilterNode): string[] {
   const words = new Set<string>();
   const visit = (n: FilterNode): void => {
     if ('op' in n) {

@@ -12,4 +12,4 @@ export { nextBatch } from './repository.js';
 // Values an app keeps encrypted at rest under WEBHOOK_SECRET_KEY (meetings: its tokens at tasks).
 export { openValue, sealValue, type SecretKeys } from './secret-box.js';
 // A service's filter of its events (tasks: filter expressions on task subscriptions).
-export type { FilteredEvent, WebhookFilter } from './filter.js';
+export type { WebhookFilter } from './filter.js';
