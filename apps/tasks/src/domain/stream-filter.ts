@@ -5,6 +5,7 @@ import type { ChangesPage } from './changes.service.js';
 import { parseFilter } from './filter.js';
 import { matchTasks } from './filter.match.js';
 import type { Task } from './tasks.service.js';
+import { taskOf } from './webhook-filter.js';
 
 type Page = ChangesPage & StreamPage;
 type StreamEvent = { type: string; data: unknown };
@@ -40,8 +41,7 @@ export function streamFilter(db: Kysely<Database>, text: string, zone: string) {
     /** `reminder.fired` `{ reminder, task }` by its task; `task.due` is the task. */
     async event(e: StreamEvent | undefined): Promise<StreamEvent | undefined> {
       if (!e) return undefined;
-      const task = (e.type === 'reminder.fired' ? (e.data as { task: Task }).task : e.data) as Task;
-      return (await judge([task]))[0] ? e : undefined;
+      return (await judge([taskOf(e.type, e.data)]))[0] ? e : undefined;
     },
   };
 }

@@ -14,7 +14,7 @@ const DESCRIPTION =
   'Unreadable text is 400 `validation_failed` (path `/filter`, the 1-based position in the message).';
 
 /** The task an event carries: `reminder.fired`'s `{ reminder, task }` carries it as `task`, the others are the task. */
-const taskOf = (type: string, data: unknown): Task =>
+export const taskOf = (type: string, data: unknown): Task =>
   (type === 'reminder.fired' ? (data as { task: Task }).task : data) as Task;
 
 /**
