@@ -247,3 +247,28 @@ describe('clipboard webhooks', () => {
     }
   });
 });
+
+describe('clipboard webhook subscriptions and filters', () => {
+  it('take no filter (only task subscriptions do): the field is 400 on create and PATCH, and none is shown', async () => {
+    const c = await t.caller();
+    const hooks = () => t.http().post('/api/clipboard/webhooks').set('Authorization', c.auth);
+    await hooks()
+      .send({ url: receiver.url, events: ['snippet.created'], filter: 'today' })
+      .expect(400);
+    await hooks()
+      .send({ url: receiver.url, events: ['snippet.created'], filter: null })
+      .expect(400);
+    const sub = (
+      await hooks()
+        .send({ url: receiver.url, events: ['snippet.created'] })
+        .expect(201)
+    ).body;
+    expect(sub).not.toHaveProperty('filter');
+    await t
+      .http()
+      .patch(`/api/clipboard/webhooks/${sub.id}`)
+      .set('Authorization', c.auth)
+      .send({ filter: 'today' })
+      .expect(400);
+  });
+});

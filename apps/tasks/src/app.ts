@@ -9,6 +9,7 @@ import { taskCaches } from './domain/caches.js';
 import { apiRoutes } from './routes/index.js';
 import { reminderJobs } from './domain/reminders.jobs.js';
 import { queueMissedJobs } from './db/reminders.jobs.repository.js';
+import { taskWebhookFilter } from './domain/webhook-filter.js';
 
 /**
  * Builds the tasks app: the runtime reads its declaration (service.ts) in `deps.service`; this
@@ -22,6 +23,7 @@ export function createApp(deps: ServiceDeps<Database>): Express {
     mcp: { instructions: mcpInstructions, toolNotes: mcpToolNotes, prompts: mcpPrompts, tools: mcpTools },
     accountHooks: adminHooks,
     streams,
+    webhookFilter: taskWebhookFilter,
     // Reminders and due times fire from the worker's queue.
     queue: { tasks: reminderJobs(deps.db), catchUp: () => queueMissedJobs(deps.db) },
     api: {

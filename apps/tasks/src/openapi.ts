@@ -35,6 +35,7 @@ export {
   listQuerySchema,
   positionSchema,
   previewQuerySchema,
+  streamQuerySchema,
   updateTaskSchema,
 } from './domain/task.schemas.js';
 export { createReminderSchema } from './domain/reminder.schemas.js';

@@ -122,3 +122,23 @@ export async function filteredPage(
     order by ${sql.raw(order)}`.execute(db);
   return result.rows;
 }
+
+/**
+ * For each task (its title and notes) and each of `words`, whether `search: words` matches it: the
+ * tasks' `search` document (the generated column's very expression) against the same
+ * `websearch_to_tsquery`, computed from the given text, not read from a row. One statement.
+ */
+export async function searchMatches(
+  db: Db,
+  tasks: readonly { title: string; notes: string | null }[],
+  words: readonly string[],
+): Promise<boolean[][]> {
+  const { rows } = await sql<{ n: string; k: string; m: boolean }>`
+    select t.n, w.k, (setweight(to_tsvector('english', t.title), 'A') || setweight(to_tsvector('english', coalesce(t.notes, '')), 'B'))
+        @@ websearch_to_tsquery('english', w.words) as m
+    from unnest(${tasks.map((t) => t.title)}::text[], ${tasks.map((t) => t.notes)}::text[]) with ordinality as t(title, notes, n)
+      cross join unnest(${words}::text[]) with ordinality as w(words, k)`.execute(db);
+  const found = tasks.map(() => words.map(() => false));
+  for (const r of rows) found[Number(r.n) - 1]![Number(r.k) - 1] = r.m;
+  return found;
+}

@@ -166,6 +166,21 @@ export const listQuerySchema = {
   },
 } as const;
 
+/** GET /api/v1/tasks/changes/stream query, besides its start point (`cursor`, read by the stream); unknown parameters are ignored. */
+export const streamQuerySchema = {
+  type: 'object',
+  properties: {
+    filter: {
+      ...listQuerySchema.properties.filter,
+      description:
+        'Only the changes and events whose task matches this filter expression (the grammar of `GET /api/v1/tasks?filter=`), ' +
+        "judged as each is sent, its dates in your zone then (X-Timezone or the account's); a delete (it carries no task) " +
+        'is always sent. Each sent change keeps its own cursor as `id:`, so Last-Event-ID resumes after it. Unreadable text ' +
+        'is 400 `validation_failed` (path `/filter`, the 1-based position in the message), before the stream opens.',
+    },
+  },
+} as const;
+
 /** GET /api/v1/tasks/changes query; unknown parameters are ignored. */
 export const changesQuerySchema = {
   type: 'object',

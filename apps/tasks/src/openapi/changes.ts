@@ -11,7 +11,7 @@ import {
   ref,
   timezoneParam,
 } from './shared.js';
-import { changesQuerySchema, previewQuerySchema } from '../domain/task.schemas.js';
+import { changesQuerySchema, previewQuerySchema, streamQuerySchema } from '../domain/task.schemas.js';
 
 /*
  * The changes feed, its live stream and the recurrence preview: their paths, response schemas
@@ -75,9 +75,11 @@ export const feedPaths = {
       change: ref('Change'),
       cursorMaxLength: 4096,
       security: readScope,
+      parameters: [...queryParams(streamQuerySchema), timezoneParam],
       responses: {
         '400': err(
-          "`invalid_cursor` (malformed, altered, or another workspace's), `validation_failed` (a list or search cursor)",
+          "`invalid_cursor` (malformed, altered, or another workspace's), `validation_failed` (a list or search cursor; an unreadable `filter`, path /filter with the position), " +
+            badTimezone,
         ),
         ...common,
         '403': forbidden,

@@ -12,6 +12,7 @@ import { listChanges, readChanges } from '../domain/changes.service.js';
 import { previewRecurrence } from '../domain/recurrence.service.js';
 import { announcedSince, streamEvent } from '../domain/reminders.jobs.js';
 import { checkFilterAlone, listFilteredTasks } from '../domain/filter.service.js';
+import { streamFilter } from '../domain/stream-filter.js';
 import {
   IF_MATCH_MAX_LENGTH,
   changesQuerySchema,
@@ -20,6 +21,7 @@ import {
   listQuerySchema,
   positionSchema,
   previewQuerySchema,
+  streamQuerySchema,
   updateTaskSchema,
 } from '../openapi.js';
 import { taskNotFound } from '../domain/errors.js';
@@ -31,6 +33,7 @@ export const positionBody = compileBody(positionSchema);
 export const emptyBody = compileBody(emptyBodySchema);
 const listQuery = compileQuery(listQuerySchema);
 const changesQuery = compileQuery(changesQuerySchema);
+const streamQuery = compileQuery(streamQuerySchema);
 const previewQuery = compileQuery(previewQuerySchema);
 
 /** complete / reopen / auto-tag: no body, or `{}`. */
@@ -113,12 +116,20 @@ export function tasksRoutes(router: Router, { db, streams, caches }: TasksRouteC
   router.get(
     '/tasks/changes/stream',
     streams.route(async (req) => {
+      const { filter } = streamQuery.parse(req.query);
       const ctx = await context(req);
+      const only = filter === undefined ? undefined : streamFilter(db, filter, ctx.timezone);
       return {
         key: ctx.workspaceId,
-        read: (cursor, limit) => readChanges(db, ctx, { cursor, limit }),
+        read: async (cursor, limit) => {
+          const page = await readChanges(db, ctx, { cursor, limit });
+          return only ? only.page(page) : page;
+        },
         // reminder.fired and task.due, announced by the queue's jobs (DESIGN.md "Reminders").
-        event: (ref) => streamEvent(db, ctx.workspaceId, ref),
+        event: async (ref) => {
+          const event = await streamEvent(db, ctx.workspaceId, ref);
+          return only ? only.event(event) : event;
+        },
         announcedSince: (since) => announcedSince(db, ctx.workspaceId, since),
       };
     }),

@@ -37,6 +37,7 @@ import { withRecurringJobs, type RecurringJob } from './recurring.js';
 import { getBounded } from '../webhooks/http-post.js';
 import { actorOf, runAs } from '../webhooks/actor.js';
 import { webhooksRouter } from '../webhooks/routes.js';
+import type { WebhookFilter } from '../webhooks/filter.js';
 import { createWebhookWorker, type ServiceQueue, type WebhookWorker } from '../webhooks/worker.js';
 import { useCursorKeys } from '../streams/cursors.js';
 import { createStreamHub, type StreamHub } from '../streams/hub.js';
@@ -74,6 +75,8 @@ export interface ServiceAppOptions extends ServiceDeps {
   accountPage?: { connectionsPath: string };
   /** The service's own jobs on the worker's queue (scheduled in Postgres: `run_at`, job keys). */
   queue?: ServiceQueue;
+  /** The service's filter of webhook events: its subscriptions then take `filter` (see WebhookFilter). */
+  webhookFilter?: WebhookFilter;
   /** The app's change streams: built with {@link serviceStreamHub}, closed first on shutdown. */
   streams?: StreamHub;
   /** The API's router, mounted at the declaration's `paths.api`. */
@@ -142,6 +145,7 @@ export function createServiceApp(o: ServiceAppOptions): Express {
         logger: o.logger,
         registry: observability.registry,
         queue: o.queue,
+        filter: o.webhookFilter,
       }),
       [...(o.recurringJobs ?? []), forgetUnusedClientsJob(o.db)],
       o.logger,
@@ -260,6 +264,7 @@ export function createServiceApp(o: ServiceAppOptions): Express {
       catalog: webhooks.catalog,
       allowPrivate: o.config.webhooks.allowPrivate,
       secretKeys: o.config.webhooks.secretKeys,
+      filter: o.webhookFilter,
     }),
   );
   // An API process (SERVICE_ROLE=api) writes events and leaves their delivery to the workers.

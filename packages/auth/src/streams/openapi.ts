@@ -13,6 +13,8 @@ export function streamOperation(o: {
   cursorMaxLength: number;
   security: object[];
   tags?: string[];
+  /** The service's own parameters besides the start point (tasks: `filter`, X-Timezone). */
+  parameters?: object[];
   responses: Record<string, unknown>;
   /**
    * Events beside the changes (tasks' `reminder.fired`): each its `event:` name, its `data:`
@@ -71,6 +73,7 @@ export function streamOperation(o: {
         description:
           'The id of the last event received (sent by EventSource on reconnect); used when `cursor` is absent.',
       },
+      ...(o.parameters ?? []),
     ],
     responses: {
       '200': {

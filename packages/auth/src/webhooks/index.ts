@@ -11,3 +11,5 @@ export { targetProblem, type Resolve } from './target.js';
 export { nextBatch } from './repository.js';
 // Values an app keeps encrypted at rest under WEBHOOK_SECRET_KEY (meetings: its tokens at tasks).
 export { openValue, sealValue, type SecretKeys } from './secret-box.js';
+// A service's filter of its events (tasks: filter expressions on task subscriptions).
+export type { WebhookFilter } from './filter.js';

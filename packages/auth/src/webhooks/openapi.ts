@@ -9,6 +9,7 @@ import {
   subscriptionSchema,
   subscriptionWithSecretSchema,
   updateBodySchema,
+  type FilterField,
 } from './schemas.js';
 
 const json = (schema: object) => ({ 'application/json': { schema } });
@@ -243,13 +244,15 @@ function webhooksMap(catalog: EventCatalog, docs: Record<string, EventDoc>) {
  * The webhook routes of a service's OpenAPI document at `path` (`/api/v1/webhooks`, ...), its tag
  * and schemas, for the app to spread into its own document (which defines `Error`), and `events`,
  * its top-level `webhooks` map: each event of `catalog` described by `docs`, and `ping`. `about`
- * says more of the service's events (a sentence or more, ending with a space).
+ * says more of the service's events (a sentence or more, ending with a space); `filter`: the
+ * service's subscriptions take a `filter` (see WebhookFilter).
  */
 export function webhookOpenApi<C extends EventCatalog>(
   path: string,
   catalog: C,
   docs: { [type in keyof C]: EventDoc },
   about = '',
+  filter?: FilterField,
 ) {
   const names = Object.keys(catalog);
   const tag = webhooksTag(about);
@@ -276,7 +279,7 @@ export function webhookOpenApi<C extends EventCatalog>(
         tags: ['Webhooks'],
         summary: 'Subscribe a URL to events; the signing secret is shown once',
         security,
-        requestBody: { required: true, content: json(createBodySchema(names)) },
+        requestBody: { required: true, content: json(createBodySchema(names, filter)) },
         responses: {
           '201': ok('the subscription with its secret', ref('WebhookSubscriptionWithSecret')),
           '400': badBody,
@@ -303,7 +306,7 @@ export function webhookOpenApi<C extends EventCatalog>(
           'Any change needs the read scope of every event the subscription carries once changed (else 403 `insufficient_scope`); deliveries then follow the scopes of this caller.',
         security,
         parameters: [idParam],
-        requestBody: { required: true, content: json(updateBodySchema(names)) },
+        requestBody: { required: true, content: json(updateBodySchema(names, filter)) },
         responses: {
           '200': ok('the subscription', ref('WebhookSubscription')),
           '400': badBody,
@@ -370,8 +373,8 @@ export function webhookOpenApi<C extends EventCatalog>(
     },
   };
   const schemas = {
-    WebhookSubscription: subscriptionSchema,
-    WebhookSubscriptionWithSecret: subscriptionWithSecretSchema,
+    WebhookSubscription: subscriptionSchema(filter),
+    WebhookSubscriptionWithSecret: subscriptionWithSecretSchema(filter),
     WebhookAttempt: attemptSchema,
     WebhookActor: {
       type: 'object',

@@ -13,6 +13,8 @@ export interface SubscriptionRow {
   url: string;
   events: string[];
   description: string | null;
+  /** The service's filter expression (WebhookFilter); null: every event of its types. */
+  filter: string | null;
   enabled: boolean;
   disabled_reason: string | null;
   /** Sealed (secret-box.ts); `whsec_...` in a row written before encryption, until it is sealed. */
@@ -78,6 +80,7 @@ export async function insertSubscription(
     url: string;
     events: string[];
     description: string | null;
+    filter: string | null;
     secret: string;
   } & ChangedBy,
 ): Promise<SubscriptionRow> {
@@ -234,6 +237,8 @@ export interface DeliveryBatch {
    * holds every scope.
    */
   scopes: ReadonlySet<string> | null;
+  /** The subscriber account's time zone (a filter's dates are its). */
+  zone: string;
   /** In commit order (the head first); none while the subscription is disabled. */
   pending: DeliveryRow[];
 }
@@ -247,6 +252,7 @@ const SUBSCRIPTION_COLUMNS = [
   'url',
   'events',
   'description',
+  'filter',
   'enabled',
   'disabled_reason',
   'secret',
@@ -288,8 +294,10 @@ void everyColumnRead;
 const NEXT_BATCH = `${PLANNED_ONCE}select ${SUBSCRIPTION_COLUMNS.map((c) => `s.${c}`).join(', ')},
     case when coalesce(s.changed_by_kind, case when s.creator_key_id is null then 'session' end) = 'session' then null
       else coalesce(c.scopes, '{}') end as changer_scopes,
+    a.timezone as account_timezone,
     ${DELIVERY_COLUMNS.map((c) => `d.${c} as d_${c}`).join(', ')}
   from webhook_subscriptions s
+  join accounts a on a.id = s.account_id
   left join lateral (
     select scopes from api_keys where id = coalesce(s.changed_by_id, s.creator_key_id) and revoked_at is null
       and coalesce(s.changed_by_kind, 'key') = 'key'
@@ -306,7 +314,7 @@ const NEXT_BATCH = `${PLANNED_ONCE}select ${SUBSCRIPTION_COLUMNS.map((c) => `s.$
   where s.id = $1
   order by d.seq`;
 
-type BatchRow = SubscriptionRow & { changer_scopes: string[] | null } & {
+type BatchRow = SubscriptionRow & { changer_scopes: string[] | null; account_timezone: string } & {
   [K in (typeof DELIVERY_COLUMNS)[number] as `d_${K}`]: DeliveryRow[K] | null;
 };
 
@@ -339,7 +347,12 @@ export async function nextBatch(
       created_at: r.d_created_at!,
       replayed_at: r.d_replayed_at,
     }));
-  return { sub, scopes: first.changer_scopes === null ? null : new Set(first.changer_scopes), pending };
+  return {
+    sub,
+    scopes: first.changer_scopes === null ? null : new Set(first.changer_scopes),
+    zone: first.account_timezone,
+    pending,
+  };
 }
 
 /** Settles deliveries the worker gives up on (a failed one counts its last attempt); a delivered batch is {@link settleDelivered}. */

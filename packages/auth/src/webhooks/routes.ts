@@ -15,6 +15,7 @@ import {
 import { newSigningSecret } from './signing.js';
 import { openSecret, sealSecret, SecretUnreadableError, type SecretKeys } from './secret-box.js';
 import { targetProblem } from './target.js';
+import type { WebhookFilter } from './filter.js';
 import { inTransaction, type AnyDb } from '../database/database.js';
 import { activeTraceparent } from './trace-links.js';
 import { sql } from 'kysely';
@@ -22,13 +23,14 @@ import { sql } from 'kysely';
 /** How long a rotated-out secret keeps signing beside the new one. */
 const ROTATION_OVERLAP_MS = 24 * 3600_000;
 
-/** The one place a subscription row becomes what the API returns (never its secrets). */
-function toSubscription(r: SubscriptionRow) {
+/** The one place a subscription row becomes what the API returns (never its secrets); `filter` only where the service has one. */
+function toSubscription(r: SubscriptionRow, filtered: boolean) {
   return {
     id: r.id,
     url: r.url,
     events: r.events,
     description: r.description,
+    ...(filtered && { filter: r.filter }),
     enabled: r.enabled,
     disabledReason: r.disabled_reason,
     createdAt: r.created_at,
@@ -81,6 +83,26 @@ export interface WebhookRoutesOptions {
   allowPrivate: boolean;
   /** Seal the signing secrets at rest (WEBHOOK_SECRET_KEY). */
   secretKeys: SecretKeys;
+  /** The service's filter of events: its subscriptions then take `filter`. */
+  filter?: WebhookFilter | undefined;
+}
+
+/**
+ * What a subscription's routes read and show, by the service's catalog and whether it filters its
+ * events: the create and PATCH bodies, the subscription as answered (`filter` where there is one),
+ * and a body with its `filter` checked by the service (400 where it is unreadable; null clears it).
+ */
+function subscriptionShapes(o: WebhookRoutesOptions) {
+  const names = Object.keys(o.catalog);
+  return {
+    createBody: compileBody(createBodySchema(names, o.filter?.field)),
+    updateBody: compileBody(updateBodySchema(names, o.filter?.field)),
+    shown: (r: SubscriptionRow) => toSubscription(r, o.filter !== undefined),
+    checked: <B extends { filter?: string | null }>(body: B): B => {
+      if (typeof body.filter === 'string') o.filter!.check(body.filter);
+      return body;
+    },
+  };
 }
 
 /**
@@ -89,9 +111,7 @@ export interface WebhookRoutesOptions {
  * `webhooks` scope; every query is filtered by the caller's account (another's is 404).
  */
 export function webhooksRouter(o: WebhookRoutesOptions): Router {
-  const names = Object.keys(o.catalog);
-  const createBody = compileBody(createBodySchema(names));
-  const updateBody = compileBody(updateBodySchema(names));
+  const { createBody, updateBody, shown, checked } = subscriptionShapes(o);
   const deliveriesQuery = compileQuery(deliveriesQuerySchema);
   const replayBody = compileBody(replayBodySchema);
   const { db } = o;
@@ -124,7 +144,7 @@ export function webhooksRouter(o: WebhookRoutesOptions): Router {
 
   const router = Router();
   router.post('/', async (req, res) => {
-    const body = createBody.parse(req.body ?? {});
+    const body = checked(createBody.parse(req.body ?? {}));
     const creator = changedBy(req, body.events);
     await checkTarget(body.url);
     const caller = req.caller!;
@@ -144,19 +164,20 @@ export function webhooksRouter(o: WebhookRoutesOptions): Router {
       url: body.url,
       events: body.events,
       description: body.description ?? null,
+      filter: body.filter ?? null,
       secret: sealSecret(o.secretKeys, id, 'secret', secret),
       ...creator,
     });
-    res.status(201).json({ ...toSubscription(row), secret, previousSecretExpiresAt: null });
+    res.status(201).json({ ...shown(row), secret, previousSecretExpiresAt: null });
   });
   router.get('/', async (req, res) => {
-    res.json({ items: (await repo.listSubscriptions(db, req.caller!.accountId)).map(toSubscription) });
+    res.json({ items: (await repo.listSubscriptions(db, req.caller!.accountId)).map(shown) });
   });
   router.get('/:id', async (req, res) => {
-    res.json(toSubscription(await find(req)));
+    res.json(shown(await find(req)));
   });
   router.patch('/:id', async (req, res) => {
-    const body = updateBody.parse(req.body ?? {});
+    const body = checked(updateBody.parse(req.body ?? {}));
     const current = await find(req);
     // Any field: whoever changes it (re-points it, turns it back on) is who deliveries answer to.
     const changes: Record<string, unknown> = { ...changedBy(req, body.events ?? current.events) };
@@ -164,6 +185,7 @@ export function webhooksRouter(o: WebhookRoutesOptions): Router {
     if (body.url !== undefined) changes.url = body.url;
     if (body.events !== undefined) changes.events = body.events;
     if (body.description !== undefined) changes.description = body.description;
+    if (body.filter !== undefined) changes.filter = body.filter;
     if (body.enabled !== undefined) {
       changes.enabled = body.enabled;
       changes.disabled_reason = null;
@@ -176,7 +198,7 @@ export function webhooksRouter(o: WebhookRoutesOptions): Router {
       if (body.enabled === false) await repo.skipPending(trx, updated.id);
       return updated;
     });
-    res.json(toSubscription(row));
+    res.json(shown(row));
   });
   router.delete('/:id', async (req, res) => {
     const id = String(req.params.id);
@@ -211,7 +233,7 @@ export function webhooksRouter(o: WebhookRoutesOptions): Router {
         ...rotatedBy,
       }))!;
     });
-    res.json({ ...toSubscription(row), secret, previousSecretExpiresAt: row.previous_secret_expires_at });
+    res.json({ ...shown(row), secret, previousSecretExpiresAt: row.previous_secret_expires_at });
   });
   // A ping carries no data, only the subscription's id, and goes to the URL its last changer set:
   // it changes nothing, so the webhooks scope is enough (no read scope, no new changer).

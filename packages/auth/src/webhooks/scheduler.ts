@@ -10,6 +10,7 @@ import type { EventCatalog } from './events.js';
 import * as repo from './repository.js';
 import type { DeliveryRow } from './repository.js';
 import { OutboxFollower } from './outbox-follower.js';
+import type { FilteredEvent, WebhookFilter } from './filter.js';
 import { batchSecrets, post, Settled, settleFailure, type Delivery, type PostResult } from './delivery.js';
 
 /** Pending deliveries read (and settled) at once. */
@@ -93,11 +94,19 @@ export interface Scheduler {
   readonly kickedAt: Map<string, number>;
   /** Subscriptions whose head waits for its retry: the rows behind it look due but are not. */
   readonly blockedUntil: Map<string, number>;
+  /** The service's filter of events (subscriptions with a `filter`). */
+  readonly filter: WebhookFilter | undefined;
 }
 
 /** A scheduler with nothing under way, for `delivery`'s service. */
-export function newScheduler(delivery: Delivery, catalog: EventCatalog, concurrency: number): Scheduler {
+export function newScheduler(
+  delivery: Delivery,
+  catalog: EventCatalog,
+  concurrency: number,
+  filter?: WebhookFilter,
+): Scheduler {
   return {
+    filter,
     delivery,
     catalog,
     concurrency,
@@ -233,11 +242,12 @@ async function send(
     settled.failingSince = sub.failing_since;
     if (!sub.enabled) return async () => s.delivery.count('skipped', await repo.skipPending(conn, sub.id));
     const secrets = batchSecrets(s.delivery, sub);
+    const unmatched = await filteredOut(s, conn, next);
     let failed: { head: DeliveryRow; result: PostResult } | undefined;
     let waitUntil: number | undefined;
     for (const d of batch) {
       const scope = s.catalog[d.type];
-      if (scope !== undefined && scopes !== null && !scopes.has(scope)) {
+      if ((scope !== undefined && scopes !== null && !scopes.has(scope)) || unmatched.has(d.seq)) {
         settled.skip(d);
         continue;
       }
@@ -275,6 +285,21 @@ async function send(
     // Everything the read found is sent: read again once a look finds more.
     if (batch.length < BATCH && !(await more(s, conn, turn, turnEnds, settled))) return undefined;
   }
+}
+
+/**
+ * The deliveries of the batch its subscription's filter does not match (none without a filter):
+ * judged by the service, all at once, on each event's data at its own time in the subscriber
+ * account's zone. They are skipped like an event its changer may not read: never sent, and a
+ * replay judges them again. Pings are not judged.
+ */
+async function filteredOut(s: Scheduler, conn: AnyDb, batch: repo.DeliveryBatch): Promise<ReadonlySet<number>> {
+  const { sub, zone } = batch;
+  const events = batch.pending.filter((d) => d.type !== 'ping');
+  if (!s.filter || sub.filter === null || events.length === 0) return new Set();
+  const bodies = events.map((d) => JSON.parse(d.body) as FilteredEvent);
+  const matches = await s.filter.matches(conn, sub.filter, bodies, zone);
+  return new Set(events.filter((_d, i) => !matches[i]).map((d) => d.seq));
 }
 
 /**

@@ -31,30 +31,68 @@ const events = (names: readonly string[]) =>
       "the event types to receive; a key must hold the read scope of each one's resource (else 403 `insufficient_scope`)",
   }) as const;
 
-export function createBodySchema(names: readonly string[]) {
-  return {
-    type: 'object',
-    additionalProperties: false,
-    required: ['url', 'events'],
-    properties: { url, events: events(names), description },
-  } as const;
+/**
+ * What a service that filters its events (see WebhookFilter) says of the `filter` field: its
+ * length limit and its description (the grammar).
+ */
+export interface FilterField {
+  maxLength: number;
+  description: string;
 }
 
-export function updateBodySchema(names: readonly string[]) {
-  return {
-    type: 'object',
-    additionalProperties: false,
-    properties: {
-      url,
-      events: events(names),
-      description,
-      enabled: {
-        type: 'boolean',
-        description:
-          'false stops deliveries: events of the time it is off are sent only by a replay (POST /{id}/replay); true clears `disabledReason`',
+/** The `filter` property of a request body: text, or null (none; on PATCH, clears it). */
+const filterProperty = (f: FilterField) =>
+  ({
+    type: ['string', 'null'],
+    minLength: 1,
+    maxLength: f.maxLength,
+    description: `${f.description} Null (or left out) sends every event of the subscription's types; on PATCH null clears it.`,
+  }) as const;
+
+/**
+ * `schema` without its `filter` property when the service has no filter: the body's
+ * `additionalProperties: false` then answers 400 for one. Typed as with it, which is what the
+ * routes read (and find undefined).
+ */
+function withFilter<S extends { properties: { filter: unknown } }>(schema: S, filter: FilterField | undefined): S {
+  if (filter) return schema;
+  const { filter: _none, ...properties } = schema.properties;
+  return { ...schema, properties };
+}
+
+const NO_FILTER: FilterField = { maxLength: 1, description: '' };
+
+export function createBodySchema(names: readonly string[], filter?: FilterField) {
+  return withFilter(
+    {
+      type: 'object',
+      additionalProperties: false,
+      required: ['url', 'events'],
+      properties: { url, events: events(names), description, filter: filterProperty(filter ?? NO_FILTER) },
+    } as const,
+    filter,
+  );
+}
+
+export function updateBodySchema(names: readonly string[], filter?: FilterField) {
+  return withFilter(
+    {
+      type: 'object',
+      additionalProperties: false,
+      properties: {
+        url,
+        events: events(names),
+        description,
+        filter: filterProperty(filter ?? NO_FILTER),
+        enabled: {
+          type: 'boolean',
+          description:
+            'false stops deliveries: events of the time it is off are sent only by a replay (POST /{id}/replay); true clears `disabledReason`',
+        },
       },
-    },
-  } as const;
+    } as const,
+    filter,
+  );
 }
 
 /** `POST /:id/replay`: where the replay starts (an event id: after it; a time: from it, inclusive). */
@@ -114,19 +152,31 @@ const subscriptionProperties = {
   updatedAt: dateTime,
 };
 
-export const subscriptionSchema = {
-  type: 'object',
-  additionalProperties: false,
-  required: Object.keys(subscriptionProperties),
-  properties: subscriptionProperties,
-};
+/** The response's properties: with `filter` when the service has one. */
+const shownProperties = (filter: FilterField | undefined) =>
+  filter
+    ? {
+        ...subscriptionProperties,
+        filter: {
+          type: ['string', 'null'],
+          description: 'the filter expression: only the events it matches are sent; null: every event of its types',
+        },
+      }
+    : subscriptionProperties;
 
-export const subscriptionWithSecretSchema = {
+export const subscriptionSchema = (filter?: FilterField) => ({
   type: 'object',
   additionalProperties: false,
-  required: [...Object.keys(subscriptionProperties), 'secret'],
+  required: Object.keys(shownProperties(filter)),
+  properties: shownProperties(filter),
+});
+
+export const subscriptionWithSecretSchema = (filter?: FilterField) => ({
+  type: 'object',
+  additionalProperties: false,
+  required: [...Object.keys(shownProperties(filter)), 'secret'],
   properties: {
-    ...subscriptionProperties,
+    ...shownProperties(filter),
     secret: {
       type: 'string',
       pattern: '^whsec_[A-Za-z0-9+/]+={0,2}$',
@@ -138,7 +188,7 @@ export const subscriptionWithSecretSchema = {
       description: 'after a rotation: until when the old secret still signs beside the new one',
     },
   },
-};
+});
 
 export const attemptSchema = {
   type: 'object',

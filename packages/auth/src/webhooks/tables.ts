@@ -199,6 +199,19 @@ function replayMigration(schema: string): Migration {
   };
 }
 
+/**
+ * A subscription's `filter` (a service that filters its events, see WebhookFilter: tasks' filter
+ * expressions), as the caller wrote it; null sends every event of its types.
+ */
+const filterMigration: Migration = {
+  async up(db: Kysely<any>): Promise<void> {
+    await sql`alter table webhook_subscriptions add column filter text`.execute(db);
+  },
+  async down(db: Kysely<any>): Promise<void> {
+    await sql`alter table webhook_subscriptions drop column filter`.execute(db);
+  },
+};
+
 /** The webhook migrations by name, to spread into a service's own set (after the auth tables). */
 export function webhookMigrations(schema: string): Record<string, Migration> {
   return {
@@ -206,5 +219,6 @@ export function webhookMigrations(schema: string): Record<string, Migration> {
     '2026_11_25_0950_webhook_traceparent': traceparentMigration,
     '2026_11_28_1200_webhook_changed_by': changedByMigration,
     '2026_11_28_1500_webhook_replay': replayMigration(schema),
+    '2026_11_28_1900_webhook_filter': filterMigration,
   };
 }

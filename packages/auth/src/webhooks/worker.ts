@@ -4,6 +4,7 @@ import type { Registry } from 'prom-client';
 import { SCHEMA_CHANGE_LOCK, createDb, createPool } from '../database/database.js';
 import { runAs } from './actor.js';
 import type { EventCatalog } from './events.js';
+import type { WebhookFilter } from './filter.js';
 import * as repo from './repository.js';
 import type { SecretKeys } from './secret-box.js';
 import { resealSecrets } from './stored-secrets.js';
@@ -29,6 +30,8 @@ export interface WebhookWorkerOptions {
   registry: Registry;
   /** The service's own jobs on the same queue (tasks: reminders and due times), and what its start queues that its triggers missed. */
   queue?: ServiceQueue | undefined;
+  /** The service's filter of events, for subscriptions with a `filter`. */
+  filter?: WebhookFilter | undefined;
 }
 
 /** A service's jobs on the worker's graphile-worker queue: each task by name, and a catch-up run once the queue is installed. */
@@ -82,6 +85,7 @@ export function createWebhookWorker(o: WebhookWorkerOptions): WebhookWorker {
     },
     o.catalog,
     o.concurrency,
+    o.filter,
   );
   const q: Queue = {
     o,
