@@ -1,5 +1,6 @@
 import type { TestApp } from './test-app.js';
 import { expectEnvelope as assertEnvelope } from './envelope.js';
+import { UNLIMITED } from './suite-env.js';
 
 type App = Pick<TestApp<any, any>, 'http' | 'raw' | 'admin' | 'adminWithStdin' | 'db' | 'close' | 'config'>;
 
@@ -19,12 +20,6 @@ export interface AccountsTarget {
   ): Promise<App>;
 }
 
-// High request limits: only the sign-in rules under test may answer 429 here.
-const UNLIMITED = {
-  RATE_LIMIT_PER_MINUTE: '100000',
-  RATE_LIMIT_READS_PER_MINUTE: '100000',
-  RATE_LIMIT_WRITES_PER_MINUTE: '100000',
-};
 const PASSWORD = 'correct horse battery';
 
 /** What each group of the sign-in suite shares. */

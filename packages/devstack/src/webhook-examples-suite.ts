@@ -6,6 +6,7 @@ import type { ValidateFunction } from 'ajv';
 import { repoRoot } from './root.js';
 import type { TestApp } from './test-app.js';
 import { startReceiver, type Receiver } from './webhook-receiver.js';
+import { WEBHOOK_SUITE_ENV } from './suite-env.js';
 
 type App = Pick<TestApp<any, any>, 'http' | 'caller' | 'close'>;
 type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
@@ -79,15 +80,7 @@ export function webhookExamplesSuite<A extends App>(target: WebhookExamplesTarge
   let t: A;
   let receiver: Receiver;
   beforeAll(async () => {
-    t = await target.start(
-      {
-        WEBHOOK_ALLOW_PRIVATE: '1',
-        WEBHOOK_RETRY_BASE_MS: '200',
-        RATE_LIMIT_PER_MINUTE: '100000',
-        RATE_LIMIT_WRITES_PER_MINUTE: '100000',
-      },
-      { webhooks: true },
-    );
+    t = await target.start(WEBHOOK_SUITE_ENV, { webhooks: true });
     receiver = await startReceiver();
   });
   afterAll(async () => {

@@ -3,6 +3,7 @@ import { sql } from 'kysely';
 import { expectEnvelope as assertEnvelope } from './envelope.js';
 import { startReceiver, type Receiver } from './webhook-receiver.js';
 import type { TestApp } from './test-app.js';
+import { WEBHOOK_SUITE_ENV } from './suite-env.js';
 
 type App = Pick<TestApp<any, any>, 'http' | 'admin' | 'caller' | 'close' | 'db'>;
 
@@ -32,16 +33,7 @@ function replayContext(target: ReplayTarget) {
   let t: App;
   let a: Receiver;
   beforeAll(async () => {
-    t = await target.start(
-      {
-        RATE_LIMIT_PER_MINUTE: '100000',
-        RATE_LIMIT_READS_PER_MINUTE: '100000',
-        RATE_LIMIT_WRITES_PER_MINUTE: '100000',
-        WEBHOOK_ALLOW_PRIVATE: '1',
-        WEBHOOK_RETRY_BASE_MS: '200',
-      },
-      { webhooks: true },
-    );
+    t = await target.start(WEBHOOK_SUITE_ENV, { webhooks: true });
   });
   afterAll(() => t?.close());
   beforeEach(async () => {

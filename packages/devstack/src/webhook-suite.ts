@@ -2,6 +2,7 @@ import { spawn } from 'node:child_process';
 import { randomBytes, randomUUID } from 'node:crypto';
 import { expectEnvelope as assertEnvelope } from './envelope.js';
 import { serviceEntry } from './service-entry.js';
+import { UNLIMITED, WEBHOOK_SUITE_ENV } from './suite-env.js';
 import type { TestApp } from './test-app.js';
 import { startReceiver, type Receiver } from './webhook-receiver.js';
 import { replaySuite } from './webhook-replay-suite.js';
@@ -19,12 +20,6 @@ export interface WebhookSuiteTarget {
   start(env: Record<string, string>, options?: { webhooks?: boolean }): Promise<App>;
 }
 
-// High request limits: only the rules under test may answer 4xx here.
-const UNLIMITED = {
-  RATE_LIMIT_PER_MINUTE: '100000',
-  RATE_LIMIT_READS_PER_MINUTE: '100000',
-  RATE_LIMIT_WRITES_PER_MINUTE: '100000',
-};
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 /** The markers of the events `r` received, in order. */
@@ -45,10 +40,7 @@ export function webhookSuite(target: WebhookSuiteTarget): void {
   let a: Receiver;
   let b: Receiver;
   beforeAll(async () => {
-    t = await target.start(
-      { ...UNLIMITED, WEBHOOK_ALLOW_PRIVATE: '1', WEBHOOK_RETRY_BASE_MS: '200' },
-      { webhooks: true },
-    );
+    t = await target.start(WEBHOOK_SUITE_ENV, { webhooks: true });
   });
   afterAll(() => t?.close());
   beforeEach(async () => {
