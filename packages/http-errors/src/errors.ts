@@ -131,6 +131,7 @@ const PLATFORM_ERROR_CODES = {
   internal_error: 500,
   service_unavailable: 503,
   query_timeout: 503,
+  webhook_busy: 503,
 } as const satisfies ErrorCatalog;
 
 /**
