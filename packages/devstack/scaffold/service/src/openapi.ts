@@ -125,7 +125,34 @@ const keysPaths = {
   },
 };
 
-const webhooks = webhookOpenApi('/api/__name__/webhooks', __NAME___EVENTS);
+/** The __resource__ each event's example shows, as the API returns it. */
+const example__Resource__ = {
+  id: '2b6c07ab-d2f0-4e0d-8cc2-f2be2fd9012d',
+  title: 'An example __resource__',
+  url: 'https://example.com/',
+  createdAt: '2030-01-07T08:15:04.204113Z',
+  updatedAt: '2030-01-07T08:15:04.204113Z',
+};
+const __resource__Ref = ref('__Resource__');
+
+// Each event a subscription can receive: its `data` schema and one example (the document's `webhooks`).
+const webhooks = webhookOpenApi('/api/__name__/webhooks', __NAME___EVENTS, {
+  '__resource__.created': {
+    summary: 'A __resource__ was created',
+    data: __resource__Ref,
+    example: { data: example__Resource__ },
+  },
+  '__resource__.updated': {
+    summary: 'A __resource__ was changed',
+    data: __resource__Ref,
+    example: { data: { ...example__Resource__, title: 'A renamed __resource__', updatedAt: '2030-01-07T09:00:00.5Z' } },
+  },
+  '__resource__.deleted': {
+    summary: 'A __resource__ was deleted',
+    data: __resource__Ref,
+    example: { data: example__Resource__ },
+  },
+});
 
 export const openapiDocument = {
   openapi: '3.1.0',
@@ -141,6 +168,7 @@ export const openapiDocument = {
   },
   servers: openapiServers,
   security: [{ apiKey: [] }, { session: [] }],
+  webhooks: webhooks.events,
   tags: [
     { name: TAG, description: "The account's __resource__ records" },
     { name: 'Sync', description: 'Every change of the account, as a resumable feed and as a live stream' },
