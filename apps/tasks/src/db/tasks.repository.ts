@@ -471,7 +471,7 @@ const createStatements = new WeakMap<TaskFields, Map<string, CreateStatement>>()
 /** The create statement of one shape (keyed or not, a subtask or not, for `fields`), compiled once. */
 function createStatement(fields: TaskFields, keyed: boolean, subtask: boolean): CreateStatement {
   let shapes = createStatements.get(fields);
-  if (!shapes) createStatements.set(fields, (shapes = new Map()));
+  if (!shapes) createStatements.set(fields, (shapes = new Map<string, CreateStatement>()));
   const shape = `${keyed ? 'keyed' : 'bare'} ${subtask ? 'subtask' : 'task'}`;
   let statement = shapes.get(shape);
   if (!statement) {

@@ -1,4 +1,5 @@
 import type { CompiledQuery, Kysely, RawBuilder } from 'kysely';
+import type { AnySchema } from './database.js';
 
 /** Where a call's value goes in a statement built once: one parameter of its compiled text. */
 class Slot {
@@ -21,7 +22,7 @@ const slotsOf = <V extends object>(): V => new Proxy({}, { get: (_target, name) 
  */
 export function compiledOnce<V extends object, R>(
   build: (values: V) => RawBuilder<R>,
-): (db: Kysely<any>, values: V) => CompiledQuery<R> {
+): (db: Kysely<AnySchema>, values: V) => CompiledQuery<R> {
   let compiled: CompiledQuery<R> | undefined;
   return (db, values) => {
     compiled ??= build(slotsOf<V>()).compile(db);

@@ -48,13 +48,14 @@ function keepIp(prototype: { [IP]: string | undefined }): void {
   let ip: PropertyDescriptor | undefined;
   while (owner && !(ip = Object.getOwnPropertyDescriptor(owner, 'ip')))
     owner = Object.getPrototypeOf(owner) as object | null;
-  const read = ip?.get;
+  // eslint-disable-next-line @typescript-eslint/unbound-method -- Express's getter, called below with each request as `this`
+  const read = ip?.get as ((this: object) => string | undefined) | undefined;
   if (!read) return;
   Object.defineProperty(prototype, 'ip', {
     configurable: true,
     enumerable: true,
     get(this: { [IP]: string | undefined }) {
-      return (this[IP] ??= read.call(this) as string | undefined);
+      return (this[IP] ??= read.call(this));
     },
   });
 }
