@@ -1,7 +1,9 @@
 // Preloaded into each service by `BENCH_PROFILE=<dir> npm run bench` (NODE_OPTIONS=--require;
-// Node 20 refuses --cpu-prof there): profiles the whole process and writes
-// <dir>/<pid>.cpuprofile when it exits. The in-process inspector session answers synchronously,
-// so the profile is written from the 'exit' handler.
+// Node 20 refuses --cpu-prof there). The bench sends SIGUSR2 when a row's load on the product
+// starts and again when it ends: the first starts V8's sampling profiler, the second stops it and
+// writes <dir>/<pid>-<n>.cpuprofile (n counts the process's profiles), so each profile holds one
+// row's load and nothing of the start-up, the seed or the other rows. The in-process inspector
+// session answers synchronously.
 const { Session } = require('node:inspector');
 const { writeFileSync } = require('node:fs');
 const { join } = require('node:path');
@@ -12,10 +14,18 @@ if (dir) {
   session.connect();
   session.post('Profiler.enable');
   session.post('Profiler.setSamplingInterval', { interval: 500 });
-  session.post('Profiler.start');
-  process.on('exit', () => {
+  let running = false;
+  let written = 0;
+  process.on('SIGUSR2', () => {
+    if (!running) {
+      session.post('Profiler.start');
+      running = true;
+      return;
+    }
+    running = false;
     session.post('Profiler.stop', (err, result) => {
-      if (!err) writeFileSync(join(dir, `${process.pid}.cpuprofile`), JSON.stringify(result.profile));
+      written += 1;
+      if (!err) writeFileSync(join(dir, `${process.pid}-${written}.cpuprofile`), JSON.stringify(result.profile));
     });
   });
 }

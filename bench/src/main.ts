@@ -24,8 +24,9 @@ import type { BaselineRoute } from './baseline.js';
 import { runLoad, type LoadRequest, type LoadResult } from './load.js';
 import { machine, printTable, writeResults, type Row } from './report.js';
 import { peakRss } from './rss.js';
+import { profiledRow } from './row-profile.js';
 import { pidsNamed, postgresServing } from './cpu.js';
-import { SqlLog, sequentialScans } from './sql-log.js';
+import { SqlLog, sequentialScans, statementMeter } from './sql-log.js';
 import {
   TOTAL_TASKS,
   filterFigures,
@@ -182,6 +183,17 @@ type SharedMeters = { nginx: () => number[]; postgres: () => number[] };
 /** Each scenario's load, and the webhook scenario's. */
 const LOAD_OPTS = { connections: CONNECTIONS, warmupSeconds: WARMUP_SECONDS, seconds: SECONDS };
 
+/**
+ * BENCH_PROFILE=<dir>: the services and the baseline process preload the profiler, which the bench
+ * starts and stops around each row's load (row-profile.ts; `node bench/dist/profile.js <dir>/<row>` sums a row's).
+ */
+const PROFILED: Record<string, string> = process.env.BENCH_PROFILE
+  ? {
+      BENCH_PROFILE: process.env.BENCH_PROFILE,
+      NODE_OPTIONS: `--require ${join(repoRoot, 'bench', 'cpu-profile.cjs')}`,
+    }
+  : {};
+
 /** Every service's settings under the bench. */
 const SERVICE_VARS: Record<string, string> = {
   HOST: '127.0.0.1',
@@ -200,14 +212,7 @@ const SERVICE_VARS: Record<string, string> = {
   WEBHOOK_ALLOW_PRIVATE: '1',
   // A delivery slot for each of the scenario's 20 busy subscriptions (each sends in order).
   WEBHOOK_CONCURRENCY: '24',
-  // BENCH_PROFILE=<dir>: each service writes a V8 CPU profile there when it stops
-  // (`node bench/dist/profile.js <dir>` sums them).
-  ...(process.env.BENCH_PROFILE
-    ? {
-        BENCH_PROFILE: process.env.BENCH_PROFILE,
-        NODE_OPTIONS: `--require ${join(repoRoot, 'bench', 'cpu-profile.cjs')}`,
-      }
-    : {}),
+  ...PROFILED,
 };
 
 /** Postgres (auto_explain preloaded, its data in `pgDir`), Redis, the three services, tasks' webhook worker and nginx. */
@@ -395,7 +400,7 @@ async function startFloors(
   writeFileSync(routesFile, JSON.stringify(routes));
   const baselinePort = await freePort();
   const baseline = spawn(process.execPath, [join(__dirname, 'baseline.js'), routesFile, String(baselinePort)], {
-    env: { ...process.env, DATABASE_URL: databaseUrl, DATABASE_POOL_SIZE: '20' },
+    env: { ...process.env, DATABASE_URL: databaseUrl, DATABASE_POOL_SIZE: '20', ...PROFILED },
     stdio: ['ignore', 'inherit', 'inherit'],
   });
   run.cleanups.push(() => stopChild(baseline));
@@ -433,9 +438,18 @@ async function loadScenarios(
       (c) => c.pid,
     );
     const productOpts = { ...LOAD_OPTS, meter: { service: () => pids, ...shared } };
-    const { result: productResult, peakMb } = await peakRss(pids, () => runLoad(gateway, s.request, productOpts));
+    const statements = await statementMeter(stack.client);
+    const { result: productResult, peakMb } = await peakRss(pids, () =>
+      profiledRow(s.name, pids, () => runLoad(gateway, s.request, productOpts)),
+    );
+    if (statements) log(`${s.name}: Postgres time by statement\n${await statements(productResult.requests)}`);
     const baselineResult = routes[`/s${i}`]
-      ? answered(s.name, await runLoad(floors.baselineUrl, baselineRequest(s, `/s${i}`), baselineOpts))
+      ? answered(
+          s.name,
+          await profiledRow(`${s.name} baseline`, [floors.baselinePid], () =>
+            runLoad(floors.baselineUrl, baselineRequest(s, `/s${i}`), baselineOpts),
+          ),
+        )
       : null;
     const baselineDoes = !s.baseline
       ? ''
@@ -447,12 +461,14 @@ async function loadScenarios(
       const path = moreBaselinePath(s, i, j);
       const moreResult = answered(
         `${s.name} vs ${more.label}`,
-        more.throughGateway
-          ? await runLoad(floors.floorUrl, baselineRequest(s, path), {
-              ...baselineOpts,
-              meter: { ...baselineOpts.meter, nginx: shared.nginx },
-            })
-          : await runLoad(floors.baselineUrl, baselineRequest(s, path), baselineOpts),
+        await profiledRow(`${s.name} vs ${more.label}`, [floors.baselinePid], () =>
+          more.throughGateway
+            ? runLoad(floors.floorUrl, baselineRequest(s, path), {
+                ...baselineOpts,
+                meter: { ...baselineOpts.meter, nginx: shared.nginx },
+              })
+            : runLoad(floors.baselineUrl, baselineRequest(s, path), baselineOpts),
+        ),
       );
       rows.push({
         scenario: `${s.name} vs ${more.label}`,

@@ -27,7 +27,13 @@ export class SqlLog {
   // ALTER SYSTEM, and capture() switches the logging on and off with ALTER SYSTEM.
   // Each line names its session's application_name: the services' background connections (the
   // webhook queue, `<service>-webhooks`) poll while a request runs, and are not the request's SQL.
-  static readonly settings = { shared_preload_libraries: 'auto_explain', log_line_prefix: '[%a] ' };
+  // BENCH_PG_STATEMENTS=1 preloads pg_stat_statements too: each row then prints its statements'
+  // Postgres time (see statementReport).
+  static readonly settings = {
+    shared_preload_libraries: process.env.BENCH_PG_STATEMENTS ? 'auto_explain,pg_stat_statements' : 'auto_explain',
+    log_line_prefix: '[%a] ',
+    ...(process.env.BENCH_PG_STATEMENTS ? { 'pg_stat_statements.track': 'all' } : {}),
+  };
 
   private static readonly captureSettings = {
     'auto_explain.log_analyze': 'on',
@@ -127,4 +133,27 @@ function parseLog(log: string, app: string | undefined): Capture {
  */
 export function sequentialScans(plan: string): string[] {
   return [...new Set(Array.from(plan.matchAll(/Seq Scan on (?:\w+\.)?(\w+)/g), (match) => match[1]!))];
+}
+
+/**
+ * With BENCH_PG_STATEMENTS=1: a meter of the statements Postgres ran while a row's load ran
+ * (pg_stat_statements, reset when it starts): stopped, the ten that took the most time, each with
+ * its calls and its milliseconds per `requests` (one request of the row), as printable lines.
+ */
+export async function statementMeter(client: pg.ClientBase): Promise<((requests: number) => Promise<string>) | null> {
+  if (!process.env.BENCH_PG_STATEMENTS) return null;
+  await client.query('create extension if not exists pg_stat_statements');
+  await client.query('select pg_stat_statements_reset()');
+  return async (requests) => {
+    const { rows } = await client.query<{ calls: string; ms: number; rows: string; query: string }>(
+      `select calls, total_exec_time + total_plan_time as ms, rows, regexp_replace(query, '\\s+', ' ', 'g') as query
+       from pg_stat_statements where query not like '%pg_stat_statements%' order by 2 desc limit 10`,
+    );
+    return rows
+      .map(
+        (r) =>
+          `  ${((r.ms * 1000) / Math.max(requests, 1)).toFixed(1).padStart(7)} us/request  ${(Number(r.calls) / Math.max(requests, 1)).toFixed(2).padStart(5)} calls/request  ${r.query.slice(0, 240)}`,
+      )
+      .join('\n');
+  };
 }

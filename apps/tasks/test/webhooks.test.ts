@@ -596,3 +596,37 @@ describe('who and what changed', () => {
     expect(events[0]!.actor.id).not.toBe(p.key.id);
   });
 });
+
+describe('creates made by one statement built once', () => {
+  it('give each create its own task, event id, time, actor and key, whichever shape came first', async () => {
+    const c = await t.caller();
+    const p = await principalsOf(t, '/api/v1/keys', c.accountId);
+    await subscribe(c, { events: ['task.created'] });
+    const create = (auth: ['Authorization' | 'Cookie', string], body: object, key?: string) => {
+      const req = t.http().post('/api/v1/tasks').set(auth[0], auth[1]);
+      return (key ? req.set('Idempotency-Key', key) : req).send(body).expect(201);
+    };
+    const first = await create(['Authorization', p.key.auth], { title: 'first', priority: 'low' }, 'key-1');
+    const second = await create(['Cookie', p.cookie], { title: 'second', tags: ['b'] }, 'key-2');
+    const sub = await create(['Authorization', p.key.auth], { title: 'under', parentId: first.body.item.id }, 'key-3');
+    const bare = await create(['Cookie', p.cookie], { title: 'bare' });
+    // A key's answer is its own create's, not the first one's.
+    const again = await create(['Cookie', p.cookie], { title: 'second', tags: ['b'] }, 'key-2');
+    expect(again.body.item).toEqual(second.body.item);
+    expect(again.headers['idempotent-replayed']).toBe('true');
+
+    await receiver.waitFor((all) => all.length >= 4);
+    const events = receiver.received.map((r) => ({ id: r.id, ...r.event }));
+    expect(events.map((e) => [e.data.title, e.data.priority, e.data.tags, e.data.parentId, e.actor])).toEqual([
+      ['first', 'low', [], null, { type: 'key', id: p.key.id }],
+      ['second', null, ['b'], null, { type: 'session', id: p.sessionId }],
+      ['under', null, [], first.body.item.id, { type: 'key', id: p.key.id }],
+      ['bare', null, [], null, { type: 'session', id: p.sessionId }],
+    ]);
+    expect(events.map((e) => e.data.id)).toEqual([first, second, sub, bare].map((r) => r.body.item.id));
+    expect(new Set(events.map((e) => e.id)).size).toBe(4);
+    const times = events.map((e) => Date.parse(e.timestamp));
+    expect([...times].sort((a, b) => a - b)).toEqual(times);
+    expect(new Set(times).size).toBe(4);
+  });
+});

@@ -1,5 +1,5 @@
-import { isoTimestampSql, pgTimestampToIso } from '@app/auth/runtime';
-import { emitEventWithData, noSubscriberFor } from '@app/auth/webhooks';
+import { compiledOnce, isoTimestampSql, pgTimestampToIso } from '@app/auth/runtime';
+import { emitEventWithData, eventStamp, noSubscriberFor } from '@app/auth/webhooks';
 import { horizonStatement } from '@app/auth/streams';
 import { MAX_PAGE_BYTES } from '@app/http-errors';
 import { CompiledQuery, sql, type Kysely, type RawBuilder, type Selectable } from 'kysely';
@@ -416,30 +416,25 @@ const answerText = (task: RawBuilder<string>) =>
  * with it: 'taken'.
  */
 export async function createTask(db: Db, workspaceId: string, v: NewTask, options: CreateOptions): Promise<Created> {
-  const { key } = options;
-  const json = taskJson(options.fields);
-  const position = v.parent_id === null ? endPosition : sql`null`;
-  const insert = (condition: RawBuilder<boolean>) => sql`
-    insert into tasks (workspace_id, ${INSERTED_COLUMNS}, position)
-    select ${workspaceId}::uuid, ${insertedValues(v)}, ${position}::numeric
-    where ${condition}
-    returning ${RETURNED_COLUMNS}`;
-  const emit = sql`case when c.id is null then 0 else ${emitEventWithData(options.event.accountId, options.event.type, json)} end as emitted`;
-  type Row = Partial<TaskRow> & { emitted: number; kept_fingerprint?: string | null; kept_response?: Answer | null };
-  let rows: Row[];
+  const { key, event } = options;
+  const stamp = eventStamp(event.type);
+  const statement = createStatement(options.fields, key !== undefined, v.parent_id !== null);
+  let rows: CreatedRow[];
   try {
-    ({ rows } = await (
-      key === undefined
-        ? sql<Row>`with created as (${insert(sql`true`)}) select c.*, ${emit} from created c`
-        : sql<Row>`
-        with kept as (${keptAnswer(key)}),
-        created as (${insert(sql`not exists (select from kept)`)}),
-        claimed as (${keepKey(key, sql`select c.id, 201 as status, ${answerText(json)} as answer from created c`)}),
-        swept as (${sweepKeys(key, sql`exists (select from created)`)})
-        select c.*, ${emit}, kept.fingerprint as kept_fingerprint, kept.response as kept_response
-        from (select) one left join created c on true left join kept on true
-        where tasks_key_claimed(not exists (select from created) or exists (select from claimed))`
-    ).execute(db));
+    ({ rows } = await db.executeQuery(
+      statement(db, {
+        ...v,
+        workspace_id: workspaceId,
+        event_account: event.accountId,
+        event_type: event.type,
+        event_id: stamp.id,
+        event_head: stamp.head,
+        event_trace: stamp.trace,
+        key_account: key?.accountId,
+        key_hash: key?.keyHash,
+        key_fingerprint: key?.fingerprint,
+      }),
+    ));
   } catch (err) {
     if ((err as { code?: unknown }).code === KEY_TAKEN) return 'taken';
     throw err;
@@ -448,6 +443,65 @@ export async function createTask(db: Db, workspaceId: string, v: NewTask, option
   if (row?.kept_fingerprint) return { kept: { fingerprint: row.kept_fingerprint, answer: row.kept_response! } };
   const { emitted: _e, kept_fingerprint: _f, kept_response: _r, ...task } = row!;
   return { created: task as TaskRow };
+}
+
+/** What the create statement answers: the new task (none when the key held an answer), its deliveries, the key's answer. */
+type CreatedRow = Partial<TaskRow> & {
+  emitted: number;
+  kept_fingerprint?: string | null;
+  kept_response?: Answer | null;
+};
+
+/** The values of one create: the task's, its workspace, its event's and, keyed, its key's. */
+type CreateValues = NewTask & {
+  workspace_id: string;
+  event_account: string;
+  event_type: string;
+  event_id: string;
+  event_head: string;
+  event_trace: string | null;
+  key_account: string | undefined;
+  key_hash: Buffer | undefined;
+  key_fingerprint: string | undefined;
+};
+
+type CreateStatement = (db: Db, values: CreateValues) => CompiledQuery<CreatedRow>;
+const createStatements = new WeakMap<TaskFields, Map<string, CreateStatement>>();
+
+/** The create statement of one shape (keyed or not, a subtask or not, for `fields`), compiled once. */
+function createStatement(fields: TaskFields, keyed: boolean, subtask: boolean): CreateStatement {
+  let shapes = createStatements.get(fields);
+  if (!shapes) createStatements.set(fields, (shapes = new Map<string, CreateStatement>()));
+  const shape = `${keyed ? 'keyed' : 'bare'} ${subtask ? 'subtask' : 'task'}`;
+  let statement = shapes.get(shape);
+  if (!statement) {
+    statement = compiledOnce((values: CreateValues) => createSql(values, fields, keyed, subtask));
+    shapes.set(shape, statement);
+  }
+  return statement;
+}
+
+/** The create statement's SQL, over `p` (a call's values; stand-ins while it is compiled once). */
+function createSql(p: CreateValues, fields: TaskFields, keyed: boolean, subtask: boolean): RawBuilder<CreatedRow> {
+  const json = taskJson(fields);
+  const position = subtask ? sql`null` : endPosition;
+  const insert = (condition: RawBuilder<boolean>) => sql`
+    insert into tasks (workspace_id, ${INSERTED_COLUMNS}, position)
+    select ${p.workspace_id}::uuid, ${insertedValues(p)}, ${position}::numeric
+    where ${condition}
+    returning ${RETURNED_COLUMNS}`;
+  const stamp = { id: p.event_id, head: p.event_head, trace: p.event_trace };
+  const emit = sql`case when c.id is null then 0 else ${emitEventWithData(p.event_account, p.event_type, json, stamp)} end as emitted`;
+  if (!keyed) return sql<CreatedRow>`with created as (${insert(sql`true`)}) select c.*, ${emit} from created c`;
+  const key: Key = { accountId: p.key_account!, keyHash: p.key_hash!, fingerprint: p.key_fingerprint! };
+  return sql<CreatedRow>`
+    with kept as (${keptAnswer(key)}),
+    created as (${insert(sql`not exists (select from kept)`)}),
+    claimed as (${keepKey(key, sql`select c.id, 201 as status, ${answerText(json)} as answer from created c`)}),
+    swept as (${sweepKeys(key, sql`exists (select from created)`)})
+    select c.*, ${emit}, kept.fingerprint as kept_fingerprint, kept.response as kept_response
+    from (select) one left join created c on true left join kept on true
+    where tasks_key_claimed(not exists (select from created) or exists (select from claimed))`;
 }
 
 export type TaskChanges = Partial<Omit<TaskValues, 'position'>> & {

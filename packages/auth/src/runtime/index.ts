@@ -16,6 +16,7 @@ export {
   isoTimestampSql,
   pgTimestampToIso,
 } from '../database/database.js';
+export { compiledOnce } from '../database/compiled-once.js';
 export { chargeRequests } from './rate-limit.js';
 // The origin clients reach a service at (PUBLIC_URL, or the one a request came through).
 export { publicOrigin } from '../identity/bearer.js';

@@ -70,10 +70,28 @@ async function emitOne(trx: AnyDb, accountId: string, e: EventInput): Promise<vo
  * are one statement, one round trip. The body is byte for byte what {@link eventBody} writes.
  * Its value: the deliveries recorded (0 when nobody subscribes).
  */
-export function emitEventWithData(accountId: string, type: string, data: RawBuilder<string>): RawBuilder<number> {
-  const head = JSON.stringify({ type, timestamp: new Date().toISOString(), actor: currentActor() }).slice(0, -1);
-  return sql<number>`webhook_emit(${accountId}::uuid, ${type}::text, ${newEventId()}::text, ${head}::text || ',"data":' || ${data} || '}', ${activeTraceparent()}::text)`;
+export function emitEventWithData(
+  accountId: string,
+  type: string,
+  data: RawBuilder<string>,
+  stamp: EventStamp = eventStamp(type),
+): RawBuilder<number> {
+  return sql<number>`webhook_emit(${accountId}::uuid, ${type}::text, ${stamp.id}::text, ${stamp.head}::text || ',"data":' || ${data} || '}', ${stamp.trace}::text)`;
 }
+
+/** What an event made by {@link emitEventWithData} takes from the moment it is made: its id, the body's head (`{"type":…,"timestamp":…,"actor":…`), the trace it links to. */
+export interface EventStamp {
+  id: string;
+  head: string;
+  trace: string | null;
+}
+
+/** The {@link EventStamp} of an event of `type` made now, by the current actor. */
+export const eventStamp = (type: string): EventStamp => ({
+  id: newEventId(),
+  head: JSON.stringify({ type, timestamp: new Date().toISOString(), actor: currentActor() }).slice(0, -1),
+  trace: activeTraceparent(),
+});
 
 const EMIT_MANY =
   'select webhook_emit($1, t.type, t.id, t.body, $5) from unnest($2::text[], $3::text[], $4::text[]) with ordinality as t(type, id, body, n) order by t.n';

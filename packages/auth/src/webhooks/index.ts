@@ -1,6 +1,6 @@
 // `@app/auth/webhooks`: what a service's domain emits (events, in its own transaction), the
 // webhook tables' migrations and the OpenAPI document of the webhook endpoints and callbacks.
-export { emitEvent, emitEventWithData, emitEvents, noSubscriberFor, type EventInput } from './events.js';
+export { emitEvent, emitEventWithData, emitEvents, eventStamp, noSubscriberFor, type EventInput } from './events.js';
 export { currentActor, previousOf, type Actor } from './actor.js';
 export { webhookMigrations } from './tables.js';
 export { webhookOpenApi } from './openapi.js';
