@@ -271,6 +271,7 @@ async function startStack(run: Run, pgDir: string): Promise<Stack> {
 
   const ctx: BenchContext = {
     client,
+    databaseUrl,
     gateway,
     admin: (service: Service, ...argv: string[]) => adminCommand(service, databaseUrl, ...argv),
     async getJson(path, headers) {
@@ -335,9 +336,12 @@ async function scaleCheck(
 
 /** Seeds the other services' data (what the selection needs) and lists the selected scenarios. */
 async function seedScenarios(ctx: BenchContext, tasks: TasksFixture): Promise<Scenario[]> {
+  log('seeding meetings and clipboard...');
   const meetings = needs('meetings') ? await seedMeetings(ctx) : null;
   const clipboard = needs('clipboard') ? await seedClipboard(ctx) : null;
+  log('vacuum analyze (the whole database)...');
   await ctx.client.query('vacuum analyze');
+  log("seeding the fleet (if mixed is selected), then the scenarios' own data...");
   const mixed =
     meetings && clipboard && selected('mixed')
       ? mixedScenario(await seedFleet(ctx, { tasks, meetings, clipboard }))
@@ -597,10 +601,12 @@ async function main(): Promise<number> {
       }
     }
 
+    log('seeding the first 10,000 tasks...');
     const tasks = await seedTasksSmall(stack.ctx);
     const scale = await scaleCheck(stack.ctx, tasks);
     const scenarios = await seedScenarios(stack.ctx, tasks);
     const { routes, explained } = await captureScenarios(stack, scenarios);
+    log("starting the baseline process and the floors' gateway...");
     const floors = await startFloors(run, stack.databaseUrl, routes);
     const {
       rows: [backend],
@@ -619,6 +625,7 @@ async function main(): Promise<number> {
             postgres: shared.postgres,
           })
         : null;
+    log('webhooks done; writing the report...');
     const scaleFigures = scaleFiguresOf(scale);
     const seqScanFailures = explained.filter((e) => e.seqScans.length > 0);
     const filter = filterFigures(rows);

@@ -39,6 +39,8 @@ export interface Scenario {
 export interface BenchContext {
   /** A superuser connection to the bench database. */
   client: pg.ClientBase;
+  /** The bench database's URL, for a seed that writes on connections of its own. */
+  databaseUrl: string;
   gateway: string;
   /** The service's own admin command (create-key etc.). */
   admin(service: Service, ...argv: string[]): Promise<Record<string, any>>;

@@ -1,7 +1,8 @@
-import type pg from 'pg';
+import pg from 'pg';
 import { Progress } from '../progress.js';
 import { COMMON_WORD, RARE_WORD } from '../words.js';
 import { poolWords, seedWordPool } from './word-pool.js';
+import { stepTimer, type Timed } from './timed.js';
 
 const WORKSPACES = 20;
 
@@ -34,13 +35,19 @@ export async function seedTaskAccounts(
 
 /**
  * Tasks `from..to` (a global sequence number) spread round-robin over the workspaces, in
- * batches through one INSERT ... SELECT each, in one transaction: every tenth task is top-level
+ * batches through one INSERT ... SELECT each: every tenth task is top-level
  * with three subtasks after it, titles and notes are drawn Zipf-like from a 5,000-word vocabulary
  * (the word pool), `RARE_WORD` is in 0.5% of tasks and `COMMON_WORD` in half, with tags,
  * priorities and a mix of overdue, today, upcoming, undated and completed tasks. Each of those mixes is of a workspace's own tasks (its
  * `local` number): keyed on the global number, whose remainder by 20 is the workspace's, every
  * task of a workspace had the same due date kind, priority, tags and notes (workspace 0's all
  * undated, with no notes and no rare word).
+ *
+ * The rows' triggers stay off for the load (as for a restore): nobody watches a stream yet, and
+ * the task_due job each open task due later would have had from its insert trigger is queued
+ * once the rows are in, by one set-based statement (`queueDueJobs`). A seed of `REBUILD_FROM`
+ * tasks or more with `databaseUrl` goes in on `LANES` connections at once (see `seedMany`);
+ * a smaller one in one transaction on `client`.
  */
 export async function seedTasks(
   client: pg.ClientBase,
@@ -48,38 +55,121 @@ export async function seedTasks(
   from: number,
   to: number,
   label: string,
+  databaseUrl?: string,
 ): Promise<void> {
-  const batch = 50_000;
   const progress = new Progress(label, to - from);
   const jobs = await dueJobs(client);
-  await seedWordPool(client);
-  await client.query('begin');
-  try {
-    // The rows' triggers stay off for the load (as for a restore): nobody watches a stream yet,
-    // and each due task's job, which its insert trigger would queue one call at a time, is
-    // queued below with its batch in one call.
-    await client.query('set local session_replication_role = replica');
-    const rebuild = to - from >= REBUILD_FROM ? await dropSecondaryIndexes(client) : [];
-    for (let start = from; start < to; start += batch) {
-      const end = Math.min(to, start + batch);
-      await client.query(insertTasks(jobs), [start, end, workspaces]);
-      progress.tick(end - start);
+  const step = await stepTimer(client);
+  await step('word pool', () => seedWordPool(client));
+  if (databaseUrl && to - from >= REBUILD_FROM) {
+    await seedMany(client, databaseUrl, { workspaces, from, to, jobs }, progress, step);
+  } else {
+    await client.query('begin');
+    try {
+      await client.query('set local session_replication_role = replica');
+      for (let start = from; start < to; start += BATCH) {
+        const end = Math.min(to, start + BATCH);
+        await client.query(INSERT_TASKS, [start, end, workspaces]);
+        progress.tick(end - start);
+      }
+      if (jobs) await queueDueJobs(client, from, to);
+      await client.query(SET_POSITION);
+      await client.query('commit');
+    } catch (err) {
+      await client.query('rollback');
+      throw err;
     }
-    for (const definition of rebuild) await client.query(definition);
-    // New tasks append from the app's position sequence: keep it above the seeded positions.
-    await client.query(
-      `select setval('tasks.tasks_position_seq', (select coalesce(max(floor(position)), 0) from tasks.tasks)::bigint + 1)`,
-    );
-    await client.query('commit');
-  } catch (err) {
-    await client.query('rollback');
-    throw err;
   }
   progress.finish();
 }
 
+/** Tasks an INSERT ... SELECT writes. */
+const BATCH = 50_000;
 /** Seeds of at least this many tasks drop the secondary indexes first and build them once after. */
 const REBUILD_FROM = 50_000;
+/** Connections a big seed writes and builds indexes on at once: one per core of the 2-core machine the bench is sized for. */
+const LANES = 2;
+/** New tasks append from the app's position sequence: keep it above the seeded positions. */
+const SET_POSITION = `select setval('tasks.tasks_position_seq', (select coalesce(max(floor(position)), 0) from tasks.tasks)::bigint + 1)`;
+
+/**
+ * A big seed on `LANES` connections of its own: INSERT ... SELECT cannot run in parallel in
+ * Postgres, and two thirds of a row's cost is drawing its words and computing its `search`
+ * tsvector (0.12 and 0.08 ms of CPU a row), so one statement keeps one core busy. The secondary
+ * indexes are dropped first and built once after (one sort each instead of an insert into each
+ * per row), the GIN search index (the slowest: GIN builds are not parallel before Postgres 18) on
+ * one lane while the others go on the rest, then the due jobs are queued. Each batch commits on
+ * its own: the database is the bench's throwaway one, and a failed seed fails the run.
+ */
+async function seedMany(
+  client: pg.ClientBase,
+  databaseUrl: string,
+  seed: { workspaces: string[]; from: number; to: number; jobs: boolean },
+  progress: Progress,
+  step: Timed,
+): Promise<void> {
+  const rebuild = await dropSecondaryIndexes(client);
+  const lanes = await Promise.all(
+    Array.from({ length: LANES }, async () => {
+      const lane = new pg.Client({ connectionString: databaseUrl });
+      await lane.connect();
+      await lane.query('set session_replication_role = replica; set synchronous_commit = off');
+      return lane;
+    }),
+  );
+  try {
+    const batches: number[] = [];
+    for (let start = seed.from; start < seed.to; start += BATCH) batches.push(start);
+    await step(`insert ${seed.from}..${seed.to} on ${LANES} connections`, () =>
+      onLanes(lanes, batches, async (lane, start) => {
+        const end = Math.min(seed.to, start + BATCH);
+        await lane.query(INSERT_TASKS, [start, end, seed.workspaces]);
+        progress.tick(end - start);
+      }),
+    );
+    // Slowest first, so the other lane builds the rest meanwhile.
+    const definitions = [...rebuild].sort((a, b) => Number(/using gin/i.test(b)) - Number(/using gin/i.test(a)));
+    await step(`${definitions.length} indexes on ${LANES} connections`, () =>
+      onLanes(lanes, definitions, (lane, definition) => lane.query(definition)),
+    );
+  } finally {
+    await Promise.all(lanes.map((lane) => lane.end()));
+  }
+  if (seed.jobs) {
+    const queued = await step('task_due jobs', () => queueDueJobs(client, seed.from, seed.to));
+    process.stderr.write(`  ${queued.toLocaleString('en-US')} task_due jobs queued\n`);
+  }
+  await client.query(SET_POSITION);
+}
+
+/** Runs `work` over `items` on the lanes, each lane taking the next item as it is free. */
+async function onLanes<T>(lanes: pg.Client[], items: T[], work: (lane: pg.Client, item: T) => Promise<unknown>) {
+  let next = 0;
+  await Promise.all(
+    lanes.map(async (lane) => {
+      while (next < items.length) await work(lane, items[next++]!);
+    }),
+  );
+}
+
+/**
+ * Queues the task_due job of each open task of `from..to` due later (the insert trigger's job: a
+ * task due before now would have fired already, so it has none) through graphile-worker's batch
+ * call `add_jobs`, 100,000 specs a call, in one statement.
+ */
+async function queueDueJobs(client: pg.ClientBase, from: number, to: number): Promise<number> {
+  const { rows } = await client.query<{ queued: number }>(
+    `select count(*)::int as queued from (
+       select tasks_worker.add_jobs(array_agg(row('task_due', json_build_object('t', t.id), null, t.due_at, null, 'due:' || t.id, null, null)::tasks_worker.job_spec))
+       from generate_series($1::int, $2::int - 1) g
+       join tasks.tasks t on t.id = md5('task:' || g)::uuid
+       where t.due_at > now() and t.completed_at is null
+       group by g / 100000
+     ) queued`,
+    [from, to],
+  );
+  return rows[0]!.queued;
+}
 
 /**
  * Whether the task_due jobs' queue (`tasks_worker.add_jobs`, graphile-worker's batch call) is
@@ -112,19 +202,6 @@ async function dropSecondaryIndexes(client: pg.ClientBase): Promise<string[]> {
   );
   for (const { name } of rows) await client.query(`drop index tasks.${name}`);
   return rows.map((r) => r.definition);
-}
-
-/**
- * One batch's INSERT ... SELECT ($1..$2 the numbers, $3 the workspaces); with `jobs`, it also
- * queues the task_due job of each open task due later (the insert trigger's job: a task due
- * before now would have fired already, so it has none).
- */
-function insertTasks(jobs: boolean): string {
-  if (!jobs) return `${ROWS}\n${INSERT}`;
-  return `${ROWS},
-    inserted as (${INSERT} returning id, due_at, completed_at)
-    select tasks_worker.add_jobs(array_agg(row('task_due', json_build_object('t', id), null, due_at, null, 'due:' || id, null, null)::tasks_worker.job_spec))
-    from inserted where due_at > now() and completed_at is null having count(*) > 0`;
 }
 
 /** The numbers of a batch, each with its workspace and its number within it. */
@@ -164,3 +241,6 @@ const INSERT = `
         now() - (1000000 - r.g) * interval '1 second',
         now() - (1000000 - r.g) * interval '1 second'
       from rows r`;
+
+/** One batch's INSERT ... SELECT ($1..$2 the numbers, $3 the workspaces). */
+const INSERT_TASKS = `${ROWS}\n${INSERT}`;
