@@ -1,4 +1,4 @@
-import { readFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import pg from 'pg';
 import { adminCommand, openEventStream, startProduct, type OpenedStream } from '@app/devstack';
@@ -171,6 +171,16 @@ export async function c10kBench(o: {
       held.map((h) => h.stream),
       (name) => sent.get(name)?.at,
     );
+    if (process.env.BENCH_C10K_TRACE) {
+      const arrivals = held.flatMap(({ stream }) =>
+        stream.blocks.flatMap((b) => {
+          const name = b.event === 'change' ? /"name":"(C\d+)"/.exec(b.data ?? '')?.[1] : undefined;
+          const change = name === undefined ? undefined : sent.get(name);
+          return change ? [[change.at, b.at - change.at]] : [];
+        }),
+      );
+      writeFileSync(process.env.BENCH_C10K_TRACE, JSON.stringify(arrivals));
+    }
     const dropped = held.filter((h) => h.endedAt !== undefined || received(h.stream) < perAccount[h.account]!).length;
     return {
       streams: held.length,

@@ -394,6 +394,8 @@ export function serviceStreamHub(deps: ServiceDeps): StreamHub {
     redisPrefix: deps.config.redisPrefix,
     logger: deps.logger,
     ...deps.config.streams,
+    // The other half stays for the requests, whatever the streams are waiting for.
+    maxReads: Math.max(1, Math.floor(deps.config.databasePoolSize / 2)),
   });
 }
 

@@ -60,6 +60,11 @@ export interface StreamHubOptions {
   maxPerAccount: number;
   /** How often streams read their feed while the notification listener is down (1 s). */
   fallbackPollMs: number;
+  /**
+   * Feed reads of streams under way at once, at most (half the request pool): the rest wait their
+   * turn in the hub, so the pool always has connections for the requests (see {@link StreamHub.read}).
+   */
+  maxReads: number;
 }
 
 /** Changes read per statement at most (the feeds' own limit). */
@@ -150,7 +155,7 @@ class Stream {
     this.reading = true;
     try {
       await watched;
-      return await this.reader.read(this.cursor, this.limit);
+      return await this.hub.read(() => this.reader.read(this.cursor, this.limit));
     } catch (err) {
       this.reading = false;
       throw err;
@@ -207,7 +212,7 @@ class Stream {
     try {
       do {
         this.again = false;
-        const page = await this.reader.read(this.cursor, this.limit);
+        const page = await this.hub.read(() => this.reader.read(this.cursor, this.limit));
         if (this.closed) return;
         await this.send(page);
         if (page.hasMore) this.again = true;
@@ -304,6 +309,9 @@ export class StreamHub {
   private timers: NodeJS.Timeout[] = [];
   private fallback: NodeJS.Timeout | undefined;
   private lastReadWarning = 0;
+  /** Stream reads under way, and the turns of those waiting (see {@link read}). */
+  private readsRunning = 0;
+  private readonly readTurns: Array<() => void> = [];
 
   constructor(private readonly o: StreamHubOptions) {
     this.slots = createStreamSlots({
@@ -387,6 +395,27 @@ export class StreamHub {
     const listener = this.listener;
     this.listener = undefined;
     await Promise.all([listener?.end().catch(() => {}), this.watches.close()]);
+  }
+
+  /**
+   * Runs a stream's read of its feed once fewer than `maxReads` are under way, in the order the
+   * streams asked. Every open stream of an account reads on each of its changes: with 10,000
+   * streams, 100 writes a second were 500 reads a second, and unbounded they queued in the request
+   * pool ahead of the writes (1,000 and more waiting), whose wait for a connection then ran past
+   * its timeout: writes answered 503, reads failed and were tried again on top. A stream waiting
+   * its turn counts as reading, so its further wakes make one read after it, not more.
+   */
+  async read<T>(read: () => Promise<T>): Promise<T> {
+    if (this.readsRunning < this.o.maxReads) this.readsRunning += 1;
+    else await new Promise<void>((resolve) => this.readTurns.push(resolve));
+    try {
+      return await read();
+    } finally {
+      // The turn passes to the next waiting read, or is given back.
+      const next = this.readTurns.shift();
+      if (next) next();
+      else this.readsRunning -= 1;
+    }
   }
 
   /** A read (or a watch's renewal) failed, Postgres down: one warning a minute; it is tried again. */
