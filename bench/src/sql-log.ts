@@ -28,7 +28,7 @@ export class SqlLog {
   // Each line names its session's application_name: the services' background connections (the
   // webhook queue, `<service>-webhooks`) poll while a request runs, and are not the request's SQL.
   // BENCH_PG_STATEMENTS=1 preloads pg_stat_statements too: each row then prints its statements'
-  // Postgres time (see statementReport).
+  // Postgres time (see statementMeter).
   static readonly settings = {
     shared_preload_libraries: process.env.BENCH_PG_STATEMENTS ? 'auto_explain,pg_stat_statements' : 'auto_explain',
     log_line_prefix: '[%a] ',
