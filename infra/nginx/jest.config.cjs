@@ -1,1 +1,27 @@
-module.exports = require('@app/devstack/jest-preset.cjs')(__dirname, { maxWorkers: 1 });
+/**
+ * The gateway suites, one file at a time (each starts a stack of its own). `npm test` runs them in
+ * two groups on its two lanes (packages/devstack/src/run-tests.ts), GATEWAY_TESTS naming the group:
+ * `restarts`, the files that kill, stop or restart processes of their stack (faults*, the SIGKILL
+ * and lifecycle files, the supervisor, `npm start`, replicas/), after the app suites on their lane;
+ * `rest`, every other file, beside them. Unset (a focused run, `npm run test:faults`): every file.
+ */
+const RESTARTS = [
+  '/test/faults',
+  '/test/reminders-sigkill\\.test',
+  '/test/lifecycle\\.test',
+  '/test/supervisor\\.test',
+  '/test/first-run\\.test',
+  '/test/replicas/',
+];
+const GROUPS = {
+  restarts: [`^(?!.*(${RESTARTS.join('|')}))`],
+  rest: RESTARTS,
+};
+const group = process.env.GATEWAY_TESTS;
+if (group !== undefined && !(group in GROUPS))
+  throw new Error(`GATEWAY_TESTS: ${group} is not one of ${Object.keys(GROUPS).join(', ')}`);
+
+module.exports = require('@app/devstack/jest-preset.cjs')(__dirname, {
+  maxWorkers: 1,
+  testPathIgnorePatterns: ['/node_modules/', ...(group === undefined ? [] : GROUPS[group])],
+});

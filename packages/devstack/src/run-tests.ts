@@ -1,10 +1,10 @@
-import { spawnSync } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { existsSync, readFileSync, readdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { ensureTestInfra } from './infra.js';
 import { repoRoot } from './nginx.js';
 
-/** Workspace folders whose jest run writes test-results.json. */
+/** Workspace folders whose jest runs write test-results.json (the gateway's groups: test-results-<group>.json). */
 function packageDirs(): string[] {
   const dirs: string[] = [];
   for (const group of ['apps', 'packages']) {
@@ -12,6 +12,48 @@ function packageDirs(): string[] {
   }
   dirs.push(join(repoRoot, 'infra', 'nginx'));
   return dirs;
+}
+
+/** The jest results files in the package folders. */
+function resultFiles(): string[] {
+  return packageDirs().flatMap((dir) =>
+    existsSync(dir)
+      ? readdirSync(dir)
+          .filter((name) => /^test-results(-[a-z]+)?\.json$/.test(name))
+          .map((name) => join(dir, name))
+      : [],
+  );
+}
+
+/** `turbo run test` with `args`; --continue: one failing suite does not hide the others' results, which the closing line counts. */
+function turboTest(args: string[], env: NodeJS.ProcessEnv): Promise<number> {
+  const turbo = join(repoRoot, 'node_modules', '.bin', 'turbo');
+  const run = spawn(turbo, ['run', 'test', '--continue', '--output-logs=full', ...args], {
+    cwd: repoRoot,
+    stdio: 'inherit',
+    env,
+  });
+  return new Promise((resolve) => run.once('exit', (code) => resolve(code ?? 1)));
+}
+
+/**
+ * The whole run on two lanes, one suite file at a time on each (the machine's two cores): the
+ * gateway's files that restart nothing on one; every other package's suite, then the gateway's
+ * files that kill, stop or restart processes, on the other (infra/nginx/jest.config.cjs). One lane
+ * per package, as turbo's --concurrency=2 ran them, left the gateway (about 70% of the time) on
+ * one core and the other idle for the last ten minutes. The builds are done (scripts/cli.mjs
+ * builds first): --only, so neither lane rebuilds what the other reads.
+ */
+async function wholeRun(extra: string[], env: NodeJS.ProcessEnv): Promise<number> {
+  const gateway = (group: string) =>
+    turboTest(['--only', '--filter=@app/gateway', ...extra], { ...env, GATEWAY_TESTS: group });
+  const codes = await Promise.all([
+    gateway('rest'),
+    turboTest(['--only', '--filter=!@app/gateway', '--concurrency=1', ...extra], env).then(async (code) =>
+      Math.max(code, await gateway('restarts')),
+    ),
+  ]);
+  return Math.max(...codes);
 }
 
 interface JestJson {
@@ -27,21 +69,17 @@ interface JestJson {
  */
 async function main(): Promise<number> {
   const started = Date.now();
-  const results = packageDirs().map((d) => join(d, 'test-results.json'));
-  for (const file of results) rmSync(file, { force: true });
+  for (const file of resultFiles()) rmSync(file, { force: true });
 
   const infra = await ensureTestInfra();
   let status: number;
   try {
-    const turbo = join(repoRoot, 'node_modules', '.bin', 'turbo');
     const extra = process.argv.slice(2);
-    // --continue: one failing suite does not hide the others' results (the closing line counts all).
-    const run = spawnSync(turbo, ['run', 'test', '--concurrency=2', '--continue', '--output-logs=full', ...extra], {
-      cwd: repoRoot,
-      stdio: 'inherit',
-      env: { ...process.env, DATABASE_URL: infra.databaseUrl, REDIS_URL: infra.redisUrl, FORCE_COLOR: '0' },
-    });
-    status = run.status ?? 1;
+    const env = { ...process.env, DATABASE_URL: infra.databaseUrl, REDIS_URL: infra.redisUrl, FORCE_COLOR: '0' };
+    // A focused run (--filter: one package, the fault suite) is one turbo run as given.
+    status = extra.some((arg) => arg.startsWith('--filter'))
+      ? await turboTest(['--concurrency=2', ...extra], env)
+      : await wholeRun(extra, env);
   } finally {
     await infra.stop();
   }
@@ -50,8 +88,7 @@ async function main(): Promise<number> {
   let failed = 0;
   let skipped = 0;
   let brokenSuites = 0;
-  for (const file of results) {
-    if (!existsSync(file)) continue;
+  for (const file of resultFiles()) {
     const json = JSON.parse(readFileSync(file, 'utf8')) as JestJson;
     passed += json.numPassedTests;
     failed += json.numFailedTests;
