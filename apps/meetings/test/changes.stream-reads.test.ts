@@ -67,4 +67,43 @@ describe('GET /api/changes/stream: the streams of an account and the writes besi
     for (const s of streams) await s.until((x) => names(x).length >= 2, 10_000);
     for (const s of streams) expect(names(s)).toEqual(['First', 'Second']);
   });
+
+  it('does not read for a stream that closed while its read waited for a turn', async () => {
+    const c = await t.caller();
+    const url = `http://127.0.0.1:${(t.server.address() as AddressInfo).port}/api/changes/stream`;
+    for (let i = 0; i < 10; i++) {
+      const s = await openEventStream(url, { Authorization: c.auth });
+      streams.push(s);
+      await s.until((x) => x.blocks.some((b) => b.comment === 'stream open'));
+    }
+    blocker = new pg.Client({ connectionString: t.config.databaseUrl });
+    await blocker.connect();
+    await blocker.query('begin');
+    await blocker.query('lock table meetings.series in access exclusive mode');
+    await t.http().post('/api/people').set('Authorization', c.auth).send({ name: 'Woke them' }).expect(201);
+    // Five reads run (each waiting on the lock), five wait for a turn in the hub.
+    for (let i = 0; i < 100 && (await waitingOnLock(blocker)) < 5; i++) await sleep(50);
+    expect(await waitingOnLock(blocker)).toBe(5);
+    for (const s of streams.splice(0)) s.close();
+    await sleep(300);
+    // A second session asks for the lock behind the five reads: once they have it and are done,
+    // it holds it, and a read that started after them would wait on it.
+    const behind = new pg.Client({ connectionString: t.config.databaseUrl });
+    await behind.connect();
+    try {
+      const { pid } = (await behind.query<{ pid: number }>('select pg_backend_pid() as pid')).rows[0]!;
+      await behind.query('begin');
+      const relocked = behind.query('lock table meetings.series in access exclusive mode');
+      const queued = async () =>
+        (await blocker!.query('select 1 from pg_locks where pid = $1 and not granted', [pid])).rowCount === 1;
+      for (let i = 0; i < 100 && !(await queued()); i++) await sleep(20);
+      await blocker.query('commit');
+      await relocked;
+      await sleep(500);
+      expect(await waitingOnLock(blocker)).toBe(0);
+      await behind.query('commit');
+    } finally {
+      await behind.end();
+    }
+  });
 });

@@ -62,6 +62,13 @@ const EXPRESSIONS = [
   '!!completed | tomorrow',
   '(today | tomorrow) & !subtask & search: report | recurring',
   'next 10 days & !(priority: low | priority: medium) | assigned to: bob',
+  // Date ranges under & and | (the page's due range: an intersection, a hull, none)
+  '(today | overdue) & priority: high & !#home',
+  '(overdue | tomorrow) & #work',
+  '(overdue | next 10 days) & !priority: high',
+  'due after: today & due before: tomorrow | overdue',
+  '(tomorrow | no date) & priority: high',
+  '!(today | tomorrow) & #work',
 ];
 
 describe('the in-memory filter agrees with GET /api/v1/tasks?filter=', () => {

@@ -2,7 +2,7 @@ import { Kysely, PostgresDialect, sql, type CompiledQuery } from 'kysely';
 import { createPool } from '@app/auth/runtime';
 import type { Database } from '../src/db/schema.js';
 import * as repo from '../src/db/tasks.repository.js';
-import { filterPredicate, filteredPage } from '../src/db/filter.repository.js';
+import { filteredPage } from '../src/db/filter.repository.js';
 import { mentionsCompleted, parseFilter, resolveFilter } from '../src/domain/filter.js';
 import { startTestApp, type Caller, type TestApp } from './helpers/harness.js';
 
@@ -168,7 +168,7 @@ describe('each filter term has an index (GET /api/v1/tasks?filter=)', () => {
     const parsed = parseFilter(text);
     return filteredPage(db, {
       workspaceId: c.workspaceId,
-      predicate: filterPredicate(resolveFilter(parsed, 'UTC', Date.now())),
+      filter: resolveFilter(parsed, 'UTC', Date.now()),
       withCompleted: mentionsCompleted(parsed),
       after: null,
       limit: 51,
@@ -185,7 +185,9 @@ describe('each filter term has an index (GET /api/v1/tasks?filter=)', () => {
     ['next 7 days', due],
     ['due before: 2031-01-03', due],
     ['due after: 2031-01-27', /tasks_due_idx/],
-    ['no date', /tasks_due_idx/],
+    // Half this workspace has no date: the planner may read the workspace by its smallest index
+    // (tasks_tags_idx's workspace key) rather than tasks_due_idx, which carries the page's columns.
+    ['no date', /tasks_due_idx|tasks_tags_idx/],
     ['priority: high', /tasks_priority_idx/],
     ['#work', /tasks_tags_idx/],
     ['no tags', /tasks_untagged_idx/],

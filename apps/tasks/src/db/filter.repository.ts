@@ -63,12 +63,56 @@ function termSql(term: ResolvedTerm): RawBuilder<boolean> {
  * `not coalesce(term, false)`, so a null column (no priority, no assignee) is "not matching",
  * never unknown.
  */
-export function filterPredicate(node: ResolvedFilter, negated = false): RawBuilder<boolean> {
+function filterPredicate(node: ResolvedFilter, negated = false): RawBuilder<boolean> {
   if ('term' in node)
     return negated ? sql<boolean>`not coalesce(${termSql(node)}, false)` : sql<boolean>`(${termSql(node)})`;
   if (node.op === 'not') return filterPredicate(node.operand, !negated);
   const joiner = (node.op === 'and') !== negated ? sql` and ` : sql` or `;
   return sql<boolean>`(${filterPredicate(node.left, negated)}${joiner}${filterPredicate(node.right, negated)})`;
+}
+
+/**
+ * A range of due times (ISO instants, `from` inclusive, `before` exclusive, either open) with the
+ * due time set.
+ */
+interface DueRange {
+  from?: string | undefined;
+  before?: string | undefined;
+}
+
+/**
+ * The later (`pick` 1) or earlier (-1) of two bounds of a range; an open bound (`undefined`) wins
+ * in a hull (`or`) and gives way in an intersection (`and`).
+ */
+function bound(a: string | undefined, b: string | undefined, pick: 1 | -1, hull: boolean): string | undefined {
+  if (a === undefined || b === undefined) return hull ? undefined : (a ?? b);
+  return Math.sign(Date.parse(a) - Date.parse(b)) === pick ? a : b;
+}
+
+/**
+ * The range of due times that every task matching `node` lies in, or null when a match may have
+ * any due time or none: `and` keeps the narrower bounds of its sides, `or` the hull of both (null
+ * when either side is), a negated term bounds nothing. Implied by the predicate, it changes no
+ * answer; as a conjunct of its own it lets one range of tasks_due_idx serve an expression whose
+ * dates sit in an `or`, e.g. `(today | overdue) & priority: high`.
+ */
+function dueRange(node: ResolvedFilter, negated = false): DueRange | null {
+  if ('term' in node) return node.term === 'due' && !negated ? { from: node.from, before: node.before } : null;
+  if (node.op === 'not') return dueRange(node.operand, !negated);
+  const left = dueRange(node.left, negated);
+  const right = dueRange(node.right, negated);
+  if ((node.op === 'and') !== negated) {
+    if (!left || !right) return left ?? right;
+    return { from: bound(left.from, right.from, 1, false), before: bound(left.before, right.before, -1, false) };
+  }
+  if (!left || !right) return null;
+  return { from: bound(left.from, right.from, -1, true), before: bound(left.before, right.before, 1, true) };
+}
+
+/** `range` as a conjunct over task `t` (true when null). */
+function dueRangeSql(range: DueRange | null): RawBuilder<boolean> {
+  if (!range) return sql<boolean>`true`;
+  return termSql({ term: 'due', ...range });
 }
 
 /** Where a filtered page ended: the manual order's key of its last task. */
@@ -83,39 +127,45 @@ export interface FilterKey {
 export type FilteredRow = TaskRow & { sort_position: string; subtask: boolean };
 
 /**
- * A page of the workspace's live tasks of any level matching `predicate` (and open ones only,
- * unless `withCompleted`), in view=all's manual order: each top-level task at its position, its
- * subtasks right after it by createdAt then id. Keyset after `after`; the page is cut within
- * MAX_PAGE_BYTES of the tasks' octets as the other lists are. The predicate's terms are served by
- * their indexes; the parent's position comes by its primary key.
+ * A page of the workspace's live tasks of any level matching `filter` (and open ones only, unless
+ * `withCompleted`), in view=all's manual order: each top-level task at its position, its subtasks
+ * right after it by createdAt then id. Keyset after `after`; the page is cut within MAX_PAGE_BYTES
+ * of the tasks' octets as the other lists are.
+ *
+ * Two steps: the page's ids in order, then their rows. The first reads only what tasks_due_idx
+ * carries when the expression names no other column (an index-only scan over the range of
+ * `dueRange`, not a heap page per candidate); a subtask's sort position is its parent's, looked up
+ * by primary key for subtasks only.
  */
 export async function filteredPage(
   db: Db,
   p: {
     workspaceId: string;
-    predicate: RawBuilder<boolean>;
+    filter: ResolvedFilter;
     withCompleted: boolean;
     after: FilterKey | null;
     limit: number;
   },
 ): Promise<FilteredRow[]> {
-  const key = sql`(coalesce(pt.position, t.position), t.parent_id is not null, t.created_at, t.id)`;
+  const position = sql`coalesce(case when t.parent_id is not null then (select pt.position from tasks pt where pt.id = t.parent_id) end, t.position)`;
   const after = p.after
-    ? sql`and ${key} > (${p.after.position}::numeric, ${p.after.subtask}::boolean, ${p.after.createdAt}::timestamptz, ${p.after.id}::uuid)`
+    ? sql`and (${position}, t.parent_id is not null, t.created_at, t.id) > (${p.after.position}::numeric, ${p.after.subtask}::boolean, ${p.after.createdAt}::timestamptz, ${p.after.id}::uuid)`
     : sql``;
   const open = p.withCompleted ? sql`` : sql`and t.completed_at is null`;
   const order = 'sort_position, subtask, created_at, id';
   const result = await sql<FilteredRow>`
     select ${sql.raw(PLAIN_COLUMNS)}, sort_position::text as sort_position, subtask from (
       select q.*, sum(q.bytes) over (order by ${sql.raw(order)}) - q.bytes as bytes_before from (
-        select ${sql.join(TASK_COLUMNS.map((c) => sql.ref(`t.${c}`)))},
-          coalesce(pt.position, t.position) as sort_position, t.parent_id is not null as subtask,
+        select ${sql.join(TASK_COLUMNS.map((c) => sql.ref(`t.${c}`)))}, k.sort_position, k.subtask,
           ${sql.raw(octets('t'))} as bytes
-        from tasks t left join tasks pt on pt.id = t.parent_id
-        where t.workspace_id = ${p.workspaceId}::uuid and t.deleted_at is null ${open}
-          and ${p.predicate} ${after}
-        order by ${key}
-        limit ${p.limit}
+        from (
+          select t.id, ${position} as sort_position, t.parent_id is not null as subtask, t.created_at
+          from tasks t
+          where t.workspace_id = ${p.workspaceId}::uuid and t.deleted_at is null ${open}
+            and ${dueRangeSql(dueRange(p.filter))} and ${filterPredicate(p.filter)} ${after}
+          order by ${sql.raw(order)}
+          limit ${p.limit}
+        ) k join tasks t on t.id = k.id
       ) q
     ) w
     where w.bytes_before < ${MAX_PAGE_BYTES}

@@ -1,7 +1,7 @@
 import { errors, pageWithin } from '@app/http-errors';
 import type { Kysely } from 'kysely';
 import type { Database } from '../db/schema.js';
-import { filterPredicate, filteredPage } from '../db/filter.repository.js';
+import { filteredPage } from '../db/filter.repository.js';
 import { encodeCursor, filterCursor, queryDigest } from './cursor.js';
 import { mentionsCompleted, parseFilter, resolveFilter } from './filter.js';
 import { LIST_ENVELOPE, toTask, type Context, type Task } from './tasks.service.js';
@@ -35,7 +35,7 @@ export async function listFilteredTasks(
   const after = query.cursor === undefined ? null : filterCursor(query.cursor, query.filter);
   const rows = await filteredPage(db, {
     workspaceId: ctx.workspaceId,
-    predicate: filterPredicate(resolveFilter(parsed, ctx.timezone, Date.now())),
+    filter: resolveFilter(parsed, ctx.timezone, Date.now()),
     withCompleted: mentionsCompleted(parsed),
     after: after && { position: after.p, subtask: after.s, createdAt: after.c, id: after.i },
     limit: query.limit + 1,

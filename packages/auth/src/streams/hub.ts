@@ -151,11 +151,11 @@ class Stream {
    * stream's key is `watched` (its writes announced). The stream counts as reading until
    * {@link opened}, so a notification meanwhile waits for the page to be sent.
    */
-  async first(watched: Promise<void>): Promise<StreamPage> {
+  async first(watched: Promise<void>): Promise<StreamPage | undefined> {
     this.reading = true;
     try {
       await watched;
-      return await this.hub.read(() => this.reader.read(this.cursor, this.limit));
+      return await this.nextPage();
     } catch (err) {
       this.reading = false;
       throw err;
@@ -190,6 +190,11 @@ class Stream {
     if (page.hasMore) await this.writable();
   }
 
+  /** The next page, read in the hub's turn; none when the stream closed while it waited for its turn. */
+  private nextPage(): Promise<StreamPage | undefined> {
+    return this.hub.read(async () => (this.closed ? undefined : this.reader.read(this.cursor, this.limit)));
+  }
+
   /** Resolves once the socket has taken what was written (at once unless a write said to wait), or the stream is gone. */
   private writable(): Promise<void> {
     if (!this.res.writableNeedDrain || this.closed) return Promise.resolve();
@@ -212,8 +217,8 @@ class Stream {
     try {
       do {
         this.again = false;
-        const page = await this.hub.read(() => this.reader.read(this.cursor, this.limit));
-        if (this.closed) return;
+        const page = await this.nextPage();
+        if (!page || this.closed) return;
         await this.send(page);
         if (page.hasMore) this.again = true;
         else if (page.reached !== undefined && page.reached < this.want) {
@@ -362,14 +367,14 @@ export class StreamHub {
       this.add(stream);
       res.on('close', () => this.remove(stream));
       this.ensureListener();
-      let first: StreamPage;
+      let first: StreamPage | undefined;
       try {
         first = await stream.first(this.watches.watch(stream.reader.key));
       } catch (err) {
         this.remove(stream);
         throw err;
       }
-      if (stream.closed) return;
+      if (!first || stream.closed) return;
       res.writeHead(200, {
         'Content-Type': 'text/event-stream; charset=utf-8',
         'Cache-Control': 'no-cache, no-transform',

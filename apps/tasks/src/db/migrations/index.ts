@@ -18,6 +18,7 @@ import * as taskReminders from './2026_11_28_1200_task_reminders.js';
 import * as reminderJobs from './2026_11_28_1300_reminder_jobs.js';
 import * as batchCommands from './2026_11_28_1200_batch_commands.js';
 import * as announcedSince from './2026_11_28_1400_announced_since.js';
+import * as dueIndexCoversFilters from './2026_11_29_0100_due_index_covers_filters.js';
 
 /** Every migration of the tasks schema, by name; names sort in the order they apply. */
 export const migrations: Record<string, Migration> = {
@@ -40,4 +41,5 @@ export const migrations: Record<string, Migration> = {
   '2026_11_28_1300_reminder_jobs': reminderJobs,
   '2026_11_28_1200_batch_commands': batchCommands,
   '2026_11_28_1400_announced_since': announcedSince,
+  '2026_11_29_0100_due_index_covers_filters': dueIndexCoversFilters,
 };
