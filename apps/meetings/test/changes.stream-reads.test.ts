@@ -35,7 +35,8 @@ describe('GET /api/changes/stream: the streams of an account and the writes besi
       )
     ).rows[0]!.n;
 
-  it('answers writes while its ten streams wait on their reads, then sends every change on each stream, in order, once', async () => {
+  /** A new account with ten streams open (each past its opening comment). */
+  const tenStreams = async () => {
     const c = await t.caller();
     const url = `http://127.0.0.1:${(t.server.address() as AddressInfo).port}/api/changes/stream`;
     for (let i = 0; i < 10; i++) {
@@ -44,12 +45,24 @@ describe('GET /api/changes/stream: the streams of an account and the writes besi
       expect(s.status).toBe(200);
       await s.until((x) => x.blocks.some((b) => b.comment === 'stream open'));
     }
-    // Every read of the feed takes series' lock (the page is a union over notes, people, series
-    // and meetings); a person's create does not. Held, each stream's read waits on it.
-    blocker = new pg.Client({ connectionString: t.config.databaseUrl });
-    await blocker.connect();
-    await blocker.query('begin');
-    await blocker.query('lock table meetings.series in access exclusive mode');
+    return c;
+  };
+
+  /**
+   * A session holding series' lock: every read of the feed takes it (the page is a union over
+   * notes, people, series and meetings), a person's create does not, so each stream's read waits.
+   */
+  const holdSeriesLock = async () => {
+    const client = new pg.Client({ connectionString: t.config.databaseUrl });
+    await client.connect();
+    await client.query('begin');
+    await client.query('lock table meetings.series in access exclusive mode');
+    return client;
+  };
+
+  it('answers writes while its ten streams wait on their reads, then sends every change on each stream, in order, once', async () => {
+    const c = await tenStreams();
+    blocker = await holdSeriesLock();
     const post = (name: string) =>
       fetch(`http://127.0.0.1:${(t.server.address() as AddressInfo).port}/api/people`, {
         method: 'POST',
@@ -69,17 +82,8 @@ describe('GET /api/changes/stream: the streams of an account and the writes besi
   });
 
   it('does not read for a stream that closed while its read waited for a turn', async () => {
-    const c = await t.caller();
-    const url = `http://127.0.0.1:${(t.server.address() as AddressInfo).port}/api/changes/stream`;
-    for (let i = 0; i < 10; i++) {
-      const s = await openEventStream(url, { Authorization: c.auth });
-      streams.push(s);
-      await s.until((x) => x.blocks.some((b) => b.comment === 'stream open'));
-    }
-    blocker = new pg.Client({ connectionString: t.config.databaseUrl });
-    await blocker.connect();
-    await blocker.query('begin');
-    await blocker.query('lock table meetings.series in access exclusive mode');
+    const c = await tenStreams();
+    blocker = await holdSeriesLock();
     await t.http().post('/api/people').set('Authorization', c.auth).send({ name: 'Woke them' }).expect(201);
     // Five reads run (each waiting on the lock), five wait for a turn in the hub.
     for (let i = 0; i < 100 && (await waitingOnLock(blocker)) < 5; i++) await sleep(50);
