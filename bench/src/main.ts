@@ -334,25 +334,11 @@ async function scaleCheck(
   return { small, large };
 }
 
-/** `work` with a context whose client is a connection of its own, closed after. */
-async function onConnectionOfItsOwn<T>(ctx: BenchContext, work: (ctx: BenchContext) => Promise<T>): Promise<T> {
-  const client = new pg.Client({ connectionString: ctx.databaseUrl });
-  await client.connect();
-  try {
-    return await work({ ...ctx, client });
-  } finally {
-    await client.end();
-  }
-}
-
 /** Seeds the other services' data (what the selection needs) and lists the selected scenarios. */
 async function seedScenarios(ctx: BenchContext, tasks: TasksFixture): Promise<Scenario[]> {
-  log('seeding meetings and clipboard (side by side)...');
-  // Each seed keeps one Postgres backend busy: on a connection each they take the two cores.
-  const [meetings, clipboard] = await Promise.all([
-    needs('meetings') ? seedMeetings(ctx) : null,
-    needs('clipboard') ? onConnectionOfItsOwn(ctx, seedClipboard) : null,
-  ]);
+  log('seeding meetings and clipboard...');
+  const meetings = needs('meetings') ? await seedMeetings(ctx) : null;
+  const clipboard = needs('clipboard') ? await seedClipboard(ctx) : null;
   log('vacuum analyze (the whole database)...');
   await ctx.client.query('vacuum analyze');
   log("seeding the fleet (if mixed is selected), then the scenarios' own data...");
