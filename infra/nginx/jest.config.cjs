@@ -1,9 +1,13 @@
 /**
  * The gateway suites, one file at a time (each starts a stack of its own). `npm test` runs them in
- * two groups on its two lanes (packages/devstack/src/run-tests.ts), GATEWAY_TESTS naming the group:
- * `restarts`, the files that kill, stop or restart processes of their stack (faults*, the SIGKILL
- * and lifecycle files, the supervisor, `npm start`, replicas/), after the app suites on their lane;
- * `rest`, every other file, beside them. Unset (a focused run, `npm run test:faults`): every file.
+ * three groups beside the other packages' suites (packages/devstack/src/run-tests.ts),
+ * GATEWAY_TESTS naming the group:
+ * - `restarts`, the files that kill, stop or restart processes of their stack (faults*, the SIGKILL
+ *   and lifecycle files, the supervisor, `npm start`, replicas/), after the app suites on their lane;
+ * - `waits`, the files that spend most of their time waiting, not computing (streams: a process's
+ *   memory settling after its streams close), on a lane of their own;
+ * - `rest`, every other file, on a lane of its own.
+ * Unset (a focused run, `npm run test:faults`): every file.
  */
 const RESTARTS = [
   '/test/faults',
@@ -13,9 +17,13 @@ const RESTARTS = [
   '/test/first-run\\.test',
   '/test/replicas/',
 ];
+const WAITS = ['/test/streams\\.test'];
+/** testPathIgnorePatterns that leave only the files matching `patterns`. */
+const only = (patterns) => [`^(?!.*(${patterns.join('|')}))`];
 const GROUPS = {
-  restarts: [`^(?!.*(${RESTARTS.join('|')}))`],
-  rest: RESTARTS,
+  restarts: only(RESTARTS),
+  waits: only(WAITS),
+  rest: [...RESTARTS, ...WAITS],
 };
 const group = process.env.GATEWAY_TESTS;
 if (group !== undefined && !(group in GROUPS))

@@ -37,12 +37,13 @@ function turboTest(args: string[], env: NodeJS.ProcessEnv): Promise<number> {
 }
 
 /**
- * The whole run on two lanes, one suite file at a time on each (the machine's two cores): the
- * gateway's files that restart nothing on one; every other package's suite, then the gateway's
- * files that kill, stop or restart processes, on the other (infra/nginx/jest.config.cjs). One lane
- * per package, as turbo's --concurrency=2 ran them, left the gateway (about 70% of the time) on
- * one core and the other idle for the last ten minutes. The builds are done (scripts/cli.mjs
- * builds first): --only, so neither lane rebuilds what the other reads.
+ * The whole run on three lanes, one suite file at a time on each: the gateway's files that restart
+ * nothing on one; every other package's suite, then the gateway's files that kill, stop or restart
+ * processes, on another (infra/nginx/jest.config.cjs); and the gateway's files that mostly wait
+ * (a process's memory settling) on the third, which takes little of the machine's two cores. One
+ * lane per package, as turbo's --concurrency=2 ran them, left the gateway (about 70% of the time)
+ * on one core and the other idle for the last ten minutes. The builds are done (scripts/cli.mjs
+ * builds first): --only, so no lane rebuilds what another reads.
  */
 async function wholeRun(extra: string[], env: NodeJS.ProcessEnv): Promise<number> {
   const gateway = (group: string) =>
@@ -52,6 +53,7 @@ async function wholeRun(extra: string[], env: NodeJS.ProcessEnv): Promise<number
     turboTest(['--only', '--filter=!@app/gateway', '--concurrency=1', ...extra], env).then(async (code) =>
       Math.max(code, await gateway('restarts')),
     ),
+    gateway('waits'),
   ]);
   return Math.max(...codes);
 }
