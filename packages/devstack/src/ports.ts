@@ -1,17 +1,41 @@
 import { readdirSync, readFileSync, readlinkSync } from 'node:fs';
 import { connect, createServer } from 'node:net';
 
-/** A TCP port free on 127.0.0.1 right now. */
-export function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const srv = createServer();
-    srv.unref();
-    srv.on('error', reject);
-    srv.listen(0, '127.0.0.1', () => {
-      const { port } = srv.address() as { port: number };
-      srv.close(() => resolve(port));
-    });
-  });
+/**
+ * Where {@link freePort} looks: below Linux's ephemeral range (32768-60999), which every outgoing
+ * connection takes its local port from. A port found free there could be taken by a client socket
+ * before the server meant for it listened: in `npm test`'s three lanes a stack's meetings process
+ * lost its port that way, and the gateway sent `/docs/meetings` to whatever held it (a 404).
+ * `npm test` gives each lane a block of its own (TEST_PORT_LANE, 0-3), so no two lanes hand out
+ * the same port; unset, the whole range.
+ */
+const PORTS = { from: 15_000, to: 32_000, lanes: 4 };
+/** The ports this process has handed out, and where it looks next. */
+const handedOut = new Set<number>();
+let next: number | undefined;
+
+function portBlock(): { from: number; to: number } {
+  const lane = Number(process.env.TEST_PORT_LANE);
+  if (!Number.isInteger(lane) || lane < 0 || lane >= PORTS.lanes) return PORTS;
+  const size = Math.floor((PORTS.to - PORTS.from) / PORTS.lanes);
+  return { from: PORTS.from + lane * size, to: PORTS.from + (lane + 1) * size };
+}
+
+/**
+ * A TCP port free on 127.0.0.1 right now, outside the ephemeral range, not handed out before by
+ * this process: the next free one of its block after the last, from a random start.
+ */
+export async function freePort(): Promise<number> {
+  const { from, to } = portBlock();
+  next ??= from + Math.floor(Math.random() * (to - from));
+  for (let tried = 0; tried < to - from; tried++) {
+    const port = next;
+    next = next + 1 >= to ? from : next + 1;
+    if (handedOut.has(port) || !(await canListen(port))) continue;
+    handedOut.add(port);
+    return port;
+  }
+  throw new Error(`no free port in ${from}-${to - 1}`);
 }
 
 /** Resolves once something accepts TCP connections on host:port, or rejects after `timeoutMs`. */

@@ -46,14 +46,16 @@ function turboTest(args: string[], env: NodeJS.ProcessEnv): Promise<number> {
  * builds first): --only, so no lane rebuilds what another reads.
  */
 async function wholeRun(extra: string[], env: NodeJS.ProcessEnv): Promise<number> {
-  const gateway = (group: string) =>
-    turboTest(['--only', '--filter=@app/gateway', ...extra], { ...env, GATEWAY_TESTS: group });
+  // Each lane hands out ports from a block of its own (freePort in ./ports.ts).
+  const lane = (n: number) => ({ ...env, TEST_PORT_LANE: String(n) });
+  const gateway = (group: string, n: number) =>
+    turboTest(['--only', '--filter=@app/gateway', ...extra], { ...lane(n), GATEWAY_TESTS: group });
   const codes = await Promise.all([
-    gateway('rest'),
-    turboTest(['--only', '--filter=!@app/gateway', '--concurrency=1', ...extra], env).then(async (code) =>
-      Math.max(code, await gateway('restarts')),
+    gateway('rest', 0),
+    turboTest(['--only', '--filter=!@app/gateway', '--concurrency=1', ...extra], lane(1)).then(async (code) =>
+      Math.max(code, await gateway('restarts', 1)),
     ),
-    gateway('waits'),
+    gateway('waits', 2),
   ]);
   return Math.max(...codes);
 }
