@@ -4,12 +4,13 @@ import { connect, createServer } from 'node:net';
 /**
  * Where {@link freePort} looks: below Linux's ephemeral range (32768-60999), which every outgoing
  * connection takes its local port from. A port found free there could be taken by a client socket
- * before the server meant for it listened: in `npm test`'s three lanes a stack's meetings process
- * lost its port that way, and the gateway sent `/docs/meetings` to whatever held it (a 404).
- * `npm test` gives each lane a block of its own (TEST_PORT_LANE, 0-3), so no two lanes hand out
- * the same port; unset, the whole range.
+ * (or another lane's stack) before the server meant for it listened, and a stack's readiness check
+ * then passed on whatever held it: likeliest why, in a run of `npm test`'s three lanes, a meetings
+ * process exited with EADDRINUSE and the gateway answered `/docs/meetings` with a 404. `npm test`
+ * gives each of its lanes a block of its own (TEST_PORT_LANE, 0-2), so no two lanes hand out the
+ * same port; unset, the whole range.
  */
-const PORTS = { from: 15_000, to: 32_000, lanes: 4 };
+const PORTS = { from: 15_000, to: 32_000, lanes: 3 };
 /** The ports this process has handed out, and where it looks next. */
 const handedOut = new Set<number>();
 let next: number | undefined;
@@ -27,7 +28,7 @@ function portBlock(): { from: number; to: number } {
  */
 export async function freePort(): Promise<number> {
   const { from, to } = portBlock();
-  next ??= from + Math.floor(Math.random() * (to - from));
+  if (next === undefined || next < from || next >= to) next = from + Math.floor(Math.random() * (to - from));
   for (let tried = 0; tried < to - from; tried++) {
     const port = next;
     next = next + 1 >= to ? from : next + 1;
