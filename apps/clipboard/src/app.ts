@@ -33,4 +33,4 @@ export function createApp(deps: ServiceDeps<Database>): Express {
     api: { router: apiRoutes(routeContext(deps, streams)) },
   });
 }
-export { migrations } from './db/migrations/index.js';
+export { migrations } from './admin.js';

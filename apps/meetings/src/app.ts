@@ -45,4 +45,4 @@ export function createApp(deps: ServiceDeps<Database>): Express {
     },
   });
 }
-export { migrations } from './db/migrations/index.js';
+export { migrations } from './admin.js';

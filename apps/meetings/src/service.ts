@@ -47,4 +47,5 @@ export default {
   roles: ['api', 'worker'],
   toolsets: ['default', 'webhooks', 'all'],
   load: () => import('./app.js'),
+  loadAdmin: () => import('./admin.js'),
 } satisfies ServiceDeclaration;

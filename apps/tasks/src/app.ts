@@ -32,5 +32,4 @@ export function createApp(deps: ServiceDeps<Database>): Express {
     },
   });
 }
-export { migrations } from './db/migrations/index.js';
-export { adminHooks } from './accounts.js';
+export { adminHooks, migrations } from './admin.js';

@@ -109,4 +109,4 @@ export function compileQuery<const S extends JSONSchema>(schema: S): Validator<S
 
 export { DATE_TIME_PATTERN, TIME_ZONE_PATTERN, dateTimeInputSchema } from './date-time.js';
 export { jsonBody, unsafeInputProblem } from './input.js';
-export { idPathParameter, isUuid, recordId, uuidSchema } from './ids.js';
+export { idPathParameter, uuidSchema } from './ids.js';

@@ -1,8 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { inTransaction } from '@app/auth/runtime';
 import { currentActor, emitEvents, type Actor } from '@app/auth/webhooks';
-import { entriesWithin, errors } from '@app/http-errors';
-import { recordId } from '@app/http-errors/validation';
+import { entriesWithin, errors, recordId } from '@app/http-errors';
 import * as repo from '../db/items.repository.js';
 import { withAccount, type AccountTx, type Db } from '../db/state.repository.js';
 import { TOMBSTONE_DAYS } from './limits.js';

@@ -1,7 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { emitEvents, previousOf } from '@app/auth/webhooks';
-import { errors } from '@app/http-errors';
-import { recordId } from '@app/http-errors/validation';
+import { errors, recordId } from '@app/http-errors';
 import * as repo from '../db/snippets.repository.js';
 import { withAccount, type AccountTx, type Db } from '../db/state.repository.js';
 import { MAX_SNIPPETS, TOMBSTONE_DAYS } from './limits.js';

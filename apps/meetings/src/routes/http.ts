@@ -1,5 +1,5 @@
 import type { Request, RequestHandler } from 'express';
-import { recordId } from '@app/http-errors/validation';
+import { recordId } from '@app/http-errors';
 import { fail, notFound } from '../domain/errors.js';
 
 /** The caller's account id (the routes run behind authenticate). */

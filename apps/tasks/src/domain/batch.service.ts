@@ -1,7 +1,7 @@
 import { inTransaction } from '@app/auth/runtime';
 import { WINDOW_ORIGIN } from '@app/auth/streams';
-import { AppError, errors, type ErrorDetail } from '@app/http-errors';
-import { isUuid, type Shape } from '@app/http-errors/validation';
+import { AppError, errors, type ErrorDetail, isUuid } from '@app/http-errors';
+import { type Shape } from '@app/http-errors/validation';
 import type { Kysely } from 'kysely';
 import * as repo from '../db/batch.repository.js';
 import type { Database } from '../db/schema.js';

@@ -1,7 +1,6 @@
 import { createHash } from 'node:crypto';
 import { cursorCodec, cursorSigner } from '@app/auth/streams';
-import { errors } from '@app/http-errors';
-import { isUuid } from '@app/http-errors/validation';
+import { errors, isUuid } from '@app/http-errors';
 import { fail } from './errors.js';
 
 export type View = 'all' | 'today' | 'upcoming' | 'completed';

@@ -1,7 +1,7 @@
 import { inTransaction } from '@app/auth/runtime';
 import { announceStreamEvent } from '@app/auth/streams';
 import { emitEvent } from '@app/auth/webhooks';
-import { isUuid } from '@app/http-errors/validation';
+import { isUuid } from '@app/http-errors';
 import type { Kysely } from 'kysely';
 import type { Database } from '../db/schema.js';
 import * as jobs from '../db/reminders.jobs.repository.js';

@@ -1,8 +1,8 @@
 import type { Request, Router } from 'express';
 import { callerTimezone } from '@app/auth/identity';
 import { chargeRequests } from '@app/auth/runtime';
-import { errorBody, errors, type AppError } from '@app/http-errors';
-import { compileBody, recordId } from '@app/http-errors/validation';
+import { errorBody, errors, type AppError, recordId } from '@app/http-errors';
+import { compileBody } from '@app/http-errors/validation';
 import { batchSchema } from '../domain/batch.schemas.js';
 import { runBatch, type BatchCalls, type BatchCommand } from '../domain/batch.service.js';
 import { taskNotFound } from '../domain/errors.js';

@@ -1,6 +1,7 @@
 import type { Request, Router } from 'express';
 import { callerTimezone } from '@app/auth/identity';
-import { compileBody, recordId } from '@app/http-errors/validation';
+import { recordId } from '@app/http-errors';
+import { compileBody } from '@app/http-errors/validation';
 import * as service from '../domain/reminders.service.js';
 import type { Context } from '../domain/tasks.service.js';
 import { fail, taskNotFound } from '../domain/errors.js';

@@ -1,7 +1,7 @@
 import type { Request, Response, Router } from 'express';
 import { callerTimezone } from '@app/auth/identity';
-import { errors } from '@app/http-errors';
-import { compileBody, compileQuery, recordId } from '@app/http-errors/validation';
+import { errors, recordId } from '@app/http-errors';
+import { compileBody, compileQuery } from '@app/http-errors/validation';
 import type { RouteContext } from '@app/auth/runtime';
 import type { Database } from '../db/schema.js';
 import type { TaskCaches } from '../domain/caches.js';

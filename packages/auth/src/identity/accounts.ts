@@ -1,7 +1,7 @@
 import { AppError, errors } from '@app/http-errors';
 import type { AuthConfig } from './config.js';
 import { forgetAccount } from './credential-cache.js';
-import { createSession } from './keys.js';
+import { createSession } from './credentials.js';
 import type { LoginThrottle } from './login-throttle.js';
 import { hashPassword, verifyPassword } from './passwords.js';
 import * as repo from './repository.js';

@@ -1,11 +1,11 @@
-import { isUuid } from '@app/http-errors/validation';
+import { isUuid } from '@app/http-errors';
 import { parseArgs } from 'node:util';
 import { inTransaction } from '../database/database.js';
 import { createAccount, EMAIL_PATTERN, normalizeEmail, type AdminHooks } from './accounts.js';
 import type { AuthConfig } from './config.js';
 import { forgetCredential } from './credential-cache.js';
 import { canonicalTimezone } from './timezones.js';
-import { createApiKey, createSession } from './keys.js';
+import { createApiKey, createSession } from './credentials.js';
 import { hashPassword, passwordLengthOk, PASSWORD_MAX_LENGTH, PASSWORD_MIN_LENGTH } from './passwords.js';
 import * as repo from './repository.js';
 import type { AnyDb } from './repository.js';

@@ -12,6 +12,14 @@ export interface AuthConfig {
 
 export const DEFAULT_SESSION_TTL_SECONDS = 30 * 24 * 3600;
 
+/** The identity layer's settings for a declared service (the admin command has no origins). */
+export function authConfig(
+  service: { name: string; scopes: readonly string[] },
+  allowedOrigins: readonly string[] = [],
+): AuthConfig {
+  return { service: service.name, scopes: service.scopes, allowedOrigins };
+}
+
 /** The session cookie's name over plain http: `<service>_sid`. */
 export function cookieName(cfg: AuthConfig): string {
   return `${cfg.service}_sid`;

@@ -1,6 +1,6 @@
 // `@app/auth/identity`: who is calling and what they may do. Accounts, API keys and sessions, the
-// middleware that checks scopes, the auth tables' migrations and the OpenAPI paths they answer.
-export { authMigrations, type AuthDatabase } from './tables.js';
+// middleware that checks scopes and the OpenAPI paths they answer (the auth tables: @app/auth/migrations).
+export type { AuthDatabase } from './tables.js';
 export type { AdminHooks } from './accounts.js';
 export { callerTimezone, checkTimezoneHeader, requireSession } from './middleware.js';
 export { publicOrigin } from './bearer.js';

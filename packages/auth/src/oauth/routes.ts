@@ -9,8 +9,7 @@ import { metadataHandler } from '@modelcontextprotocol/sdk/server/auth/handlers/
 import { clientRegistrationHandler } from '@modelcontextprotocol/sdk/server/auth/handlers/register.js';
 import { revocationHandler } from '@modelcontextprotocol/sdk/server/auth/handlers/revoke.js';
 import { tokenHandler } from '@modelcontextprotocol/sdk/server/auth/handlers/token.js';
-import { AppError, RETRY_AFTER_UNAVAILABLE_SECONDS, errors, isDependencyOutage } from '@app/http-errors';
-import { isUuid } from '@app/http-errors/validation';
+import { AppError, RETRY_AFTER_UNAVAILABLE_SECONDS, errors, isDependencyOutage, isUuid } from '@app/http-errors';
 import type { AuthConfig } from '../identity/config.js';
 import { authenticate, requireAllowedOrigin, requireSession } from '../identity/middleware.js';
 import type { OAuthProvider } from './provider.js';

@@ -45,17 +45,23 @@ export interface ServiceDeclaration {
   roles: readonly ('api' | 'worker')[];
   /** MCP toolsets offered (`default` is the one chosen when none is). */
   toolsets: readonly string[];
-  /** The app and its schema, imported only by a process that needs them. */
+  /** The app and its schema, imported only by a process that serves. */
   load(): Promise<ServiceModule>;
+  /** Its schema alone, for the admin command: a fraction of the app's modules, so a command starts quickly. */
+  loadAdmin(): Promise<AdminModule>;
 }
 
-/** What a service's `load()` gives the runtime. */
-export interface ServiceModule {
-  /** Builds the app from what the runtime made of the declaration; it never listens by itself. */
-  createApp(deps: ServiceDeps): Express;
+/** What a service's `loadAdmin()` gives the admin command. */
+export interface AdminModule {
   migrations: Record<string, Migration>;
   /** What every new account gets, by the admin command and by sign-up (tasks: a personal workspace). */
   adminHooks?: AdminHooks;
+}
+
+/** What a service's `load()` gives the runtime: its schema and its app. */
+export interface ServiceModule extends AdminModule {
+  /** Builds the app from what the runtime made of the declaration; it never listens by itself. */
+  createApp(deps: ServiceDeps): Express;
 }
 
 /** What an app is built from, and what its routes receive: the declaration and the process's config, database, Redis and logger. */

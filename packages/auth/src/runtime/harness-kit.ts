@@ -8,7 +8,7 @@ import { createAppServer } from './app-server.js';
 import type { ServiceDeclaration, ServiceDeps, ServiceModule } from './declaration.js';
 import { serviceConfig, type ServiceConfig } from './env.js';
 import { createLogger } from './observability.js';
-import { authConfig } from './service-app.js';
+import { authConfig } from '../identity/config.js';
 
 /** A service's module as a harness holds it: its app builder typed by its own schema. */
 type TypedModule<DB> = Omit<ServiceModule, 'createApp'> & { createApp(deps: ServiceDeps<DB>): Express };

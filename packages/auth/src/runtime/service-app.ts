@@ -1,13 +1,13 @@
 import express, { type Express, type Request, type RequestHandler, type Router } from 'express';
 import { errorHandler, notFoundHandler } from '@app/http-errors';
 import { jsonBody } from '@app/http-errors/validation';
-import type { ServiceDeclaration, ServiceDeps } from './declaration.js';
+import type { ServiceDeps } from './declaration.js';
 import { requestId } from './request-id.js';
 import { securityHeaders } from './security-headers.js';
 import { accountPagePath, accountPageRouter, authorizeErrorPage, authorizePageRenderer } from '../account-page/page.js';
 import { AccountService, type AdminHooks } from '../identity/accounts.js';
 import { authRouter } from '../identity/auth-routes.js';
-import type { AuthConfig } from '../identity/config.js';
+import { authConfig, type AuthConfig } from '../identity/config.js';
 import { cors } from '../identity/cors.js';
 import { createKeyUsageRecorder } from '../identity/key-usage.js';
 import { keysRouter } from '../identity/keys.js';
@@ -94,14 +94,6 @@ export interface ServiceAppOptions extends ServiceDeps {
      */
     open?: Router;
   };
-}
-
-/** The identity layer's settings for a declared service (the admin command has no origins). */
-export function authConfig(
-  service: Pick<ServiceDeclaration, 'name' | 'scopes'>,
-  allowedOrigins: readonly string[] = [],
-): AuthConfig {
-  return { service: service.name, scopes: service.scopes, allowedOrigins };
 }
 
 /** Which methods a declared rate limit counts. */

@@ -4,8 +4,7 @@ import type { Redis } from 'ioredis';
 import type { Migration } from 'kysely';
 import type { Logger } from 'pino';
 import type { ServiceDeclaration, ServiceModule } from './declaration.js';
-import { ConfigError, serviceConfig, webhookSecretKeys, type ServiceConfig } from './env.js';
-import { AdminError, runAdminCommand } from '../identity/admin.js';
+import { ConfigError, serviceConfig, type ServiceConfig } from './env.js';
 import {
   createDb,
   createPool,
@@ -15,17 +14,11 @@ import {
   type AnySchema,
 } from '../database/database.js';
 import { createAppServer } from './app-server.js';
+import { fail } from './fail.js';
 import { createLogger } from './observability.js';
-import { isSchemaCommand, runSchemaCommand } from './operations.js';
 import { createRedis, redisReady } from './redis.js';
 import { flushTracing } from './tracing.js';
-import { runWebhookCommand } from '../webhooks/commands.js';
-import { authConfig, streamHubOf, webhookWorkerOf } from './service-app.js';
-
-function fail(prefix: string, err: unknown): never {
-  process.stderr.write(`${prefix}: ${err instanceof Error ? err.message : String(err)}\n`);
-  process.exit(1);
-}
+import { streamHubOf, webhookWorkerOf } from './service-app.js';
 
 /**
  * The service process: configuration (a bad value stops it with one line), database and schema
@@ -158,56 +151,4 @@ async function schemaMigrated(
 /** Runs {@link startService}; a failure to start is one line on stderr and exit 1. */
 export function runService(service: ServiceDeclaration, module: ServiceModule): void {
   startService(service, module).catch((err: unknown) => fail(`${service.name}: failed to start`, err));
-}
-
-/** All of standard input (a password piped to `--password-stdin` or `set-password`); `argv` names the command in the hint. */
-async function readStdin(argv: readonly string[]): Promise<string> {
-  // Typed at a terminal the password would be echoed on screen: ask for a pipe instead.
-  if (process.stdin.isTTY)
-    throw new AdminError(
-      `pipe the password on standard input, e.g. printf '%s' "$PASSWORD" | npm run admin -- ${argv.join(' ')}`,
-    );
-  const chunks: Buffer[] = [];
-  for await (const chunk of process.stdin) chunks.push(chunk as Buffer);
-  return Buffer.concat(chunks).toString('utf8');
-}
-
-/**
- * `npm run admin -- <service> <command> [--flags]` against DATABASE_URL: prints one JSON object,
- * or one line on stderr and exits 1. `migrate`, `backup` and `restore` act on the schema as it
- * is; every other command migrates it to the latest first. `webhooks reencrypt` reads
- * WEBHOOK_SECRET_KEY and WEBHOOK_SECRET_KEYS_OLD as the service does.
- */
-export function runAdmin(service: ServiceDeclaration, module: ServiceModule, argv: readonly string[]): void {
-  const { name } = service;
-  const { migrations } = module;
-  const run = async () => {
-    const url = process.env.DATABASE_URL;
-    if (!url) throw new AdminError('DATABASE_URL is not set and no running instance was found');
-    const db = createDb<AnySchema>(createPool(url, name, 2));
-    try {
-      const [command, ...rest] = argv;
-      let result: Record<string, unknown>;
-      if (isSchemaCommand(command)) {
-        result = await runSchemaCommand(db, url, name, migrations, command, rest);
-      } else if (command === 'webhooks') {
-        await migrateToLatest(db, name, migrations);
-        result = await runWebhookCommand(db, rest, () => webhookSecretKeys(process.env));
-      } else {
-        await migrateToLatest(db, name, migrations);
-        result = await runAdminCommand(db, authConfig(service), [...argv], module.adminHooks, {
-          readStdin: () => readStdin([name, ...argv]),
-        });
-      }
-      process.stdout.write(`${JSON.stringify(result)}\n`);
-    } finally {
-      await db.destroy();
-    }
-  };
-  run().catch((err: unknown) =>
-    fail(
-      `admin ${name}`,
-      err instanceof AdminError ? err : new Error(`failed: ${err instanceof Error ? err.message : String(err)}`),
-    ),
-  );
 }

@@ -1,8 +1,7 @@
 // `@app/auth/webhooks`: what a service's domain emits (events, in its own transaction), the
-// webhook tables' migrations and the OpenAPI document of the webhook endpoints and callbacks.
+// OpenAPI document of the webhook endpoints and callbacks.
 export { emitEvent, emitEventWithData, emitEvents, eventStamp, noSubscriberFor, type EventInput } from './events.js';
 export { currentActor, previousOf, type Actor } from './actor.js';
-export { webhookMigrations } from './tables.js';
 export { webhookOpenApi } from './openapi.js';
 // The delivery's connect-time address check, for the tests that prove it against a rebinding resolver.
 export { postJson } from './http-post.js';

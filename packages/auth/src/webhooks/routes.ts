@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { Router, type Request } from 'express';
-import { AppError, errors } from '@app/http-errors';
-import { compileBody, compileQuery, isUuid } from '@app/http-errors/validation';
+import { AppError, errors, isUuid } from '@app/http-errors';
+import { compileBody, compileQuery } from '@app/http-errors/validation';
 import { eventBody, newEventId, type EventCatalog } from './events.js';
 import * as repo from './repository.js';
 import type { ChangedBy, SubscriptionRow } from './repository.js';

@@ -1,5 +1,5 @@
 import { sql, type Kysely } from 'kysely';
-import { streamAnnounceFunction } from '@app/auth/streams';
+import { streamAnnounceFunction } from '@app/auth/migrations';
 
 /**
  * A write is announced only while some process streams its account (`stream_announce`,

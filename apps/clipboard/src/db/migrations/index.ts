@@ -1,7 +1,5 @@
 import type { Migration } from 'kysely';
-import { authMigrations } from '@app/auth/identity';
-import { streamMigrations } from '@app/auth/streams';
-import { webhookMigrations } from '@app/auth/webhooks';
+import { authMigrations, streamMigrations, webhookMigrations } from '@app/auth/migrations';
 import * as clipboard from './2026_11_22_1000_clipboard.js';
 import * as createItem from './2026_11_23_0900_create_item.js';
 import * as sharedRules from './2026_11_23_1300_shared_rules.js';

@@ -1,7 +1,5 @@
 import type { Migration } from 'kysely';
-import { authMigrations } from '@app/auth/identity';
-import { streamMigrations } from '@app/auth/streams';
-import { webhookMigrations } from '@app/auth/webhooks';
+import { authMigrations, streamMigrations, webhookMigrations } from '@app/auth/migrations';
 import * as meetings from './2026_11_22_1000_meetings.js';
 import * as changesFeed from './2026_11_25_0600_changes_feed.js';
 import * as noteCountUnderLock from './2026_11_25_1000_note_count_under_lock.js';

@@ -1,5 +1,5 @@
 import { sql, type Kysely } from 'kysely';
-import { streamAnnounceFunction } from '@app/auth/streams';
+import { streamAnnounceFunction } from '@app/auth/migrations';
 
 /**
  * A task's write is announced only while some process streams its workspace

@@ -1,7 +1,5 @@
 import type { Migration } from 'kysely';
-import { authMigrations } from '@app/auth/identity';
-import { streamMigrations } from '@app/auth/streams';
-import { webhookMigrations } from '@app/auth/webhooks';
+import { authMigrations, streamMigrations, webhookMigrations } from '@app/auth/migrations';
 import * as createWorkspaces from './2026_11_22_0910_create_workspaces.js';
 import * as createTasks from './2026_11_22_1000_create_tasks.js';
 import * as positionSequence from './2026_11_22_1100_position_sequence.js';

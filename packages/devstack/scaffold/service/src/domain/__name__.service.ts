@@ -11,7 +11,7 @@ import {
   type WindowPosition,
 } from '@app/auth/streams';
 import { emitEvent } from '@app/auth/webhooks';
-import { isUuid } from '@app/http-errors/validation';
+import { isUuid } from '@app/http-errors';
 import * as repo from '../db/__name__.repository.js';
 import type { Database } from '../db/schema.js';
 import type { __Resource__Event } from '../events.js';

@@ -1,6 +1,7 @@
 import type { Request, Router } from 'express';
 import { apiRouter, type RouteContext } from '@app/auth/runtime';
-import { compileBody, compileQuery, recordId } from '@app/http-errors/validation';
+import { recordId } from '@app/http-errors';
+import { compileBody, compileQuery } from '@app/http-errors/validation';
 import type { Database } from '../db/schema.js';
 import { notFound } from '../domain/errors.js';
 import * as records from '../domain/__name__.service.js';

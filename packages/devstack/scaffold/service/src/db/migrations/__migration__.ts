@@ -1,5 +1,5 @@
 import { sql, type Kysely } from 'kysely';
-import { streamAnnounceFunction } from '@app/auth/streams';
+import { streamAnnounceFunction } from '@app/auth/migrations';
 
 /**
  * The __resource__ table and its changes feed (the way tasks and meetings have theirs, see

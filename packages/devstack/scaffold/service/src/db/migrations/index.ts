@@ -1,7 +1,5 @@
 import type { Migration } from 'kysely';
-import { authMigrations } from '@app/auth/identity';
-import { streamMigrations } from '@app/auth/streams';
-import { webhookMigrations } from '@app/auth/webhooks';
+import { authMigrations, streamMigrations, webhookMigrations } from '@app/auth/migrations';
 import * as created from './__migration__.js';
 
 /**
