@@ -56,14 +56,22 @@ export async function openEventStream(url: string, headers: Record<string, strin
   const abort = new AbortController();
   const res = await fetch(url, { headers: { Accept: 'text/event-stream', ...headers }, signal: abort.signal });
   const waiters = new Set<() => void>();
+  // Each change block is parsed once, when first asked for: `until` checks on every chunk, and
+  // parsing the whole history each time (250 changes of ~60 KB) left a reader minutes behind.
+  const changes: ChangeEvent[] = [];
+  let parsed = 0;
   const stream: OpenedStream = {
     status: res.status,
     headers: res.headers,
     blocks: [],
-    changes: () =>
-      stream.blocks
-        .filter((b) => b.event === 'change')
-        .map((b) => ({ id: b.id!, change: JSON.parse(b.data!) as ChangeEvent['change'] })),
+    changes() {
+      for (; parsed < stream.blocks.length; parsed++) {
+        const block = stream.blocks[parsed]!;
+        if (block.event === 'change')
+          changes.push({ id: block.id!, change: JSON.parse(block.data!) as ChangeEvent['change'] });
+      }
+      return [...changes];
+    },
     lastId: () => stream.changes().at(-1)?.id,
     until(done, timeoutMs = 5000) {
       if (done(stream)) return Promise.resolve();
