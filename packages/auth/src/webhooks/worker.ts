@@ -205,10 +205,14 @@ async function launch(q: Queue): Promise<void> {
   const relaunch = () => {
     if (q.scheduler.stopping || q.runner !== current) return;
     if (process.exitCode === 57) process.exitCode = undefined;
-    log.info("webhook queue stopped by another process's migration; starting it again");
+    log.info("webhook queue stopped (another process's migration, or Postgres gone); starting it again");
+    // At most a second apart: a runner that ends in a Postgres outage (a completion cut off) is
+    // started again by these tries, and DESIGN.md has the processes serve again within 2 s of
+    // Postgres being back; doubling to 30 s left the queue up to half a minute late after a long
+    // outage (probably why faults-reminders.test once saw a reminder 3.5 s after Postgres was back).
     const retry = (delayMs: number) => {
       setTimeout(() => {
-        if (!q.scheduler.stopping) launch(q).catch(() => retry(Math.min(delayMs * 2, 30_000)));
+        if (!q.scheduler.stopping) launch(q).catch(() => retry(Math.min(delayMs * 2, 1_000)));
       }, delayMs).unref();
     };
     retry(500);
