@@ -8,6 +8,10 @@ const run = promisify(execFile);
 const generate = join(__dirname, '..', 'scripts', 'generate.mjs');
 const generated = join(__dirname, '..', 'src', 'generated');
 
+// Each test runs the generator over the three documents in a process of its own: seconds alone,
+// over 30 s once in a fresh clone's npm test with every core taken (stop 69).
+jest.setTimeout(120_000);
+
 async function check(dir?: string): Promise<{ code: number; stderr: string }> {
   try {
     await run(process.execPath, [generate, '--check', ...(dir ? ['--out', dir] : [])]);
