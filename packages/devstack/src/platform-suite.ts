@@ -1,8 +1,16 @@
+import { execFile } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import type { Server } from 'node:http';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
 import type { Express } from 'express';
 import pg from 'pg';
 import request from 'supertest';
 import { expectEnvelope as assertEnvelope } from './envelope.js';
+import { serviceEntry } from './service-entry.js';
+
+const run = promisify(execFile);
 
 /** What the shared platform suite needs to know about one service under test. */
 export interface PlatformTarget {
@@ -565,6 +573,32 @@ function adminCommandTests(ctx: PlatformContext): void {
       await expect(ctx.t.admin('create-key', '--account', '00000000-0000-0000-0000-000000000000')).rejects.toThrow(
         /no account/,
       );
+    });
+
+    it("runs as its own process on the service's schema alone: none of the app, Express, ajv, MCP, OpenTelemetry, ioredis or the queue", async () => {
+      // What `npm run admin` starts, with a preload that lists every module it loaded once it exits.
+      const dir = mkdtempSync(join(tmpdir(), 'admin-modules-'));
+      try {
+        const listed = join(dir, 'modules.json');
+        const hook = join(dir, 'list-modules.cjs');
+        writeFileSync(
+          hook,
+          `process.on('exit', () => require('node:fs').writeFileSync(${JSON.stringify(listed)}, JSON.stringify(Object.keys(require.cache))));`,
+        );
+        const { stdout } = await run(
+          process.execPath,
+          ['--require', hook, ...serviceEntry(service, 'admin', 'create-account', '--email', 'process@example.test')],
+          { env: { ...process.env, DATABASE_URL: ctx.t.databaseUrl } },
+        );
+        expect(JSON.parse(stdout)).toMatchObject({ accountId: expect.any(String) });
+        const modules = JSON.parse(readFileSync(listed, 'utf8')) as string[];
+        const heavy = /\/node_modules\/(express|ajv|@modelcontextprotocol|@opentelemetry|ioredis|graphile-worker)\//;
+        expect(modules.filter((path) => heavy.test(path) || path.endsWith(`/apps/${service}/dist/app.js`))).toEqual([]);
+        // It did load the schema: the service's own migrations.
+        expect(modules.some((path) => path.includes(`/apps/${service}/dist/db/migrations/`))).toBe(true);
+      } finally {
+        rmSync(dir, { recursive: true, force: true });
+      }
     });
   });
 }
