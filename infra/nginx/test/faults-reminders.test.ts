@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import pg from 'pg';
 import { openEventStream, startReceiver, type OpenedStream, type Receiver } from '@app/devstack';
 import { printTable } from './faults/load.js';
 import { startFaultStack, type FaultStack } from './faults/stack.js';
@@ -10,7 +11,8 @@ import { allLimitsAt } from './stack.js';
  * they are scheduled in Postgres (the tasks service's graphile-worker queue). The built services
  * behind nginx on a Postgres of the suite's own, stopped around the firing time: down at firesAt
  * (then they fire within 2 s of Postgres accepting connections again), or down right after the
- * scheduling and back before firesAt (then within 2 s of firesAt). Each arrives once at a real
+ * scheduling and back before firesAt (then within 2 s of firesAt), or turning the queue's new
+ * sessions away as it stops (then within 2 s of it being back). Each arrives once at a real
  * receiver and once on a tasks stream held through the outage, and the tasks process never exits.
  */
 jest.setTimeout(60_000);
@@ -118,6 +120,38 @@ function expectOnceWithin2s(phase: string, got: Record<string, number[]>, firesA
   expect(new Set(receiver.received.map((r) => r.id)).size).toBe(receiver.received.length);
 }
 
+/**
+ * Restarts Postgres after a while of turning new sessions away ("the database system is shutting
+ * down", cannot_connect_now), as it does for a moment in every restart, with the webhook queue's
+ * sessions ended so that its next look for jobs is turned away: a smart shutdown held open by a
+ * session of the test's own for `heldMs`, then a fast one and a start. Resolves when it is back.
+ */
+async function restartTurningSessionsAway(heldMs: number): Promise<number> {
+  const held = new pg.Client({ connectionString: stack.pgServer.url });
+  held.on('error', () => {});
+  await held.connect();
+  const stopped = stack.pgServer.kill('SIGTERM');
+  for (let tries = 0; ; tries++) {
+    const probe = new pg.Client({ connectionString: stack.pgServer.url });
+    const refused = await probe.connect().then(
+      () => probe.end().then(() => ''),
+      (err: { code?: string }) => err.code ?? '',
+    );
+    if (refused === '57P03') break;
+    expect(tries).toBeLessThan(50);
+    await sleep(20);
+  }
+  const ended = await held.query<{ n: number }>(
+    "select count(pg_terminate_backend(pid))::int as n from pg_stat_activity where application_name = 'tasks-webhooks'",
+  );
+  expect(ended.rows[0]!.n).toBeGreaterThan(0);
+  await sleep(heldMs);
+  await stack.pgServer.stop();
+  await stopped;
+  await stack.pgServer.start();
+  return Date.now();
+}
+
 /** The tasks process and its restarts: unchanged across a phase means nothing crashed. */
 const tasksProcess = () =>
   `${stack.product.instances.tasks[0]!.process.pid} restarts ${stack.product.instances.tasks[0]!.restarts}`;
@@ -149,6 +183,21 @@ describe('reminders and task.due across a Postgres restart', () => {
     expect(Date.now()).toBeLessThan(due.firesAt);
     const got = await arrivals(due);
     expectOnceWithin2s('down after scheduling, back before firesAt (bound: firesAt)', got, due.firesAt, due.firesAt);
+    expect(tasksProcess()).toBe(before);
+    expect(supervisorLog).toEqual([]);
+  });
+
+  // graphile-worker sleeps 1.5-4.5 s after a look for jobs that Postgres turned away: twice, since
+  // a sleep short enough to end within 2 s of Postgres being back passes once in about three.
+  it('Postgres turning the queue away as it restarts: each fires once, within 2 s of Postgres being back', async () => {
+    const before = tasksProcess();
+    for (const round of [1, 2]) {
+      const due = await dueAhead(2_000);
+      await sleep(due.firesAt - 500 - Date.now());
+      const backAt = await restartTurningSessionsAway(300);
+      const got = await arrivals(due);
+      expectOnceWithin2s(`turned away, round ${round} (bound: Postgres back)`, got, due.firesAt, backAt);
+    }
     expect(tasksProcess()).toBe(before);
     expect(supervisorLog).toEqual([]);
   });

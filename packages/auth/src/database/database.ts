@@ -55,6 +55,12 @@ export interface PoolOptions {
    * tell a service's request connections from its background ones.
    */
   applicationName?: string;
+  /**
+   * A checkout Postgres turns away because it is starting up or shutting down asks again every
+   * 100 ms until connectTimeoutMs has passed, instead of failing: for a pool that is not a
+   * request's (see {@link PatientPool}).
+   */
+  waitOutRestarts?: boolean;
 }
 
 /**
@@ -65,7 +71,7 @@ export interface PoolOptions {
  * of a transaction, say) is reported, not thrown as an unhandled `error` event.
  */
 export function createPool(url: string, schema: string, max: number, options: PoolOptions = {}): pg.Pool {
-  const pool = new pg.Pool({
+  const pool = new (options.waitOutRestarts ? PatientPool : pg.Pool)({
     connectionString: url,
     max,
     application_name: options.applicationName ?? schema,
@@ -93,6 +99,42 @@ export function createPool(url: string, schema: string, max: number, options: Po
   // it and opens a new one on the next checkout; /readyz reports the database meanwhile.
   pool.on('error', report);
   return pool;
+}
+
+/** SQLSTATE cannot_connect_now: the server is starting up or shutting down. */
+const CANNOT_CONNECT_NOW = '57P03';
+
+/** pg's callback form of connect (its last overload). */
+type ConnectCallback = Parameters<pg.Pool['connect']>[0];
+
+/**
+ * A pool that waits out Postgres' restart: a checkout answered with cannot_connect_now asks again
+ * every 100 ms (within the connect timeout); a refused or broken connection still fails at once.
+ * For the webhook queue: graphile-worker sleeps 1.5-4.5 s after that answer before it looks for
+ * jobs again (its RETRYABLE_ERROR_CODES), so a look that caught Postgres restarting left reminders
+ * and deliveries seconds late after Postgres was back (faults-reminders.test, 4.6 s).
+ */
+class PatientPool extends pg.Pool {
+  override connect(): Promise<pg.PoolClient>;
+  override connect(callback: ConnectCallback): void;
+  override connect(callback?: ConnectCallback): Promise<pg.PoolClient> | void {
+    const deadline = Date.now() + (this.options.connectionTimeoutMillis ?? 0);
+    const attempt = async (): Promise<pg.PoolClient> => {
+      for (;;) {
+        try {
+          return await super.connect();
+        } catch (err) {
+          if ((err as { code?: unknown }).code !== CANNOT_CONNECT_NOW || Date.now() >= deadline) throw err;
+          await new Promise((r) => setTimeout(r, 100));
+        }
+      }
+    };
+    if (!callback) return attempt();
+    attempt().then(
+      (client) => callback(undefined, client, (release?: Error | boolean) => client.release(release)),
+      (err: Error) => callback(err, undefined, () => {}),
+    );
+  }
 }
 
 /** Clients whose connection has failed or ended: never handed back to the pool. */

@@ -175,6 +175,7 @@ async function launch(q: Queue): Promise<void> {
   q.queuePool ??= createPool(o.databaseUrl, o.service, 3, {
     applicationName: `${o.service}-webhooks`,
     connectTimeoutMs: 5_000,
+    waitOutRestarts: true,
     onConnectionError: (err) => log.warn({ err: err.message }, 'webhook queue connection lost'),
   });
   const current = await run({
@@ -209,7 +210,7 @@ async function launch(q: Queue): Promise<void> {
     // At most a second apart: a runner that ends in a Postgres outage (a completion cut off) is
     // started again by these tries, and DESIGN.md has the processes serve again within 2 s of
     // Postgres being back; doubling to 30 s left the queue up to half a minute late after a long
-    // outage (probably why faults-reminders.test once saw a reminder 3.5 s after Postgres was back).
+    // outage. (faults-reminders.test's late reminders had another cause: see PatientPool.)
     const retry = (delayMs: number) => {
       setTimeout(() => {
         if (!q.scheduler.stopping) launch(q).catch(() => retry(Math.min(delayMs * 2, 1_000)));
