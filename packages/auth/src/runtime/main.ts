@@ -16,7 +16,7 @@ async function main(verb: string | undefined, file: string | undefined, argv: st
   const service = (require(resolve(file)) as { default: ServiceDeclaration }).default;
   if (verb === 'serve') {
     // Off unless OTEL_EXPORTER_OTLP_ENDPOINT is set.
-    (await import('./tracing.js')).startTracing(service.name);
+    await (await import('./tracing.js')).startTracing(service.name);
     const [{ runService }, module] = await Promise.all([import('./service.js'), service.load()]);
     runService(service, module);
   } else {
