@@ -373,7 +373,6 @@ function loginAnswerTests(ctx: AccountsContext): void {
       await ctx.t.http().post(`${auth}/login`).send(body).expect(401);
       return Number(process.hrtime.bigint() - started) / 1e6;
     };
-    const median = (xs: number[]) => xs.sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
     const unknown: number[] = [];
     const wrong: number[] = [];
     // Interleaved, and under the throttle's 10 failures for the known email.
@@ -381,8 +380,9 @@ function loginAnswerTests(ctx: AccountsContext): void {
       unknown.push(await time({ email: newEmail(), password: 'wrong password' }));
       wrong.push(await time({ email, password: `wrong password ${i}` }));
     }
-    // Skipping the hash would make an unknown email many times faster; the margin allows a loaded machine.
-    expect(median(unknown)).toBeGreaterThan(median(wrong) * 0.5);
+    // Skipping the hash would make an unknown email many times faster. The fastest of each, since
+    // a loaded machine only adds time (medians once came 52 ms against 115 in a whole run).
+    expect(Math.min(...unknown)).toBeGreaterThan(Math.min(...wrong) * 0.5);
   });
 }
 
