@@ -65,6 +65,31 @@ interface JestJson {
   numFailedTests: number;
   numPendingTests: number;
   numRuntimeErrorTestSuites?: number;
+  testResults: {
+    name: string;
+    status: string;
+    message: string;
+    assertionResults: { fullName: string; status: string; failureMessages: string[] }[];
+  }[];
+}
+
+/** The first line of a failure's message that says something, without jest's colour codes. */
+function firstLine(message: string): string {
+  const lines = message.replace(/\u001b\[[0-9;]*m/g, '').split('\n');
+  return (lines.find((line) => line.trim() !== '') ?? '').trim().slice(0, 300);
+}
+
+/**
+ * One line per failed test (or suite that failed to run): the closing lines are what a CI log's
+ * tail shows, and the failure's own report may be thousands of lines above.
+ */
+function failureLines(json: JestJson): string[] {
+  return json.testResults.flatMap((suite) => {
+    const file = suite.name.startsWith(repoRoot) ? suite.name.slice(repoRoot.length + 1) : suite.name;
+    const failed = suite.assertionResults.filter((test) => test.status === 'failed');
+    if (failed.length === 0 && suite.status === 'failed') return [`FAILED ${file}: ${firstLine(suite.message)}`];
+    return failed.map((test) => `FAILED ${file} > ${test.fullName}: ${firstLine(test.failureMessages.join('\n'))}`);
+  });
 }
 
 /**
@@ -92,8 +117,10 @@ async function main(): Promise<number> {
   let failed = 0;
   let skipped = 0;
   let brokenSuites = 0;
+  const failures: string[] = [];
   for (const file of resultFiles()) {
     const json = JSON.parse(readFileSync(file, 'utf8')) as JestJson;
+    failures.push(...failureLines(json));
     passed += json.numPassedTests;
     failed += json.numFailedTests;
     skipped += json.numPendingTests;
@@ -103,6 +130,7 @@ async function main(): Promise<number> {
   process.stdout.write(
     `\nall suites finished in ${seconds}s${brokenSuites ? `; ${brokenSuites} suite(s) failed to run` : ''}\n`,
   );
+  for (const line of failures) process.stdout.write(`${line}\n`);
   process.stdout.write(`${passed} passed, ${failed + brokenSuites} failed, ${skipped} skipped\n`);
   if (status === 0 && (failed > 0 || brokenSuites > 0 || passed === 0)) status = 1;
   return status;
