@@ -1,16 +1,16 @@
-import { spawn, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import {
   adminCommand,
+  adminCommandWithStdin,
   SERVICES,
   createDatabase,
   dropDatabase,
   freePort,
   repoRoot,
-  serviceEntry,
   startProduct,
   type Instance,
   type ProductOptions,
@@ -143,7 +143,7 @@ export interface Stack {
   accessLog: string;
   /** A service's process, e.g. to signal it. */
   process(service: Service): ChildProcess;
-  /** `npm run admin -- <service> ...` as operators run it (the app's own admin entry). */
+  /** `npm run admin -- <service> ...`: the function it runs, in the test's process (`adminCommand`). */
   admin(service: Service, ...argv: string[]): Promise<Record<string, any>>;
   /** The same with `stdin` piped to its standard input (a password). */
   adminWithStdin(service: Service, stdin: string, ...argv: string[]): Promise<Record<string, any>>;
@@ -209,21 +209,7 @@ export async function startStack(
     accessLog: join(nginxDir, 'logs', 'access.log'),
     process: (service) => product.children[service],
     admin: (service, ...argv) => adminCommand(service, databaseUrl, ...argv),
-    adminWithStdin(service, stdin, ...argv) {
-      const child = spawn(process.execPath, serviceEntry(service, 'admin', ...argv), {
-        env: { ...process.env, DATABASE_URL: databaseUrl },
-      });
-      let stdout = '';
-      let stderr = '';
-      child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
-      child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
-      child.stdin.end(stdin);
-      return new Promise((resolve, reject) => {
-        child.once('exit', (code) =>
-          code === 0 ? resolve(JSON.parse(stdout) as Record<string, any>) : reject(new Error(stderr.trim())),
-        );
-      });
-    },
+    adminWithStdin: (service, stdin, ...argv) => adminCommandWithStdin(service, databaseUrl, stdin, ...argv),
     stopService: (service) => product.stopService(service),
     async stop() {
       await product.stop();

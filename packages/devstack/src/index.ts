@@ -7,7 +7,7 @@ export { accountsSuite } from './accounts-suite.js';
 export { webhookSuite } from './webhook-suite.js';
 export { webhookExamplesSuite } from './webhook-examples-suite.js';
 export { renderGatewayConfigMap, k8sTemplatePath } from './k8s-gateway.js';
-export { adminCommand } from './admin-command.js';
+export { adminCommand, adminCommandWithStdin } from './admin-command.js';
 export { serviceEntry } from './service-entry.js';
 export {
   startProduct,

@@ -22,40 +22,49 @@ async function readStdin(argv: readonly string[]): Promise<string> {
 }
 
 /**
- * `npm run admin -- <service> <command> [--flags]` against DATABASE_URL: prints one JSON object,
- * or one line on stderr and exits 1. `migrate`, `backup` and `restore` act on the schema as it
- * is; every other command migrates it to the latest first. `webhooks reencrypt` reads
- * WEBHOOK_SECRET_KEY and WEBHOOK_SECRET_KEYS_OLD as the service does.
+ * One admin command against the database at `url`: its JSON answer, or an AdminError the operator
+ * can act on. `migrate`, `backup` and `restore` act on the schema as it is; every other command
+ * migrates it to the latest first. `webhooks reencrypt` reads WEBHOOK_SECRET_KEY and
+ * WEBHOOK_SECRET_KEYS_OLD as the service does. `stdin`, when given, is the standard input a
+ * password is read from; otherwise the process's own is. Test stacks and the bench call it in
+ * their own process (`@app/devstack`'s adminCommand): a process each cost half a CPU-second.
  */
-export function runAdmin(service: ServiceDeclaration, module: AdminModule, argv: readonly string[]): void {
+export async function adminCommand(
+  service: ServiceDeclaration,
+  module: AdminModule,
+  url: string,
+  argv: readonly string[],
+  stdin?: string,
+): Promise<Record<string, unknown>> {
   const { name } = service;
   const { migrations } = module;
+  const db = createDb<AnySchema>(createPool(url, name, 2));
+  try {
+    const [command, ...rest] = argv;
+    if (isSchemaCommand(command)) return await runSchemaCommand(db, url, name, migrations, command, rest);
+    await migrateToLatest(db, name, migrations);
+    if (command === 'webhooks') return await runWebhookCommand(db, rest, () => webhookSecretKeys(process.env));
+    return await runAdminCommand(db, authConfig(service), [...argv], module.adminHooks, {
+      readStdin: stdin === undefined ? () => readStdin([name, ...argv]) : async () => stdin,
+    });
+  } finally {
+    await db.destroy();
+  }
+}
+
+/**
+ * `npm run admin -- <service> <command> [--flags]` against DATABASE_URL: prints one JSON object,
+ * or one line on stderr and exits 1.
+ */
+export function runAdmin(service: ServiceDeclaration, module: AdminModule, argv: readonly string[]): void {
   const run = async () => {
     const url = process.env.DATABASE_URL;
     if (!url) throw new AdminError('DATABASE_URL is not set and no running instance was found');
-    const db = createDb<AnySchema>(createPool(url, name, 2));
-    try {
-      const [command, ...rest] = argv;
-      let result: Record<string, unknown>;
-      if (isSchemaCommand(command)) {
-        result = await runSchemaCommand(db, url, name, migrations, command, rest);
-      } else if (command === 'webhooks') {
-        await migrateToLatest(db, name, migrations);
-        result = await runWebhookCommand(db, rest, () => webhookSecretKeys(process.env));
-      } else {
-        await migrateToLatest(db, name, migrations);
-        result = await runAdminCommand(db, authConfig(service), [...argv], module.adminHooks, {
-          readStdin: () => readStdin([name, ...argv]),
-        });
-      }
-      process.stdout.write(`${JSON.stringify(result)}\n`);
-    } finally {
-      await db.destroy();
-    }
+    process.stdout.write(`${JSON.stringify(await adminCommand(service, module, url, argv))}\n`);
   };
   run().catch((err: unknown) =>
     fail(
-      `admin ${name}`,
+      `admin ${service.name}`,
       err instanceof AdminError ? err : new Error(`failed: ${err instanceof Error ? err.message : String(err)}`),
     ),
   );
