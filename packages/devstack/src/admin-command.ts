@@ -16,23 +16,25 @@ interface RuntimeAdmin {
 /**
  * A service's admin command against `databaseUrl`, its JSON answer: the function `npm run admin`
  * runs (@app/auth's `runtime/admin.js`, with the service's built declaration and the module its
- * `loadAdmin` names, `dist/admin.js`), called in this process. How test stacks, fault suites and the bench make accounts and keys: a process of its
- * own for each cost half a CPU-second, 200 of the test run's. A refusal rejects with the line the
- * command would print on stderr. `stdin` is the standard input a password is read from.
+ * `loadAdmin` names, `dist/admin.js`), called in this process. How test stacks, fault suites and
+ * the bench make accounts and keys: a process of its own for each cost half a CPU-second, about
+ * 200 CPU-seconds of `npm test`. A refusal rejects with the line the command would print on stderr.
  */
 export async function adminCommand(
   service: Service,
   databaseUrl: string,
   ...argv: string[]
 ): Promise<Record<string, any>> {
-  return adminCommandWithStdin(service, databaseUrl, undefined, ...argv);
+  // An empty standard input, as a process's with nothing piped in: a command that reads a
+  // password refuses it rather than waiting on this process's own.
+  return adminCommandWithStdin(service, databaseUrl, '', ...argv);
 }
 
 /** adminCommand with `stdin` as the command's standard input (a password). */
 export async function adminCommandWithStdin(
   service: Service,
   databaseUrl: string,
-  stdin: string | undefined,
+  stdin: string,
   ...argv: string[]
 ): Promise<Record<string, any>> {
   // The built files, found at run time as main.js finds them; required, not `loadAdmin()`d: a
