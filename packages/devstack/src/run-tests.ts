@@ -36,26 +36,40 @@ function turboTest(args: string[], env: NodeJS.ProcessEnv): Promise<number> {
   return new Promise((resolve) => run.once('exit', (code) => resolve(code ?? 1)));
 }
 
+/** The app suites that run on the third lane, after the gateway's waiting files (see wholeRun). */
+const THIRD_LANE_APPS = ['@app/meetings', '@app/clipboard'];
+
 /**
  * The whole run on three lanes, one suite file at a time on each: the gateway's files that restart
  * nothing on one; every other package's suite, then the gateway's files that kill, stop or restart
  * processes, on another (infra/nginx/jest.config.cjs); and the gateway's files that mostly wait
- * (a process's memory settling) on the third, which takes little of the machine's two cores. One
- * lane per package, as turbo's --concurrency=2 ran them, left the gateway (about 70% of the time)
- * on one core and the other idle for the last ten minutes. The builds are done (scripts/cli.mjs
- * builds first): --only, so no lane rebuilds what another reads.
+ * (a process's memory settling), then the meetings and clipboard suites, on the third. One lane
+ * per package, as turbo's --concurrency=2 ran them, left the gateway (about 70% of the time) on
+ * one core and the other idle for the last ten minutes; with every app suite on the second lane,
+ * the third ended after 5 minutes of a 23-minute run and the second ran alone for its last
+ * minutes. The builds are done (scripts/cli.mjs builds first): --only, so no lane rebuilds what
+ * another reads.
  */
 async function wholeRun(extra: string[], env: NodeJS.ProcessEnv): Promise<number> {
   // Each lane hands out ports from a block of its own (freePort in ./ports.ts).
   const lane = (n: number) => ({ ...env, TEST_PORT_LANE: String(n) });
   const gateway = (group: string, n: number) =>
     turboTest(['--only', '--filter=@app/gateway', ...extra], { ...lane(n), GATEWAY_TESTS: group });
+  const packages = (filters: string[], n: number) =>
+    turboTest(['--only', ...filters, '--concurrency=1', ...extra], lane(n));
+  /** `next` once `first` has ended; the worse exit code of the two. */
+  const inTurn = async (first: Promise<number>, next: () => Promise<number>) => Math.max(await first, await next());
   const codes = await Promise.all([
     gateway('rest', 0),
-    turboTest(['--only', '--filter=!@app/gateway', '--concurrency=1', ...extra], lane(1)).then(async (code) =>
-      Math.max(code, await gateway('restarts', 1)),
+    inTurn(packages(['--filter=!@app/gateway', ...THIRD_LANE_APPS.map((name) => `--filter=!${name}`)], 1), () =>
+      gateway('restarts', 1),
     ),
-    gateway('waits', 2),
+    inTurn(gateway('waits', 2), () =>
+      packages(
+        THIRD_LANE_APPS.map((name) => `--filter=${name}`),
+        2,
+      ),
+    ),
   ]);
   return Math.max(...codes);
 }
