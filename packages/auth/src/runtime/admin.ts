@@ -28,6 +28,7 @@ async function readStdin(argv: readonly string[]): Promise<string> {
  * WEBHOOK_SECRET_KEYS_OLD as the service does. `stdin`, when given, is the standard input a
  * password is read from; otherwise the process's own is. Test stacks and the bench call it in
  * their own process (`@app/devstack`'s adminCommand): a process each cost half a CPU-second.
+ * @public devstack requires the built file by path, as main.ts imports it: knip cannot follow that.
  */
 export async function adminCommand(
   service: ServiceDeclaration,
