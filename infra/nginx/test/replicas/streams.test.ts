@@ -193,7 +193,8 @@ describe('a meetings stream on one replica, writes through the other', () => {
     });
     expect(stream.status).toBe(200);
     await stream.until((s) => s.blocks.length > 0);
-    const backBefore = supervisorLog.filter((line) => line.startsWith(`${instance.name} is back`)).length;
+    const back = `${instance.name} is back`;
+    const backBefore = supervisorLog.filter((line) => line.startsWith(back)).length;
     const victim = instance.process;
     const exited = new Promise<number | null>((resolve) => victim.once('exit', (code) => resolve(code)));
     const signalled = Date.now();
@@ -204,7 +205,6 @@ describe('a meetings stream on one replica, writes through the other', () => {
     console.log(`SIGTERM: stream ended with retry: 1000, process exited 0 after ${Date.now() - signalled} ms`);
     // Back before the next test, which streams through the gateway: the other replica, killed in
     // the test before, may still be marked failed there (fail_timeout).
-    const back = `${instance.name} is back`;
     const log = await pollUntil(
       async () => supervisorLog.filter((line) => line.startsWith(back)),
       (lines) => lines.length > backBefore,
