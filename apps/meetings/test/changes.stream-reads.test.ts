@@ -7,10 +7,11 @@ import type { TestApp } from './helpers/harness.js';
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /**
- * Every open stream of an account reads the feed on each of its changes. Those reads wait their
- * turn in the stream hub, half the request pool at most at once (the test app's pool: 10), so a
- * write is answered however slow the streams' reads are: before, ten streams of one account whose
- * reads were held up took the whole pool, and the next write waited past the pool's timeout (503).
+ * Each change wakes every open stream of its account. The streams caught up at the same change
+ * read its page once, together; the reads of the streams of different accounts wait their turn
+ * in the stream hub, half the request pool at most at once (the test app's pool: 10), so a write
+ * is answered however slow the streams' reads are: before, ten streams whose reads were held up
+ * took the whole pool, and the next write waited past the pool's timeout (503).
  */
 describe('GET /api/changes/stream: the streams of an account and the writes beside them', () => {
   let t: TestApp;
@@ -35,18 +36,34 @@ describe('GET /api/changes/stream: the streams of an account and the writes besi
       )
     ).rows[0]!.n;
 
-  /** A new account with ten streams open (each past its opening comment). */
-  const tenStreams = async () => {
-    const c = await t.caller();
+  /** A stream of `auth` (past its opening comment). */
+  const stream = async (auth: string) => {
     const url = `http://127.0.0.1:${(t.server.address() as AddressInfo).port}/api/changes/stream`;
-    for (let i = 0; i < 10; i++) {
-      const s = await openEventStream(url, { Authorization: c.auth });
-      streams.push(s);
-      expect(s.status).toBe(200);
-      await s.until((x) => x.blocks.some((b) => b.comment === 'stream open'));
-    }
-    return c;
+    const s = await openEventStream(url, { Authorization: auth });
+    streams.push(s);
+    expect(s.status).toBe(200);
+    await s.until((x) => x.blocks.some((b) => b.comment === 'stream open'));
+    return s;
   };
+
+  /** Ten new accounts with a stream each. */
+  const tenAccounts = async () => {
+    const callers = [];
+    for (let i = 0; i < 10; i++) {
+      const c = await t.caller();
+      await stream(c.auth);
+      callers.push(c);
+    }
+    return callers;
+  };
+
+  const post = (auth: string, name: string) =>
+    fetch(`http://127.0.0.1:${(t.server.address() as AddressInfo).port}/api/people`, {
+      method: 'POST',
+      headers: { authorization: auth, 'content-type': 'application/json' },
+      body: JSON.stringify({ name }),
+    });
+  const names = (s: OpenedStream) => s.changes().map((e) => (e.change.item as { name: string }).name);
 
   /**
    * A session holding series' lock: every read of the feed takes it (the page is a union over
@@ -60,31 +77,52 @@ describe('GET /api/changes/stream: the streams of an account and the writes besi
     return client;
   };
 
-  it('answers writes while its ten streams wait on their reads, then sends every change on each stream, in order, once', async () => {
-    const c = await tenStreams();
+  it('answers writes while ten streams wait on their reads, then sends every change on each stream, in order, once', async () => {
+    const callers = await tenAccounts();
     blocker = await holdSeriesLock();
-    const post = (name: string) =>
-      fetch(`http://127.0.0.1:${(t.server.address() as AddressInfo).port}/api/people`, {
-        method: 'POST',
-        headers: { authorization: c.auth, 'content-type': 'application/json' },
-        body: JSON.stringify({ name }),
-      });
-    expect((await post('First')).status).toBe(201);
-    // The ten streams woke on its commit: as many of their reads as may run are waiting on the lock.
+    for (const c of callers) expect((await post(c.auth, 'First')).status).toBe(201);
+    // The ten streams woke on those commits: as many of their reads as may run are waiting on the lock.
     for (let i = 0; i < 100 && (await waitingOnLock(blocker)) < 5; i++) await sleep(50);
-    await sleep(500);
-    const second = await post('Second');
-    expect(second.status).toBe(201);
+    expect(await waitingOnLock(blocker)).toBe(5);
+    expect((await post(callers[0]!.auth, 'Second')).status).toBe(201);
     await blocker.query('commit');
-    const names = (s: OpenedStream) => s.changes().map((e) => (e.change.item as { name: string }).name);
-    for (const s of streams) await s.until((x) => names(x).length >= 2, 10_000);
-    for (const s of streams) expect(names(s)).toEqual(['First', 'Second']);
+    await streams[0]!.until((x) => names(x).length >= 2, 10_000);
+    for (const s of streams.slice(1)) await s.until((x) => names(x).length >= 1, 10_000);
+    await sleep(300);
+    expect(names(streams[0]!)).toEqual(['First', 'Second']);
+    for (const s of streams.slice(1)) expect(names(s)).toEqual(['First']);
+  });
+
+  it('reads a change once for the streams of its account, each at its own place, and sends each what follows its place', async () => {
+    const c = await t.caller();
+    const early: OpenedStream[] = [];
+    for (let i = 0; i < 4; i++) early.push(await stream(c.auth));
+    expect((await post(c.auth, 'One')).status).toBe(201);
+    for (const s of early) await s.until((x) => names(x).length === 1, 10_000);
+    // Four more whose full sync holds One, and one resuming after One (its event's id).
+    const late: OpenedStream[] = [];
+    for (let i = 0; i < 4; i++) late.push(await stream(c.auth));
+    const url = `http://127.0.0.1:${(t.server.address() as AddressInfo).port}/api/changes/stream`;
+    const resumed = await openEventStream(url, { Authorization: c.auth, 'Last-Event-ID': early[0]!.changes()[0]!.id });
+    streams.push(resumed);
+    await resumed.until((x) => x.blocks.some((b) => b.comment === 'stream open'));
+    blocker = await holdSeriesLock();
+    expect((await post(c.auth, 'Two')).status).toBe(201);
+    // Nine streams at three places read one page: one read waits on the lock (before, five at once).
+    await sleep(1000);
+    expect(await waitingOnLock(blocker)).toBe(1);
+    await blocker.query('commit');
+    for (const s of [...early, ...late]) await s.until((x) => names(x).length >= 2, 10_000);
+    await resumed.until((x) => names(x).length >= 1, 10_000);
+    await sleep(300);
+    for (const s of [...early, ...late]) expect(names(s)).toEqual(['One', 'Two']);
+    expect(names(resumed)).toEqual(['Two']);
   });
 
   it('does not read for a stream that closed while its read waited for a turn', async () => {
-    const c = await tenStreams();
+    const callers = await tenAccounts();
     blocker = await holdSeriesLock();
-    await t.http().post('/api/people').set('Authorization', c.auth).send({ name: 'Woke them' }).expect(201);
+    for (const c of callers) expect((await post(c.auth, 'Woke it')).status).toBe(201);
     // Five reads run (each waiting on the lock), five wait for a turn in the hub.
     for (let i = 0; i < 100 && (await waitingOnLock(blocker)) < 5; i++) await sleep(50);
     expect(await waitingOnLock(blocker)).toBe(5);

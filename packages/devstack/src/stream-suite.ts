@@ -241,6 +241,30 @@ function deliveryTests<T extends StreamApp>(o: StreamSuiteOptions<T>, ctx: Strea
     expect(byQuery.changes().map((e) => changeId(e.change))).toEqual([b]);
   });
 
+  it('sends a change once on each stream of its account, from whatever place each stream stands at', async () => {
+    const c = await ctx.t.caller();
+    const a = await o.write(ctx.t, c, 1);
+    const first = await open(c.auth);
+    await first.until(() => first.changes().length === 1);
+    const b = await o.write(ctx.t, c, 2);
+    await first.until(() => first.changes().length === 2);
+    const [afterA, afterB] = first.changes().map((e) => e.id);
+    // Four streams at four places (a full sync, after a, after b, and the first's), which the
+    // next change wakes together: the service may read it once for all of them.
+    const fromA = await open(c.auth, { 'Last-Event-ID': afterA! });
+    const fromB = await open(c.auth, { 'Last-Event-ID': afterB! });
+    const later = await open(c.auth);
+    await fromA.until(() => fromA.changes().length === 1);
+    await fromB.until(() => fromB.blocks.length > 0);
+    await later.until(() => later.changes().length === 2);
+    const d = await o.write(ctx.t, c, 3);
+    for (const s of [first, fromA, fromB, later])
+      await s.until(() => s.changes().some((e) => changeId(e.change) === d));
+    await sleep(300);
+    const ids = (s: OpenedStream) => s.changes().map((e) => changeId(e.change));
+    expect([ids(first), ids(fromA), ids(fromB), ids(later)]).toEqual([[a, b, d], [b, d], [d], [a, b, d]]);
+  });
+
   it('sends a keepalive comment while idle (STREAM_KEEPALIVE_MS)', async () => {
     const c = await ctx.t.caller();
     const s = await open(c.auth);

@@ -43,6 +43,8 @@ export function syncRoutes(router: Router, { db, guards: g, streams }: RouteCont
           // An OAuth caller's stream shows items as its other answers do (routes/index.ts).
           return oauth ? { ...page, changes: assistantView(page.changes) as unknown[] } : page;
         },
+        // What the pages hold: the entities the scopes read, as the caller's kind sees them.
+        shares: `${[...scopes].sort().join(' ')}${oauth ? ' (assistant)' : ''}`,
       };
     }),
   );

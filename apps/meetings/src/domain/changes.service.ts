@@ -2,8 +2,9 @@ import {
   WINDOW_ORIGIN,
   cursorSigner,
   decodeWindowCursor,
+  earliestPosition,
   encodeWindowCursor,
-  windowPage,
+  windowPagesFrom,
   type StreamPage,
   type WindowPosition,
 } from '@app/auth/streams';
@@ -63,8 +64,24 @@ export async function readChanges(
   withPrivate: boolean,
   nowMillis = Date.now(),
 ): Promise<ChangesPage & StreamPage> {
+  return (await readChangePages(db, accountId, [query.cursor], query.limit, withPrivate, nowMillis))[0]!;
+}
+
+/**
+ * The page after each of `cursors` (a full sync, undefined, only alone), from one read after the
+ * earliest: the account's streams woken by one change read it once (see @app/auth/streams' hub).
+ */
+export async function readChangePages(
+  db: Kysely<Database>,
+  accountId: string,
+  cursors: ReadonlyArray<string | undefined>,
+  limit: number,
+  withPrivate: boolean,
+  nowMillis = Date.now(),
+): Promise<Array<ChangesPage & StreamPage>> {
   const now = Math.floor(nowMillis / 1000);
-  const from = query.cursor === undefined ? undefined : position(query.cursor, accountId, now);
+  const froms = cursors.map((cursor) => (cursor === undefined ? undefined : position(cursor, accountId, now)));
+  const from = earliestPosition(froms);
   const { horizon, rows, records } = await db
     .transaction()
     .setIsolationLevel('repeatable read')
@@ -73,10 +90,10 @@ export async function readChanges(
         accountId,
         after: from ? { xid: from.x, id: from.i } : { xid: WINDOW_ORIGIN.x, id: WINDOW_ORIGIN.i },
         keepFrom: from?.lo ?? null,
-        limit: query.limit + 1,
+        limit: limit + 1,
       });
       const ids: Record<FeedKind, string[]> = { note: [], person: [], series: [], meeting: [] };
-      for (const r of read.rows.slice(0, query.limit)) ids[r.kind].push(r.id);
+      for (const r of read.rows.slice(0, limit)) ids[r.kind].push(r.id);
       return { ...read, records: await changedRecords(trx, accountId, ids) };
     });
   const itemsOf = new Map<string, ItemRow[]>();
@@ -89,7 +106,7 @@ export async function readChanges(
   const people = new Map(records.people.map((r) => [r.id, r]));
   const series = new Map(records.series.map((r) => [r.id, r]));
   const meetings = new Map(records.meetings.map((r) => [r.id, r]));
-  const changes = rows.slice(0, query.limit).map((r): Change => {
+  const changes = rows.slice(0, limit).map((r): Change => {
     if (r.kind === 'note') {
       const note = notes.get(r.id)!;
       return r.deleted
@@ -108,15 +125,14 @@ export async function readChanges(
   });
   // At most MAX_PAGE_BYTES of JSON: a page cut short says hasMore, its cursor after its last change.
   changes.length = entriesWithin(changes, PAGE_ENVELOPE);
-  const page = windowPage(rows.slice(0, changes.length + 1), changes.length, from, horizon, now);
   const cursor = (p: WindowPosition) => encodeWindowCursor(FEED, accountId, p);
-  return {
-    changes,
+  return windowPagesFrom(rows, changes.length, froms, horizon, now).map(({ first, page }) => ({
+    changes: first === 0 ? changes : changes.slice(first),
     nextCursor: cursor(page.next),
     hasMore: page.hasMore,
     reached: page.reached,
     cursorAfter: (k) => cursor(page.after(k)),
-  };
+  }));
 }
 
 /** A page of the changes feed (GET /api/changes). */

@@ -2,7 +2,7 @@ import type { Router } from 'express';
 import type { RouteContext } from '@app/auth/runtime';
 import { compileQuery } from '@app/http-errors/validation';
 import type { Database } from '../db/schema.js';
-import { listChanges, readChanges } from '../domain/changes.service.js';
+import { listChanges, readChangePages, readChanges } from '../domain/changes.service.js';
 import { changesQuery } from '../openapi.js';
 import { account, readsPrivate } from './http.js';
 
@@ -21,7 +21,12 @@ export function changesRoutes(router: Router, { db, streams }: RouteContext<Data
       const { includePrivate } = query.parse(req.query);
       const accountId = account(req);
       const withPrivate = readsPrivate(req, includePrivate);
-      return { key: accountId, read: (cursor, limit) => readChanges(db, accountId, { cursor, limit }, withPrivate) };
+      return {
+        key: accountId,
+        read: (cursor, limit) => readChanges(db, accountId, { cursor, limit }, withPrivate),
+        shares: withPrivate ? 'private' : 'shared',
+        readMany: (cursors, limit) => readChangePages(db, accountId, cursors, limit, withPrivate),
+      };
     }),
   );
 }

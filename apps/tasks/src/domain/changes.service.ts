@@ -1,7 +1,13 @@
 import type { Kysely } from 'kysely';
 import type { Database } from '../db/schema.js';
 import * as repo from '../db/tasks.repository.js';
-import { WINDOW_ORIGIN, windowPage, type StreamPage, type WindowPosition } from '@app/auth/streams';
+import {
+  WINDOW_ORIGIN,
+  earliestPosition,
+  windowPagesFrom,
+  type StreamPage,
+  type WindowPosition,
+} from '@app/auth/streams';
 import { changesCursor, encodeCursor, queryDigest } from './cursor.js';
 import { toTask, type Context, type Task } from './tasks.service.js';
 import { entriesWithin } from '@app/http-errors';
@@ -36,30 +42,46 @@ export async function readChanges(
   query: { cursor?: string | undefined; limit: number },
   nowMillis = Date.now(),
 ): Promise<ChangesPage & StreamPage> {
+  return (await readChangePages(db, ctx, [query.cursor], query.limit, nowMillis))[0]!;
+}
+
+/**
+ * The page after each of `cursors` (a full sync, undefined, only alone), from one read after the
+ * earliest: the workspace's streams woken by one change read it once (see @app/auth/streams' hub).
+ */
+export async function readChangePages(
+  db: Db,
+  ctx: Context,
+  cursors: ReadonlyArray<string | undefined>,
+  limit: number,
+  nowMillis = Date.now(),
+): Promise<Array<ChangesPage & StreamPage>> {
   const now = Math.floor(nowMillis / 1000);
-  const from = query.cursor === undefined ? undefined : changesCursor(query.cursor, ctx.workspaceId, now);
+  const froms = cursors.map((cursor) =>
+    cursor === undefined ? undefined : changesCursor(cursor, ctx.workspaceId, now),
+  );
+  const from = earliestPosition(froms);
   const { horizon, rows } = await repo.changesPage(db, {
     workspaceId: ctx.workspaceId,
     after: from ? { xid: from.x, id: from.i } : { xid: WINDOW_ORIGIN.x, id: WINDOW_ORIGIN.i },
     keepFrom: from?.lo ?? null,
-    limit: query.limit + 1,
+    limit: limit + 1,
   });
   const changes = rows
-    .slice(0, query.limit)
+    .slice(0, limit)
     .map((r): Change =>
       r.deleted ? { type: 'delete', id: r.id, item: null } : { type: 'upsert', id: r.id, item: toTask(r) },
     );
   // At most MAX_PAGE_BYTES of JSON: a page cut short says hasMore, its cursor after its last change.
   changes.length = entriesWithin(changes, PAGE_ENVELOPE);
-  const page = windowPage(rows.slice(0, changes.length + 1), changes.length, from, horizon, now);
   const cursor = (p: WindowPosition) => encodeCursor({ k: 'changes', w: queryDigest(ctx.workspaceId), ...p });
-  return {
-    changes,
+  return windowPagesFrom(rows, changes.length, froms, horizon, now).map(({ first, page }) => ({
+    changes: first === 0 ? changes : changes.slice(first),
     nextCursor: cursor(page.next),
     hasMore: page.hasMore,
     reached: page.reached,
     cursorAfter: (k) => cursor(page.after(k)),
-  };
+  }));
 }
 
 /** A page of the changes feed (GET /api/v1/tasks/changes). */

@@ -8,7 +8,7 @@ import type { TaskCaches } from '../domain/caches.js';
 import * as service from '../domain/tasks.service.js';
 import type { Context, IfMatch, Task } from '../domain/tasks.service.js';
 import { fingerprint, keyDigest, readIdempotencyKey } from '../idempotency.js';
-import { listChanges, readChanges } from '../domain/changes.service.js';
+import { listChanges, readChangePages, readChanges } from '../domain/changes.service.js';
 import { previewRecurrence } from '../domain/recurrence.service.js';
 import { announcedSince, streamEvent } from '../domain/reminders.jobs.js';
 import { checkFilterAlone, listFilteredTasks } from '../domain/filter.service.js';
@@ -125,6 +125,8 @@ export function tasksRoutes(router: Router, { db, streams, caches }: TasksRouteC
           const page = await readChanges(db, ctx, { cursor, limit });
           return only ? only.page(page) : page;
         },
+        // Unfiltered, the workspace's changes are the same for every member.
+        ...(only ? {} : { shares: 'all', readMany: (cursors, limit) => readChangePages(db, ctx, cursors, limit) }),
         // reminder.fired and task.due, announced by the queue's jobs (DESIGN.md "Reminders").
         event: async (ref) => {
           const event = await streamEvent(db, ctx.workspaceId, ref);

@@ -32,6 +32,14 @@ interface FeedReader {
   /** A page after `cursor` (undefined: from the initial sync); throws the feed's 400/410 for a bad cursor. */
   read(cursor: string | undefined, limit: number): Promise<StreamPage>;
   /**
+   * The readers of a key with the same `shares` give the same page after the same cursor (for
+   * any limit: a longer page is as good): the hub may read it once for them all (see
+   * {@link StreamHub.readOnce}). Undefined: this reader's pages are its own.
+   */
+  shares?: string;
+  /** The pages after each of `cursors` (in their order), from one read: such readers at different places. */
+  readMany?(cursors: string[], limit: number): Promise<StreamPage[]>;
+  /**
    * An event that is no change of the feed (tasks' `reminder.fired`), by the reference its
    * announcement carries (see announceStreamEvent): its `event:` name and data, or undefined
    * when it is gone.
@@ -111,7 +119,7 @@ class Stream {
   private reading = false;
   private again = false;
   /** Changes the next read asks for (see PAGE_BYTES). */
-  private limit = FIRST_PAGE;
+  limit = FIRST_PAGE;
   /** Since when the stream has waited for its reader to take what was written, with more to send. */
   waitingSince: number | undefined;
   /** Ends the wait for the reader (the connection closed, or the stream ended). */
@@ -155,7 +163,7 @@ class Stream {
     this.reading = true;
     try {
       await watched;
-      return await this.nextPage();
+      return await this.nextPage(false);
     } catch (err) {
       this.reading = false;
       throw err;
@@ -190,9 +198,17 @@ class Stream {
     if (page.hasMore) await this.writable();
   }
 
-  /** The next page, read in the hub's turn; none when the stream closed while it waited for its turn. */
-  private nextPage(): Promise<StreamPage | undefined> {
-    return this.hub.read(async () => (this.closed ? undefined : this.reader.read(this.cursor, this.limit)));
+  /**
+   * The next page, read in the hub's turn (`shared`: with the streams that ask for the same page
+   * meanwhile, see FeedReader.shares); none when the stream closed while it waited for its turn.
+   */
+  private async nextPage(shared: boolean): Promise<StreamPage | undefined> {
+    const { reader, cursor, limit } = this;
+    const page =
+      shared && reader.shares !== undefined && cursor !== undefined
+        ? await this.hub.readOnce(this, cursor)
+        : await this.hub.read(async () => (this.closed ? undefined : reader.read(cursor, limit)));
+    return this.closed ? undefined : page;
   }
 
   /** Resolves once the socket has taken what was written (at once unless a write said to wait), or the stream is gone. */
@@ -217,7 +233,7 @@ class Stream {
     try {
       do {
         this.again = false;
-        const page = await this.nextPage();
+        const page = await this.nextPage(true);
         if (!page || this.closed) return;
         await this.send(page);
         if (page.hasMore) this.again = true;
@@ -317,6 +333,8 @@ export class StreamHub {
   /** Stream reads under way, and the turns of those waiting (see {@link read}). */
   private readsRunning = 0;
   private readonly readTurns: Array<() => void> = [];
+  /** Shared reads not yet begun, by what they read, and the streams that asked (see {@link readOnce}). */
+  private readonly unbegun = new Map<string, { pages: Promise<Map<string, StreamPage>>; streams: Stream[] }>();
 
   constructor(private readonly o: StreamHubOptions) {
     this.slots = createStreamSlots({
@@ -421,6 +439,40 @@ export class StreamHub {
       if (next) next();
       else this.readsRunning -= 1;
     }
+  }
+
+  /**
+   * {@link read}, once for the streams of a key with the same FeedReader.shares that ask before it
+   * begins: each after its `cursor`. Each change wakes every stream of its account, and each read
+   * the same rows: with 10,000 streams, five per account, five reads of one change. Readers with
+   * `readMany` share a read from different cursors, the others only from the same one. A read once
+   * begun is not joined: it may have been taken before the change that woke the later stream
+   * committed. Not read at all when every stream that asked closed meanwhile.
+   */
+  readOnce(stream: Stream, cursor: string): Promise<StreamPage | undefined> {
+    const { reader } = stream;
+    const id = `${reader.key}\n${reader.shares}${reader.readMany ? '' : `\n${cursor}`}`;
+    let asked = this.unbegun.get(id);
+    if (!asked) {
+      const streams: Stream[] = [];
+      const pages = this.read(async () => {
+        // Begins once the notification being handled has woken every stream, so they join it.
+        await Promise.resolve();
+        this.unbegun.delete(id);
+        const open = streams.filter((s) => !s.closed);
+        const cursors = [...new Set(open.map((s) => s.cursor!))];
+        const limit = Math.max(...open.map((s) => s.limit));
+        const read =
+          cursors.length <= 1
+            ? await Promise.all(cursors.map((c) => reader.read(c, limit)))
+            : await reader.readMany!(cursors, limit);
+        return new Map(cursors.map((c, k) => [c, read[k]!]));
+      });
+      asked = { pages, streams };
+      this.unbegun.set(id, asked);
+    }
+    asked.streams.push(stream);
+    return asked.pages.then((pages) => pages.get(cursor));
   }
 
   /** A read (or a watch's renewal) failed, Postgres down: one warning a minute; it is tried again. */

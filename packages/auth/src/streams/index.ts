@@ -13,6 +13,8 @@ export {
   decodeWindowCursor,
   encodeWindowCursor,
   horizonStatement,
+  earliestPosition,
   windowPage,
+  windowPagesFrom,
   type WindowPosition,
 } from './window.js';

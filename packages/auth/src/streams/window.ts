@@ -122,6 +122,54 @@ export function windowPage<R extends StampedRow>(
   };
 }
 
+/** Whether the row stands after `p` in the feed's (change_xid, id) order. */
+function isAfter(r: StampedRow, p: WindowPosition): boolean {
+  const x = BigInt(r.change_xid);
+  const px = BigInt(p.x);
+  return x > px || (x === px && r.id > p.i);
+}
+
+/**
+ * Where one read for several positions starts: the earliest of them. A full sync (undefined)
+ * starts at the origin and leaves tombstones out, which a position needs: it is read alone.
+ */
+export function earliestPosition(froms: ReadonlyArray<WindowPosition | undefined>): WindowPosition | undefined {
+  if (froms.length === 1) return froms[0];
+  let earliest: WindowPosition | undefined;
+  for (const from of froms) {
+    if (!from) throw new Error('a full sync is read alone');
+    if (!earliest || isAfter({ change_xid: earliest.x, id: earliest.i }, from)) earliest = from;
+  }
+  return earliest;
+}
+
+/**
+ * The page of each of `froms` from one read after {@link earliestPosition} (several streams of a
+ * key woken by the same change): `rows` as read from there, all below `horizon`, of which the
+ * first `kept` make the page (one more when the window goes on). Each position gets the kept rows
+ * after it (`first` is where they start), as a read of its own at that snapshot would have: every
+ * row after a position is at or above its window's start, so none is a tombstone it would leave
+ * out. Each is placed as {@link windowPage} places it; a position past every kept row while the
+ * window goes on gets no rows and stays where it is, to read again.
+ */
+export function windowPagesFrom<R extends StampedRow>(
+  rows: R[],
+  kept: number,
+  froms: ReadonlyArray<WindowPosition | undefined>,
+  horizon: string,
+  nowSeconds: number,
+): Array<{ first: number; page: WindowPage<R> }> {
+  return froms.map((from) => {
+    let first = 0;
+    if (from) while (first < kept && !isAfter(rows[first]!, from)) first += 1;
+    if (first === kept && rows.length > kept) {
+      const stay = from!;
+      return { first, page: { rows: [], next: stay, hasMore: true, reached: BigInt(stay.x), after: () => stay } };
+    }
+    return { first, page: windowPage(rows.slice(first, kept + 1), kept - first, from, horizon, nowSeconds) };
+  });
+}
+
 /** Days a window cursor stays valid (tombstones are kept at least this long). */
 const WINDOW_CURSOR_DAYS = 30;
 
