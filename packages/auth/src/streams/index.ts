@@ -14,7 +14,6 @@ export {
   encodeWindowCursor,
   horizonStatement,
   earliestPosition,
-  windowPage,
   windowPagesFrom,
   type WindowPosition,
 } from './window.js';

@@ -89,7 +89,7 @@ export interface WindowPage<R> {
  * position moves; a done window starts the next one at the horizon, or where the cursor stands if
  * that is past the horizon.
  */
-export function windowPage<R extends StampedRow>(
+function windowPage<R extends StampedRow>(
   rows: R[],
   limit: number,
   from: WindowPosition | undefined,

@@ -5,8 +5,9 @@ import {
   cursorCodec,
   cursorSigner,
   decodeWindowCursor,
+  earliestPosition,
   encodeWindowCursor,
-  windowPage,
+  windowPagesFrom,
   type StreamPage,
   type WindowPosition,
 } from '@app/auth/streams';
@@ -141,26 +142,42 @@ export async function readChanges(
   query: { cursor?: string | undefined; limit: number },
   nowMillis = Date.now(),
 ): Promise<ChangesPage & StreamPage> {
+  return (await readChangePages(db, accountId, [query.cursor], query.limit, nowMillis))[0]!;
+}
+
+/**
+ * The page after each of `cursors` (a full sync, undefined, only alone), from one read after the
+ * earliest: the account's streams woken by one change read it once (see @app/auth/streams' hub).
+ */
+export async function readChangePages(
+  db: Db,
+  accountId: string,
+  cursors: ReadonlyArray<string | undefined>,
+  limit: number,
+  nowMillis = Date.now(),
+): Promise<Array<ChangesPage & StreamPage>> {
   const now = Math.floor(nowMillis / 1000);
-  const from = query.cursor === undefined ? undefined : position(query.cursor, accountId, now);
+  const froms = cursors.map((cursor) => (cursor === undefined ? undefined : position(cursor, accountId, now)));
+  const from = earliestPosition(froms);
   const { horizon, rows } = await repo.changesPage(db, {
     accountId,
     after: from ? { xid: from.x, id: from.i } : { xid: WINDOW_ORIGIN.x, id: WINDOW_ORIGIN.i },
     keepFrom: from?.lo ?? null,
-    limit: query.limit + 1,
+    limit: limit + 1,
   });
-  const page = windowPage(rows, query.limit, from, horizon, now);
-  const changes = page.rows.map((r): Change =>
-    r.deleted ? { type: 'delete', id: r.id, item: null } : { type: 'upsert', id: r.id, item: to__Resource__(r) },
-  );
+  const changes = rows
+    .slice(0, limit)
+    .map((r): Change =>
+      r.deleted ? { type: 'delete', id: r.id, item: null } : { type: 'upsert', id: r.id, item: to__Resource__(r) },
+    );
   const cursor = (p: WindowPosition) => encodeWindowCursor(FEED, accountId, p);
-  return {
-    changes,
+  return windowPagesFrom(rows, changes.length, froms, horizon, now).map(({ first, page }) => ({
+    changes: first === 0 ? changes : changes.slice(first),
     nextCursor: cursor(page.next),
     hasMore: page.hasMore,
     reached: page.reached,
     cursorAfter: (k) => cursor(page.after(k)),
-  };
+  }));
 }
 
 /** A page of the changes feed (GET /api/__name__/changes). */

@@ -40,7 +40,13 @@ function __name__Routes(router: Router, { db, streams }: RouteContext<Database>)
       // The hub takes the start point (cursor or Last-Event-ID); the query is checked here first.
       feedQuery.parse(req.query);
       const accountId = account(req);
-      return { key: accountId, read: (cursor, limit) => records.readChanges(db, accountId, { cursor, limit }) };
+      return {
+        key: accountId,
+        read: (cursor, limit) => records.readChanges(db, accountId, { cursor, limit }),
+        // Every reader of the account's feed reads the same pages.
+        shares: 'all',
+        readMany: (cursors, limit) => records.readChangePages(db, accountId, cursors, limit),
+      };
     }),
   );
   router.get('/__name__/:id', async (req, res) => {
