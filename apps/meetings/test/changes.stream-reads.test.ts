@@ -127,7 +127,10 @@ describe('GET /api/changes/stream: the streams of an account and the writes besi
     for (let i = 0; i < 100 && (await waitingOnLock(blocker)) < 5; i++) await sleep(50);
     expect(await waitingOnLock(blocker)).toBe(5);
     for (const s of streams.splice(0)) s.close();
-    await sleep(300);
+    // Until the app has seen them close (300 ms was not always enough beside CI's other lanes).
+    const hub = t.app.locals.streamHub as { size: number };
+    for (let i = 0; i < 200 && hub.size > 0; i++) await sleep(50);
+    expect(hub.size).toBe(0);
     // A second session asks for the lock behind the five reads: once they have it and are done,
     // it holds it, and a read that started after them would wait on it.
     const behind = new pg.Client({ connectionString: t.config.databaseUrl });
