@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import { cursorSigner, encodeWindowCursor } from '@app/auth/streams';
 import { clusterSettledPast } from '@app/devstack';
 import { sql } from 'kysely';
+import { readChangePages } from '../src/domain/changes.service.js';
 import { addItem, createPerson, createSeries, sessionOf, startApp } from './helpers/factories.js';
 import type { Caller, TestApp } from './helpers/harness.js';
 
@@ -182,6 +183,34 @@ describe('GET /api/changes', () => {
       'upsert:2030-03-03',
       'upsert:2030-03-04',
     ]);
+  });
+
+  it('reads once for streams at different places: each gets the changes after its own, and one past the shared page stays where it is', async () => {
+    const c = await t.caller();
+    const ids: string[] = [];
+    for (let i = 1; i <= 5; i++) ids.push(((await createPerson(t, c, `p${i}`)) as { id: string }).id);
+    // The cursor after each change, one change a page.
+    const after: string[] = [];
+    let cursor: string | undefined;
+    const deadline = Date.now() + 30_000;
+    while (after.length < 5 && Date.now() < deadline) {
+      const p = await page(c, { ...(cursor ? { cursor } : {}), limit: 1 });
+      cursor = p.nextCursor;
+      if (p.changes.length === 1) after.push(cursor);
+      else await new Promise((r) => setTimeout(r, 30));
+    }
+    expect(after).toHaveLength(5);
+
+    // One read of two changes from the earliest place (after p1): the stream after p4 stands past
+    // every change the read hands out while the feed goes on.
+    const [early, late] = await readChangePages(t.db, c.accountId, [after[0], after[3]], 2, false);
+    expect(early!.changes.map((ch) => ch.id)).toEqual([ids[1], ids[2]]);
+    expect(early!.hasMore).toBe(true);
+    expect(late!.changes).toEqual([]);
+    expect(late!.hasMore).toBe(true);
+    // It stays where it was, so its next read starts there: p5, and nothing before it again.
+    const { changes } = await catchUp(c, late!.nextCursor, has('person', ids[4]!));
+    expect(changes.map((ch) => ch.id)).toEqual([ids[4]]);
   });
 
   it('keeps its place, and hands out nothing twice, when the horizon steps back behind the cursor', async () => {

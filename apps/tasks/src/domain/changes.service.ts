@@ -75,13 +75,7 @@ export async function readChangePages(
   // At most MAX_PAGE_BYTES of JSON: a page cut short says hasMore, its cursor after its last change.
   changes.length = entriesWithin(changes, PAGE_ENVELOPE);
   const cursor = (p: WindowPosition) => encodeCursor({ k: 'changes', w: queryDigest(ctx.workspaceId), ...p });
-  return windowPagesFrom(rows, changes.length, froms, horizon, now).map(({ first, page }) => ({
-    changes: first === 0 ? changes : changes.slice(first),
-    nextCursor: cursor(page.next),
-    hasMore: page.hasMore,
-    reached: page.reached,
-    cursorAfter: (k) => cursor(page.after(k)),
-  }));
+  return windowPagesFrom(rows, changes, froms, horizon, now, cursor);
 }
 
 /** A page of the changes feed (GET /api/v1/tasks/changes). */

@@ -68,9 +68,8 @@ const HORIZON = `select coalesce(
     pg_snapshot_xmax(s.snap)) as x
   from (select pg_current_snapshot() as snap) s`;
 
-/** One page of a window: the rows to hand out and where the feed stands after each. */
-export interface WindowPage<R> {
-  rows: R[];
+/** Where the feed stands after one page of a window, and after each of its rows. */
+interface WindowPage {
   next: WindowPosition;
   hasMore: boolean;
   /**
@@ -79,7 +78,7 @@ export interface WindowPage<R> {
    * stepped back behind the cursor.
    */
   reached: bigint;
-  /** The position just after `rows[k]`. */
+  /** The position just after the page's row `k`. */
   after(k: number): WindowPosition;
 }
 
@@ -95,7 +94,7 @@ function windowPage<R extends StampedRow>(
   from: WindowPosition | undefined,
   horizon: string,
   nowSeconds: number,
-): WindowPage<R> {
+): WindowPage {
   const page = rows.slice(0, limit);
   const hasMore = rows.length > limit;
   const lo = from?.lo ?? horizon;
@@ -114,7 +113,6 @@ function windowPage<R extends StampedRow>(
     next = { lo: horizon, t: nowSeconds, x: horizon, i: WINDOW_ORIGIN.i };
   }
   return {
-    rows: page,
     next,
     hasMore,
     reached: BigInt(next.x),
@@ -145,28 +143,38 @@ export function earliestPosition(froms: ReadonlyArray<WindowPosition | undefined
 
 /**
  * The page of each of `froms` from one read after {@link earliestPosition} (several streams of a
- * key woken by the same change): `rows` as read from there, all below `horizon`, of which the
- * first `kept` make the page (one more when the window goes on). Each position gets the kept rows
- * after it (`first` is where they start), as a read of its own at that snapshot would have: every
- * row after a position is at or above its window's start, so none is a tombstone it would leave
- * out. Each is placed as {@link windowPage} places it; a position past every kept row while the
- * window goes on gets no rows and stays where it is, to read again.
+ * key woken by the same change): `rows` as read from there, all below `horizon`, and `changes`,
+ * the first of them as the feed answers them (cut to the page's size and bytes; one more row when
+ * the window goes on). Each position gets the changes after it, as a read of its own at that
+ * snapshot would have: every row after a position is at or above its window's start, so none is a
+ * tombstone it would leave out. Each is placed as {@link windowPage} places it, its cursors made by
+ * `cursor`; a position past every change while the window goes on gets none and stays where it
+ * is, to read again.
  */
-export function windowPagesFrom<R extends StampedRow>(
+export function windowPagesFrom<R extends StampedRow, C>(
   rows: R[],
-  kept: number,
+  changes: C[],
   froms: ReadonlyArray<WindowPosition | undefined>,
   horizon: string,
   nowSeconds: number,
-): Array<{ first: number; page: WindowPage<R> }> {
+  cursor: (p: WindowPosition) => string,
+): Array<{ changes: C[]; nextCursor: string; hasMore: boolean; reached: bigint; cursorAfter(k: number): string }> {
+  const kept = changes.length;
   return froms.map((from) => {
     let first = 0;
     if (from) while (first < kept && !isAfter(rows[first]!, from)) first += 1;
     if (first === kept && rows.length > kept) {
-      const stay = from!;
-      return { first, page: { rows: [], next: stay, hasMore: true, reached: BigInt(stay.x), after: () => stay } };
+      const stay = cursor(from!);
+      return { changes: [], nextCursor: stay, hasMore: true, reached: BigInt(from!.x), cursorAfter: () => stay };
     }
-    return { first, page: windowPage(rows.slice(first, kept + 1), kept - first, from, horizon, nowSeconds) };
+    const page = windowPage(rows.slice(first, kept + 1), kept - first, from, horizon, nowSeconds);
+    return {
+      changes: first === 0 ? changes : changes.slice(first),
+      nextCursor: cursor(page.next),
+      hasMore: page.hasMore,
+      reached: page.reached,
+      cursorAfter: (k) => cursor(page.after(k)),
+    };
   });
 }
 

@@ -171,13 +171,7 @@ export async function readChangePages(
       r.deleted ? { type: 'delete', id: r.id, item: null } : { type: 'upsert', id: r.id, item: to__Resource__(r) },
     );
   const cursor = (p: WindowPosition) => encodeWindowCursor(FEED, accountId, p);
-  return windowPagesFrom(rows, changes.length, froms, horizon, now).map(({ first, page }) => ({
-    changes: first === 0 ? changes : changes.slice(first),
-    nextCursor: cursor(page.next),
-    hasMore: page.hasMore,
-    reached: page.reached,
-    cursorAfter: (k) => cursor(page.after(k)),
-  }));
+  return windowPagesFrom(rows, changes, froms, horizon, now, cursor);
 }
 
 /** A page of the changes feed (GET /api/__name__/changes). */
