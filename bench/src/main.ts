@@ -39,6 +39,7 @@ import {
 import { meetingScenarios, seedMeetings } from './meetings.bench.js';
 import { clipboardScenarios, seedClipboard } from './clipboard.bench.js';
 import { mixedScenario, seedFleet } from './mixed.bench.js';
+import { seedWordPool } from './seed/word-pool.js';
 import { WEBHOOKS_SCENARIO, webhookBench, type WebhookBenchResult } from './webhooks.bench.js';
 import {
   STREAMS_LATENCY_SCENARIO,
@@ -343,9 +344,16 @@ async function scaleCheck(
 
 /** Seeds the other services' data (what the selection needs) and lists the selected scenarios. */
 async function seedScenarios(ctx: BenchContext, tasks: TasksFixture): Promise<Scenario[]> {
-  log('seeding meetings and clipboard...');
-  const meetings = needs('meetings') ? await seedMeetings(ctx) : null;
-  const clipboard = needs('clipboard') ? await seedClipboard(ctx) : null;
+  log('seeding meetings and clipboard side by side...');
+  // Two schemas with nothing in common but the word pool (made first): each seed is one
+  // connection's statements, Postgres-bound, so on two cores they take the time of the longer.
+  await seedWordPool(ctx.client);
+  const own = new pg.Client({ connectionString: ctx.databaseUrl });
+  await own.connect();
+  const [meetings, clipboard] = await Promise.all([
+    needs('meetings') ? seedMeetings(ctx) : null,
+    needs('clipboard') ? seedClipboard({ ...ctx, client: own }) : null,
+  ]).finally(() => own.end());
   log('vacuum analyze (the whole database)...');
   await ctx.client.query('vacuum analyze');
   log("seeding the fleet (if mixed is selected), then the scenarios' own data...");
