@@ -8,7 +8,12 @@ import type { Service } from './product.js';
 interface StreamApp {
   server: { address(): AddressInfo | string | null };
   /** The app's Redis client and key prefix (the slots live under `<prefix>streams:<account>`). */
-  redis: { del(...keys: string[]): Promise<number>; zcard(key: string): Promise<number> };
+  redis: {
+    del(...keys: string[]): Promise<number>;
+    zcard(key: string): Promise<number>;
+    zcount(key: string, min: number, max: string): Promise<number>;
+    pttl(key: string): Promise<number>;
+  };
   config: { redisPrefix: string; databaseUrl: string };
   app: { locals: Record<string, unknown> };
   caller(scopes?: string[]): Promise<{ accountId: string; auth: string }>;
@@ -344,6 +349,24 @@ function admissionTests<T extends StreamApp>(o: StreamSuiteOptions<T>, ctx: Stre
     await ctx.t.redis.del(`${ctx.t.config.redisPrefix}streams:${c.accountId}`);
     expect((await open(c.auth)).status).toBe(429);
   });
+
+  it("puts each account's open streams' slots back into a Redis that lost them at the next renewal, leased for 30 s", async () => {
+    const [a, b] = [await ctx.t.caller(), await ctx.t.caller()];
+    const streams = await Promise.all([open(a.auth), open(a.auth), open(b.auth)]);
+    expect(streams.map((s) => s.status)).toEqual([200, 200, 200]);
+    const key = (accountId: string) => `${ctx.t.config.redisPrefix}streams:${accountId}`;
+    const held = async () => [await ctx.t.redis.zcard(key(a.accountId)), await ctx.t.redis.zcard(key(b.accountId))];
+    expect(await held()).toEqual([2, 1]);
+    await ctx.t.redis.del(key(a.accountId), key(b.accountId));
+    // Each account's slots are renewed every 10 s (a third of the lease), a slice of the accounts at a time.
+    const lost = Date.now();
+    expect(await pollUntil(held, (n) => n[0] === 2 && n[1] === 1, { timeoutMs: 15_000, everyMs: 200 })).toEqual([2, 1]);
+    const ttl = await ctx.t.redis.pttl(key(a.accountId));
+    expect(ttl).toBeGreaterThan(25_000);
+    expect(ttl).toBeLessThanOrEqual(30_000);
+    // Both of its slots leased anew, to 30 s after the renewal.
+    expect(await ctx.t.redis.zcount(key(a.accountId), lost + 30_000, '+inf')).toBe(2);
+  }, 30_000);
 }
 
 /** How a stream ends: a reader too far behind, a revoked key, shutdown. */

@@ -18,8 +18,13 @@ export interface StreamSlots {
   /** Whether the account may open one more stream; `id` names the slot taken. */
   take(account: string, id: string): Promise<boolean>;
   release(account: string, id: string): void;
-  /** Keeps the slots of live streams from expiring, and puts them back into a Redis that lost them (called every third of the lease). */
-  refresh(held: Iterable<{ account: string; id: string }>): void;
+  /**
+   * Keeps this process's slots from expiring, and puts them back into a Redis that lost them: those
+   * of the accounts in slice `slice` of `slices`, so a caller visiting each slice once per third of
+   * the lease spreads the work over it. An account's slots are refreshed together, by one ZADD of
+   * all of them and one PEXPIRE, however many streams it has open.
+   */
+  refresh(slice: number, slices: number): void;
 }
 
 /**
@@ -39,16 +44,23 @@ export function createStreamSlots(o: {
   // This process's own streams: the whole count without Redis, and the fallback when Redis does
   // not answer (down, or slower than its command timeout under load), so the limit then holds
   // per process instead of not at all.
-  const local = new Map<string, Set<string>>();
+  // `order` numbers the accounts as they come, which places each in a slice for `refresh`.
+  const local = new Map<string, { ids: Set<string>; order: number }>();
+  let accountsSeen = 0;
+  const count = (account: string) => local.get(account)?.ids.size ?? 0;
+  const hold = (account: string, id: string): void => {
+    const held = local.get(account);
+    if (held) held.ids.add(id);
+    else local.set(account, { ids: new Set([id]), order: accountsSeen++ });
+  };
   const takeLocal = (account: string, id: string): boolean => {
-    const held = local.get(account) ?? new Set<string>();
-    if (held.size >= o.max) return false;
-    local.set(account, held.add(id));
+    if (count(account) >= o.max) return false;
+    hold(account, id);
     return true;
   };
   const releaseLocal = (account: string, id: string): void => {
     const held = local.get(account);
-    if (held?.delete(id) && held.size === 0) local.delete(account);
+    if (held?.ids.delete(id) && held.ids.size === 0) local.delete(account);
   };
   if (!redis) {
     return {
@@ -72,11 +84,11 @@ export function createStreamSlots(o: {
       // This process's own streams are a part of the account's count: enough of them refuse at
       // once. Streams admitted while Redis did not answer are in Redis only from the next refresh,
       // so Redis alone could admit an 11th meanwhile.
-      if ((local.get(account)?.size ?? 0) >= o.max) return false;
+      if (count(account) >= o.max) return false;
       try {
         const taken = (await redis.eval(TAKE, 1, key(account), Date.now(), o.leaseMs, o.max, id)) === 1;
         warned = false;
-        if (taken) local.set(account, (local.get(account) ?? new Set<string>()).add(id));
+        if (taken) hold(account, id);
         return taken;
       } catch (err) {
         warn(err);
@@ -87,15 +99,14 @@ export function createStreamSlots(o: {
       releaseLocal(account, id);
       redis.zrem(key(account), id).catch(warn);
     },
-    refresh(held) {
+    refresh(slice, slices) {
       const expires = Date.now() + o.leaseMs;
       const batch = redis.pipeline();
-      let any = false;
-      for (const slot of held) {
-        any = true;
-        batch.zadd(key(slot.account), expires, slot.id).pexpire(key(slot.account), o.leaseMs);
+      for (const [account, { ids, order }] of local) {
+        if (order % slices !== slice) continue;
+        batch.zadd(key(account), ...[...ids].flatMap((id) => [expires, id])).pexpire(key(account), o.leaseMs);
       }
-      if (any) batch.exec().catch(warn);
+      if (batch.length > 0) batch.exec().catch(warn);
     },
   };
 }
