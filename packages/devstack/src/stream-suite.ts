@@ -21,6 +21,9 @@ interface StreamApp {
   close(): Promise<void>;
 }
 
+/** The Redis key of an account's stream slots (a sorted set, packages/auth's streams/slots.ts). */
+const slotsKey = (t: StreamApp, accountId: string) => `${t.config.redisPrefix}streams:${accountId}`;
+
 export interface StreamSuiteOptions<T extends StreamApp> {
   service: Service;
   /** The stream's path, e.g. `/api/changes/stream`. */
@@ -346,7 +349,7 @@ function admissionTests<T extends StreamApp>(o: StreamSuiteOptions<T>, ctx: Stre
     expect(ten.map((s) => s.status)).toEqual(Array(10).fill(200));
     // What a Redis restart or failover leaves (or streams admitted while Redis did not answer):
     // no slot in Redis until the next refresh, while this process holds ten open streams.
-    await ctx.t.redis.del(`${ctx.t.config.redisPrefix}streams:${c.accountId}`);
+    await ctx.t.redis.del(slotsKey(ctx.t, c.accountId));
     expect((await open(c.auth)).status).toBe(429);
   });
 
@@ -354,18 +357,18 @@ function admissionTests<T extends StreamApp>(o: StreamSuiteOptions<T>, ctx: Stre
     const [a, b] = [await ctx.t.caller(), await ctx.t.caller()];
     const streams = await Promise.all([open(a.auth), open(a.auth), open(b.auth)]);
     expect(streams.map((s) => s.status)).toEqual([200, 200, 200]);
-    const key = (accountId: string) => `${ctx.t.config.redisPrefix}streams:${accountId}`;
-    const held = async () => [await ctx.t.redis.zcard(key(a.accountId)), await ctx.t.redis.zcard(key(b.accountId))];
+    const [ofA, ofB] = [slotsKey(ctx.t, a.accountId), slotsKey(ctx.t, b.accountId)];
+    const held = async () => [await ctx.t.redis.zcard(ofA), await ctx.t.redis.zcard(ofB)];
     expect(await held()).toEqual([2, 1]);
-    await ctx.t.redis.del(key(a.accountId), key(b.accountId));
+    await ctx.t.redis.del(ofA, ofB);
     // Each account's slots are renewed every 10 s (a third of the lease), a slice of the accounts at a time.
     const lost = Date.now();
     expect(await pollUntil(held, (n) => n[0] === 2 && n[1] === 1, { timeoutMs: 15_000, everyMs: 200 })).toEqual([2, 1]);
-    const ttl = await ctx.t.redis.pttl(key(a.accountId));
+    const ttl = await ctx.t.redis.pttl(ofA);
     expect(ttl).toBeGreaterThan(25_000);
     expect(ttl).toBeLessThanOrEqual(30_000);
     // Both of its slots leased anew, to 30 s after the renewal.
-    expect(await ctx.t.redis.zcount(key(a.accountId), lost + 30_000, '+inf')).toBe(2);
+    expect(await ctx.t.redis.zcount(ofA, lost + 30_000, '+inf')).toBe(2);
   }, 30_000);
 }
 
@@ -386,7 +389,7 @@ function endingTests<T extends StreamApp>(o: StreamSuiteOptions<T>, ctx: StreamC
       // keepalive turn (300 ms here) is the machine's business: a fixed pause of 6 s was too short
       // beside CI's other lanes, and a reader that drains too early never falls behind at all.
       const paused = await openPaused(c.auth);
-      const slots = `${ctx.t.config.redisPrefix}streams:${c.accountId}`;
+      const slots = slotsKey(ctx.t, c.accountId);
       const held = () => ctx.t.redis.zcard(slots);
       expect(await pollUntil(held, (n) => n === 1, { timeoutMs: 10_000 })).toBe(1);
       await pollUntil(held, (n) => n === 0, { timeoutMs: 45_000, everyMs: 250 });
