@@ -137,7 +137,9 @@ function lint() {
   const failed = [];
   for (const [name, step] of steps) {
     process.stdout.write(`\n== lint: ${name}\n`);
+    const started = Date.now();
     if (step() !== 0) failed.push(name);
+    process.stdout.write(`== lint: ${name}: ${((Date.now() - started) / 1000).toFixed(1)} s\n`);
   }
   process.stdout.write(failed.length === 0 ? '\nlint: no findings\n' : '');
   if (failed.length > 0) process.stderr.write(`\nlint failed: ${failed.join(', ')}\n`);
