@@ -7,7 +7,8 @@ const path = require('node:path');
 module.exports = function preset(dir, extra = {}) {
   return {
     rootDir: dir,
-    testEnvironment: 'node',
+    // TEST_CPU_LOG=<file>: each test file's CPU appended to it (dist/jest-cpu-environment.js).
+    testEnvironment: process.env.TEST_CPU_LOG ? path.join(__dirname, 'dist', 'jest-cpu-environment.js') : 'node',
     testMatch: ['<rootDir>/test/**/*.test.ts'],
     transform: {
       '^.+\\.ts$': [
