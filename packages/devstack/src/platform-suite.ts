@@ -296,6 +296,29 @@ function outageTests(ctx: PlatformContext): void {
       // The same process serves again at once: the pool replaced what was killed.
       await ctx.t.http().get(target.protectedPath).set('Authorization', callers[0]!.auth).expect(200);
     });
+
+    it('serves a read at once after Postgres ends the idle connections (200, never 503): a dead checkout is replaced', async () => {
+      // Postgres ends a terminated session a moment after pg_terminate_backend returns, so a
+      // request right after it can check out a connection whose end has not reached the pool.
+      // Before the pool replaced such a checkout, 2-4 of 300 of these requests answered 503.
+      const callers = await Promise.all(Array.from({ length: 3 }, () => ctx.t.caller()));
+      const admin = new pg.Client({ connectionString: process.env.TEST_DATABASE_URL });
+      await admin.connect();
+      const failed: string[] = [];
+      try {
+        for (let i = 0; i < 150; i++) {
+          await terminateBackends(admin);
+          const res = await ctx.t
+            .http()
+            .get(target.protectedPath)
+            .set('Authorization', callers[i % 3]!.auth);
+          if (res.status !== 200) failed.push(`${i}: ${res.status} ${JSON.stringify(res.body)}`);
+        }
+      } finally {
+        await admin.end();
+      }
+      expect(failed).toEqual([]);
+    });
   });
 }
 

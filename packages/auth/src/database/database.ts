@@ -162,15 +162,16 @@ export const WRITES_THROUGH_FUNCTION = sql.raw('/* writes */ ');
 export const PLANNED_ONCE = '/* planned once */ ';
 
 /**
- * A statement that runs prepared: a data-modifying one (it starts with one, or a WITH whose CTEs
- * hold one, as a one-statement create does, or it is marked {@link WRITES_THROUGH_FUNCTION}), or a
- * read marked {@link PLANNED_ONCE}.
+ * A data-modifying statement: it starts with one, or a WITH whose CTEs hold one (as a
+ * one-statement create does), or it is marked {@link WRITES_THROUGH_FUNCTION}.
  */
-const isPrepared = (text: string): boolean =>
+const isWrite = (text: string): boolean =>
   text.startsWith('/* writes */') ||
-  text.startsWith(PLANNED_ONCE) ||
   /^\s*(insert|update|delete)\b/i.test(text) ||
   (/^\s*with\b/i.test(text) && /\b(insert\s+into|delete\s+from)\b|\bupdate\s+\w+(\s+as)?(\s+\w+)?\s+set\b/i.test(text));
+
+/** A statement that runs prepared: a write, or a read marked {@link PLANNED_ONCE}. */
+const isPrepared = (text: string): boolean => isWrite(text) || text.startsWith(PLANNED_ONCE);
 
 /**
  * Writes run as named prepared statements: each connection parses and plans one the first time
@@ -191,37 +192,65 @@ function statementName(text: string): string | undefined {
 }
 
 /**
+ * Whether a statement failed because its session ended: the server terminated it (57P01, 57P02,
+ * class 08) or the socket broke (no SQLSTATE, and the client saw its connection fail or end).
+ */
+function sessionEnded(err: unknown, client: pg.PoolClient): boolean {
+  if (!hasSqlState(err)) return broken.has(client);
+  const { code } = err as { code: string };
+  return code === '57P01' || code === '57P02' || code.startsWith('08');
+}
+
+/**
  * The pool as kysely sees it. A failure to connect, and a query that fails because its
  * connection broke, become {@link DependencyUnavailableError} (a 503 in every service); a client
  * whose connection broke is destroyed on release instead of going back to the pool.
+ *
+ * A checkout whose connection turns out dead at its first statement is replaced once, when that
+ * statement is not a write (a read, or the `begin` of a transaction): Postgres ends a terminated
+ * or restarted session a moment after the fact, and a request that checks out an idle connection
+ * in that moment would otherwise answer 503 although the database is up. A write is never sent
+ * twice: whether it ran before its session ended cannot be known.
  */
 function resilient(pool: pg.Pool): PostgresPool {
-  const wrappers = new WeakMap<pg.PoolClient, PostgresPoolClient>();
-  const wrap = (client: pg.PoolClient): PostgresPoolClient => {
-    let wrapper = wrappers.get(client);
-    if (!wrapper) {
-      wrapper = {
-        // kysely only sends text and values (no cursors here).
-        query: ((text: string, values: unknown[]) =>
-          client.query({ text, values, name: statementName(text) } as pg.QueryConfig).catch((err: unknown) => {
-            if (!hasSqlState(err) && broken.has(client)) throw new DependencyUnavailableError('postgres', err);
-            throw err;
-          })) as unknown as PostgresPoolClient['query'],
-        release: () => client.release(broken.has(client) ? true : undefined),
-      };
-      wrappers.set(client, wrapper);
+  const checkout = async (): Promise<pg.PoolClient> => {
+    try {
+      return await pool.connect();
+    } catch (err) {
+      throw new DependencyUnavailableError('postgres', err);
     }
-    return wrapper;
   };
+  const unavailableIfBroken = (err: unknown, client: pg.PoolClient): unknown =>
+    !hasSqlState(err) && broken.has(client) ? new DependencyUnavailableError('postgres', err) : err;
   return {
     async connect() {
-      let client: pg.PoolClient;
-      try {
-        client = await pool.connect();
-      } catch (err) {
-        throw new DependencyUnavailableError('postgres', err);
-      }
-      return wrap(client);
+      let client: pg.PoolClient | undefined = await checkout();
+      let sent = false;
+      const run = (current: pg.PoolClient, text: string, values: unknown[]) =>
+        current.query({ text, values, name: statementName(text) } as pg.QueryConfig);
+      const query = async (text: string, values: unknown[]) => {
+        const current = client!;
+        const first = !sent;
+        sent = true;
+        try {
+          return await run(current, text, values);
+        } catch (err) {
+          if (!first || isWrite(text) || !sessionEnded(err, current)) throw unavailableIfBroken(err, current);
+        }
+        current.release(true);
+        client = undefined;
+        client = await checkout();
+        try {
+          return await run(client, text, values);
+        } catch (err) {
+          throw unavailableIfBroken(err, client);
+        }
+      };
+      return {
+        // kysely only sends text and values (no cursors here).
+        query: query as unknown as PostgresPoolClient['query'],
+        release: () => client?.release(broken.has(client) ? true : undefined),
+      };
     },
     end: () => pool.end(),
   };
