@@ -1,6 +1,6 @@
 import { DateTime } from 'luxon';
 import { startTestApp, type Caller, type TestApp } from './helpers/harness.js';
-import { createTask, daysFromNow } from './helpers/factories.js';
+import { createTask, daysFromNow, zoneAwayFromMidnight } from './helpers/factories.js';
 import { compileFilter, matchTasks } from '../src/domain/filter.match.js';
 import { parseFilter } from '../src/domain/filter.js';
 import type { Task } from '../src/domain/tasks.service.js';
@@ -11,8 +11,8 @@ beforeAll(async () => {
 });
 afterAll(() => t.close());
 
-/** A zone far from UTC (UTC+14), so its days are not UTC's. */
-const ZONE = 'Pacific/Kiritimati';
+/** A zone far from UTC, so a day in it is not the UTC day. */
+const ZONE = zoneAwayFromMidnight();
 
 /** Every term alone and under `!`, with `&`, `|`, parentheses, `completed` and the date edges. */
 const EXPRESSIONS = [

@@ -1,6 +1,6 @@
 import { DateTime } from 'luxon';
 import { startTestApp, type Caller, type TestApp } from './helpers/harness.js';
-import { TASK_FIELDS, createTask, daysFromNow } from './helpers/factories.js';
+import { TASK_FIELDS, createTask, daysFromNow, zoneAwayFromMidnight } from './helpers/factories.js';
 
 let t: TestApp;
 beforeAll(async () => {
@@ -9,7 +9,7 @@ beforeAll(async () => {
 afterAll(() => t.close());
 
 /** A zone far from UTC, so a day in it is not the UTC day. */
-const ZONE = 'Pacific/Kiritimati';
+const ZONE = zoneAwayFromMidnight();
 
 const get = (c: Caller, query: string, zone = ZONE) =>
   t.http().get(`/api/v1/tasks${query}`).set('Authorization', c.auth).set('X-Timezone', zone);
@@ -98,7 +98,7 @@ describe('GET /api/v1/tasks?filter=', () => {
   });
 
   it('draws the day in the zone of the request', async () => {
-    // Kiritimati is UTC+14, Pago Pago UTC-11: the start of Kiritimati's tomorrow is, most hours of the day, not in Pago Pago's.
+    // ZONE is UTC+14 (or +9), Pago Pago UTC-11: the start of ZONE's tomorrow is, most hours of the day, not in Pago Pago's.
     const probe = await createTask(t, c, { title: 'probe', dueAt: startOfDay(1) });
     const pago = (n: number) =>
       Date.parse(DateTime.now().setZone('Pacific/Pago_Pago').startOf('day').plus({ days: n }).toUTC().toISO()!);

@@ -1,4 +1,20 @@
+import { DateTime } from 'luxon';
 import type { Caller, TestApp } from './harness.js';
+
+/**
+ * A zone far from UTC whose midnight is over an hour away, for a file whose fixtures sit at the
+ * edges of today and tomorrow there: Kiritimati (UTC+14, midnight at 10:00 UTC), else Tokyo
+ * (UTC+9, 15:00 UTC). A fixed zone failed the file run within a minute of its midnight, or
+ * across it.
+ */
+export function zoneAwayFromMidnight(): string {
+  const hoursToMidnight = (zone: string) => {
+    const now = DateTime.now().setZone(zone);
+    return now.startOf('day').plus({ days: 1 }).diff(now, 'hours').hours;
+  };
+  const zone = 'Pacific/Kiritimati';
+  return hoursToMidnight(zone) > 1 && hoursToMidnight(zone) < 23 ? zone : 'Asia/Tokyo';
+}
 
 /** An instant `days` from now (negative: in the past), ISO with Z. */
 export function daysFromNow(days: number): string {
