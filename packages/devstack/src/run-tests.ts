@@ -36,18 +36,19 @@ function turboTest(args: string[], env: NodeJS.ProcessEnv): Promise<number> {
   return new Promise((resolve) => run.once('exit', (code) => resolve(code ?? 1)));
 }
 
-/** The app suites that run on the third lane, after the gateway's waiting files (see wholeRun). */
-const THIRD_LANE_APPS = ['@app/meetings', '@app/clipboard'];
+/** The suites that run on the third lane, after the gateway's waiting files (see wholeRun). */
+const THIRD_LANE_PACKAGES = ['@app/meetings', '@app/clipboard', '@app/bench'];
 
 /**
  * The whole run on three lanes, one suite file at a time on each: the gateway's files that restart
  * nothing on one; every other package's suite, then the gateway's files that kill, stop or restart
  * processes, on another (infra/nginx/jest.config.cjs); and the gateway's files that mostly wait
- * (a process's memory settling), then the meetings and clipboard suites, on the third. One lane
- * per package, as turbo's --concurrency=2 ran them, left the gateway (about 70% of the time) on
- * one core and the other idle for the last ten minutes; with every app suite on the second lane,
- * the third ended after 5 minutes of a 23-minute run and the second ran alone for its last
- * minutes. The builds are done (scripts/cli.mjs builds first): --only, so no lane rebuilds what
+ * (a process's memory settling), then the meetings, clipboard and benchmark-smoke suites, on the
+ * third. One lane per package, as turbo's --concurrency=2 ran them, left the gateway (about 70% of
+ * the time) on one core and the other idle for the last ten minutes; with every app suite on the
+ * second lane, the third ended after 5 minutes of a 23-minute run and the second ran alone for its
+ * last minutes. With the benchmark smoke (137 s) on the second, a 736 s run's lanes took 653, 733
+ * and 527 s. The builds are done (scripts/cli.mjs builds first): --only, so no lane rebuilds what
  * another reads.
  */
 async function wholeRun(extra: string[], env: NodeJS.ProcessEnv): Promise<number> {
@@ -61,12 +62,12 @@ async function wholeRun(extra: string[], env: NodeJS.ProcessEnv): Promise<number
   const inTurn = async (first: Promise<number>, next: () => Promise<number>) => Math.max(await first, await next());
   const codes = await Promise.all([
     gateway('rest', 0),
-    inTurn(packages(['--filter=!@app/gateway', ...THIRD_LANE_APPS.map((name) => `--filter=!${name}`)], 1), () =>
+    inTurn(packages(['--filter=!@app/gateway', ...THIRD_LANE_PACKAGES.map((name) => `--filter=!${name}`)], 1), () =>
       gateway('restarts', 1),
     ),
     inTurn(gateway('waits', 2), () =>
       packages(
-        THIRD_LANE_APPS.map((name) => `--filter=${name}`),
+        THIRD_LANE_PACKAGES.map((name) => `--filter=${name}`),
         2,
       ),
     ),
