@@ -119,6 +119,7 @@ export function streamSuite<T extends StreamApp>(o: StreamSuiteOptions<T>): void
   describe(`GET ${o.path} (${o.service})`, () => {
     const ctx = streamHarness(o);
     deliveryTests(o, ctx);
+    underWayTests(o, ctx);
     admissionTests(o, ctx);
     endingTests(o, ctx);
   });
@@ -174,19 +175,6 @@ function deliveryTests<T extends StreamApp>(o: StreamSuiteOptions<T>, ctx: Strea
     await o.write(ctx.t, c, 3);
     await settle();
     expect(notices.filter((n) => n.startsWith(`c:${key}:`))).toEqual([]);
-  });
-
-  it('delivers a write that was already under way, unannounced, when the stream opened', async () => {
-    const c = await ctx.t.caller();
-    const id = await o.write(ctx.t, c, 1);
-    const writer = await connect();
-    await writer.query('begin');
-    await o.touch(writer, c, id);
-    const s = await open(c.auth);
-    await s.until(() => s.changes().length === 1);
-    await writer.query('commit');
-    await s.until(() => s.changes().length === 2, 3000);
-    expect(s.changes().map((e) => changeId(e.change))).toEqual([id, id]);
   });
 
   it('writes its watch again when the database lost it (a lease run out during an outage), once the listener is back', async () => {
@@ -279,6 +267,65 @@ function deliveryTests<T extends StreamApp>(o: StreamSuiteOptions<T>, ctx: Strea
     const c = await ctx.t.caller();
     const s = await open(c.auth);
     await s.until(() => s.blocks.some((b) => b.comment === 'keepalive'), 2000);
+  });
+}
+
+/**
+ * A write under way when its stream opened, which looked for the key's watch before the watch
+ * committed and so was not announced: the watch's registration waits it out, then the stream reads.
+ */
+function underWayTests<T extends StreamApp>(o: StreamSuiteOptions<T>, ctx: StreamContext<T>): void {
+  const { open, connect } = ctx;
+  it('delivers a write that was already under way, unannounced, when the stream opened', async () => {
+    const c = await ctx.t.caller();
+    const id = await o.write(ctx.t, c, 1);
+    const writer = await connect();
+    await writer.query('begin');
+    await o.touch(writer, c, id);
+    const s = await open(c.auth);
+    await s.until(() => s.changes().length === 1);
+    await writer.query('commit');
+    await s.until(() => s.changes().length === 2, 3000);
+    expect(s.changes().map((e) => changeId(e.change))).toEqual([id, id]);
+  });
+
+  it("delivers such a write without waiting out a transaction of the server's other databases", async () => {
+    // The listener is up and has caught up (another account's stream is open): only the wait for
+    // the writes under way at the watch's commit can deliver the write.
+    const warm = await open((await ctx.t.caller()).auth);
+    await warm.until(() => warm.blocks.length > 0);
+    const admin = await connect();
+    await pollUntil(
+      async () =>
+        (
+          await admin.query<{ n: number }>(
+            `select count(*)::int as n from pg_stat_activity where application_name = $1 and state = 'idle'`,
+            [`${o.service}-streams`],
+          )
+        ).rows[0]!.n,
+      (n) => n > 0,
+    );
+    await new Promise((r) => setTimeout(r, 300));
+    const c = await ctx.t.caller();
+    const id = await o.write(ctx.t, c, 1);
+    // Another database's transaction, holding an id, open throughout: the write came only when it
+    // ended while the watch waited out every transaction of the server (CI's lanes hold some open).
+    const elsewhere = new pg.Client({ connectionString: process.env.TEST_DATABASE_URL });
+    await elsewhere.connect();
+    try {
+      await elsewhere.query('begin');
+      await elsewhere.query('select pg_current_xact_id()');
+      const writer = await connect();
+      await writer.query('begin');
+      await o.touch(writer, c, id);
+      const s = await open(c.auth);
+      await s.until(() => s.changes().length === 1);
+      await writer.query('commit');
+      await s.until(() => s.changes().length === 2, 3000);
+      expect(s.changes().map((e) => changeId(e.change))).toEqual([id, id]);
+    } finally {
+      await elsewhere.end();
+    }
   });
 }
 

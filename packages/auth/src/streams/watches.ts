@@ -18,7 +18,7 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
  *
  * A write that looked for the row before it was committed sends no notice. Each such write already
  * held its transaction id when it looked, so the transactions still in progress just after the
- * row's commit (`pg_current_snapshot()`'s list) cover them all: {@link watch} resolves once the row
+ * row's commit (`pg_current_snapshot()`'s list, less those of other databases) cover them all: {@link watch} resolves once the row
  * is committed, and `settled(key)` is called when the last of those transactions has ended, for
  * the streams of the key to read once more.
  */
@@ -97,8 +97,15 @@ export class StreamWatches {
       from unnest(${watches.map((w) => w.key)}::uuid[], ${holders}::uuid[]) as w(key, holder)
       on conflict (key, holder) do update set expires_at = excluded.expires_at`.execute(this.db);
     if (then === 'extend') return;
-    // A statement of its own, so its snapshot is taken after the rows' commit.
-    const { rows } = await sql<{ xid: string }>`select pg_snapshot_xip(pg_current_snapshot())::text as xid`.execute(
+    // A statement of its own, so its snapshot is taken after the rows' commit. The transactions
+    // of the server's other databases cannot write these tables: a long one there (another
+    // deployment's, a test's) once held a stream's unannounced write back for seconds. A
+    // backend's `backend_xid` is its xid's low 32 bits; one not known to be elsewhere is waited out.
+    const { rows } = await sql<{ xid: string }>`
+      select x.id::text as xid from pg_snapshot_xip(pg_current_snapshot()) as x(id)
+      where not exists (
+        select 1 from pg_stat_activity a
+        where a.datname <> current_database() and a.backend_xid::text = (x.id::text::bigint % 4294967296)::text)`.execute(
       this.db,
     );
     if (rows.length === 0 && then === 'wait out') return;
