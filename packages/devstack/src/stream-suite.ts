@@ -276,9 +276,8 @@ function deliveryTests<T extends StreamApp>(o: StreamSuiteOptions<T>, ctx: Strea
  */
 function underWayTests<T extends StreamApp>(o: StreamSuiteOptions<T>, ctx: StreamContext<T>): void {
   const { open, connect } = ctx;
-  it('delivers a write that was already under way, unannounced, when the stream opened', async () => {
-    const c = await ctx.t.caller();
-    const id = await o.write(ctx.t, c, 1);
+  /** Changes `id` in a transaction open while the caller's stream opens; its commit reaches the stream within 3 s. */
+  const deliveredUnderWay = async (c: { accountId: string; auth: string }, id: string) => {
     const writer = await connect();
     await writer.query('begin');
     await o.touch(writer, c, id);
@@ -287,6 +286,11 @@ function underWayTests<T extends StreamApp>(o: StreamSuiteOptions<T>, ctx: Strea
     await writer.query('commit');
     await s.until(() => s.changes().length === 2, 3000);
     expect(s.changes().map((e) => changeId(e.change))).toEqual([id, id]);
+  };
+  it('delivers a write that was already under way, unannounced, when the stream opened', async () => {
+    const c = await ctx.t.caller();
+    const id = await o.write(ctx.t, c, 1);
+    await deliveredUnderWay(c, id);
   });
 
   it("delivers such a write without waiting out a transaction of the server's other databases", async () => {
@@ -305,7 +309,7 @@ function underWayTests<T extends StreamApp>(o: StreamSuiteOptions<T>, ctx: Strea
         ).rows[0]!.n,
       (n) => n > 0,
     );
-    await new Promise((r) => setTimeout(r, 300));
+    await sleep(300);
     const c = await ctx.t.caller();
     const id = await o.write(ctx.t, c, 1);
     // Another database's transaction, holding an id, open throughout: the write came only when it
@@ -315,14 +319,7 @@ function underWayTests<T extends StreamApp>(o: StreamSuiteOptions<T>, ctx: Strea
     try {
       await elsewhere.query('begin');
       await elsewhere.query('select pg_current_xact_id()');
-      const writer = await connect();
-      await writer.query('begin');
-      await o.touch(writer, c, id);
-      const s = await open(c.auth);
-      await s.until(() => s.changes().length === 1);
-      await writer.query('commit');
-      await s.until(() => s.changes().length === 2, 3000);
-      expect(s.changes().map((e) => changeId(e.change))).toEqual([id, id]);
+      await deliveredUnderWay(c, id);
     } finally {
       await elsewhere.end();
     }
