@@ -206,11 +206,12 @@ function sessionEnded(err: unknown, client: pg.PoolClient): boolean {
  * connection broke, become {@link DependencyUnavailableError} (a 503 in every service); a client
  * whose connection broke is destroyed on release instead of going back to the pool.
  *
- * A checkout whose connection turns out dead at its first statement is replaced once, when that
- * statement is not a write (a read, or the `begin` of a transaction): Postgres ends a terminated
- * or restarted session a moment after the fact, and a request that checks out an idle connection
- * in that moment would otherwise answer 503 although the database is up. A write is never sent
- * twice: whether it ran before its session ended cannot be known.
+ * A checkout whose connection turns out dead at its first statement is replaced (as often as the
+ * pool has idle connections that all ended at once), when that statement is not a write (a read,
+ * or the `begin` of a transaction): Postgres ends a terminated or restarted session a moment after
+ * the fact, and a request that checks out an idle connection in that moment would otherwise answer
+ * 503 although the database is up. A write is never sent twice: whether it ran before its session
+ * ended cannot be known.
  */
 function resilient(pool: pg.Pool): PostgresPool {
   const checkout = async (): Promise<pg.PoolClient> => {
@@ -229,21 +230,20 @@ function resilient(pool: pg.Pool): PostgresPool {
       const run = (current: pg.PoolClient, text: string, values: unknown[]) =>
         current.query({ text, values, name: statementName(text) } as pg.QueryConfig);
       const query = async (text: string, values: unknown[]) => {
-        const current = client!;
         const first = !sent;
         sent = true;
-        try {
-          return await run(current, text, values);
-        } catch (err) {
-          if (!first || isWrite(text) || !sessionEnded(err, current)) throw unavailableIfBroken(err, current);
-        }
-        current.release(true);
-        client = undefined;
-        client = await checkout();
-        try {
-          return await run(client, text, values);
-        } catch (err) {
-          throw unavailableIfBroken(err, client);
+        // Each dead connection is destroyed as it is found; the pool holds at most `max` of them.
+        for (let replaced = 0; ; replaced++) {
+          const current = client!;
+          try {
+            return await run(current, text, values);
+          } catch (err) {
+            const replace = first && !isWrite(text) && sessionEnded(err, current) && replaced < pool.options.max;
+            if (!replace) throw unavailableIfBroken(err, current);
+          }
+          current.release(true);
+          client = undefined;
+          client = await checkout();
         }
       };
       return {
