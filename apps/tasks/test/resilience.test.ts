@@ -1,6 +1,6 @@
 import { sql } from 'kysely';
 import pg from 'pg';
-import { DependencyUnavailableError } from '@app/http-errors';
+import { DependencyUnavailableError, isDependencyOutage } from '@app/http-errors';
 import { startTestApp, type TestApp } from './helpers/harness.js';
 
 describe('a database connection lost while a request holds it', () => {
@@ -70,5 +70,31 @@ describe('a database connection lost while a request holds it', () => {
     expect(res.body.error.code).toBe('service_unavailable');
     const after = await t.http().get(`/api/v1/tasks/${created.body.item.id}`).set('Authorization', c.auth).expect(200);
     expect(after.body.item.title).toBe('held');
+  });
+
+  it('fails a transaction whose begin finds its connection ended, while new ones are refused, as an outage (503)', async () => {
+    const database = new URL(t.databaseUrl).pathname.slice(1);
+    const allow = (on: boolean) => admin.query(`alter database "${database}" allow_connections ${on}`);
+    const failures: string[] = [];
+    try {
+      for (let i = 0; i < 20; i++) {
+        // Idle connections in the pool, then all ended while new ones are refused (a failover).
+        await Promise.all([1, 2, 3].map(() => sql`select pg_sleep(0.01)`.execute(t.db)));
+        await allow(false);
+        await admin.query('select pg_terminate_backend(pid) from pg_stat_activity where datname = $1', [database]);
+        const outcome = await t.db
+          .transaction()
+          .execute((trx) => sql`select 1`.execute(trx))
+          .then(
+            () => 'served',
+            (err: unknown) => err,
+          );
+        if (outcome === 'served' || !isDependencyOutage(outcome)) failures.push(`${i}: ${String(outcome)}`);
+        await allow(true);
+      }
+    } finally {
+      await allow(true);
+    }
+    expect(failures).toEqual([]);
   });
 });
