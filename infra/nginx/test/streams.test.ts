@@ -58,8 +58,11 @@ describe('a stream costs its process a bounded amount whatever its reader does',
       warm.close();
       const pid = stack.process(svc).pid!;
 
-      /** Ten paused streams held for 4 s, then closed: RSS before, at its highest meanwhile, and once it has settled. */
-      const round = async () => {
+      /**
+       * Ten paused streams held for 4 s, then closed: RSS before, at its highest meanwhile, and
+       * once it has settled within 10% of `before`, or of `floor` when that is higher.
+       */
+      const round = async (floor = 0) => {
         const before = await settledRss(pid);
         const paused = await Promise.all(
           Array.from({ length: PAUSED }, () => openPausedStream(url, { Authorization: auth })),
@@ -76,14 +79,15 @@ describe('a stream costs its process a bounded amount whatever its reader does',
         // connections have idled 30 s (idleTimeoutMillis).
         const after = await pollUntil(
           () => settledRss(pid, 5),
-          (mb) => mb <= before * 1.1,
+          (mb) => mb <= Math.max(floor, before) * 1.1,
           { timeoutMs: 90_000, everyMs: 0 },
         );
         return { statuses, before, withTen, after };
       };
       // Twice: the first ten streams of a process leave what the allocators keep once grown (the
       // heap's and malloc's); a stream that held on to anything would show in the second round.
-      const rounds = [await round(), await round()];
+      const first = await round();
+      const rounds = [first, await round(first.before)];
       for (const [i, r] of rounds.entries()) {
         process.stdout.write(
           `streams memory, ${svc}, round ${i + 1}: RSS ${r.before.toFixed(0)} MB before, ${r.withTen.toFixed(0)} MB with ${PAUSED} paused streams (+${(r.withTen - r.before).toFixed(0)} MB), ${r.after.toFixed(0)} MB after they closed\n`,
@@ -94,7 +98,10 @@ describe('a stream costs its process a bounded amount whatever its reader does',
         // round 2 then grows from below the working set it would have anyway.
         expect(r.withTen - rounds[0]!.before).toBeLessThan(GROWTH_MB);
       }
-      expect(rounds[1]!.after).toBeLessThanOrEqual(rounds[1]!.before * 1.1);
+      // Against the higher of the two: clipboard's round 2 once began at 94 MB (round 1's close had
+      // handed 60 MB back) and settled at 134 MB, below the 156 MB it served at before round 1;
+      // meetings' began at 182 MB, above round 1's 174, and settled at 195.
+      expect(rounds[1]!.after).toBeLessThanOrEqual(Math.max(rounds[0]!.before, rounds[1]!.before) * 1.1);
     },
     300_000,
   );
