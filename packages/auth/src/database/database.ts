@@ -221,14 +221,14 @@ function resilient(pool: pg.Pool): PostgresPool {
       throw new DependencyUnavailableError('postgres', err);
     }
   };
+  const run = (client: pg.PoolClient, text: string, values: unknown[]) =>
+    client.query({ text, values, name: statementName(text) } as pg.QueryConfig);
   const unavailableIfBroken = (err: unknown, client: pg.PoolClient): unknown =>
     !hasSqlState(err) && broken.has(client) ? new DependencyUnavailableError('postgres', err) : err;
   return {
     async connect() {
       let client: pg.PoolClient | undefined = await checkout();
       let sent = false;
-      const run = (current: pg.PoolClient, text: string, values: unknown[]) =>
-        current.query({ text, values, name: statementName(text) } as pg.QueryConfig);
       const query = async (text: string, values: unknown[]) => {
         const first = !sent;
         sent = true;

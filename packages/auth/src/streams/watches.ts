@@ -18,9 +18,9 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
  *
  * A write that looked for the row before it was committed sends no notice. Each such write already
  * held its transaction id when it looked, so the transactions still in progress just after the
- * row's commit (`pg_current_snapshot()`'s list, less those of other databases) cover them all: {@link watch} resolves once the row
- * is committed, and `settled(key)` is called when the last of those transactions has ended, for
- * the streams of the key to read once more.
+ * row's commit (`pg_current_snapshot()`'s list, less those of other databases) cover them all:
+ * {@link watch} resolves once the row is committed, and `settled(key)` is called when the last of
+ * those transactions has ended, for the streams of the key to read once more.
  */
 export class StreamWatches {
   /** Each watched key's registration: its row's holder id, and the write of that row. */
