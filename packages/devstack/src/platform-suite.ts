@@ -241,12 +241,14 @@ function outageTests(ctx: PlatformContext): void {
   const { target } = ctx;
   const { envelope } = target.declaration;
   describe('database connections lost', () => {
+    /** The app's own database. */
+    const databaseName = () => new URL(ctx.t.databaseUrl).pathname.slice(1);
+
     /** Terminates every connection to the app's database (as a restart or failover does). */
     async function terminateBackends(admin: pg.Client): Promise<number> {
-      const database = new URL(ctx.t.databaseUrl).pathname.slice(1);
       const res = await admin.query(
         'select count(pg_terminate_backend(pid))::int as n from pg_stat_activity where datname = $1 and pid <> pg_backend_pid()',
-        [database],
+        [databaseName()],
       );
       return res.rows[0].n as number;
     }
@@ -259,7 +261,7 @@ function outageTests(ctx: PlatformContext): void {
       await admin.connect();
       // New connections refused too, as while a restart or failover is under way: a read whose
       // connection was killed idle is otherwise served on a new one (the next test).
-      const database = `"${new URL(ctx.t.databaseUrl).pathname.slice(1).replace(/"/g, '""')}"`;
+      const database = `"${databaseName().replace(/"/g, '""')}"`;
       await admin.query(`alter database ${database} allow_connections false`);
       const statuses: Record<number, number> = {};
       const bad: string[] = [];
