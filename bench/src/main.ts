@@ -435,6 +435,19 @@ async function startFloors(
   return { baselinePid: baseline.pid, baselineUrl: `http://127.0.0.1:${baselinePort}`, floorUrl: floorGateway.url };
 }
 
+/**
+ * Before each load of a write scenario (the product's and each baseline's): vacuum what the loads
+ * before it left behind and write every dirty buffer out. Otherwise autovacuum of an earlier row's
+ * rows, or a backend evicting another load's dirty pages from shared_buffers, runs inside this
+ * load's window and is charged to whichever side happens to run then.
+ */
+async function settle(client: pg.Client): Promise<void> {
+  const started = Date.now();
+  await client.query('vacuum');
+  await client.query('checkpoint');
+  log(`  settled (vacuum, checkpoint) in ${Date.now() - started} ms`);
+}
+
 /** Each scenario's load on the product, then on each of its baselines: a row each. */
 async function loadScenarios(
   stack: Stack,
@@ -462,11 +475,14 @@ async function loadScenarios(
       ...(writes ? { warmupSeconds: WRITE_WARMUP_SECONDS } : {}),
       meter: { service: () => pids, ...shared },
     };
+    const settled = writes ? () => settle(stack.client) : async () => {};
+    await settled();
     const statements = await statementMeter(stack.client);
     const { result: productResult, peakMb } = await peakRss(pids, () =>
       profiledRow(s.name, pids, () => runLoad(gateway, s.request, productOpts)),
     );
     if (statements) log(`${s.name}: Postgres time by statement\n${await statements(productResult.requests)}`);
+    await settled();
     const baselineResult = routes[`/s${i}`]
       ? answered(
           s.name,
@@ -483,6 +499,7 @@ async function loadScenarios(
     rows.push({ scenario: s.name, product: productResult, baseline: baselineResult, baselineDoes, rssMb: peakMb });
     for (const [j, more] of (s.moreBaselines ?? []).entries()) {
       const path = moreBaselinePath(s, i, j);
+      await settled();
       const moreResult = answered(
         `${s.name} vs ${more.label}`,
         await profiledRow(`${s.name} vs ${more.label}`, [floors.baselinePid], () =>
