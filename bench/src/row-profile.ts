@@ -10,6 +10,7 @@ const DIR = process.env.BENCH_PROFILE;
  */
 export async function profiledRow<T>(row: string, pids: Array<number | undefined>, work: () => Promise<T>): Promise<T> {
   if (!DIR) return work();
+  mkdirSync(DIR, { recursive: true }); // the processes write their profiles into it first
   const signal = () => {
     for (const pid of pids) if (pid) process.kill(pid, 'SIGUSR2');
   };
