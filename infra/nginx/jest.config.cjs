@@ -6,7 +6,8 @@
  *   and lifecycle files, the supervisor, `npm start`, replicas/), after the app suites on their lane;
  * - `waits`, the files that spend most of their time waiting, not computing (streams: a process's
  *   memory settling after its streams close; tracing: spans exported in batches, 8 core-seconds
- *   in 41 s), on a lane of their own;
+ *   in 41 s; docs.browser: pages loading in Chromium, 10 core-seconds in 30 s), on a lane of their
+ *   own;
  * - `rest`, every other file, on a lane of its own.
  * Unset (a focused run, `npm run test:faults`): every file.
  */
@@ -18,7 +19,7 @@ const RESTARTS = [
   '/test/first-run\\.test',
   '/test/replicas/',
 ];
-const WAITS = ['/test/streams\\.test', '/test/tracing\\.test'];
+const WAITS = ['/test/streams\\.test', '/test/tracing\\.test', '/test/docs\\.browser\\.test'];
 /** testPathIgnorePatterns that leave only the files matching `patterns`. */
 const only = (patterns) => [`^(?!.*(${patterns.join('|')}))`];
 const GROUPS = {
