@@ -188,12 +188,12 @@ type LoadPair = { list: LoadResult; search: LoadResult };
 /** The pids metered beside a scenario's own: every nginx process, and Postgres's serving backends. */
 type SharedMeters = { nginx: () => number[]; postgres: () => number[] };
 
-/** Each scenario's load, and the webhook scenario's. */
 /**
  * A smoke run (`npm test`) caps every load at 100 requests a second: it checks that each row runs
  * and answers, not how fast, and uncapped loads made most of its CPU on CI's shared cores.
  */
 const SMOKE_RATE = SMOKE ? { rate: 100 } : {};
+/** Each scenario's load, and the webhook scenario's. */
 const LOAD_OPTS = { connections: CONNECTIONS, warmupSeconds: WARMUP_SECONDS, seconds: SECONDS, ...SMOKE_RATE };
 
 /**
