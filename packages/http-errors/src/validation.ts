@@ -50,14 +50,19 @@ export interface Validator<T> {
   parse(input: unknown): T;
 }
 
-function wrap<T>(validate: ValidateFunction): Validator<T> {
+/**
+ * `copy`: parse a shallow copy of the input (query validators fill in defaults, and Express
+ * re-parses `req.query` on each access, so its object is not theirs to change).
+ */
+function wrap<T>(validate: ValidateFunction, copy = false): Validator<T> {
   return {
     validate,
     parse(input: unknown): T {
-      if (!validate(input)) throw errors.validation(toDetails(validate.errors));
+      const value: unknown = copy ? { ...(input as object) } : input;
+      if (!validate(value)) throw errors.validation(toDetails(validate.errors));
       // Query strings reach here without the body parser's check.
-      rejectUnsafeInput(input);
-      return input as T;
+      rejectUnsafeInput(value);
+      return value as T;
     },
   };
 }
@@ -80,7 +85,7 @@ export function compileBody<const S extends JSONSchema>(schema: S): Validator<Sh
 
 /**
  * Compiles a query-string schema: strings are coerced to the schema's types and defaults are
- * filled in. `parse` copies the input first, since Express re-parses `req.query` on each access.
+ * filled in, on a copy of the input.
  */
 export function compileQuery<const S extends JSONSchema>(schema: S): Validator<Shape<S>> {
   const ajvValidate = queryAjv.compile(schema as object);
@@ -103,8 +108,7 @@ export function compileQuery<const S extends JSONSchema>(schema: S): Validator<S
           }));
     return infinite.length === 0;
   }) as ValidateFunction;
-  const inner = wrap<Shape<S>>(validate);
-  return { validate, parse: (input) => inner.parse({ ...(input as object) }) };
+  return wrap<Shape<S>>(validate, true);
 }
 
 export { DATE_TIME_PATTERN, TIME_ZONE_PATTERN, dateTimeInputSchema } from './date-time.js';
