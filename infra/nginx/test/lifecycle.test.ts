@@ -121,6 +121,7 @@ describe('configuration validated at start', () => {
     ['meetings', { DATABASE_URL: 'postgres://x@127.0.0.1:1/x', ALLOWED_ORIGINS: 'not a url' }, 'ALLOWED_ORIGINS'],
     ['clipboard', { DATABASE_URL: 'postgres://x@127.0.0.1:1/x', HEAP_GROWING_PERCENT: '-5' }, 'HEAP_GROWING_PERCENT'],
     ['tasks', { DATABASE_URL: 'postgres://x@127.0.0.1:1/x', SERVICE_ROLE: 'both' }, 'SERVICE_ROLE'],
+    ['meetings', { DATABASE_URL: 'postgres://x@127.0.0.1:1/x', DATABASE_POOL_IDLE_MS: '30s' }, 'DATABASE_POOL_IDLE_MS'],
   ])('%s stops with one line naming the bad variable (%j)', async (service, env, variable) => {
     const { code, stderr } = await run(service, env);
     expect(code).not.toBe(0);

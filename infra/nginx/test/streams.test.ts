@@ -8,8 +8,9 @@ import {
   writeLargestChanges,
   type Service,
 } from '@app/devstack';
+import pg from 'pg';
 import { oauthClient } from './oauth-flow.js';
-import { everyRateLimitAt, startStack, type Stack } from './stack.js';
+import { everyRateLimitAt, familyRequests, startStack, type Stack } from './stack.js';
 
 /**
  * The live change streams as the service processes run them (DESIGN.md "Live change streams"):
@@ -18,8 +19,14 @@ import { everyRateLimitAt, startStack, type Stack } from './stack.js';
  */
 let stack: Stack;
 
+/** DATABASE_POOL_IDLE_MS of every service here: what an idle connection holds comes back within seconds, not 30. */
+const POOL_IDLE_MS = 1000;
+
 beforeAll(async () => {
-  stack = await startStack(everyRateLimitAt(100000, { networkCap: true }));
+  const idle = { DATABASE_POOL_IDLE_MS: String(POOL_IDLE_MS) };
+  stack = await startStack(
+    everyRateLimitAt(100000, { networkCap: true, extra: Object.fromEntries(SERVICES.map((svc) => [svc, idle])) }),
+  );
 }, 120_000);
 afterAll(() => stack?.stop());
 
@@ -76,7 +83,7 @@ describe('a stream costs its process a bounded amount whatever its reader does',
         for (const p of paused) p.close();
         // What is given back comes back late: V8's heap some seconds after the work stops (its memory
         // reducer), and the read buffers the pool's connections grew for the pages once those
-        // connections have idled 30 s (idleTimeoutMillis).
+        // connections have idled POOL_IDLE_MS.
         const after = await pollUntil(
           () => settledRss(pid, 5),
           (mb) => mb <= Math.max(floor, before) * 1.1,
@@ -105,6 +112,42 @@ describe('a stream costs its process a bounded amount whatever its reader does',
     },
     300_000,
   );
+});
+
+describe('DATABASE_POOL_IDLE_MS', () => {
+  /** The service's request connections (its pool's application_name) idle for over `seconds`. */
+  const idleConnections = async (svc: Service, seconds: number): Promise<number> => {
+    const client = new pg.Client({ connectionString: stack.databaseUrl });
+    await client.connect();
+    try {
+      const { rows } = await client.query<{ n: number }>(
+        `select count(*)::int as n from pg_stat_activity
+          where datname = current_database() and application_name = $1
+            and state = 'idle' and state_change < now() - make_interval(secs => $2)`,
+        [svc, seconds],
+      );
+      return rows[0]!.n;
+    } finally {
+      await client.end();
+    }
+  };
+
+  it.each(SERVICES)('%s: closes a request connection that has idled that long', async (svc) => {
+    const auth = `Bearer ${(await stack.admin(svc, 'create-key', '--account', await newAccount(svc))).key as string}`;
+    const lists = familyRequests(svc).filter((r) => r.method === 'GET');
+    // Reads at once, so the pool opens more than one connection.
+    const statuses = await Promise.all(
+      [...lists, ...lists].map(
+        async ({ path }) =>
+          (await fetch(`http://127.0.0.1:${stack.ports[svc]}${path}`, { headers: { Authorization: auth } })).status,
+      ),
+    );
+    expect(statuses.every((status) => status === 200)).toBe(true);
+    expect(await idleConnections(svc, 0)).toBeGreaterThan(0);
+    await sleep(POOL_IDLE_MS + 2500);
+    // With the default (30 s) each of them would still be open, idle since the burst.
+    expect(await idleConnections(svc, (POOL_IDLE_MS + 1500) / 1000)).toBe(0);
+  });
 });
 
 describe('an OAuth access token revoked (RFC 7009)', () => {

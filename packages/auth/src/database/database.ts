@@ -48,6 +48,11 @@ export interface PoolOptions {
   connectTimeoutMs?: number;
   /** Server-side limit on one statement (SQLSTATE 57014, a 503). */
   statementTimeoutMs?: number;
+  /**
+   * How long a connection may sit idle in the pool before it is closed (default 30 s; 0: never).
+   * Closing one gives back what it grew (its read buffer keeps the size of the largest result).
+   */
+  idleTimeoutMs?: number;
   /** Called (at most once a second) when a connection breaks, idle or in use. */
   onConnectionError?: (err: Error) => void;
   /**
@@ -77,7 +82,7 @@ export function createPool(url: string, schema: string, max: number, options: Po
     application_name: options.applicationName ?? schema,
     options: `-c search_path=${schema},public -c TimeZone=UTC -c statement_timeout=${options.statementTimeoutMs ?? 30_000}`,
     types: { getTypeParser },
-    idleTimeoutMillis: 30_000,
+    idleTimeoutMillis: options.idleTimeoutMs ?? 30_000,
     connectionTimeoutMillis: options.connectTimeoutMs ?? 1_500,
     // Dead peers are found by the kernel too, not only by the next query.
     keepAlive: true,

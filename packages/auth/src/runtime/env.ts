@@ -183,7 +183,7 @@ const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'
 
 /**
  * The settings every service reads the same way: `<SERVICE>_PORT` (or `PORT`), `HOST`,
- * `DATABASE_URL`, `DATABASE_POOL_SIZE`, `DATABASE_CONNECT_TIMEOUT_MS`, `DATABASE_STATEMENT_TIMEOUT_MS`, `REDIS_URL`, `REDIS_PREFIX`, `ALLOWED_ORIGINS`,
+ * `DATABASE_URL`, `DATABASE_POOL_SIZE`, `DATABASE_CONNECT_TIMEOUT_MS`, `DATABASE_STATEMENT_TIMEOUT_MS`, `DATABASE_POOL_IDLE_MS`, `REDIS_URL`, `REDIS_PREFIX`, `ALLOWED_ORIGINS`,
  * `TRUST_PROXY`, `BODY_LIMIT_BYTES`, `LOG_LEVEL`, `SHUTDOWN_TIMEOUT_MS`, `HEAP_GROWING_PERCENT`, `COOKIE_SECURE`, `WEBHOOK_RETRY_BASE_MS`, `WEBHOOK_ALLOW_PRIVATE`, `WEBHOOK_CONCURRENCY`, `WEBHOOK_TRACE_CONTEXT`, `WEBHOOK_SECRET_KEY`, `WEBHOOK_SECRET_KEYS_OLD`, `MIGRATE_ON_START`, `OAUTH_CIMD_ALLOW_PRIVATE`, `OAUTH_REGISTRATIONS_PER_HOUR`, `SIGNUP` (`open` lets anyone create
  * an account at `/auth/<service>/signup`; `closed`, the default, leaves it to the operator),
  * `MCP_CONFIRMATION_SECONDS`, `MCP_SESSION_SECRET` (required with NODE_ENV=production, as `WEBHOOK_SECRET_KEY` is), `PUBLIC_URL` (the origin clients use, e.g. https://api.example.com, named in the OAuth and MCP
@@ -204,6 +204,8 @@ function serviceEnv(env: Env, service: { name: string; port: number; bodyLimitBy
     // A request that cannot get a connection this fast is a 503, so an outage never hangs it.
     databaseConnectTimeoutMs: envInt(env, 'DATABASE_CONNECT_TIMEOUT_MS', 1500, 100, 60_000),
     databaseStatementTimeoutMs: envInt(env, 'DATABASE_STATEMENT_TIMEOUT_MS', 30_000, 100, 3_600_000),
+    // How long a request connection may idle in the pool before it is closed (0: kept open).
+    databasePoolIdleMs: envInt(env, 'DATABASE_POOL_IDLE_MS', 30_000, 0, 3_600_000),
     redisUrl: envUrl(env, 'REDIS_URL', ['redis:', 'rediss:'], false),
     redisPrefix: env.REDIS_PREFIX || `${service.name}:`,
     allowedOrigins: envOrigins(env, 'ALLOWED_ORIGINS'),

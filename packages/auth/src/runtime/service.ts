@@ -50,6 +50,7 @@ async function startService(service: ServiceDeclaration, module: ServiceModule):
   const pool = createPool(config.databaseUrl, name, config.databasePoolSize, {
     connectTimeoutMs: config.databaseConnectTimeoutMs,
     statementTimeoutMs: config.databaseStatementTimeoutMs,
+    idleTimeoutMs: config.databasePoolIdleMs,
     onConnectionError: (err) => logger.warn({ err: err.message }, 'database connection lost'),
   });
   const db = createDb<AnySchema>(pool);
