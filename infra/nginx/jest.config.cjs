@@ -8,8 +8,7 @@
  *   memory settling after its streams close; docs.browser: pages loading in Chromium, 10
  *   core-seconds in 30 s), on a lane of their own;
  * - `rest`, every other file, on a lane of its own. `tracing` waits too (spans exported in
- *   batches, 8 core-seconds in 41 s) but runs here: since new-service's copy got cheaper this lane
- *   ended 50-90 s before the `waits` one (538, 544, 521 s against 597, 596, 610 s).
+ *   batches, 8 core-seconds in 41 s) but runs here, where there was room for it.
  * Lanes are balanced by their measured times: docs/contributing.md has the table.
  * Unset (a focused run, `npm run test:faults`): every file.
  */

@@ -37,14 +37,14 @@ function turboTest(args: string[], env: NodeJS.ProcessEnv): Promise<number> {
 }
 
 /** The suites that run on the third lane, after the gateway's waiting files (see wholeRun). */
-const THIRD_LANE_PACKAGES = ['@app/meetings', '@app/clipboard', '@app/bench'];
+const THIRD_LANE_PACKAGES = ['@app/meetings', '@app/clipboard', '@app/bench', '@app/client'];
 
 /**
  * The whole run on three lanes, one suite file at a time on each: the gateway's files that restart
  * nothing on one; every other package's suite, then the gateway's files that kill, stop or restart
  * processes, on another (infra/nginx/jest.config.cjs); and the gateway's files that mostly wait
- * (a process's memory settling), then the meetings, clipboard and benchmark-smoke suites, on the
- * third. One lane per package, as turbo's --concurrency=2 ran them, left the gateway (about 70% of
+ * (a process's memory settling), then the meetings, clipboard, benchmark-smoke and client suites,
+ * on the third. One lane per package, as turbo's --concurrency=2 ran them, left the gateway (about 70% of
  * the time) on one core and the other idle for the last ten minutes; with every app suite on the
  * second lane, the third ended after 5 minutes of a 23-minute run and the second ran alone for its
  * last minutes. With the benchmark smoke (137 s) on the second, a 736 s run's lanes took 653, 733
