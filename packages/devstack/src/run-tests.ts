@@ -84,9 +84,14 @@ interface JestJson {
     name: string;
     status: string;
     message: string;
-    assertionResults: { fullName: string; status: string; failureMessages: string[] }[];
+    startTime: number;
+    endTime: number;
+    assertionResults: { fullName: string; status: string; failureMessages: string[]; duration?: number | null }[];
   }[];
 }
+
+/** A suite file's path from the repository's root. */
+const relative = (file: string) => (file.startsWith(repoRoot) ? file.slice(repoRoot.length + 1) : file);
 
 /** The first line of a failure's message that says something, without jest's colour codes. */
 function firstLine(message: string): string {
@@ -100,11 +105,33 @@ function firstLine(message: string): string {
  */
 function failureLines(json: JestJson): string[] {
   return json.testResults.flatMap((suite) => {
-    const file = suite.name.startsWith(repoRoot) ? suite.name.slice(repoRoot.length + 1) : suite.name;
+    const file = relative(suite.name);
     const failed = suite.assertionResults.filter((test) => test.status === 'failed');
     if (failed.length === 0 && suite.status === 'failed') return [`FAILED ${file}: ${firstLine(suite.message)}`];
     return failed.map((test) => `FAILED ${file} > ${test.fullName}: ${firstLine(test.failureMessages.join('\n'))}`);
   });
+}
+
+/**
+ * Where the run's time went: the `count` longest files, each with the time its tests took and
+ * the rest (its stack's start and stop: beforeAll, afterAll), and its longest test.
+ */
+function slowestFiles(results: JestJson[], count = 10): string[] {
+  const seconds = (ms: number) => `${(ms / 1000).toFixed(1)} s`;
+  return results
+    .flatMap((json) => json.testResults)
+    .map((suite) => {
+      const tests = suite.assertionResults.map((test) => ({ name: test.fullName, ms: test.duration ?? 0 }));
+      const inTests = tests.reduce((sum, test) => sum + test.ms, 0);
+      const longest = tests.reduce((a, b) => (b.ms > a.ms ? b : a), { name: '', ms: 0 });
+      return { file: relative(suite.name), ms: suite.endTime - suite.startTime, inTests, longest };
+    })
+    .sort((a, b) => b.ms - a.ms)
+    .slice(0, count)
+    .map(
+      ({ file, ms, inTests, longest }) =>
+        `${seconds(ms)} ${file}: tests ${seconds(inTests)}, the rest ${seconds(ms - inTests)}; longest ${seconds(longest.ms)} ${longest.name}`,
+    );
 }
 
 /**
@@ -133,8 +160,8 @@ async function main(): Promise<number> {
   let skipped = 0;
   let brokenSuites = 0;
   const failures: string[] = [];
-  for (const file of resultFiles()) {
-    const json = JSON.parse(readFileSync(file, 'utf8')) as JestJson;
+  const results = resultFiles().map((file) => JSON.parse(readFileSync(file, 'utf8')) as JestJson);
+  for (const json of results) {
     failures.push(...failureLines(json));
     passed += json.numPassedTests;
     failed += json.numFailedTests;
@@ -142,6 +169,7 @@ async function main(): Promise<number> {
     brokenSuites += json.numRuntimeErrorTestSuites ?? 0;
   }
   const seconds = Math.round((Date.now() - started) / 1000);
+  process.stdout.write(`\nthe longest suite files:\n${slowestFiles(results).join('\n')}\n`);
   process.stdout.write(
     `\nall suites finished in ${seconds}s${brokenSuites ? `; ${brokenSuites} suite(s) failed to run` : ''}\n`,
   );
