@@ -150,6 +150,50 @@ describe('POST /api/v1/tasks/batch', () => {
     }
   });
 
+  it('locks the tasks of two atomic batches in one order: released together, they do not deadlock', async () => {
+    const c = await t.caller();
+    const [one, two] = [await createTask(t, c, { title: 'one' }), await createTask(t, c, { title: 'two' })];
+    const edits = (ids: string[], notes: string) =>
+      commands(...ids.map((taskId) => ({ type: 'update', taskId, args: { notes } })));
+    const deadlocks = async () =>
+      Number(
+        (
+          await sql<{
+            n: string;
+          }>`select deadlocks as n from pg_stat_database where datname = current_database()`.execute(t.db)
+        ).rows[0]!.n,
+      );
+    const waiting = async () =>
+      Number(
+        (
+          await sql<{ n: string }>`select count(*) as n from pg_stat_activity
+            where datname = current_database() and wait_event_type = 'Lock'`.execute(t.db)
+        ).rows[0]!.n,
+      );
+    const before = await deadlocks();
+    // A transaction holding both tasks: each batch waits at its first lock, and both go on at once
+    // when it ends. Locked in the order the commands name them, they then always deadlock.
+    const answers = await t.db.connection().execute(async (blocker) => {
+      await sql`begin`.execute(blocker);
+      await sql`select from tasks where id in (${one.id}, ${two.id}) for update`.execute(blocker);
+      const racing = Promise.all([
+        batch(c, { atomic: true, commands: edits([one.id, two.id], 'forward') }).then((res) => res),
+        batch(c, { atomic: true, commands: edits([two.id, one.id], 'backward') }).then((res) => res),
+      ]);
+      const deadline = Date.now() + 10_000;
+      while ((await waiting()) < 2 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
+      await sql`commit`.execute(blocker);
+      return racing;
+    });
+    expect(answers.map((a) => [a.status, a.body.error?.code])).toEqual([
+      [200, undefined],
+      [200, undefined],
+    ]);
+    // A backend reports its deadlocks when it next goes idle, within 10 s (PGSTAT_IDLE_INTERVAL).
+    await new Promise((r) => setTimeout(r, 11_000));
+    expect(await deadlocks()).toBe(before);
+  }, 30_000);
+
   it('keeps command ids per account: another account applies the same id', async () => {
     const [a, b] = [await t.caller(), await t.caller()];
     const body = { commands: commands({ type: 'add', args: { title: 'per account' } }) };

@@ -11,6 +11,18 @@ const KEPT_FOR = sql`interval '24 hours'`;
 const SWEEP = 8;
 
 /**
+ * Locks the workspace's tasks among `ids` for the transaction, in id order: two transactions that
+ * lock their tasks this way first take the locks they share in one order, so they cannot deadlock
+ * over them, whatever order their commands name the tasks in.
+ */
+export async function lockTasks(trx: Db, workspaceId: string, ids: readonly string[]): Promise<void> {
+  if (ids.length === 0) return;
+  await sql`select from tasks where workspace_id = ${workspaceId}::uuid and id = any(${ids}::uuid[]) order by id for update`.execute(
+    trx,
+  );
+}
+
+/**
  * Claims a command id for this account in the transaction `trx`: true when it is this
  * transaction's to apply (new, or last applied more than 24 hours ago), false when it was applied
  * within 24 hours. A concurrent transaction holding the same claim makes this one wait for its

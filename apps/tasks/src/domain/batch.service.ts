@@ -117,10 +117,22 @@ function isConflict(err: unknown): boolean {
   return code === '40P01' || code === '40001';
 }
 
+/** The existing tasks the commands name (taskId, parentId, afterId; not the tempIds of adds), once each. */
+function namedTasks(commands: readonly BatchCommand[]): string[] {
+  const refs = commands.flatMap((c) => [c.taskId, c.args?.parentId, c.args?.afterId]);
+  return [
+    ...new Set(
+      refs.filter((ref): ref is string => typeof ref === 'string' && isUuid(ref)).map((id) => id.toLowerCase()),
+    ),
+  ];
+}
+
 /**
  * Runs the commands in one transaction; the first that fails undoes them all (409 `batch_failed`).
- * Two atomic batches that lock the same tasks in opposite order deadlock, and Postgres ends one:
- * that one runs once more (the other holds its locks to its end, so the retry waits, then applies).
+ * The tasks the commands name are locked first, in id order, so two atomic batches over the same
+ * tasks in opposite order wait for each other instead of deadlocking (a CI run once saw one answer
+ * 409 `concurrent_update`). A deadlock the commands' other locks still make (a workspace's order, a
+ * parent's subtasks) ends one transaction: that one runs once more.
  */
 async function runAtomic(db: Db, ctx: Context, batch: Batch, calls: BatchCalls, progress: Progress) {
   try {
@@ -135,6 +147,7 @@ async function runAtomic(db: Db, ctx: Context, batch: Batch, calls: BatchCalls, 
 
 async function runAtomicOnce(db: Db, ctx: Context, batch: Batch, calls: BatchCalls, progress: Progress) {
   return inTransaction(db, async (trx) => {
+    await repo.lockTasks(trx, ctx.workspaceId, namedTasks(batch.commands));
     const results: BatchResult[] = [];
     for (const [index, command] of batch.commands.entries()) {
       try {
