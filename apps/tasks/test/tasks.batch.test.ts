@@ -155,20 +155,13 @@ describe('POST /api/v1/tasks/batch', () => {
     const [one, two] = [await createTask(t, c, { title: 'one' }), await createTask(t, c, { title: 'two' })];
     const edits = (ids: string[], notes: string) =>
       commands(...ids.map((taskId) => ({ type: 'update', taskId, args: { notes } })));
-    const deadlocks = async () =>
-      Number(
-        (
-          await sql<{
-            n: string;
-          }>`select deadlocks as n from pg_stat_database where datname = current_database()`.execute(t.db)
-        ).rows[0]!.n,
-      );
-    const waiting = async () =>
-      Number(
-        (
-          await sql<{ n: string }>`select count(*) as n from pg_stat_activity
-            where datname = current_database() and wait_event_type = 'Lock'`.execute(t.db)
-        ).rows[0]!.n,
+    /** One number Postgres's statistics views hold for this database. */
+    const figure = async (query: ReturnType<typeof sql<{ n: string }>>) =>
+      Number((await query.execute(t.db)).rows[0]!.n);
+    const deadlocks = () => figure(sql`select deadlocks as n from pg_stat_database where datname = current_database()`);
+    const waiting = () =>
+      figure(
+        sql`select count(*) as n from pg_stat_activity where datname = current_database() and wait_event_type = 'Lock'`,
       );
     const before = await deadlocks();
     // A transaction holding both tasks: each batch waits at its first lock, and both go on at once
@@ -176,6 +169,7 @@ describe('POST /api/v1/tasks/batch', () => {
     const answers = await t.db.connection().execute(async (blocker) => {
       await sql`begin`.execute(blocker);
       await sql`select from tasks where id in (${one.id}, ${two.id}) for update`.execute(blocker);
+      // `.then` sends each request now (a supertest request goes out when it is awaited).
       const racing = Promise.all([
         batch(c, { atomic: true, commands: edits([one.id, two.id], 'forward') }).then((res) => res),
         batch(c, { atomic: true, commands: edits([two.id, one.id], 'backward') }).then((res) => res),
