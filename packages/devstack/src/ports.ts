@@ -7,10 +7,10 @@ import { connect, createServer } from 'node:net';
  * (or another lane's stack) before the server meant for it listened, and a stack's readiness check
  * then passed on whatever held it: likeliest why, in a run of `npm test`'s three lanes, a meetings
  * process exited with EADDRINUSE and the gateway answered `/docs/meetings` with a 404. `npm test`
- * gives each of its lanes a block of its own (TEST_PORT_LANE, 0-2), so no two lanes hand out the
+ * gives each of its four lanes a block of its own (TEST_PORT_LANE, 0-3), so no two lanes hand out the
  * same port; unset, the whole range.
  */
-const PORTS = { from: 15_000, to: 32_000, lanes: 3 };
+const PORTS = { from: 15_000, to: 32_000, lanes: 4 };
 /** The ports this process has handed out, and where it looks next. */
 const handedOut = new Set<number>();
 let next: number | undefined;

@@ -36,20 +36,20 @@ function turboTest(args: string[], env: NodeJS.ProcessEnv): Promise<number> {
   return new Promise((resolve) => run.once('exit', (code) => resolve(code ?? 1)));
 }
 
-/** The suites that run on the third lane, after the gateway's waiting files (see wholeRun). */
+/** The suites that run on the third lane (see wholeRun). */
 const THIRD_LANE_PACKAGES = ['@app/meetings', '@app/clipboard', '@app/bench', '@app/client'];
 
 /**
- * The whole run on three lanes, one suite file at a time on each: the gateway's files that restart
+ * The whole run on four lanes, one suite file at a time on each: the gateway's files that restart
  * nothing on one; every other package's suite, then the gateway's files that kill, stop or restart
- * processes, on another (infra/nginx/jest.config.cjs); and the gateway's files that mostly wait
- * (a process's memory settling), then the meetings, clipboard, benchmark-smoke and client suites,
- * on the third. One lane per package, as turbo's --concurrency=2 ran them, left the gateway (about 70% of
- * the time) on one core and the other idle for the last ten minutes; with every app suite on the
- * second lane, the third ended after 5 minutes of a 23-minute run and the second ran alone for its
- * last minutes. With the benchmark smoke (137 s) on the second, a 736 s run's lanes took 653, 733
- * and 527 s. The builds are done (scripts/cli.mjs builds first): --only, so no lane rebuilds what
- * another reads.
+ * processes, on another (infra/nginx/jest.config.cjs); the meetings, clipboard, benchmark-smoke and
+ * client suites on the third; and the gateway's files that mostly wait (a process's memory
+ * settling, pages loading in Chromium) on the fourth, beside the three from the start. When they
+ * ran first on the third lane, that lane computed nothing for their 2.5-3 minutes, and the run's
+ * first minutes kept the two cores 70-80% busy; beside the others they cost the three little and
+ * the cores stay busy. One lane per package, as turbo's --concurrency=2 ran them, left the gateway
+ * (about 70% of the time) on one core and the other idle for the last ten minutes. The builds are
+ * done (scripts/cli.mjs builds first): --only, so no lane rebuilds what another reads.
  */
 async function wholeRun(extra: string[], env: NodeJS.ProcessEnv): Promise<number> {
   // Each lane hands out ports from a block of its own (freePort in ./ports.ts).
@@ -65,12 +65,11 @@ async function wholeRun(extra: string[], env: NodeJS.ProcessEnv): Promise<number
     inTurn(packages(['--filter=!@app/gateway', ...THIRD_LANE_PACKAGES.map((name) => `--filter=!${name}`)], 1), () =>
       gateway('restarts', 1),
     ),
-    inTurn(gateway('waits', 2), () =>
-      packages(
-        THIRD_LANE_PACKAGES.map((name) => `--filter=${name}`),
-        2,
-      ),
+    packages(
+      THIRD_LANE_PACKAGES.map((name) => `--filter=${name}`),
+      2,
     ),
+    gateway('waits', 3),
   ]);
   return Math.max(...codes);
 }
