@@ -45,9 +45,9 @@ const THIRD_LANE_PACKAGES = ['@app/meetings', '@app/clipboard', '@app/bench', '@
  * processes, on another (infra/nginx/jest.config.cjs); the meetings, clipboard, benchmark-smoke and
  * client suites on the third; and the gateway's files that mostly wait (a process's memory
  * settling, pages loading in Chromium) on the fourth, beside the three from the start. When they
- * ran first on the third lane, that lane computed nothing for their 2.5-3 minutes, and the run's
- * first minutes kept the two cores 70-80% busy; beside the others they cost the three little and
- * the cores stay busy. One lane per package, as turbo's --concurrency=2 ran them, left the gateway
+ * ran first on the third lane, that lane computed nothing for their 2.5-3 minutes: the two cores
+ * were 82-84% busy over the run's first three minutes, against 92-94% with them beside the three
+ * (/proc/stat, two runs each). One lane per package, as turbo's --concurrency=2 ran them, left the gateway
  * (about 70% of the time) on one core and the other idle for the last ten minutes. The builds are
  * done (scripts/cli.mjs builds first): --only, so no lane rebuilds what another reads.
  */
