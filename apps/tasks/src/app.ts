@@ -1,6 +1,7 @@
 import type { Express } from 'express';
 import { createServiceApp, routeContext, serviceStreamHub, type ServiceDeps } from '@app/auth/runtime';
 import { adminHooks } from './accounts.js';
+import { keySweepJob } from './idempotency.js';
 import type { Database } from './db/schema.js';
 import { mcpInstructions, mcpPrompts, mcpToolNotes } from './mcp.js';
 import { mcpTools } from './mcp-tools.js';
@@ -26,6 +27,7 @@ export function createApp(deps: ServiceDeps<Database>): Express {
     webhookFilter: taskWebhookFilter,
     // Reminders and due times fire from the worker's queue.
     queue: { tasks: reminderJobs(deps.db), catchUp: () => queueMissedJobs(deps.db) },
+    recurringJobs: [keySweepJob(deps.db)],
     api: {
       router: apiRoutes({ ...routeContext(deps, streams), caches: taskCaches(deps.db) }),
       scopeByMethod: { read: 'tasks:read', write: 'tasks:write' },

@@ -1,5 +1,9 @@
 import { createHash } from 'node:crypto';
+import type { RecurringJob } from '@app/auth/runtime';
 import { errors } from '@app/http-errors';
+import type { Kysely } from 'kysely';
+import { sweepExpiredKeys } from './db/idempotency.repository.js';
+import type { Database } from './db/schema.js';
 
 /**
  * Idempotency-Key creates: the key is kept in Postgres with the task it created, written by the
@@ -35,3 +39,20 @@ export function readIdempotencyKey(header: string | undefined): string | undefin
   }
   return header;
 }
+
+/** Expired keys one statement of the sweep deletes, and how many statements one run may take. */
+const SWEEP_BATCH = 1000;
+const SWEEP_BATCHES = 100;
+
+/**
+ * Every worker process deletes the keys kept more than 24 hours ago, once a minute, in batches of
+ * a thousand until a batch comes back short (a key past 24 hours never answers: its create takes
+ * it over, so the sweep only bounds the table; a create does no sweeping of its own).
+ */
+export const keySweepJob = (db: Kysely<Database>): RecurringJob => ({
+  name: 'tasks-idempotency-sweep',
+  everyMs: 60_000,
+  run: async () => {
+    for (let i = 0; i < SWEEP_BATCHES && (await sweepExpiredKeys(db, SWEEP_BATCH)) === SWEEP_BATCH; i++);
+  },
+});

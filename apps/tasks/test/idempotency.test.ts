@@ -1,6 +1,8 @@
 import { sql } from 'kysely';
 import * as oneStatement from '../src/db/migrations/2026_11_25_1000_idempotency_one_statement.js';
 import * as answerAsBody from '../src/db/migrations/2026_11_27_0900_kept_answer_as_body.js';
+import { sweepExpiredKeys } from '../src/db/idempotency.repository.js';
+import { keySweepJob } from '../src/idempotency.js';
 import { startTestApp, type Caller, type TestApp } from './helpers/harness.js';
 
 const countTitled = async (t: TestApp, c: Caller, title: string) =>
@@ -156,15 +158,17 @@ describe('POST /api/v1/tasks with Idempotency-Key after Redis came back empty', 
     expect(await countTitled(t, c, 'lost and raced')).toBe(1);
   });
 
-  it('takes over a key kept more than 24 hours ago, and each create sweeps a few expired keys', async () => {
+  it("takes over a key kept more than 24 hours ago; the worker's sweep deletes expired keys, oldest first, in batches", async () => {
     const c = await t.caller();
     const other = await t.caller();
     const post = (caller: Caller, key: string, title: string) =>
       t.http().post('/api/v1/tasks').set('Authorization', caller.auth).set('Idempotency-Key', key).send({ title });
     const old = await post(c, 'a-day-old', 'yesterday').expect(201);
     for (let i = 0; i < 12; i++) await post(other, `other-${i}`, `other ${i}`).expect(201);
-    // A day passes (for these keys); Redis forgot them too.
-    await sql`update task_idempotency_keys set created_at = now() - interval '25 hours' where account_id in (${c.accountId}, ${other.accountId})`.execute(
+    const young = await post(other, 'just-kept', 'young').expect(201);
+    // A day passes for all but the last key; Redis forgot them too.
+    await sql`update task_idempotency_keys set created_at = now() - interval '25 hours'
+      where account_id in (${c.accountId}, ${other.accountId}) and task_id <> ${young.body.item.id}::uuid`.execute(
       t.db,
     );
     await emptyRedis();
@@ -174,20 +178,28 @@ describe('POST /api/v1/tasks with Idempotency-Key after Redis came back empty', 
         .select(['account_id', 'task_id'])
         .where('account_id', 'in', [c.accountId, other.accountId])
         .execute();
-    expect(await kept()).toHaveLength(13);
+    expect(await kept()).toHaveLength(14);
 
-    // The same key with another body is a new create now, not a conflict.
+    // The same key with another body is a new create now, not a conflict; a create sweeps nothing.
     const fresh = await post(c, 'a-day-old', 'today').expect(201);
     expect(fresh.body.item.id).not.toBe(old.body.item.id);
     expect(fresh.headers['idempotent-replayed']).toBeUndefined();
-    // That create took over its own key and removed 8 expired ones of any account (oldest first).
     let rows = await kept();
-    expect(rows).toHaveLength(13 - 8);
+    expect(rows).toHaveLength(14);
     expect(rows).toContainEqual({ account_id: c.accountId, task_id: fresh.body.item.id });
-    await post(c, 'another-key', 'today too').expect(201);
+
+    // The sweep takes the oldest expired keys first, up to its batch, of any account.
+    await sql`update task_idempotency_keys set created_at = now() - interval '30 hours' where task_id = ${fresh.body.item.id}::uuid`.execute(
+      t.db,
+    );
+    expect(await sweepExpiredKeys(t.db, 1)).toBe(1);
+    expect(await kept()).not.toContainEqual({ account_id: c.accountId, task_id: fresh.body.item.id });
+    // The worker's job deletes the rest; the key kept just now stays and still replays.
+    await keySweepJob(t.db).run();
     rows = await kept();
-    expect(rows.filter((r) => r.account_id === other.accountId)).toEqual([]);
-    expect(rows).toHaveLength(2);
+    expect(rows).toEqual([{ account_id: other.accountId, task_id: young.body.item.id }]);
+    const again = await post(other, 'just-kept', 'young').expect(201);
+    expect(again.headers['idempotent-replayed']).toBe('true');
   });
 
   it('replays, byte for byte, an answer kept by the previous version (the response body, which the 2026_11_25_1000 migration rewrites)', async () => {

@@ -29,9 +29,6 @@ export interface Key {
   fingerprint: string;
 }
 
-/** Expired keys one create removes (oldest first), so the table holds about a day of creates. */
-const SWEEP = 8;
-
 /**
  * The key's row, written with the create's answer (`answer` selects the new row's id and the
  * answer's JSON text); takes over a key kept more than 24 hours ago. Returns 1 when written.
@@ -46,15 +43,19 @@ export function keepKey(key: Key, answer: RawBuilder<unknown>): RawBuilder<unkno
     returning 1`;
 }
 
-/** Removes a few expired keys of any account (not this create's own), when `when` holds (a task was created). */
-export function sweepKeys(key: Key, when: RawBuilder<boolean>): RawBuilder<unknown> {
-  return sql`
+/**
+ * Removes up to `limit` expired keys of any account, oldest first (the worker's
+ * `tasks-idempotency-sweep` job); replicas running it at once take different rows. Returns how many.
+ */
+export async function sweepExpiredKeys(db: Db, limit: number): Promise<number> {
+  const result = await sql`
     delete from task_idempotency_keys k
-    where ${when} and (k.account_id, k.key_hash) in (
+    where (k.account_id, k.key_hash) in (
       select e.account_id, e.key_hash from task_idempotency_keys e
-      where e.created_at < now() - ${KEPT_FOR} and not (e.account_id = ${key.accountId} and e.key_hash = ${key.keyHash})
-      order by e.created_at limit ${SWEEP} for update skip locked
-    )`;
+      where e.created_at < now() - ${KEPT_FOR}
+      order by e.created_at limit ${limit} for update skip locked
+    )`.execute(db);
+  return Number(result.numAffectedRows ?? 0n);
 }
 
 /** The key's first answer within 24 hours, as a CTE or a query. */

@@ -4,7 +4,7 @@ import { horizonStatement } from '@app/auth/streams';
 import { MAX_PAGE_BYTES } from '@app/http-errors';
 import { CompiledQuery, sql, type Kysely, type RawBuilder, type Selectable } from 'kysely';
 import type { Database, TasksTable } from './schema.js';
-import { keepKey, keptAnswer, sweepKeys, type Answer, type Key, type KeptAnswer } from './idempotency.repository.js';
+import { keepKey, keptAnswer, type Answer, type Key, type KeptAnswer } from './idempotency.repository.js';
 
 type Db = Kysely<Database>;
 
@@ -407,7 +407,7 @@ const answerText = (task: RawBuilder<string>) =>
 /**
  * Creates a task in one statement (its own implicit transaction, or a step of the caller's): the
  * task, its event (webhook_emit: nothing when nobody subscribes) and, with a key, the key with its
- * answer, which also sweeps a few expired keys. The event's data and the answer are the task's
+ * answer (the worker sweeps expired keys). The event's data and the answer are the task's
  * JSON as `fields` name it, written by the statement from the row it inserts.
  *
  * With a key that already holds an answer (within 24 hours) nothing is inserted: `kept`. A
@@ -499,8 +499,7 @@ function createSql(p: CreateValues, fields: TaskFields, keyed: boolean, subtask:
   return sql<CreatedRow>`
     with kept as (${keptAnswer(key)}),
     created as (${insert(sql`not exists (select from kept)`)}),
-    claimed as (${keepKey(key, sql`select c.id, 201 as status, ${answerText(json)} as answer from created c`)}),
-    swept as (${sweepKeys(key, sql`exists (select from created)`)})
+    claimed as (${keepKey(key, sql`select c.id, 201 as status, ${answerText(json)} as answer from created c`)})
     select c.*, ${emit}, kept.fingerprint as kept_fingerprint, kept.response as kept_response
     from (select) one left join created c on true left join kept on true
     where tasks_key_claimed(not exists (select from created) or exists (select from claimed))`;

@@ -6,6 +6,7 @@ export type { ServiceConfig } from './env.js';
 export type { ServiceDeclaration, ServiceDeps } from './declaration.js';
 export { onAppPrototypes } from './app-server.js';
 export { createServiceApp, serviceStreamHub } from './service-app.js';
+export type { RecurringJob } from './recurring.js';
 // How the test harness builds a service as its process does.
 export { harnessKit } from './harness-kit.js';
 export { apiRouter, routeContext, type RouteContext } from './routes.js';

@@ -1,7 +1,7 @@
 import type { Logger } from 'pino';
 import { runAs } from '../webhooks/actor.js';
 
-/** Work a worker process repeats besides webhook delivery (clipboard: deleting expired sensitive items). */
+/** Work a worker process repeats besides webhook delivery (clipboard: deleting expired sensitive items; tasks: expired idempotency keys). */
 export interface RecurringJob {
   name: string;
   /** The pause between the end of one run and the start of the next. */
