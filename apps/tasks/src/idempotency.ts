@@ -45,14 +45,17 @@ const SWEEP_BATCH = 1000;
 const SWEEP_BATCHES = 100;
 
 /**
- * Every worker process deletes the keys kept more than 24 hours ago, once a minute, in batches of
- * a thousand until a batch comes back short (a key past 24 hours never answers: its create takes
- * it over, so the sweep only bounds the table; a create does no sweeping of its own).
+ * Every worker process deletes the keys kept more than 24 hours ago, once a minute: a batch of a
+ * thousand at a time until one comes back short, at most a hundred a run (so a stop waits for one
+ * statement, not a backlog). A key past 24 hours never answers (its next create takes it over), so
+ * the sweep only bounds the table; a create does no sweeping of its own.
  */
 export const keySweepJob = (db: Kysely<Database>): RecurringJob => ({
   name: 'tasks-idempotency-sweep',
   everyMs: 60_000,
   run: async () => {
-    for (let i = 0; i < SWEEP_BATCHES && (await sweepExpiredKeys(db, SWEEP_BATCH)) === SWEEP_BATCH; i++);
+    for (let batch = 0; batch < SWEEP_BATCHES; batch++) {
+      if ((await sweepExpiredKeys(db, SWEEP_BATCH)) < SWEEP_BATCH) return;
+    }
   },
 });

@@ -194,7 +194,12 @@ describe('POST /api/v1/tasks with Idempotency-Key after Redis came back empty', 
     );
     expect(await sweepExpiredKeys(t.db, 1)).toBe(1);
     expect(await kept()).not.toContainEqual({ account_id: c.accountId, task_id: fresh.body.item.id });
-    // The worker's job deletes the rest; the key kept just now stays and still replays.
+    // The worker's job deletes the rest, with 2,500 more (three of its batches of 1,000); the key
+    // kept just now stays and still replays.
+    await sql`insert into task_idempotency_keys (account_id, key_hash, fingerprint, created_at)
+      select ${other.accountId}::uuid, sha256(i::text::bytea), 'f', now() - interval '2 days' from generate_series(1, 2500) i`.execute(
+      t.db,
+    );
     await keySweepJob(t.db).run();
     rows = await kept();
     expect(rows).toEqual([{ account_id: other.accountId, task_id: young.body.item.id }]);
