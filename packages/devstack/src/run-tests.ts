@@ -47,12 +47,13 @@ const THIRD_LANE_PACKAGES = ['@app/meetings', '@app/clipboard', '@app/tasks', '@
  * mostly wait (a process's memory settling, pages loading in Chromium, spans exported in batches)
  * on the fourth, beside the three from the start. The lanes are balanced by their measured times
  * (docs/contributing.md has them): tasks' suites (about 245 s) and the benchmark smoke's (about
- * 175 s) changed places when the second lane ended last, 95-110 s after the third. When they
- * ran first on the third lane, that lane computed nothing for their 2.5-3 minutes: the two cores
- * were 82-84% busy over the run's first three minutes, against 92-94% with them beside the three
- * (/proc/stat, two runs each). One lane per package, as turbo's --concurrency=2 ran them, left the gateway
- * (about 70% of the time) on one core and the other idle for the last ten minutes. The builds are
- * done (scripts/cli.mjs builds first): --only, so no lane rebuilds what another reads.
+ * 175 s) changed places when the second lane ended last, 95-110 s after the third. When the
+ * waiting files ran first on the third lane, that lane computed nothing for their 2.5-3 minutes: the
+ * two cores were 82-84% busy over the run's first three minutes, against 92-94% with them on a lane
+ * of their own (/proc/stat, two runs each). One lane per package, as turbo's --concurrency=2 ran
+ * them, left the gateway (about 70% of the time) on one core and the other idle for the last ten
+ * minutes. The builds are done (scripts/cli.mjs builds first): --only, so no lane rebuilds what
+ * another reads.
  */
 async function wholeRun(extra: string[], env: NodeJS.ProcessEnv): Promise<number> {
   // Each lane hands out ports from a block of its own (freePort in ./ports.ts).
