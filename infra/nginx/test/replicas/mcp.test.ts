@@ -89,6 +89,16 @@ const deleteCall = (id: string, extra: Record<string, unknown> = {}) => ({
   name: 'update_tasks',
   arguments: { tasks: [{ action: 'delete', id }], ...extra },
 });
+/**
+ * `token` (`<payload>.<base64url HMAC-SHA256>`) with its MAC altered in the first character, whose
+ * six bits all count. Not the last ones: a 32-byte MAC's last character carries 4 bits and the
+ * decoder drops the other 2, so a MAC that already ended in bits that decode as `AA` (1 in 1,024)
+ * would come back unchanged and be accepted.
+ */
+const alterMac = (token: string): string => {
+  const at = token.lastIndexOf('.') + 1;
+  return `${token.slice(0, at)}${token[at] === 'A' ? 'B' : 'A'}${token.slice(at + 1)}`;
+};
 const text = (r: CallToolResult) => r.content.map((c) => (c.type === 'text' ? c.text : '')).join('');
 
 /** A delete the user did not confirm, on either revision: a 409 tool error, and the task still there. */
@@ -208,7 +218,7 @@ describe('destructive tools with a client that answers elicitation', () => {
     expect((await post(mine.key, real, list)).status).toBe(200);
     for (const sessionId of [
       `${Buffer.from(flipped).toString('base64url')}.${mac}`,
-      `${payload}.${mac!.slice(0, -2)}AA`,
+      alterMac(real),
       'made-up',
       'x'.repeat(2000),
     ]) {
@@ -508,7 +518,7 @@ describe('MCP revisions', () => {
     expect(replayed.result).toMatchObject({ resultType: 'input_required' });
     const altered = await call(id, {
       inputResponses: yes,
-      requestState: `${String(first.result!.requestState).slice(0, -2)}AA`,
+      requestState: alterMac(String(first.result!.requestState)),
     });
     expect(altered.error?.code).toBe(-32602);
     expect(await taskStatus(key, id)).toBe(200);
