@@ -158,6 +158,7 @@ describe('one instance killed under load', () => {
     const writes: string[] = [];
     const acked: Array<{ id: string; title: string; auth: Record<string, string> }> = [];
     let killedAt = 0;
+    let spawnedAt = 0;
     let backAt = 0;
     const started = Date.now();
     let stop = false;
@@ -197,9 +198,11 @@ describe('one instance killed under load', () => {
       await new Promise((r) => setTimeout(r, 1500));
       killedAt = Date.now();
       victim.process.kill('SIGKILL');
-      // Back when the supervisor has started it again and it accepts connections.
+      // Back when the supervisor has started it again and it accepts connections. The start is
+      // the machine's: 0.8 s of CPU alone, 10-30 s and once more while every suite ran on 2 cores.
       while (victim.restarts === 0 && Date.now() - killedAt < 20000) await new Promise((r) => setTimeout(r, 20));
-      await waitForPort(victim.port, 30000);
+      spawnedAt = Date.now();
+      await waitForPort(victim.port, 60000);
       backAt = Date.now();
       await new Promise((r) => setTimeout(r, 1500));
       stop = true;
@@ -213,6 +216,7 @@ describe('one instance killed under load', () => {
       requests: reads.length + writes.length,
       reads: tally(reads),
       writes: tally(writes),
+      spawnedMs: spawnedAt - killedAt,
       restartMs: backAt - killedAt,
       supervisor: supervisorLog.filter((l) => l.startsWith(victim.name)),
     };
@@ -235,7 +239,8 @@ describe('one instance killed under load', () => {
     // Writes that failed failed visibly (the gateway's JSON 502), never as a 500.
     expect(writeFailures.every((s) => s === '502')).toBe(true);
     expect(victim.restarts).toBe(1);
-    expect(backAt - killedAt).toBeLessThan(30000);
+    // Started again after its 1 s backoff (and the test's own lag on a busy machine), not later.
+    expect(spawnedAt - killedAt).toBeLessThan(5000);
     expect(supervisorLog).toContain(`${victim.name} exited (code null, signal SIGKILL); restarting in 1s`);
     // The gateway sends it traffic again once its 5 s out are over.
     const auth = auths[0]!;
