@@ -1,6 +1,6 @@
 import { spawn } from 'node:child_process';
 import { connect } from 'node:net';
-import { serviceEntry } from '@app/devstack';
+import { freePort, serviceEntry, tcpDoor, waitForPort } from '@app/devstack';
 import pg from 'pg';
 import { startStack, type Stack } from './stack.js';
 
@@ -128,5 +128,51 @@ describe('configuration validated at start', () => {
     const lines = stderr.trim().split('\n');
     expect(lines).toHaveLength(1);
     expect(lines[0]).toContain(variable);
+  });
+});
+
+describe('a service started before its database answers', () => {
+  it('waits for it with one warning, then migrates and serves, without exiting', async () => {
+    // Postgres refuses every connection (not up yet), then accepts them.
+    const door = await tcpDoor(stack.databaseUrl, { open: false });
+    const port = await freePort();
+    const child = spawn(process.execPath, serviceEntry('clipboard', 'serve'), {
+      env: { PATH: process.env.PATH!, DATABASE_URL: door.url, CLIPBOARD_PORT: String(port) },
+    });
+    let stdout = '';
+    child.stdout.on('data', (c: Buffer) => (stdout += c.toString()));
+    try {
+      // Refused for 3 s: the first try and those 0.5 s and 1 s after it.
+      await new Promise((r) => setTimeout(r, 3000));
+      expect(child.exitCode).toBeNull();
+      const waiting = stdout.split('\n').filter((line) => line.includes('postgres is unavailable: waiting for it'));
+      expect(waiting).toHaveLength(1);
+      expect(await refused(port)).toBe(true);
+
+      door.set({ open: true });
+      await waitForPort(port, 30_000);
+      const ready = await fetch(`http://127.0.0.1:${port}/readyz`);
+      expect(ready.status).toBe(200);
+      expect(child.exitCode).toBeNull();
+    } finally {
+      child.kill('SIGTERM');
+      await new Promise((resolve) => (child.exitCode === null ? child.once('exit', resolve) : resolve(null)));
+      await door.close();
+    }
+  });
+
+  it('stops with one line when Postgres refuses its password: waiting would not change that', async () => {
+    const wrong = new URL(stack.databaseUrl);
+    wrong.password = 'not-the-password';
+    const child = spawn(process.execPath, serviceEntry('clipboard', 'serve'), {
+      env: { PATH: process.env.PATH!, DATABASE_URL: wrong.toString(), CLIPBOARD_PORT: String(await freePort()) },
+    });
+    let stderr = '';
+    child.stderr.on('data', (c: Buffer) => (stderr += c.toString()));
+    const code = await new Promise<number | null>((resolve) => child.once('exit', resolve));
+    expect(code).toBe(1);
+    const lines = stderr.trim().split('\n');
+    expect(lines).toHaveLength(1);
+    expect(lines[0]).toContain('password authentication failed');
   });
 });

@@ -26,5 +26,6 @@ export { openEventStream, openPausedStream, type OpenedStream } from './event-st
 export { writeLargestChanges, STREAM_PATHS } from './stream-load.js';
 export { streamSuite } from './stream-suite.js';
 export { pollUntil } from './poll.js';
+export { tcpDoor } from './tcp-door.js';
 export { clusterSettledPast } from './feed-horizon.js';
 export { expectOneWrite } from './round-trips.js';

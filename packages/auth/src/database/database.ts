@@ -345,6 +345,8 @@ async function migrateUnlocked(
     : 'to' in target
       ? migrator.migrateTo(target.to)
       : migrator.migrateDown());
+  // Postgres out of reach is not a failed migration: the caller may wait for it (a service's start).
+  if (error instanceof DependencyUnavailableError) throw error;
   const failed = results?.find((r) => r.status === 'Error');
   if (error || failed) {
     throw new Error(

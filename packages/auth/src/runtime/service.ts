@@ -13,6 +13,7 @@ import {
   type AnyDb,
   type AnySchema,
 } from '../database/database.js';
+import { DependencyUnavailableError } from '@app/http-errors';
 import { createAppServer } from './app-server.js';
 import { fail } from './fail.js';
 import { createLogger } from './observability.js';
@@ -54,7 +55,7 @@ async function startService(service: ServiceDeclaration, module: ServiceModule):
     onConnectionError: (err) => logger.warn({ err: err.message }, 'database connection lost'),
   });
   const db = createDb<AnySchema>(pool);
-  if (config.migrateOnStart) await migrateToLatest(db, name, migrations);
+  if (config.migrateOnStart) await untilPostgresAnswers(() => migrateToLatest(db, name, migrations), logger);
   else await schemaMigrated(db, name, migrations, logger);
 
   let redis: Redis | null = null;
@@ -73,10 +74,7 @@ async function startService(service: ServiceDeclaration, module: ServiceModule):
   const worker = webhookWorkerOf(app);
   const startWorker = (delayMs: number): void => {
     worker?.start().catch((err: unknown) => {
-      logger.warn(
-        { err: err instanceof Error ? err.message : String(err) },
-        'webhook worker failed to start; retrying',
-      );
+      logger.warn({ err: messageOf(err) }, 'webhook worker failed to start; retrying');
       setTimeout(() => startWorker(Math.min(delayMs * 2, 30_000)), delayMs).unref();
     });
   };
@@ -140,13 +138,44 @@ async function schemaMigrated(
 ): Promise<void> {
   for (let logged = false; ; logged = true) {
     const pending = await pendingMigrations(db, name, migrations).catch((err: unknown) => [
-      `(the schema cannot be read: ${err instanceof Error ? err.message : String(err)})`,
+      `(the schema cannot be read: ${messageOf(err)})`,
     ]);
     if (pending.length === 0) return;
     if (!logged)
       logger.warn({ pending }, 'MIGRATE_ON_START=0: waiting for `admin migrate` to apply the pending migrations');
     await new Promise((resolve) => setTimeout(resolve, 2000));
   }
+}
+
+/**
+ * Runs `step` again while Postgres cannot be reached (refused, starting up, or no connection within
+ * DATABASE_CONNECT_TIMEOUT_MS, as on a loaded machine), backing off from 0.5 s to 5 s with one
+ * warning: a service started before its database, or beside a busy one, waits for it instead of
+ * exiting. A refused password or a database that does not exist cannot pass by waiting: it fails.
+ */
+async function untilPostgresAnswers(step: () => Promise<void>, logger: Logger): Promise<void> {
+  for (let delayMs = 500, warned = false; ; delayMs = Math.min(delayMs * 2, 5000)) {
+    try {
+      return await step();
+    } catch (err) {
+      if (!(err instanceof DependencyUnavailableError)) throw err;
+      // Its own message ("password authentication failed ..."), not "postgres is unavailable".
+      if (isMisconfiguration(err.cause)) throw err.cause;
+      if (!warned) logger.warn({ err: messageOf(err.cause) }, 'postgres is unavailable: waiting for it to migrate');
+      warned = true;
+      await new Promise((resolve) => setTimeout(resolve, delayMs));
+    }
+  }
+}
+
+/** SQLSTATE class 28 (invalid authorization) or 3D000 (no such database): an operator's to fix. */
+function isMisconfiguration(cause: unknown): boolean {
+  const code = (cause as { code?: unknown } | undefined)?.code;
+  return typeof code === 'string' && (code.startsWith('28') || code === '3D000');
+}
+
+function messageOf(err: unknown): string {
+  return err instanceof Error ? err.message : String(err);
 }
 
 /** Runs {@link startService}; a failure to start is one line on stderr and exit 1. */
