@@ -101,7 +101,15 @@ export async function startTestApp<DB, C extends { redisUrl?: string | undefined
   // Before the pool's first connection, which the app goes on using after the migrations.
   const roundTrips = roundTripCounter(pool, redis);
   const db = kit.openDb(pool);
-  await kit.migrate(db);
+  try {
+    await kit.migrate(db);
+  } catch (err) {
+    // What was opened is closed again, or the open handles keep the test file from ever ending.
+    await db.destroy();
+    await redis.quit();
+    if (!shared) await dropDatabase(adminUrl, name);
+    throw err;
+  }
   const app = kit.createApp({ config, db, redis: options.withoutRedis ? null : redis, logSink: options.logSink });
   const server = await new Promise<Server>((resolve) => {
     const s = kit.createServer(app).listen(0, '127.0.0.1', () => resolve(s));

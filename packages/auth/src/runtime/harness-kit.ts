@@ -14,6 +14,14 @@ import { authConfig } from '../identity/config.js';
 type TypedModule<DB> = Omit<ServiceModule, 'createApp'> & { createApp(deps: ServiceDeps<DB>): Express };
 
 /**
+ * How long a test's pool waits to open a connection. The process's default (1.5 s) is a request's
+ * bound for answering 503, which the fault suites test through real processes; on a 2-core machine
+ * running every suite at once a connection has taken longer than that to open (CI: a suite's
+ * migrations failed with "postgres is unavailable"), and no test here is about that bound.
+ */
+const TEST_CONNECT_TIMEOUT_MS = 15_000;
+
+/**
  * How a test harness (packages/devstack's `startTestApp`) builds a service as its process does:
  * the configuration its declaration reads, the pool, the migrations, the app (silent, or logging
  * to `logSink`), the HTTP server and the admin command in process (`stdin` its standard input).
@@ -22,7 +30,7 @@ export function harnessKit<DB>(service: ServiceDeclaration, module: TypedModule<
   return {
     service: service.name,
     loadConfig: (env: Record<string, string | undefined>): ServiceConfig => serviceConfig(service, env),
-    openPool: (url: string) => createPool(url, service.name, 10),
+    openPool: (url: string) => createPool(url, service.name, 10, { connectTimeoutMs: TEST_CONNECT_TIMEOUT_MS }),
     openDb: (pool: pg.Pool) => createDb<DB>(pool),
     migrate: (db: Kysely<DB>) => migrateToLatest(db, service.name, module.migrations),
     createApp: ({
