@@ -8,6 +8,8 @@ export interface TcpDoor {
   url: string;
   /** Shut: every new connection is reset. Open: relayed to the target, after `delayMs` if given. */
   set(state: DoorState): void;
+  /** Connections it has taken so far, reset or relayed. */
+  readonly connections: number;
   /** Ends every relayed connection and stops listening. */
   close(): Promise<void>;
 }
@@ -20,6 +22,7 @@ export interface TcpDoor {
 export async function tcpDoor(target: string, initial: DoorState): Promise<TcpDoor> {
   const { hostname, port } = new URL(target);
   let state = initial;
+  let connections = 0;
   const sockets = new Set<Socket>();
   const track = (socket: Socket) => {
     sockets.add(socket);
@@ -27,6 +30,7 @@ export async function tcpDoor(target: string, initial: DoorState): Promise<TcpDo
     socket.on('error', () => {});
   };
   const server = createServer((client) => {
+    connections++;
     track(client);
     if (!state.open) return void client.resetAndDestroy();
     const relay = () => {
@@ -45,6 +49,9 @@ export async function tcpDoor(target: string, initial: DoorState): Promise<TcpDo
   url.port = String((server.address() as AddressInfo).port);
   return {
     url: url.toString(),
+    get connections() {
+      return connections;
+    },
     set: (next) => (state = next),
     close: async () => {
       for (const socket of sockets) socket.destroy();

@@ -3,6 +3,7 @@ import { setFlagsFromString } from 'node:v8';
 import type { Redis } from 'ioredis';
 import type { Migration } from 'kysely';
 import type { Logger } from 'pino';
+import { DependencyUnavailableError } from '@app/http-errors';
 import type { ServiceDeclaration, ServiceModule } from './declaration.js';
 import { ConfigError, serviceConfig, type ServiceConfig } from './env.js';
 import {
@@ -13,7 +14,6 @@ import {
   type AnyDb,
   type AnySchema,
 } from '../database/database.js';
-import { DependencyUnavailableError } from '@app/http-errors';
 import { createAppServer } from './app-server.js';
 import { fail } from './fail.js';
 import { createLogger } from './observability.js';
