@@ -19,7 +19,10 @@ module.exports = function preset(dir, extra = {}) {
     moduleNameMapper: { '^(\\.{1,2}/.*)\\.js$': '$1' },
     globalSetup: path.join(__dirname, 'dist', 'jest-global-setup.js'),
     globalTeardown: path.join(__dirname, 'dist', 'jest-global-teardown.js'),
-    testTimeout: 30000,
+    // Twice what a test needs on a busy machine: CI's machine has run npm test's lanes at half the
+    // speed of a quiet one, and a test that took 14 s alone (platform-suite's dead checkouts) then
+    // took over 30 s (fresh-clone run 52).
+    testTimeout: 60000,
     maxWorkers: 2,
     ...extra,
   };
