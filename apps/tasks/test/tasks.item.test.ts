@@ -84,6 +84,39 @@ describe('PATCH /api/v1/tasks/{id}', () => {
     expect(Object.keys(res.body.item).sort()).toEqual(TASK_FIELDS);
   });
 
+  it('stores each field of an edit in its own field, whichever fields an edit sends together', async () => {
+    const task = await createTask(t, c, { title: 'start' });
+    const due = daysFromNow(3);
+    const all = {
+      title: 'every field',
+      notes: 'new notes',
+      priority: 'high',
+      dueAt: due,
+      tags: ['b', 'a', 'b'],
+      recurrence: 'every week',
+      location: 'Room 4',
+    };
+    const first = (await patch(task.id, all).expect(200)).body.item;
+    expect(first).toMatchObject({ ...all, tags: ['b', 'a'], dueAt: new Date(due).toISOString() });
+    // The same fields in another order and with other values, then each field alone after its neighbours.
+    const reordered = { location: 'Room 5', title: 'reordered', tags: [] };
+    expect(
+      (await patch(task.id, reordered).set('If-Match', `"${first.updatedAt}"`).expect(200)).body.item,
+    ).toMatchObject({ ...reordered, notes: 'new notes', priority: 'high' });
+    for (const [field, value] of Object.entries({ notes: null, priority: 'low', tags: ['solo'], location: null })) {
+      const item = (await patch(task.id, { [field]: value }).expect(200)).body.item;
+      expect(item[field]).toEqual(value);
+      expect(item.title).toBe('reordered');
+    }
+    expect((await t.http().get(url(task.id)).set('Authorization', c.auth).expect(200)).body.item).toMatchObject({
+      title: 'reordered',
+      notes: null,
+      priority: 'low',
+      tags: ['solo'],
+      recurrence: 'every week',
+      location: null,
+    });
+  });
   it('treats an empty body as no change', async () => {
     const task = await createTask(t, c);
     const res = await patch(task.id, {}).expect(200);

@@ -285,7 +285,7 @@ export async function updateTask(db: Db, ctx: Context, id: string, input: TaskIn
     // Sending back the task's own due time (even if it has passed) is not a change.
     if (input.dueAt && (task.due_at === null || dueAtMillis(input.dueAt) !== dueAtMillis(task.due_at)))
       checkNotPast(input.dueAt);
-    const changes = fieldChanges(input);
+    const changes: repo.TaskChanges = fieldChanges(input);
     if (moving) {
       if (parent) {
         await checkParent(trx, parent, id);
@@ -305,7 +305,7 @@ export async function updateTask(db: Db, ctx: Context, id: string, input: TaskIn
 }
 
 /** The columns an edit of these fields writes (parentId aside: a move, which updateTask makes). */
-function fieldChanges(input: TaskInput): repo.TaskChanges {
+function fieldChanges(input: TaskInput): repo.EditChanges {
   const changes: Record<string, unknown> = {};
   for (const [field, column] of INPUT_FIELD_COLUMNS)
     if (field !== 'parentId' && input[field] !== undefined) changes[column] = input[field];
