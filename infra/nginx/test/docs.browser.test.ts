@@ -71,7 +71,7 @@ describe('the API reference pages in Chromium, through the gateway', () => {
     '/docs/$svc renders every operation of the document, with no console error or CSP violation',
     async ({ svc, title, operations, summary }) => {
       const { page, problems } = await open(`/docs/${svc}`);
-      await page.locator('.opblock').first().waitFor({ state: 'attached', timeout: 20000 });
+      await page.locator('.opblock').first().waitFor({ state: 'attached', timeout: 60_000 });
       expect(await page.locator('.info .title').innerText()).toContain(title);
       const doc = (await (await fetch(`${stack.gateway}/openapi/${svc}.json`)).json()) as {
         paths: Record<string, Record<string, unknown>>;
@@ -111,7 +111,7 @@ describe('the API reference pages in Chromium, through the gateway', () => {
 
   it("/docs/clipboard renders the same on the service's own port, without the gateway", async () => {
     const { page, problems } = await open('/docs/clipboard', `http://127.0.0.1:${stack.ports.clipboard}`);
-    await page.locator('.opblock').first().waitFor({ state: 'attached', timeout: 20000 });
+    await page.locator('.opblock').first().waitFor({ state: 'attached', timeout: 60_000 });
     expect(await page.locator('#reference').innerText()).toContain('pullClipboardChanges');
     await page.close();
     expect(problems).toEqual([]);
