@@ -243,8 +243,12 @@ describe('a meetings stream on one replica, writes through the other', () => {
       body: JSON.stringify(body),
     });
     expect(res.status).toBe(201);
-    await stream.until((s) => s.changes().length === 1, 2000);
-    expect(stream.blocks.find((b) => b.event === 'change')!.at - sent).toBeLessThan(1000);
+    // Unbuffered: a buffering gateway holds a small event until its buffer fills or the stream
+    // ends, at best until the next keepalive (15 s here). How fast a change arrives (250 ms at p99)
+    // is the bench's measure, on a machine of its own, not this test's, which shares one with
+    // every suite of the lane: 1 s from the POST failed here once with both cores taken (1,259 ms).
+    await stream.until((s) => s.changes().length === 1, 5000);
+    expect(stream.blocks.find((b) => b.event === 'change')!.at - sent).toBeLessThan(5000);
     stream.close();
   });
 });
