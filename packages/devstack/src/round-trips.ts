@@ -84,11 +84,10 @@ export interface RoundTripCounter {
    * client has warm: its credential in the cache, a lease of rate-limit hits, lastUsedAt written
    * for the minute, prepared statements on the connection.
    *
-   * The credential cache trusts a lookup for {@link CREDENTIAL_TTL_MS} from when it was sent, and a
-   * request from half that age on looks the credential up again in the background, so a measured
-   * request must come within half the cache's life of the warm-up's lookup (it would count the
-   * lookup): each pair starts after the cache has certainly expired (the warm-up then looks the
-   * credential up afresh), and a pair that took longer than half the cache's life is measured again.
+   * The credential cache trusts a lookup for {@link CREDENTIAL_TTL_MS} from when it was sent, so a
+   * measured request must not straddle an expiry (it would count the lookup): each pair starts
+   * after the cache has certainly expired (the warm-up then looks the credential up afresh), and a
+   * pair that took longer than the cache's life is measured again.
    */
   perRequest(send: (n: number) => Promise<unknown>, times?: number): Promise<RoundTrips>;
   /**
@@ -97,16 +96,14 @@ export interface RoundTripCounter {
    * requests reuse the pool's last released connection. A write that runs as a prepared statement
    * gives a zero each time. `n` makes each request its own (a new date, new content). Each pair,
    * as in perRequest, starts after the credential cache has expired and is measured again if it
-   * outlived half the cache's life: a measured request that looked its credential up again could
-   * run that lookup on another of the pool's connections, where it is not prepared yet.
+   * outlived the cache: a measured request that looked its credential up again could run that
+   * lookup on another of the pool's connections, where it is not prepared yet.
    */
   parsedWhenRepeated(send: (n: number) => Promise<unknown>, times?: number): Promise<number[]>;
 }
 
 /** The services' credential cache life (@app/auth/identity's CREDENTIAL_TTL_MS; devstack does not depend on the services' packages). */
 const CREDENTIAL_TTL_MS = 1000;
-/** The age of a cached credential from which a request looks it up again (in the background). */
-const CREDENTIAL_RENEWAL_MS = CREDENTIAL_TTL_MS / 2;
 /** Pairs measured again before giving up (the machine is too slow to measure a request within the cache's life). */
 const ATTEMPTS = 5;
 
@@ -163,18 +160,18 @@ export function roundTripCounter(pool: pg.Pool, redis: Redis): RoundTripCounter 
 
 /**
  * Runs `pair` (a warm-up request, then the measured one) once the credential cache has certainly
- * expired, so the warm-up looks the credential up afresh and the measured request finds it cached
- * and not yet due for renewal; a pair that took longer than that runs again, up to ATTEMPTS times.
+ * expired, so the warm-up looks the credential up afresh and the measured request finds it cached;
+ * a pair that took longer than the cache's life runs again, up to ATTEMPTS times.
  */
 async function withinCredentialLife<T>(pair: () => Promise<T>): Promise<T> {
   for (let attempt = 1; ; attempt++) {
     await sleep(CREDENTIAL_TTL_MS + 50);
     const started = Date.now();
     const result = await pair();
-    if (Date.now() - started < CREDENTIAL_RENEWAL_MS) return result;
+    if (Date.now() - started < CREDENTIAL_TTL_MS) return result;
     if (attempt === ATTEMPTS)
       throw new Error(
-        `no warm-up and measured request within ${CREDENTIAL_RENEWAL_MS} ms in ${ATTEMPTS} attempts: the machine is too busy to measure`,
+        `no warm-up and measured request within ${CREDENTIAL_TTL_MS} ms in ${ATTEMPTS} attempts: the machine is too busy to measure`,
       );
   }
 }

@@ -11,31 +11,19 @@ const MAX_ENTRIES = 10_000;
 interface Entry {
   /** Counted from before the lookup was sent, so a row read before a revocation never outlives it by more than the TTL. */
   expiresAt: number;
-  /**
-   * From when a request answered from this entry also starts the next lookup, in the background
-   * (half the entry's life): a credential in use is renewed before it expires, so its requests do
-   * not wait for the lookup. When they did, every request of a busy client that arrived while the
-   * lookup queued for a connection behind the pool's other statements waited that queue out twice.
-   */
-  refreshAt: number;
   row: Promise<IdentityRow | undefined>;
   /** Known once the lookup found a live credential. */
   found?: IdentityRow;
-  /** The background lookup that will replace this entry is under way. */
-  refreshing?: boolean;
 }
-
-type Load = () => Promise<IdentityRow | undefined>;
 
 /** The caches of this process, so a revocation made here reaches each of them at once. */
 const caches = new Set<WeakRef<CredentialCache>>();
 
 /**
- * Keys and sessions by hash, kept for {@link CREDENTIAL_TTL_MS} and renewed in the background
- * while in use: every request of a busy client used to cost a
- * database round trip to resolve the same credential. Bounded (the oldest entry goes first);
- * concurrent lookups of one credential share one query; unknown credentials and failed lookups are
- * not kept.
+ * Keys and sessions by hash, kept for {@link CREDENTIAL_TTL_MS}: every request of a busy client
+ * used to cost a database round trip to resolve the same credential. Bounded (the oldest entry
+ * goes first); concurrent lookups of one credential share one query; unknown credentials and
+ * failed lookups are not kept.
  */
 export class CredentialCache {
   private readonly entries = new Map<string, Entry>();
@@ -48,17 +36,18 @@ export class CredentialCache {
   }
 
   /** The live credential of this kind and hash: cached while fresh, otherwise from `load`. */
-  resolve(kind: 'key' | 'session' | 'oauth', hash: Buffer, load: Load): Promise<IdentityRow | undefined> {
+  resolve(
+    kind: 'key' | 'session' | 'oauth',
+    hash: Buffer,
+    load: () => Promise<IdentityRow | undefined>,
+  ): Promise<IdentityRow | undefined> {
     const id = `${kind}:${hash.toString('base64')}`;
     const now = Date.now();
     const hit = this.entries.get(id);
-    if (hit && hit.expiresAt > now) {
-      if (hit.found && !hit.refreshing && now >= hit.refreshAt) this.refresh(id, hit, load, now);
-      return hit.row;
-    }
+    if (hit && hit.expiresAt > now) return hit.row;
     if (hit) this.entries.delete(id);
     else if (this.entries.size >= this.maxEntries) this.entries.delete(this.entries.keys().next().value!);
-    const entry: Entry = { expiresAt: now + this.ttlMs, refreshAt: now + this.ttlMs / 2, row: load() };
+    const entry: Entry = { expiresAt: now + this.ttlMs, row: load() };
     this.entries.set(id, entry);
     const drop = () => {
       if (this.entries.get(id) === entry) this.entries.delete(id);
@@ -67,37 +56,12 @@ export class CredentialCache {
     return entry.row;
   }
 
-  /**
-   * Looks `current`'s credential up again while it keeps answering. What the lookup finds replaces
-   * it only if it is still the entry (not forgotten meanwhile: a lookup sent before a revocation here
-   * must not bring the credential back); a credential no longer live leaves the cache, so the next
-   * request is refused; a failed lookup leaves `current` to its expiry, and a later request tries again.
-   */
-  private refresh(id: string, current: Entry, load: Load, now: number): void {
-    current.refreshing = true;
-    load().then(
-      (row) => {
-        if (this.entries.get(id) !== current) return;
-        if (!row) this.entries.delete(id);
-        else
-          this.entries.set(id, {
-            expiresAt: now + this.ttlMs,
-            refreshAt: now + this.ttlMs / 2,
-            row: Promise.resolve(row),
-            found: row,
-          });
-      },
-      () => {
-        current.refreshing = false;
-      },
-    );
-  }
-
   /** Drops the entries that `match` picks. */
   forget(match: (row: IdentityRow) => boolean): void {
     for (const [id, entry] of this.entries) if (entry.found && match(entry.found)) this.entries.delete(id);
   }
 }
+
 function forgetEverywhere(match: (row: IdentityRow) => boolean): void {
   for (const ref of caches) {
     const cache = ref.deref();
