@@ -48,13 +48,8 @@ function percentile(sorted: number[], p: number): number {
   return sorted[idx]!;
 }
 
-/** One autocannon run of `opts.seconds` (latencies kept when `record`, the metered CPU read over it). */
-async function once(
-  baseUrl: string,
-  req: LoadRequest,
-  opts: Omit<LoadOptions, 'warmupSeconds'>,
-  record: boolean,
-): Promise<LoadResult> {
+/** One autocannon run of `opts.seconds`, its latencies and the metered CPU read over it. */
+async function once(baseUrl: string, req: LoadRequest, opts: Omit<LoadOptions, 'warmupSeconds'>): Promise<LoadResult> {
   const { connections, seconds, meter = {}, rate } = opts;
   const latencies: number[] = [];
   const meters = Object.entries(meter).map(([name, pids]) => [name, cpuMeter(pids)] as const);
@@ -99,11 +94,9 @@ async function once(
     },
     (err: unknown, result: unknown) => (err ? fail(err) : finish(result)),
   );
-  if (record) {
-    instance.on('response', (_client: unknown, _status: number, _bytes: number, responseTime: number) => {
-      latencies.push(responseTime);
-    });
-  }
+  instance.on('response', (_client: unknown, _status: number, _bytes: number, responseTime: number) => {
+    latencies.push(responseTime);
+  });
   const result: any = await done;
   const total = Math.max(result.requests.total as number, 1);
   const cpuMsPerRequest = Object.fromEntries(meters.map(([name, used]) => [name, used() / total]));
@@ -119,8 +112,51 @@ async function once(
   };
 }
 
-/** A warm-up run (discarded), then the measured run. Latencies in milliseconds. */
+/** Sends one request as the load would (same setup/onResponse, same per-connection context). */
+export async function sendOnce(
+  baseUrl: string,
+  req: LoadRequest,
+  context: Record<string, any>,
+  signal?: AbortSignal,
+): Promise<number> {
+  const extra = req.setup?.(context) ?? {};
+  const res = await fetch(`${baseUrl}${extra.path ?? req.path}`, {
+    method: extra.method ?? req.method ?? 'GET',
+    headers: { 'content-type': 'application/json', ...req.headers, ...extra.headers },
+    ...((extra.body ?? req.body) !== undefined ? { body: extra.body ?? req.body } : {}),
+    ...(signal ? { signal } : {}),
+  });
+  req.onResponse?.(res.status, await res.text(), context);
+  return res.status;
+}
+
+/**
+ * The warm-up: `connections` loops sending the request one after another until `seconds` have
+ * passed, each then waiting for its last answer. autocannon ends a run by closing its connections
+ * with requests in flight; the service and Postgres still run those to the end, so a warm-up ended
+ * that way charges up to `connections` abandoned requests to the measured run's first second.
+ */
+async function warmUp(baseUrl: string, req: LoadRequest, opts: LoadOptions): Promise<void> {
+  const started = Date.now();
+  const deadline = started + opts.warmupSeconds * 1000;
+  let sent = 0;
+  const loop = async (): Promise<void> => {
+    const context: Record<string, any> = {};
+    while (Date.now() < deadline) {
+      if (opts.rate !== undefined) {
+        const at = started + (sent++ * 1000) / opts.rate;
+        if (at >= deadline) return;
+        await new Promise((resolve) => setTimeout(resolve, at - Date.now()));
+      }
+      await sendOnce(baseUrl, req, context, AbortSignal.timeout(10_000));
+    }
+  };
+  // A refused or timed-out request ends the warm-up: the measured run reports it as an error.
+  await Promise.all(Array.from({ length: opts.connections }, () => loop().catch(() => {})));
+}
+
+/** A warm-up (discarded, ended by waiting for its answers), then the measured run. Latencies in milliseconds. */
 export async function runLoad(baseUrl: string, req: LoadRequest, opts: LoadOptions): Promise<LoadResult> {
-  if (opts.warmupSeconds > 0) await once(baseUrl, req, { ...opts, seconds: opts.warmupSeconds, meter: {} }, false);
-  return once(baseUrl, req, opts, true);
+  if (opts.warmupSeconds > 0) await warmUp(baseUrl, req, opts);
+  return once(baseUrl, req, opts);
 }

@@ -21,7 +21,7 @@ import {
   type Service,
 } from '@app/devstack';
 import type { BaselineRoute } from './baseline.js';
-import { runLoad, type LoadRequest, type LoadResult } from './load.js';
+import { runLoad, sendOnce, type LoadRequest, type LoadResult } from './load.js';
 import { machine, printTable, writeResults, type Row } from './report.js';
 import { peakRss } from './rss.js';
 import { profiledRow } from './row-profile.js';
@@ -121,19 +121,6 @@ function moreBaselinePath(s: Scenario, i: number, j: number): string {
   const floor = FLOOR_PATH[s.service];
   if (floor === undefined) throw new Error(`${s.name}: no floor path of ${s.service} (FLOOR_PATH)`);
   return `${floor}${key}`;
-}
-
-/** Sends one request exactly as the load would (same setup/onResponse), for the captures. */
-async function sendOnce(gateway: string, req: LoadRequest, context: Record<string, any>): Promise<number> {
-  const extra = req.setup?.(context) ?? {};
-  const res = await fetch(`${gateway}${extra.path ?? req.path}`, {
-    method: extra.method ?? req.method ?? 'GET',
-    headers: { 'content-type': 'application/json', ...req.headers, ...extra.headers },
-    ...((extra.body ?? req.body) !== undefined ? { body: extra.body ?? req.body } : {}),
-  });
-  const body = await res.text();
-  req.onResponse?.(res.status, body, context);
-  return res.status;
 }
 
 function printStreams(r: StreamBenchResult & { c10k?: C10kResult }): void {
