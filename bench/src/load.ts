@@ -151,7 +151,7 @@ async function warmUp(baseUrl: string, req: LoadRequest, opts: LoadOptions): Pro
       await sendOnce(baseUrl, req, context, AbortSignal.timeout(10_000));
     }
   };
-  // A refused or timed-out request ends the warm-up: the measured run reports it as an error.
+  // A refused or timed-out request ends its own loop (the others go on): the measured run reports such errors.
   await Promise.all(Array.from({ length: opts.connections }, () => loop().catch(() => {})));
 }
 
